@@ -1,0 +1,42 @@
+// Strata's single error registry. Every error Strata throws on purpose is a StrataError with a
+// stable code from ERROR_CODES; docs/errors.md lists the same codes (a test keeps them in sync).
+// Codes are stable API: callers branch on `code`, never on message text.
+
+export const ERROR_CODES = {
+  STRATA_INVALID_ARGUMENT: 'An argument or option is missing, malformed or out of range.',
+  STRATA_DATASET_FORMAT: 'A dataset file is truncated, malformed or not of the expected format.',
+  STRATA_DATASET_VALUE: 'A dataset holds a value that cannot be indexed (NaN, Infinity, bad id).',
+  STRATA_DATASET_DIMENSION: 'Rows of a dataset, or a dataset and an index, disagree on dimension.',
+  STRATA_INDEX_EXISTS: 'The output index directory exists already (use --force to replace it).',
+  STRATA_INDEX_NOT_FOUND: 'No index (manifest) at the given path.',
+  STRATA_INDEX_CORRUPT: 'An index file fails its checksum, magic number, size or graph invariants.',
+  STRATA_INDEX_VERSION: 'An index file has a format version this build cannot read.',
+  STRATA_DRAM_BUDGET: 'The DRAM budget cannot be satisfied (too small or malformed).',
+  STRATA_NUMA_UNAVAILABLE: 'NUMA placement was asked for but the host or build cannot provide it.',
+  STRATA_NUMA_BIND: 'Binding memory to a NUMA node failed (no such node, no permission, ...).',
+  STRATA_KERNEL: 'The distance kernels could not be loaded.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export type ErrorDetails = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+export class StrataError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StrataError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isStrataError(e: unknown, code?: ErrorCode): e is StrataError {
+  return e instanceof StrataError && (code === undefined || e.code === code);
+}
+
+export function invalidArgument(field: string, message: string, details: ErrorDetails = {}): StrataError {
+  return new StrataError('STRATA_INVALID_ARGUMENT', `${field}: ${message}`, { field, ...details });
+}
