@@ -1,0 +1,373 @@
+// HNSW search over the tiered layout: greedy descent through the upper layers (DRAM), then a beam
+// search of width ef on level 0 that reads each node's neighbour list from the tier it lives in and
+// sends the unvisited neighbours, grouped by segment, to that segment's distance kernel in one call.
+// Every access is counted per tier and priced by the cost model; with injection on, the thread is
+// stalled by the modelled CXL extra so measured QPS reflects the model end to end.
+import { invalidArgument } from '../../common/errors.js';
+import { batchCostNs, costModel, tierCosts, type CostModelParams, type TierCosts } from '../../tiers/cost-model.js';
+import type { TieredIndex } from '../tiered/tiered-index.js';
+import type { Segment } from '../tiered/segment.js';
+import { MaxHeap, MinHeap } from './heaps.js';
+import { STAT, STAT_FIELDS } from './stats.js';
+
+export interface SearcherOptions {
+  cost?: CostModelParams;
+  /** Stall the thread by the modelled CXL extra time (emulated CXL end to end). */
+  inject?: boolean;
+  /** Per-node access bytes, accumulated across searches (placement profiling). */
+  trace?: Float64Array;
+}
+
+export interface SearchResult {
+  /** Internal node ids, nearest first. */
+  ids: Int32Array;
+  /** hnswlib-convention distances (squared L2, or 1 - dot). */
+  distances: Float32Array;
+  /** Per-query counters (see STAT). */
+  stats: Float64Array;
+}
+
+export const MAX_EF = 10_000;
+export const MAX_K = 10_000;
+
+export class Searcher {
+  readonly index: TieredIndex;
+  readonly slot: number;
+  private readonly visited: Uint32Array;
+  private epoch = 0;
+  private readonly cand = new MinHeap(1024);
+  private readonly top = new MaxHeap(1024);
+  private readonly costs: TierCosts;
+  private readonly inject: boolean;
+  private readonly trace: Float64Array | null;
+  private readonly stats = new Float64Array(STAT_FIELDS);
+  /** Batch being assembled: global ids and their distances. */
+  private readonly batchIds: Int32Array;
+  private readonly batchDist: Float32Array;
+  /** Per segment: how many of the batch it holds and at which batch positions. */
+  private readonly segCount: Int32Array;
+  private readonly segPos: Int32Array;
+  private readonly touched: Int32Array;
+  /** Query epoch each segment last received the query in (copied lazily, once per query). */
+  private readonly segQueryEpoch: Uint32Array;
+  private queryEpoch = 0;
+  private query: Float32Array = new Float32Array(0);
+  private owedNs = 0;
+  private closed = false;
+
+  constructor(index: TieredIndex, opts: SearcherOptions = {}) {
+    this.index = index;
+    this.slot = index.acquireSlot();
+    this.visited = new Uint32Array(index.meta.count);
+    this.costs = tierCosts(opts.cost ?? costModel());
+    this.inject = opts.inject ?? false;
+    this.trace = opts.trace ?? null;
+    const bmax = index.shape.batchMax;
+    this.batchIds = new Int32Array(bmax);
+    this.batchDist = new Float32Array(bmax);
+    const nseg = index.segments.length;
+    this.segCount = new Int32Array(nseg);
+    this.segPos = new Int32Array(nseg * bmax);
+    this.touched = new Int32Array(nseg);
+    this.segQueryEpoch = new Uint32Array(nseg);
+  }
+
+  close(): void {
+    if (!this.closed) {
+      this.closed = true;
+      this.index.releaseSlot(this.slot);
+    }
+  }
+
+  /**
+   * k nearest neighbours of q (already normalised for cosine). Results are sorted by distance, ties
+   * by the external label, so that equal graphs give equal answers whatever the node numbering.
+   */
+  search(q: Float32Array, k: number, ef: number): SearchResult {
+    const meta = this.index.meta;
+    if (q.length !== meta.dim) throw invalidArgument('vector', `expected ${meta.dim} dimensions, got ${q.length}`);
+    if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw invalidArgument('k', `must be an integer in 1..${MAX_K}, got ${k}`);
+    if (!Number.isInteger(ef) || ef < 1 || ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${ef}`);
+    this.stats.fill(0);
+    this.owedNs = 0;
+    this.query = q;
+    this.queryEpoch = (this.queryEpoch + 1) >>> 0 || 1;
+    if (meta.count === 0) return { ids: new Int32Array(0), distances: new Float32Array(0), stats: this.stats.slice() };
+
+    let cur = meta.entry;
+    this.batchIds[0] = cur;
+    this.distances(1);
+    let curDist = this.batchDist[0]!;
+    const idx = this.index;
+    const M1 = 1 + meta.maxM;
+    for (let level = meta.maxLevel; level > 0; level--) {
+      let changed = true;
+      while (changed) {
+        changed = false;
+        const block = idx.upperOffset[cur]! + (level - 1) * M1;
+        const n = idx.upperLinks[block]!;
+        this.stats[STAT.hops]!++;
+        this.chargeAdjacency(0, 4 * (1 + n), cur);
+        for (let j = 0; j < n; j++) this.batchIds[j] = idx.upperLinks[block + 1 + j]!;
+        this.distances(n);
+        for (let j = 0; j < n; j++) {
+          const d = this.batchDist[j]!;
+          if (d < curDist) {
+            curDist = d;
+            cur = this.batchIds[j]!;
+            changed = true;
+          }
+        }
+        this.settle();
+      }
+    }
+    this.searchLevel0(cur, curDist, Math.max(ef, k));
+    return this.collect(k);
+  }
+
+  /** Brute force over every node of every tier: the recall oracle and the `exact` search mode. */
+  exact(q: Float32Array, k: number): SearchResult {
+    const meta = this.index.meta;
+    if (q.length !== meta.dim) throw invalidArgument('vector', `expected ${meta.dim} dimensions, got ${q.length}`);
+    if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw invalidArgument('k', `must be an integer in 1..${MAX_K}, got ${k}`);
+    this.stats.fill(0);
+    this.owedNs = 0;
+    this.query = q;
+    this.queryEpoch = (this.queryEpoch + 1) >>> 0 || 1;
+    const top = this.top;
+    top.clear();
+    top.ensure(k + 2);
+    const bmax = this.index.shape.batchMax;
+    this.index.segments.forEach((seg, s) => {
+      const idsAt = seg.slotIds(this.slot) >>> 2;
+      const outAt = seg.slotOut(this.slot) >>> 2;
+      for (let from = 0; from < seg.count; from += bmax) {
+        const c = Math.min(bmax, seg.count - from);
+        for (let j = 0; j < c; j++) seg.u32[idsAt + j] = from + j;
+        this.stats[STAT.distances]! += c;
+        this.runSegment(seg, s, c, false);
+        for (let j = 0; j < c; j++) {
+          const d = seg.f32[outAt + j]!;
+          if (top.size < k || d < top.d[0]!) {
+            top.push(d, seg.start + from + j);
+            if (top.size > k) top.pop();
+          }
+        }
+      }
+    });
+    return this.collect(k);
+  }
+
+  private searchLevel0(ep: number, epDist: number, ef: number): void {
+    const idx = this.index;
+    const visited = this.visited;
+    let tag = ++this.epoch;
+    if (tag === 0xffffffff) {
+      visited.fill(0);
+      this.epoch = tag = 1;
+    }
+    const cand = this.cand;
+    const top = this.top;
+    cand.clear();
+    top.clear();
+    top.ensure(ef + 2);
+    visited[ep] = tag;
+    cand.push(epDist, ep);
+    top.push(epDist, ep);
+    let lowerBound = epDist;
+    const stride = idx.shape.adjStride;
+    const dramCount = idx.meta.dramCount;
+    const segments = idx.segments;
+    const segOf = idx.segOf;
+    const batchIds = this.batchIds;
+    const batchDist = this.batchDist;
+    while (cand.size > 0) {
+      const cd = cand.d[0]!;
+      if (cd > lowerBound) break;
+      const c = cand.i[0]!;
+      cand.pop();
+      const seg = segments[segOf[c]!]!;
+      const at = seg.adjBase + (c - seg.start) * stride;
+      const u32 = seg.u32;
+      const n = u32[at]!;
+      this.stats[STAT.hops]!++;
+      this.chargeAdjacency(c < dramCount ? 0 : 1, 4 * (1 + n), c);
+      let m = 0;
+      for (let j = 1; j <= n; j++) {
+        const nb = u32[at + j]!;
+        if (visited[nb] !== tag) {
+          visited[nb] = tag;
+          batchIds[m++] = nb;
+        }
+      }
+      if (m === 0) {
+        this.settle();
+        continue;
+      }
+      this.distances(m);
+      for (let j = 0; j < m; j++) {
+        const d = batchDist[j]!;
+        if (top.size < ef || d < lowerBound) {
+          const id = batchIds[j]!;
+          cand.push(d, id);
+          top.push(d, id);
+          if (top.size > ef) top.pop();
+          lowerBound = top.d[0]!;
+        }
+      }
+      this.settle();
+    }
+  }
+
+  /** Distances from the query to batchIds[0..n) into batchDist, one kernel call per segment touched. */
+  private distances(n: number): void {
+    const idx = this.index;
+    const segOf = idx.segOf;
+    const segments = idx.segments;
+    const ids = this.batchIds;
+    const slot = this.slot;
+    this.stats[STAT.distances]! += n;
+    if (segments.length === 1) {
+      this.runSegment(segments[0]!, 0, n, true);
+      return;
+    }
+    const segCount = this.segCount;
+    const segPos = this.segPos;
+    const bmax = idx.shape.batchMax;
+    let touchedN = 0;
+    for (let j = 0; j < n; j++) {
+      const s = segOf[ids[j]!]!;
+      const c = segCount[s]!;
+      if (c === 0) this.touched[touchedN++] = s;
+      segPos[s * bmax + c] = j;
+      segCount[s] = c + 1;
+    }
+    for (let t = 0; t < touchedN; t++) {
+      const s = this.touched[t]!;
+      const seg = segments[s]!;
+      const c = segCount[s]!;
+      const idsAt = seg.slotIds(slot) >>> 2;
+      for (let j = 0; j < c; j++) seg.u32[idsAt + j] = ids[segPos[s * bmax + j]!]! - seg.start;
+      this.runSegment(seg, s, c, false);
+      const outAt = seg.slotOut(slot) >>> 2;
+      for (let j = 0; j < c; j++) this.batchDist[segPos[s * bmax + j]!] = seg.f32[outAt + j]!;
+      segCount[s] = 0;
+    }
+  }
+
+  /** Runs seg's kernel on c rows; `direct`: ids still in batchIds (single-segment index), results copied back. */
+  private runSegment(seg: Segment, s: number, c: number, direct: boolean): void {
+    const slot = this.slot;
+    const qAt = seg.slotQuery(slot);
+    if (this.segQueryEpoch[s] !== this.queryEpoch) {
+      seg.f32.set(this.query, qAt >>> 2);
+      this.segQueryEpoch[s] = this.queryEpoch;
+    }
+    const idsAt = seg.slotIds(slot);
+    const outAt = seg.slotOut(slot);
+    if (direct) {
+      const u32 = seg.u32;
+      const base = idsAt >>> 2;
+      const ids = this.batchIds;
+      for (let j = 0; j < c; j++) u32[base + j] = ids[j]!;
+    }
+    seg.distBatch(qAt, seg.layout.vecOffset, seg.vecBytes, idsAt, c, seg.shape.dim, outAt);
+    if (direct) {
+      const f32 = seg.f32;
+      const base = outAt >>> 2;
+      const out = this.batchDist;
+      for (let j = 0; j < c; j++) out[j] = f32[base + j]!;
+    }
+    // Reads of one batch are independent of each other, so they overlap (up to mlp in flight).
+    const tier = seg.tier;
+    const bytes = c * seg.vecBytes;
+    const st = this.stats;
+    if (tier === 0) {
+      st[STAT.vecReadsDram]! += c;
+      st[STAT.vecBytesDram]! += bytes;
+    } else {
+      st[STAT.vecReadsCxl]! += c;
+      st[STAT.vecBytesCxl]! += bytes;
+    }
+    const ns = batchCostNs(this.costs, tier, c, bytes);
+    st[STAT.modelledNs]! += ns;
+    if (tier === 0) {
+      st[STAT.modelledDramOnlyNs]! += ns;
+    } else {
+      const dramNs = batchCostNs(this.costs, 0, c, bytes);
+      st[STAT.modelledDramOnlyNs]! += dramNs;
+      this.owedNs += ns - dramNs;
+    }
+    if (this.trace !== null) {
+      const tr = this.trace;
+      const vb = seg.vecBytes;
+      if (direct) for (let j = 0; j < c; j++) tr[this.batchIds[j]!]! += vb;
+      else {
+        const u32 = seg.u32;
+        const base = idsAt >>> 2;
+        for (let j = 0; j < c; j++) tr[u32[base + j]! + seg.start]! += vb;
+      }
+    }
+  }
+
+  private chargeAdjacency(tier: number, bytes: number, node: number): void {
+    const st = this.stats;
+    const ns = batchCostNs(this.costs, tier, 1, bytes);
+    st[STAT.modelledNs]! += ns;
+    if (tier === 0) {
+      st[STAT.adjReadsDram]!++;
+      st[STAT.adjBytesDram]! += bytes;
+      st[STAT.modelledDramOnlyNs]! += ns;
+    } else {
+      st[STAT.adjReadsCxl]!++;
+      st[STAT.adjBytesCxl]! += bytes;
+      const dramNs = batchCostNs(this.costs, 0, 1, bytes);
+      st[STAT.modelledDramOnlyNs]! += dramNs;
+      this.owedNs += ns - dramNs;
+    }
+    if (this.trace !== null) this.trace[node]! += bytes;
+  }
+
+  /** Pays the modelled CXL extra owed so far by spinning (injection mode); overshoot is credited. */
+  private settle(): void {
+    if (!this.inject || this.owedNs < 1000) return;
+    const start = performance.now();
+    const until = start + this.owedNs / 1e6;
+    let now = start;
+    while (now < until) now = performance.now();
+    const spent = (now - start) * 1e6;
+    this.stats[STAT.injectedNs]! += spent;
+    this.owedNs -= spent;
+  }
+
+  private collect(k: number): SearchResult {
+    const top = this.top;
+    if (this.inject && this.owedNs > 0) {
+      const start = performance.now();
+      const until = start + this.owedNs / 1e6;
+      let now = start;
+      while (now < until) now = performance.now();
+      this.stats[STAT.injectedNs]! += (now - start) * 1e6;
+      this.owedNs = 0;
+    }
+    const n = top.size;
+    const ids = new Int32Array(n);
+    const ds = new Float32Array(n);
+    for (let j = n - 1; j >= 0; j--) {
+      ids[j] = top.i[0]!;
+      ds[j] = top.d[0]!;
+      top.pop();
+    }
+    // Ties in distance: order by external label, independent of internal numbering.
+    const labels = this.index.labels;
+    const order = Array.from({ length: n }, (_, j) => j).sort((a, b) => ds[a]! - ds[b]! || labels[ids[a]!]! - labels[ids[b]!]!);
+    const kk = Math.min(k, n);
+    const outIds = new Int32Array(kk);
+    const outD = new Float32Array(kk);
+    for (let j = 0; j < kk; j++) {
+      outIds[j] = ids[order[j]!]!;
+      outD[j] = ds[order[j]!]!;
+    }
+    return { ids: outIds, distances: outD, stats: this.stats.slice() };
+  }
+}

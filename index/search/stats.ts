@@ -1,0 +1,56 @@
+// Per-query search statistics. A flat Float64Array keeps accounting off the allocator; the named
+// view is built only when a caller asks for it.
+
+export const STAT = {
+  hops: 0,
+  distances: 1,
+  adjReadsDram: 2,
+  adjReadsCxl: 3,
+  adjBytesDram: 4,
+  adjBytesCxl: 5,
+  vecReadsDram: 6,
+  vecReadsCxl: 7,
+  vecBytesDram: 8,
+  vecBytesCxl: 9,
+  modelledNs: 10,
+  /** Modelled time had every access been to DRAM: the CXL extra is modelledNs - this. */
+  modelledDramOnlyNs: 11,
+  injectedNs: 12,
+} as const;
+export const STAT_FIELDS = 13;
+
+export interface SearchStats {
+  hops: number;
+  distances: number;
+  accesses: { dram: number; cxl: number };
+  bytes: { dram: number; cxl: number };
+  neighbourListReads: { dram: number; cxl: number };
+  vectorReads: { dram: number; cxl: number };
+  /** Share of accesses served by the DRAM tier. */
+  dramShare: number;
+  modelledMemoryNs: number;
+  modelledCxlExtraNs: number;
+  injectedNs: number;
+}
+
+export function statsView(s: Float64Array, queries = 1): SearchStats {
+  const q = queries > 0 ? queries : 1;
+  const accD = s[STAT.adjReadsDram]! + s[STAT.vecReadsDram]!;
+  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]!;
+  return {
+    hops: s[STAT.hops]! / q,
+    distances: s[STAT.distances]! / q,
+    accesses: { dram: accD / q, cxl: accC / q },
+    bytes: { dram: (s[STAT.adjBytesDram]! + s[STAT.vecBytesDram]!) / q, cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]!) / q },
+    neighbourListReads: { dram: s[STAT.adjReadsDram]! / q, cxl: s[STAT.adjReadsCxl]! / q },
+    vectorReads: { dram: s[STAT.vecReadsDram]! / q, cxl: s[STAT.vecReadsCxl]! / q },
+    dramShare: accD + accC > 0 ? accD / (accD + accC) : 1,
+    modelledMemoryNs: s[STAT.modelledNs]! / q,
+    modelledCxlExtraNs: (s[STAT.modelledNs]! - s[STAT.modelledDramOnlyNs]!) / q,
+    injectedNs: s[STAT.injectedNs]! / q,
+  };
+}
+
+export function addStats(into: Float64Array, from: Float64Array): void {
+  for (let i = 0; i < STAT_FIELDS; i++) into[i]! += from[i]!;
+}
