@@ -5,6 +5,7 @@
 // stalled by the modelled CXL extra so measured QPS reflects the model end to end.
 import { invalidArgument } from '../../common/errors.js';
 import { batchCostNs, costModel, tierCosts, type CostModelParams, type TierCosts } from '../../tiers/cost-model.js';
+import { stallNs } from '../../tiers/stall.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Segment } from '../tiered/segment.js';
 import { MaxHeap, MinHeap } from './heaps.js';
@@ -14,7 +15,7 @@ export interface SearcherOptions {
   cost?: CostModelParams;
   /** Stall the thread by the modelled CXL extra time (emulated CXL end to end). */
   inject?: boolean;
-  /** Per-node access bytes, accumulated across searches (placement profiling). */
+  /** Per-node access counts (neighbour-list and vector reads), accumulated across searches: placement profiling. */
   trace?: Float64Array;
 }
 
@@ -300,12 +301,11 @@ export class Searcher {
     }
     if (this.trace !== null) {
       const tr = this.trace;
-      const vb = seg.vecBytes;
-      if (direct) for (let j = 0; j < c; j++) tr[this.batchIds[j]!]! += vb;
+      if (direct) for (let j = 0; j < c; j++) tr[this.batchIds[j]!]!++;
       else {
         const u32 = seg.u32;
         const base = idsAt >>> 2;
-        for (let j = 0; j < c; j++) tr[u32[base + j]! + seg.start]! += vb;
+        for (let j = 0; j < c; j++) tr[u32[base + j]! + seg.start]!++;
       }
     }
   }
@@ -325,29 +325,22 @@ export class Searcher {
       st[STAT.modelledDramOnlyNs]! += dramNs;
       this.owedNs += ns - dramNs;
     }
-    if (this.trace !== null) this.trace[node]! += bytes;
+    if (this.trace !== null) this.trace[node]!++;
   }
 
-  /** Pays the modelled CXL extra owed so far by spinning (injection mode); overshoot is credited. */
+  /** Pays the modelled CXL extra owed so far by stalling the thread (injection mode). */
   private settle(): void {
-    if (!this.inject || this.owedNs < 1000) return;
-    const start = performance.now();
-    const until = start + this.owedNs / 1e6;
-    let now = start;
-    while (now < until) now = performance.now();
-    const spent = (now - start) * 1e6;
-    this.stats[STAT.injectedNs]! += spent;
-    this.owedNs -= spent;
+    if (!this.inject || this.owedNs < 500) return;
+    stallNs(this.owedNs);
+    this.stats[STAT.injectedNs]! += this.owedNs;
+    this.owedNs = 0;
   }
 
   private collect(k: number): SearchResult {
     const top = this.top;
     if (this.inject && this.owedNs > 0) {
-      const start = performance.now();
-      const until = start + this.owedNs / 1e6;
-      let now = start;
-      while (now < until) now = performance.now();
-      this.stats[STAT.injectedNs]! += (now - start) * 1e6;
+      stallNs(this.owedNs);
+      this.stats[STAT.injectedNs]! += this.owedNs;
       this.owedNs = 0;
     }
     const n = top.size;

@@ -1,0 +1,88 @@
+// `strata build <input> --out <dir>`
+import type { Command } from 'commander';
+import { buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
+import type { DatasetFormat } from '../../index/datasets/index.js';
+import type { Metric } from '../../index/kernels/kernels.js';
+import { PLACEMENT_POLICIES, type PlacementPolicy } from '../../index/placement/placement.js';
+import { choiceOption, intOption } from '../options.js';
+import { phaseProgress } from '../progress.js';
+
+const FORMATS: readonly DatasetFormat[] = ['fvecs', 'bvecs', 'fbin', 'u8bin', 'i8bin', 'npy', 'hdf5', 'jsonl'];
+const METRICS: readonly Metric[] = ['l2', 'ip', 'cosine'];
+
+interface BuildFlags {
+  out: string;
+  format?: DatasetFormat;
+  metric?: Metric;
+  m: number;
+  efConstruction: number;
+  seed: number;
+  dramBudget: string;
+  placement: PlacementPolicy;
+  profileQueries?: string;
+  profileSamples: number;
+  name?: string;
+  force?: boolean;
+  limit?: number;
+  segmentBytes?: number;
+  json?: boolean;
+}
+
+const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
+
+export function registerBuild(program: Command): void {
+  program
+    .command('build')
+    .description('build a tiered index from a vector file (.fvecs .bvecs .fbin .u8bin .i8bin .npy .hdf5 .jsonl)')
+    .argument('<input>', 'vector file')
+    .requiredOption('-o, --out <dir>', 'index directory to create')
+    .option('--format <format>', 'input format (default: by extension)', choiceOption('--format', FORMATS))
+    .option('--metric <metric>', 'l2 | ip | cosine (default: the file\'s own, else l2)', choiceOption('--metric', METRICS))
+    .option('--m <n>', 'HNSW links per node', intOption('--m', 2, 256), DEFAULT_BUILD.m)
+    .option('--ef-construction <n>', 'HNSW build beam width', intOption('--ef-construction', 1, 10000), DEFAULT_BUILD.efConstruction)
+    .option('--seed <n>', 'random seed (graph levels, sampling)', intOption('--seed', 0), DEFAULT_BUILD.seed)
+    .option('--dram-budget <bytes|N%>', 'DRAM for node records: bytes (512MiB, 2GB) or share of the index', DEFAULT_BUILD.dramBudget)
+    .option('--placement <policy>', 'hops | profile | id | random', choiceOption('--placement', PLACEMENT_POLICIES), DEFAULT_BUILD.placement)
+    .option('--profile-queries <file>', 'queries for profile placement (default: a sample of the data)')
+    .option('--profile-samples <n>', 'data rows sampled as profiling queries', intOption('--profile-samples', 0), DEFAULT_BUILD.profileSamples)
+    .option('--name <name>', 'collection name (default: the directory name)')
+    .option('--limit <n>', 'index only the first n vectors', intOption('--limit', 1))
+    .option('--segment-bytes <n>', 'largest tier segment in bytes', intOption('--segment-bytes', 65536))
+    .option('--force', 'replace an existing index directory')
+    .option('--json', 'print the summary as JSON')
+    .action(async (input: string, f: BuildFlags) => {
+      const progress = phaseProgress();
+      let summary;
+      try {
+        summary = await buildIndex({
+          input, out: f.out, m: f.m, efConstruction: f.efConstruction, seed: f.seed, dramBudget: f.dramBudget, placement: f.placement,
+          profileSamples: f.profileSamples, force: f.force ?? false,
+          ...(f.format ? { format: f.format } : {}),
+          ...(f.metric ? { metric: f.metric } : {}),
+          ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),
+          ...(f.name ? { name: f.name } : {}),
+          ...(f.limit ? { limit: f.limit } : {}),
+          ...(f.segmentBytes ? { segmentBytes: f.segmentBytes } : {}),
+          onProgress: (phase, done, total) => progress.update(phase, done, total),
+        });
+      } finally {
+        progress.stop();
+      }
+      const { manifest, ...rest } = summary;
+      if (f.json) {
+        process.stdout.write(JSON.stringify(rest) + '\n');
+        return;
+      }
+      const s = summary.seconds;
+      const p = summary.placement;
+      const lines = [
+        `built ${summary.out}: ${summary.count} vectors x ${summary.dim} (${summary.metric}), M ${f.m}, efConstruction ${f.efConstruction}`,
+        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
+        ...summary.tiers.map((t) => `tier ${t.kind}: ${t.nodes} nodes, ${mib(t.bytes)}`),
+        `placement ${p.policy}, DRAM budget ${mib(p.dramBudgetBytes)}; predicted DRAM share of accesses ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
+        ...(p.upperInCxl > 0 ? [`warning: ${p.upperInCxl} upper-layer nodes did not fit the DRAM budget and live in CXL`] : []),
+        ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),
+      ];
+      process.stdout.write(lines.join('\n') + '\n');
+    });
+}

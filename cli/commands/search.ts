@@ -1,0 +1,104 @@
+// `strata search <dir> --queries <file>`: a batch in-process, one JSON line out.
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { StrataError } from '../../common/errors.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../../index/datasets/index.js';
+import { openIndex } from '../../index/open-index.js';
+import { runBatch } from '../../index/search/batch.js';
+import { recallAtK } from '../../index/search/recall.js';
+import { MAX_EF, MAX_K } from '../../index/search/searcher.js';
+import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
+import { intOption } from '../options.js';
+
+interface SearchFlags extends MemoryFlags {
+  queries: string;
+  k: number;
+  ef: number;
+  gt?: string;
+  out?: string;
+  inject?: boolean;
+  exact?: boolean;
+  warmup: number;
+  limit?: number;
+}
+
+/** groundtruth_dist.fvecs (or <name>_dist.fvecs) beside the ids file, for tie-aware recall. */
+export function distancesBeside(gt: string): string | null {
+  const dir = dirname(gt);
+  const stem = basename(gt).replace(/\.[^.]+$/, '');
+  for (const c of [join(dir, `${stem}_dist.fvecs`), join(dir, 'groundtruth_dist.fvecs')]) if (existsSync(c)) return c;
+  return null;
+}
+
+export function registerSearch(program: Command): void {
+  addMemoryFlags(
+    program
+      .command('search')
+      .description('run a batch of queries against an index in-process and print one JSON line of results')
+      .argument('<dir>', 'index directory')
+      .requiredOption('-q, --queries <file>', 'query vectors (any supported format)')
+      .option('-k, --k <n>', 'neighbours per query', intOption('--k', 1, MAX_K), 10)
+      .option('--ef <n>', 'beam width on level 0', intOption('--ef', 1, MAX_EF), 64)
+      .option('--gt <file>', 'ground-truth ids (.ivecs, .ibin, .hdf5 neighbors) for recall')
+      .option('--out <file>', 'write result ids as .ivecs (the input\'s ids; row numbers where it has none)')
+      .option('--inject', 'stall the search by the modelled CXL extra time (emulated CXL end to end)')
+      .option('--exact', 'brute force over every tier instead of the graph')
+      .option('--warmup <n>', 'untimed passes over the queries first', intOption('--warmup', 0, 100), 1)
+      .option('--limit <n>', 'use only the first n queries', intOption('--limit', 1)),
+  ).action(async (dir: string, f: SearchFlags) => {
+    const opened = openIndex(dir, memoryRequest(f));
+    const { index, manifest } = opened;
+    const qs = await readDataset(f.queries, f.limit ? { limit: f.limit } : {});
+    if (qs.dim !== index.meta.dim) {
+      throw new StrataError('STRATA_DATASET_DIMENSION', `${qs.file}: queries have ${qs.dim} dimensions, the index ${index.meta.dim}`, { file: qs.file, expected: index.meta.dim, found: qs.dim });
+    }
+    const r = runBatch(index, qs.vectors, { k: f.k, ef: f.ef, exact: f.exact ?? false, inject: f.inject ?? false, cost: costFromFlags(f), warmup: f.warmup });
+    let recall: number | null = null;
+    let tieAware = false;
+    if (f.gt) {
+      const gt = await readGroundTruth(f.gt);
+      if (gt.count < r.queries) throw new StrataError('STRATA_DATASET_FORMAT', `${gt.file}: ${gt.count} ground-truth rows for ${r.queries} queries`, { file: gt.file });
+      const dfile = distancesBeside(f.gt);
+      const gd = dfile ? await readFvecsMatrix(dfile) : null;
+      const useD = gd !== null && gd.dim === gt.dim && gd.count >= r.queries;
+      const rr = recallAtK({
+        k: f.k, results: r.labels, metric: index.meta.metric, gtIds: gt.data, gtDim: gt.dim,
+        ...(useD ? { resultDistances: r.distances, gtDistances: gd.data } : {}),
+      });
+      recall = rr.mean;
+      tieAware = rr.tieAware;
+    }
+    if (f.out) {
+      const ids = new Int32Array(r.labels.length);
+      for (let i = 0; i < ids.length; i++) {
+        const v = r.labels[i]!;
+        if (v > 0x7fffffff) throw new StrataError('STRATA_INVALID_ARGUMENT', `--out: id ${v} does not fit an .ivecs int32`, { field: 'out' });
+        ids[i] = v;
+      }
+      await writeIvecs(f.out, ids, f.k);
+    }
+    const s = r.stats;
+    process.stdout.write(JSON.stringify({
+      index: manifest.name,
+      queries: r.queries,
+      k: f.k,
+      ef: f.ef,
+      exact: f.exact ?? false,
+      qps: Math.round(r.qps * 10) / 10,
+      recall,
+      recallTieAware: tieAware,
+      meanDistanceComputations: s.distances,
+      meanHops: s.hops,
+      dramShareOfAccesses: s.dramShare,
+      accessesPerQuery: s.accesses,
+      bytesPerQuery: s.bytes,
+      modelledMemoryNsPerQuery: s.modelledMemoryNs,
+      modelledCxlExtraNsPerQuery: s.modelledCxlExtraNs,
+      injectedNsPerQuery: s.injectedNs,
+      inject: f.inject ?? false,
+      kernels: index.segments[0]?.kernels.kind ?? 'none',
+      memory: { mode: opened.memory.mode, reason: opened.memory.reason, tiers: index.tiers.map((t) => ({ kind: t.kind, nodes: t.end - t.start, binding: t.binding })) },
+    }) + '\n');
+  });
+}

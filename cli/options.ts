@@ -1,0 +1,27 @@
+// Parsers for CLI option values: each names the option it rejects.
+import { InvalidArgumentError } from 'commander';
+
+export function intOption(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number in ${min}..${max}, got "${v}"`);
+    }
+    return n;
+  };
+}
+
+export function numberOption(name: string, min: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min) throw new InvalidArgumentError(`${name} must be a number >= ${min}, got "${v}"`);
+    return n;
+  };
+}
+
+export function choiceOption<T extends string>(name: string, choices: readonly T[]) {
+  return (v: string): T => {
+    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`${name} must be one of ${choices.join(', ')}, got "${v}"`);
+    return v as T;
+  };
+}

@@ -1,0 +1,145 @@
+// `strata build`: dataset file -> HNSW graph (hnswlib) -> profile -> placement -> tiered layout ->
+// index directory. Each phase reports progress through one callback so the CLI decides how to show it.
+import { basename } from 'node:path';
+import { invalidArgument, StrataError } from '../../common/errors.js';
+import { readDataset, type Dataset, type DatasetFormat } from '../datasets/index.js';
+import { writeIndex } from '../format/write-index.js';
+import type { Manifest } from '../format/manifest.js';
+import { normalizeRows } from '../kernels/reference.js';
+import type { Metric } from '../kernels/kernels.js';
+import { parseBudget, placeNodes, type PlacementPolicy } from '../placement/placement.js';
+import { layoutIndex } from '../tiered/layout.js';
+import { buildGraph } from './hnsw-build.js';
+import { predictedDramShare, profileGraph, sampleRows } from './profile.js';
+
+export type BuildPhase = 'read' | 'graph' | 'profile' | 'layout' | 'write';
+
+export interface BuildIndexOptions {
+  input: string;
+  out: string;
+  format?: DatasetFormat;
+  metric?: Metric;
+  m?: number;
+  efConstruction?: number;
+  seed?: number;
+  /** Bytes ("512MiB", "2GB") or a share of the index ("10%"). */
+  dramBudget?: string;
+  placement?: PlacementPolicy;
+  /** File of profiling queries; default: a sample of the data. */
+  profileQueries?: string;
+  profileSamples?: number;
+  profileEf?: number;
+  name?: string;
+  force?: boolean;
+  limit?: number;
+  segmentBytes?: number;
+  onProgress?: (phase: BuildPhase, done: number, total: number) => void;
+}
+
+export interface BuildSummary {
+  out: string;
+  count: number;
+  dim: number;
+  metric: Metric;
+  seconds: Record<BuildPhase | 'total', number>;
+  vectorsPerSecond: number;
+  tiers: Array<{ kind: string; nodes: number; bytes: number }>;
+  placement: Manifest['placement'];
+  unreachable: number;
+  manifest: Manifest;
+}
+
+export const DEFAULT_BUILD = { m: 16, efConstruction: 200, seed: 100, dramBudget: '25%', placement: 'profile' as PlacementPolicy, profileSamples: 1000, profileEf: 64 };
+
+function checkFinite(ds: Dataset): void {
+  const v = ds.vectors;
+  for (let i = 0; i < v.length; i++) {
+    if (!Number.isFinite(v[i]!)) {
+      const row = Math.floor(i / ds.dim);
+      throw new StrataError('STRATA_DATASET_VALUE', `${ds.file}: row ${row}, column ${i % ds.dim}: ${v[i]} is not a finite number`, { file: ds.file, row });
+    }
+  }
+}
+
+export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
+  const t0 = performance.now();
+  const seconds: Record<BuildPhase | 'total', number> = { read: 0, graph: 0, profile: 0, layout: 0, write: 0, total: 0 };
+  let mark = t0;
+  const lap = (p: BuildPhase): void => {
+    const now = performance.now();
+    seconds[p] = (now - mark) / 1000;
+    mark = now;
+  };
+  const progress = o.onProgress ?? ((): void => {});
+  const m = o.m ?? DEFAULT_BUILD.m;
+  const efConstruction = o.efConstruction ?? DEFAULT_BUILD.efConstruction;
+  const seed = o.seed ?? DEFAULT_BUILD.seed;
+  const policy = o.placement ?? DEFAULT_BUILD.placement;
+
+  const ds = await readDataset(o.input, { ...(o.format ? { format: o.format } : {}), ...(o.limit ? { limit: o.limit } : {}), onProgress: (d, t) => progress('read', d, t) });
+  if (ds.count === 0) throw new StrataError('STRATA_DATASET_FORMAT', `${ds.file}: no vectors to index`, { file: ds.file });
+  checkFinite(ds);
+  const metric: Metric = o.metric ?? ds.metric ?? 'l2';
+  if (metric === 'cosine') normalizeRows(ds.vectors, ds.dim);
+  lap('read');
+
+  const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
+  lap('graph');
+
+  let profQ: Float32Array;
+  if (o.profileQueries) {
+    const pq = await readDataset(o.profileQueries);
+    if (pq.dim !== ds.dim) {
+      throw new StrataError('STRATA_DATASET_DIMENSION', `${pq.file}: profiling queries have ${pq.dim} dimensions, the data ${ds.dim}`, { file: pq.file, expected: ds.dim, found: pq.dim });
+    }
+    profQ = pq.vectors;
+    if (metric === 'cosine') normalizeRows(profQ, ds.dim);
+  } else {
+    const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
+    if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
+    profQ = sampleRows(ds.vectors, ds.dim, samples, seed);
+  }
+  const profileEf = o.profileEf ?? DEFAULT_BUILD.profileEf;
+  const nq = profQ.length / ds.dim;
+  progress('profile', 0, nq);
+  const profile = profileGraph(graph, metric, profQ, 10, profileEf);
+  progress('profile', nq, nq);
+  lap('profile');
+
+  const totalRecordBytes = placeNodes(graph, { policy: 'id', budgetBytes: 0 }).totalBytes;
+  const budgetBytes = parseBudget(o.dramBudget ?? DEFAULT_BUILD.dramBudget, totalRecordBytes);
+  const placement = placeNodes(graph, { policy, budgetBytes, profile: profile.accesses, seed });
+  const index = layoutIndex(graph, placement, metric, ds.ids, o.segmentBytes ? { segmentBytes: o.segmentBytes } : {});
+  progress('layout', 1, 1);
+  lap('layout');
+
+  const manifest = writeIndex(index, o.out, {
+    name: o.name ?? basename(o.out),
+    build: { source: ds.file, m, efConstruction, seed, seconds: (performance.now() - t0) / 1000, builder: 'hnswlib-node 3.0.0 (hnswlib 0.8.0)' },
+    placement: {
+      policy,
+      dramBudgetBytes: budgetBytes,
+      dramNodes: placement.dramCount,
+      cxlNodes: graph.count - placement.dramCount,
+      upperInCxl: placement.upperInCxl,
+      profileQueries: nq,
+      predictedDramShare: nq > 0 ? predictedDramShare(profile, placement.order, placement.dramCount) : null,
+    },
+    graph: { unreachable: placement.unreachable },
+  }, { force: o.force ?? false });
+  progress('write', 1, 1);
+  lap('write');
+  seconds.total = (performance.now() - t0) / 1000;
+  return {
+    out: o.out,
+    count: ds.count,
+    dim: ds.dim,
+    metric,
+    seconds,
+    vectorsPerSecond: ds.count / seconds.graph,
+    tiers: manifest.tiers.map((t) => ({ kind: t.kind, nodes: t.end - t.start, bytes: t.bytes })),
+    placement: manifest.placement,
+    unreachable: placement.unreachable,
+    manifest,
+  };
+}

@@ -1,0 +1,61 @@
+// A batch of queries on one thread: what `strata search` and the benchmarks run.
+import type { CostModelParams } from '../../tiers/cost-model.js';
+import { normalizeRows } from '../kernels/reference.js';
+import type { TieredIndex } from '../tiered/tiered-index.js';
+import { Searcher } from './searcher.js';
+import { addStats, STAT_FIELDS, statsView, type SearchStats } from './stats.js';
+
+export interface BatchOptions {
+  k: number;
+  ef: number;
+  exact?: boolean;
+  inject?: boolean;
+  cost?: CostModelParams;
+  /** Untimed passes over the batch first (JIT warm-up). */
+  warmup?: number;
+}
+
+export interface BatchResult {
+  queries: number;
+  k: number;
+  ef: number;
+  seconds: number;
+  qps: number;
+  /** External labels, k per query (-1 where fewer than k were found). */
+  labels: Float64Array;
+  distances: Float32Array;
+  stats: SearchStats;
+}
+
+export function runBatch(index: TieredIndex, queriesIn: Float32Array, o: BatchOptions): BatchResult {
+  const dim = index.meta.dim;
+  const nq = queriesIn.length / dim;
+  let queries = queriesIn;
+  if (index.meta.metric === 'cosine') {
+    queries = queriesIn.slice();
+    normalizeRows(queries, dim);
+  }
+  const s = new Searcher(index, { ...(o.cost ? { cost: o.cost } : {}), inject: o.inject ?? false });
+  const labels = new Float64Array(nq * o.k).fill(-1);
+  const distances = new Float32Array(nq * o.k).fill(Infinity);
+  const total = new Float64Array(STAT_FIELDS);
+  try {
+    const one = (q: number, record: boolean): void => {
+      const v = queries.subarray(q * dim, (q + 1) * dim);
+      const r = o.exact ? s.exact(v, o.k) : s.search(v, o.k, o.ef);
+      if (!record) return;
+      for (let j = 0; j < r.ids.length; j++) {
+        labels[q * o.k + j] = index.labels[r.ids[j]!]!;
+        distances[q * o.k + j] = r.distances[j]!;
+      }
+      addStats(total, r.stats);
+    };
+    for (let w = 0; w < (o.warmup ?? 0); w++) for (let q = 0; q < nq; q++) one(q, false);
+    const t0 = performance.now();
+    for (let q = 0; q < nq; q++) one(q, true);
+    const seconds = (performance.now() - t0) / 1000;
+    return { queries: nq, k: o.k, ef: o.ef, seconds, qps: nq / seconds, labels, distances, stats: statsView(total, nq) };
+  } finally {
+    s.close();
+  }
+}
