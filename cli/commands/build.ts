@@ -80,7 +80,7 @@ export function registerBuild(program: Command): void {
         `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
         ...summary.tiers.map((t) => `tier ${t.kind}: ${t.nodes} nodes, ${mib(t.bytes)}`),
         `placement ${p.policy}, DRAM budget ${mib(p.dramBudgetBytes)}; predicted DRAM share of accesses ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
-        ...(p.upperInCxl > 0 ? [`warning: ${p.upperInCxl} upper-layer nodes did not fit the DRAM budget and live in CXL`] : []),
+        ...(p.upperInCxl > 0 && p.policy === 'hops' ? [`warning: ${p.upperInCxl} upper-layer nodes did not fit the DRAM budget and live in CXL`] : []),
         ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),
       ];
       process.stdout.write(lines.join('\n') + '\n');

@@ -29,7 +29,7 @@ export function validateBuildOptions(o: GraphBuildOptions): void {
  * vectors must already be normalised for cosine: the graph is then built in inner-product space,
  * which is what hnswlib's own cosine space does after normalising.
  */
-export function buildGraph(vectors: Float32Array, dim: number, o: GraphBuildOptions): GraphImage {
+export function buildHnswlib(vectors: Float32Array, dim: number, o: GraphBuildOptions): hnswlib.HierarchicalNSW {
   validateBuildOptions(o);
   const count = vectors.length / dim;
   const index = new hnswlib.HierarchicalNSW(o.metric === 'l2' ? 'l2' : 'ip', dim);
@@ -42,6 +42,11 @@ export function buildGraph(vectors: Float32Array, dim: number, o: GraphBuildOpti
     if (o.onProgress && (i + 1) % every === 0) o.onProgress(i + 1, count);
   }
   o.onProgress?.(count, count);
+  return index;
+}
+
+/** Reads the graph out of a built hnswlib index, through its saved file. */
+export function extractGraph(index: hnswlib.HierarchicalNSW, dim: number): GraphImage {
   const dir = mkdtempSync(join(tmpdir(), 'strata-hnsw-'));
   try {
     const file = join(dir, 'graph.hnsw');
@@ -50,4 +55,8 @@ export function buildGraph(vectors: Float32Array, dim: number, o: GraphBuildOpti
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export function buildGraph(vectors: Float32Array, dim: number, o: GraphBuildOptions): GraphImage {
+  return extractGraph(buildHnswlib(vectors, dim, o), dim);
 }

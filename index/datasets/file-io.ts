@@ -1,7 +1,7 @@
 // Byte access for the binary readers. Reading straight into the destination typed array (or a
 // reused chunk buffer) keeps peak memory near the size of the result instead of file + result, and
 // lets `limit` skip the bytes it does not need.
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { StrataError } from '../../common/errors.js';
 import { formatError } from './dataset-errors.js';
@@ -62,6 +62,17 @@ export class ByteSource {
   }
 }
 
+/** For readers that hand the path to another library (h5wasm) and so cannot use ByteSource. */
+export async function assertReadableFile(file: string): Promise<void> {
+  let isFile: boolean;
+  try {
+    isFile = (await stat(file)).isFile();
+  } catch (e) {
+    throw openError(file, e);
+  }
+  if (!isFile) throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: not a regular file`, { file, field: 'file' });
+}
+
 export async function withSource<T>(file: string, fn: (src: ByteSource) => Promise<T>): Promise<T> {
   const src = await ByteSource.open(file);
   try {
@@ -71,7 +82,8 @@ export async function withSource<T>(file: string, fn: (src: ByteSource) => Promi
   }
 }
 
-function openError(file: string, e: unknown): StrataError {
+/** A path that cannot be opened is a bad argument, not a bad dataset: nothing was read yet. */
+export function openError(file: string, e: unknown): StrataError {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a dataset file' : `cannot be opened (${code ?? String(e)})`;
   return new StrataError('STRATA_INVALID_ARGUMENT', `${file}: ${why}`, { file, field: 'file' }, { cause: e });

@@ -3,9 +3,8 @@
 // h5wasm is loaded lazily so that reading any other format never pays for instantiating the wasm
 // HDF5 library.
 import { resolve } from 'node:path';
-import { stat } from 'node:fs/promises';
-import { StrataError } from '../../common/errors.js';
 import { formatError, nonFinite, valueError } from './dataset-errors.js';
+import { assertReadableFile } from './file-io.js';
 import { chunkRows, report } from './progress.js';
 import type { MetricHint, RowReadOptions } from './types.js';
 
@@ -116,14 +115,7 @@ export async function readHdf5Ints(file: string, name: string): Promise<{ dim: n
 
 async function withH5File<T>(file: string, fn: (h5: H5, f: H5File) => Promise<T>): Promise<T> {
   // h5wasm reports a missing file the same way as a corrupt one; check first for a clearer error.
-  try {
-    const st = await stat(file);
-    if (!st.isFile()) throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: not a regular file`, { file, field: 'file' });
-  } catch (e) {
-    if (e instanceof StrataError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: ${code === 'ENOENT' ? 'no such file' : `cannot be opened (${code ?? String(e)})`}`, { file, field: 'file' }, { cause: e });
-  }
+  await assertReadableFile(file);
   const h5 = await loadH5();
   let f: H5File;
   try {

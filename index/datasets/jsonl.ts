@@ -2,8 +2,8 @@
 // fields are ignored so exports from other systems can be fed in as they are. Errors name the
 // 0-based data row (what the rest of Strata counts) and the 1-based line (what an editor shows).
 import { readFile } from 'node:fs/promises';
-import { StrataError } from '../../common/errors.js';
 import { dimensionError, formatError, nonFinite, valueError } from './dataset-errors.js';
+import { openError } from './file-io.js';
 import { CHUNK_ROWS, report } from './progress.js';
 import type { RowReadOptions } from './types.js';
 
@@ -17,9 +17,7 @@ export async function readJsonlData(
   try {
     buf = await readFile(file);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a dataset file' : `cannot be read (${code ?? String(e)})`;
-    throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: ${why}`, { file, field: 'file' }, { cause: e });
+    throw openError(file, e);
   }
 
   // Counting lines first lets the result be allocated once instead of grown by doubling.

@@ -1,7 +1,8 @@
-// Which nodes live in DRAM. Every policy fills the DRAM budget from a priority list: upper-layer
-// nodes first (highest level first: every search passes through them), then level-0 nodes by the
-// policy's rank. Within each tier nodes are then laid out in BFS order from the entry, so a node's
-// neighbours tend to sit near it in memory whatever the policy.
+// Which nodes live in DRAM. Every policy fills the DRAM budget greedily from a priority list:
+// hops pins the upper-layer nodes first (highest level first), then takes level-0 nodes by BFS hop
+// count from the entry; profile takes the nodes the profiling queries accessed most; id and random
+// are the baselines. Within each tier nodes are then laid out in BFS order from the entry, so a
+// node's neighbours tend to sit near it in memory whatever the policy.
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import { mulberry32 } from '../../common/random.js';
@@ -85,7 +86,10 @@ export function placeNodes(g: GraphImage, input: PlacementInput): Placement {
     default:
       throw invalidArgument('placement', `unknown policy "${String(input.policy)}", expected one of ${PLACEMENT_POLICIES.join(', ')}`);
   }
-  const prio = Array.from({ length: n }, (_, v) => v).sort((a, b) => g.levels[b]! - g.levels[a]! || rank[a]! - rank[b]! || a - b);
+  // hops follows HM-ANN / CXL-ANNS: upper layers always in DRAM, highest level first. The other
+  // policies rank every node by their own measure alone (profile counts upper-layer visits too).
+  const pinUpper = input.policy === 'hops';
+  const prio = Array.from({ length: n }, (_, v) => v).sort((a, b) => (pinUpper ? g.levels[b]! - g.levels[a]! : 0) || rank[a]! - rank[b]! || a - b);
 
   const inDram = new Uint8Array(n);
   let dramBytes = 0;
@@ -101,10 +105,14 @@ export function placeNodes(g: GraphImage, input: PlacementInput): Placement {
       dramCount++;
     } else if (g.levels[v]! > 0) {
       upperInCxl++;
-    } else {
-      // Equal-size records: once one level-0 node does not fit, none will.
+    } else if (pinUpper) {
+      // Level-0 records all have one size: once one does not fit, none will.
       break;
     }
+  }
+  if (!pinUpper) {
+    upperInCxl = 0;
+    for (let v = 0; v < n; v++) if (g.levels[v]! > 0 && !inDram[v]) upperInCxl++;
   }
   const order = new Uint32Array(n);
   let a = 0;

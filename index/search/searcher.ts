@@ -351,16 +351,24 @@ export class Searcher {
       ds[j] = top.d[0]!;
       top.pop();
     }
-    // Ties in distance: order by external label, independent of internal numbering.
+    // Ties in distance: order by external label, independent of internal numbering. The pops gave
+    // ascending distances, so only runs of equal distances need reordering (insertion sort).
     const labels = this.index.labels;
-    const order = Array.from({ length: n }, (_, j) => j).sort((a, b) => ds[a]! - ds[b]! || labels[ids[a]!]! - labels[ids[b]!]!);
-    const kk = Math.min(k, n);
-    const outIds = new Int32Array(kk);
-    const outD = new Float32Array(kk);
-    for (let j = 0; j < kk; j++) {
-      outIds[j] = ids[order[j]!]!;
-      outD[j] = ds[order[j]!]!;
+    for (let j = 1; j < n; j++) {
+      const d = ds[j]!;
+      if (d !== ds[j - 1]!) continue;
+      const id = ids[j]!;
+      const lab = labels[id]!;
+      let p = j;
+      while (p > 0 && ds[p - 1]! === d && labels[ids[p - 1]!]! > lab) {
+        ids[p] = ids[p - 1]!;
+        p--;
+      }
+      ids[p] = id;
     }
+    const kk = Math.min(k, n);
+    const outIds = ids.slice(0, kk);
+    const outD = ds.slice(0, kk);
     return { ids: outIds, distances: outD, stats: this.stats.slice() };
   }
 }
