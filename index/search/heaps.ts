@@ -3,11 +3,11 @@
 // operations alone, never on id values: renumbering nodes cannot change a search's answer.
 
 export class MinHeap {
-  d: Float32Array;
+  d: Float64Array;
   i: Int32Array;
   size = 0;
   constructor(cap: number) {
-    this.d = new Float32Array(cap);
+    this.d = new Float64Array(cap);
     this.i = new Int32Array(cap);
   }
   clear(): void {
@@ -50,7 +50,7 @@ export class MinHeap {
     ids[k] = li;
   }
   private grow(): void {
-    const d = new Float32Array(this.d.length * 2);
+    const d = new Float64Array(this.d.length * 2);
     d.set(this.d);
     const i = new Int32Array(this.i.length * 2);
     i.set(this.i);
@@ -60,11 +60,11 @@ export class MinHeap {
 }
 
 export class MaxHeap {
-  d: Float32Array;
+  d: Float64Array;
   i: Int32Array;
   size = 0;
   constructor(cap: number) {
-    this.d = new Float32Array(cap);
+    this.d = new Float64Array(cap);
     this.i = new Int32Array(cap);
   }
   clear(): void {
@@ -72,7 +72,7 @@ export class MaxHeap {
   }
   ensure(cap: number): void {
     if (this.d.length < cap) {
-      this.d = new Float32Array(cap);
+      this.d = new Float64Array(cap);
       this.i = new Int32Array(cap);
     }
   }

@@ -45,10 +45,12 @@ export class Searcher {
   /** Batch being assembled: global ids and their distances. */
   private readonly batchIds: Int32Array;
   private readonly batchDist: Float32Array;
-  /** Per segment: how many of the batch it holds and at which batch positions. */
+  /** Per segment: how many of the batch it holds (then: a read cursor). */
   private readonly segCount: Int32Array;
-  private readonly segPos: Int32Array;
   private readonly touched: Int32Array;
+  /** u32 index of this searcher's id list and f32 index of its results, per segment. */
+  private readonly idsAt: Int32Array;
+  private readonly outAt: Int32Array;
   /** Query epoch each segment last received the query in (copied lazily, once per query). */
   private readonly segQueryEpoch: Uint32Array;
   private queryEpoch = 0;
@@ -68,8 +70,9 @@ export class Searcher {
     this.batchDist = new Float32Array(bmax);
     const nseg = index.segments.length;
     this.segCount = new Int32Array(nseg);
-    this.segPos = new Int32Array(nseg * bmax);
     this.touched = new Int32Array(nseg);
+    this.idsAt = Int32Array.from(index.segments, (seg) => seg.slotIds(this.slot) >>> 2);
+    this.outAt = Int32Array.from(index.segments, (seg) => seg.slotOut(this.slot) >>> 2);
     this.segQueryEpoch = new Uint32Array(nseg);
   }
 
@@ -140,13 +143,13 @@ export class Searcher {
     top.ensure(k + 2);
     const bmax = this.index.shape.batchMax;
     this.index.segments.forEach((seg, s) => {
-      const idsAt = seg.slotIds(this.slot) >>> 2;
-      const outAt = seg.slotOut(this.slot) >>> 2;
+      const idsAt = this.idsAt[s]!;
+      const outAt = this.outAt[s]!;
       for (let from = 0; from < seg.count; from += bmax) {
         const c = Math.min(bmax, seg.count - from);
         for (let j = 0; j < c; j++) seg.u32[idsAt + j] = from + j;
         this.stats[STAT.distances]! += c;
-        this.runSegment(seg, s, c, false);
+        this.runKernel(seg, s, c);
         for (let j = 0; j < c; j++) {
           const d = seg.f32[outAt + j]!;
           if (top.size < k || d < top.d[0]!) {
@@ -222,91 +225,81 @@ export class Searcher {
 
   /** Distances from the query to batchIds[0..n) into batchDist, one kernel call per segment touched. */
   private distances(n: number): void {
-    const idx = this.index;
-    const segOf = idx.segOf;
-    const segments = idx.segments;
     const ids = this.batchIds;
-    const slot = this.slot;
+    const out = this.batchDist;
     this.stats[STAT.distances]! += n;
+    const segments = this.index.segments;
     if (segments.length === 1) {
-      this.runSegment(segments[0]!, 0, n, true);
+      const seg = segments[0]!;
+      const u32 = seg.u32;
+      const at = this.idsAt[0]!;
+      for (let j = 0; j < n; j++) u32[at + j] = ids[j]!;
+      this.runKernel(seg, 0, n);
+      const f32 = seg.f32;
+      const o = this.outAt[0]!;
+      for (let j = 0; j < n; j++) out[j] = f32[o + j]!;
       return;
     }
+    // Ids go straight into each segment's slot; results are read back in batch order, so the
+    // search sees the same sequence whatever the number of segments.
+    const segOf = this.index.segOf;
     const segCount = this.segCount;
-    const segPos = this.segPos;
-    const bmax = idx.shape.batchMax;
+    const touched = this.touched;
     let touchedN = 0;
     for (let j = 0; j < n; j++) {
-      const s = segOf[ids[j]!]!;
+      const id = ids[j]!;
+      const s = segOf[id]!;
       const c = segCount[s]!;
-      if (c === 0) this.touched[touchedN++] = s;
-      segPos[s * bmax + c] = j;
+      if (c === 0) touched[touchedN++] = s;
+      const seg = segments[s]!;
+      seg.u32[this.idsAt[s]! + c] = id - seg.start;
       segCount[s] = c + 1;
     }
     for (let t = 0; t < touchedN; t++) {
-      const s = this.touched[t]!;
-      const seg = segments[s]!;
-      const c = segCount[s]!;
-      const idsAt = seg.slotIds(slot) >>> 2;
-      for (let j = 0; j < c; j++) seg.u32[idsAt + j] = ids[segPos[s * bmax + j]!]! - seg.start;
-      this.runSegment(seg, s, c, false);
-      const outAt = seg.slotOut(slot) >>> 2;
-      for (let j = 0; j < c; j++) this.batchDist[segPos[s * bmax + j]!] = seg.f32[outAt + j]!;
+      const s = touched[t]!;
+      this.runKernel(segments[s]!, s, segCount[s]!);
       segCount[s] = 0;
     }
+    for (let j = 0; j < n; j++) {
+      const s = segOf[ids[j]!]!;
+      const c = segCount[s]!;
+      out[j] = segments[s]!.f32[this.outAt[s]! + c]!;
+      segCount[s] = c + 1;
+    }
+    for (let t = 0; t < touchedN; t++) segCount[touched[t]!] = 0;
   }
 
-  /** Runs seg's kernel on c rows; `direct`: ids still in batchIds (single-segment index), results copied back. */
-  private runSegment(seg: Segment, s: number, c: number, direct: boolean): void {
+  /** Runs segment s's kernel on the c local ids in its slot, and charges the reads to its tier. */
+  private runKernel(seg: Segment, s: number, c: number): void {
     const slot = this.slot;
     const qAt = seg.slotQuery(slot);
     if (this.segQueryEpoch[s] !== this.queryEpoch) {
       seg.f32.set(this.query, qAt >>> 2);
       this.segQueryEpoch[s] = this.queryEpoch;
     }
-    const idsAt = seg.slotIds(slot);
-    const outAt = seg.slotOut(slot);
-    if (direct) {
-      const u32 = seg.u32;
-      const base = idsAt >>> 2;
-      const ids = this.batchIds;
-      for (let j = 0; j < c; j++) u32[base + j] = ids[j]!;
-    }
-    seg.distBatch(qAt, seg.layout.vecOffset, seg.vecBytes, idsAt, c, seg.shape.dim, outAt);
-    if (direct) {
-      const f32 = seg.f32;
-      const base = outAt >>> 2;
-      const out = this.batchDist;
-      for (let j = 0; j < c; j++) out[j] = f32[base + j]!;
-    }
+    seg.distBatch(qAt, seg.layout.vecOffset, seg.vecBytes, this.idsAt[s]! << 2, c, seg.shape.dim, this.outAt[s]! << 2);
     // Reads of one batch are independent of each other, so they overlap (up to mlp in flight).
     const tier = seg.tier;
     const bytes = c * seg.vecBytes;
     const st = this.stats;
-    if (tier === 0) {
-      st[STAT.vecReadsDram]! += c;
-      st[STAT.vecBytesDram]! += bytes;
-    } else {
-      st[STAT.vecReadsCxl]! += c;
-      st[STAT.vecBytesCxl]! += bytes;
-    }
     const ns = batchCostNs(this.costs, tier, c, bytes);
     st[STAT.modelledNs]! += ns;
     if (tier === 0) {
+      st[STAT.vecReadsDram]! += c;
+      st[STAT.vecBytesDram]! += bytes;
       st[STAT.modelledDramOnlyNs]! += ns;
     } else {
+      st[STAT.vecReadsCxl]! += c;
+      st[STAT.vecBytesCxl]! += bytes;
       const dramNs = batchCostNs(this.costs, 0, c, bytes);
       st[STAT.modelledDramOnlyNs]! += dramNs;
       this.owedNs += ns - dramNs;
     }
     if (this.trace !== null) {
       const tr = this.trace;
-      if (direct) for (let j = 0; j < c; j++) tr[this.batchIds[j]!]!++;
-      else {
-        const u32 = seg.u32;
-        const base = idsAt >>> 2;
-        for (let j = 0; j < c; j++) tr[u32[base + j]! + seg.start]!++;
-      }
+      const u32 = seg.u32;
+      const base = this.idsAt[s]!;
+      for (let j = 0; j < c; j++) tr[u32[base + j]! + seg.start]!++;
     }
   }
 
