@@ -2,7 +2,7 @@
 // index directory. Each phase reports progress through one callback so the CLI decides how to show it.
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { readDataset, type Dataset, type DatasetFormat } from '../datasets/index.js';
+import { readDataset, type DatasetFormat } from '../datasets/index.js';
 import { writeIndex } from '../format/write-index.js';
 import type { Manifest } from '../format/manifest.js';
 import { normalizeRows } from '../kernels/reference.js';
@@ -51,16 +51,6 @@ export interface BuildSummary {
 
 export const DEFAULT_BUILD = { m: 16, efConstruction: 200, seed: 100, dramBudget: '25%', placement: 'profile' as PlacementPolicy, profileSamples: 1000, profileEf: 64 };
 
-function checkFinite(ds: Dataset): void {
-  const v = ds.vectors;
-  for (let i = 0; i < v.length; i++) {
-    if (!Number.isFinite(v[i]!)) {
-      const row = Math.floor(i / ds.dim);
-      throw new StrataError('STRATA_DATASET_VALUE', `${ds.file}: row ${row}, column ${i % ds.dim}: ${v[i]} is not a finite number`, { file: ds.file, row });
-    }
-  }
-}
-
 export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const t0 = performance.now();
   const seconds: Record<BuildPhase | 'total', number> = { read: 0, graph: 0, profile: 0, layout: 0, write: 0, total: 0 };
@@ -78,7 +68,6 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
 
   const ds = await readDataset(o.input, { ...(o.format ? { format: o.format } : {}), ...(o.limit ? { limit: o.limit } : {}), onProgress: (d, t) => progress('read', d, t) });
   if (ds.count === 0) throw new StrataError('STRATA_DATASET_FORMAT', `${ds.file}: no vectors to index`, { file: ds.file });
-  checkFinite(ds);
   const metric: Metric = o.metric ?? ds.metric ?? 'l2';
   if (metric === 'cosine') normalizeRows(ds.vectors, ds.dim);
   lap('read');

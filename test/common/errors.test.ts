@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, StrataError, isStrataError } from '../../common/errors.js';
+
+describe('error registry', () => {
+  it('lists exactly the registry codes, with the same meanings, in docs/errors.md', () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'errors.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([A-Z_]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
+    expect(Object.fromEntries(rows)).toEqual(ERROR_CODES);
+  });
+
+  it('carries its code and details and is recognised by code', () => {
+    const e = new StrataError('STRATA_INDEX_CORRUPT', 'x: bad', { file: 'x' });
+    expect(isStrataError(e, 'STRATA_INDEX_CORRUPT')).toBe(true);
+    expect(isStrataError(e, 'STRATA_KERNEL')).toBe(false);
+    expect(e.details).toEqual({ file: 'x' });
+  });
+});
