@@ -15,6 +15,12 @@ export const ERROR_CODES = {
   STRATA_NUMA_UNAVAILABLE: 'NUMA placement was asked for but the host or build cannot provide it.',
   STRATA_NUMA_BIND: 'Binding memory to a NUMA node failed (no such node, no permission, ...).',
   STRATA_KERNEL: 'The distance kernels could not be loaded.',
+  STRATA_COLLECTION_NOT_FOUND: 'No collection (loaded index) of that name.',
+  STRATA_OVERLOADED: 'The engine queue is full: the request was rejected at once instead of queued.',
+  STRATA_DEADLINE_EXCEEDED: 'The request did not finish before its deadline.',
+  STRATA_CANCELLED: 'The request was cancelled by its caller.',
+  STRATA_SHUTTING_DOWN: 'The engine is shutting down and takes no new requests.',
+  STRATA_WORKER_FAILED: 'A worker thread failed while serving the request.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

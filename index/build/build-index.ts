@@ -1,6 +1,7 @@
 // `strata build`: dataset file -> HNSW graph (hnswlib) -> profile -> placement -> tiered layout ->
 // index directory. Each phase reports progress through one callback so the CLI decides how to show it.
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { readDataset, type DatasetFormat } from '../datasets/index.js';
 import { writeIndex } from '../format/write-index.js';
@@ -66,6 +67,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const seed = o.seed ?? DEFAULT_BUILD.seed;
   const policy = o.placement ?? DEFAULT_BUILD.placement;
 
+  if (existsSync(o.out) && !o.force) {
+    throw new StrataError('STRATA_INDEX_EXISTS', `${resolve(o.out)} exists already: choose another --out or pass --force to replace it`, { path: resolve(o.out) });
+  }
   const ds = await readDataset(o.input, { ...(o.format ? { format: o.format } : {}), ...(o.limit ? { limit: o.limit } : {}), onProgress: (d, t) => progress('read', d, t) });
   if (ds.count === 0) throw new StrataError('STRATA_DATASET_FORMAT', `${ds.file}: no vectors to index`, { file: ds.file });
   const metric: Metric = o.metric ?? ds.metric ?? 'l2';

@@ -117,16 +117,18 @@ function readTier(dir: string, name: string, manifest: Manifest, index: TieredIn
     };
     const h = new Uint8Array(HEADER_BYTES);
     read(h);
+    // Sizes come from graph.bin and the manifest, so the body can be read before the header is
+    // trusted; the checksum is judged first, so damage anywhere reports as damage.
+    for (const s of tier.segments) read(s.adjacencyBytes());
+    for (const s of tier.segments) read(s.vectorBytes());
+    if (pos !== entry.bytes) throw corrupt(path, `${entry.bytes - pos} unexpected trailing bytes`);
+    if (hash.digest('hex') !== entry.sha256) throw corrupt(path, 'SHA-256 mismatch (the file is damaged)');
     const dv = checkHeader(path, h, TIER_MAGIC);
     const f = (i: number): number => dv.getInt32(12 + 4 * i, true);
     if (f(0) !== tier.index || f(1) !== tier.start || f(2) !== tier.end - tier.start || f(3) !== index.meta.dim || f(4) !== index.shape.adjStride) {
       throw corrupt(path, 'header disagrees with the manifest (tier, node range, dim or link width)');
     }
-    for (const s of tier.segments) read(s.adjacencyBytes());
-    for (const s of tier.segments) read(s.vectorBytes());
-    if (pos !== entry.bytes) throw corrupt(path, `${entry.bytes - pos} unexpected trailing bytes`);
   } finally {
     closeSync(fd);
   }
-  if (hash.digest('hex') !== entry.sha256) throw corrupt(path, 'SHA-256 mismatch (the file is damaged)');
 }

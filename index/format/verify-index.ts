@@ -29,13 +29,14 @@ export function checkGraph(index: TieredIndex, maxErrors = 20): { errors: string
       err(`node ${v}: ${n} level-0 links, more than ${m.maxM0}`);
       continue;
     }
-    level0[v * stride] = n;
+    let valid = 0;
     for (let j = 1; j <= n; j++) {
       const u = seg.u32[at + j]!;
       if (u >= m.count) err(`node ${v}: level-0 link to ${u}, out of range`);
       else if (u === v) err(`node ${v}: level-0 self loop`);
-      else level0[v * stride + j] = u;
+      else level0[v * stride + 1 + valid++] = u;
     }
+    level0[v * stride] = valid;
     const lv = index.levels[v]!;
     if (lv > m.maxLevel) err(`node ${v}: level ${lv} above max level ${m.maxLevel}`);
     if (lv > 0 && index.upperOffset[v]! < 0) err(`node ${v}: level ${lv} without upper links`);

@@ -113,7 +113,12 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     if (existsSync(out)) {
       const old = `${tmp}.old`;
       renameSync(out, old);
-      renameSync(tmp, out);
+      try {
+        renameSync(tmp, out);
+      } catch (e) {
+        renameSync(old, out);
+        throw e;
+      }
       rmSync(old, { recursive: true, force: true });
     } else {
       renameSync(tmp, out);

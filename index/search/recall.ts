@@ -1,5 +1,6 @@
 // recall@k against ground truth. With true distances at hand it counts as ann-benchmarks does: a
 // result is a hit when its distance is within the true k-th distance (+1e-3), so ties don't hurt.
+import { invalidArgument } from '../../common/errors.js';
 import type { Metric } from '../kernels/kernels.js';
 
 export interface RecallInput {
@@ -24,7 +25,7 @@ export interface RecallResult {
 export function recallAtK(r: RecallInput): RecallResult {
   const { k, gtDim } = r;
   const nq = r.results.length / k;
-  if (gtDim < k) throw new Error(`ground truth holds ${gtDim} neighbours per query, fewer than k = ${k}`);
+  if (gtDim < k) throw invalidArgument('k', `the ground truth holds ${gtDim} neighbours per query, fewer than k = ${k}`);
   const perQuery = new Float64Array(nq);
   const tieAware = r.gtDistances !== undefined && r.resultDistances !== undefined;
   let sum = 0;

@@ -6,7 +6,7 @@ import { instantiateKernels, type BatchKernel, type KernelSet } from '../kernels
 import type { Metric } from '../kernels/kernels.js';
 
 /** Scratch slots per segment: how many searchers (threads × in-flight queries) can use it at once. */
-export const DEFAULT_SLOTS = 16;
+export const DEFAULT_SLOTS = 64;
 
 export interface SegmentShape {
   dim: number;

@@ -3,6 +3,7 @@
 // id range: tier 0 (DRAM) is [0, dramCount), tier 1 (CXL) is [dramCount, count).
 import { StrataError } from '../../common/errors.js';
 import type { Metric } from '../kernels/kernels.js';
+import { adoptRegion } from '../../tiers/shared-region.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 
 export type TierKind = 'dram' | 'cxl';
@@ -55,6 +56,29 @@ export interface AllocateOptions {
 
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
 
+/**
+ * Everything a worker thread needs to search the same index without copying it: the segments'
+ * shared memories and the small DRAM-resident arrays, all backed by shared memory.
+ */
+export interface SharedIndexHandle {
+  meta: IndexMeta;
+  shape: SegmentShape;
+  levels: Uint8Array;
+  upperOffset: Int32Array;
+  upperLinks: Uint32Array;
+  labels: Float64Array;
+  slotLocks: Int32Array;
+  tiers: Array<{ index: number; kind: TierKind; start: number; end: number; binding: TierBinding; segments: Array<{ start: number; count: number; memory: WebAssembly.Memory }> }>;
+}
+
+function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a: T): T {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
+  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
+  (out as unknown as { set(x: T): void }).set(a);
+  return out;
+}
+
 export class TieredIndex {
   readonly meta: IndexMeta;
   readonly levels: Uint8Array;
@@ -92,7 +116,7 @@ export class TieredIndex {
       dim: m.dim,
       adjStride: 1 + m.maxM0,
       slots: opts.slots ?? DEFAULT_SLOTS,
-      batchMax: Math.max(256, m.maxM0, m.maxM),
+      batchMax: Math.max(64, m.maxM0, m.maxM),
     };
     const perSeg = nodesPerSegment(shape, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
     const bounds: Array<[number, number]> = [[0, m.dramCount], [m.dramCount, m.count]];
@@ -106,6 +130,37 @@ export class TieredIndex {
     });
     const locks = new Int32Array(new SharedArrayBuffer(4 * shape.slots));
     return new TieredIndex(parts, tiers, shape, locks);
+  }
+
+  /** Moves the DRAM-resident arrays to shared memory (once) and describes the index for workers. */
+  share(): SharedIndexHandle {
+    const self = this as unknown as { levels: Uint8Array; upperOffset: Int32Array; upperLinks: Uint32Array; labels: Float64Array };
+    self.levels = toShared(this.levels);
+    self.upperOffset = toShared(this.upperOffset);
+    self.upperLinks = toShared(this.upperLinks);
+    self.labels = toShared(this.labels);
+    return {
+      meta: this.meta,
+      shape: this.shape,
+      levels: this.levels,
+      upperOffset: this.upperOffset,
+      upperLinks: this.upperLinks,
+      labels: this.labels,
+      slotLocks: this.slotLocks,
+      tiers: this.tiers.map((t) => ({
+        index: t.index, kind: t.kind, start: t.start, end: t.end, binding: t.binding,
+        segments: t.segments.map((g) => ({ start: g.start, count: g.count, memory: g.region.memory })),
+      })),
+    };
+  }
+
+  /** The same index, in another thread, over the memory of a handle from share(). */
+  static adopt(h: SharedIndexHandle): TieredIndex {
+    const tiers: Tier[] = h.tiers.map((t) => ({
+      index: t.index, kind: t.kind, start: t.start, end: t.end, binding: t.binding,
+      segments: t.segments.map((g) => new Segment(t.index, g.start, g.count, h.shape, h.meta.metric, adoptRegion(g.memory))),
+    }));
+    return new TieredIndex({ meta: h.meta, levels: h.levels, upperOffset: h.upperOffset, upperLinks: h.upperLinks, labels: h.labels }, tiers, h.shape, h.slotLocks);
   }
 
   tierOf(node: number): number {

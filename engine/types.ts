@@ -1,0 +1,73 @@
+// The engine's public types: what the CLI, the server and the benchmarks program against.
+import type { Metric } from '../index/kernels/kernels.js';
+import type { SearchStats } from '../index/search/stats.js';
+import type { TierBinding } from '../index/tiered/tiered-index.js';
+
+/** local: a search thread reads every tier itself; ndp: CXL-tier distances are computed by that tier's workers. */
+export type ExecutionMode = 'local' | 'ndp';
+
+export interface SearchRequest {
+  vector: Float32Array;
+  k: number;
+  ef?: number;
+  /** Brute force over all tiers (recall checks). */
+  exact?: boolean;
+  mode?: ExecutionMode;
+  /** Milliseconds from submission; the request fails with STRATA_DEADLINE_EXCEEDED after it. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface SearchHit {
+  /** The input's id (or row number). */
+  id: number;
+  /** hnswlib convention: squared L2, or 1 - dot. */
+  distance: number;
+}
+
+export interface SearchResponse {
+  hits: SearchHit[];
+  stats: SearchStats;
+  mode: ExecutionMode;
+}
+
+export interface TierInfo {
+  kind: 'dram' | 'cxl';
+  nodes: number;
+  bytes: number;
+  residentBytes: number;
+  binding: TierBinding;
+}
+
+export interface CollectionInfo {
+  name: string;
+  dim: number;
+  metric: Metric;
+  count: number;
+  tiers: TierInfo[];
+  placement: { policy: string; dramBudgetBytes: number; predictedDramShare: number | null };
+  build: { m: number; efConstruction: number; source: string | null };
+  memory: { mode: 'numa' | 'emulated'; reason: string };
+}
+
+export interface EngineOptions {
+  /** Search threads (piscina workers). 0 runs searches on the calling thread (tests, CLI). */
+  searchThreads?: number;
+  /** Queries one search thread runs concurrently (ndp) or takes per task (local). */
+  inflightPerThread?: number;
+  /** Requests waiting or running, per collection, before new ones are rejected with STRATA_OVERLOADED. */
+  maxQueue?: number;
+  /** Default execution mode. */
+  mode?: ExecutionMode;
+  /** Start tier workers so that ndp requests can run. Default: mode === 'ndp'. */
+  ndp?: boolean;
+  /** Emulated CXL expanders (tier workers for the CXL tier). */
+  expanders?: number;
+  /** Stall by the modelled CXL extra time (emulated CXL end to end). */
+  inject?: boolean;
+  /** CXL-ANNS foreseeing: prefetch the next candidate's neighbour list one step ahead. */
+  prefetch?: boolean;
+  /** CXL-ANNS scheduling split: overlap one group's deferrable work with the other group's tier work (ndp). */
+  pipeline?: boolean;
+  defaultEf?: number;
+}
