@@ -70,4 +70,6 @@ export interface EngineOptions {
   /** CXL-ANNS scheduling split: overlap one group's deferrable work with the other group's tier work (ndp). */
   pipeline?: boolean;
   defaultEf?: number;
+  /** Near-data hand-off: polls of a channel before a thread sleeps on it (0: sleep at once). */
+  spin?: number;
 }

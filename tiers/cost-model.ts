@@ -84,3 +84,11 @@ export function batchCostNs(costs: TierCosts, tier: number, accesses: number, by
   if (accesses === 0) return 0;
   return Math.ceil(accesses / costs.mlp) * costs.latencyNs[tier]! + bytes * costs.nsPerByte[tier]!;
 }
+
+/**
+ * Near-data mode: one message over the CXL link (ids out, distances back), as one CXL access of its
+ * size. The tier's own reads of its vectors are priced at local (DRAM) cost: the worker is near them.
+ */
+export function linkCostNs(costs: TierCosts, bytes: number): number {
+  return costs.latencyNs[1]! + bytes * costs.nsPerByte[1]!;
+}

@@ -17,6 +17,12 @@ export interface SearcherOptions {
   inject?: boolean;
   /** Per-node access counts (neighbour-list and vector reads), accumulated across searches: placement profiling. */
   trace?: Float64Array;
+  /**
+   * CXL-ANNS foreseeing: when a node is expanded, the next candidate's neighbour list is fetched one
+   * step ahead (touched, so a real CXL line is in flight); if that candidate is expanded next, the
+   * model hides its read latency. A wrong guess costs the bytes it fetched.
+   */
+  prefetch?: boolean;
 }
 
 export interface SearchResult {
@@ -41,6 +47,11 @@ export class Searcher {
   private readonly costs: TierCosts;
   private readonly inject: boolean;
   private readonly trace: Float64Array | null;
+  private readonly prefetch: boolean;
+  private foreseen = -1;
+  private foreseenBytes = 0;
+  /** Keeps touched prefetch words observable, so the reads are not optimised away. */
+  touchSink = 0;
   private readonly stats = new Float64Array(STAT_FIELDS);
   /** Batch being assembled: global ids and their distances. */
   private readonly batchIds: Int32Array;
@@ -65,6 +76,7 @@ export class Searcher {
     this.costs = tierCosts(opts.cost ?? costModel());
     this.inject = opts.inject ?? false;
     this.trace = opts.trace ?? null;
+    this.prefetch = opts.prefetch ?? false;
     const bmax = index.shape.batchMax;
     this.batchIds = new Int32Array(bmax);
     this.batchDist = new Float32Array(bmax);
@@ -111,7 +123,7 @@ export class Searcher {
         const block = idx.upperOffset[cur]! + (level - 1) * M1;
         const n = idx.upperLinks[block]!;
         this.stats[STAT.hops]!++;
-        this.chargeAdjacency(0, 4 * (1 + n), cur);
+        this.chargeAdjacency(0, 4 * (1 + n), cur, false);
         for (let j = 0; j < n; j++) this.batchIds[j] = idx.upperLinks[block + 1 + j]!;
         this.distances(n);
         for (let j = 0; j < n; j++) {
@@ -175,6 +187,7 @@ export class Searcher {
     cand.clear();
     top.clear();
     top.ensure(ef + 2);
+    this.foreseen = -1;
     visited[ep] = tag;
     cand.push(epDist, ep);
     top.push(epDist, ep);
@@ -195,7 +208,8 @@ export class Searcher {
       const u32 = seg.u32;
       const n = u32[at]!;
       this.stats[STAT.hops]!++;
-      this.chargeAdjacency(c < dramCount ? 0 : 1, 4 * (1 + n), c);
+      if (this.prefetch) this.foresee(c, cand.size > 0 ? cand.i[0]! : -1, n, dramCount);
+      else this.chargeAdjacency(c < dramCount ? 0 : 1, 4 * (1 + n), c, false);
       let m = 0;
       for (let j = 1; j <= n; j++) {
         const nb = u32[at + j]!;
@@ -221,6 +235,7 @@ export class Searcher {
       }
       this.settle();
     }
+    if (this.foreseen >= 0) this.chargeBytes(this.foreseen < dramCount ? 0 : 1, this.foreseenBytes);
   }
 
   /** Distances from the query to batchIds[0..n) into batchDist, one kernel call per segment touched. */
@@ -303,18 +318,46 @@ export class Searcher {
     }
   }
 
-  private chargeAdjacency(tier: number, bytes: number, node: number): void {
+  /** Charges c's neighbour-list read (latency hidden if it was foreseen) and foresees `next`. */
+  private foresee(c: number, next: number, degree: number, dramCount: number): void {
+    const hit = this.foreseen === c;
+    if (hit) this.stats[STAT.prefetchHits]!++;
+    else if (this.foreseen >= 0) this.chargeBytes(this.foreseen < dramCount ? 0 : 1, this.foreseenBytes); // wasted fetch
+    this.chargeAdjacency(c < dramCount ? 0 : 1, 4 * (1 + degree), c, hit);
+    this.foreseen = next;
+    if (next >= 0) {
+      const seg = this.index.segments[this.index.segOf[next]!]!;
+      const deg = seg.u32[seg.adjBase + (next - seg.start) * this.index.shape.adjStride]!;
+      this.touchSink ^= deg;
+      this.foreseenBytes = 4 * (1 + deg);
+      this.stats[STAT.prefetchIssued]!++;
+    }
+  }
+
+  /** Bandwidth-only cost of bytes moved from a tier. */
+  private chargeBytes(tier: number, bytes: number): void {
     const st = this.stats;
-    const ns = batchCostNs(this.costs, tier, 1, bytes);
+    const ns = bytes * this.costs.nsPerByte[tier]!;
+    const dramNs = bytes * this.costs.nsPerByte[0]!;
     st[STAT.modelledNs]! += ns;
+    st[STAT.modelledDramOnlyNs]! += dramNs;
+    this.owedNs += ns - dramNs;
+  }
+
+  private chargeAdjacency(tier: number, bytes: number, node: number, latencyHidden: boolean): void {
+    const st = this.stats;
     if (tier === 0) {
       st[STAT.adjReadsDram]!++;
       st[STAT.adjBytesDram]! += bytes;
-      st[STAT.modelledDramOnlyNs]! += ns;
     } else {
       st[STAT.adjReadsCxl]!++;
       st[STAT.adjBytesCxl]! += bytes;
+    }
+    if (latencyHidden) this.chargeBytes(tier, bytes);
+    else {
+      const ns = batchCostNs(this.costs, tier, 1, bytes);
       const dramNs = batchCostNs(this.costs, 0, 1, bytes);
+      st[STAT.modelledNs]! += ns;
       st[STAT.modelledDramOnlyNs]! += dramNs;
       this.owedNs += ns - dramNs;
     }
@@ -336,32 +379,39 @@ export class Searcher {
       this.stats[STAT.injectedNs]! += this.owedNs;
       this.owedNs = 0;
     }
-    const n = top.size;
-    const ids = new Int32Array(n);
-    const ds = new Float32Array(n);
-    for (let j = n - 1; j >= 0; j--) {
-      ids[j] = top.i[0]!;
-      ds[j] = top.d[0]!;
-      top.pop();
-    }
-    // Ties in distance: order by external label, independent of internal numbering. The pops gave
-    // ascending distances, so only runs of equal distances need reordering (insertion sort).
-    const labels = this.index.labels;
-    for (let j = 1; j < n; j++) {
-      const d = ds[j]!;
-      if (d !== ds[j - 1]!) continue;
-      const id = ids[j]!;
-      const lab = labels[id]!;
-      let p = j;
-      while (p > 0 && ds[p - 1]! === d && labels[ids[p - 1]!]! > lab) {
-        ids[p] = ids[p - 1]!;
-        p--;
-      }
-      ids[p] = id;
-    }
-    const kk = Math.min(k, n);
-    const outIds = ids.slice(0, kk);
-    const outD = ds.slice(0, kk);
+    const { ids: outIds, distances: outD } = drainTop(top, k, this.index.labels);
     return { ids: outIds, distances: outD, stats: this.stats.slice() };
   }
+}
+
+/**
+ * Empties a result heap into the k best, nearest first. Ties in distance are ordered by external
+ * label, so that equal graphs give equal answers whatever the internal numbering.
+ */
+export function drainTop(top: MaxHeap, k: number, labels: Float64Array): { ids: Int32Array; distances: Float32Array } {
+  const n = top.size;
+  const ids = new Int32Array(n);
+  const ds = new Float32Array(n);
+  for (let j = n - 1; j >= 0; j--) {
+    ids[j] = top.i[0]!;
+    ds[j] = top.d[0]!;
+    top.pop();
+  }
+  // The pops give ascending distances, so only runs of equal distances need reordering.
+  for (let j = 1; j < n; j++) {
+    const d = ds[j]!;
+    if (d !== ds[j - 1]!) continue;
+    const id = ids[j]!;
+    const lab = labels[id]!;
+    let p = j;
+    while (p > 0 && ds[p - 1]! === d && labels[ids[p - 1]!]! > lab) {
+      ids[p] = ids[p - 1]!;
+      p--;
+    }
+    ids[p] = id;
+  }
+  const kk = Math.min(k, n);
+  const outIds = ids.slice(0, kk);
+  const outD = ds.slice(0, kk);
+  return { ids: outIds, distances: outD };
 }

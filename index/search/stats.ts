@@ -16,8 +16,14 @@ export const STAT = {
   /** Modelled time had every access been to DRAM: the CXL extra is modelledNs - this. */
   modelledDramOnlyNs: 11,
   injectedNs: 12,
+  /** Near-data mode: this query's share of link messages, and the id + distance bytes it moved. */
+  linkMessages: 13,
+  linkBytes: 14,
+  /** Foreseeing: neighbour lists prefetched one step ahead, and how many were then expanded. */
+  prefetchIssued: 15,
+  prefetchHits: 16,
 } as const;
-export const STAT_FIELDS = 13;
+export const STAT_FIELDS = 17;
 
 export interface SearchStats {
   hops: number;
@@ -31,6 +37,10 @@ export interface SearchStats {
   modelledMemoryNs: number;
   modelledCxlExtraNs: number;
   injectedNs: number;
+  linkMessages: number;
+  linkBytes: number;
+  prefetchIssued: number;
+  prefetchHits: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
@@ -48,6 +58,10 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     modelledMemoryNs: s[STAT.modelledNs]! / q,
     modelledCxlExtraNs: (s[STAT.modelledNs]! - s[STAT.modelledDramOnlyNs]!) / q,
     injectedNs: s[STAT.injectedNs]! / q,
+    linkMessages: s[STAT.linkMessages]! / q,
+    linkBytes: s[STAT.linkBytes]! / q,
+    prefetchIssued: s[STAT.prefetchIssued]! / q,
+    prefetchHits: s[STAT.prefetchHits]! / q,
   };
 }
 

@@ -1,0 +1,227 @@
+// One loaded index as a collection: admission (bounded queue, deadlines, cancellation), batching of
+// requests into tasks for the search threads, and the read-only point API.
+import { invalidArgument } from '../common/errors.js';
+import type { OpenedIndex } from '../index/open-index.js';
+import { normalizeRows } from '../index/kernels/reference.js';
+import { MAX_EF, MAX_K } from '../index/search/searcher.js';
+import { STAT_FIELDS, statsView, addStats } from '../index/search/stats.js';
+import type { TieredIndex } from '../index/tiered/tiered-index.js';
+import type { Executor } from './executor.js';
+import { AdmissionQueue, type Pending } from './queue.js';
+import type { QueryTask } from './task.js';
+import type { CollectionInfo, ExecutionMode, SearchRequest, SearchResponse } from './types.js';
+
+interface Job {
+  vector: Float32Array;
+  k: number;
+  ef: number;
+  exact: boolean;
+  mode: ExecutionMode;
+}
+
+export interface CollectionSettings {
+  id: number;
+  name: string;
+  maxQueue: number;
+  batch: number;
+  maxTasks: number;
+  defaultMode: ExecutionMode;
+  ndpAvailable: boolean;
+  defaultEf: number;
+}
+
+export class Collection {
+  readonly name: string;
+  readonly index: TieredIndex;
+  private readonly queue: AdmissionQueue<Job, SearchResponse>;
+  private tasksInFlight = 0;
+  private byLabel: Map<number, number> | null = null;
+  private sorted: Int32Array | null = null;
+  /** Summed per-query counters of every answered search (for metrics). */
+  readonly totals = new Float64Array(STAT_FIELDS);
+  searches = 0;
+  private refused: Error | null = null;
+
+  constructor(private readonly opened: OpenedIndex, private readonly executor: Executor, private readonly s: CollectionSettings) {
+    this.name = s.name;
+    this.index = opened.index;
+    this.queue = new AdmissionQueue<Job, SearchResponse>(s.maxQueue, () => this.pump());
+  }
+
+  get queueDepth(): number {
+    return this.queue.depth;
+  }
+
+  get queueStats(): { depth: number; waiting: number; rejected: number; completed: number; failed: number } {
+    const q = this.queue;
+    return { depth: q.depth, waiting: q.waitingCount, rejected: q.rejected, completed: q.completed, failed: q.failed };
+  }
+
+  info(): CollectionInfo {
+    const m = this.opened.manifest;
+    const resident = this.index.residentBytes();
+    return {
+      name: this.name,
+      dim: m.dim,
+      metric: m.metric,
+      count: m.count,
+      tiers: this.index.tiers.map((t, i) => ({
+        kind: t.kind,
+        nodes: t.end - t.start,
+        bytes: m.tiers[i]?.bytes ?? 0,
+        residentBytes: resident[i] ?? 0,
+        binding: t.binding,
+      })),
+      placement: { policy: m.placement.policy, dramBudgetBytes: m.placement.dramBudgetBytes, predictedDramShare: m.placement.predictedDramShare },
+      build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
+      memory: { mode: this.opened.memory.mode, reason: this.opened.memory.reason },
+    };
+  }
+
+  /** Validates a request; errors name the field. */
+  private job(r: SearchRequest): Job {
+    const dim = this.index.meta.dim;
+    if (!(r.vector instanceof Float32Array)) throw invalidArgument('vector', 'must be an array of numbers');
+    if (r.vector.length !== dim) throw invalidArgument('vector', `expected ${dim} dimensions, got ${r.vector.length}`);
+    for (let i = 0; i < dim; i++) if (!Number.isFinite(r.vector[i]!)) throw invalidArgument('vector', `element ${i} is not a finite number`);
+    if (!Number.isInteger(r.k) || r.k < 1 || r.k > MAX_K) throw invalidArgument('limit', `must be an integer in 1..${MAX_K}, got ${r.k}`);
+    const ef = r.ef ?? Math.max(this.s.defaultEf, r.k);
+    if (!Number.isInteger(ef) || ef < 1 || ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${ef}`);
+    const mode = r.mode ?? this.s.defaultMode;
+    if (mode !== 'local' && mode !== 'ndp') throw invalidArgument('mode', `must be local or ndp, got ${String(mode)}`);
+    if (mode === 'ndp' && !this.s.ndpAvailable) throw invalidArgument('mode', 'ndp needs the engine started with tier workers');
+    let vector = r.vector;
+    if (this.index.meta.metric === 'cosine') {
+      vector = vector.slice();
+      normalizeRows(vector, dim);
+    }
+    return { vector, k: r.k, ef, exact: r.exact ?? false, mode };
+  }
+
+  search(r: SearchRequest): Promise<SearchResponse> {
+    if (this.refused) return Promise.reject(this.refused);
+    let job: Job;
+    try {
+      job = this.job(r);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.queue.submit(job, { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) });
+  }
+
+  searchBatch(rs: SearchRequest[]): Promise<SearchResponse[]> {
+    return Promise.all(rs.map((r) => this.search(r)));
+  }
+
+  private pump(): void {
+    while (this.tasksInFlight < this.s.maxTasks && this.queue.waitingCount > 0) {
+      let mode: ExecutionMode | null = null;
+      const taken = this.queue.take(this.s.batch, (j) => {
+        mode ??= j.mode;
+        return j.mode === mode;
+      });
+      if (taken.length === 0) return;
+      this.dispatch(taken, mode!);
+    }
+  }
+
+  private dispatch(taken: Array<Pending<Job, SearchResponse>>, mode: ExecutionMode): void {
+    const dim = this.index.meta.dim;
+    const n = taken.length;
+    const task: QueryTask = {
+      collection: this.s.id,
+      mode,
+      dim,
+      vectors: new Float32Array(n * dim),
+      k: new Int32Array(n),
+      ef: new Int32Array(n),
+      exact: new Uint8Array(n),
+    };
+    taken.forEach((p, i) => {
+      task.vectors.set(p.item.vector, i * dim);
+      task.k[i] = p.item.k;
+      task.ef[i] = p.item.ef;
+      task.exact[i] = p.item.exact ? 1 : 0;
+    });
+    this.tasksInFlight++;
+    this.executor.run(task).then(
+      (res) => {
+        taken.forEach((p, i) => {
+          const hits = [];
+          for (let j = 0; j < p.item.k; j++) {
+            const id = res.labels[i * res.kMax + j]!;
+            if (id < 0) break;
+            hits.push({ id, distance: res.distances[i * res.kMax + j]! });
+          }
+          const st = res.stats.subarray(i * STAT_FIELDS, (i + 1) * STAT_FIELDS);
+          if (!p.settled) {
+            addStats(this.totals, st);
+            this.searches++;
+          }
+          p.resolve({ hits, stats: statsView(st), mode });
+        });
+      },
+      (e: Error) => {
+        for (const p of taken) p.reject(e);
+      },
+    ).finally(() => {
+      this.tasksInFlight--;
+      this.queue.release(n);
+      this.pump();
+    });
+  }
+
+  count(): number {
+    return this.index.meta.count;
+  }
+
+  private labelMap(): Map<number, number> {
+    if (this.byLabel === null) {
+      const m = new Map<number, number>();
+      const labels = this.index.labels;
+      for (let i = 0; i < labels.length; i++) m.set(labels[i]!, i);
+      this.byLabel = m;
+    }
+    return this.byLabel;
+  }
+
+  /** The stored vector of a point (unit-normalised for cosine), or null. */
+  getPoint(id: number): { id: number; vector: Float32Array } | null {
+    const node = this.labelMap().get(id);
+    if (node === undefined) return null;
+    return { id, vector: this.index.vectorOf(node).slice() };
+  }
+
+  /** Points in ascending id order, from `offset` (an id) on. */
+  scroll(offset: number | null, limit: number): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
+    if (this.sorted === null) {
+      const labels = this.index.labels;
+      this.sorted = Int32Array.from({ length: labels.length }, (_, i) => i).sort((a, b) => labels[a]! - labels[b]!);
+    }
+    const labels = this.index.labels;
+    const order = this.sorted;
+    let lo = 0;
+    let hi = order.length;
+    if (offset !== null) {
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (labels[order[mid]!]! < offset) lo = mid + 1;
+        else hi = mid;
+      }
+    } else hi = order.length;
+    const points = [];
+    let i = lo;
+    for (; i < order.length && points.length < limit; i++) points.push({ id: labels[order[i]!]!, vector: this.index.vectorOf(order[i]!).slice() });
+    return { points, next: i < order.length ? labels[order[i]!]! : null };
+  }
+
+  /** Stops taking requests and fails those still waiting. */
+  refuse(e: Error): void {
+    this.refused = e;
+    this.queue.drainWaiting(e);
+  }
+
+  get busy(): boolean {
+    return this.queue.depth > 0;
+  }
+}

@@ -1,0 +1,204 @@
+// The engine: every loaded index as a collection, one set of search threads for all of them, and,
+// for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
+// the benchmarks alike.
+import { basename } from 'node:path';
+import { Piscina } from 'piscina';
+import { StrataError } from '../common/errors.js';
+import { openIndex, type OpenedIndex } from '../index/open-index.js';
+import { readManifest } from '../index/format/load-index.js';
+import type { MemoryRequest } from '../index/tiered/memory-binding.js';
+import { costModel, type CostModelParams } from '../tiers/cost-model.js';
+import { Collection } from './collection.js';
+import { InlineExecutor, PoolExecutor, workerFile, type Executor } from './executor.js';
+import { createChannel } from './ndp/channel.js';
+import { NdpRunner, type NdpOptions } from './ndp/ndp-runner.js';
+import { makeContext } from './run-task.js';
+import type { EngineOptions } from './types.js';
+import type { ServeArgs, ServeReport } from './workers/tier-worker.js';
+import type { CollectionLinks } from './workers/worker-data.js';
+
+export interface CollectionSpec {
+  dir: string;
+  name?: string;
+}
+
+export interface OpenEngineOptions extends EngineOptions {
+  memory?: MemoryRequest;
+  cost?: CostModelParams;
+}
+
+interface TierPool {
+  pool: Piscina;
+  done: Promise<ServeReport>;
+  stop: Int32Array;
+}
+
+export interface EngineMetrics {
+  searchThreads: number;
+  /** Busy time of the search threads / (threads × uptime). */
+  searchUtilisation: number;
+  collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array }>;
+}
+
+export class Engine {
+  private readonly byName = new Map<string, Collection>();
+  private closing = false;
+  private readonly startedAt = performance.now();
+
+  private constructor(
+    readonly options: Required<Pick<EngineOptions, 'searchThreads' | 'inflightPerThread' | 'maxQueue' | 'mode' | 'ndp' | 'expanders' | 'inject' | 'prefetch' | 'pipeline' | 'defaultEf' | 'spin'>>,
+    private readonly executor: Executor,
+    collections: Collection[],
+    private readonly tierPools: TierPool[],
+  ) {
+    for (const c of collections) this.byName.set(c.name, c);
+  }
+
+  static async open(specs: CollectionSpec[], o: OpenEngineOptions = {}): Promise<Engine> {
+    const mode = o.mode ?? 'local';
+    const opts = {
+      searchThreads: o.searchThreads ?? 1,
+      inflightPerThread: o.inflightPerThread ?? 16,
+      maxQueue: o.maxQueue ?? 1024,
+      mode,
+      ndp: o.ndp ?? mode === 'ndp',
+      expanders: o.expanders ?? 1,
+      inject: o.inject ?? false,
+      prefetch: o.prefetch ?? false,
+      pipeline: o.pipeline ?? false,
+      defaultEf: o.defaultEf ?? 64,
+      spin: o.spin ?? 20000,
+    };
+    if (!Number.isInteger(opts.searchThreads) || opts.searchThreads < 0 || opts.searchThreads > 256) throw new StrataError('STRATA_INVALID_ARGUMENT', `searchThreads: must be 0..256, got ${opts.searchThreads}`, { field: 'searchThreads' });
+    if (!Number.isInteger(opts.expanders) || opts.expanders < 1 || opts.expanders > 64) throw new StrataError('STRATA_INVALID_ARGUMENT', `expanders: must be 1..64, got ${opts.expanders}`, { field: 'expanders' });
+    if (mode === 'ndp' && !opts.ndp) throw new StrataError('STRATA_INVALID_ARGUMENT', 'mode ndp needs ndp: true', { field: 'mode' });
+    const cost = o.cost ?? costModel();
+    const threads = Math.max(1, opts.searchThreads);
+    const groups = opts.pipeline ? 2 : 1;
+    const slots = threads * opts.inflightPerThread * (opts.ndp ? 2 : 1) + 8;
+
+    const names = new Set<string>();
+    const opened: OpenedIndex[] = [];
+    const links: CollectionLinks[] = [];
+    for (const spec of specs) {
+      const manifest = readManifest(spec.dir);
+      const name = spec.name ?? manifest.name ?? basename(spec.dir);
+      if (names.has(name)) throw new StrataError('STRATA_INVALID_ARGUMENT', `two collections named "${name}": pass distinct names`, { field: 'name' });
+      names.add(name);
+      // With E expanders the CXL tier needs at least E segments: one group of segments per expander.
+      const cxlBytes = manifest.tiers[1]?.bytes ?? 0;
+      const segmentBytes = opts.ndp && opts.expanders > 1 ? Math.max(1 << 20, Math.ceil(cxlBytes / opts.expanders) + (4 << 20)) : undefined;
+      const oi = openIndex(spec.dir, o.memory ?? {}, { slots, ...(segmentBytes ? { segmentBytes } : {}) });
+      opened.push(oi);
+      const handle = oi.index.share();
+      let ndp: CollectionLinks['ndp'] = null;
+      if (opts.ndp) {
+        const segs = oi.index.segments;
+        const cxlSegs = segs.map((s, i) => (s.tier === 1 ? i : -1)).filter((i) => i >= 0);
+        const expanderOfSegment = new Int32Array(segs.length).fill(-1);
+        cxlSegs.forEach((s, j) => (expanderOfSegment[s] = Math.floor((j * opts.expanders) / Math.max(1, cxlSegs.length))));
+        const perExpander = Math.ceil(Math.max(1, cxlSegs.length) / opts.expanders);
+        const maxEntries = opts.inflightPerThread * perExpander + 4;
+        const channelsByThread = Array.from({ length: threads }, () =>
+          Array.from({ length: groups }, () => Array.from({ length: opts.expanders }, () => createChannel(maxEntries))));
+        ndp = { expanderOfSegment, channelsByThread, bell: new SharedArrayBuffer(4 * opts.expanders) };
+      }
+      links.push({ handle, ndp });
+    }
+
+    const ndpOptions: NdpOptions = { inflight: opts.inflightPerThread, pipeline: opts.pipeline, prefetch: opts.prefetch, inject: opts.inject, cost, spin: opts.spin };
+    const searcherOptions = { cost, inject: opts.inject, prefetch: opts.prefetch };
+
+    // Tier workers: one per expander per collection, each serving every search thread's channels.
+    const tierPools: TierPool[] = [];
+    links.forEach((l, ci) => {
+      if (!l.ndp) return;
+      for (let e = 0; e < opts.expanders; e++) {
+        const stop = new Int32Array(new SharedArrayBuffer(4));
+        const pool = new Piscina({ filename: workerFile('tier-worker.js'), minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1 });
+        const args: ServeArgs = {
+          handle: l.handle,
+          expander: e,
+          channels: l.ndp.channelsByThread.flatMap((byGroup) => byGroup.map((byExp) => byExp[e]!)),
+          bell: l.ndp.bell,
+          stop: stop.buffer as SharedArrayBuffer,
+          inject: opts.inject,
+          cost,
+          node: opened[ci]!.index.tiers[1]!.binding.node,
+          spin: opts.spin,
+        };
+        const done = pool.run(args) as Promise<ServeReport>;
+        done.catch(() => {});
+        tierPools.push({ pool, done, stop });
+      }
+    });
+
+    let executor: Executor;
+    if (opts.searchThreads === 0) {
+      const contexts = opened.map((oi, ci) => {
+        const l = links[ci]!;
+        const ndp = l.ndp ? new NdpRunner(oi.index, { expanderOfSegment: l.ndp.expanderOfSegment, channels: l.ndp.channelsByThread[0]!, bell: new Int32Array(l.ndp.bell) }, ndpOptions) : null;
+        return makeContext(oi.index, searcherOptions, ndp);
+      });
+      executor = new InlineExecutor(contexts);
+    } else {
+      executor = new PoolExecutor(opts.searchThreads, { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4) });
+    }
+    const collections = opened.map((oi, id) => new Collection(oi, executor, {
+      id,
+      name: [...names][id]!,
+      maxQueue: opts.maxQueue,
+      batch: opts.inflightPerThread,
+      maxTasks: threads * 2,
+      defaultMode: mode,
+      ndpAvailable: opts.ndp,
+      defaultEf: opts.defaultEf,
+    }));
+    return new Engine(opts, executor, collections, tierPools);
+  }
+
+  collections(): Collection[] {
+    return [...this.byName.values()];
+  }
+
+  collection(name: string): Collection {
+    const c = this.byName.get(name);
+    if (!c) throw new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection "${name}" not found (loaded: ${[...this.byName.keys()].join(', ') || 'none'})`, { collection: name });
+    return c;
+  }
+
+  get ready(): boolean {
+    return !this.closing;
+  }
+
+  metrics(): EngineMetrics {
+    const wall = performance.now() - this.startedAt;
+    const threads = Math.max(1, this.executor.threads);
+    return {
+      searchThreads: this.executor.threads,
+      searchUtilisation: wall > 0 ? this.executor.busyMs() / (threads * wall) : 0,
+      collections: this.collections().map((c) => ({ name: c.name, queue: c.queueStats, searches: c.searches, totals: c.totals })),
+    };
+  }
+
+  /** Stops taking requests, lets those in flight finish (up to drainMs), then stops every thread. */
+  async close(drainMs = 10_000): Promise<{ tierReports: ServeReport[] }> {
+    if (this.closing) return { tierReports: [] };
+    this.closing = true;
+    const err = new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {});
+    for (const c of this.collections()) c.refuse(err);
+    const until = performance.now() + drainMs;
+    while (this.collections().some((c) => c.busy) && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
+    await this.executor.close();
+    for (const t of this.tierPools) {
+      Atomics.store(t.stop, 0, 1);
+    }
+    const tierReports: ServeReport[] = [];
+    for (const t of this.tierPools) {
+      // wake the worker: it waits on its doorbell with a short timeout
+      tierReports.push(await t.done.catch(() => ({ messages: 0, ids: 0, busyMs: 0, injectedNs: 0 })));
+      await t.pool.close();
+    }
+    return { tierReports };
+  }
+}

@@ -1,0 +1,83 @@
+// Where query tasks run: on the calling thread (inline: tests, CLI) or on a piscina pool of search
+// threads. Both run the same runTask; the collection does not know which it talks to.
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { StrataError } from '../common/errors.js';
+import { projectRoot } from '../common/paths.js';
+import { runTask, type SearchContext } from './run-task.js';
+import type { QueryTask, TaskResult } from './task.js';
+import type { SearchWorkerData } from './workers/worker-data.js';
+
+export interface Executor {
+  readonly threads: number;
+  run(task: QueryTask): Promise<TaskResult>;
+  /** Busy time of the search threads so far, ms (utilisation = busy / (threads × wall)). */
+  busyMs(): number;
+  close(): Promise<void>;
+}
+
+export function workerFile(name: string): string {
+  return join(projectRoot(), 'dist', 'engine', 'workers', name);
+}
+
+export class InlineExecutor implements Executor {
+  readonly threads = 0;
+  private busy = 0;
+  constructor(private readonly contexts: SearchContext[]) {}
+  run(task: QueryTask): Promise<TaskResult> {
+    // Yield to the event loop first, so that queued I/O and timers interleave with searches.
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          const r = runTask(this.contexts[task.collection]!, task);
+          this.busy += r.busyMs;
+          resolve(r);
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
+    });
+  }
+  busyMs(): number {
+    return this.busy;
+  }
+  async close(): Promise<void> {
+    for (const c of this.contexts) {
+      c.searcher.close();
+      c.ndp?.close();
+    }
+  }
+}
+
+export class PoolExecutor implements Executor {
+  private readonly pool: Piscina;
+  private busy = 0;
+  constructor(readonly threads: number, data: SearchWorkerData) {
+    this.pool = new Piscina({
+      filename: workerFile('search-worker.js'),
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 2 ** 31 - 1,
+      workerData: data,
+    });
+  }
+  async run(task: QueryTask): Promise<TaskResult> {
+    try {
+      const r = (await this.pool.run(task, { transferList: [task.vectors.buffer as ArrayBuffer] })) as TaskResult;
+      this.busy += r.busyMs;
+      return r;
+    } catch (e) {
+      if (e instanceof StrataError) throw e;
+      const err = e as Error & { code?: string };
+      // StrataErrors thrown in a worker arrive as plain errors carrying their code.
+      if (typeof err.code === 'string' && err.code.startsWith('STRATA_')) throw new StrataError(err.code as 'STRATA_INVALID_ARGUMENT', err.message, {});
+      throw new StrataError('STRATA_WORKER_FAILED', `search thread failed: ${err.message}`, {}, { cause: e });
+    }
+  }
+  busyMs(): number {
+    return this.busy;
+  }
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
