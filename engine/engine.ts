@@ -86,9 +86,7 @@ export class Engine {
       if (names.has(name)) throw new StrataError('STRATA_INVALID_ARGUMENT', `two collections named "${name}": pass distinct names`, { field: 'name' });
       names.add(name);
       // With E expanders the CXL tier needs at least E segments: one group of segments per expander.
-      const cxlBytes = manifest.tiers[1]?.bytes ?? 0;
-      const segmentBytes = opts.ndp && opts.expanders > 1 ? Math.max(1 << 20, Math.ceil(cxlBytes / opts.expanders) + (4 << 20)) : undefined;
-      const oi = openIndex(spec.dir, o.memory ?? {}, { slots, ...(segmentBytes ? { segmentBytes } : {}) });
+      const oi = openIndex(spec.dir, o.memory ?? {}, { slots, ...(opts.ndp ? { cxlSegments: opts.expanders } : {}) });
       opened.push(oi);
       const handle = oi.index.share();
       let ndp: CollectionLinks['ndp'] = null;

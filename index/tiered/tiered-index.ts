@@ -52,6 +52,8 @@ export interface AllocateOptions {
   /** Largest segment, bytes (default 1 GiB; tests use small ones to exercise many segments). */
   segmentBytes?: number;
   slots?: number;
+  /** At least this many segments for the CXL tier (one group per expander in near-data mode). */
+  cxlSegments?: number;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
@@ -122,7 +124,8 @@ export class TieredIndex {
     const bounds: Array<[number, number]> = [[0, m.dramCount], [m.dramCount, m.count]];
     const tiers: Tier[] = bounds.map(([start, end], index) => {
       const segments: Segment[] = [];
-      for (let s = start; s < end; s += perSeg) segments.push(new Segment(index, s, Math.min(perSeg, end - s), shape, m.metric));
+      const per = index === 1 && opts.cxlSegments ? Math.min(perSeg, Math.max(1, Math.ceil((end - start) / opts.cxlSegments))) : perSeg;
+      for (let s = start; s < end; s += per) segments.push(new Segment(index, s, Math.min(per, end - s), shape, m.metric));
       return {
         index, kind: TIER_KINDS[index]!, start, end, segments,
         binding: { mode: 'unbound', node: null, pages: 0, pagesOnNode: null, pagesElsewhere: null, note: 'not bound' },

@@ -1,0 +1,221 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStrataError } from '../../common/errors.js';
+import { Engine } from '../../engine/engine.js';
+import type { SearchResponse } from '../../engine/types.js';
+import { buildIndex } from '../../index/build/build-index.js';
+import { readDataset, writeFvecs } from '../../index/datasets/index.js';
+import { generateClustered } from '../../index/generate/clustered.js';
+import { openIndex } from '../../index/open-index.js';
+import { runBatch } from '../../index/search/batch.js';
+
+const SIFT = join(__dirname, '..', '..', '..', 'shared', 'datasets', 'sift-128-euclidean-10k');
+const dim = 32;
+const nq = 60;
+let dir: string;
+let indexDir: string;
+let queries: Float32Array;
+/** The single-thread, in-process answer for every query: the reference every engine answer must equal. */
+let reference: Float64Array;
+
+function ids(r: SearchResponse): number[] {
+  return r.hits.map((h) => h.id);
+}
+
+function q(i: number): Float32Array {
+  return queries.subarray(i * dim, (i + 1) * dim);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'strata-engine-'));
+  const set = generateClustered({ count: 5000, dim, clusters: 20, seed: 9 }, nq);
+  queries = set.queries;
+  await writeFvecs(join(dir, 'base.fvecs'), set.base, dim);
+  indexDir = join(dir, 'idx');
+  await buildIndex({ input: join(dir, 'base.fvecs'), out: indexDir, m: 12, efConstruction: 80, dramBudget: '10%', placement: 'profile', profileSamples: 300 });
+  const { index } = openIndex(indexDir, { mode: 'emulate' });
+  reference = runBatch(index, queries, { k: 10, ef: 48 }).labels;
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function allAnswers(engine: Engine, mode: 'local' | 'ndp'): Promise<number[][]> {
+  const c = engine.collections()[0]!;
+  const rs = await Promise.all(Array.from({ length: nq }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode })));
+  return rs.map(ids);
+}
+
+const expected = (): number[][] => Array.from({ length: nq }, (_, i) => Array.from(reference.subarray(i * 10, i * 10 + 10)));
+
+describe('engine execution modes', () => {
+  it('answers identically in local and ndp modes on the calling thread, with one expander', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, memory: { mode: 'emulate' } });
+    try {
+      expect(await allAnswers(e, 'local')).toEqual(expected());
+      expect(await allAnswers(e, 'ndp')).toEqual(expected());
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('answers identically with search threads, two expanders, prefetch and the pipelined schedule', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, ndp: true, expanders: 2, prefetch: true, pipeline: true, inflightPerThread: 8, memory: { mode: 'emulate' } });
+    let reports;
+    try {
+      expect(e.collections()[0]!.index.segments.filter((s) => s.tier === 1).length).toBeGreaterThanOrEqual(2);
+      expect(await allAnswers(e, 'ndp')).toEqual(expected());
+      expect(await allAnswers(e, 'local')).toEqual(expected());
+    } finally {
+      reports = (await e.close()).tierReports;
+    }
+    // Both expanders served messages: the CXL tier really was split between them.
+    expect(reports).toHaveLength(2);
+    for (const r of reports) expect(r.messages).toBeGreaterThan(0);
+  });
+
+  it('moves only ids and distances in ndp mode and, batched across queries, models less CXL time', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, inflightPerThread: 32, memory: { mode: 'emulate' } });
+    try {
+      const c = e.collections()[0]!;
+      const run = (mode: 'local' | 'ndp'): Promise<SearchResponse[]> => Promise.all(Array.from({ length: nq }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode })));
+      const local = await run('local');
+      const ndp = await run('ndp');
+      const mean = (rs: SearchResponse[], f: (r: SearchResponse) => number): number => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+      expect(mean(ndp, (r) => r.stats.vectorReads.cxl)).toBe(mean(local, (r) => r.stats.vectorReads.cxl));
+      expect(mean(ndp, (r) => r.stats.linkMessages)).toBeGreaterThan(0);
+      // ids out and distances back (8 bytes per id) plus entry headers and the query itself, never vectors
+      expect(mean(ndp, (r) => r.stats.linkBytes)).toBeLessThan(mean(local, (r) => r.stats.vectorReads.cxl) * dim * 4);
+      expect(mean(local, (r) => r.stats.linkBytes)).toBe(0);
+      expect(mean(ndp, (r) => r.stats.modelledCxlExtraNs)).toBeLessThan(mean(local, (r) => r.stats.modelledCxlExtraNs));
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('injects in ndp mode exactly the CXL extra it models', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, inject: true, memory: { mode: 'emulate' } });
+    try {
+      const r = await e.collections()[0]!.search({ vector: q(5), k: 10, ef: 48, mode: 'ndp' });
+      expect(r.stats.injectedNs).toBeGreaterThan(0);
+      expect(r.stats.injectedNs).toBeCloseTo(r.stats.modelledCxlExtraNs, 0);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('hides neighbour-list latency with prefetch without changing answers', async () => {
+    const off = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, memory: { mode: 'emulate' } });
+    const on = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, prefetch: true, memory: { mode: 'emulate' } });
+    try {
+      for (const mode of ['local', 'ndp'] as const) {
+        const a = await off.collections()[0]!.search({ vector: q(7), k: 10, ef: 48, mode });
+        const b = await on.collections()[0]!.search({ vector: q(7), k: 10, ef: 48, mode });
+        expect(ids(b)).toEqual(ids(a));
+        expect(b.stats.prefetchHits).toBeGreaterThan(0);
+        expect(b.stats.prefetchHits).toBeLessThanOrEqual(b.stats.prefetchIssued);
+        expect(b.stats.modelledMemoryNs).toBeLessThan(a.stats.modelledMemoryNs);
+      }
+    } finally {
+      await off.close();
+      await on.close();
+    }
+  });
+});
+
+describe('engine admission', () => {
+  it('rejects beyond capacity at once with STRATA_OVERLOADED and answers every accepted request correctly', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, maxQueue: 8, inflightPerThread: 4, memory: { mode: 'emulate' } });
+    try {
+      const c = e.collections()[0]!;
+      const settled = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => c.search({ vector: q(i % nq), k: 10, ef: 48 })));
+      let ok = 0;
+      let overloaded = 0;
+      settled.forEach((s, i) => {
+        if (s.status === 'fulfilled') {
+          ok++;
+          expect(ids(s.value)).toEqual(Array.from(reference.subarray((i % nq) * 10, (i % nq) * 10 + 10)));
+        } else {
+          expect(isStrataError(s.reason, 'STRATA_OVERLOADED')).toBe(true);
+          overloaded++;
+        }
+      });
+      expect(ok).toBeGreaterThanOrEqual(8);
+      expect(overloaded).toBeGreaterThan(0);
+      expect(ok + overloaded).toBe(200);
+      expect(c.queueStats.rejected).toBe(overloaded);
+      expect(c.queueDepth).toBe(0);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('fails a request past its deadline with STRATA_DEADLINE_EXCEEDED and a cancelled one with STRATA_CANCELLED', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, maxQueue: 1000, memory: { mode: 'emulate' } });
+    try {
+      const c = e.collections()[0]!;
+      // A long queue ahead, so that these two are still waiting when their time runs out.
+      const busy = Array.from({ length: 300 }, (_, i) => c.search({ vector: q(i % nq), k: 10, ef: 200 }));
+      const late = expect(c.search({ vector: q(1), k: 10, timeoutMs: 0 })).rejects.toMatchObject({ code: 'STRATA_DEADLINE_EXCEEDED' });
+      const ac = new AbortController();
+      const cancelled = expect(c.search({ vector: q(2), k: 10, signal: ac.signal })).rejects.toMatchObject({ code: 'STRATA_CANCELLED' });
+      ac.abort();
+      await late;
+      await cancelled;
+      await Promise.all(busy);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('validates requests, naming the field', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, memory: { mode: 'emulate' } });
+    try {
+      const c = e.collections()[0]!;
+      await expect(c.search({ vector: new Float32Array(dim + 1), k: 10 })).rejects.toThrow(/^vector: expected 32 dimensions/);
+      await expect(c.search({ vector: new Float32Array(dim).fill(NaN), k: 10 })).rejects.toThrow(/^vector: element 0/);
+      await expect(c.search({ vector: q(0), k: 0 })).rejects.toThrow(/^limit:/);
+      await expect(c.search({ vector: q(0), k: 10, mode: 'ndp' })).rejects.toThrow(/^mode:/);
+      expect(() => e.collection('nope')).toThrowError(expect.objectContaining({ code: 'STRATA_COLLECTION_NOT_FOUND' }) as Error);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('drains in-flight requests on close, then refuses new ones with STRATA_SHUTTING_DOWN', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, ndp: true, memory: { mode: 'emulate' } });
+    const c = e.collections()[0]!;
+    const inflight = Array.from({ length: 20 }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode: i % 2 ? 'ndp' : 'local' }));
+    const closing = e.close();
+    const settled = await Promise.allSettled(inflight);
+    await closing;
+    for (const [i, s] of settled.entries()) {
+      if (s.status === 'fulfilled') expect(ids(s.value)).toEqual(Array.from(reference.subarray(i * 10, i * 10 + 10)));
+      else expect(isStrataError(s.reason, 'STRATA_SHUTTING_DOWN')).toBe(true);
+    }
+    await expect(c.search({ vector: q(0), k: 10 })).rejects.toMatchObject({ code: 'STRATA_SHUTTING_DOWN' });
+    expect(e.ready).toBe(false);
+  });
+});
+
+describe.skipIf(!existsSync(join(SIFT, 'base.fvecs')))('engine on SIFT 10k (../shared)', () => {
+  it('gives identical ids in local and ndp modes', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'strata-sift-'));
+    try {
+      await buildIndex({ input: join(SIFT, 'base.fvecs'), out: join(d, 'idx'), dramBudget: '10%', placement: 'profile', profileSamples: 300, efConstruction: 100 });
+      const qs = await readDataset(join(SIFT, 'query.fvecs'));
+      const e = await Engine.open([{ dir: join(d, 'idx') }], { searchThreads: 0, ndp: true, memory: { mode: 'emulate' } });
+      try {
+        const c = e.collections()[0]!;
+        const run = (mode: 'local' | 'ndp'): Promise<SearchResponse[]> => Promise.all(Array.from({ length: qs.count }, (_, i) => c.search({ vector: qs.vectors.subarray(i * 128, (i + 1) * 128), k: 10, ef: 64, mode })));
+        const [a, b] = [await run('local'), await run('ndp')];
+        expect(b.map(ids)).toEqual(a.map(ids));
+      } finally {
+        await e.close();
+      }
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
