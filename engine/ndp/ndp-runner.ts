@@ -42,7 +42,8 @@ const DONE = 4;
 
 class QState {
   qi = -1;
-  slot = -1;
+  /** Index into the runner's slots (and their per-segment offsets). */
+  si = -1;
   k = 10;
   ef = 10;
   phase = START;
@@ -60,9 +61,15 @@ class QState {
   readonly batch: Int32Array;
   readonly dist: Float32Array;
   readonly stats = new Float64Array(STAT_FIELDS);
+  /** Segments the current batch touches, and how many ids in each; local ones to compute here. */
+  readonly touched: Int32Array;
+  readonly touchedCount: Int32Array;
+  touchedN = 0;
   constructor(batchMax: number) {
     this.batch = new Int32Array(batchMax);
     this.dist = new Float32Array(batchMax);
+    this.touched = new Int32Array(batchMax);
+    this.touchedCount = new Int32Array(batchMax);
   }
 }
 
@@ -113,39 +120,38 @@ export class NdpRunner {
     this.task = task;
     this.out = out;
     this.nextQuery = 0;
-    const slotOf = new Map<QState, number>();
     const freeSlots = this.slots.map((_, i) => i);
     const admit = (g: Group): void => {
       while (this.nextQuery < task.k.length && this.free.length > 0 && freeSlots.length > 0) {
         const qi = this.nextQuery++;
         if (task.exact[qi]) continue; // exact queries are run by the caller's local searcher
         const q = this.free.pop()!;
-        const si = freeSlots.pop()!;
-        slotOf.set(q, si);
-        this.begin(q, qi, si);
+        this.begin(q, qi, freeSlots.pop()!);
         g.queries.push(q);
       }
     };
     for (const g of this.groups) admit(g);
-    for (const g of this.groups) this.urgent(g, slotOf);
+    for (const g of this.groups) this.urgent(g);
     let active = this.groups.reduce((a, g) => a + g.queries.length, 0);
     while (active > 0) {
       for (const g of this.groups) {
         if (g.queries.length === 0) continue;
         for (const ch of g.channels) ch.wait(this.opts.spin);
-        this.apply(g, slotOf);
+        this.apply(g);
         // finished queries leave; new ones take their place
-        const before = g.queries.length;
-        g.queries = g.queries.filter((q) => {
-          if (q.phase !== DONE) return true;
-          this.finish(q);
-          freeSlots.push(slotOf.get(q)!);
-          slotOf.delete(q);
-          this.free.push(q);
-          return false;
-        });
-        if (g.queries.length < before) admit(g);
-        this.urgent(g, slotOf);
+        let kept = 0;
+        for (const q of g.queries) {
+          if (q.phase !== DONE) g.queries[kept++] = q;
+          else {
+            this.finish(q);
+            freeSlots.push(q.si);
+            this.free.push(q);
+          }
+        }
+        const finished = g.queries.length - kept;
+        g.queries.length = kept;
+        if (finished > 0) admit(g);
+        this.urgent(g);
       }
       active = this.groups.reduce((a, g) => a + g.queries.length, 0);
     }
@@ -156,6 +162,7 @@ export class NdpRunner {
   private begin(q: QState, qi: number, si: number): void {
     const t = this.task!;
     q.qi = qi;
+    q.si = si;
     q.k = t.k[qi]!;
     q.ef = Math.max(t.ef[qi]!, q.k);
     q.phase = START;
@@ -176,7 +183,7 @@ export class NdpRunner {
   }
 
   /** Urgent part: every query of the group picks its next batch; CXL ids are sent, DRAM ids computed here. */
-  private urgent(g: Group, slotOf: Map<QState, number>): void {
+  private urgent(g: Group): void {
     let owed = 0;
     for (const q of g.queries) {
       this.prepare(q);
@@ -187,31 +194,31 @@ export class NdpRunner {
     // The host read those neighbour lists before it could know the ids: pay that first.
     if (this.opts.inject && owed > 0) stallNs(owed);
     const idx = this.index;
+    const segs = idx.segments;
     const segOf = idx.segOf;
     const expOf = this.links.expanderOfSegment;
-    const locals: Array<[QState, number, number]> = [];
+    const cursor = this.segCursor;
     for (const q of g.queries) {
+      q.touchedN = 0;
       if (q.m === 0) continue;
-      const si = slotOf.get(q)!;
-      const slot = this.slots[si]!;
-      const idsAt = this.idsAt[si]!;
-      const cursor = this.segCursor;
-      const touched: number[] = [];
+      const slot = this.slots[q.si]!;
+      const idsAt = this.idsAt[q.si]!;
       for (let j = 0; j < q.m; j++) {
         const id = q.batch[j]!;
         const s = segOf[id]!;
         const c = cursor[s]!;
-        if (c === 0) touched.push(s);
-        const seg = idx.segments[s]!;
+        if (c === 0) q.touched[q.touchedN++] = s;
+        const seg = segs[s]!;
         seg.u32[idsAt[s]! + c] = id - seg.start;
         cursor[s] = c + 1;
       }
-      for (const s of touched) {
+      const st = q.stats;
+      for (let t = 0; t < q.touchedN; t++) {
+        const s = q.touched[t]!;
         const c = cursor[s]!;
         cursor[s] = 0;
-        const e = expOf[s]!;
-        const seg = idx.segments[s]!;
-        const st = q.stats;
+        q.touchedCount[t] = c;
+        const seg = segs[s]!;
         const bytes = c * seg.vecBytes;
         // Vector reads happen where the vectors are: priced at local cost, on the tier they belong to.
         const ns = batchCostNs(this.costs, 0, c, bytes);
@@ -224,8 +231,8 @@ export class NdpRunner {
           st[STAT.vecReadsCxl]! += c;
           st[STAT.vecBytesCxl]! += bytes;
         }
-        if (e < 0) locals.push([q, s, c]);
-        else {
+        const e = expOf[s]!;
+        if (e >= 0) {
           const ch = g.channels[e]!;
           if (ch.size === ch.maxEntries) this.flush(g, e);
           ch.add(s, slot, c);
@@ -235,11 +242,14 @@ export class NdpRunner {
     }
     for (let e = 0; e < g.channels.length; e++) this.sendCharged(g, e);
     // Overlapped with the tier workers: the DRAM tier's distances, computed by this thread.
-    for (const [q, s, c] of locals) {
-      const seg = idx.segments[s]!;
-      const slot = this.slots[slotOf.get(q)!]!;
-      const si = slotOf.get(q)!;
-      seg.distBatch(seg.slotQuery(slot), seg.layout.vecOffset, seg.vecBytes, this.idsAt[si]![s]! << 2, c, seg.shape.dim, this.outAt[si]![s]! << 2);
+    for (const q of g.queries) {
+      const slot = this.slots[q.si]!;
+      for (let t = 0; t < q.touchedN; t++) {
+        const s = q.touched[t]!;
+        if (expOf[s]! >= 0) continue;
+        const seg = segs[s]!;
+        seg.distBatch(seg.slotQuery(slot), seg.layout.vecOffset, seg.vecBytes, this.idsAt[q.si]![s]! << 2, q.touchedCount[t]!, seg.shape.dim, this.outAt[q.si]![s]! << 2);
+      }
     }
   }
 
@@ -271,7 +281,7 @@ export class NdpRunner {
   }
 
   /** Deferrable part: distances back in batch order, then the step's heap updates. */
-  private apply(g: Group, slotOf: Map<QState, number>): void {
+  private apply(g: Group): void {
     const idx = this.index;
     const segOf = idx.segOf;
     const cursor = this.segCursor;
@@ -281,8 +291,7 @@ export class NdpRunner {
         if (q.phase === UPPER) this.consume(q);
         continue;
       }
-      const si = slotOf.get(q)!;
-      const outAt = this.outAt[si]!;
+      const outAt = this.outAt[q.si]!;
       for (let j = 0; j < q.m; j++) {
         const s = segOf[q.batch[j]!]!;
         const c = cursor[s]!;
