@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   // 2. latency sweep with injection.
   lines.push('| CXL extra latency | local QPS | ndp QPS | ndp / local | modelled CXL extra µs/query local | ndp |', '|---|---|---|---|---|---|');
   const sweep: Array<Record<string, number>> = [];
-  for (const lat of [0, 100, 200, 400]) {
+  for (const lat of [0, 100, 200, 400, 800]) {
     const base: OpenEngineOptions = { searchThreads: 1, ndp: true, inject: true, inflightPerThread: 32, cost: costModel({ cxlExtraLatencyNs: lat }) };
     const l: Measured[] = [];
     const n: Measured[] = [];

@@ -4,12 +4,12 @@ import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { StrataError } from '../../common/errors.js';
 import { readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../../index/datasets/index.js';
-import { openIndex } from '../../index/open-index.js';
-import { runBatch } from '../../index/search/batch.js';
+import { Engine } from '../../engine/engine.js';
+import { runQueries } from '../../engine/run-queries.js';
 import { recallAtK } from '../../index/search/recall.js';
 import { MAX_EF, MAX_K } from '../../index/search/searcher.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
-import { intOption } from '../options.js';
+import { choiceOption, intOption } from '../options.js';
 
 interface SearchFlags extends MemoryFlags {
   queries: string;
@@ -21,6 +21,11 @@ interface SearchFlags extends MemoryFlags {
   exact?: boolean;
   warmup: number;
   limit?: number;
+  mode: 'local' | 'ndp';
+  threads: number;
+  prefetch?: boolean;
+  pipeline?: boolean;
+  inflight: number;
 }
 
 /** groundtruth_dist.fvecs (or <name>_dist.fvecs) beside the ids file, for tie-aware recall. */
@@ -45,15 +50,32 @@ export function registerSearch(program: Command): void {
       .option('--inject', 'stall the search by the modelled CXL extra time (emulated CXL end to end)')
       .option('--exact', 'brute force over every tier instead of the graph')
       .option('--warmup <n>', 'untimed passes over the queries first', intOption('--warmup', 0, 100), 1)
-      .option('--limit <n>', 'use only the first n queries', intOption('--limit', 1)),
+      .option('--limit <n>', 'use only the first n queries', intOption('--limit', 1))
+      .option('--mode <mode>', 'local: the search thread reads every tier; ndp: CXL-tier distances computed by tier workers', choiceOption('--mode', ['local', 'ndp'] as const), 'local')
+      .option('--threads <n>', 'search threads (0: this thread)', intOption('--threads', 0, 256), 0)
+      .option('--inflight <n>', 'queries per search thread at once', intOption('--inflight', 1, 1024), 32)
+      .option('--prefetch', 'foresee the next candidate and fetch its neighbour list a step ahead')
+      .option('--pipeline', 'ndp: overlap one query group\'s deferrable work with the other\'s tier work'),
   ).action(async (dir: string, f: SearchFlags) => {
-    const opened = openIndex(dir, memoryRequest(f));
-    const { index, manifest } = opened;
+    const engine = await Engine.open([{ dir }], {
+      memory: memoryRequest(f), cost: costFromFlags(f), mode: f.mode, searchThreads: f.threads, inflightPerThread: f.inflight,
+      inject: f.inject ?? false, prefetch: f.prefetch ?? false, pipeline: f.pipeline ?? false, maxQueue: 1 << 30,
+      ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
+    });
+    const collection = engine.collections()[0]!;
+    const index = collection.index;
+    const info = collection.info();
     const qs = await readDataset(f.queries, f.limit ? { limit: f.limit } : {});
     if (qs.dim !== index.meta.dim) {
+      await engine.close();
       throw new StrataError('STRATA_DATASET_DIMENSION', `${qs.file}: queries have ${qs.dim} dimensions, the index ${index.meta.dim}`, { file: qs.file, expected: index.meta.dim, found: qs.dim });
     }
-    const r = runBatch(index, qs.vectors, { k: f.k, ef: f.ef, exact: f.exact ?? false, inject: f.inject ?? false, cost: costFromFlags(f), warmup: f.warmup });
+    let r;
+    try {
+      r = await runQueries(collection, qs.vectors, { k: f.k, ef: f.ef, exact: f.exact ?? false, mode: f.mode, warmup: f.warmup });
+    } finally {
+      await engine.close();
+    }
     let recall: number | null = null;
     let tieAware = false;
     if (f.gt) {
@@ -80,7 +102,9 @@ export function registerSearch(program: Command): void {
     }
     const s = r.stats;
     process.stdout.write(JSON.stringify({
-      index: manifest.name,
+      index: info.name,
+      mode: f.mode,
+      threads: f.threads,
       queries: r.queries,
       k: f.k,
       ef: f.ef,
@@ -96,9 +120,12 @@ export function registerSearch(program: Command): void {
       modelledMemoryNsPerQuery: s.modelledMemoryNs,
       modelledCxlExtraNsPerQuery: s.modelledCxlExtraNs,
       injectedNsPerQuery: s.injectedNs,
+      linkMessagesPerQuery: s.linkMessages,
+      linkBytesPerQuery: s.linkBytes,
+      prefetch: { issued: s.prefetchIssued, hits: s.prefetchHits },
       inject: f.inject ?? false,
       kernels: index.segments[0]?.kernels.kind ?? 'none',
-      memory: { mode: opened.memory.mode, reason: opened.memory.reason, tiers: index.tiers.map((t) => ({ kind: t.kind, nodes: t.end - t.start, binding: t.binding })) },
+      memory: { mode: info.memory.mode, reason: info.memory.reason, tiers: info.tiers.map((t) => ({ kind: t.kind, nodes: t.nodes, binding: t.binding })) },
     }) + '\n');
   });
 }
