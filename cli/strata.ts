@@ -5,6 +5,7 @@ import { registerBuild } from './commands/build.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerSearch } from './commands/search.js';
+import { registerServe } from './commands/serve.js';
 import { registerTiers } from './commands/tiers.js';
 import { registerVerify } from './commands/verify.js';
 
@@ -20,6 +21,7 @@ export function program(): Command {
   registerTiers(p);
   registerGenerate(p);
   registerDemo(p);
+  registerServe(p);
   return p;
 }
 

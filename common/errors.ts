@@ -21,6 +21,13 @@ export const ERROR_CODES = {
   STRATA_CANCELLED: 'The request was cancelled by its caller.',
   STRATA_SHUTTING_DOWN: 'The engine is shutting down and takes no new requests.',
   STRATA_WORKER_FAILED: 'A worker thread failed while serving the request.',
+  STRATA_POINT_NOT_FOUND: 'No point with that id in the collection.',
+  STRATA_UNAUTHENTICATED: 'The request carries no valid API key.',
+  STRATA_READ_ONLY: 'Collections are read-only: indexes are built offline with strata build.',
+  STRATA_PAYLOAD_TOO_LARGE: 'A request body, message or batch exceeds the server limit.',
+  STRATA_UNSUPPORTED_MEDIA_TYPE: 'The request body has a content type the server does not read.',
+  STRATA_ROUTE_NOT_FOUND: 'No such endpoint.',
+  STRATA_INTERNAL: 'An unexpected failure inside the server (a bug): see the server log.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -144,8 +144,18 @@ export class Collection {
       task.exact[i] = p.item.exact ? 1 : 0;
     });
     this.tasksInFlight++;
+    let released = false;
+    // Free the capacity before answering: a caller that submits again as soon as it has its answer
+    // must find room (with maxQueue 1, a closed loop of one client must never see STRATA_OVERLOADED).
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.tasksInFlight--;
+      this.queue.release(n);
+    };
     this.executor.run(task).then(
       (res) => {
+        release();
         taken.forEach((p, i) => {
           const hits = [];
           for (let j = 0; j < p.item.k; j++) {
@@ -162,11 +172,11 @@ export class Collection {
         });
       },
       (e: Error) => {
+        release();
         for (const p of taken) p.reject(e);
       },
     ).finally(() => {
-      this.tasksInFlight--;
-      this.queue.release(n);
+      release();
       this.pump();
     });
   }

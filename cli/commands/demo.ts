@@ -15,29 +15,45 @@ import { phaseProgress } from '../progress.js';
 
 export const DEMO_SPEC = { count: 20_000, dim: 128, clusters: 64, seed: 42 };
 
+export const DEMO_DIR = '.strata/demo';
+
+export interface DemoIndex {
+  dataDir: string;
+  indexDir: string;
+}
+
+/**
+ * The embedded default: generates the clustered set (with exact ground truth) and builds its tiered
+ * index under `dir`, each only when not there already. Shared by `strata demo` and `strata serve --demo`.
+ */
+export async function prepareDemo(dirArg: string, count: number): Promise<DemoIndex> {
+  const dir = resolve(dirArg);
+  const dataDir = join(dir, `data-${count}`);
+  if (!existsSync(join(dataDir, 'groundtruth_dist.fvecs'))) {
+    process.stderr.write(`generating ${count} clustered 128-d vectors in ${dataDir}\n`);
+    await writeGeneratedSet(dataDir, { ...DEMO_SPEC, count }, 200, 100);
+  }
+  const indexDir = join(dir, `index-${count}`);
+  if (!existsSync(join(indexDir, 'manifest.json'))) {
+    const progress = phaseProgress();
+    try {
+      const s = await buildIndex({ input: join(dataDir, 'base.fvecs'), out: indexDir, dramBudget: '25%', placement: 'profile', onProgress: (p, d, t) => progress.update(p, d, t) });
+      process.stderr.write(`built ${indexDir} in ${s.seconds.total.toFixed(1)} s\n`);
+    } finally {
+      progress.stop();
+    }
+  }
+  return { dataDir, indexDir };
+}
+
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('generate the embedded default dataset, build a tiered index on it and search it')
-    .option('--dir <dir>', 'working directory', '.strata/demo')
+    .option('--dir <dir>', 'working directory', DEMO_DIR)
     .option('--count <n>', 'vectors', intOption('--count', 100, 5_000_000), DEMO_SPEC.count)
     .action(async (f: { dir: string; count: number }) => {
-      const dir = resolve(f.dir);
-      const dataDir = join(dir, `data-${f.count}`);
-      if (!existsSync(join(dataDir, 'groundtruth_dist.fvecs'))) {
-        process.stderr.write(`generating ${f.count} clustered 128-d vectors in ${dataDir}\n`);
-        await writeGeneratedSet(dataDir, { ...DEMO_SPEC, count: f.count }, 200, 100);
-      }
-      const indexDir = join(dir, `index-${f.count}`);
-      if (!existsSync(join(indexDir, 'manifest.json'))) {
-        const progress = phaseProgress();
-        try {
-          const s = await buildIndex({ input: join(dataDir, 'base.fvecs'), out: indexDir, dramBudget: '25%', placement: 'profile', onProgress: (p, d, t) => progress.update(p, d, t) });
-          process.stderr.write(`built ${indexDir} in ${s.seconds.total.toFixed(1)} s\n`);
-        } finally {
-          progress.stop();
-        }
-      }
+      const { dataDir, indexDir } = await prepareDemo(f.dir, f.count);
       const { index, memory } = openIndex(indexDir);
       const qs = await readDataset(join(dataDir, 'query.fvecs'));
       const gt = await readGroundTruth(join(dataDir, 'groundtruth.ivecs'));

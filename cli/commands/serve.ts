@@ -1,0 +1,155 @@
+// `strata serve [index dirs…]`: the query service. Loads each index directory as a collection and
+// serves it over REST (Qdrant-compatible, JSON and MessagePack) and gRPC until SIGINT/SIGTERM, then
+// stops accepting, drains what is in flight and exits 0. With --demo (or no directories) it serves
+// the embedded default dataset, built on first use exactly as `strata demo` builds it.
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { StrataError } from '../../common/errors.js';
+import { Engine, type CollectionSpec } from '../../engine/engine.js';
+import { buildServer, type ServerAddresses } from '../../server/app.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, type LogLevel } from '../../server/options.js';
+import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
+import { choiceOption, intOption } from '../options.js';
+import { DEMO_DIR, DEMO_SPEC, prepareDemo } from './demo.js';
+
+interface ServeFlags extends MemoryFlags {
+  name: string[];
+  demo?: boolean;
+  demoDir: string;
+  host: string;
+  port: number;
+  grpcPort: number;
+  grpc: boolean;
+  apiKey?: string;
+  searchThreads: number;
+  maxQueue: number;
+  mode: 'local' | 'ndp';
+  inject?: boolean;
+  bodyLimit: number;
+  maxBatch: number;
+  drainMs: number;
+  logLevel: LogLevel;
+}
+
+/** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
+function byteSizeOption(name: string) {
+  const units: Record<string, number> = { '': 1, b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1 << 20, gb: 1e9, gib: 1 << 30 };
+  return (v: string): number => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v);
+    const unit = m ? units[m[2]!.toLowerCase()] : undefined;
+    const n = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
+    if (!Number.isSafeInteger(n) || n < 1024 || n > 2 ** 31 - 1) throw new InvalidArgumentError(`${name} must be a size from 1KiB to 2GiB (e.g. 32MiB), got "${v}"`);
+    return n;
+  };
+}
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+/** A ready-to-paste search: the first stored vector of the first collection as the query. */
+function curlExample(engine: Engine, rest: string, apiKey: string | undefined): string {
+  const c = engine.collections()[0]!;
+  const first = c.scroll(null, 1).points[0];
+  const vector = first ? Array.from(first.vector, (x) => Number(x.toFixed(3))) : new Array<number>(c.index.meta.dim).fill(0);
+  const auth = apiKey ? ` -H 'api-key: ${apiKey}'` : '';
+  return `curl -s -X POST ${rest}/collections/${encodeURIComponent(c.name)}/points/search -H 'Content-Type: application/json'${auth} -d '${JSON.stringify({ vector, limit: 5, with_payload: false })}'`;
+}
+
+function announce(engine: Engine, a: ServerAddresses, apiKey: string | undefined): void {
+  const lines = [
+    `strata serve: ${engine.collections().map((c) => `${c.name} (${c.count()} points, ${c.index.meta.dim}-d)`).join(', ')}`,
+    `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
+    a.grpc ? `gRPC  ${a.grpc}   (server/proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
+    'try:',
+    curlExample(engine, a.rest, apiKey),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+async function specsFrom(dirs: string[], f: ServeFlags): Promise<CollectionSpec[]> {
+  if (f.demo && dirs.length > 0) throw new StrataError('STRATA_INVALID_ARGUMENT', '--demo serves the embedded dataset: pass either --demo or index directories, not both', { field: 'demo' });
+  if (dirs.length === 0) {
+    const { indexDir } = await prepareDemo(f.demoDir, DEMO_SPEC.count);
+    return [{ dir: indexDir, name: f.name[0] ?? 'demo' }];
+  }
+  if (f.name.length > 0 && f.name.length !== dirs.length) {
+    throw new StrataError('STRATA_INVALID_ARGUMENT', `--name given ${f.name.length} times for ${dirs.length} index directories: give one per directory, in order, or none`, { field: 'name' });
+  }
+  return dirs.map((dir, i) => (f.name[i] !== undefined ? { dir, name: f.name[i] } : { dir }));
+}
+
+export function registerServe(program: Command): void {
+  addMemoryFlags(
+    program
+      .command('serve')
+      .description('serve index directories over REST (Qdrant-compatible, JSON/MessagePack) and gRPC; no directories (or --demo): the embedded demo dataset')
+      .argument('[dirs...]', 'index directories built by strata build, one collection each')
+      .option('--name <name>', 'collection name, once per directory in order (default: the manifest\'s name)', collect, [])
+      .option('--demo', 'serve the embedded default dataset as collection "demo" (built on first use)')
+      .option('--demo-dir <dir>', 'working directory of --demo', DEMO_DIR)
+      .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
+      .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
+      .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
+      .option('--no-grpc', 'do not start the gRPC server')
+      .option('--api-key <key>', 'require this key (api-key header or Authorization: Bearer) on every route but /livez; default $STRATA_API_KEY')
+      .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
+      .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
+      .option('--mode <mode>', 'local: search threads read every tier; ndp: CXL-tier distances computed by tier workers', choiceOption('--mode', ['local', 'ndp'] as const), 'local')
+      .option('--inject', 'stall searches by the modelled CXL extra time (emulated CXL end to end)')
+      .addOption(new Option('--body-limit <size>', 'largest request body / gRPC message (e.g. 64MiB)').argParser(byteSizeOption('--body-limit')).default(DEFAULT_BODY_LIMIT, '32MiB'))
+      .option('--max-batch <n>', 'most searches in one batch request', intOption('--max-batch', 1, 100_000), DEFAULT_MAX_BATCH)
+      .option('--drain-ms <ms>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', intOption('--drain-ms', 0, 600_000), 10_000)
+      .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent', choiceOption('--log-level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
+  ).action(async (dirs: string[], f: ServeFlags) => {
+    const apiKey = f.apiKey ?? process.env['STRATA_API_KEY'];
+    const specs = await specsFrom(dirs, f);
+    const engine = await Engine.open(specs, {
+      memory: memoryRequest(f),
+      cost: costFromFlags(f),
+      searchThreads: f.searchThreads,
+      maxQueue: f.maxQueue,
+      mode: f.mode,
+      inject: f.inject ?? false,
+      ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
+    });
+    const server = buildServer(engine, {
+      host: f.host,
+      port: f.port,
+      grpcPort: f.grpc ? f.grpcPort : null,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      bodyLimit: f.bodyLimit,
+      maxBatch: f.maxBatch,
+      logLevel: f.logLevel,
+      grpcDrainMs: f.drainMs,
+    });
+    let addresses: ServerAddresses;
+    try {
+      addresses = await server.listen();
+    } catch (e) {
+      await server.close();
+      await engine.close(0);
+      throw e;
+    }
+    announce(engine, addresses, apiKey);
+
+    // Shutdown: stop accepting (and answer 503 on open connections), let requests in flight finish
+    // while the engine drains its queue, then stop the threads. A second signal exits at once.
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals): void => {
+        if (stopping) {
+          process.stderr.write(`strata serve: ${signal} again, exiting without draining\n`);
+          process.exit(1);
+        }
+        stopping = true;
+        process.stderr.write(`strata serve: ${signal}, draining (up to ${f.drainMs} ms)\n`);
+        void Promise.all([server.close(), engine.close(f.drainMs)]).then(() => resolve(), (e: unknown) => {
+          process.stderr.write(`strata serve: error while closing: ${e instanceof Error ? e.message : String(e)}\n`);
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    process.stderr.write('strata serve: stopped\n');
+  });
+}

@@ -1,0 +1,113 @@
+// A collection as Qdrant describes one (GET /collections/{name}), plus the `strata` field: where its
+// tiers live, how big they are and whether their placement was verified.
+import type { CollectionInfo } from '../../engine/types.js';
+import { qdrantDistance, type QdrantDistance } from './scores.js';
+
+export interface StrataTierView {
+  kind: 'dram' | 'cxl';
+  nodes: number;
+  bytes: number;
+  resident_bytes: number;
+  /** How the tier's memory is placed: numa (bound and verified), emulated (cost model) or unbound. */
+  binding: {
+    mode: 'numa' | 'emulated' | 'unbound';
+    node: number | null;
+    pages: number;
+    /** Pages verified (move_pages) to be on the node; null when not verified. */
+    pages_on_node: number | null;
+    pages_elsewhere: number | null;
+    note: string;
+  };
+}
+
+export interface QdrantCollectionView {
+  status: 'green';
+  optimizer_status: 'ok';
+  indexed_vectors_count: number;
+  points_count: number;
+  segments_count: number;
+  config: {
+    params: {
+      vectors: { size: number; distance: QdrantDistance; on_disk: boolean };
+      shard_number: number;
+      replication_factor: number;
+      write_consistency_factor: number;
+      on_disk_payload: boolean;
+    };
+    hnsw_config: { m: number; ef_construct: number; full_scan_threshold: number; max_indexing_threads: number; on_disk: boolean };
+    optimizer_config: {
+      deleted_threshold: number;
+      vacuum_min_vector_number: number;
+      default_segment_number: number;
+      max_segment_size: null;
+      memmap_threshold: null;
+      indexing_threshold: number;
+      flush_interval_sec: number;
+      max_optimization_threads: number;
+    };
+    wal_config: { wal_capacity_mb: number; wal_segments_ahead: number };
+    quantization_config: null;
+  };
+  payload_schema: Record<string, never>;
+  strata: {
+    tiers: StrataTierView[];
+    placement: { policy: string; dram_budget_bytes: number; predicted_dram_share: number | null };
+    memory: { mode: 'numa' | 'emulated'; reason: string };
+    build: { source: string | null };
+    read_only: true;
+  };
+}
+
+export function collectionView(info: CollectionInfo): QdrantCollectionView {
+  return {
+    status: 'green',
+    optimizer_status: 'ok',
+    indexed_vectors_count: info.count,
+    points_count: info.count,
+    segments_count: 1,
+    config: {
+      params: {
+        vectors: { size: info.dim, distance: qdrantDistance(info.metric), on_disk: false },
+        shard_number: 1,
+        replication_factor: 1,
+        write_consistency_factor: 1,
+        on_disk_payload: false,
+      },
+      hnsw_config: { m: info.build.m, ef_construct: info.build.efConstruction, full_scan_threshold: 0, max_indexing_threads: 0, on_disk: false },
+      // Present because strict clients expect the sections; a read-only index never optimises.
+      optimizer_config: {
+        deleted_threshold: 0,
+        vacuum_min_vector_number: 0,
+        default_segment_number: 1,
+        max_segment_size: null,
+        memmap_threshold: null,
+        indexing_threshold: 0,
+        flush_interval_sec: 0,
+        max_optimization_threads: 0,
+      },
+      wal_config: { wal_capacity_mb: 0, wal_segments_ahead: 0 },
+      quantization_config: null,
+    },
+    payload_schema: {},
+    strata: {
+      tiers: info.tiers.map((t) => ({
+        kind: t.kind,
+        nodes: t.nodes,
+        bytes: t.bytes,
+        resident_bytes: t.residentBytes,
+        binding: {
+          mode: t.binding.mode,
+          node: t.binding.node,
+          pages: t.binding.pages,
+          pages_on_node: t.binding.pagesOnNode,
+          pages_elsewhere: t.binding.pagesElsewhere,
+          note: t.binding.note,
+        },
+      })),
+      placement: { policy: info.placement.policy, dram_budget_bytes: info.placement.dramBudgetBytes, predicted_dram_share: info.placement.predictedDramShare },
+      memory: { mode: info.memory.mode, reason: info.memory.reason },
+      build: { source: info.build.source },
+      read_only: true,
+    },
+  };
+}

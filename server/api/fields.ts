@@ -1,0 +1,142 @@
+// Validators for request fields, whatever decoded them (JSON, MessagePack, protobuf). Each takes the
+// raw value and the field's path ("searches[2].params.hnsw_ef") and either returns a typed value or
+// throws STRATA_INVALID_ARGUMENT naming that path and what was expected. Absent means undefined or
+// null, as in Qdrant's JSON where `"offset": null` is the same as leaving it out.
+import { invalidArgument } from '../../common/errors.js';
+
+export type Fields = Readonly<Record<string, unknown>>;
+
+/** A short, safe description of a value for error messages (never echoes a large input). */
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : String(v);
+  if (typeof v === 'string') return v.length > 24 ? `a string ("${v.slice(0, 24)}…")` : `"${v}"`;
+  if (typeof v === 'boolean') return String(v);
+  if (typeof v === 'bigint') return 'an integer beyond 2^53';
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  return `a ${typeof v === 'object' ? 'JSON object' : typeof v}`;
+}
+
+export function isAbsent(v: unknown): v is null | undefined {
+  return v === undefined || v === null;
+}
+
+function isPlainObject(v: unknown): v is Fields {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer);
+}
+
+export function objectAt(v: unknown, field: string): Fields {
+  if (!isPlainObject(v)) throw invalidArgument(field, `must be an object, got ${describe(v)}`);
+  return v;
+}
+
+/** The request body: a missing body is an empty object (e.g. a bare POST …/points/count). */
+export function bodyObject(v: unknown): Fields {
+  if (isAbsent(v) || v === '') return {};
+  return objectAt(v, 'body');
+}
+
+export function intAt(v: unknown, field: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw invalidArgument(field, `must be an integer in ${min}..${max}, got ${describe(v)}`);
+  return v;
+}
+
+export function optionalInt(v: unknown, field: string, min: number, max: number): number | undefined {
+  return isAbsent(v) ? undefined : intAt(v, field, min, max);
+}
+
+export function optionalBool(v: unknown, field: string): boolean | undefined {
+  if (isAbsent(v)) return undefined;
+  if (typeof v !== 'boolean') throw invalidArgument(field, `must be true or false, got ${describe(v)}`);
+  return v;
+}
+
+export function optionalNumber(v: unknown, field: string): number | undefined {
+  if (isAbsent(v)) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidArgument(field, `must be a finite number, got ${describe(v)}`);
+  return v;
+}
+
+export function optionalString(v: unknown, field: string): string | undefined {
+  if (isAbsent(v)) return undefined;
+  if (typeof v !== 'string') throw invalidArgument(field, `must be a string, got ${describe(v)}`);
+  return v;
+}
+
+/** An array (possibly empty) of at most `max` items. */
+export function arrayAt(v: unknown, field: string, max: number): readonly unknown[] {
+  if (!Array.isArray(v)) throw invalidArgument(field, `must be an array, got ${describe(v)}`);
+  if (v.length > max) throw invalidArgument(field, `at most ${max} items, got ${v.length}`);
+  return v;
+}
+
+/**
+ * A query vector of exactly `dim` finite float32 numbers. JSON sends an array of numbers; MessagePack
+ * may send that or a Float32Array (msgpackr typed-array extension), taken as is without a copy.
+ */
+export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
+  let vec: Float32Array;
+  if (v instanceof Float32Array) vec = v;
+  else if (v instanceof Float64Array) vec = Float32Array.from(v);
+  else if (Array.isArray(v)) {
+    if (v.length !== dim) throw invalidArgument(field, `expected ${dim} dimensions, got ${v.length}`);
+    vec = new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x !== 'number') throw invalidArgument(field, `element ${i} must be a number, got ${describe(x)}`);
+      vec[i] = x;
+    }
+  } else if (isPlainObject(v)) {
+    throw invalidArgument(field, 'named vectors are not supported (a Strata collection has one unnamed vector): send an array of numbers');
+  } else {
+    throw invalidArgument(field, `must be an array of ${dim} numbers, got ${describe(v)}`);
+  }
+  if (vec.length !== dim) throw invalidArgument(field, `expected ${dim} dimensions, got ${vec.length}`);
+  for (let i = 0; i < dim; i++) {
+    if (!Number.isFinite(vec[i]!)) throw invalidArgument(field, `element ${i} is not a finite float32 number (${describe(vec[i])})`);
+  }
+  return vec;
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const U64_MAX = 18446744073709551615n;
+
+/**
+ * A point id as Qdrant spells them: an unsigned 64-bit integer or a UUID string. Strata's points have
+ * integer ids below 2^53 (the input's ids or row numbers), so a well-formed UUID or a larger integer
+ * is valid but never matches: it comes back as null ("no such point") rather than as a 400.
+ */
+export function pointIdAt(v: unknown, field: string): number | null {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return Number.isSafeInteger(v) ? v : null;
+  if (typeof v === 'string') {
+    if (/^\d{1,20}$/.test(v) && BigInt(v) <= U64_MAX) {
+      const n = Number(v);
+      return Number.isSafeInteger(n) ? n : null;
+    }
+    if (UUID.test(v)) return null;
+  }
+  throw invalidArgument(field, `must be an unsigned integer or a UUID, got ${describe(v)}`);
+}
+
+/**
+ * Filters select by payload, and Strata points carry none: an absent or empty filter (no
+ * conditions) is accepted, anything else is refused rather than silently ignored.
+ */
+export function emptyFilterAt(v: unknown, field: string): void {
+  if (isAbsent(v)) return;
+  const f = objectAt(v, field);
+  for (const [key, conds] of Object.entries(f)) {
+    if (isAbsent(conds) || (Array.isArray(conds) && conds.length === 0)) continue;
+    throw invalidArgument(field, `filter conditions are not supported (${key}): Strata points carry no payload, so pass no filter or an empty one`);
+  }
+}
+
+/** Qdrant's with_payload: bool, a list of keys, or an include/exclude selector; any but false asks for it. */
+export function withPayloadAt(v: unknown, field: string, dflt: boolean): boolean {
+  if (isAbsent(v)) return dflt;
+  if (typeof v === 'boolean') return v;
+  if (Array.isArray(v) || isPlainObject(v)) return true;
+  throw invalidArgument(field, `must be true, false, a list of keys or an include/exclude selector, got ${describe(v)}`);
+}

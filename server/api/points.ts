@@ -1,0 +1,89 @@
+// The read operations both protocols serve, over one collection: search (with Qdrant's offset,
+// score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
+// each protocol decides how to put them on the wire.
+import { StrataError } from '../../common/errors.js';
+import type { Collection } from '../../engine/collection.js';
+import type { RetrievePlan, ScrollPlan, SearchPlan } from './requests.js';
+import { passesThreshold, scoreOf } from './scores.js';
+import { strataStats, type StrataSearchStats } from './stats-view.js';
+
+/** Deadline and cancellation of one call, handed to the engine's admission queue. */
+export interface CallControl {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ScoredHit {
+  id: number;
+  score: number;
+  /** The stored vector (unit-normalised for Cosine), when asked for. */
+  vector: Float32Array | null;
+}
+
+export interface SearchAnswer {
+  hits: ScoredHit[];
+  withPayload: boolean;
+  stats: StrataSearchStats;
+}
+
+export interface PointRecord {
+  id: number;
+  vector: Float32Array | null;
+}
+
+function storedVector(c: Collection, id: number): Float32Array | null {
+  return c.getPoint(id)?.vector ?? null;
+}
+
+export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
+  const r = await c.search({
+    vector: p.vector,
+    k: p.limit + p.offset,
+    exact: p.exact,
+    ...(p.ef !== undefined ? { ef: p.ef } : {}),
+    ...(ctl.timeoutMs !== undefined ? { timeoutMs: ctl.timeoutMs } : {}),
+    ...(ctl.signal ? { signal: ctl.signal } : {}),
+  });
+  const metric = c.index.meta.metric;
+  const hits: ScoredHit[] = [];
+  for (let i = p.offset; i < r.hits.length; i++) {
+    const h = r.hits[i]!;
+    const score = scoreOf(metric, h.distance);
+    // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
+    if (!passesThreshold(metric, score, p.scoreThreshold)) break;
+    hits.push({ id: h.id, score, vector: p.withVector ? storedVector(c, h.id) : null });
+  }
+  return { hits, withPayload: p.withPayload, stats: strataStats(r.stats, r.mode) };
+}
+
+/**
+ * A batch is admitted search by search, like independent requests: under overload some may be
+ * rejected, and then the batch fails as a whole with that error (no partial answers).
+ */
+export function searchBatch(c: Collection, plans: readonly SearchPlan[], ctl: CallControl): Promise<SearchAnswer[]> {
+  return Promise.all(plans.map((p) => searchPoints(c, p, ctl)));
+}
+
+export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
+  const out: PointRecord[] = [];
+  const seen = new Set<number>();
+  for (const id of p.ids) {
+    // Qdrant answers each existing id once and leaves out those that do not exist.
+    if (id === null || seen.has(id)) continue;
+    seen.add(id);
+    const pt = c.getPoint(id);
+    if (pt) out.push({ id, vector: p.withVector ? pt.vector : null });
+  }
+  return out;
+}
+
+export function getPointOrThrow(c: Collection, id: number | null, shown: string): PointRecord & { vector: Float32Array } {
+  const pt = id === null ? null : c.getPoint(id);
+  if (!pt) throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${shown} in collection "${c.name}"`, { collection: c.name, id: shown });
+  return pt;
+}
+
+export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: number | null } {
+  const r = c.scroll(p.offset, p.limit);
+  return { points: r.points.map((pt) => ({ id: pt.id, vector: p.withVector ? pt.vector : null })), next: r.next };
+}

@@ -1,0 +1,161 @@
+// Qdrant request bodies → typed plans for the engine. One parser per request kind, shared by REST
+// (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
+// ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
+import { invalidArgument, StrataError } from '../../common/errors.js';
+import { MAX_HNSW_EF, MAX_IDS, MAX_LIMIT } from '../options.js';
+import {
+  arrayAt,
+  describe,
+  emptyFilterAt,
+  intAt,
+  isAbsent,
+  objectAt,
+  optionalBool,
+  optionalInt,
+  optionalNumber,
+  optionalString,
+  pointIdAt,
+  vectorAt,
+  withPayloadAt,
+  type Fields,
+} from './fields.js';
+
+export interface SearchPlan {
+  vector: Float32Array;
+  limit: number;
+  offset: number;
+  ef: number | undefined;
+  exact: boolean;
+  withVector: boolean;
+  withPayload: boolean;
+  scoreThreshold: number | undefined;
+}
+
+export interface RetrievePlan {
+  /** null: a UUID, which never matches a Strata point. */
+  ids: Array<number | null>;
+  withVector: boolean;
+  withPayload: boolean;
+}
+
+export interface ScrollPlan {
+  offset: number | null;
+  limit: number;
+  withVector: boolean;
+  withPayload: boolean;
+}
+
+function withVectorAt(v: unknown, field: string, dflt: boolean): boolean {
+  return optionalBool(v, field) ?? dflt;
+}
+
+/** `params`: {hnsw_ef, exact}; quantization and the other Qdrant knobs are ignored. */
+function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean } {
+  if (isAbsent(v)) return { ef: undefined, exact: false };
+  const p = objectAt(v, `${at}params`);
+  return {
+    ef: optionalInt(p['hnsw_ef'], `${at}params.hnsw_ef`, 1, MAX_HNSW_EF),
+    exact: optionalBool(p['exact'], `${at}params.exact`) ?? false,
+  };
+}
+
+/** limit and offset, with limit + offset within what one search can return. */
+function window(b: Fields, at: string, defaultLimit: number | null): { limit: number; offset: number } {
+  const limit = isAbsent(b['limit']) && defaultLimit !== null ? defaultLimit : intAt(b['limit'], `${at}limit`, 1, MAX_LIMIT);
+  const offset = optionalInt(b['offset'], `${at}offset`, 0, MAX_LIMIT) ?? 0;
+  if (limit + offset > MAX_LIMIT) throw invalidArgument(`${at}offset`, `limit + offset must be at most ${MAX_LIMIT}, got ${limit} + ${offset}`);
+  return { limit, offset };
+}
+
+function plan(b: Fields, vector: Float32Array, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
+  emptyFilterAt(b['filter'], `${at}filter`);
+  const { limit, offset } = window(b, at, defaultLimit);
+  const { ef, exact } = searchParams(b['params'], at);
+  return {
+    vector,
+    limit,
+    offset,
+    ef,
+    exact,
+    withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
+    withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
+    scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
+  };
+}
+
+/** POST …/points/search (and each of search/batch's `searches`, with `at` = "searches[i]."). */
+export function parseSearch(body: Fields, dim: number, at = ''): SearchPlan {
+  if (isAbsent(body['vector'])) throw invalidArgument(`${at}vector`, `required: an array of ${dim} numbers`);
+  // Qdrant's search requires limit; default payload is off unless asked for.
+  return plan(body, vectorAt(body['vector'], `${at}vector`, dim), at, null, false);
+}
+
+/** POST …/points/search/batch: {searches: [...]}, at most maxBatch of them. */
+export function parseSearchBatch(body: Fields, dim: number, maxBatch: number): SearchPlan[] {
+  const raw = body['searches'];
+  if (!Array.isArray(raw)) throw invalidArgument('searches', `must be an array of search requests, got ${describe(raw)}`);
+  checkBatchSize(raw.length, maxBatch, 'searches');
+  return raw.map((s, i) => parseSearch(objectAt(s, `searches[${i}]`), dim, `searches[${i}].`));
+}
+
+export function checkBatchSize(n: number, maxBatch: number, field: string): void {
+  if (n > maxBatch) {
+    throw new StrataError('STRATA_PAYLOAD_TOO_LARGE', `${field}: ${n} requests exceed the batch limit of ${maxBatch}: split them into batches of at most ${maxBatch} (the limit is --max-batch)`, { field, limit: maxBatch, got: n });
+  }
+}
+
+/**
+ * POST …/points/query. `query` is a vector or {nearest: vector}; other Qdrant query kinds
+ * (recommend, discover, fusion, order_by, by-id) and prefetch stages need payloads or several
+ * vectors, which Strata collections do not have.
+ */
+export function parseQuery(body: Fields, dim: number): SearchPlan {
+  const q = body['query'];
+  let vector: Float32Array;
+  if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers or {"nearest": vector}`);
+  if (typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q)) {
+    const nearest = (q as Fields)['nearest'];
+    if (isAbsent(nearest)) throw invalidArgument('query', `only nearest-vector queries are supported: send a vector or {"nearest": vector}, got keys ${Object.keys(q).slice(0, 5).join(', ') || 'none'}`);
+    vector = vectorAt(nearest, 'query.nearest', dim);
+  } else if (typeof q === 'number' || typeof q === 'string') {
+    throw invalidArgument('query', 'queries by point id are not supported: send the vector');
+  } else {
+    vector = vectorAt(q, 'query', dim);
+  }
+  const prefetch = body['prefetch'];
+  if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0)) throw invalidArgument('prefetch', 'prefetch stages are not supported');
+  const using = optionalString(body['using'], 'using');
+  if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got "${using.slice(0, 40)}"): leave using out`);
+  // Qdrant's query defaults: limit 10, no payload.
+  return plan(body, vector, '', 10, false);
+}
+
+/** POST …/points: {ids, with_vector, with_payload}. */
+export function parseRetrieve(body: Fields): RetrievePlan {
+  const ids = arrayAt(body['ids'], 'ids', MAX_IDS).map((v, i) => pointIdAt(v, `ids[${i}]`));
+  return {
+    ids,
+    withVector: withVectorAt(body['with_vector'], 'with_vector', false),
+    withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
+  };
+}
+
+/** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter}. */
+export function parseScroll(body: Fields): ScrollPlan {
+  emptyFilterAt(body['filter'], 'filter');
+  if (!isAbsent(body['order_by'])) throw invalidArgument('order_by', 'ordering by payload is not supported: points come in id order');
+  // An id that cannot exist here (a UUID, or past 2^53) starts past every Strata id: an empty page.
+  const offset = isAbsent(body['offset']) ? null : (pointIdAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
+  return {
+    offset,
+    limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
+    withVector: withVectorAt(body['with_vector'], 'with_vector', false),
+    withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
+  };
+}
+
+/** POST …/points/count: {filter, exact}; both answers are exact. */
+export function parseCount(body: Fields): void {
+  emptyFilterAt(body['filter'], 'filter');
+  optionalBool(body['exact'], 'exact');
+}

@@ -1,0 +1,54 @@
+// The one place where errors meet protocols: each Strata error code's HTTP status and gRPC status,
+// and the normalisation of anything thrown into a StrataError. REST and gRPC both answer from here,
+// so a code never means 429 on one and UNAVAILABLE on the other.
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { StrataError, type ErrorCode } from '../common/errors.js';
+
+export interface ProtocolStatus {
+  http: number;
+  grpc: GrpcStatus;
+}
+
+/** Every code is listed (the Record type makes a new code fail to compile until it is mapped). */
+export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
+  STRATA_INVALID_ARGUMENT: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  STRATA_DATASET_FORMAT: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  STRATA_DATASET_VALUE: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  STRATA_DATASET_DIMENSION: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  STRATA_INDEX_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
+  STRATA_INDEX_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  STRATA_INDEX_CORRUPT: { http: 500, grpc: GrpcStatus.DATA_LOSS },
+  STRATA_INDEX_VERSION: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  STRATA_DRAM_BUDGET: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  STRATA_NUMA_UNAVAILABLE: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  STRATA_NUMA_BIND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
+  STRATA_KERNEL: { http: 500, grpc: GrpcStatus.INTERNAL },
+  STRATA_COLLECTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  STRATA_OVERLOADED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  STRATA_DEADLINE_EXCEEDED: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED },
+  // 499 (client closed request): the client is gone and will not read it, but logs and metrics do.
+  STRATA_CANCELLED: { http: 499, grpc: GrpcStatus.CANCELLED },
+  STRATA_SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  STRATA_WORKER_FAILED: { http: 500, grpc: GrpcStatus.INTERNAL },
+  STRATA_POINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  STRATA_UNAUTHENTICATED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
+  STRATA_READ_ONLY: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED },
+  STRATA_PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  STRATA_UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT },
+  STRATA_ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
+  STRATA_INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
+};
+
+/** Errors that are the server's fault: logged with their stack, answered without internals. */
+export function isServerFault(e: StrataError): boolean {
+  return STATUS_OF[e.code].http >= 500 && e.code !== 'STRATA_SHUTTING_DOWN' && e.code !== 'STRATA_DEADLINE_EXCEEDED';
+}
+
+/** Something thrown that is not a StrataError: a bug. The message says so without leaking internals. */
+export function internalError(cause: unknown): StrataError {
+  return new StrataError('STRATA_INTERNAL', 'internal error while serving the request (logged on the server)', {}, { cause });
+}
+
+export function asStrataError(e: unknown): StrataError {
+  return e instanceof StrataError ? e : internalError(e);
+}

@@ -1,0 +1,122 @@
+// The gRPC messages as proto-loader decodes them (LOADER_OPTIONS: snake_case names, absent scalars
+// as defaults, absent `optional` fields as undefined, absent messages as null).
+import type { StrataSearchStats } from '../api/stats-view.js';
+
+export interface SearchParamsMsg {
+  hnsw_ef?: number;
+  exact?: boolean;
+}
+
+export interface SearchRequestMsg {
+  collection_name: string;
+  vector: number[];
+  limit: number;
+  offset?: number;
+  params: SearchParamsMsg | null;
+  with_vector: boolean;
+  score_threshold?: number;
+  timeout_ms?: number;
+}
+
+export interface ScoredPointMsg {
+  id: number;
+  version: number;
+  score: number;
+  vector: number[];
+}
+
+export interface SearchResponseMsg {
+  result: ScoredPointMsg[];
+  strata: StrataSearchStats;
+  time: number;
+}
+
+export interface SearchBatchRequestMsg {
+  collection_name: string;
+  searches: SearchRequestMsg[];
+  timeout_ms?: number;
+}
+
+export interface SearchBatchResponseMsg {
+  result: SearchResponseMsg[];
+  time: number;
+}
+
+export interface GetRequestMsg {
+  collection_name: string;
+  ids: number[];
+  with_vector: boolean;
+}
+
+export interface PointMsg {
+  id: number;
+  vector: number[];
+}
+
+export interface GetResponseMsg {
+  result: PointMsg[];
+  time: number;
+}
+
+export interface CountRequestMsg {
+  collection_name: string;
+}
+
+export interface CountResponseMsg {
+  count: number;
+  time: number;
+}
+
+export type ListCollectionsRequestMsg = Record<string, never>;
+
+export interface ListCollectionsResponseMsg {
+  collections: Array<{ name: string }>;
+  time: number;
+}
+
+export interface GetCollectionRequestMsg {
+  collection_name: string;
+}
+
+export interface TierInfoMsg {
+  kind: string;
+  nodes: number;
+  bytes: number;
+  resident_bytes: number;
+  binding_mode: string;
+  numa_node?: number;
+  pages_on_node?: number;
+  pages_elsewhere?: number;
+  note: string;
+}
+
+export interface CollectionInfoMsg {
+  name: string;
+  status: string;
+  dimension: number;
+  distance: string;
+  points_count: number;
+  hnsw_m: number;
+  hnsw_ef_construct: number;
+  tiers: TierInfoMsg[];
+  memory_mode: string;
+  memory_reason: string;
+  placement_policy: string;
+  dram_budget_bytes: number;
+  predicted_dram_share?: number;
+}
+
+export interface GetCollectionResponseMsg {
+  result: CollectionInfoMsg;
+  time: number;
+}
+
+export type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
+
+export interface HealthCheckRequestMsg {
+  service: string;
+}
+
+export interface HealthCheckResponseMsg {
+  status: ServingStatus;
+}

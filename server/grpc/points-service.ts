@@ -1,0 +1,152 @@
+// strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count. Messages use the REST bodies'
+// field names, so they go through the same parsers (server/api/requests.ts) and operations.
+import type * as grpc from '@grpc/grpc-js';
+import { invalidArgument } from '../../common/errors.js';
+import type { Collection } from '../../engine/collection.js';
+import type { Fields } from '../api/fields.js';
+import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
+import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
+import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
+import type {
+  CountRequestMsg,
+  CountResponseMsg,
+  GetRequestMsg,
+  GetResponseMsg,
+  SearchBatchRequestMsg,
+  SearchBatchResponseMsg,
+  SearchRequestMsg,
+  SearchResponseMsg,
+} from './messages.js';
+import type { Malformed } from './protos.js';
+
+function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name'): Collection {
+  if (name === '') throw invalidArgument(field, 'required: the name of a collection (Collections/List lists them)');
+  return ctx.engine.collection(name);
+}
+
+function toMessage(a: SearchAnswer, t0: number): SearchResponseMsg {
+  return {
+    // `repeated float` takes arrays, not Float32Array.
+    result: a.hits.map((h) => ({ id: h.id, version: 0, score: h.score, vector: h.vector ? Array.from(h.vector) : [] })),
+    strata: a.stats,
+    time: secondsSince(t0),
+  };
+}
+
+async function search(ctx: GrpcContext, req: SearchRequestMsg, call: AnyCall, signal: AbortSignal | undefined): Promise<SearchResponseMsg> {
+  const t0 = performance.now();
+  const c = collectionOf(ctx, req.collection_name);
+  const plan = parseSearch(req as unknown as Fields, c.index.meta.dim);
+  return toMessage(await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
+}
+
+/**
+ * Answers a stream of searches in order. Searches run concurrently, up to the batch limit in
+ * flight; beyond it, and while the client does not read its answers (write backpressure), reading
+ * is paused, so memory stays bounded whatever the client does. The first failure ends the stream
+ * with that request's status.
+ */
+function searchStream(ctx: GrpcContext): grpc.handleBidiStreamingCall<SearchRequestMsg | Malformed, SearchResponseMsg> {
+  return (call) => {
+    const t0 = performance.now();
+    const pending: Array<Promise<SearchResponseMsg>> = [];
+    let answered = 0;
+    let inputEnded = false;
+    let done = false;
+    let writing = false;
+    const finish = (err: grpc.ServerErrorResponse | null): void => {
+      if (done) return;
+      done = true;
+      ctx.metrics.observeGrpc('SearchStream', statusName(err?.code ?? 0), secondsSince(t0));
+      if (err) call.emit('error', err);
+      else call.end();
+    };
+    try {
+      admit(ctx, call.metadata, false);
+    } catch (e) {
+      finish(serviceError(ctx, e));
+      return;
+    }
+    const signal = callSignal(call);
+    const drained = (): Promise<void> =>
+      new Promise((resolve) => {
+        const go = (): void => {
+          call.off('drain', go);
+          call.off('cancelled', go);
+          resolve();
+        };
+        call.on('drain', go);
+        call.on('cancelled', go);
+      });
+    const pump = async (): Promise<void> => {
+      if (writing) return;
+      writing = true;
+      try {
+        while (!done && pending.length > 0) {
+          const msg = await pending[0]!;
+          pending.shift();
+          answered++;
+          if (done) return;
+          if (!call.write(msg)) await drained();
+          if (call.isPaused() && pending.length < ctx.options.maxBatch) call.resume();
+        }
+      } catch (e) {
+        finish(serviceError(ctx, e, `request ${answered}: `));
+        return;
+      } finally {
+        writing = false;
+      }
+      if (inputEnded && pending.length === 0) finish(null);
+    };
+    call.on('data', (m: SearchRequestMsg | Malformed) => {
+      if (done) return;
+      const p = (async () => search(ctx, decoded(m), call, signal))();
+      p.catch(() => {}); // observed in order by pump()
+      pending.push(p);
+      if (pending.length >= ctx.options.maxBatch) call.pause();
+      void pump();
+    });
+    call.on('end', () => {
+      inputEnded = true;
+      void pump();
+    });
+    call.on('cancelled', () => {
+      if (!done) ctx.metrics.observeGrpc('SearchStream', 'CANCELLED', secondsSince(t0));
+      done = true;
+    });
+    call.on('error', () => {
+      done = true;
+    });
+  };
+}
+
+export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementation {
+  return {
+    Search: unary<SearchRequestMsg, SearchResponseMsg>(ctx, 'Search', (req, call) => search(ctx, req, call, undefined)),
+    SearchBatch: unary<SearchBatchRequestMsg, SearchBatchResponseMsg>(ctx, 'SearchBatch', async (req, call) => {
+      const t0 = performance.now();
+      const c = collectionOf(ctx, req.collection_name);
+      checkBatchSize(req.searches.length, ctx.options.maxBatch, 'searches');
+      const plans = req.searches.map((s, i) => {
+        if (s.collection_name !== '' && s.collection_name !== req.collection_name) {
+          throw invalidArgument(`searches[${i}].collection_name`, `must be empty or "${req.collection_name}" (one collection per batch), got "${s.collection_name.slice(0, 60)}"`);
+        }
+        return parseSearch(s as unknown as Fields, c.index.meta.dim, `searches[${i}].`);
+      });
+      const answers = await searchBatch(c, plans, requestControl(call, undefined, req.timeout_ms));
+      return { result: answers.map((a) => toMessage(a, t0)), time: secondsSince(t0) };
+    }),
+    SearchStream: searchStream(ctx),
+    Get: unary<GetRequestMsg, GetResponseMsg>(ctx, 'Get', (req) => {
+      const t0 = performance.now();
+      const c = collectionOf(ctx, req.collection_name);
+      const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false });
+      const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ? Array.from(p.vector) : [] }));
+      return { result, time: secondsSince(t0) };
+    }),
+    Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {
+      const t0 = performance.now();
+      return { count: collectionOf(ctx, req.collection_name).count(), time: secondsSince(t0) };
+    }),
+  };
+}

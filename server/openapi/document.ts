@@ -1,0 +1,284 @@
+// The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
+// docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
+// It documents the default limits; `strata serve --body-limit/--max-batch` change them.
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
+import { VERSION } from '../rest/routes/health.js';
+import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
+
+type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+type Obj = { [k: string]: Json };
+
+const ref = (name: string): Obj => ({ $ref: `#/components/schemas/${name}` });
+const MSGPACK = 'application/msgpack';
+
+/** Both encodings of a body: JSON, and MessagePack with the same structure (vectors may be float32 typed arrays). */
+const content = (schema: Obj): Obj => ({ 'application/json': { schema }, [MSGPACK]: { schema } });
+
+/** Qdrant's envelope around a result, optionally with Strata's `strata` field. */
+const envelope = (result: Obj, strata?: Obj): Obj => ({
+  type: 'object',
+  required: ['result', 'status', 'time'],
+  properties: {
+    result,
+    status: { const: 'ok' },
+    time: { type: 'number', description: 'Seconds the server spent on the request.' },
+    ...(strata ? { strata } : {}),
+  },
+});
+
+const errorResponse = (description: string): Obj => ({ description, content: content(ref('ErrorResponse')) });
+
+const ERRORS: Obj = {
+  '400': errorResponse('Bad input: the message names the field (STRATA_INVALID_ARGUMENT).'),
+  '401': errorResponse('Missing or wrong API key (STRATA_UNAUTHENTICATED).'),
+  '404': errorResponse('Unknown collection or point (STRATA_COLLECTION_NOT_FOUND, STRATA_POINT_NOT_FOUND).'),
+  '413': errorResponse('Body over the body limit or batch over the batch limit; the message says the limit and how to split (STRATA_PAYLOAD_TOO_LARGE).'),
+  '415': errorResponse('Content type other than JSON or MessagePack (STRATA_UNSUPPORTED_MEDIA_TYPE).'),
+  '503': errorResponse('Shutting down (STRATA_SHUTTING_DOWN); retry after the Retry-After seconds on another replica.'),
+};
+const SEARCH_ERRORS: Obj = {
+  ...ERRORS,
+  '429': errorResponse('The collection queue is full (STRATA_OVERLOADED); retry after the Retry-After seconds.'),
+  '504': errorResponse('No answer before the deadline set by ?timeout= (STRATA_DEADLINE_EXCEEDED).'),
+};
+
+const collectionName: Obj = { name: 'collection_name', in: 'path', required: true, schema: { type: 'string' } };
+const timeout: Obj = {
+  name: 'timeout',
+  in: 'query',
+  required: false,
+  description: `Deadline in seconds (0 < timeout <= ${MAX_TIMEOUT_SECONDS}); past it the request fails with 504.`,
+  schema: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMEOUT_SECONDS },
+};
+
+const ok = (description: string, schema: Obj): Obj => ({ '200': { description, content: content(schema) }, ...ERRORS });
+const searchOk = (description: string, schema: Obj): Obj => ({ '200': { description, content: content(schema) }, ...SEARCH_ERRORS });
+
+function post(summary: string, body: Obj, responses: Obj, search = false): Obj {
+  return {
+    summary,
+    parameters: [collectionName, ...(search ? [timeout] : [])],
+    requestBody: { required: false, content: content(body) },
+    responses,
+  };
+}
+
+function schemas(): Obj {
+  const vector: Obj = { type: 'array', items: { type: 'number' }, description: 'Exactly the collection dimension of finite numbers (float32). In MessagePack also a Float32Array (msgpackr typed-array extension: ext type 0x74, first data byte 7, then little-endian float32).' };
+  const params: Obj = {
+    type: 'object',
+    properties: {
+      hnsw_ef: { type: 'integer', minimum: 1, maximum: MAX_HNSW_EF, description: 'Candidate list size (default max(64, limit + offset)); raised to limit + offset when smaller.' },
+      exact: { type: 'boolean', description: 'Brute force over every tier instead of the graph.' },
+    },
+  };
+  const windowProps: Obj = {
+    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
+    offset: { type: 'integer', minimum: 0, maximum: MAX_LIMIT, description: `Results to skip; limit + offset <= ${MAX_LIMIT}.` },
+  };
+  const common: Obj = {
+    filter: ref('Filter'),
+    params: ref('SearchParams'),
+    with_payload: { description: 'Points carry no payload: anything but false gives payload {}.', oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }, { type: 'object' }] },
+    with_vector: { type: 'boolean', default: false },
+    score_threshold: { type: 'number', description: 'Euclid: keep score <= threshold; Dot and Cosine: keep score >= threshold.' },
+  };
+  const tierCounts: Obj = { type: 'object', properties: { dram: { type: 'number' }, cxl: { type: 'number' } } };
+  return {
+    Vector: vector,
+    SearchParams: params,
+    Filter: {
+      type: 'object',
+      description: 'Strata points carry no payload: only an empty filter (no conditions, or empty must/should/must_not) is accepted; any condition is a 400 naming `filter`.',
+      properties: { must: { type: 'array', maxItems: 0 }, should: { type: 'array', maxItems: 0 }, must_not: { type: 'array', maxItems: 0 } },
+    },
+    ExtendedPointId: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', format: 'uuid', description: 'Valid, but never matches: Strata ids are integers.' }] },
+    SearchRequest: { type: 'object', required: ['vector', 'limit'], properties: { vector: ref('Vector'), ...windowProps, ...common } },
+    SearchBatchRequest: {
+      type: 'object',
+      required: ['searches'],
+      properties: { searches: { type: 'array', maxItems: DEFAULT_MAX_BATCH, items: ref('SearchRequest'), description: `At most --max-batch (default ${DEFAULT_MAX_BATCH}) searches; more is a 413.` } },
+    },
+    QueryRequest: {
+      type: 'object',
+      required: ['query'],
+      properties: {
+        query: { oneOf: [ref('Vector'), { type: 'object', required: ['nearest'], properties: { nearest: ref('Vector') } }], description: 'Nearest-vector queries only.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
+        offset: windowProps['offset']!,
+        ...common,
+      },
+    },
+    PointRequest: {
+      type: 'object',
+      required: ['ids'],
+      properties: { ids: { type: 'array', maxItems: MAX_IDS, items: ref('ExtendedPointId') }, with_payload: common['with_payload']!, with_vector: { type: 'boolean', default: false } },
+    },
+    ScrollRequest: {
+      type: 'object',
+      properties: {
+        offset: { type: 'integer', minimum: 0, description: 'Start from this point id (inclusive); points come in ascending id order.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_IDS, default: 10 },
+        filter: ref('Filter'),
+        with_payload: common['with_payload']!,
+        with_vector: { type: 'boolean', default: false },
+      },
+    },
+    CountRequest: { type: 'object', properties: { filter: ref('Filter'), exact: { type: 'boolean' } } },
+    ScoredPoint: {
+      type: 'object',
+      required: ['id', 'version', 'score', 'payload'],
+      properties: {
+        id: { type: 'integer' },
+        version: { type: 'integer', const: 0 },
+        score: { type: 'number', description: 'Euclid: Euclidean distance (smaller is better). Dot: dot product. Cosine: cosine similarity.' },
+        payload: { oneOf: [{ type: 'object', maxProperties: 0 }, { type: 'null' }] },
+        vector: ref('Vector'),
+      },
+    },
+    Record: {
+      type: 'object',
+      required: ['id', 'payload'],
+      properties: { id: { type: 'integer' }, payload: { oneOf: [{ type: 'object', maxProperties: 0 }, { type: 'null' }] }, vector: ref('Vector') },
+    },
+    StrataSearchStats: {
+      type: 'object',
+      description: 'What the search cost, per tier.',
+      properties: {
+        mode: { enum: ['local', 'ndp'] },
+        hops: { type: 'number' },
+        distance_computations: { type: 'number' },
+        accesses: tierCounts,
+        bytes: tierCounts,
+        dram_share: { type: 'number', description: 'Share of accesses served by the DRAM tier.' },
+        modelled_memory_ns: { type: 'number' },
+        modelled_cxl_extra_ns: { type: 'number' },
+        injected_ns: { type: 'number' },
+        link_messages: { type: 'number' },
+        link_bytes: { type: 'number' },
+      },
+    },
+    CollectionInfo: {
+      type: 'object',
+      required: ['status', 'points_count', 'config', 'strata'],
+      properties: {
+        status: { const: 'green' },
+        points_count: { type: 'integer' },
+        indexed_vectors_count: { type: 'integer' },
+        config: {
+          type: 'object',
+          properties: {
+            params: { type: 'object', properties: { vectors: { type: 'object', properties: { size: { type: 'integer' }, distance: { enum: ['Euclid', 'Dot', 'Cosine'] } } } } },
+            hnsw_config: { type: 'object', properties: { m: { type: 'integer' }, ef_construct: { type: 'integer' } } },
+          },
+        },
+        strata: {
+          type: 'object',
+          description: 'Tier sizes, bytes and verified placement (bindings), and the memory mode.',
+          properties: {
+            tiers: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  kind: { enum: ['dram', 'cxl'] },
+                  nodes: { type: 'integer' },
+                  bytes: { type: 'integer' },
+                  resident_bytes: { type: 'integer' },
+                  binding: {
+                    type: 'object',
+                    properties: {
+                      mode: { enum: ['numa', 'emulated', 'unbound'] },
+                      node: { type: ['integer', 'null'] },
+                      pages: { type: 'integer' },
+                      pages_on_node: { type: ['integer', 'null'] },
+                      pages_elsewhere: { type: ['integer', 'null'] },
+                      note: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            },
+            placement: { type: 'object', properties: { policy: { type: 'string' }, dram_budget_bytes: { type: 'integer' }, predicted_dram_share: { type: ['number', 'null'] } } },
+            memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
+            read_only: { const: true },
+          },
+        },
+      },
+    },
+    ErrorResponse: {
+      type: 'object',
+      required: ['status', 'result', 'time'],
+      properties: { status: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } }, result: { type: 'null' }, time: { type: 'number' } },
+    },
+  };
+}
+
+function writePaths(): Obj {
+  const paths: Obj = {};
+  for (const r of WRITE_ROUTES) {
+    const path = r.url.replace(/:(\w+)/g, '{$1}');
+    const entry = (paths[path] ?? {}) as Obj;
+    entry[r.method.toLowerCase()] = {
+      summary: `Refused: ${READ_ONLY_MESSAGE}`,
+      responses: { '405': errorResponse('STRATA_READ_ONLY; the Allow header lists the methods the path answers.') },
+    };
+    paths[path] = entry;
+  }
+  return paths;
+}
+
+export function openApiDocument(): Obj {
+  const C = '/collections/{collection_name}';
+  const text = (description: string): Obj => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+  const readPaths: Obj = {
+    '/': { get: { summary: 'Name and version', security: [], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' }, version: { type: 'string' } } } } } } } } },
+    '/collections': { get: { summary: 'List collections', responses: ok('Collection names', envelope({ type: 'object', properties: { collections: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } })) } },
+    [C]: { get: { summary: 'Describe a collection (Qdrant shape plus tier placement)', parameters: [collectionName], responses: ok('Collection', envelope(ref('CollectionInfo'))) } },
+    [`${C}/exists`]: { get: { summary: 'Whether a collection exists', parameters: [collectionName], responses: ok('Existence', envelope({ type: 'object', properties: { exists: { type: 'boolean' } } })) } },
+    [`${C}/points/search`]: { post: post('Nearest neighbours of a vector', ref('SearchRequest'), searchOk('Scored points, best first', envelope({ type: 'array', items: ref('ScoredPoint') }, ref('StrataSearchStats'))), true) },
+    [`${C}/points/search/batch`]: {
+      post: post('Several searches in one request', ref('SearchBatchRequest'), searchOk('One list of scored points per search, in order', envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } }, { type: 'array', items: ref('StrataSearchStats') })), true),
+    },
+    [`${C}/points/query`]: { post: post('Universal query (nearest-vector queries)', ref('QueryRequest'), searchOk('Scored points, best first', envelope({ type: 'object', properties: { points: { type: 'array', items: ref('ScoredPoint') } } }, ref('StrataSearchStats'))), true) },
+    [`${C}/points`]: { post: post('Points by id (missing ids are left out)', ref('PointRequest'), ok('Points', envelope({ type: 'array', items: ref('Record') }))) },
+    [`${C}/points/{id}`]: {
+      get: {
+        summary: 'One point by id (404 when missing)',
+        parameters: [collectionName, { name: 'id', in: 'path', required: true, schema: ref('ExtendedPointId') }],
+        responses: ok('Point with its vector', envelope(ref('Record'))),
+      },
+    },
+    [`${C}/points/scroll`]: { post: post('Points in id order, a page at a time', ref('ScrollRequest'), ok('A page and the next page offset', envelope({ type: 'object', properties: { points: { type: 'array', items: ref('Record') }, next_page_offset: { type: ['integer', 'null'] } } }))) },
+    [`${C}/points/count`]: { post: post('Number of points', ref('CountRequest'), ok('Count', envelope({ type: 'object', properties: { count: { type: 'integer' } } }))) },
+    '/healthz': { get: { summary: 'The server works', responses: { '200': text('healthz check passed') } } },
+    '/livez': { get: { summary: 'The process answers (no API key needed)', security: [], responses: { '200': text('livez check passed') } } },
+    '/readyz': { get: { summary: 'Every collection loaded with its tiers bound, and not draining', responses: { '200': text('ready'), '503': text('not ready, with the reason') } } },
+    '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': text('Prometheus text format') } } },
+    '/openapi.json': { get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+  };
+  const paths: Obj = { ...readPaths };
+  for (const [p, ops] of Object.entries(writePaths())) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Strata query service',
+      version: VERSION,
+      description:
+        `Read-only, Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
+        `Bodies are JSON or MessagePack (Content-Type ${MSGPACK}); answers are MessagePack when Accept asks for ${MSGPACK}. ` +
+        `Limits: request body ${DEFAULT_BODY_LIMIT} bytes (--body-limit), ${DEFAULT_MAX_BATCH} searches per batch (--max-batch), limit + offset <= ${MAX_LIMIT}, hnsw_ef <= ${MAX_HNSW_EF}. ` +
+        'Errors use Qdrant\'s envelope {"status": {"error": "..."}, "result": null, "time": t}. See docs/api.md.',
+    },
+    servers: [{ url: 'http://127.0.0.1:6333' }],
+    security: [{}, { apiKey: [] }, { bearer: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: 'Required on every route but /livez when the server runs with --api-key.' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: schemas(),
+    },
+    paths,
+  };
+}

@@ -1,0 +1,71 @@
+// The REST server: fastify with an explicit body limit, the MessagePack parser, one error handler,
+// hooks for draining, authentication and metrics, and the route modules.
+import { fastify, LogController, type FastifyInstance } from 'fastify';
+import { StrataError } from '../../common/errors.js';
+import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
+import { registerMsgpackParser } from './codec.js';
+import type { RestContext } from './context.js';
+import { answerError, MAX_PARAM_LENGTH, registerErrorHandler } from './error-handler.js';
+import { registerCollectionRoutes } from './routes/collections.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerOpenApiRoute } from './routes/openapi.js';
+import { registerPointRoutes } from './routes/points.js';
+import { registerReadOnlyRoutes } from './routes/read-only.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Answered without an API key and while draining (/livez). */
+    public?: boolean;
+  }
+}
+
+export function buildRest(ctx: RestContext): FastifyInstance {
+  const app = fastify({
+    logger: { level: ctx.options.logLevel },
+    bodyLimit: ctx.options.bodyLimit,
+    // One log line per request costs more than a search at high rates: requests are logged at
+    // debug level by the onResponse hook, server faults at error level by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Draining answers 503 in Qdrant's envelope from the onRequest hook instead.
+    return503OnClosing: false,
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors the router raises before any hook (bad %-escapes, overlong parameters) get the same envelope.
+    frameworkErrors: (err, req, reply) => {
+      answerError(err, req, reply, ctx.options.bodyLimit);
+    },
+  });
+  registerMsgpackParser(app);
+  registerErrorHandler(app, ctx.options.bodyLimit);
+
+  // Hooks take callbacks rather than being async: no promise per request on the hot path.
+  const check = keyCheck(ctx.options.apiKey);
+  app.addHook('onRequest', (req, _reply, done) => {
+    const route = req.routeOptions; // a getter that builds an object: read it once
+    if (route.config.public === true) return done();
+    if (check && !check(presentedKey(req.headers['api-key'], req.headers.authorization))) {
+      return done(new StrataError('STRATA_UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE, {}));
+    }
+    // /readyz still answers (503 with the reason) while draining.
+    if (ctx.lifecycle.draining && route.url !== '/readyz') {
+      return done(new StrataError('STRATA_SHUTTING_DOWN', 'server shutting down: retry on another replica', {}));
+    }
+    done();
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    // Unmatched paths share one label so that scanners cannot grow the metric's cardinality.
+    const route = req.routeOptions.url ?? 'unmatched';
+    ctx.metrics.observeHttp(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
+    req.log.debug({ route, method: req.method, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+    done();
+  });
+
+  registerHealthRoutes(app, ctx);
+  registerCollectionRoutes(app, ctx);
+  registerPointRoutes(app, ctx);
+  registerReadOnlyRoutes(app);
+  registerMetricsRoutes(app, ctx);
+  registerOpenApiRoute(app);
+  return app;
+}

@@ -1,0 +1,78 @@
+// Point routes: search, search/batch, query, retrieve (by ids and by one id), scroll, count. Each
+// handler is the same three steps: find the collection, parse the body into a plan, run the plan and
+// wrap the answer in Qdrant's envelope. The POST routes carry no fastify schema: bodies and
+// `?timeout=` are checked by hand (server/api/requests.ts, call-control.ts), and an extra ajv pass
+// over path and query costs more on these hot routes than the checks themselves.
+import type { FastifyInstance } from 'fastify';
+import { bodyObject, pointIdAt } from '../../api/fields.js';
+import { getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, parseSearchBatch } from '../../api/requests.js';
+import { callControl } from '../call-control.js';
+import { codecFor, send } from '../codec.js';
+import type { CallQuery, CollectionParams, RestContext } from '../context.js';
+import { ok } from '../envelope.js';
+import { pointParams } from '../schemas.js';
+import { record, scoredPoint } from '../shapes.js';
+
+interface PostRoute {
+  Params: CollectionParams;
+  Querystring: CallQuery;
+  Body: unknown;
+}
+
+export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): void {
+  const base = '/collections/:collection_name/points';
+
+  app.post<PostRoute>(`${base}/search`, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const plan = parseSearch(bodyObject(req.body), c.index.meta.dim);
+    const a = await searchPoints(c, plan, callControl(req));
+    const codec = codecFor(req);
+    return send(reply, codec, ok(reply, a.hits.map((h) => scoredPoint(h, a.withPayload, codec)), { strata: a.stats }));
+  });
+
+  app.post<PostRoute>(`${base}/search/batch`, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const plans = parseSearchBatch(bodyObject(req.body), c.index.meta.dim, ctx.options.maxBatch);
+    const answers = await searchBatch(c, plans, callControl(req));
+    const codec = codecFor(req);
+    const result = answers.map((a) => a.hits.map((h) => scoredPoint(h, a.withPayload, codec)));
+    return send(reply, codec, ok(reply, result, { strata: answers.map((a) => a.stats) }));
+  });
+
+  app.post<PostRoute>(`${base}/query`, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const plan = parseQuery(bodyObject(req.body), c.index.meta.dim);
+    const a = await searchPoints(c, plan, callControl(req));
+    const codec = codecFor(req);
+    return send(reply, codec, ok(reply, { points: a.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }, { strata: a.stats }));
+  });
+
+  app.post<PostRoute>(base, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const plan = parseRetrieve(bodyObject(req.body));
+    const codec = codecFor(req);
+    return send(reply, codec, ok(reply, retrievePoints(c, plan).map((r) => record(r, plan.withPayload, codec))));
+  });
+
+  app.get<{ Params: CollectionParams & { id: string } }>(`${base}/:id`, { schema: { params: pointParams } }, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const pt = getPointOrThrow(c, pointIdAt(req.params.id, 'id'), req.params.id);
+    const codec = codecFor(req);
+    return send(reply, codec, ok(reply, record(pt, true, codec)));
+  });
+
+  app.post<PostRoute>(`${base}/scroll`, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const plan = parseScroll(bodyObject(req.body));
+    const page = scrollPoints(c, plan);
+    const codec = codecFor(req);
+    return send(reply, codec, ok(reply, { points: page.points.map((r) => record(r, plan.withPayload, codec)), next_page_offset: page.next }));
+  });
+
+  app.post<PostRoute>(`${base}/count`, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    parseCount(bodyObject(req.body));
+    return send(reply, codecFor(req), ok(reply, { count: c.count() }));
+  });
+}

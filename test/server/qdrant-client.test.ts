@@ -1,0 +1,100 @@
+// The official Qdrant JS client (@qdrant/js-client-rest) against a Strata server: its read calls
+// work and answer what the in-process engine answers; its write calls fail with the read-only error.
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../engine/engine.js';
+import { buildIndexes, COUNT, DIM, expectedScore, openEngine, startServer, type Indexes, type Running } from './fixture.js';
+
+let ix: Indexes;
+let engine: Engine;
+let srv: Running;
+let client: QdrantClient;
+
+beforeAll(async () => {
+  ix = await buildIndexes({ cosine: true });
+  engine = await openEngine(ix, {}, true);
+  srv = await startServer(engine);
+  client = new QdrantClient({ url: srv.url, checkCompatibility: false });
+});
+
+afterAll(async () => {
+  await srv?.close();
+  await engine?.close();
+  ix?.tmp.cleanup();
+});
+
+async function engineHits(collection: string, q: Float32Array, k: number): Promise<Array<{ id: number; score: number }>> {
+  const c = engine.collection(collection);
+  const r = await c.search({ vector: q, k });
+  return r.hits.map((h) => ({ id: h.id, score: expectedScore(c.index.meta.metric, h.distance) }));
+}
+
+describe('official Qdrant client', () => {
+  it('lists collections, describes one and checks existence', async () => {
+    expect((await client.getCollections()).collections.map((c) => c.name)).toEqual(['vectors', 'cosine']);
+    const info = await client.getCollection('vectors');
+    expect(info.status).toBe('green');
+    expect(info.points_count).toBe(COUNT);
+    expect(info.config.params.vectors).toMatchObject({ size: DIM, distance: 'Euclid' });
+    expect(info.config.hnsw_config.m).toBe(8);
+    expect((await client.collectionExists('cosine')).exists).toBe(true);
+    expect((await client.collectionExists('nope')).exists).toBe(false);
+  });
+
+  it('searches (Euclid and Cosine) and gets the engine\'s ids and converted scores', async () => {
+    for (const name of ['vectors', 'cosine']) {
+      for (let i = 0; i < 5; i++) {
+        const q = ix.query(i);
+        const hits = await client.search(name, { vector: Array.from(q), limit: 10 });
+        expect(hits.map((h) => ({ id: h.id, score: h.score }))).toEqual(await engineHits(name, q, 10));
+        // The client asks for payloads by default; Strata points have an empty one.
+        expect(hits.every((h) => h.version === 0 && JSON.stringify(h.payload) === '{}')).toBe(true);
+      }
+    }
+  });
+
+  it('runs a search batch, a query, retrieve, scroll and count', async () => {
+    const q0 = ix.query(0);
+    const q1 = ix.query(1);
+    const batch = await client.searchBatch('vectors', { searches: [{ vector: Array.from(q0), limit: 3 }, { vector: Array.from(q1), limit: 4 }] });
+    expect(batch.map((hits) => hits.map((h) => h.id))).toEqual([(await engineHits('vectors', q0, 3)).map((h) => h.id), (await engineHits('vectors', q1, 4)).map((h) => h.id)]);
+
+    const query = await client.query('vectors', { query: Array.from(q1), limit: 5, with_vector: true });
+    expect(query.points.map((p) => p.id)).toEqual((await engineHits('vectors', q1, 5)).map((h) => h.id));
+    expect(query.points[0]!.vector).toEqual(Array.from(engine.collection('vectors').getPoint(Number(query.points[0]!.id))!.vector));
+
+    const got = await client.retrieve('vectors', { ids: [3, 1, 999_999], with_vector: true });
+    expect(got.map((p) => p.id)).toEqual([3, 1]);
+    expect(got[0]!.vector).toEqual(Array.from(engine.collection('vectors').getPoint(3)!.vector));
+
+    const page = await client.scroll('vectors', { limit: 5, offset: 100 });
+    expect(page.points.map((p) => p.id)).toEqual([100, 101, 102, 103, 104]);
+    expect(page.next_page_offset).toBe(105);
+
+    expect((await client.count('vectors')).count).toBe(COUNT);
+    expect((await client.count('vectors', { exact: false })).count).toBe(COUNT);
+  });
+
+  it('fails writes (upsert, delete, create) with the read-only error', async () => {
+    const calls: Array<Promise<unknown>> = [
+      client.upsert('vectors', { wait: true, points: [{ id: 1, vector: new Array<number>(DIM).fill(0) }] }),
+      client.delete('vectors', { points: [1] }),
+      client.createCollection('other', { vectors: { size: DIM, distance: 'Cosine' } }),
+    ];
+    for (const p of calls) {
+      const e = await p.then(() => null, (err: unknown) => err as { status?: number; message: string; data?: unknown });
+      expect(e).not.toBeNull();
+      expect(e!.status).toBe(405);
+      expect(JSON.stringify(e!.data)).toMatch(/read-only: build with strata build/);
+    }
+  });
+
+  it('surfaces a 404 for an unknown collection and a 400 naming the field for a wrong dimension', async () => {
+    const miss = await client.search('nope', { vector: Array.from(ix.query(0)), limit: 3 }).then(() => null, (e: unknown) => e as { status: number; data: unknown });
+    expect(miss!.status).toBe(404);
+    expect(JSON.stringify(miss!.data)).toMatch(/collection \\"nope\\" not found/);
+    const bad = await client.search('vectors', { vector: [1, 2, 3], limit: 3 }).then(() => null, (e: unknown) => e as { status: number; data: unknown });
+    expect(bad!.status).toBe(400);
+    expect(JSON.stringify(bad!.data)).toMatch(/vector: expected 16 dimensions, got 3/);
+  });
+});

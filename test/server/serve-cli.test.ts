@@ -1,0 +1,62 @@
+// `strata serve` end to end (bin/strata.js over dist/): serves an index directory, prints its URLs and
+// a ready-to-paste curl query that works, and exits 0 after draining on SIGTERM.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, ROOT, strata } from '../helpers/cli.js';
+import { buildIndexes, http, type Indexes } from './fixture.js';
+
+let ix: Indexes;
+
+beforeAll(async () => {
+  ensureBuilt();
+  ix = await buildIndexes();
+});
+
+afterAll(() => ix?.tmp.cleanup());
+
+describe('strata serve', () => {
+  it('serves an index directory under --name, prints a working curl example, and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', ix.l2, '--name', 'things', '--port', '0', '--grpc-port', '0', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (/^curl .*$/m.test(out)) resolve();
+        };
+        child.stdout.on('data', check);
+        void exited.then((code) => reject(new Error(`strata serve exited (${code}) before printing its URLs:\n${out}\n${err}`)));
+      });
+      const rest = /^REST\s+(http:\/\/127\.0\.0\.1:\d+)/m.exec(out)?.[1];
+      expect(rest).toBeDefined();
+      expect(out).toMatch(/^gRPC\s+127\.0\.0\.1:\d+/m);
+      expect(out).toContain('things (2000 points, 16-d)');
+      const curl = /^curl .* -X POST (\S+) .* -d '(.*)'$/m.exec(out)!;
+      expect(curl[1]).toBe(`${rest}/collections/things/points/search`);
+      const r = await http(rest!, 'POST', '/collections/things/points/search', JSON.parse(curl[2]!));
+      expect(r.status).toBe(200);
+      expect((r.body as { result: unknown[] }).result).toHaveLength(5);
+      expect((await http(rest!, 'GET', '/readyz')).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(err).toMatch(/SIGTERM, draining/);
+    expect(err).toMatch(/stopped/);
+  });
+
+  it('refuses a --name count that does not match the directories, naming the option', () => {
+    const r = strata(['serve', ix.l2, ix.l2, '--name', 'one', '--port', '0', '--no-grpc']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/STRATA_INVALID_ARGUMENT: --name given 1 times for 2 index directories/);
+  });
+
+  it('refuses --demo together with index directories', () => {
+    const r = strata(['serve', ix.l2, '--demo', '--port', '0', '--no-grpc']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--demo serves the embedded dataset/);
+  });
+});
