@@ -8,6 +8,7 @@
 // other group's tier work: CXL-ANNS's scheduling split, across queries.
 import { batchCostNs, tierCosts, type CostModelParams, type TierCosts } from '../../tiers/cost-model.js';
 import { stallNs } from '../../tiers/stall.js';
+import { chargeAdjacency, chargeBytes } from '../../index/search/accounting.js';
 import { MaxHeap, MinHeap } from '../../index/search/heaps.js';
 import { drainTop } from '../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../index/search/stats.js';
@@ -421,31 +422,11 @@ export class NdpRunner {
   }
 
   private chargeBytes(q: QState, tier: number, bytes: number): void {
-    const ns = bytes * this.costs.nsPerByte[tier]!;
-    const dramNs = bytes * this.costs.nsPerByte[0]!;
-    q.stats[STAT.modelledNs]! += ns;
-    q.stats[STAT.modelledDramOnlyNs]! += dramNs;
-    q.owedNs += ns - dramNs;
+    q.owedNs += chargeBytes(q.stats, this.costs, tier, bytes);
   }
 
   private chargeAdjacency(q: QState, tier: number, bytes: number, latencyHidden: boolean): void {
-    const st = q.stats;
-    if (tier === 0) {
-      st[STAT.adjReadsDram]!++;
-      st[STAT.adjBytesDram]! += bytes;
-    } else {
-      st[STAT.adjReadsCxl]!++;
-      st[STAT.adjBytesCxl]! += bytes;
-    }
-    if (latencyHidden) {
-      this.chargeBytes(q, tier, bytes);
-      return;
-    }
-    const ns = batchCostNs(this.costs, tier, 1, bytes);
-    const dramNs = batchCostNs(this.costs, 0, 1, bytes);
-    st[STAT.modelledNs]! += ns;
-    st[STAT.modelledDramOnlyNs]! += dramNs;
-    q.owedNs += ns - dramNs;
+    q.owedNs += chargeAdjacency(q.stats, this.costs, tier, bytes, latencyHidden);
   }
 
   private finish(q: QState): void {

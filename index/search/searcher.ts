@@ -8,6 +8,7 @@ import { batchCostNs, costModel, tierCosts, type CostModelParams, type TierCosts
 import { stallNs } from '../../tiers/stall.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Segment } from '../tiered/segment.js';
+import { chargeAdjacency, chargeBytes } from './accounting.js';
 import { MaxHeap, MinHeap } from './heaps.js';
 import { STAT, STAT_FIELDS } from './stats.js';
 
@@ -336,31 +337,11 @@ export class Searcher {
 
   /** Bandwidth-only cost of bytes moved from a tier. */
   private chargeBytes(tier: number, bytes: number): void {
-    const st = this.stats;
-    const ns = bytes * this.costs.nsPerByte[tier]!;
-    const dramNs = bytes * this.costs.nsPerByte[0]!;
-    st[STAT.modelledNs]! += ns;
-    st[STAT.modelledDramOnlyNs]! += dramNs;
-    this.owedNs += ns - dramNs;
+    this.owedNs += chargeBytes(this.stats, this.costs, tier, bytes);
   }
 
   private chargeAdjacency(tier: number, bytes: number, node: number, latencyHidden: boolean): void {
-    const st = this.stats;
-    if (tier === 0) {
-      st[STAT.adjReadsDram]!++;
-      st[STAT.adjBytesDram]! += bytes;
-    } else {
-      st[STAT.adjReadsCxl]!++;
-      st[STAT.adjBytesCxl]! += bytes;
-    }
-    if (latencyHidden) this.chargeBytes(tier, bytes);
-    else {
-      const ns = batchCostNs(this.costs, tier, 1, bytes);
-      const dramNs = batchCostNs(this.costs, 0, 1, bytes);
-      st[STAT.modelledNs]! += ns;
-      st[STAT.modelledDramOnlyNs]! += dramNs;
-      this.owedNs += ns - dramNs;
-    }
+    this.owedNs += chargeAdjacency(this.stats, this.costs, tier, bytes, latencyHidden);
     if (this.trace !== null) this.trace[node]!++;
   }
 
