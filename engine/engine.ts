@@ -8,6 +8,7 @@ import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
+import { readTopology } from '../tiers/topology.js';
 import { Collection } from './collection.js';
 import { InlineExecutor, PoolExecutor, workerFile, type Executor } from './executor.js';
 import { createChannel } from './ndp/channel.js';
@@ -104,6 +105,9 @@ export class Engine {
       links.push({ handle, ndp });
     }
 
+    // On a real NUMA plan, threads run on the CPUs of the DRAM tier's node (the CXL node has none).
+    const plan = opened[0]?.memory;
+    const cpus = plan && plan.mode === 'numa' && plan.nodes[0] !== null ? readTopology().nodes.find((n) => n.id === plan.nodes[0])?.cpus ?? null : null;
     const ndpOptions: NdpOptions = { inflight: opts.inflightPerThread, pipeline: opts.pipeline, prefetch: opts.prefetch, inject: opts.inject, cost, spin: opts.spin };
     const searcherOptions = { cost, inject: opts.inject, prefetch: opts.prefetch };
 
@@ -124,6 +128,7 @@ export class Engine {
           cost,
           node: opened[ci]!.index.tiers[1]!.binding.node,
           spin: opts.spin,
+          cpus,
         };
         const done = pool.run(args) as Promise<ServeReport>;
         done.catch(() => {});
@@ -140,7 +145,7 @@ export class Engine {
       });
       executor = new InlineExecutor(contexts);
     } else {
-      executor = new PoolExecutor(opts.searchThreads, { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4) });
+      executor = new PoolExecutor(opts.searchThreads, { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus });
     }
     const collections = opened.map((oi, id) => new Collection(oi, executor, {
       id,

@@ -28,6 +28,8 @@ export interface NumaAddon {
   allowedNodes(): number[];
   maxNode(): number;
   pageSize(): number;
+  setThreadAffinity(cpus: number[]): void;
+  threadAffinity(): number[];
 }
 
 /** A kernel memory policy: mode is MPOL_DEFAULT (0), MPOL_PREFERRED (1), MPOL_BIND (2), ... */
@@ -327,4 +329,23 @@ export function setThreadMemoryPolicy(node: number | null): void {
 /** The calling thread's memory policy. */
 export function threadMemoryPolicy(): MemoryPolicy {
   return requireAddon('reading the thread memory policy').threadPolicy();
+}
+
+/**
+ * Runs the calling thread only on `cpus` (sched_setaffinity on this thread): a tier worker on the
+ * CPUs nearest its expander, search threads on the DRAM tier's node.
+ */
+export function setThreadAffinity(cpus: readonly number[]): void {
+  if (cpus.length === 0) throw new StrataError('STRATA_INVALID_ARGUMENT', 'cpus: at least one CPU is needed', { field: 'cpus' });
+  const addon = requireAddon(`pinning this thread to CPUs ${formatRangeList(cpus)}`);
+  try {
+    addon.setThreadAffinity([...cpus]);
+  } catch (e) {
+    throw new StrataError('STRATA_NUMA_BIND', `cannot pin this thread to CPUs ${formatRangeList(cpus)}: ${errorCode(e) ?? 'unknown error'} (${message(e)})`, { errno: errorCode(e) ?? null }, { cause: e });
+  }
+}
+
+/** The CPUs the calling thread may run on. */
+export function threadAffinity(): number[] {
+  return requireAddon('reading the thread CPU affinity').threadAffinity();
 }

@@ -3,6 +3,7 @@
 // near-data channels, so each search thread talks to the tier workers over its own channels.
 import { workerData } from 'node:worker_threads';
 import { TieredIndex } from '../../index/tiered/tiered-index.js';
+import { setThreadAffinity } from '../../tiers/numa.js';
 import { NdpRunner } from '../ndp/ndp-runner.js';
 import { makeContext, runTask, type SearchContext } from '../run-task.js';
 import type { QueryTask, TaskResult } from '../task.js';
@@ -13,6 +14,13 @@ let contexts: SearchContext[] | null = null;
 
 function init(): SearchContext[] {
   const me = Atomics.add(new Int32Array(data.threadCounter), 0, 1);
+  if (data.cpus !== null) {
+    try {
+      setThreadAffinity(data.cpus);
+    } catch {
+      // pinning is an optimisation; the thread searches correctly anywhere
+    }
+  }
   return data.collections.map((c) => {
     const index = TieredIndex.adopt(c.handle);
     const ndp = c.ndp ? new NdpRunner(index, { expanderOfSegment: c.ndp.expanderOfSegment, channels: c.ndp.channelsByThread[me]!, bell: new Int32Array(c.ndp.bell) }, data.ndpOptions) : null;

@@ -1,7 +1,7 @@
 // A tier worker: owns one CXL expander's part of a tier and computes distances there, on the data
 // where it lives. Started as one long-running piscina task that serves every search thread's
 // channels until the engine stops it; only ids and distances cross.
-import { setThreadMemoryPolicy } from '../../tiers/numa.js';
+import { setThreadAffinity, setThreadMemoryPolicy } from '../../tiers/numa.js';
 import { linkCostNs, tierCosts, type CostModelParams } from '../../tiers/cost-model.js';
 import { stallNs } from '../../tiers/stall.js';
 import { TieredIndex, type SharedIndexHandle } from '../../index/tiered/tiered-index.js';
@@ -19,6 +19,8 @@ export interface ServeArgs {
   node: number | null;
   /** Idle polls of the channels before sleeping on the doorbell. */
   spin: number;
+  /** CPUs nearest the expander (its node has none of its own); null: leave the scheduler alone. */
+  cpus: number[] | null;
 }
 
 export interface ServeReport {
@@ -34,6 +36,13 @@ export default function serve(a: ServeArgs): ServeReport {
       setThreadMemoryPolicy(a.node);
     } catch {
       // placement of the worker's own scratch is best effort; the tier's pages are bound already
+    }
+  }
+  if (a.cpus !== null) {
+    try {
+      setThreadAffinity(a.cpus);
+    } catch {
+      // pinning is an optimisation; without it the worker still serves its expander
     }
   }
   const index = TieredIndex.adopt(a.handle);

@@ -19,4 +19,6 @@ export interface SearchWorkerData {
   ndpOptions: NdpOptions;
   /** Shared counter: each worker takes the next thread number. */
   threadCounter: SharedArrayBuffer;
+  /** CPUs of the DRAM tier's node, where search threads run; null: no pinning (no NUMA plan). */
+  cpus: number[] | null;
 }

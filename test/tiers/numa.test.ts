@@ -9,7 +9,9 @@ import {
   pageNodes,
   probeAddon,
   rangePolicy,
+  setThreadAffinity,
   setThreadMemoryPolicy,
+  threadAffinity,
   threadMemoryPolicy,
   touchPages,
   verifyPlacement,
@@ -174,5 +176,21 @@ describe.skipIf(skip)('NUMA addon on this host', () => {
     expect(isStrataError(err, 'STRATA_NUMA_BIND')).toBe(true);
     expect((err as StrataError).message).toContain('EINVAL');
     expect(threadMemoryPolicy().mode).toBe(MPOL_DEFAULT);
+  });
+
+  it('pins the calling thread to a CPU and restores its affinity', () => {
+    const before = threadAffinity();
+    expect(before.length).toBeGreaterThan(0);
+    try {
+      setThreadAffinity([before[0]!]);
+      expect(threadAffinity()).toEqual([before[0]]);
+    } finally {
+      setThreadAffinity(before);
+    }
+    expect(threadAffinity()).toEqual(before);
+  });
+
+  it('refuses to pin to a CPU this host does not have, with STRATA_NUMA_BIND', () => {
+    expect(() => setThreadAffinity([8000])).toThrowError(expect.objectContaining({ code: 'STRATA_NUMA_BIND' }) as Error);
   });
 });

@@ -128,6 +128,13 @@ static long sys_get_mempolicy(int *mode, unsigned long *mask, unsigned long maxn
                               unsigned long flags) {
   return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
 }
+// tid 0 = the calling thread: affinity is per thread, like the memory policy.
+static long sys_sched_setaffinity(size_t len, const unsigned long *mask) {
+  return syscall(SYS_sched_setaffinity, 0, len, mask);
+}
+static long sys_sched_getaffinity(size_t len, unsigned long *mask) {
+  return syscall(SYS_sched_getaffinity, 0, len, mask);
+}
 #else
 static long sys_mbind(void *a, unsigned long l, int m, const unsigned long *k, unsigned long n, unsigned f) {
   (void)a; (void)l; (void)m; (void)k; (void)n; (void)f;
@@ -149,7 +156,21 @@ static long sys_get_mempolicy(int *m, unsigned long *k, unsigned long n, void *a
   errno = ENOSYS;
   return -1;
 }
+static long sys_sched_setaffinity(size_t len, const unsigned long *mask) {
+  (void)len; (void)mask;
+  errno = ENOSYS;
+  return -1;
+}
+static long sys_sched_getaffinity(size_t len, unsigned long *mask) {
+  (void)len; (void)mask;
+  errno = ENOSYS;
+  return -1;
+}
 #endif
+
+// CPU masks as wide as the kernel's largest NR_CPUS.
+#define CPU_LIMIT 8192
+#define CPU_WORDS (CPU_LIMIT / (8 * sizeof(unsigned long)))
 
 static size_t page_size(void) {
   static size_t cached = 0;
@@ -444,6 +465,55 @@ static napi_value MaxNode(napi_env env, napi_callback_info info) {
   return make_number(env, max);
 }
 
+// setThreadAffinity(cpus: number[]): run the calling thread only on these CPUs.
+static napi_value SetThreadAffinity(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  bool is_array = false;
+  if (argc < 1 || napi_is_array(env, argv[0], &is_array) != napi_ok || !is_array) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "setThreadAffinity(cpus) needs an array of CPU numbers");
+    return NULL;
+  }
+  uint32_t n = 0;
+  CHECK(napi_get_array_length(env, argv[0], &n));
+  unsigned long mask[CPU_WORDS];
+  memset(mask, 0, sizeof mask);
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value v;
+    int32_t cpu;
+    CHECK(napi_get_element(env, argv[0], i, &v));
+    if (napi_get_value_int32(env, v, &cpu) != napi_ok || cpu < 0 || cpu >= CPU_LIMIT) {
+      napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "CPU numbers must be integers in 0..8191");
+      return NULL;
+    }
+    mask[cpu / BITS_PER_WORD] |= 1UL << (cpu % BITS_PER_WORD);
+  }
+  if (sys_sched_setaffinity(sizeof mask, mask) != 0) return throw_errno(env, errno, "sched_setaffinity", -1);
+  napi_value undef;
+  CHECK(napi_get_undefined(env, &undef));
+  return undef;
+}
+
+// threadAffinity() -> number[]: the CPUs the calling thread may run on.
+static napi_value ThreadAffinity(napi_env env, napi_callback_info info) {
+  (void)info;
+  unsigned long mask[CPU_WORDS];
+  memset(mask, 0, sizeof mask);
+  if (sys_sched_getaffinity(sizeof mask, mask) < 0) return throw_errno(env, errno, "sched_getaffinity", -1);
+  napi_value arr;
+  CHECK(napi_create_array(env, &arr));
+  uint32_t k = 0;
+  for (int cpu = 0; cpu < CPU_LIMIT; cpu++) {
+    if (mask[cpu / BITS_PER_WORD] & (1UL << (cpu % BITS_PER_WORD))) {
+      napi_value v;
+      CHECK(napi_create_int32(env, cpu, &v));
+      CHECK(napi_set_element(env, arr, k++, v));
+    }
+  }
+  return arr;
+}
+
 static napi_value PageSize(napi_env env, napi_callback_info info) {
   (void)info;
   return make_number(env, (double)page_size());
@@ -459,6 +529,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"allowedNodes", NULL, AllowedNodes, NULL, NULL, NULL, napi_enumerable, NULL},
       {"maxNode", NULL, MaxNode, NULL, NULL, NULL, napi_enumerable, NULL},
       {"pageSize", NULL, PageSize, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setThreadAffinity", NULL, SetThreadAffinity, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"threadAffinity", NULL, ThreadAffinity, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;
