@@ -4,6 +4,8 @@ import { isStrataError } from '../common/errors.js';
 import { registerBuild } from './commands/build.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGenerate } from './commands/generate.js';
+import { registerLoadgen } from './commands/loadgen.js';
+import { registerPlot } from './commands/plot.js';
 import { registerSearch } from './commands/search.js';
 import { registerServe } from './commands/serve.js';
 import { registerTiers } from './commands/tiers.js';
@@ -22,6 +24,8 @@ export function program(): Command {
   registerGenerate(p);
   registerDemo(p);
   registerServe(p);
+  registerLoadgen(p);
+  registerPlot(p);
   return p;
 }
 

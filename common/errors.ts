@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   STRATA_CANCELLED: 'The request was cancelled by its caller.',
   STRATA_SHUTTING_DOWN: 'The engine is shutting down and takes no new requests.',
   STRATA_WORKER_FAILED: 'A worker thread failed while serving the request.',
+  STRATA_UNREACHABLE: 'Nothing answers at the given address (connection refused, reset or timed out).',
   STRATA_POINT_NOT_FOUND: 'No point with that id in the collection.',
   STRATA_UNAUTHENTICATED: 'The request carries no valid API key.',
   STRATA_READ_ONLY: 'Collections are read-only: indexes are built offline with strata build.',

@@ -1,0 +1,78 @@
+// The load generator's own limit: how many requests per second `strata loadgen` can drive when the
+// server costs (almost) nothing. A trivial fastify endpoint on 127.0.0.1, in a worker thread of its own,
+// answers every search with the same tiny Qdrant-shaped answer (10 points and a `strata` field); the
+// load generator runs its real JSON closed loop against it at concurrency 1, 8 and 32 with a fixed
+// request count. Any Strata QPS well below these figures is Strata's, not the load generator's.
+// Run: npm run bench:loadgen -- [--requests 20000] [--warmup 2000] [--json docs/bench/loadgen-overhead.json]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { Command } from 'commander';
+import Fastify from 'fastify';
+import { writeFvecs } from '../index/datasets/index.js';
+import { runLoadgen } from '../loadgen/index.js';
+import { machineInfo, packageVersions } from '../loadgen/report.js';
+
+const DIM = 128;
+
+/** The endpoint: just enough of the API for the load generator's checks and its searches. */
+async function serve(): Promise<void> {
+  const app = Fastify({ logger: false });
+  const points = Array.from({ length: 10 }, (_, i) => ({ id: i, version: 0, score: 1 + i / 10, payload: null }));
+  const stats = { mode: 'local', hops: 1, distance_computations: 1, accesses: { dram: 1, cxl: 0 }, bytes: { dram: 1, cxl: 0 }, dram_share: 1, modelled_memory_ns: 1, modelled_cxl_extra_ns: 0, injected_ns: 0, link_messages: 0, link_bytes: 0 };
+  const answer = JSON.stringify({ result: points, status: 'ok', time: 0, strata: stats });
+  app.get('/', async () => ({ title: 'loadgen-overhead stub', version: '0' }));
+  app.get('/collections/:c', async () => ({ result: { status: 'green', points_count: 10, config: { params: { vectors: { size: DIM, distance: 'Euclid' } } } }, status: 'ok', time: 0 }));
+  app.post('/collections/:c/points/search', async (_req, reply) => reply.type('application/json').send(answer));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const a = app.server.address();
+  parentPort!.postMessage(typeof a === 'object' && a !== null ? a.port : 0);
+}
+
+async function main(): Promise<void> {
+  const o = new Command('loadgen-overhead')
+    .option('--requests <n>', 'requests per concurrency level', (v) => Number(v), 20_000)
+    .option('--warmup <n>', 'untimed requests first', (v) => Number(v), 2000)
+    .option('--concurrency <list>', 'levels', (v) => v.split(',').map(Number), [1, 8, 32])
+    .option('--json <file>', 'also write the results as JSON')
+    .parse(process.argv)
+    .opts<{ requests: number; warmup: number; concurrency: number[]; json?: string }>();
+
+  const worker = new Worker(new URL(import.meta.url));
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', (p: number) => resolve(p));
+    worker.once('error', reject);
+  });
+  const tmp = mkdtempSync(join(tmpdir(), 'strata-loadgen-overhead-'));
+  try {
+    const queries = join(tmp, 'query.fvecs');
+    await writeFvecs(queries, Float32Array.from({ length: 1000 * DIM }, (_, i) => ((i * 7919) % 1000) / 1000), DIM);
+    const rows = [];
+    for (const c of o.concurrency) {
+      // one step per level, so the main thread's busy time can be charged to it
+      const elu0 = performance.eventLoopUtilization();
+      const report = await runLoadgen({ url: `http://127.0.0.1:${port}`, collection: 'stub', queries, ef: [64], concurrency: [c], durationS: 120, maxRequests: o.requests, warmup: o.warmup, protocol: 'json', label: 'loadgen overhead (trivial endpoint)' });
+      const elu = performance.eventLoopUtilization(elu0);
+      const r = report.results[0]!;
+      rows.push({ concurrency: c, requests: r.ok, qps: Math.round(r.qps), p50Ms: r.latencyMs.p50Ms, p99Ms: r.latencyMs.p99Ms, loadgenThreadBusy: Number(elu.utilization.toFixed(2)), errors: r.errors });
+      process.stderr.write(`concurrency ${c}: ${Math.round(r.qps)} QPS\n`);
+    }
+    process.stdout.write('\n| concurrency | requests | QPS | p50 ms | p99 ms | load generator thread busy |\n|---|---|---|---|---|---|\n');
+    for (const r of rows) process.stdout.write(`| ${r.concurrency} | ${r.requests} | ${r.qps} | ${r.p50Ms.toFixed(3)} | ${r.p99Ms.toFixed(3)} | ${Math.round(100 * r.loadgenThreadBusy)}% |\n`);
+    if (o.json) writeFileSync(o.json, JSON.stringify({ endpoint: 'fastify stub on 127.0.0.1 in a worker thread', protocol: 'json', mode: 'closed', machine: machineInfo(), packages: packageVersions(), rows }, null, 2) + '\n');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    await worker.terminate();
+  }
+}
+
+if (isMainThread) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`loadgen-overhead: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+} else {
+  void serve();
+}

@@ -1,0 +1,85 @@
+// gRPC search (strata.v1.Points/Search) with @grpc/grpc-js over one HTTP/2 channel: concurrent calls
+// are multiplexed streams on it, which is how a gRPC client normally runs. Messages are loaded from
+// server/proto/strata.proto at run time, the same file the server serves.
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { STRATA_PROTO } from '../../server/grpc/protos.js';
+import { costFrom, hitsFrom, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+
+type Callback = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined) => void;
+
+export interface PointsStub extends grpc.Client {
+  Search(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Callback): grpc.ClientUnaryCall;
+}
+
+export interface CollectionsStub extends grpc.Client {
+  Get(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, v: { result?: { dimension?: number; distance?: string } } | undefined) => void): grpc.ClientUnaryCall;
+}
+
+interface StrataPackage {
+  strata: { v1: { Points: grpc.ServiceClientConstructor; Collections: grpc.ServiceClientConstructor } };
+}
+
+let pkg: StrataPackage | null = null;
+
+function strataPackage(): StrataPackage {
+  // longs as Number: ids are below 2^53; keepCase: field names as in the REST API.
+  pkg ??= grpc.loadPackageDefinition(protoLoader.loadSync(STRATA_PROTO, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true })) as unknown as StrataPackage;
+  return pkg;
+}
+
+export function pointsStub(target: string): PointsStub {
+  return new (strataPackage().strata.v1.Points)(target, grpc.credentials.createInsecure()) as unknown as PointsStub;
+}
+
+export function collectionsStub(target: string): CollectionsStub {
+  return new (strataPackage().strata.v1.Collections)(target, grpc.credentials.createInsecure()) as unknown as CollectionsStub;
+}
+
+export function apiKeyMetadata(apiKey: string | undefined): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (apiKey !== undefined) md.set('api-key', apiKey);
+  return md;
+}
+
+/** UNAVAILABLE without Strata's `strata-code` trailer: the channel never reached a Strata server. */
+export function isTransportFailure(e: grpc.ServiceError): boolean {
+  return e.code === grpc.status.UNAVAILABLE && e.metadata?.get('strata-code').length === 0;
+}
+
+export interface GrpcClientOptions extends ClientOptions {
+  target: string;
+  collection: string;
+  queries: Float32Array;
+  dim: number;
+}
+
+export function grpcClient(o: GrpcClientOptions): SearchClient {
+  const stub = pointsStub(o.target);
+  const n = o.queries.length / o.dim;
+  // `repeated float` takes plain arrays (a Float32Array is rejected): converted once per step.
+  const requests = Array.from({ length: n }, (_, q) => ({
+    collection_name: o.collection,
+    vector: Array.from(o.queries.subarray(q * o.dim, (q + 1) * o.dim)),
+    limit: o.k,
+    params: { hnsw_ef: o.ef },
+  }));
+  const md = apiKeyMetadata(o.apiKey);
+  return {
+    search(q: number): Promise<SearchAnswer> {
+      return new Promise((resolve) => {
+        stub.Search(requests[q % n]!, md, { deadline: Date.now() + o.timeoutMs }, (e, v) => {
+          const at = o.now();
+          if (e) {
+            resolve({ ok: false, at, status: grpc.status[e.code] ?? String(e.code), transport: isTransportFailure(e), message: e.details });
+            return;
+          }
+          const hits = hitsFrom(v?.result);
+          if (hits === null) resolve({ ok: false, at, status: 'bad-answer', transport: false, message: 'answer has no result list' });
+          else resolve({ ok: true, at, ids: hits.ids, scores: hits.scores, cost: costFrom(v?.strata) });
+        });
+      });
+    },
+    close: async () => stub.close(),
+  };
+}

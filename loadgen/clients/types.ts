@@ -1,0 +1,97 @@
+// What every protocol client gives the run loops: one search per call, answered with the ids and
+// scores (for recall), Strata's per-query cost when the server sent it, or a failure keyed by what
+// the protocol reports (HTTP status, gRPC code name, or the transport error).
+
+/** Strata's per-query cost (the answer's `strata` field), as the server reports it. */
+export interface QueryCost {
+  hops: number;
+  distanceComputations: number;
+  accessesDram: number;
+  accessesCxl: number;
+  bytesDram: number;
+  bytesCxl: number;
+  modelledMemoryNs: number;
+  modelledCxlExtraNs: number;
+  injectedNs: number;
+}
+
+export interface SearchOk {
+  ok: true;
+  /** When the whole answer had arrived (the clock's milliseconds), before decoding it. */
+  at: number;
+  ids: Float64Array;
+  scores: Float64Array;
+  cost: QueryCost | null;
+}
+
+export interface SearchFailed {
+  ok: false;
+  at: number;
+  /** "429", "503" (HTTP), "UNAVAILABLE" (gRPC), "ECONNREFUSED", "timeout" (transport). */
+  status: string;
+  /** No answer at all (the connection failed): many of these in a row mean the endpoint is down. */
+  transport: boolean;
+  message: string;
+}
+
+export type SearchAnswer = SearchOk | SearchFailed;
+
+export interface SearchClient {
+  /** One search for query `q` (an index into the prepared queries). Never rejects. */
+  search(q: number): Promise<SearchAnswer>;
+  close(): Promise<void>;
+}
+
+export interface ClientOptions {
+  /** Connections (REST) the client may open; gRPC multiplexes over one HTTP/2 channel. */
+  connections: number;
+  k: number;
+  ef: number;
+  /** Per-request limit; past it the request fails with status "timeout". */
+  timeoutMs: number;
+  apiKey?: string;
+  now: () => number;
+}
+
+/** A transport error's short name: its errno code when there is one. */
+export function transportStatus(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code !== '') {
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') return 'timeout';
+    return code;
+  }
+  return e instanceof Error ? e.name : 'error';
+}
+
+/** The `strata` object of a REST answer (snake_case) or gRPC message, defensively read. */
+export function costFrom(s: unknown): QueryCost | null {
+  if (typeof s !== 'object' || s === null) return null;
+  const o = s as Record<string, unknown>;
+  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const tier = (v: unknown, t: 'dram' | 'cxl'): number => (typeof v === 'object' && v !== null ? num((v as Record<string, unknown>)[t]) : 0);
+  if (typeof o['distance_computations'] !== 'number') return null;
+  return {
+    hops: num(o['hops']),
+    distanceComputations: num(o['distance_computations']),
+    accessesDram: tier(o['accesses'], 'dram'),
+    accessesCxl: tier(o['accesses'], 'cxl'),
+    bytesDram: tier(o['bytes'], 'dram'),
+    bytesCxl: tier(o['bytes'], 'cxl'),
+    modelledMemoryNs: num(o['modelled_memory_ns']),
+    modelledCxlExtraNs: num(o['modelled_cxl_extra_ns']),
+    injectedNs: num(o['injected_ns']),
+  };
+}
+
+/** ids and scores of a list of scored points ({id, score}); a malformed point reads as id -1. */
+export function hitsFrom(points: unknown): { ids: Float64Array; scores: Float64Array } | null {
+  if (!Array.isArray(points)) return null;
+  const ids = new Float64Array(points.length);
+  const scores = new Float64Array(points.length);
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i] as { id?: unknown; score?: unknown } | null;
+    ids[i] = typeof p?.id === 'number' ? p.id : -1;
+    scores[i] = typeof p?.score === 'number' ? p.score : NaN;
+  }
+  return { ids, scores };
+}

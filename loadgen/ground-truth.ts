@@ -1,0 +1,220 @@
+// Ground truth for recall: read from files (--gt), or computed exactly from the base vectors
+// (--base) in worker threads and cached next to the queries, keyed by a hash of what it depends on.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { invalidArgument, StrataError } from '../common/errors.js';
+import { projectRoot } from '../common/paths.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, type Dataset } from '../index/datasets/index.js';
+import { normalizeRows } from '../index/kernels/reference.js';
+import type { GtWorkerInput, GtWorkerOutput } from './gt-worker.js';
+import type { GroundTruth, ScoreOrder } from './recall.js';
+
+/** Qdrant's distance names, as GET /collections/{c} reports them. */
+export type QdrantDistance = 'Euclid' | 'Dot' | 'Cosine';
+
+export const scoreOrder = (d: QdrantDistance): ScoreOrder => (d === 'Euclid' ? 'distance' : 'similarity');
+
+export interface GroundTruthInfo {
+  source: 'file' | 'computed' | 'cache';
+  /** The ids file, or the cache file. */
+  file: string;
+  /** True distances used for tie-aware recall, if any. */
+  distancesFile: string | null;
+  tieAware: boolean;
+  /** Why recall is by ids when it is. */
+  note: string | null;
+}
+
+export interface LoadedGroundTruth {
+  gt: GroundTruth;
+  info: GroundTruthInfo;
+}
+
+/** groundtruth_dist.fvecs, or <stem>_dist.fvecs, in the directory of the ids file (TEXMEX layout). */
+export function distancesFileBeside(gtFile: string): string | null {
+  const dir = dirname(gtFile);
+  const stem = basename(gtFile).replace(/\.[^.]+$/, '');
+  for (const c of [join(dir, `${stem}_dist.fvecs`), join(dir, 'groundtruth_dist.fvecs')]) if (existsSync(c)) return c;
+  return null;
+}
+
+function checkShape(file: string, count: number, dim: number, queries: number, k: number): void {
+  if (count < queries) throw new StrataError('STRATA_DATASET_FORMAT', `${file}: ${count} ground-truth rows for ${queries} queries`, { file, expected: queries, found: count });
+  if (dim < k) throw invalidArgument('--k', `${file} holds ${dim} neighbours per query, fewer than k = ${k}`, { file });
+}
+
+/** --gt: ids from .ivecs/.ibin/.hdf5; true distances from beside it (or the HDF5 `distances`). */
+export async function groundTruthFromFile(file: string, distance: QdrantDistance, queries: number, k: number): Promise<LoadedGroundTruth> {
+  const ids = await readGroundTruth(file);
+  checkShape(file, ids.count, ids.dim, queries, k);
+  const isHdf5 = ['.hdf5', '.h5'].includes(extname(file).toLowerCase());
+  let scores: Float32Array | null = null;
+  let distancesFile: string | null = null;
+  let note: string | null = null;
+  if (distance !== 'Euclid') {
+    // TEXMEX/ann-benchmarks distances for inner product and angular sets are distances (1 - dot,
+    // 1 - cos), not the similarities Qdrant scores by; ids are the safe comparison.
+    note = `${distance} collection: stored distances are not in the score convention, recall compares ids`;
+  } else if (isHdf5) {
+    try {
+      const d = await readDataset(file, { hdf5Dataset: 'distances' });
+      if (d.dim === ids.dim && d.count >= queries) {
+        scores = d.vectors;
+        distancesFile = `${file}#distances`;
+      }
+    } catch {
+      note = `${file} has no usable "distances" dataset: recall compares ids`;
+    }
+  } else {
+    const df = distancesFileBeside(file);
+    if (df !== null) {
+      const d = await readFvecsMatrix(df);
+      if (d.dim === ids.dim && d.count >= queries) {
+        scores = d.data;
+        distancesFile = df;
+      } else note = `${df} does not match ${file} (${d.count} x ${d.dim} vs ${ids.count} x ${ids.dim}): recall compares ids`;
+    } else note = `no groundtruth_dist.fvecs beside ${file}: recall compares ids (ties count as misses)`;
+  }
+  return {
+    gt: { dim: ids.dim, count: ids.count, ids: ids.data, scores, order: scoreOrder(distance) },
+    info: { source: 'file', file, distancesFile, tieAware: scores !== null, note },
+  };
+}
+
+interface CacheFile {
+  key: string;
+  k: number;
+  count: number;
+  distance: QdrantDistance;
+  ids: number[];
+  scores: number[];
+}
+
+/** What the answer depends on: the base and query vectors (and ids), k and the distance. */
+export function groundTruthKey(base: Dataset, queries: Float32Array, dim: number, k: number, distance: QdrantDistance): string {
+  const h = createHash('sha256');
+  h.update(`strata-loadgen-gt v1 dim=${dim} k=${k} distance=${distance} base=${base.count}\n`);
+  h.update(new Uint8Array(base.vectors.buffer, base.vectors.byteOffset, base.vectors.byteLength));
+  if (base.ids) h.update(new Uint8Array(base.ids.buffer, base.ids.byteOffset, base.ids.byteLength));
+  h.update(new Uint8Array(queries.buffer, queries.byteOffset, queries.byteLength));
+  return h.digest('hex').slice(0, 20);
+}
+
+/** Cache files: beside the queries when that directory is writable, else under the OS temp dir. */
+function cacheCandidates(queriesFile: string, key: string, cacheDir: string | undefined): string[] {
+  const name = `${basename(queriesFile).replace(/\.[^.]+$/, '')}.gt-${key}.json`;
+  if (cacheDir !== undefined) return [join(cacheDir, name)];
+  return [join(dirname(queriesFile), name), join(tmpdir(), 'strata-loadgen-gt', name)];
+}
+
+function readCache(file: string, key: string): CacheFile | null {
+  try {
+    const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
+    return c.key === key ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeCache(candidates: string[], c: CacheFile): string | null {
+  for (const file of candidates) {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(c));
+      renameSync(tmp, file); // atomic: a concurrent reader sees the old file or the whole new one
+      return file;
+    } catch {
+      // read-only directory (e.g. a shared dataset folder): try the next place
+    }
+  }
+  return null;
+}
+
+function workerFile(): string {
+  const f = join(projectRoot(), 'dist', 'loadgen', 'gt-worker.js');
+  if (!existsSync(f)) throw new StrataError('STRATA_INTERNAL', `${f} is missing: run npm run build`, { file: f });
+  return f;
+}
+
+/** Exact top k of every query, split across worker threads. Scores in the server's convention. */
+export async function bruteForceScores(base: Float32Array, queries: Float32Array, dim: number, k: number, distance: QdrantDistance, threads: number): Promise<{ k: number; ids: Int32Array; scores: Float32Array }> {
+  const nq = queries.length / dim;
+  const shared = new SharedArrayBuffer(base.byteLength);
+  const b = new Float32Array(shared);
+  b.set(base);
+  let q = queries;
+  if (distance === 'Cosine') {
+    normalizeRows(b, dim);
+    q = queries.slice();
+    normalizeRows(q, dim);
+  }
+  const metric: GtWorkerInput['metric'] = distance === 'Euclid' ? 'l2' : 'ip';
+  const parts = Math.max(1, Math.min(threads, nq));
+  const per = Math.ceil(nq / parts);
+  const file = workerFile();
+  const outs = await Promise.all(
+    Array.from({ length: parts }, (_, p) => {
+      const input: GtWorkerInput = { base: shared, queries: q.slice(p * per * dim, Math.min(nq, (p + 1) * per) * dim), dim, k, metric };
+      return new Promise<GtWorkerOutput>((resolve, reject) => {
+        const w = new Worker(file, { workerData: input });
+        w.once('message', (m: GtWorkerOutput) => resolve(m));
+        w.once('error', reject);
+        w.once('exit', (code) => code !== 0 && reject(new StrataError('STRATA_WORKER_FAILED', `ground-truth worker exited with code ${code}`)));
+      });
+    }),
+  );
+  const kk = outs[0]!.k;
+  const ids = new Int32Array(nq * kk);
+  const scores = new Float32Array(nq * kk);
+  let o = 0;
+  for (const part of outs) {
+    ids.set(part.ids, o);
+    // l2: the Euclidean distance is the Euclid score; ip: the distance is 1 - dot, the score dot.
+    for (let i = 0; i < part.distances.length; i++) scores[o + i] = metric === 'l2' ? part.distances[i]! : 1 - part.distances[i]!;
+    o += part.ids.length;
+  }
+  return { k: kk, ids, scores };
+}
+
+export interface ComputeOptions {
+  baseFile: string;
+  queriesFile: string;
+  queries: Float32Array;
+  dim: number;
+  k: number;
+  distance: QdrantDistance;
+  threads?: number;
+  cacheDir?: string;
+  log?: (line: string) => void;
+}
+
+/** --base: brute force (or the cache of an earlier run with the same inputs). */
+export async function groundTruthFromBase(o: ComputeOptions): Promise<LoadedGroundTruth> {
+  const base = await readDataset(o.baseFile);
+  if (base.dim !== o.dim) throw new StrataError('STRATA_DATASET_DIMENSION', `${o.baseFile}: base has ${base.dim} dimensions, the queries ${o.dim}`, { file: o.baseFile, expected: o.dim, found: base.dim });
+  if (base.count < o.k) throw invalidArgument('--k', `${o.baseFile} has ${base.count} vectors, fewer than k = ${o.k}`);
+  const key = groundTruthKey(base, o.queries, o.dim, o.k, o.distance);
+  const candidates = cacheCandidates(o.queriesFile, key, o.cacheDir);
+  const order = scoreOrder(o.distance);
+  // Ids are the base's own ids (JSONL) or row numbers, as the server reports them.
+  const idOf = (row: number): number => (base.ids ? base.ids[row]! : row);
+  for (const file of candidates) {
+    const c = readCache(file, key);
+    if (c) {
+      o.log?.(`ground truth: cached in ${file}`);
+      return { gt: { dim: c.k, count: c.count, ids: Float64Array.from(c.ids), scores: Float32Array.from(c.scores), order }, info: { source: 'cache', file, distancesFile: file, tieAware: true, note: null } };
+    }
+  }
+  const threads = o.threads ?? Math.max(1, availableParallelism() - 1);
+  o.log?.(`ground truth: brute force over ${base.count} x ${o.dim} for ${o.queries.length / o.dim} queries on ${threads} thread(s)`);
+  const r = await bruteForceScores(base.vectors, o.queries, o.dim, o.k, o.distance, threads);
+  const ids = Float64Array.from(r.ids, idOf);
+  const nq = o.queries.length / o.dim;
+  const written = writeCache(candidates, { key, k: r.k, count: nq, distance: o.distance, ids: Array.from(ids), scores: Array.from(r.scores) });
+  if (written) o.log?.(`ground truth: cached in ${written}`);
+  return { gt: { dim: r.k, count: nq, ids, scores: r.scores, order }, info: { source: 'computed', file: written ?? o.baseFile, distancesFile: written, tieAware: true, note: null } };
+}

@@ -1,0 +1,113 @@
+// The load generator's parameters, their defaults and their bounds. Every run stops by itself: each
+// step has a duration and a request limit, both capped, and the whole sweep is capped too.
+import { invalidArgument } from '../common/errors.js';
+import type { LoopMode, Protocol } from './report.js';
+
+/** Longest step, and longest sweep (steps x duration), in seconds. */
+export const MAX_STEP_SECONDS = 600;
+export const MAX_SWEEP_SECONDS = 4 * 3600;
+export const MAX_REQUESTS_PER_STEP = 10_000_000;
+export const MAX_CONCURRENCY = 1024;
+export const MAX_RATE = 1_000_000;
+
+export interface LoadgenOptions {
+  /** REST base URL, e.g. http://127.0.0.1:6333 (loopback unless allowRemote). */
+  url: string;
+  collection: string;
+  /** Query vectors (any format strata reads; HDF5: the `test` dataset). */
+  queries: string;
+  /** Use only the first n queries. */
+  queriesLimit?: number;
+  /** Ground-truth ids (.ivecs, .ibin, .hdf5 `neighbors`). */
+  gt?: string;
+  /** Base vectors to compute ground truth from when gt is absent. */
+  base?: string;
+  gtThreads?: number;
+  gtCacheDir?: string;
+  k?: number;
+  ef?: number[];
+  concurrency?: number[];
+  /** Seconds per step. */
+  durationS?: number;
+  maxRequests?: number;
+  /** Untimed requests per step before measuring (closed loop at the step's concurrency). */
+  warmup?: number;
+  protocol?: Protocol;
+  /** host:port; default: the REST host on port 6334. */
+  grpcUrl?: string;
+  mode?: LoopMode;
+  /** Open loop: requests per second across all connections (one step per rate). */
+  rate?: number[];
+  /** Open loop: most requests in flight. */
+  maxInflight?: number;
+  timeoutMs?: number;
+  apiKey?: string;
+  allowRemote?: boolean;
+  label?: string;
+}
+
+export type ResolvedOptions = Required<Omit<LoadgenOptions, 'queriesLimit' | 'gt' | 'base' | 'gtThreads' | 'gtCacheDir' | 'grpcUrl' | 'apiKey' | 'rate'>> &
+  Pick<LoadgenOptions, 'queriesLimit' | 'gt' | 'base' | 'gtThreads' | 'gtCacheDir' | 'grpcUrl' | 'apiKey'> & { rate: number[] | null };
+
+function intList(field: string, v: readonly number[], min: number, max: number): number[] {
+  if (v.length === 0) throw invalidArgument(field, 'needs at least one value');
+  for (const x of v) if (!Number.isInteger(x) || x < min || x > max) throw invalidArgument(field, `values must be whole numbers in ${min}..${max}, got ${x}`);
+  return [...v];
+}
+
+export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
+  const r: ResolvedOptions = {
+    url: o.url,
+    collection: o.collection,
+    queries: o.queries,
+    k: o.k ?? 10,
+    ef: intList('--ef', o.ef ?? [16, 32, 64, 128], 1, 10_000),
+    concurrency: intList('--concurrency', o.concurrency ?? [1, 8, 32], 1, MAX_CONCURRENCY),
+    durationS: o.durationS ?? 10,
+    maxRequests: o.maxRequests ?? 1_000_000,
+    warmup: o.warmup ?? 0,
+    protocol: o.protocol ?? 'json',
+    mode: o.mode ?? 'closed',
+    rate: o.rate ? [...o.rate] : null,
+    maxInflight: o.maxInflight ?? 1024,
+    timeoutMs: o.timeoutMs ?? 10_000,
+    allowRemote: o.allowRemote ?? false,
+    label: o.label ?? '',
+    ...(o.queriesLimit !== undefined ? { queriesLimit: o.queriesLimit } : {}),
+    ...(o.gt !== undefined ? { gt: o.gt } : {}),
+    ...(o.base !== undefined ? { base: o.base } : {}),
+    ...(o.gtThreads !== undefined ? { gtThreads: o.gtThreads } : {}),
+    ...(o.gtCacheDir !== undefined ? { gtCacheDir: o.gtCacheDir } : {}),
+    ...(o.grpcUrl !== undefined ? { grpcUrl: o.grpcUrl } : {}),
+    ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
+  };
+  if (!r.collection) throw invalidArgument('--collection', 'is required');
+  if (!Number.isInteger(r.k) || r.k < 1 || r.k > 10_000) throw invalidArgument('--k', `must be a whole number in 1..10000, got ${r.k}`);
+  if (!(r.durationS > 0 && r.durationS <= MAX_STEP_SECONDS)) throw invalidArgument('--duration', `must be in (0, ${MAX_STEP_SECONDS}] seconds, got ${r.durationS}`);
+  if (!Number.isInteger(r.maxRequests) || r.maxRequests < 1 || r.maxRequests > MAX_REQUESTS_PER_STEP) throw invalidArgument('--max-requests', `must be a whole number in 1..${MAX_REQUESTS_PER_STEP}, got ${r.maxRequests}`);
+  if (!Number.isInteger(r.warmup) || r.warmup < 0 || r.warmup > MAX_REQUESTS_PER_STEP) throw invalidArgument('--warmup', `must be a whole number in 0..${MAX_REQUESTS_PER_STEP}, got ${r.warmup}`);
+  if (!['json', 'msgpack', 'grpc'].includes(r.protocol)) throw invalidArgument('--protocol', `must be json, msgpack or grpc, got ${r.protocol}`);
+  if (r.mode !== 'closed' && r.mode !== 'open') throw invalidArgument('--mode', `must be closed or open, got ${String(r.mode)}`);
+  if (r.mode === 'open') {
+    if (r.rate === null || r.rate.length === 0) throw invalidArgument('--rate', 'the open loop needs a rate (requests per second, across all connections)');
+    for (const x of r.rate) if (!(x > 0 && x <= MAX_RATE)) throw invalidArgument('--rate', `must be in (0, ${MAX_RATE}] requests per second, got ${x}`);
+  } else if (r.rate !== null) throw invalidArgument('--rate', 'applies to --mode open only (a closed loop sends as fast as answers come)');
+  if (!Number.isInteger(r.maxInflight) || r.maxInflight < 1 || r.maxInflight > 65_536) throw invalidArgument('--max-inflight', `must be a whole number in 1..65536, got ${r.maxInflight}`);
+  if (!Number.isInteger(r.timeoutMs) || r.timeoutMs < 1 || r.timeoutMs > 600_000) throw invalidArgument('--timeout', `must be a whole number of ms in 1..600000, got ${r.timeoutMs}`);
+  if (r.gt !== undefined && r.base !== undefined) throw invalidArgument('--gt', 'give --gt (ground truth ids) or --base (to compute them), not both');
+  const seconds = stepsOf(r).length * r.durationS;
+  if (seconds > MAX_SWEEP_SECONDS) throw invalidArgument('--duration', `the sweep would run ${stepsOf(r).length} steps x ${r.durationS} s = ${seconds} s, over the ${MAX_SWEEP_SECONDS} s cap: fewer values or shorter steps`);
+  return r;
+}
+
+export interface StepPlan {
+  ef: number;
+  concurrency: number;
+  rate: number | null;
+}
+
+/** The sweep, in order: ef outermost, then concurrency, then (open loop) rate. */
+export function stepsOf(r: Pick<ResolvedOptions, 'ef' | 'concurrency' | 'rate' | 'mode'>): StepPlan[] {
+  const rates = r.mode === 'open' && r.rate !== null ? r.rate : [null];
+  return r.ef.flatMap((ef) => r.concurrency.flatMap((concurrency) => rates.map((rate) => ({ ef, concurrency, rate }))));
+}

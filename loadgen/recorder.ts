@@ -1,0 +1,111 @@
+// Everything one step measures, fed one answer at a time by the run loop: latency histograms, error
+// counts by status, the first answer to each query (for recall: the engine is deterministic, so
+// repeats add nothing) and the sums of Strata's per-query cost.
+import type { QueryCost, SearchAnswer } from './clients/types.js';
+import { LatencyRecorder } from './latency.js';
+
+export interface CostMeans {
+  queries: number;
+  hops: number;
+  distanceComputations: number;
+  accessesDram: number;
+  accessesCxl: number;
+  /** Share of all tier accesses served by DRAM (total DRAM accesses / total accesses). */
+  dramShare: number;
+  bytesDram: number;
+  bytesCxl: number;
+  modelledMemoryNs: number;
+  modelledCxlExtraNs: number;
+  injectedNs: number;
+}
+
+const COST_KEYS = ['hops', 'distanceComputations', 'accessesDram', 'accessesCxl', 'bytesDram', 'bytesCxl', 'modelledMemoryNs', 'modelledCxlExtraNs', 'injectedNs'] as const satisfies ReadonlyArray<keyof QueryCost>;
+
+export class StepRecorder {
+  /** Latency as the user sees it: from the intended send time (open loop) or the send (closed). */
+  readonly latency = new LatencyRecorder();
+  /** From the actual send to the answer; differs from `latency` only in the open loop. */
+  readonly service = new LatencyRecorder();
+  readonly errors = new Map<string, number>();
+  readonly firstIds: Array<Float64Array | undefined>;
+  readonly firstScores: Array<Float64Array | undefined>;
+  ok = 0;
+  failed = 0;
+  /** Transport failures since the last answer of any kind: the endpoint-down detector. */
+  consecutiveTransportFailures = 0;
+  private readonly costSum = new Float64Array(COST_KEYS.length);
+  private costCount = 0;
+  private readonly messages = new Map<string, string>();
+
+  constructor(queryCount: number) {
+    this.firstIds = new Array<Float64Array | undefined>(queryCount);
+    this.firstScores = new Array<Float64Array | undefined>(queryCount);
+  }
+
+  /** One answer to query q; intended and sent are the clock's milliseconds. */
+  record(q: number, a: SearchAnswer, intendedMs: number, sentMs: number): void {
+    if (!a.ok) {
+      this.failed++;
+      this.errors.set(a.status, (this.errors.get(a.status) ?? 0) + 1);
+      if (!this.messages.has(a.status)) this.messages.set(a.status, a.message);
+      this.consecutiveTransportFailures = a.transport ? this.consecutiveTransportFailures + 1 : 0;
+      return;
+    }
+    this.consecutiveTransportFailures = 0;
+    this.ok++;
+    this.latency.record(a.at - intendedMs);
+    this.service.record(a.at - sentMs);
+    const slot = q % this.firstIds.length;
+    if (this.firstIds[slot] === undefined) {
+      this.firstIds[slot] = a.ids;
+      this.firstScores[slot] = a.scores;
+    }
+    if (a.cost) {
+      this.costCount++;
+      COST_KEYS.forEach((key, i) => {
+        this.costSum[i]! += a.cost![key];
+      });
+    }
+  }
+
+  /** A request that was never sent (open loop backlog left at the drain deadline). */
+  recordUnsent(n: number): void {
+    if (n <= 0) return;
+    this.failed += n;
+    this.errors.set('client-backlog', (this.errors.get('client-backlog') ?? 0) + n);
+    if (!this.messages.has('client-backlog')) this.messages.set('client-backlog', 'due but never sent: the client had too many requests in flight until the step ended');
+  }
+
+  errorCounts(): Record<string, number> {
+    return Object.fromEntries([...this.errors.entries()].sort((a, b) => b[1] - a[1]));
+  }
+
+  /** One example message per status, to tell a 429 from a 400 without the server log. */
+  errorMessages(): Record<string, string> {
+    return Object.fromEntries(this.messages);
+  }
+
+  costMeans(): CostMeans | null {
+    if (this.costCount === 0) return null;
+    const m = (key: (typeof COST_KEYS)[number]): number => this.costSum[COST_KEYS.indexOf(key)]! / this.costCount;
+    const acc = m('accessesDram') + m('accessesCxl');
+    return {
+      queries: this.costCount,
+      hops: m('hops'),
+      distanceComputations: m('distanceComputations'),
+      accessesDram: m('accessesDram'),
+      accessesCxl: m('accessesCxl'),
+      dramShare: acc > 0 ? m('accessesDram') / acc : 0,
+      bytesDram: m('bytesDram'),
+      bytesCxl: m('bytesCxl'),
+      modelledMemoryNs: m('modelledMemoryNs'),
+      modelledCxlExtraNs: m('modelledCxlExtraNs'),
+      injectedNs: m('injectedNs'),
+    };
+  }
+
+  destroy(): void {
+    this.latency.destroy();
+    this.service.destroy();
+  }
+}

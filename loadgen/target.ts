@@ -1,0 +1,52 @@
+// Where the load goes. Only loopback addresses are accepted unless the caller opts out with
+// --allow-remote: a load generator pointed at the wrong host is a denial of service, and this
+// workplace allows traffic to 127.0.0.0/8 and ::1 only.
+import { isIP } from 'node:net';
+import { invalidArgument } from '../common/errors.js';
+
+export interface RestTarget {
+  /** Origin without a trailing slash, e.g. http://127.0.0.1:6333 */
+  origin: string;
+  hostname: string;
+}
+
+/** 127.0.0.0/8, ::1 and the name localhost (which resolves to one of them). */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.split('.')[0] === '127';
+  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
+  return false;
+}
+
+function refuseRemote(field: string, given: string, hostname: string): never {
+  throw invalidArgument(field, `${hostname} in "${given}" is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to send load elsewhere`, { reason: 'remote', address: given });
+}
+
+/** --url: an http(s) origin (a path after it is refused rather than silently dropped). */
+export function restTarget(url: string, allowRemote: boolean): RestTarget {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw invalidArgument('--url', `"${url}" is not a URL (expected e.g. http://127.0.0.1:6333)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalidArgument('--url', `"${url}" must start with http:// or https://`);
+  if (u.pathname !== '/' && u.pathname !== '') throw invalidArgument('--url', `"${url}" has a path (${u.pathname}): give the server's base URL, e.g. http://127.0.0.1:6333`);
+  if (!allowRemote && !isLoopbackHost(u.hostname)) refuseRemote('--url', url, u.hostname);
+  return { origin: u.origin, hostname: u.hostname };
+}
+
+/** --grpc-url: host:port (the default is the REST host on the gRPC default port 6334). */
+export function grpcTarget(target: string | undefined, rest: RestTarget, allowRemote: boolean): string {
+  const t = target ?? `${rest.hostname}:6334`;
+  let u: URL;
+  try {
+    u = new URL(`http://${t}`);
+  } catch {
+    throw invalidArgument('--grpc-url', `"${t}" is not host:port (expected e.g. 127.0.0.1:6334)`);
+  }
+  if (u.port === '' || u.pathname !== '/') throw invalidArgument('--grpc-url', `"${t}" is not host:port (expected e.g. 127.0.0.1:6334)`);
+  if (!allowRemote && !isLoopbackHost(u.hostname)) refuseRemote('--grpc-url', t, u.hostname);
+  return u.host;
+}

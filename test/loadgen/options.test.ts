@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_STEP_SECONDS, resolveOptions, stepsOf } from '../../loadgen/options.js';
+
+const base = { url: 'http://127.0.0.1:6333', collection: 'c', queries: 'q.fvecs' };
+
+describe('load generator options', () => {
+  it('defaults to the issue\'s sweep: ef 16,32,64,128 x concurrency 1,8,32, closed loop, JSON, k 10', () => {
+    const r = resolveOptions(base);
+    expect(r).toMatchObject({ k: 10, ef: [16, 32, 64, 128], concurrency: [1, 8, 32], mode: 'closed', protocol: 'json', rate: null });
+    expect(stepsOf(r)).toHaveLength(12);
+    expect(stepsOf(r)[0]).toEqual({ ef: 16, concurrency: 1, rate: null });
+  });
+
+  it('sweeps ef x concurrency x rate in the open loop', () => {
+    const r = resolveOptions({ ...base, mode: 'open', rate: [100, 200], ef: [16], concurrency: [1, 4] });
+    expect(stepsOf(r)).toEqual([
+      { ef: 16, concurrency: 1, rate: 100 }, { ef: 16, concurrency: 1, rate: 200 },
+      { ef: 16, concurrency: 4, rate: 100 }, { ef: 16, concurrency: 4, rate: 200 },
+    ]);
+  });
+
+  it('needs a rate in the open loop and refuses one in the closed loop', () => {
+    expect(() => resolveOptions({ ...base, mode: 'open' })).toThrow(/--rate: the open loop needs a rate/);
+    expect(() => resolveOptions({ ...base, rate: [10] })).toThrow(/--rate: applies to --mode open only/);
+  });
+
+  it('caps every step and the whole sweep so that a run always stops by itself', () => {
+    expect(() => resolveOptions({ ...base, durationS: MAX_STEP_SECONDS + 1 })).toThrow(/--duration/);
+    expect(() => resolveOptions({ ...base, maxRequests: 0 })).toThrow(/--max-requests/);
+    expect(() => resolveOptions({ ...base, ef: Array.from({ length: 40 }, (_, i) => i + 1), durationS: 600 })).toThrow(/over the 14400 s cap/);
+  });
+
+  it('refuses --gt together with --base, and out-of-range lists, naming the option', () => {
+    expect(() => resolveOptions({ ...base, gt: 'a.ivecs', base: 'b.fvecs' })).toThrow(/--gt: .*not both/);
+    expect(() => resolveOptions({ ...base, ef: [] })).toThrow(/--ef: needs at least one value/);
+    expect(() => resolveOptions({ ...base, concurrency: [0] })).toThrow(/--concurrency: values must be whole numbers in 1\.\.1024/);
+  });
+});
