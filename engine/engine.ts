@@ -32,6 +32,9 @@ interface TierPool {
   pool: Piscina;
   done: Promise<ServeReport>;
   stop: Int32Array;
+  /** The expander's doorbell, rung at shutdown so a sleeping worker sees the stop flag at once. */
+  bell: Int32Array;
+  expander: number;
 }
 
 export interface EngineMetrics {
@@ -132,7 +135,7 @@ export class Engine {
         };
         const done = pool.run(args) as Promise<ServeReport>;
         done.catch(() => {});
-        tierPools.push({ pool, done, stop });
+        tierPools.push({ pool, done, stop, bell: new Int32Array(l.ndp.bell), expander: e });
       }
     });
 
@@ -195,10 +198,11 @@ export class Engine {
     await this.executor.close();
     for (const t of this.tierPools) {
       Atomics.store(t.stop, 0, 1);
+      Atomics.add(t.bell, t.expander, 1);
+      Atomics.notify(t.bell, t.expander);
     }
     const tierReports: ServeReport[] = [];
     for (const t of this.tierPools) {
-      // wake the worker: it waits on its doorbell with a short timeout
       tierReports.push(await t.done.catch(() => ({ messages: 0, ids: 0, busyMs: 0, injectedNs: 0 })));
       await t.pool.close();
     }
