@@ -1,6 +1,6 @@
 // A batch of queries through the engine (all submitted at once, so they batch across queries),
 // with results laid out like the in-process batch runner's: what `strata search` prints from.
-import { STAT, STAT_FIELDS, statsView, type SearchStats } from '../index/search/stats.js';
+import { meanStats, type SearchStats } from '../index/search/stats.js';
 import type { Collection } from './collection.js';
 import type { ExecutionMode } from './types.js';
 
@@ -34,31 +34,11 @@ export async function runQueries(c: Collection, vectors: Float32Array, o: Querie
   const seconds = (performance.now() - t0) / 1000;
   const labels = new Float64Array(n * o.k).fill(-1);
   const distances = new Float32Array(n * o.k).fill(Infinity);
-  const total = new Float64Array(STAT_FIELDS);
   rs.forEach((r, i) => {
     r.hits.forEach((h, j) => {
       labels[i * o.k + j] = h.id;
       distances[i * o.k + j] = h.distance;
     });
-    const s = r.stats;
-    const add = (f: number, v: number): void => {
-      total[f]! += v;
-    };
-    add(STAT.hops, s.hops);
-    add(STAT.distances, s.distances);
-    add(STAT.adjReadsDram, s.neighbourListReads.dram);
-    add(STAT.adjReadsCxl, s.neighbourListReads.cxl);
-    add(STAT.vecReadsDram, s.vectorReads.dram);
-    add(STAT.vecReadsCxl, s.vectorReads.cxl);
-    add(STAT.adjBytesDram, s.bytes.dram);
-    add(STAT.adjBytesCxl, s.bytes.cxl);
-    add(STAT.modelledNs, s.modelledMemoryNs);
-    add(STAT.modelledDramOnlyNs, s.modelledMemoryNs - s.modelledCxlExtraNs);
-    add(STAT.injectedNs, s.injectedNs);
-    add(STAT.linkMessages, s.linkMessages);
-    add(STAT.linkBytes, s.linkBytes);
-    add(STAT.prefetchIssued, s.prefetchIssued);
-    add(STAT.prefetchHits, s.prefetchHits);
   });
-  return { queries: n, seconds, qps: n / seconds, labels, distances, stats: statsView(total, n) };
+  return { queries: n, seconds, qps: n / seconds, labels, distances, stats: meanStats(rs.map((r) => r.stats)) };
 }

@@ -68,3 +68,27 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
 export function addStats(into: Float64Array, from: Float64Array): void {
   for (let i = 0; i < STAT_FIELDS; i++) into[i]! += from[i]!;
 }
+
+/** Mean of per-query stats (DRAM share recomputed from the summed accesses, not averaged). */
+export function meanStats(list: readonly SearchStats[]): SearchStats {
+  const n = Math.max(1, list.length);
+  const sum = (f: (s: SearchStats) => number): number => list.reduce((a, s) => a + f(s), 0) / n;
+  const pair = (f: (s: SearchStats) => { dram: number; cxl: number }): { dram: number; cxl: number } => ({ dram: sum((s) => f(s).dram), cxl: sum((s) => f(s).cxl) });
+  const accesses = pair((s) => s.accesses);
+  return {
+    hops: sum((s) => s.hops),
+    distances: sum((s) => s.distances),
+    accesses,
+    bytes: pair((s) => s.bytes),
+    neighbourListReads: pair((s) => s.neighbourListReads),
+    vectorReads: pair((s) => s.vectorReads),
+    dramShare: accesses.dram + accesses.cxl > 0 ? accesses.dram / (accesses.dram + accesses.cxl) : 1,
+    modelledMemoryNs: sum((s) => s.modelledMemoryNs),
+    modelledCxlExtraNs: sum((s) => s.modelledCxlExtraNs),
+    injectedNs: sum((s) => s.injectedNs),
+    linkMessages: sum((s) => s.linkMessages),
+    linkBytes: sum((s) => s.linkBytes),
+    prefetchIssued: sum((s) => s.prefetchIssued),
+    prefetchHits: sum((s) => s.prefetchHits),
+  };
+}
