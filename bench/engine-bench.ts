@@ -23,7 +23,15 @@ interface Measured {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function measure(dir: string, queries: Float32Array, dim: number, opts: OpenEngineOptions, mode: 'local' | 'ndp', requests: number, concurrency: number): Promise<Measured> {
+async function measure(
+  dir: string,
+  queries: Float32Array,
+  dim: number,
+  opts: OpenEngineOptions,
+  mode: 'local' | 'ndp',
+  requests: number,
+  concurrency: number,
+): Promise<Measured> {
   const e = await Engine.open([{ dir }], { ...opts, maxQueue: concurrency * 4, memory: { mode: 'emulate' } });
   try {
     const c = e.collections()[0]!;
@@ -49,7 +57,13 @@ async function measure(dir: string, queries: Float32Array, dim: number, opts: Op
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const s = (performance.now() - t0) / 1000;
-    return { qps: requests / s, modelledExtraUs: extra / requests / 1000, injectedUs: injected / requests / 1000, linkMessages: link / requests, ids: firstIds.join('|') };
+    return {
+      qps: requests / s,
+      modelledExtraUs: extra / requests / 1000,
+      injectedUs: injected / requests / 1000,
+      linkMessages: link / requests,
+      ids: firstIds.join('|'),
+    };
   } finally {
     await e.close();
   }
@@ -58,7 +72,7 @@ async function measure(dir: string, queries: Float32Array, dim: number, opts: Op
 async function main(): Promise<void> {
   const o = new Command('engine-bench')
     .option('--index <dir>', 'a built index (default: generate and build a clustered set)')
-    .option('--queries <file>', 'query vectors (default: the generated set\'s)')
+    .option('--queries <file>', "query vectors (default: the generated set's)")
     .option('--count <n>', 'generated set size', (v) => Number(v), 100_000)
     .option('--requests <n>', 'requests per measurement', (v) => Number(v), 3000)
     .option('--concurrency <n>', 'outstanding requests', (v) => Number(v), 64)
@@ -70,16 +84,19 @@ async function main(): Promise<void> {
   let qfile = o.queries;
   if (!dir) {
     const work = join(tmpdir(), `strata-engine-bench-${o.count}`);
-    if (!existsSync(join(work, 'data', 'query.fvecs'))) await writeGeneratedSet(join(work, 'data'), { count: o.count, dim: 128, clusters: 100, seed: 42 }, 1000, 10);
+    if (!existsSync(join(work, 'data', 'query.fvecs')))
+      await writeGeneratedSet(join(work, 'data'), { count: o.count, dim: 128, clusters: 100, seed: 42 }, 1000, 10);
     dir = join(work, 'idx-10pct');
-    if (!existsSync(join(dir, 'manifest.json'))) await buildIndex({ input: join(work, 'data', 'base.fvecs'), out: dir, dramBudget: '10%', placement: 'profile' });
+    if (!existsSync(join(dir, 'manifest.json')))
+      await buildIndex({ input: join(work, 'data', 'base.fvecs'), out: dir, dramBudget: '10%', placement: 'profile' });
     qfile ??= join(work, 'data', 'query.fvecs');
   }
   if (!qfile) throw new Error('--queries is required with --index');
   const qs = await readDataset(qfile);
   const results: Record<string, unknown> = { index: resolve(dir), requests: o.requests, concurrency: o.concurrency };
   const lines: string[] = [];
-  const run = async (opts: OpenEngineOptions, mode: 'local' | 'ndp'): Promise<Measured> => measure(dir!, qs.vectors, qs.dim, opts, mode, o.requests, o.concurrency);
+  const run = async (opts: OpenEngineOptions, mode: 'local' | 'ndp'): Promise<Measured> =>
+    measure(dir!, qs.vectors, qs.dim, opts, mode, o.requests, o.concurrency);
 
   // 1. hand-off cost: injection off, zero extra latency.
   {
@@ -98,7 +115,10 @@ async function main(): Promise<void> {
     }
     const handoffUs = 1e6 / median(n) - 1e6 / median(l);
     results['handoff'] = { localQps: median(l), ndpQps: median(n), handoffUsPerQuery: handoffUs, messagesPerQuery: msgs, sameAnswers: same };
-    lines.push(`Hand-off cost (1 search thread + 1 tier worker, injection off): local ${Math.round(median(l))} QPS, ndp ${Math.round(median(n))} QPS: ${handoffUs.toFixed(1)} µs per query for ${msgs.toFixed(1)} messages per query (each shared by the queries in flight); same answers: ${same}.`, '');
+    lines.push(
+      `Hand-off cost (1 search thread + 1 tier worker, injection off): local ${Math.round(median(l))} QPS, ndp ${Math.round(median(n))} QPS: ${handoffUs.toFixed(1)} µs per query for ${msgs.toFixed(1)} messages per query (each shared by the queries in flight); same answers: ${same}.`,
+      '',
+    );
   }
 
   // 2. latency sweep with injection.
@@ -115,7 +135,9 @@ async function main(): Promise<void> {
     const lq = median(l.map((x) => x.qps));
     const nqps = median(n.map((x) => x.qps));
     sweep.push({ latencyNs: lat, localQps: lq, ndpQps: nqps, ratio: nqps / lq, localExtraUs: l[0]!.modelledExtraUs, ndpExtraUs: n[0]!.modelledExtraUs });
-    lines.push(`| +${lat} ns | ${Math.round(lq)} | ${Math.round(nqps)} | ${(nqps / lq).toFixed(2)} | ${l[0]!.modelledExtraUs.toFixed(1)} | ${n[0]!.modelledExtraUs.toFixed(1)} |`);
+    lines.push(
+      `| +${lat} ns | ${Math.round(lq)} | ${Math.round(nqps)} | ${(nqps / lq).toFixed(2)} | ${l[0]!.modelledExtraUs.toFixed(1)} | ${n[0]!.modelledExtraUs.toFixed(1)} |`,
+    );
   }
   results['latencySweep'] = sweep;
   lines.push('');
@@ -123,7 +145,12 @@ async function main(): Promise<void> {
   // 3. prefetch and pipeline, ndp with injection at the default model.
   lines.push('| ndp schedule (injection on, default model) | QPS | modelled CXL extra µs/query |', '|---|---|---|');
   const sched: Array<Record<string, number | string>> = [];
-  for (const [name, extra] of [['plain', {}], ['prefetch', { prefetch: true }], ['pipeline', { pipeline: true }], ['prefetch + pipeline', { prefetch: true, pipeline: true }]] as const) {
+  for (const [name, extra] of [
+    ['plain', {}],
+    ['prefetch', { prefetch: true }],
+    ['pipeline', { pipeline: true }],
+    ['prefetch + pipeline', { prefetch: true, pipeline: true }],
+  ] as const) {
     const xs: Measured[] = [];
     for (let r = 0; r < o.reps; r++) xs.push(await run({ searchThreads: 1, ndp: true, inject: true, inflightPerThread: 32, ...extra }, 'ndp'));
     const q = median(xs.map((x) => x.qps));

@@ -132,7 +132,8 @@ function benchSet(set: SetData, reps: number): Record<string, unknown> {
   const inj: Record<string, number[]> = { profile: [], hops: [] };
   for (let r = 0; r < reps; r++) {
     flat.push(runBatch(allDram, set.queries, { k: 10, ef: 64, warmup: r === 0 ? 1 : 0 }).qps);
-    for (const pol of ['profile', 'hops'] as const) inj[pol]!.push(runBatch(tiered[pol]!, set.queries, { k: 10, ef: 64, inject: true, warmup: r === 0 ? 1 : 0 }).qps);
+    for (const pol of ['profile', 'hops'] as const)
+      inj[pol]!.push(runBatch(tiered[pol]!, set.queries, { k: 10, ef: 64, inject: true, warmup: r === 0 ? 1 : 0 }).qps);
   }
   out['tieredVsDram'] = {
     qpsAllDram: median(flat),
@@ -162,19 +163,36 @@ function benchSet(set: SetData, reps: number): Record<string, unknown> {
 }
 
 function markdown(r: Record<string, unknown>): string {
-  const lines: string[] = [`### ${String(r['dataset'])} (${String(r['vectors'])} vectors, ${String(r['queries'])} queries, build ${(r['buildSeconds'] as number).toFixed(1)} s)`, ''];
+  const lines: string[] = [
+    `### ${String(r['dataset'])} (${String(r['vectors'])} vectors, ${String(r['queries'])} queries, build ${(r['buildSeconds'] as number).toFixed(1)} s)`,
+    '',
+  ];
   lines.push('| ef | recall@10 Strata | recall@10 hnswlib | QPS Strata | QPS hnswlib | ratio | distances/query |', '|---|---|---|---|---|---|---|');
   for (const e of r['efSweep'] as Array<Record<string, number>>) {
-    lines.push(`| ${e['ef']} | ${e['recallStrata']!.toFixed(3)} | ${e['recallHnswlib']!.toFixed(3)} | ${Math.round(e['qpsStrata']!)} | ${Math.round(e['qpsHnswlib']!)} | ${e['ratio']!.toFixed(2)} | ${e['distances']!.toFixed(0)} |`);
+    lines.push(
+      `| ${e['ef']} | ${e['recallStrata']!.toFixed(3)} | ${e['recallHnswlib']!.toFixed(3)} | ${Math.round(e['qpsStrata']!)} | ${Math.round(e['qpsHnswlib']!)} | ${e['ratio']!.toFixed(2)} | ${e['distances']!.toFixed(0)} |`,
+    );
   }
-  lines.push('', '| placement (10% DRAM) | DRAM nodes | predicted DRAM share | measured DRAM share | modelled memory µs/query | CXL extra µs/query | CXL bytes/query | recall@10 | same answers |', '|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    '| placement (10% DRAM) | DRAM nodes | predicted DRAM share | measured DRAM share | modelled memory µs/query | CXL extra µs/query | CXL bytes/query | recall@10 | same answers |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
   for (const p of r['placement10pct'] as Array<Record<string, number | string | boolean>>) {
-    lines.push(`| ${String(p['policy'])} | ${String(p['dramNodes'])} | ${(100 * (p['predictedDramShare'] as number)).toFixed(1)}% | ${(100 * (p['dramShare'] as number)).toFixed(1)}% | ${(p['modelledMemoryUs'] as number).toFixed(1)} | ${(p['modelledCxlExtraUs'] as number).toFixed(1)} | ${Math.round(p['cxlBytesPerQuery'] as number)} | ${(p['recall'] as number).toFixed(3)} | ${String(p['sameAnswersAsHops'])} |`);
+    lines.push(
+      `| ${String(p['policy'])} | ${String(p['dramNodes'])} | ${(100 * (p['predictedDramShare'] as number)).toFixed(1)}% | ${(100 * (p['dramShare'] as number)).toFixed(1)}% | ${(p['modelledMemoryUs'] as number).toFixed(1)} | ${(p['modelledCxlExtraUs'] as number).toFixed(1)} | ${Math.round(p['cxlBytesPerQuery'] as number)} | ${(p['recall'] as number).toFixed(3)} | ${String(p['sameAnswersAsHops'])} |`,
+    );
   }
   const t = r['tieredVsDram'] as Record<string, number>;
-  lines.push('', `Tiered 10% DRAM with CXL injection vs all in DRAM (ef 64): profile ${Math.round(t['qpsTieredProfileInjected']!)} QPS vs ${Math.round(t['qpsAllDram']!)} QPS = **${t['ratioProfile']!.toFixed(2)}**; hops ${Math.round(t['qpsTieredHopsInjected']!)} QPS = ${t['ratioHops']!.toFixed(2)}.`);
+  lines.push(
+    '',
+    `Tiered 10% DRAM with CXL injection vs all in DRAM (ef 64): profile ${Math.round(t['qpsTieredProfileInjected']!)} QPS vs ${Math.round(t['qpsAllDram']!)} QPS = **${t['ratioProfile']!.toFixed(2)}**; hops ${Math.round(t['qpsTieredHopsInjected']!)} QPS = ${t['ratioHops']!.toFixed(2)}.`,
+  );
   const b = r['bytesPerVector'] as Record<string, number>;
-  lines.push('', `Bytes per vector: raw vector ${b['rawVectorBytes']}; DRAM tier ${b['dramPerDramNode']!.toFixed(0)} per DRAM node, CXL tier ${b['cxlPerCxlNode']!.toFixed(0)} per CXL node; upper layers + labels + levels ${b['dramGraphPerVector']!.toFixed(1)} per vector (DRAM); resident (whole regions incl. scratch) DRAM ${b['residentDramPerVector']!.toFixed(1)} + CXL ${b['residentCxlPerVector']!.toFixed(1)} = ${b['residentTotalPerVector']!.toFixed(1)} per vector (${(b['residentTotalPerVector']! / b['rawVectorBytes']!).toFixed(2)}x raw); each searcher adds a 4-byte visited tag per vector.`);
+  lines.push(
+    '',
+    `Bytes per vector: raw vector ${b['rawVectorBytes']}; DRAM tier ${b['dramPerDramNode']!.toFixed(0)} per DRAM node, CXL tier ${b['cxlPerCxlNode']!.toFixed(0)} per CXL node; upper layers + labels + levels ${b['dramGraphPerVector']!.toFixed(1)} per vector (DRAM); resident (whole regions incl. scratch) DRAM ${b['residentDramPerVector']!.toFixed(1)} + CXL ${b['residentCxlPerVector']!.toFixed(1)} = ${b['residentTotalPerVector']!.toFixed(1)} per vector (${(b['residentTotalPerVector']! / b['rawVectorBytes']!).toFixed(2)}x raw); each searcher adds a 4-byte visited tag per vector.`,
+  );
   return lines.join('\n');
 }
 

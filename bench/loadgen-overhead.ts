@@ -21,10 +21,26 @@ const DIM = 128;
 async function serve(): Promise<void> {
   const app = Fastify({ logger: false });
   const points = Array.from({ length: 10 }, (_, i) => ({ id: i, version: 0, score: 1 + i / 10, payload: null }));
-  const stats = { mode: 'local', hops: 1, distance_computations: 1, accesses: { dram: 1, cxl: 0 }, bytes: { dram: 1, cxl: 0 }, dram_share: 1, modelled_memory_ns: 1, modelled_cxl_extra_ns: 0, injected_ns: 0, link_messages: 0, link_bytes: 0 };
+  const stats = {
+    mode: 'local',
+    hops: 1,
+    distance_computations: 1,
+    accesses: { dram: 1, cxl: 0 },
+    bytes: { dram: 1, cxl: 0 },
+    dram_share: 1,
+    modelled_memory_ns: 1,
+    modelled_cxl_extra_ns: 0,
+    injected_ns: 0,
+    link_messages: 0,
+    link_bytes: 0,
+  };
   const answer = JSON.stringify({ result: points, status: 'ok', time: 0, strata: stats });
   app.get('/', async () => ({ title: 'loadgen-overhead stub', version: '0' }));
-  app.get('/collections/:c', async () => ({ result: { status: 'green', points_count: 10, config: { params: { vectors: { size: DIM, distance: 'Euclid' } } } }, status: 'ok', time: 0 }));
+  app.get('/collections/:c', async () => ({
+    result: { status: 'green', points_count: 10, config: { params: { vectors: { size: DIM, distance: 'Euclid' } } } },
+    status: 'ok',
+    time: 0,
+  }));
   app.post('/collections/:c/points/search', async (_req, reply) => reply.type('application/json').send(answer));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const a = app.server.address();
@@ -48,20 +64,61 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'strata-loadgen-overhead-'));
   try {
     const queries = join(tmp, 'query.fvecs');
-    await writeFvecs(queries, Float32Array.from({ length: 1000 * DIM }, (_, i) => ((i * 7919) % 1000) / 1000), DIM);
+    await writeFvecs(
+      queries,
+      Float32Array.from({ length: 1000 * DIM }, (_, i) => ((i * 7919) % 1000) / 1000),
+      DIM,
+    );
     const rows = [];
     for (const c of o.concurrency) {
       // one step per level, so the main thread's busy time can be charged to it
       const elu0 = performance.eventLoopUtilization();
-      const report = await runLoadgen({ url: `http://127.0.0.1:${port}`, collection: 'stub', queries, ef: [64], concurrency: [c], durationS: 120, maxRequests: o.requests, warmup: o.warmup, protocol: 'json', label: 'loadgen overhead (trivial endpoint)' });
+      const report = await runLoadgen({
+        url: `http://127.0.0.1:${port}`,
+        collection: 'stub',
+        queries,
+        ef: [64],
+        concurrency: [c],
+        durationS: 120,
+        maxRequests: o.requests,
+        warmup: o.warmup,
+        protocol: 'json',
+        label: 'loadgen overhead (trivial endpoint)',
+      });
       const elu = performance.eventLoopUtilization(elu0);
       const r = report.results[0]!;
-      rows.push({ concurrency: c, requests: r.ok, qps: Math.round(r.qps), p50Ms: r.latencyMs.p50Ms, p99Ms: r.latencyMs.p99Ms, loadgenThreadBusy: Number(elu.utilization.toFixed(2)), errors: r.errors });
+      rows.push({
+        concurrency: c,
+        requests: r.ok,
+        qps: Math.round(r.qps),
+        p50Ms: r.latencyMs.p50Ms,
+        p99Ms: r.latencyMs.p99Ms,
+        loadgenThreadBusy: Number(elu.utilization.toFixed(2)),
+        errors: r.errors,
+      });
       process.stderr.write(`concurrency ${c}: ${Math.round(r.qps)} QPS\n`);
     }
     process.stdout.write('\n| concurrency | requests | QPS | p50 ms | p99 ms | load generator thread busy |\n|---|---|---|---|---|---|\n');
-    for (const r of rows) process.stdout.write(`| ${r.concurrency} | ${r.requests} | ${r.qps} | ${r.p50Ms.toFixed(3)} | ${r.p99Ms.toFixed(3)} | ${Math.round(100 * r.loadgenThreadBusy)}% |\n`);
-    if (o.json) writeFileSync(o.json, JSON.stringify({ endpoint: 'fastify stub on 127.0.0.1 in a worker thread', protocol: 'json', mode: 'closed', machine: machineInfo(), packages: packageVersions(), rows }, null, 2) + '\n');
+    for (const r of rows)
+      process.stdout.write(
+        `| ${r.concurrency} | ${r.requests} | ${r.qps} | ${r.p50Ms.toFixed(3)} | ${r.p99Ms.toFixed(3)} | ${Math.round(100 * r.loadgenThreadBusy)}% |\n`,
+      );
+    if (o.json)
+      writeFileSync(
+        o.json,
+        JSON.stringify(
+          {
+            endpoint: 'fastify stub on 127.0.0.1 in a worker thread',
+            protocol: 'json',
+            mode: 'closed',
+            machine: machineInfo(),
+            packages: packageVersions(),
+            rows,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
     await worker.terminate();

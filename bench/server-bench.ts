@@ -50,7 +50,7 @@ async function closedLoop(send: Send, requests: number, concurrency: number): Pr
 async function main(): Promise<void> {
   const o = new Command('server-bench')
     .option('--index <dir>', 'a built index (default: generate 20k x 128 and build it with 10% DRAM)')
-    .option('--queries <file>', 'query vectors (default: the generated set\'s)')
+    .option('--queries <file>', "query vectors (default: the generated set's)")
     .option('--count <n>', 'vectors to generate', (v) => Number(v), 20_000)
     .option('--requests <n>', 'requests per contender per repetition', (v) => Number(v), 1500)
     .option('--reps <n>', 'repetitions (contenders alternate)', (v) => Number(v), 7)
@@ -59,7 +59,17 @@ async function main(): Promise<void> {
     .option('--search-threads <n>', 'engine search threads', (v) => Number(v), 1)
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
-    .opts<{ index?: string; queries?: string; count: number; requests: number; reps: number; concurrency: number; ef: number; searchThreads: number; json?: string }>();
+    .opts<{
+      index?: string;
+      queries?: string;
+      count: number;
+      requests: number;
+      reps: number;
+      concurrency: number;
+      ef: number;
+      searchThreads: number;
+      json?: string;
+    }>();
 
   let tmp: string | null = null;
   let indexDir = o.index;
@@ -87,23 +97,37 @@ async function main(): Promise<void> {
   const addr = await server.listen();
   const pool = new Pool(addr.rest, { connections: o.concurrency, pipelining: 1 });
   const pkg = loadPackage() as unknown as { strata: { v1: { Points: grpc.ServiceClientConstructor } } };
-  const points = new pkg.strata.v1.Points(addr.grpc!, grpc.credentials.createInsecure()) as unknown as grpc.Client & { Search: (r: object, cb: (e: grpc.ServiceError | null, v: { result: Array<{ id: number }> }) => void) => void };
+  const points = new pkg.strata.v1.Points(addr.grpc!, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    Search: (r: object, cb: (e: grpc.ServiceError | null, v: { result: Array<{ id: number }> }) => void) => void;
+  };
   const collection = engine.collection('bench');
   const path = '/collections/bench/points/search';
 
   const contenders: Record<Contender, Send> = {
     'in-process': async (i) => (await collection.search({ vector: query(i), k, ef: o.ef })).hits.map((h) => h.id),
     json: async (i) => {
-      const r = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ vector: queryArrays[i % nq], limit: k, params: { hnsw_ef: o.ef } }) });
+      const r = await pool.request({
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ vector: queryArrays[i % nq], limit: k, params: { hnsw_ef: o.ef } }),
+      });
       return ((await r.body.json()) as { result: Array<{ id: number }> }).result.map((p) => p.id);
     },
     msgpack: async (i) => {
-      const r = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/msgpack', accept: 'application/msgpack' }, body: packMsgpack({ vector: query(i), limit: k, params: { hnsw_ef: o.ef } }) });
+      const r = await pool.request({
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/msgpack', accept: 'application/msgpack' },
+        body: packMsgpack({ vector: query(i), limit: k, params: { hnsw_ef: o.ef } }),
+      });
       return (unpackMsgpack(Buffer.from(await r.body.arrayBuffer())) as { result: Array<{ id: number }> }).result.map((p) => p.id);
     },
     grpc: (i) =>
       new Promise((resolve, reject) => {
-        points.Search({ collection_name: 'bench', vector: queryArrays[i % nq], limit: k, params: { hnsw_ef: o.ef } }, (e, v) => (e ? reject(e) : resolve(v.result.map((p) => p.id))));
+        points.Search({ collection_name: 'bench', vector: queryArrays[i % nq], limit: k, params: { hnsw_ef: o.ef } }, (e, v) =>
+          e ? reject(e) : resolve(v.result.map((p) => p.id)),
+        );
       }),
   };
   const names = Object.keys(contenders) as Contender[];
@@ -135,13 +159,36 @@ async function main(): Promise<void> {
   // in-process run of the same repetition, seconds apart), and the median of those is reported.
   const rows = names.map((name) => {
     const ratios = qps[name].map((q, rep) => q / qps['in-process'][rep]!);
-    return { contender: name, qps: Math.round(median(qps[name])), ratio: Number(median(ratios).toFixed(2)), cpuUsPerRequest: Math.round(median(cpu[name])), mainThreadUsPerRequest: Math.round(median(main[name])), runs: qps[name].map(Math.round), ratios: ratios.map((r) => Number(r.toFixed(2))) };
+    return {
+      contender: name,
+      qps: Math.round(median(qps[name])),
+      ratio: Number(median(ratios).toFixed(2)),
+      cpuUsPerRequest: Math.round(median(cpu[name])),
+      mainThreadUsPerRequest: Math.round(median(main[name])),
+      runs: qps[name].map(Math.round),
+      ratios: ratios.map((r) => Number(r.toFixed(2))),
+    };
   });
 
-  process.stdout.write(`server-bench: ${collection.count()} x ${dim}, ef ${o.ef}, k ${k}, concurrency ${o.concurrency}, ${o.requests} requests x ${o.reps} reps, ${o.searchThreads} search thread(s), loopback 127.0.0.1\n`);
-  process.stdout.write('| contender | QPS (median) | ratio to in-process (median of reps) | CPU µs/request (all threads) | main-thread µs/request | QPS per rep | ratio per rep |\n|---|---|---|---|---|---|---|\n');
-  for (const r of rows) process.stdout.write(`| ${r.contender} | ${r.qps} | ${r.ratio.toFixed(2)} | ${r.cpuUsPerRequest} | ${r.mainThreadUsPerRequest} | ${r.runs.join(', ')} | ${r.ratios.join(', ')} |\n`);
-  if (o.json) writeFileSync(o.json, JSON.stringify({ vectors: collection.count(), dim, ef: o.ef, k, concurrency: o.concurrency, requests: o.requests, reps: o.reps, searchThreads: o.searchThreads, rows }, null, 2) + '\n');
+  process.stdout.write(
+    `server-bench: ${collection.count()} x ${dim}, ef ${o.ef}, k ${k}, concurrency ${o.concurrency}, ${o.requests} requests x ${o.reps} reps, ${o.searchThreads} search thread(s), loopback 127.0.0.1\n`,
+  );
+  process.stdout.write(
+    '| contender | QPS (median) | ratio to in-process (median of reps) | CPU µs/request (all threads) | main-thread µs/request | QPS per rep | ratio per rep |\n|---|---|---|---|---|---|---|\n',
+  );
+  for (const r of rows)
+    process.stdout.write(
+      `| ${r.contender} | ${r.qps} | ${r.ratio.toFixed(2)} | ${r.cpuUsPerRequest} | ${r.mainThreadUsPerRequest} | ${r.runs.join(', ')} | ${r.ratios.join(', ')} |\n`,
+    );
+  if (o.json)
+    writeFileSync(
+      o.json,
+      JSON.stringify(
+        { vectors: collection.count(), dim, ef: o.ef, k, concurrency: o.concurrency, requests: o.requests, reps: o.reps, searchThreads: o.searchThreads, rows },
+        null,
+        2,
+      ) + '\n',
+    );
 
   points.close();
   await pool.close();

@@ -17,7 +17,12 @@ export interface MemoryFlags {
 
 export function addMemoryFlags(cmd: Command): Command {
   return cmd
-    .option('--memory <mode>', 'auto (real CXL node if present, else emulate) | numa | emulate', choiceOption('--memory', ['auto', 'numa', 'emulate'] as const), 'auto')
+    .option(
+      '--memory <mode>',
+      'auto (real CXL node if present, else emulate) | numa | emulate',
+      choiceOption('--memory', ['auto', 'numa', 'emulate'] as const),
+      'auto',
+    )
     .option('--dram-node <n>', 'NUMA node for the DRAM tier (with --memory numa)', intOption('--dram-node', 0, 1023))
     .option('--cxl-node <n>', 'NUMA node for the CXL tier (with --memory numa)', intOption('--cxl-node', 0, 1023))
     .option('--allow-emulation', 'if binding fails, emulate the tier (with a warning) instead of failing')

@@ -18,12 +18,15 @@ export function phaseProgress(stream: NodeJS.WriteStream = process.stderr, inter
           bar?.stop();
           current = phase;
           startedAt = Date.now();
-          bar = new cliProgress.SingleBar({
-            stream,
-            format: `${phase.padEnd(8)} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`,
-            etaBuffer: 50,
-            hideCursor: true,
-          }, cliProgress.Presets.shades_classic);
+          bar = new cliProgress.SingleBar(
+            {
+              stream,
+              format: `${phase.padEnd(8)} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`,
+              etaBuffer: 50,
+              hideCursor: true,
+            },
+            cliProgress.Presets.shades_classic,
+          );
           bar.start(total, 0, { rate: '0' });
         }
         const el = (Date.now() - startedAt) / 1000;

@@ -12,11 +12,7 @@ import { registerTiers } from './commands/tiers.js';
 import { registerVerify } from './commands/verify.js';
 
 export function program(): Command {
-  const p = new Command('strata')
-    .description('Strata: graph ANN search over tiered DRAM / CXL memory')
-    .version('0.1.0')
-    .showHelpAfterError()
-    .exitOverride();
+  const p = new Command('strata').description('Strata: graph ANN search over tiered DRAM / CXL memory').version('0.1.0').showHelpAfterError().exitOverride();
   registerBuild(p);
   registerVerify(p);
   registerSearch(p);

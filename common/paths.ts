@@ -15,7 +15,10 @@ export function projectRoot(): string {
     if (existsSync(pkg)) {
       try {
         const name = (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name;
-        if (name === 'strata') return (cached = dir);
+        if (name === 'strata') {
+          cached = dir;
+          return dir;
+        }
       } catch {
         // an unreadable package.json is not ours; keep walking
       }

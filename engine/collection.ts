@@ -42,7 +42,11 @@ export class Collection {
   searches = 0;
   private refused: Error | null = null;
 
-  constructor(private readonly opened: OpenedIndex, private readonly executor: Executor, private readonly s: CollectionSettings) {
+  constructor(
+    private readonly opened: OpenedIndex,
+    private readonly executor: Executor,
+    private readonly s: CollectionSettings,
+  ) {
     this.name = s.name;
     this.index = opened.index;
     this.queue = new AdmissionQueue<Job, SearchResponse>(s.maxQueue, () => this.pump());
@@ -153,32 +157,35 @@ export class Collection {
       this.tasksInFlight--;
       this.queue.release(n);
     };
-    this.executor.run(task).then(
-      (res) => {
+    this.executor
+      .run(task)
+      .then(
+        (res) => {
+          release();
+          taken.forEach((p, i) => {
+            const hits = [];
+            for (let j = 0; j < p.item.k; j++) {
+              const id = res.labels[i * res.kMax + j]!;
+              if (id < 0) break;
+              hits.push({ id, distance: res.distances[i * res.kMax + j]! });
+            }
+            const st = res.stats.subarray(i * STAT_FIELDS, (i + 1) * STAT_FIELDS);
+            if (!p.settled) {
+              addStats(this.totals, st);
+              this.searches++;
+            }
+            p.resolve({ hits, stats: statsView(st), mode });
+          });
+        },
+        (e: Error) => {
+          release();
+          for (const p of taken) p.reject(e);
+        },
+      )
+      .finally(() => {
         release();
-        taken.forEach((p, i) => {
-          const hits = [];
-          for (let j = 0; j < p.item.k; j++) {
-            const id = res.labels[i * res.kMax + j]!;
-            if (id < 0) break;
-            hits.push({ id, distance: res.distances[i * res.kMax + j]! });
-          }
-          const st = res.stats.subarray(i * STAT_FIELDS, (i + 1) * STAT_FIELDS);
-          if (!p.settled) {
-            addStats(this.totals, st);
-            this.searches++;
-          }
-          p.resolve({ hits, stats: statsView(st), mode });
-        });
-      },
-      (e: Error) => {
-        release();
-        for (const p of taken) p.reject(e);
-      },
-    ).finally(() => {
-      release();
-      this.pump();
-    });
+        this.pump();
+      });
   }
 
   count(): number {

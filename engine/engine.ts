@@ -50,7 +50,12 @@ export class Engine {
   private readonly startedAt = performance.now();
 
   private constructor(
-    readonly options: Required<Pick<EngineOptions, 'searchThreads' | 'inflightPerThread' | 'maxQueue' | 'mode' | 'ndp' | 'expanders' | 'inject' | 'prefetch' | 'pipeline' | 'defaultEf' | 'spin'>>,
+    readonly options: Required<
+      Pick<
+        EngineOptions,
+        'searchThreads' | 'inflightPerThread' | 'maxQueue' | 'mode' | 'ndp' | 'expanders' | 'inject' | 'prefetch' | 'pipeline' | 'defaultEf' | 'spin'
+      >
+    >,
     private readonly executor: Executor,
     collections: Collection[],
     private readonly tierPools: TierPool[],
@@ -73,8 +78,10 @@ export class Engine {
       defaultEf: o.defaultEf ?? 64,
       spin: o.spin ?? 20000,
     };
-    if (!Number.isInteger(opts.searchThreads) || opts.searchThreads < 0 || opts.searchThreads > 256) throw new StrataError('STRATA_INVALID_ARGUMENT', `searchThreads: must be 0..256, got ${opts.searchThreads}`, { field: 'searchThreads' });
-    if (!Number.isInteger(opts.expanders) || opts.expanders < 1 || opts.expanders > 64) throw new StrataError('STRATA_INVALID_ARGUMENT', `expanders: must be 1..64, got ${opts.expanders}`, { field: 'expanders' });
+    if (!Number.isInteger(opts.searchThreads) || opts.searchThreads < 0 || opts.searchThreads > 256)
+      throw new StrataError('STRATA_INVALID_ARGUMENT', `searchThreads: must be 0..256, got ${opts.searchThreads}`, { field: 'searchThreads' });
+    if (!Number.isInteger(opts.expanders) || opts.expanders < 1 || opts.expanders > 64)
+      throw new StrataError('STRATA_INVALID_ARGUMENT', `expanders: must be 1..64, got ${opts.expanders}`, { field: 'expanders' });
     if (mode === 'ndp' && !opts.ndp) throw new StrataError('STRATA_INVALID_ARGUMENT', 'mode ndp needs ndp: true', { field: 'mode' });
     const cost = o.cost ?? costModel();
     const threads = Math.max(1, opts.searchThreads);
@@ -102,7 +109,8 @@ export class Engine {
         const perExpander = Math.ceil(Math.max(1, cxlSegs.length) / opts.expanders);
         const maxEntries = opts.inflightPerThread * perExpander + 4;
         const channelsByThread = Array.from({ length: threads }, () =>
-          Array.from({ length: groups }, () => Array.from({ length: opts.expanders }, () => createChannel(maxEntries))));
+          Array.from({ length: groups }, () => Array.from({ length: opts.expanders }, () => createChannel(maxEntries))),
+        );
         ndp = { expanderOfSegment, channelsByThread, bell: new SharedArrayBuffer(4 * opts.expanders) };
       }
       links.push({ handle, ndp });
@@ -110,8 +118,15 @@ export class Engine {
 
     // On a real NUMA plan, threads run on the CPUs of the DRAM tier's node (the CXL node has none).
     const plan = opened[0]?.memory;
-    const cpus = plan && plan.mode === 'numa' && plan.nodes[0] !== null ? readTopology().nodes.find((n) => n.id === plan.nodes[0])?.cpus ?? null : null;
-    const ndpOptions: NdpOptions = { inflight: opts.inflightPerThread, pipeline: opts.pipeline, prefetch: opts.prefetch, inject: opts.inject, cost, spin: opts.spin };
+    const cpus = plan && plan.mode === 'numa' && plan.nodes[0] !== null ? (readTopology().nodes.find((n) => n.id === plan.nodes[0])?.cpus ?? null) : null;
+    const ndpOptions: NdpOptions = {
+      inflight: opts.inflightPerThread,
+      pipeline: opts.pipeline,
+      prefetch: opts.prefetch,
+      inject: opts.inject,
+      cost,
+      spin: opts.spin,
+    };
     const searcherOptions = { cost, inject: opts.inject, prefetch: opts.prefetch };
 
     // Tier workers: one per expander per collection, each serving every search thread's channels.
@@ -143,23 +158,32 @@ export class Engine {
     if (opts.searchThreads === 0) {
       const contexts = opened.map((oi, ci) => {
         const l = links[ci]!;
-        const ndp = l.ndp ? new NdpRunner(oi.index, { expanderOfSegment: l.ndp.expanderOfSegment, channels: l.ndp.channelsByThread[0]!, bell: new Int32Array(l.ndp.bell) }, ndpOptions) : null;
+        const ndp = l.ndp
+          ? new NdpRunner(
+              oi.index,
+              { expanderOfSegment: l.ndp.expanderOfSegment, channels: l.ndp.channelsByThread[0]!, bell: new Int32Array(l.ndp.bell) },
+              ndpOptions,
+            )
+          : null;
         return makeContext(oi.index, searcherOptions, ndp);
       });
       executor = new InlineExecutor(contexts);
     } else {
       executor = new PoolExecutor(opts.searchThreads, { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus });
     }
-    const collections = opened.map((oi, id) => new Collection(oi, executor, {
-      id,
-      name: [...names][id]!,
-      maxQueue: opts.maxQueue,
-      batch: opts.inflightPerThread,
-      maxTasks: threads * 2,
-      defaultMode: mode,
-      ndpAvailable: opts.ndp,
-      defaultEf: opts.defaultEf,
-    }));
+    const collections = opened.map(
+      (oi, id) =>
+        new Collection(oi, executor, {
+          id,
+          name: [...names][id]!,
+          maxQueue: opts.maxQueue,
+          batch: opts.inflightPerThread,
+          maxTasks: threads * 2,
+          defaultMode: mode,
+          ndpAvailable: opts.ndp,
+          defaultEf: opts.defaultEf,
+        }),
+    );
     return new Engine(opts, executor, collections, tierPools);
   }
 
@@ -169,7 +193,10 @@ export class Engine {
 
   collection(name: string): Collection {
     const c = this.byName.get(name);
-    if (!c) throw new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection "${name}" not found (loaded: ${[...this.byName.keys()].join(', ') || 'none'})`, { collection: name });
+    if (!c)
+      throw new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection "${name}" not found (loaded: ${[...this.byName.keys()].join(', ') || 'none'})`, {
+        collection: name,
+      });
     return c;
   }
 

@@ -52,7 +52,10 @@ export class InlineExecutor implements Executor {
 export class PoolExecutor implements Executor {
   private readonly pool: Piscina;
   private busy = 0;
-  constructor(readonly threads: number, data: SearchWorkerData) {
+  constructor(
+    readonly threads: number,
+    data: SearchWorkerData,
+  ) {
     this.pool = new Piscina({
       filename: workerFile('search-worker.js'),
       minThreads: threads,

@@ -18,7 +18,10 @@ export class AdmissionQueue<T, R> {
   completed = 0;
   failed = 0;
 
-  constructor(readonly capacity: number, private readonly onReady: () => void) {}
+  constructor(
+    readonly capacity: number,
+    private readonly onReady: () => void,
+  ) {}
 
   /** Waiting + running. */
   get depth(): number {
@@ -32,7 +35,11 @@ export class AdmissionQueue<T, R> {
   submit(item: T, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<R> {
     if (this.depth >= this.capacity) {
       this.rejected++;
-      return Promise.reject(new StrataError('STRATA_OVERLOADED', `queue full (${this.capacity} requests waiting or running): retry later or raise --max-queue`, { capacity: this.capacity }));
+      return Promise.reject(
+        new StrataError('STRATA_OVERLOADED', `queue full (${this.capacity} requests waiting or running): retry later or raise --max-queue`, {
+          capacity: this.capacity,
+        }),
+      );
     }
     if (opts.signal?.aborted) return Promise.reject(new StrataError('STRATA_CANCELLED', 'request cancelled before it started', {}));
     return new Promise<R>((resolve, reject) => {
@@ -59,7 +66,10 @@ export class AdmissionQueue<T, R> {
         reject: (e) => finish(e),
       };
       if (opts.timeoutMs !== undefined) {
-        timer = setTimeout(() => finish(new StrataError('STRATA_DEADLINE_EXCEEDED', `no answer within ${opts.timeoutMs} ms`, { timeoutMs: opts.timeoutMs })), opts.timeoutMs);
+        timer = setTimeout(
+          () => finish(new StrataError('STRATA_DEADLINE_EXCEEDED', `no answer within ${opts.timeoutMs} ms`, { timeoutMs: opts.timeoutMs })),
+          opts.timeoutMs,
+        );
         timer.unref?.();
       }
       opts.signal?.addEventListener('abort', onAbort, { once: true });

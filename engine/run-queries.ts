@@ -25,9 +25,18 @@ export interface QueriesResult {
 export async function runQueries(c: Collection, vectors: Float32Array, o: QueriesOptions): Promise<QueriesResult> {
   const dim = c.index.meta.dim;
   const n = vectors.length / dim;
-  const submit = () => Promise.all(Array.from({ length: n }, (_, i) => c.search({
-    vector: vectors.subarray(i * dim, (i + 1) * dim), k: o.k, ef: o.ef, exact: o.exact ?? false, ...(o.mode ? { mode: o.mode } : {}),
-  })));
+  const submit = () =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        c.search({
+          vector: vectors.subarray(i * dim, (i + 1) * dim),
+          k: o.k,
+          ef: o.ef,
+          exact: o.exact ?? false,
+          ...(o.mode ? { mode: o.mode } : {}),
+        }),
+      ),
+    );
   for (let w = 0; w < (o.warmup ?? 0); w++) await submit();
   const t0 = performance.now();
   const rs = await submit();

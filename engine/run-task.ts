@@ -24,7 +24,8 @@ export function runTask(ctx: SearchContext, t: QueryTask): TaskResult {
   for (let i = 0; i < n; i++) kMax = Math.max(kMax, t.k[i]!);
   const out = emptyResult(n, kMax);
   if (t.mode === 'ndp') {
-    if (ctx.ndp === null) throw new StrataError('STRATA_INVALID_ARGUMENT', 'mode: ndp needs the engine started with tier workers (ndp: true)', { field: 'mode' });
+    if (ctx.ndp === null)
+      throw new StrataError('STRATA_INVALID_ARGUMENT', 'mode: ndp needs the engine started with tier workers (ndp: true)', { field: 'mode' });
     ctx.ndp.run(t, out);
     // Exact (brute-force) queries in a near-data task run here, on this thread.
     for (let q = 0; q < n; q++) if (t.exact[q]) writeOne(ctx, t, out, q, kMax);

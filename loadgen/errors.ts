@@ -9,7 +9,7 @@ import { StrataError } from '../common/errors.js';
  * added (it needs a row in server/errors.ts's STATUS_OF as well, outside the load generator).
  */
 export function endpointDown(what: string, address: string, cause: unknown): StrataError {
-  const why = cause instanceof Error ? (cause as Error & { code?: string }).code ?? cause.message : String(cause);
+  const why = cause instanceof Error ? ((cause as Error & { code?: string }).code ?? cause.message) : String(cause);
   return new StrataError(
     'STRATA_UNREACHABLE',
     `${what}: nothing answers at ${address} (${why}): is \`strata serve\` running there?`,
@@ -20,19 +20,29 @@ export function endpointDown(what: string, address: string, cause: unknown): Str
 
 export function collectionMissing(collection: string, address: string, available: readonly string[] | null): StrataError {
   const list = available === null ? '' : available.length === 0 ? ' (the server has no collections)' : ` (the server has: ${available.join(', ')})`;
-  return new StrataError('STRATA_COLLECTION_NOT_FOUND', `--collection: no collection "${collection}" at ${address}${list}`, { field: 'collection', collection, address });
+  return new StrataError('STRATA_COLLECTION_NOT_FOUND', `--collection: no collection "${collection}" at ${address}${list}`, {
+    field: 'collection',
+    collection,
+    address,
+  });
 }
 
 export function dimensionMismatch(file: string, found: number, collection: string, expected: number): StrataError {
-  return new StrataError(
-    'STRATA_DATASET_DIMENSION',
-    `${file}: queries have ${found} dimensions, collection "${collection}" has ${expected}`,
-    { file, expected, found, collection },
-  );
+  return new StrataError('STRATA_DATASET_DIMENSION', `${file}: queries have ${found} dimensions, collection "${collection}" has ${expected}`, {
+    file,
+    expected,
+    found,
+    collection,
+  });
 }
 
 export function unexpectedAnswer(address: string, status: number | string, body: string): StrataError {
-  return new StrataError('STRATA_INVALID_ARGUMENT', `--url: unexpected answer ${status} from ${address}: ${body.slice(0, 200)}`, { field: 'url', reason: 'unexpected-answer', address, status: String(status) });
+  return new StrataError('STRATA_INVALID_ARGUMENT', `--url: unexpected answer ${status} from ${address}: ${body.slice(0, 200)}`, {
+    field: 'url',
+    reason: 'unexpected-answer',
+    address,
+    status: String(status),
+  });
 }
 
 export function unauthenticated(address: string): StrataError {

@@ -42,7 +42,8 @@ export function distancesFileBeside(gtFile: string): string | null {
 }
 
 function checkShape(file: string, count: number, dim: number, queries: number, k: number): void {
-  if (count < queries) throw new StrataError('STRATA_DATASET_FORMAT', `${file}: ${count} ground-truth rows for ${queries} queries`, { file, expected: queries, found: count });
+  if (count < queries)
+    throw new StrataError('STRATA_DATASET_FORMAT', `${file}: ${count} ground-truth rows for ${queries} queries`, { file, expected: queries, found: count });
   if (dim < k) throw invalidArgument('--k', `${file} holds ${dim} neighbours per query, fewer than k = ${k}`, { file });
 }
 
@@ -141,7 +142,14 @@ function workerFile(): string {
 }
 
 /** Exact top k of every query, split across worker threads. Scores in the server's convention. */
-export async function bruteForceScores(base: Float32Array, queries: Float32Array, dim: number, k: number, distance: QdrantDistance, threads: number): Promise<{ k: number; ids: Int32Array; scores: Float32Array }> {
+export async function bruteForceScores(
+  base: Float32Array,
+  queries: Float32Array,
+  dim: number,
+  k: number,
+  distance: QdrantDistance,
+  threads: number,
+): Promise<{ k: number; ids: Int32Array; scores: Float32Array }> {
   const nq = queries.length / dim;
   const shared = new SharedArrayBuffer(base.byteLength);
   const b = new Float32Array(shared);
@@ -195,7 +203,12 @@ export interface ComputeOptions {
 /** --base: brute force (or the cache of an earlier run with the same inputs). */
 export async function groundTruthFromBase(o: ComputeOptions): Promise<LoadedGroundTruth> {
   const base = await readDataset(o.baseFile);
-  if (base.dim !== o.dim) throw new StrataError('STRATA_DATASET_DIMENSION', `${o.baseFile}: base has ${base.dim} dimensions, the queries ${o.dim}`, { file: o.baseFile, expected: o.dim, found: base.dim });
+  if (base.dim !== o.dim)
+    throw new StrataError('STRATA_DATASET_DIMENSION', `${o.baseFile}: base has ${base.dim} dimensions, the queries ${o.dim}`, {
+      file: o.baseFile,
+      expected: o.dim,
+      found: base.dim,
+    });
   if (base.count < o.k) throw invalidArgument('--k', `${o.baseFile} has ${base.count} vectors, fewer than k = ${o.k}`);
   const key = groundTruthKey(base, o.queries, o.dim, o.k, o.distance);
   const candidates = cacheCandidates(o.queriesFile, key, o.cacheDir);
@@ -206,7 +219,10 @@ export async function groundTruthFromBase(o: ComputeOptions): Promise<LoadedGrou
     const c = readCache(file, key);
     if (c) {
       o.log?.(`ground truth: cached in ${file}`);
-      return { gt: { dim: c.k, count: c.count, ids: Float64Array.from(c.ids), scores: Float32Array.from(c.scores), order }, info: { source: 'cache', file, distancesFile: file, tieAware: true, note: null } };
+      return {
+        gt: { dim: c.k, count: c.count, ids: Float64Array.from(c.ids), scores: Float32Array.from(c.scores), order },
+        info: { source: 'cache', file, distancesFile: file, tieAware: true, note: null },
+      };
     }
   }
   const threads = o.threads ?? Math.max(1, availableParallelism() - 1);
@@ -216,5 +232,8 @@ export async function groundTruthFromBase(o: ComputeOptions): Promise<LoadedGrou
   const nq = o.queries.length / o.dim;
   const written = writeCache(candidates, { key, k: r.k, count: nq, distance: o.distance, ids: Array.from(ids), scores: Array.from(r.scores) });
   if (written) o.log?.(`ground truth: cached in ${written}`);
-  return { gt: { dim: r.k, count: nq, ids, scores: r.scores, order }, info: { source: 'computed', file: written ?? o.baseFile, distancesFile: written, tieAware: true, note: null } };
+  return {
+    gt: { dim: r.k, count: nq, ids, scores: r.scores, order },
+    info: { source: 'computed', file: written ?? o.baseFile, distancesFile: written, tieAware: true, note: null },
+  };
 }

@@ -1,7 +1,25 @@
 // Public surface of the load generator: the CLI commands (loadgen, plot) and tests import from here.
 export { runLoadgen, type RunHooks } from './run.js';
-export { resolveOptions, stepsOf, MAX_STEP_SECONDS, MAX_SWEEP_SECONDS, MAX_REQUESTS_PER_STEP, type LoadgenOptions, type ResolvedOptions, type StepPlan } from './options.js';
-export { REPORT_SCHEMA, parseReport, type LoadgenReport, type StepResult, type Protocol, type LoopMode, type Machine, type ReportParameters } from './report.js';
+export {
+  resolveOptions,
+  stepsOf,
+  MAX_STEP_SECONDS,
+  MAX_SWEEP_SECONDS,
+  MAX_REQUESTS_PER_STEP,
+  type LoadgenOptions,
+  type ResolvedOptions,
+  type StepPlan,
+} from './options.js';
+export {
+  REPORT_SCHEMA,
+  parseReport,
+  type LoadgenReport,
+  type StepResult,
+  type Protocol,
+  type LoopMode,
+  type Machine,
+  type ReportParameters,
+} from './report.js';
 export { renderSvg, plotSpec, plotRows, type PlotOptions } from './plot.js';
 export { formatTable, stepLine } from './table.js';
 export { progressSink, silentProgress, type ProgressSink } from './progress.js';

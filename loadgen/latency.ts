@@ -16,7 +16,12 @@ export interface LatencySummary {
 }
 
 export class LatencyRecorder {
-  private readonly h: hdr.Histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: MAX_TRACKABLE_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+  private readonly h: hdr.Histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: MAX_TRACKABLE_US,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
 
   /** Records one latency given in milliseconds (clamped to 1 µs .. 1 h). */
   record(ms: number): void {

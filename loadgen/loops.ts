@@ -110,8 +110,7 @@ export async function runOpen(o: OpenLoopOptions): Promise<LoopOutcome> {
       });
     }
   };
-  const answerOrTimeout = (ms: number): Promise<void> =>
-    Promise.race([new Promise<void>((r) => (wake = r)), clock.sleep(ms)]);
+  const answerOrTimeout = (ms: number): Promise<void> => Promise.race([new Promise<void>((r) => (wake = r)), clock.sleep(ms)]);
 
   while (stopped === null && issued < total) {
     const due = dueBy(s, clock.now());

@@ -83,20 +83,29 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
   };
   if (!r.collection) throw invalidArgument('--collection', 'is required');
   if (!Number.isInteger(r.k) || r.k < 1 || r.k > 10_000) throw invalidArgument('--k', `must be a whole number in 1..10000, got ${r.k}`);
-  if (!(r.durationS > 0 && r.durationS <= MAX_STEP_SECONDS)) throw invalidArgument('--duration', `must be in (0, ${MAX_STEP_SECONDS}] seconds, got ${r.durationS}`);
-  if (!Number.isInteger(r.maxRequests) || r.maxRequests < 1 || r.maxRequests > MAX_REQUESTS_PER_STEP) throw invalidArgument('--max-requests', `must be a whole number in 1..${MAX_REQUESTS_PER_STEP}, got ${r.maxRequests}`);
-  if (!Number.isInteger(r.warmup) || r.warmup < 0 || r.warmup > MAX_REQUESTS_PER_STEP) throw invalidArgument('--warmup', `must be a whole number in 0..${MAX_REQUESTS_PER_STEP}, got ${r.warmup}`);
+  if (!(r.durationS > 0 && r.durationS <= MAX_STEP_SECONDS))
+    throw invalidArgument('--duration', `must be in (0, ${MAX_STEP_SECONDS}] seconds, got ${r.durationS}`);
+  if (!Number.isInteger(r.maxRequests) || r.maxRequests < 1 || r.maxRequests > MAX_REQUESTS_PER_STEP)
+    throw invalidArgument('--max-requests', `must be a whole number in 1..${MAX_REQUESTS_PER_STEP}, got ${r.maxRequests}`);
+  if (!Number.isInteger(r.warmup) || r.warmup < 0 || r.warmup > MAX_REQUESTS_PER_STEP)
+    throw invalidArgument('--warmup', `must be a whole number in 0..${MAX_REQUESTS_PER_STEP}, got ${r.warmup}`);
   if (!['json', 'msgpack', 'grpc'].includes(r.protocol)) throw invalidArgument('--protocol', `must be json, msgpack or grpc, got ${r.protocol}`);
   if (r.mode !== 'closed' && r.mode !== 'open') throw invalidArgument('--mode', `must be closed or open, got ${String(r.mode)}`);
   if (r.mode === 'open') {
     if (r.rate === null || r.rate.length === 0) throw invalidArgument('--rate', 'the open loop needs a rate (requests per second, across all connections)');
     for (const x of r.rate) if (!(x > 0 && x <= MAX_RATE)) throw invalidArgument('--rate', `must be in (0, ${MAX_RATE}] requests per second, got ${x}`);
   } else if (r.rate !== null) throw invalidArgument('--rate', 'applies to --mode open only (a closed loop sends as fast as answers come)');
-  if (!Number.isInteger(r.maxInflight) || r.maxInflight < 1 || r.maxInflight > 65_536) throw invalidArgument('--max-inflight', `must be a whole number in 1..65536, got ${r.maxInflight}`);
-  if (!Number.isInteger(r.timeoutMs) || r.timeoutMs < 1 || r.timeoutMs > 600_000) throw invalidArgument('--timeout', `must be a whole number of ms in 1..600000, got ${r.timeoutMs}`);
+  if (!Number.isInteger(r.maxInflight) || r.maxInflight < 1 || r.maxInflight > 65_536)
+    throw invalidArgument('--max-inflight', `must be a whole number in 1..65536, got ${r.maxInflight}`);
+  if (!Number.isInteger(r.timeoutMs) || r.timeoutMs < 1 || r.timeoutMs > 600_000)
+    throw invalidArgument('--timeout', `must be a whole number of ms in 1..600000, got ${r.timeoutMs}`);
   if (r.gt !== undefined && r.base !== undefined) throw invalidArgument('--gt', 'give --gt (ground truth ids) or --base (to compute them), not both');
   const seconds = stepsOf(r).length * r.durationS;
-  if (seconds > MAX_SWEEP_SECONDS) throw invalidArgument('--duration', `the sweep would run ${stepsOf(r).length} steps x ${r.durationS} s = ${seconds} s, over the ${MAX_SWEEP_SECONDS} s cap: fewer values or shorter steps`);
+  if (seconds > MAX_SWEEP_SECONDS)
+    throw invalidArgument(
+      '--duration',
+      `the sweep would run ${stepsOf(r).length} steps x ${r.durationS} s = ${seconds} s, over the ${MAX_SWEEP_SECONDS} s cap: fewer values or shorter steps`,
+    );
   return r;
 }
 

@@ -42,23 +42,31 @@ export function plotRows(reports: readonly LoadgenReport[]): { steps: StepRow[];
   const latency: LatencyRow[] = [];
   reports.forEach((rep, i) => {
     const label = labels[i]!;
-    const rows = rep.results.map((r): StepRow => ({
-      label,
-      ef: r.ef,
-      concurrency: r.concurrency,
-      load: r.offeredRate ?? r.concurrency,
-      recall: r.recall?.mean ?? null,
-      qps: r.qps,
-      front: false,
-      tag: `ef${r.ef}`,
-    }));
-    const withRecall = rows.map((r, j) => ({ j, recall: r.recall, qps: r.qps })).filter((p): p is { j: number; recall: number; qps: number } => p.recall !== null && p.qps > 0);
+    const rows = rep.results.map(
+      (r): StepRow => ({
+        label,
+        ef: r.ef,
+        concurrency: r.concurrency,
+        load: r.offeredRate ?? r.concurrency,
+        recall: r.recall?.mean ?? null,
+        qps: r.qps,
+        front: false,
+        tag: `ef${r.ef}`,
+      }),
+    );
+    const withRecall = rows
+      .map((r, j) => ({ j, recall: r.recall, qps: r.qps }))
+      .filter((p): p is { j: number; recall: number; qps: number } => p.recall !== null && p.qps > 0);
     for (const k of paretoFront(withRecall)) rows[withRecall[k]!.j]!.front = true;
     steps.push(...rows);
     for (const r of rep.results) {
       if (r.ok === 0) continue;
       const load = r.offeredRate ?? r.concurrency;
-      latency.push({ label, ef: r.ef, load, percentile: 'p50', ms: r.latencyMs.p50Ms }, { label, ef: r.ef, load, percentile: 'p95', ms: r.latencyMs.p95Ms }, { label, ef: r.ef, load, percentile: 'p99', ms: r.latencyMs.p99Ms });
+      latency.push(
+        { label, ef: r.ef, load, percentile: 'p50', ms: r.latencyMs.p50Ms },
+        { label, ef: r.ef, load, percentile: 'p95', ms: r.latencyMs.p95Ms },
+        { label, ef: r.ef, load, percentile: 'p99', ms: r.latencyMs.p99Ms },
+      );
     }
   });
   return { steps, latency };
@@ -81,7 +89,13 @@ export function plotSpec(reports: readonly LoadgenReport[], o: PlotOptions = {})
   const loads = latency.map((r) => r.load).filter((v) => v > 0);
   const logLoad = loads.length > 0 && Math.max(...loads) / Math.min(...loads) >= 4;
   // Series keep the order of the reports given (not alphabetical): "DRAM 100%, 25%, 10%" reads as a sweep.
-  const color = { field: 'label', type: 'nominal', title: 'configuration', scale: { domain: seriesLabels(reports) }, legend: { orient: 'bottom', columns: 1, labelLimit: 400 } } as const;
+  const color = {
+    field: 'label',
+    type: 'nominal',
+    title: 'configuration',
+    scale: { domain: seriesLabels(reports) },
+    legend: { orient: 'bottom', columns: 1, labelLimit: 400 },
+  } as const;
   // A recall axis needs at least two recall values (an open-loop sweep at one ef has one).
   const hasRecall = new Set(steps.filter((s) => s.recall !== null).map((s) => s.recall)).size >= 2;
   const efCount = new Set(latency.map((r) => r.ef)).size;
@@ -135,7 +149,13 @@ export function plotSpec(reports: readonly LoadgenReport[], o: PlotOptions = {})
         x: { field: 'load', type: 'quantitative', title: loadTitle(reports), scale: logLoad ? { type: 'log' } : { zero: false } },
         y: { field: 'ms', type: 'quantitative', title: 'latency (ms, log)', scale: { type: 'log' } },
         color,
-        strokeDash: { field: 'percentile', type: 'nominal', title: 'percentile', sort: ['p50', 'p95', 'p99'], legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#444' } } } } } },
+        strokeDash: {
+          field: 'percentile',
+          type: 'nominal',
+          title: 'percentile',
+          sort: ['p50', 'p95', 'p99'],
+          legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#444' } } } } },
+        },
         detail: { field: 'label' },
       },
     },

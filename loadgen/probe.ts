@@ -29,7 +29,7 @@ interface Fetched {
 async function getJson(origin: string, path: string, apiKey: string | undefined): Promise<Fetched> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (apiKey !== undefined) headers['api-key'] = apiKey;
-  let r;
+  let r: Awaited<ReturnType<typeof request>>;
   try {
     r = await request(origin + path, { method: 'GET', headers, headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS });
   } catch (e) {
@@ -45,7 +45,8 @@ async function getJson(origin: string, path: string, apiKey: string | undefined)
   return { status: r.statusCode, body, text };
 }
 
-const at = (v: unknown, ...path: string[]): unknown => path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined), v);
+const at = (v: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined), v);
 
 /** GET /collections/{c} (and / for the version, /collections to list names when c is missing). */
 export async function probeRest(origin: string, collection: string, apiKey: string | undefined): Promise<TargetInfo> {
@@ -82,7 +83,8 @@ export function probeGrpc(target: string, collection: string, apiKey: string | u
     stub.Get({ collection_name: collection }, apiKeyMetadata(apiKey), { deadline: Date.now() + PROBE_TIMEOUT_MS }, (e) => {
       stub.close();
       if (!e) resolve();
-      else if (isTransportFailure(e) || e.code === grpc.status.DEADLINE_EXCEEDED) reject(endpointDown('--grpc-url', target, new Error(e.details || grpc.status[e.code])));
+      else if (isTransportFailure(e) || e.code === grpc.status.DEADLINE_EXCEEDED)
+        reject(endpointDown('--grpc-url', target, new Error(e.details || grpc.status[e.code])));
       else if (e.code === grpc.status.NOT_FOUND) reject(collectionMissing(collection, target, null));
       else if (e.code === grpc.status.UNAUTHENTICATED) reject(unauthenticated(target));
       else reject(unexpectedAnswer(target, grpc.status[e.code] ?? e.code, e.details));

@@ -26,7 +26,8 @@ export interface ProgressSink {
 }
 
 const describe = (k: StepKey): string => `step ${k.index + 1}/${k.of} ef ${k.ef} c ${k.concurrency}${k.rate !== null ? ` rate ${k.rate}/s` : ''}`;
-const numbers = (s: Snapshot): string => `${s.elapsedS.toFixed(1)}s sent ${s.sent} ok ${s.ok} err ${s.failed} qps ${s.qps.toFixed(0)} p99 ${s.p99Ms.toFixed(2)} ms`;
+const numbers = (s: Snapshot): string =>
+  `${s.elapsedS.toFixed(1)}s sent ${s.sent} ok ${s.ok} err ${s.failed} qps ${s.qps.toFixed(0)} p99 ${s.p99Ms.toFixed(2)} ms`;
 
 export function progressSink(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, plainEveryMs = 5000): ProgressSink {
   if (stream.isTTY) {

@@ -73,7 +73,12 @@ export function summarizeRecall(perQuery: readonly number[], tieAware: boolean):
 }
 
 /** Recall over every query that got an answer (firstIds[q] undefined: never answered). */
-export function recallOfAnswers(gt: GroundTruth, k: number, firstIds: ReadonlyArray<Float64Array | undefined>, firstScores: ReadonlyArray<Float64Array | undefined>): RecallSummary | null {
+export function recallOfAnswers(
+  gt: GroundTruth,
+  k: number,
+  firstIds: ReadonlyArray<Float64Array | undefined>,
+  firstScores: ReadonlyArray<Float64Array | undefined>,
+): RecallSummary | null {
   const per: number[] = [];
   for (let q = 0; q < firstIds.length && q < gt.count; q++) {
     const ids = firstIds[q];

@@ -19,7 +19,17 @@ export interface CostMeans {
   injectedNs: number;
 }
 
-const COST_KEYS = ['hops', 'distanceComputations', 'accessesDram', 'accessesCxl', 'bytesDram', 'bytesCxl', 'modelledMemoryNs', 'modelledCxlExtraNs', 'injectedNs'] as const satisfies ReadonlyArray<keyof QueryCost>;
+const COST_KEYS = [
+  'hops',
+  'distanceComputations',
+  'accessesDram',
+  'accessesCxl',
+  'bytesDram',
+  'bytesCxl',
+  'modelledMemoryNs',
+  'modelledCxlExtraNs',
+  'injectedNs',
+] as const satisfies ReadonlyArray<keyof QueryCost>;
 
 export class StepRecorder {
   /** Latency as the user sees it: from the intended send time (open loop) or the send (closed). */
@@ -73,7 +83,8 @@ export class StepRecorder {
     if (n <= 0) return;
     this.failed += n;
     this.errors.set('client-backlog', (this.errors.get('client-backlog') ?? 0) + n);
-    if (!this.messages.has('client-backlog')) this.messages.set('client-backlog', 'due but never sent: the client had too many requests in flight until the step ended');
+    if (!this.messages.has('client-backlog'))
+      this.messages.set('client-backlog', 'due but never sent: the client had too many requests in flight until the step ended');
   }
 
   errorCounts(): Record<string, number> {

@@ -131,7 +131,10 @@ export function parseReport(text: string, file: string): LoadgenReport {
   }
   const r = v as Partial<LoadgenReport> | null;
   if (r === null || typeof r !== 'object' || r.schema !== REPORT_SCHEMA || !Array.isArray(r.results)) {
-    throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: not a strata loadgen report (expected "schema": "${REPORT_SCHEMA}" and a results list)`, { field: 'reports', file });
+    throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: not a strata loadgen report (expected "schema": "${REPORT_SCHEMA}" and a results list)`, {
+      field: 'reports',
+      file,
+    });
   }
   return r as LoadgenReport;
 }

@@ -49,8 +49,15 @@ async function prepare(options: LoadgenOptions, log: (l: string) => void): Promi
   if (o.gt !== undefined) truth = await groundTruthFromFile(o.gt, target.distance, qs.count, o.k);
   else if (o.base !== undefined) {
     truth = await groundTruthFromBase({
-      baseFile: o.base, queriesFile: o.queries, queries: qs.vectors, dim: qs.dim, k: o.k, distance: target.distance, log,
-      ...(o.gtThreads !== undefined ? { threads: o.gtThreads } : {}), ...(o.gtCacheDir !== undefined ? { cacheDir: o.gtCacheDir } : {}),
+      baseFile: o.base,
+      queriesFile: o.queries,
+      queries: qs.vectors,
+      dim: qs.dim,
+      k: o.k,
+      distance: target.distance,
+      log,
+      ...(o.gtThreads !== undefined ? { threads: o.gtThreads } : {}),
+      ...(o.gtCacheDir !== undefined ? { cacheDir: o.gtCacheDir } : {}),
     });
   }
   if (truth?.info.note) log(`recall: ${truth.info.note}`);
@@ -58,7 +65,14 @@ async function prepare(options: LoadgenOptions, log: (l: string) => void): Promi
 }
 
 function clientFor(p: Prepared, step: StepPlan, clock: Clock): SearchClient {
-  const common = { connections: step.concurrency, k: p.o.k, ef: step.ef, timeoutMs: p.o.timeoutMs, now: () => clock.now(), ...(p.o.apiKey !== undefined ? { apiKey: p.o.apiKey } : {}) };
+  const common = {
+    connections: step.concurrency,
+    k: p.o.k,
+    ef: step.ef,
+    timeoutMs: p.o.timeoutMs,
+    now: () => clock.now(),
+    ...(p.o.apiKey !== undefined ? { apiKey: p.o.apiKey } : {}),
+  };
   if (p.o.protocol === 'grpc') return grpcClient({ ...common, target: p.grpc!, collection: p.o.collection, queries: p.queries, dim: p.dim });
   return restClient({ ...common, origin: p.origin, collection: p.o.collection, encoding: p.o.protocol, queries: p.queries, dim: p.dim });
 }
@@ -110,13 +124,21 @@ async function runStep(p: Prepared, step: StepPlan, key: StepKey, clock: Clock, 
     const t0 = clock.now();
     timer = setInterval(() => {
       const el = (clock.now() - t0) / 1000;
-      progress.tick(key, { elapsedS: el, sent, ok: rec.ok, failed: rec.failed, qps: el > 0 ? rec.ok / el : 0, p99Ms: rec.latency.count > 0 ? rec.latency.summary().p99Ms : 0 });
+      progress.tick(key, {
+        elapsedS: el,
+        sent,
+        ok: rec.ok,
+        failed: rec.failed,
+        qps: el > 0 ? rec.ok / el : 0,
+        p99Ms: rec.latency.count > 0 ? rec.latency.summary().p99Ms : 0,
+      });
     }, 250);
     timer.unref();
     const loop = { ...base, search, recorder: rec, maxRequests: p.o.maxRequests };
-    const out = step.rate === null
-      ? await runClosed(loop, step.concurrency)
-      : await runOpen({ ...loop, rate: step.rate, maxInflight: p.o.maxInflight, drainMs: p.o.timeoutMs });
+    const out =
+      step.rate === null
+        ? await runClosed(loop, step.concurrency)
+        : await runOpen({ ...loop, rate: step.rate, maxInflight: p.o.maxInflight, drainMs: p.o.timeoutMs });
     if (out.stoppedBy === 'endpoint-down') {
       const [status, message] = Object.entries(rec.errorMessages())[0] ?? ['?', ''];
       throw endpointDown(p.o.protocol === 'grpc' ? '--grpc-url' : '--url', p.grpc ?? p.origin, new Error(`${status}: ${message}`));
@@ -157,9 +179,26 @@ export async function runLoadgen(options: LoadgenOptions, hooks: RunHooks = {}):
     machine: machineInfo(),
     packages: packageVersions(),
     parameters: {
-      url: p.origin, grpcUrl: p.grpc, collection: o.collection, queries: o.queries, queryCount: p.queryCount, gt: o.gt ?? null, base: o.base ?? null,
-      k: o.k, ef: o.ef, concurrency: o.concurrency, rate: o.rate, durationS: o.durationS, maxRequests: o.maxRequests, warmup: o.warmup,
-      protocol: o.protocol, mode: o.mode, maxInflight: o.maxInflight, timeoutMs: o.timeoutMs, apiKey: o.apiKey !== undefined, allowRemote: o.allowRemote,
+      url: p.origin,
+      grpcUrl: p.grpc,
+      collection: o.collection,
+      queries: o.queries,
+      queryCount: p.queryCount,
+      gt: o.gt ?? null,
+      base: o.base ?? null,
+      k: o.k,
+      ef: o.ef,
+      concurrency: o.concurrency,
+      rate: o.rate,
+      durationS: o.durationS,
+      maxRequests: o.maxRequests,
+      warmup: o.warmup,
+      protocol: o.protocol,
+      mode: o.mode,
+      maxInflight: o.maxInflight,
+      timeoutMs: o.timeoutMs,
+      apiKey: o.apiKey !== undefined,
+      allowRemote: o.allowRemote,
     },
     target: p.target,
     groundTruth: p.truth?.info ?? null,

@@ -17,7 +17,25 @@ export function stepLine(r: StepResult): string {
 /** A markdown table (readable as text, pasteable into docs). */
 export function formatTable(report: LoadgenReport): string {
   const open = report.parameters.mode === 'open';
-  const head = ['ef', open ? 'conn' : 'conc', ...(open ? ['offered/s', 'achieved/s'] : []), 'recall', 'p5', 'min', 'QPS', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', 'dist/q', 'DRAM share', 'CXL KB/q', 'mem µs/q'];
+  const head = [
+    'ef',
+    open ? 'conn' : 'conc',
+    ...(open ? ['offered/s', 'achieved/s'] : []),
+    'recall',
+    'p5',
+    'min',
+    'QPS',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'p99.9 ms',
+    'max ms',
+    'errors',
+    'dist/q',
+    'DRAM share',
+    'CXL KB/q',
+    'mem µs/q',
+  ];
   const rows = report.results.map((r) => [
     String(r.ef),
     String(r.concurrency),
@@ -38,5 +56,12 @@ export function formatTable(report: LoadgenReport): string {
     r.strata ? f(r.strata.modelledMemoryNs / 1000, 1) : '-',
   ]);
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
-  return [`${report.label} — ${report.parameters.protocol}, ${report.parameters.mode} loop, k ${report.parameters.k}, ${report.parameters.queryCount} queries, ${report.target.dim}-d ${report.target.distance}`, line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n') + '\n';
+  return (
+    [
+      `${report.label} — ${report.parameters.protocol}, ${report.parameters.mode} loop, k ${report.parameters.k}, ${report.parameters.queryCount} queries, ${report.target.dim}-d ${report.target.distance}`,
+      line(head),
+      line(head.map(() => '---')),
+      ...rows.map(line),
+    ].join('\n') + '\n'
+  );
 }

@@ -20,7 +20,11 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 function refuseRemote(field: string, given: string, hostname: string): never {
-  throw invalidArgument(field, `${hostname} in "${given}" is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to send load elsewhere`, { reason: 'remote', address: given });
+  throw invalidArgument(
+    field,
+    `${hostname} in "${given}" is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to send load elsewhere`,
+    { reason: 'remote', address: given },
+  );
 }
 
 /** --url: an http(s) origin (a path after it is refused rather than silently dropped). */
@@ -32,7 +36,8 @@ export function restTarget(url: string, allowRemote: boolean): RestTarget {
     throw invalidArgument('--url', `"${url}" is not a URL (expected e.g. http://127.0.0.1:6333)`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalidArgument('--url', `"${url}" must start with http:// or https://`);
-  if (u.pathname !== '/' && u.pathname !== '') throw invalidArgument('--url', `"${url}" has a path (${u.pathname}): give the server's base URL, e.g. http://127.0.0.1:6333`);
+  if (u.pathname !== '/' && u.pathname !== '')
+    throw invalidArgument('--url', `"${url}" has a path (${u.pathname}): give the server's base URL, e.g. http://127.0.0.1:6333`);
   if (!allowRemote && !isLoopbackHost(u.hostname)) refuseRemote('--url', url, u.hostname);
   return { origin: u.origin, hostname: u.hostname };
 }

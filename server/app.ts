@@ -37,7 +37,10 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
   const lifecycle = new Lifecycle(engine);
   const metrics = new ServerMetrics(engine);
   const rest = buildRest({ engine, options, metrics, lifecycle });
-  const grpcServer = options.grpcPort === null ? null : buildGrpc({ engine, options, metrics, lifecycle, check: keyCheck(options.apiKey), log: rest.log.child({ protocol: 'grpc' }) });
+  const grpcServer =
+    options.grpcPort === null
+      ? null
+      : buildGrpc({ engine, options, metrics, lifecycle, check: keyCheck(options.apiKey), log: rest.log.child({ protocol: 'grpc' }) });
   let closed: Promise<void> | null = null;
 
   return {

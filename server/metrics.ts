@@ -20,10 +20,32 @@ export class ServerMetrics {
   constructor(engine: Engine) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({ name: 'strata_http_requests_total', help: 'REST requests answered, by route, method and status.', labelNames: ['route', 'method', 'status'], registers });
-    this.httpLatency = new Histogram({ name: 'strata_http_request_duration_seconds', help: 'REST request latency, by route, method and status.', labelNames: ['route', 'method', 'status'], buckets: LATENCY_BUCKETS, registers });
-    this.grpcRequests = new Counter({ name: 'strata_grpc_requests_total', help: 'gRPC calls answered, by method and status code.', labelNames: ['method', 'code'], registers });
-    this.grpcLatency = new Histogram({ name: 'strata_grpc_request_duration_seconds', help: 'gRPC call latency, by method and status code.', labelNames: ['method', 'code'], buckets: LATENCY_BUCKETS, registers });
+    this.httpRequests = new Counter({
+      name: 'strata_http_requests_total',
+      help: 'REST requests answered, by route, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.httpLatency = new Histogram({
+      name: 'strata_http_request_duration_seconds',
+      help: 'REST request latency, by route, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.grpcRequests = new Counter({
+      name: 'strata_grpc_requests_total',
+      help: 'gRPC calls answered, by method and status code.',
+      labelNames: ['method', 'code'],
+      registers,
+    });
+    this.grpcLatency = new Histogram({
+      name: 'strata_grpc_request_duration_seconds',
+      help: 'gRPC call latency, by method and status code.',
+      labelNames: ['method', 'code'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
 
     // Engine counters are cumulative already: each scrape copies them (reset + inc keeps the
     // Prometheus counter type, which rate() relies on).
@@ -58,11 +80,25 @@ export class ServerMetrics {
     fromEngine('strata_searches_total', 'Searches answered by the engine.', (c) => c.searches);
     fromEngine('strata_search_distance_computations_total', 'Distance computations of answered searches.', (c) => c.totals[STAT.distances]!);
     fromEngine('strata_search_hops_total', 'Graph hops (nodes expanded) of answered searches.', (c) => c.totals[STAT.hops]!);
-    fromEngine('strata_search_modelled_memory_seconds_total', 'Memory time of answered searches under the CXL cost model.', (c) => c.totals[STAT.modelledNs]! / 1e9);
+    fromEngine(
+      'strata_search_modelled_memory_seconds_total',
+      'Memory time of answered searches under the CXL cost model.',
+      (c) => c.totals[STAT.modelledNs]! / 1e9,
+    );
     fromEngine('strata_queue_rejected_total', 'Searches rejected at once because the queue was full (STRATA_OVERLOADED, HTTP 429).', (c) => c.queue.rejected);
     fromEngine('strata_queue_failed_total', 'Admitted searches that failed (deadline, cancellation, shutdown, worker failure).', (c) => c.queue.failed);
-    perTier('strata_tier_accesses_total', 'Neighbour-list and vector reads of answered searches, per tier.', [STAT.adjReadsDram, STAT.vecReadsDram], [STAT.adjReadsCxl, STAT.vecReadsCxl]);
-    perTier('strata_tier_bytes_total', 'Bytes read by answered searches, per tier.', [STAT.adjBytesDram, STAT.vecBytesDram], [STAT.adjBytesCxl, STAT.vecBytesCxl]);
+    perTier(
+      'strata_tier_accesses_total',
+      'Neighbour-list and vector reads of answered searches, per tier.',
+      [STAT.adjReadsDram, STAT.vecReadsDram],
+      [STAT.adjReadsCxl, STAT.vecReadsCxl],
+    );
+    perTier(
+      'strata_tier_bytes_total',
+      'Bytes read by answered searches, per tier.',
+      [STAT.adjBytesDram, STAT.vecBytesDram],
+      [STAT.adjBytesCxl, STAT.vecBytesCxl],
+    );
 
     new Gauge({
       name: 'strata_dram_hit_share',
@@ -113,7 +149,10 @@ export class ServerMetrics {
   }
 
   observeGrpc(method: string, code: string, seconds: number): void {
-    this.child(`g ${method} ${code}`, () => ({ count: this.grpcRequests.labels({ method, code }), latency: this.grpcLatency.labels({ method, code }) })).observe(seconds);
+    this.child(`g ${method} ${code}`, () => ({
+      count: this.grpcRequests.labels({ method, code }),
+      latency: this.grpcLatency.labels({ method, code }),
+    })).observe(seconds);
   }
 
   /**

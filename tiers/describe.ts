@@ -21,8 +21,7 @@ export function describeTopology(topo: Topology, plan: TierPlan, support: NumaSu
   const lines: string[] = [];
   lines.push(`NUMA topology (source: ${topo.source})`);
   lines.push(
-    `  online nodes: ${formatRangeList(topo.online) || 'none'}; possible: ${formatRangeList(topo.possible) || 'none'}` +
-      (topo.synthetic ? ' (synthetic)' : ''),
+    `  online nodes: ${formatRangeList(topo.online) || 'none'}; possible: ${formatRangeList(topo.possible) || 'none'}` + (topo.synthetic ? ' (synthetic)' : ''),
   );
 
   const cxl = new Set(topo.cxlCandidates);
@@ -70,7 +69,10 @@ export function describeTopology(topo: Topology, plan: TierPlan, support: NumaSu
 
   lines.push('');
   if (plan.mode === 'numa') {
-    lines.push(`Plan: numa mode: DRAM (hot) tier on node ${plan.dramNode}, CXL (cold) tier on node ${plan.cxlNode}` + (plan.distance !== null ? `, distance ${plan.distance}` : ''));
+    lines.push(
+      `Plan: numa mode: DRAM (hot) tier on node ${plan.dramNode}, CXL (cold) tier on node ${plan.cxlNode}` +
+        (plan.distance !== null ? `, distance ${plan.distance}` : ''),
+    );
     if (plan.otherCxlNodes.length > 0) lines.push(`  other CPU-less memory nodes not used: ${formatRangeList(plan.otherCxlNodes)}`);
   } else {
     lines.push(`Plan: emulated mode: DRAM (hot) tier on node ${plan.dramNode}, CXL (cold) tier emulated`);

@@ -16,7 +16,11 @@ import { formatRangeList, readTopology } from './topology.js';
 
 /** What the addon exports (see tiers/native/numa.c). */
 export interface NumaAddon {
-  bind(view: Uint8Array, node: number, flags: { move?: boolean; strict?: boolean }): {
+  bind(
+    view: Uint8Array,
+    node: number,
+    flags: { move?: boolean; strict?: boolean },
+  ): {
     address: number;
     firstPage: number;
     pages: number;
@@ -178,12 +182,7 @@ function hostNodesText(): { text: string; online: number[]; memory: number[] } {
   const memory = topo.nodes.filter((n) => n.hasMemory).map((n) => n.id);
   const max = online.length > 0 ? Math.max(...online) : 0;
   const contiguous = online.length === max + 1;
-  const text =
-    online.length === 1
-      ? `node ${online[0]} only`
-      : contiguous
-        ? `nodes 0..${max}`
-        : `nodes ${formatRangeList(online)}`;
+  const text = online.length === 1 ? `node ${online[0]} only` : contiguous ? `nodes 0..${max}` : `nodes ${formatRangeList(online)}`;
   return { text, online, memory };
 }
 
@@ -247,9 +246,14 @@ export function verifyPlacement(view: Uint8Array): Placement {
   try {
     status = addon.pageNodes(view);
   } catch (e) {
-    throw new StrataError('STRATA_NUMA_UNAVAILABLE', `cannot read page placement: ${message(e)}`, {
-      errno: errorCode(e) ?? null,
-    }, { cause: e });
+    throw new StrataError(
+      'STRATA_NUMA_UNAVAILABLE',
+      `cannot read page placement: ${message(e)}`,
+      {
+        errno: errorCode(e) ?? null,
+      },
+      { cause: e },
+    );
   }
   const byNode: Record<number, number> = {};
   const statuses: Record<string, number> = {};
@@ -341,7 +345,12 @@ export function setThreadAffinity(cpus: readonly number[]): void {
   try {
     addon.setThreadAffinity([...cpus]);
   } catch (e) {
-    throw new StrataError('STRATA_NUMA_BIND', `cannot pin this thread to CPUs ${formatRangeList(cpus)}: ${errorCode(e) ?? 'unknown error'} (${message(e)})`, { errno: errorCode(e) ?? null }, { cause: e });
+    throw new StrataError(
+      'STRATA_NUMA_BIND',
+      `cannot pin this thread to CPUs ${formatRangeList(cpus)}: ${errorCode(e) ?? 'unknown error'} (${message(e)})`,
+      { errno: errorCode(e) ?? null },
+      { cause: e },
+    );
   }
 }
 

@@ -207,7 +207,11 @@ export function readTopology(sysfsRoot = '/sys'): Topology {
     if (distanceText === null) {
       warnings.push(`${join(dir, 'distance')} missing; distances unknown`);
     } else {
-      distances = distanceText.trim().split(/\s+/).filter((s) => s !== '').map(Number);
+      distances = distanceText
+        .trim()
+        .split(/\s+/)
+        .filter((s) => s !== '')
+        .map(Number);
       if (distances.some((d) => !Number.isFinite(d)) || distances.length !== online.length) {
         warnings.push(`${join(dir, 'distance')} has ${distances.length} entries for ${online.length} online nodes`);
         if (distances.some((d) => !Number.isFinite(d))) distances = [];

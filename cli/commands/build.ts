@@ -37,7 +37,7 @@ export function registerBuild(program: Command): void {
     .argument('<input>', 'vector file')
     .requiredOption('-o, --out <dir>', 'index directory to create')
     .option('--format <format>', 'input format (default: by extension)', choiceOption('--format', FORMATS))
-    .option('--metric <metric>', 'l2 | ip | cosine (default: the file\'s own, else l2)', choiceOption('--metric', METRICS))
+    .option('--metric <metric>', "l2 | ip | cosine (default: the file's own, else l2)", choiceOption('--metric', METRICS))
     .option('--m <n>', 'HNSW links per node', intOption('--m', 2, 256), DEFAULT_BUILD.m)
     .option('--ef-construction <n>', 'HNSW build beam width', intOption('--ef-construction', 1, 10000), DEFAULT_BUILD.efConstruction)
     .option('--seed <n>', 'random seed (graph levels, sampling)', intOption('--seed', 0), DEFAULT_BUILD.seed)
@@ -52,11 +52,18 @@ export function registerBuild(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (input: string, f: BuildFlags) => {
       const progress = phaseProgress();
-      let summary;
+      let summary: Awaited<ReturnType<typeof buildIndex>>;
       try {
         summary = await buildIndex({
-          input, out: f.out, m: f.m, efConstruction: f.efConstruction, seed: f.seed, dramBudget: f.dramBudget, placement: f.placement,
-          profileSamples: f.profileSamples, force: f.force ?? false,
+          input,
+          out: f.out,
+          m: f.m,
+          efConstruction: f.efConstruction,
+          seed: f.seed,
+          dramBudget: f.dramBudget,
+          placement: f.placement,
+          profileSamples: f.profileSamples,
+          force: f.force ?? false,
           ...(f.format ? { format: f.format } : {}),
           ...(f.metric ? { metric: f.metric } : {}),
           ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),

@@ -37,7 +37,13 @@ export async function prepareDemo(dirArg: string, count: number): Promise<DemoIn
   if (!existsSync(join(indexDir, 'manifest.json'))) {
     const progress = phaseProgress();
     try {
-      const s = await buildIndex({ input: join(dataDir, 'base.fvecs'), out: indexDir, dramBudget: '25%', placement: 'profile', onProgress: (p, d, t) => progress.update(p, d, t) });
+      const s = await buildIndex({
+        input: join(dataDir, 'base.fvecs'),
+        out: indexDir,
+        dramBudget: '25%',
+        placement: 'profile',
+        onProgress: (p, d, t) => progress.update(p, d, t),
+      });
       process.stderr.write(`built ${indexDir} in ${s.seconds.total.toFixed(1)} s\n`);
     } finally {
       progress.stop();
@@ -58,12 +64,26 @@ export function registerDemo(program: Command): void {
       const qs = await readDataset(join(dataDir, 'query.fvecs'));
       const gt = await readGroundTruth(join(dataDir, 'groundtruth.ivecs'));
       const gd = await readFvecsMatrix(join(dataDir, 'groundtruth_dist.fvecs'));
-      process.stdout.write(`index ${indexDir}: ${index.meta.count} vectors, DRAM tier ${index.meta.dramCount} nodes, CXL tier ${index.meta.count - index.meta.dramCount} nodes (${memory.mode}: ${memory.reason})\n`);
+      process.stdout.write(
+        `index ${indexDir}: ${index.meta.count} vectors, DRAM tier ${index.meta.dramCount} nodes, CXL tier ${index.meta.count - index.meta.dramCount} nodes (${memory.mode}: ${memory.reason})\n`,
+      );
       for (const ef of [16, 32, 64, 128]) {
         const r = runBatch(index, qs.vectors, { k: 10, ef, warmup: 1 });
-        const rec = recallAtK({ k: 10, results: r.labels, resultDistances: r.distances, metric: index.meta.metric, gtIds: gt.data, gtDim: gt.dim, gtDistances: gd.data });
-        process.stdout.write(`ef ${String(ef).padStart(3)}: recall@10 ${rec.mean.toFixed(3)}, ${Math.round(r.qps)} QPS, ${r.stats.distances.toFixed(0)} distances/query, DRAM share ${(100 * r.stats.dramShare).toFixed(1)}%, modelled memory ${(r.stats.modelledMemoryNs / 1000).toFixed(1)} µs/query\n`);
+        const rec = recallAtK({
+          k: 10,
+          results: r.labels,
+          resultDistances: r.distances,
+          metric: index.meta.metric,
+          gtIds: gt.data,
+          gtDim: gt.dim,
+          gtDistances: gd.data,
+        });
+        process.stdout.write(
+          `ef ${String(ef).padStart(3)}: recall@10 ${rec.mean.toFixed(3)}, ${Math.round(r.qps)} QPS, ${r.stats.distances.toFixed(0)} distances/query, DRAM share ${(100 * r.stats.dramShare).toFixed(1)}%, modelled memory ${(r.stats.modelledMemoryNs / 1000).toFixed(1)} µs/query\n`,
+        );
       }
-      process.stdout.write(`try: npx strata search ${indexDir} --queries ${join(dataDir, 'query.fvecs')} --gt ${join(dataDir, 'groundtruth.ivecs')} --ef 64 --inject\n`);
+      process.stdout.write(
+        `try: npx strata search ${indexDir} --queries ${join(dataDir, 'query.fvecs')} --gt ${join(dataDir, 'groundtruth.ivecs')} --ef 64 --inject\n`,
+      );
     });
 }

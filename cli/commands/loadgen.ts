@@ -41,7 +41,10 @@ interface LoadgenFlags {
 function intListOption(name: string, min: number, max: number) {
   const one = intOption(name, min, max);
   return (v: string): number[] => {
-    const parts = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const parts = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     if (parts.length === 0) throw new InvalidArgumentError(`${name} needs at least one value, e.g. 16,32,64`);
     return parts.map(one);
   };
@@ -49,7 +52,12 @@ function intListOption(name: string, min: number, max: number) {
 
 function numberListOption(name: string, min: number) {
   const one = numberOption(name, min);
-  return (v: string): number[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '').map(one);
+  return (v: string): number[] =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map(one);
 }
 
 function writeOut(file: string, text: string): void {
@@ -77,9 +85,19 @@ export function registerLoadgen(program: Command): void {
     .option('--warmup <n>', 'untimed requests per step before measuring', intOption('--warmup', 0, 10_000_000), 100)
     .option('--protocol <p>', 'json | msgpack | grpc', choiceOption('--protocol', ['json', 'msgpack', 'grpc'] as const), 'json')
     .option('--grpc-url <host:port>', 'gRPC address (default: the --url host, port 6334)')
-    .option('--mode <mode>', 'closed: each worker waits for its answer; open: fixed send schedule at --rate', choiceOption('--mode', ['closed', 'open'] as const), 'closed')
+    .option(
+      '--mode <mode>',
+      'closed: each worker waits for its answer; open: fixed send schedule at --rate',
+      choiceOption('--mode', ['closed', 'open'] as const),
+      'closed',
+    )
     .option('--rate <list>', 'open loop: requests per second across all connections (a list sweeps)', numberListOption('--rate', 0.001))
-    .option('--max-inflight <n>', 'open loop: most requests in flight (the rest wait in the client, and that wait counts)', intOption('--max-inflight', 1, 65_536), 1024)
+    .option(
+      '--max-inflight <n>',
+      'open loop: most requests in flight (the rest wait in the client, and that wait counts)',
+      intOption('--max-inflight', 1, 65_536),
+      1024,
+    )
     .option('--timeout <ms>', 'per-request timeout', intOption('--timeout', 1, 600_000), 10_000)
     .option('--api-key <key>', 'API key (default $STRATA_API_KEY)')
     .option('--allow-remote', 'allow a non-loopback --url / --grpc-url')
@@ -90,8 +108,19 @@ export function registerLoadgen(program: Command): void {
     .action(async (f: LoadgenFlags) => {
       const apiKey = f.apiKey ?? process.env['STRATA_API_KEY'];
       const o: LoadgenOptions = {
-        url: f.url, collection: f.collection, queries: f.queries, k: f.k, ef: f.ef, concurrency: f.concurrency, durationS: f.duration,
-        maxRequests: f.maxRequests, warmup: f.warmup, protocol: f.protocol, mode: f.mode, maxInflight: f.maxInflight, timeoutMs: f.timeout,
+        url: f.url,
+        collection: f.collection,
+        queries: f.queries,
+        k: f.k,
+        ef: f.ef,
+        concurrency: f.concurrency,
+        durationS: f.duration,
+        maxRequests: f.maxRequests,
+        warmup: f.warmup,
+        protocol: f.protocol,
+        mode: f.mode,
+        maxInflight: f.maxInflight,
+        timeoutMs: f.timeout,
         allowRemote: f.allowRemote ?? false,
         ...(f.queriesLimit !== undefined ? { queriesLimit: f.queriesLimit } : {}),
         ...(f.gt !== undefined ? { gt: f.gt } : {}),

@@ -19,7 +19,10 @@ export function registerPlot(program: Command): void {
         try {
           text = readFileSync(file, 'utf8');
         } catch (e) {
-          throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: cannot read the report (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { field: 'reports', file });
+          throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: cannot read the report (${(e as NodeJS.ErrnoException).code ?? String(e)})`, {
+            field: 'reports',
+            file,
+          });
         }
         return parseReport(text, file);
       });

@@ -46,20 +46,32 @@ export function registerSearch(program: Command): void {
       .option('-k, --k <n>', 'neighbours per query', intOption('--k', 1, MAX_K), 10)
       .option('--ef <n>', 'beam width on level 0', intOption('--ef', 1, MAX_EF), 64)
       .option('--gt <file>', 'ground-truth ids (.ivecs, .ibin, .hdf5 neighbors) for recall')
-      .option('--out <file>', 'write result ids as .ivecs (the input\'s ids; row numbers where it has none)')
+      .option('--out <file>', "write result ids as .ivecs (the input's ids; row numbers where it has none)")
       .option('--inject', 'stall the search by the modelled CXL extra time (emulated CXL end to end)')
       .option('--exact', 'brute force over every tier instead of the graph')
       .option('--warmup <n>', 'untimed passes over the queries first', intOption('--warmup', 0, 100), 1)
       .option('--limit <n>', 'use only the first n queries', intOption('--limit', 1))
-      .option('--mode <mode>', 'local: the search thread reads every tier; ndp: CXL-tier distances computed by tier workers', choiceOption('--mode', ['local', 'ndp'] as const), 'local')
+      .option(
+        '--mode <mode>',
+        'local: the search thread reads every tier; ndp: CXL-tier distances computed by tier workers',
+        choiceOption('--mode', ['local', 'ndp'] as const),
+        'local',
+      )
       .option('--threads <n>', 'search threads (0: this thread)', intOption('--threads', 0, 256), 0)
       .option('--inflight <n>', 'queries per search thread at once', intOption('--inflight', 1, 1024), 32)
       .option('--prefetch', 'foresee the next candidate and fetch its neighbour list a step ahead')
-      .option('--pipeline', 'ndp: overlap one query group\'s deferrable work with the other\'s tier work'),
+      .option('--pipeline', "ndp: overlap one query group's deferrable work with the other's tier work"),
   ).action(async (dir: string, f: SearchFlags) => {
     const engine = await Engine.open([{ dir }], {
-      memory: memoryRequest(f), cost: costFromFlags(f), mode: f.mode, searchThreads: f.threads, inflightPerThread: f.inflight,
-      inject: f.inject ?? false, prefetch: f.prefetch ?? false, pipeline: f.pipeline ?? false, maxQueue: 1 << 30,
+      memory: memoryRequest(f),
+      cost: costFromFlags(f),
+      mode: f.mode,
+      searchThreads: f.threads,
+      inflightPerThread: f.inflight,
+      inject: f.inject ?? false,
+      prefetch: f.prefetch ?? false,
+      pipeline: f.pipeline ?? false,
+      maxQueue: 1 << 30,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
     });
     const collection = engine.collections()[0]!;
@@ -68,9 +80,13 @@ export function registerSearch(program: Command): void {
     const qs = await readDataset(f.queries, f.limit ? { limit: f.limit } : {});
     if (qs.dim !== index.meta.dim) {
       await engine.close();
-      throw new StrataError('STRATA_DATASET_DIMENSION', `${qs.file}: queries have ${qs.dim} dimensions, the index ${index.meta.dim}`, { file: qs.file, expected: index.meta.dim, found: qs.dim });
+      throw new StrataError('STRATA_DATASET_DIMENSION', `${qs.file}: queries have ${qs.dim} dimensions, the index ${index.meta.dim}`, {
+        file: qs.file,
+        expected: index.meta.dim,
+        found: qs.dim,
+      });
     }
-    let r;
+    let r: Awaited<ReturnType<typeof runQueries>>;
     try {
       r = await runQueries(collection, qs.vectors, { k: f.k, ef: f.ef, exact: f.exact ?? false, mode: f.mode, warmup: f.warmup });
     } finally {
@@ -80,12 +96,17 @@ export function registerSearch(program: Command): void {
     let tieAware = false;
     if (f.gt) {
       const gt = await readGroundTruth(f.gt);
-      if (gt.count < r.queries) throw new StrataError('STRATA_DATASET_FORMAT', `${gt.file}: ${gt.count} ground-truth rows for ${r.queries} queries`, { file: gt.file });
+      if (gt.count < r.queries)
+        throw new StrataError('STRATA_DATASET_FORMAT', `${gt.file}: ${gt.count} ground-truth rows for ${r.queries} queries`, { file: gt.file });
       const dfile = distancesBeside(f.gt);
       const gd = dfile ? await readFvecsMatrix(dfile) : null;
       const useD = gd !== null && gd.dim === gt.dim && gd.count >= r.queries;
       const rr = recallAtK({
-        k: f.k, results: r.labels, metric: index.meta.metric, gtIds: gt.data, gtDim: gt.dim,
+        k: f.k,
+        results: r.labels,
+        metric: index.meta.metric,
+        gtIds: gt.data,
+        gtDim: gt.dim,
         ...(useD ? { resultDistances: r.distances, gtDistances: gd.data } : {}),
       });
       recall = rr.mean;
@@ -101,31 +122,33 @@ export function registerSearch(program: Command): void {
       await writeIvecs(f.out, ids, f.k);
     }
     const s = r.stats;
-    process.stdout.write(JSON.stringify({
-      index: info.name,
-      mode: f.mode,
-      threads: f.threads,
-      queries: r.queries,
-      k: f.k,
-      ef: f.ef,
-      exact: f.exact ?? false,
-      qps: Math.round(r.qps * 10) / 10,
-      recall,
-      recallTieAware: tieAware,
-      meanDistanceComputations: s.distances,
-      meanHops: s.hops,
-      dramShareOfAccesses: s.dramShare,
-      accessesPerQuery: s.accesses,
-      bytesPerQuery: s.bytes,
-      modelledMemoryNsPerQuery: s.modelledMemoryNs,
-      modelledCxlExtraNsPerQuery: s.modelledCxlExtraNs,
-      injectedNsPerQuery: s.injectedNs,
-      linkMessagesPerQuery: s.linkMessages,
-      linkBytesPerQuery: s.linkBytes,
-      prefetch: { issued: s.prefetchIssued, hits: s.prefetchHits },
-      inject: f.inject ?? false,
-      kernels: index.segments[0]?.kernels.kind ?? 'none',
-      memory: { mode: info.memory.mode, reason: info.memory.reason, tiers: info.tiers.map((t) => ({ kind: t.kind, nodes: t.nodes, binding: t.binding })) },
-    }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        index: info.name,
+        mode: f.mode,
+        threads: f.threads,
+        queries: r.queries,
+        k: f.k,
+        ef: f.ef,
+        exact: f.exact ?? false,
+        qps: Math.round(r.qps * 10) / 10,
+        recall,
+        recallTieAware: tieAware,
+        meanDistanceComputations: s.distances,
+        meanHops: s.hops,
+        dramShareOfAccesses: s.dramShare,
+        accessesPerQuery: s.accesses,
+        bytesPerQuery: s.bytes,
+        modelledMemoryNsPerQuery: s.modelledMemoryNs,
+        modelledCxlExtraNsPerQuery: s.modelledCxlExtraNs,
+        injectedNsPerQuery: s.injectedNs,
+        linkMessagesPerQuery: s.linkMessages,
+        linkBytesPerQuery: s.linkBytes,
+        prefetch: { issued: s.prefetchIssued, hits: s.prefetchHits },
+        inject: f.inject ?? false,
+        kernels: index.segments[0]?.kernels.kind ?? 'none',
+        memory: { mode: info.memory.mode, reason: info.memory.reason, tiers: info.tiers.map((t) => ({ kind: t.kind, nodes: t.nodes, binding: t.binding })) },
+      }) + '\n',
+    );
   });
 }

@@ -38,7 +38,8 @@ function byteSizeOption(name: string) {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v);
     const unit = m ? units[m[2]!.toLowerCase()] : undefined;
     const n = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1024 || n > 2 ** 31 - 1) throw new InvalidArgumentError(`${name} must be a size from 1KiB to 2GiB (e.g. 32MiB), got "${v}"`);
+    if (!Number.isSafeInteger(n) || n < 1024 || n > 2 ** 31 - 1)
+      throw new InvalidArgumentError(`${name} must be a size from 1KiB to 2GiB (e.g. 32MiB), got "${v}"`);
     return n;
   };
 }
@@ -56,7 +57,10 @@ function curlExample(engine: Engine, rest: string, apiKey: string | undefined): 
 
 function announce(engine: Engine, a: ServerAddresses, apiKey: string | undefined): void {
   const lines = [
-    `strata serve: ${engine.collections().map((c) => `${c.name} (${c.count()} points, ${c.index.meta.dim}-d)`).join(', ')}`,
+    `strata serve: ${engine
+      .collections()
+      .map((c) => `${c.name} (${c.count()} points, ${c.index.meta.dim}-d)`)
+      .join(', ')}`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
     a.grpc ? `gRPC  ${a.grpc}   (server/proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
     'try:',
@@ -66,13 +70,20 @@ function announce(engine: Engine, a: ServerAddresses, apiKey: string | undefined
 }
 
 async function specsFrom(dirs: string[], f: ServeFlags): Promise<CollectionSpec[]> {
-  if (f.demo && dirs.length > 0) throw new StrataError('STRATA_INVALID_ARGUMENT', '--demo serves the embedded dataset: pass either --demo or index directories, not both', { field: 'demo' });
+  if (f.demo && dirs.length > 0)
+    throw new StrataError('STRATA_INVALID_ARGUMENT', '--demo serves the embedded dataset: pass either --demo or index directories, not both', {
+      field: 'demo',
+    });
   if (dirs.length === 0) {
     const { indexDir } = await prepareDemo(f.demoDir, DEMO_SPEC.count);
     return [{ dir: indexDir, name: f.name[0] ?? 'demo' }];
   }
   if (f.name.length > 0 && f.name.length !== dirs.length) {
-    throw new StrataError('STRATA_INVALID_ARGUMENT', `--name given ${f.name.length} times for ${dirs.length} index directories: give one per directory, in order, or none`, { field: 'name' });
+    throw new StrataError(
+      'STRATA_INVALID_ARGUMENT',
+      `--name given ${f.name.length} times for ${dirs.length} index directories: give one per directory, in order, or none`,
+      { field: 'name' },
+    );
   }
   return dirs.map((dir, i) => (f.name[i] !== undefined ? { dir, name: f.name[i] } : { dir }));
 }
@@ -83,7 +94,7 @@ export function registerServe(program: Command): void {
       .command('serve')
       .description('serve index directories over REST (Qdrant-compatible, JSON/MessagePack) and gRPC; no directories (or --demo): the embedded demo dataset')
       .argument('[dirs...]', 'index directories built by strata build, one collection each')
-      .option('--name <name>', 'collection name, once per directory in order (default: the manifest\'s name)', collect, [])
+      .option('--name <name>', "collection name, once per directory in order (default: the manifest's name)", collect, [])
       .option('--demo', 'serve the embedded default dataset as collection "demo" (built on first use)')
       .option('--demo-dir <dir>', 'working directory of --demo', DEMO_DIR)
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
@@ -93,12 +104,26 @@ export function registerServe(program: Command): void {
       .option('--api-key <key>', 'require this key (api-key header or Authorization: Bearer) on every route but /livez; default $STRATA_API_KEY')
       .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
       .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
-      .option('--mode <mode>', 'local: search threads read every tier; ndp: CXL-tier distances computed by tier workers', choiceOption('--mode', ['local', 'ndp'] as const), 'local')
+      .option(
+        '--mode <mode>',
+        'local: search threads read every tier; ndp: CXL-tier distances computed by tier workers',
+        choiceOption('--mode', ['local', 'ndp'] as const),
+        'local',
+      )
       .option('--inject', 'stall searches by the modelled CXL extra time (emulated CXL end to end)')
-      .addOption(new Option('--body-limit <size>', 'largest request body / gRPC message (e.g. 64MiB)').argParser(byteSizeOption('--body-limit')).default(DEFAULT_BODY_LIMIT, '32MiB'))
+      .addOption(
+        new Option('--body-limit <size>', 'largest request body / gRPC message (e.g. 64MiB)')
+          .argParser(byteSizeOption('--body-limit'))
+          .default(DEFAULT_BODY_LIMIT, '32MiB'),
+      )
       .option('--max-batch <n>', 'most searches in one batch request', intOption('--max-batch', 1, 100_000), DEFAULT_MAX_BATCH)
       .option('--drain-ms <ms>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', intOption('--drain-ms', 0, 600_000), 10_000)
-      .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent', choiceOption('--log-level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
+      .option(
+        '--log-level <level>',
+        'fatal | error | warn | info | debug | trace | silent',
+        choiceOption('--log-level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+        'info',
+      ),
   ).action(async (dirs: string[], f: ServeFlags) => {
     const apiKey = f.apiKey ?? process.env['STRATA_API_KEY'];
     const specs = await specsFrom(dirs, f);
@@ -142,10 +167,13 @@ export function registerServe(program: Command): void {
         }
         stopping = true;
         process.stderr.write(`strata serve: ${signal}, draining (up to ${f.drainMs} ms)\n`);
-        void Promise.all([server.close(), engine.close(f.drainMs)]).then(() => resolve(), (e: unknown) => {
-          process.stderr.write(`strata serve: error while closing: ${e instanceof Error ? e.message : String(e)}\n`);
-          resolve();
-        });
+        void Promise.all([server.close(), engine.close(f.drainMs)]).then(
+          () => resolve(),
+          (e: unknown) => {
+            process.stderr.write(`strata serve: error while closing: ${e instanceof Error ? e.message : String(e)}\n`);
+            resolve();
+          },
+        );
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -22,7 +22,9 @@ export function registerTiers(program: Command): void {
       const m = DEFAULT_COST_MODEL;
       process.stdout.write(describeTopology(topo, plan, support) + '\n');
       if (plan.mode === 'emulated') {
-        process.stdout.write(`emulated CXL cost model: DRAM ${m.dram.latencyNs} ns, ${m.dram.bandwidthGBs} GB/s; CXL +${m.cxlExtraLatencyNs} ns, ${m.cxlBandwidthGBs} GB/s per expander x ${m.expanders}; ${m.mlp} misses in flight (docs/cxl-emulation.md)\n`);
+        process.stdout.write(
+          `emulated CXL cost model: DRAM ${m.dram.latencyNs} ns, ${m.dram.bandwidthGBs} GB/s; CXL +${m.cxlExtraLatencyNs} ns, ${m.cxlBandwidthGBs} GB/s per expander x ${m.expanders}; ${m.mlp} misses in flight (docs/cxl-emulation.md)\n`,
+        );
       }
     });
 }

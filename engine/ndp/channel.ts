@@ -23,7 +23,11 @@ export class ChannelClient {
   private seq = 0;
   private outstanding = false;
 
-  constructor(sab: SharedArrayBuffer, private readonly bell: Int32Array, private readonly bellIndex: number) {
+  constructor(
+    sab: SharedArrayBuffer,
+    private readonly bell: Int32Array,
+    private readonly bellIndex: number,
+  ) {
     this.ctrl = new Int32Array(sab);
     this.maxEntries = (this.ctrl.length - CH_HEADER) / 3;
   }

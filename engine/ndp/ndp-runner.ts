@@ -94,7 +94,11 @@ export class NdpRunner {
   private readonly free: QState[] = [];
   private readonly slots: number[] = [];
 
-  constructor(private readonly index: TieredIndex, private readonly links: NdpLinks, private readonly opts: NdpOptions) {
+  constructor(
+    private readonly index: TieredIndex,
+    private readonly links: NdpLinks,
+    private readonly opts: NdpOptions,
+  ) {
     this.costs = tierCosts(opts.cost);
     const groupsN = opts.pipeline ? 2 : 1;
     this.groups = Array.from({ length: groupsN }, (_, g) => ({
@@ -249,7 +253,15 @@ export class NdpRunner {
         const s = q.touched[t]!;
         if (expOf[s]! >= 0) continue;
         const seg = segs[s]!;
-        seg.distBatch(seg.slotQuery(slot), seg.layout.vecOffset, seg.vecBytes, this.idsAt[q.si]![s]! << 2, q.touchedCount[t]!, seg.shape.dim, this.outAt[q.si]![s]! << 2);
+        seg.distBatch(
+          seg.slotQuery(slot),
+          seg.layout.vecOffset,
+          seg.vecBytes,
+          this.idsAt[q.si]![s]! << 2,
+          q.touchedCount[t]!,
+          seg.shape.dim,
+          this.outAt[q.si]![s]! << 2,
+        );
       }
     }
   }

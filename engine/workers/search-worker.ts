@@ -23,7 +23,13 @@ function init(): SearchContext[] {
   }
   return data.collections.map((c) => {
     const index = TieredIndex.adopt(c.handle);
-    const ndp = c.ndp ? new NdpRunner(index, { expanderOfSegment: c.ndp.expanderOfSegment, channels: c.ndp.channelsByThread[me]!, bell: new Int32Array(c.ndp.bell) }, data.ndpOptions) : null;
+    const ndp = c.ndp
+      ? new NdpRunner(
+          index,
+          { expanderOfSegment: c.ndp.expanderOfSegment, channels: c.ndp.channelsByThread[me]!, bell: new Int32Array(c.ndp.bell) },
+          data.ndpOptions,
+        )
+      : null;
     return makeContext(index, data.searcherOptions, ndp);
   });
 }

@@ -50,7 +50,15 @@ export interface BuildSummary {
   manifest: Manifest;
 }
 
-export const DEFAULT_BUILD = { m: 16, efConstruction: 200, seed: 100, dramBudget: '25%', placement: 'profile' as PlacementPolicy, profileSamples: 1000, profileEf: 64 };
+export const DEFAULT_BUILD = {
+  m: 16,
+  efConstruction: 200,
+  seed: 100,
+  dramBudget: '25%',
+  placement: 'profile' as PlacementPolicy,
+  profileSamples: 1000,
+  profileEf: 64,
+};
 
 export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const t0 = performance.now();
@@ -68,9 +76,15 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const policy = o.placement ?? DEFAULT_BUILD.placement;
 
   if (existsSync(o.out) && !o.force) {
-    throw new StrataError('STRATA_INDEX_EXISTS', `${resolve(o.out)} exists already: choose another --out or pass --force to replace it`, { path: resolve(o.out) });
+    throw new StrataError('STRATA_INDEX_EXISTS', `${resolve(o.out)} exists already: choose another --out or pass --force to replace it`, {
+      path: resolve(o.out),
+    });
   }
-  const ds = await readDataset(o.input, { ...(o.format ? { format: o.format } : {}), ...(o.limit ? { limit: o.limit } : {}), onProgress: (d, t) => progress('read', d, t) });
+  const ds = await readDataset(o.input, {
+    ...(o.format ? { format: o.format } : {}),
+    ...(o.limit ? { limit: o.limit } : {}),
+    onProgress: (d, t) => progress('read', d, t),
+  });
   if (ds.count === 0) throw new StrataError('STRATA_DATASET_FORMAT', `${ds.file}: no vectors to index`, { file: ds.file });
   const metric: Metric = o.metric ?? ds.metric ?? 'l2';
   if (metric === 'cosine') normalizeRows(ds.vectors, ds.dim);
@@ -83,7 +97,11 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   if (o.profileQueries) {
     const pq = await readDataset(o.profileQueries);
     if (pq.dim !== ds.dim) {
-      throw new StrataError('STRATA_DATASET_DIMENSION', `${pq.file}: profiling queries have ${pq.dim} dimensions, the data ${ds.dim}`, { file: pq.file, expected: ds.dim, found: pq.dim });
+      throw new StrataError('STRATA_DATASET_DIMENSION', `${pq.file}: profiling queries have ${pq.dim} dimensions, the data ${ds.dim}`, {
+        file: pq.file,
+        expected: ds.dim,
+        found: pq.dim,
+      });
     }
     profQ = pq.vectors;
     if (metric === 'cosine') normalizeRows(profQ, ds.dim);
@@ -106,20 +124,25 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   progress('layout', 1, 1);
   lap('layout');
 
-  const manifest = writeIndex(index, o.out, {
-    name: o.name ?? basename(o.out),
-    build: { source: ds.file, m, efConstruction, seed, seconds: (performance.now() - t0) / 1000, builder: 'hnswlib-node 3.0.0 (hnswlib 0.8.0)' },
-    placement: {
-      policy,
-      dramBudgetBytes: budgetBytes,
-      dramNodes: placement.dramCount,
-      cxlNodes: graph.count - placement.dramCount,
-      upperInCxl: placement.upperInCxl,
-      profileQueries: nq,
-      predictedDramShare: nq > 0 ? predictedDramShare(profile, placement.order, placement.dramCount) : null,
+  const manifest = writeIndex(
+    index,
+    o.out,
+    {
+      name: o.name ?? basename(o.out),
+      build: { source: ds.file, m, efConstruction, seed, seconds: (performance.now() - t0) / 1000, builder: 'hnswlib-node 3.0.0 (hnswlib 0.8.0)' },
+      placement: {
+        policy,
+        dramBudgetBytes: budgetBytes,
+        dramNodes: placement.dramCount,
+        cxlNodes: graph.count - placement.dramCount,
+        upperInCxl: placement.upperInCxl,
+        profileQueries: nq,
+        predictedDramShare: nq > 0 ? predictedDramShare(profile, placement.order, placement.dramCount) : null,
+      },
+      graph: { unreachable: placement.unreachable },
     },
-    graph: { unreachable: placement.unreachable },
-  }, { force: o.force ?? false });
+    { force: o.force ?? false },
+  );
   progress('write', 1, 1);
   lap('write');
   seconds.total = (performance.now() - t0) / 1000;

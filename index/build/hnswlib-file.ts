@@ -72,7 +72,17 @@ export function parseHnswlibIndex(buf: Uint8Array, dim: number, file = 'hnswlib 
   }
   if (p !== buf.byteLength) throw corrupt(file, `${buf.byteLength - p} trailing bytes`);
   return {
-    count, dim, maxM0, maxM, entry, maxLevel: count > 0 ? maxLevel : 0,
-    levels, level0, upperOffset, upperLinks: Uint32Array.from(links), vectors, rows,
+    count,
+    dim,
+    maxM0,
+    maxM,
+    entry,
+    maxLevel: count > 0 ? maxLevel : 0,
+    levels,
+    level0,
+    upperOffset,
+    upperLinks: Uint32Array.from(links),
+    vectors,
+    rows,
   };
 }

@@ -24,10 +24,14 @@ export function detectFormat(file: string): DatasetFormat {
   const format = BY_EXTENSION[ext];
   if (format === undefined) {
     const list = SUPPORTED_EXTENSIONS.join(', ');
-    throw formatError(file, `cannot tell the dataset format from ${ext ? `the extension "${ext}"` : 'a file name without an extension'}; supported extensions: ${list} (or pass the format explicitly)`, {
-      expected: list,
-      found: ext || '(none)',
-    });
+    throw formatError(
+      file,
+      `cannot tell the dataset format from ${ext ? `the extension "${ext}"` : 'a file name without an extension'}; supported extensions: ${list} (or pass the format explicitly)`,
+      {
+        expected: list,
+        found: ext || '(none)',
+      },
+    );
   }
   return format;
 }

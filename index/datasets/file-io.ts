@@ -41,10 +41,14 @@ export class ByteSource {
       const { bytesRead } = await this.handle.read(target, done, want, position + done);
       if (bytesRead === 0) {
         // Sizes were validated against stat(), so this means the file shrank while being read.
-        throw formatError(this.file, `file ended at byte ${position + done} while ${position + target.length} bytes were expected (was it modified while being read?)`, {
-          expected: position + target.length,
-          found: position + done,
-        });
+        throw formatError(
+          this.file,
+          `file ended at byte ${position + done} while ${position + target.length} bytes were expected (was it modified while being read?)`,
+          {
+            expected: position + target.length,
+            found: position + done,
+          },
+        );
       }
       done += bytesRead;
     }

@@ -38,9 +38,13 @@ export async function readGroundTruth(file: string, opts: { hdf5Dataset?: string
       return { file, count: m.count, dim: m.dim, data: m.data };
     }
     default:
-      throw formatError(file, `cannot tell the ground-truth format from ${ext ? `the extension "${ext}"` : 'a file name without an extension'}; supported extensions: ${GROUND_TRUTH_EXTENSIONS}`, {
-        expected: GROUND_TRUTH_EXTENSIONS,
-        found: ext || '(none)',
-      });
+      throw formatError(
+        file,
+        `cannot tell the ground-truth format from ${ext ? `the extension "${ext}"` : 'a file name without an extension'}; supported extensions: ${GROUND_TRUTH_EXTENSIONS}`,
+        {
+          expected: GROUND_TRUTH_EXTENSIONS,
+          found: ext || '(none)',
+        },
+      );
   }
 }

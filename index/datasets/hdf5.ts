@@ -44,11 +44,15 @@ export async function readHdf5Vectors(
     const isFloat = meta.type === H5T_FLOAT && (meta.size === 4 || meta.size === 8);
     const isSmallInt = meta.type === H5T_INTEGER && meta.size <= 4;
     if (meta.vlen || (!isFloat && !isSmallInt)) {
-      throw formatError(file, `dataset "${name}" has unsupported element type ${describeType(ds)}; expected float32, float64 or an integer of at most 32 bits`, {
-        dataset: name,
-        expected: 'float32, float64 or <= 32-bit integer',
-        found: describeType(ds),
-      });
+      throw formatError(
+        file,
+        `dataset "${name}" has unsupported element type ${describeType(ds)}; expected float32, float64 or an integer of at most 32 bits`,
+        {
+          dataset: name,
+          expected: 'float32, float64 or <= 32-bit integer',
+          found: describeType(ds),
+        },
+      );
     }
     const count = Math.min(rows, opts.limit);
     const out = new Float32Array(count * dim);
@@ -171,7 +175,12 @@ function sliceRows(ds: H5Dataset, file: string, name: string, first: number, row
   try {
     v = ds.slice([[first, first + rows]]);
   } catch (e) {
-    throw formatError(file, `dataset "${name}" could not be read at rows ${first}..${first + rows - 1} (corrupt or truncated file?)`, { dataset: name, row: first }, e);
+    throw formatError(
+      file,
+      `dataset "${name}" could not be read at rows ${first}..${first + rows - 1} (corrupt or truncated file?)`,
+      { dataset: name, row: first },
+      e,
+    );
   }
   if (!ArrayBuffer.isView(v) || v instanceof DataView || (v as NumericArray).length !== rows * dim) {
     throw formatError(file, `dataset "${name}" rows ${first}..${first + rows - 1} did not read as ${rows * dim} numbers`, {

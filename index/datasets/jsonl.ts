@@ -9,10 +9,7 @@ import type { RowReadOptions } from './types.js';
 
 const NEWLINE = 0x0a;
 
-export async function readJsonlData(
-  file: string,
-  opts: RowReadOptions,
-): Promise<{ dim: number; count: number; data: Float32Array; ids: Float64Array | null }> {
+export async function readJsonlData(file: string, opts: RowReadOptions): Promise<{ dim: number; count: number; data: Float32Array; ids: Float64Array | null }> {
   let buf: Buffer;
   try {
     buf = await readFile(file);
@@ -51,11 +48,16 @@ export async function readJsonlData(
     try {
       obj = JSON.parse(text);
     } catch (e) {
-      throw formatError(file, `${at} is not valid JSON (${(e as Error).message}): ${snippet(text)}`, {
-        ...where,
-        expected: 'a JSON object',
-        found: snippet(text),
-      }, e);
+      throw formatError(
+        file,
+        `${at} is not valid JSON (${(e as Error).message}): ${snippet(text)}`,
+        {
+          ...where,
+          expected: 'a JSON object',
+          found: snippet(text),
+        },
+        e,
+      );
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       throw formatError(file, `${at} is ${kindOf(obj)}; expected a JSON object like {"id": 0, "vector": [...]}`, {

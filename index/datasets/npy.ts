@@ -114,10 +114,15 @@ export async function readNpyHeader(src: ByteSource): Promise<NpyHeader> {
     dict = parsePyLiteral(text);
   } catch (e) {
     if (!(e instanceof PyLiteralError)) throw e;
-    throw formatError(file, `has a malformed .npy header (${e.message}): ${JSON.stringify(text.trim())}`, {
-      expected: 'a Python dict literal',
-      found: text.trim(),
-    }, e);
+    throw formatError(
+      file,
+      `has a malformed .npy header (${e.message}): ${JSON.stringify(text.trim())}`,
+      {
+        expected: 'a Python dict literal',
+        found: text.trim(),
+      },
+      e,
+    );
   }
   if (dict === null || typeof dict !== 'object' || Array.isArray(dict)) {
     throw formatError(file, `.npy header is not a dict: ${JSON.stringify(text.trim())}`, { expected: 'dict', found: text.trim() });

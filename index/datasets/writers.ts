@@ -73,12 +73,7 @@ async function writeAll(handle: import('node:fs/promises').FileHandle, bytes: Ui
   }
 }
 
-function rowsOf(
-  field: string,
-  values: Float32Array | Int32Array,
-  type: Float32ArrayConstructor | Int32ArrayConstructor,
-  dim: number,
-): number {
+function rowsOf(field: string, values: Float32Array | Int32Array, type: Float32ArrayConstructor | Int32ArrayConstructor, dim: number): number {
   if (!(values instanceof type)) throw invalidArgument(field, `expected a ${type.name}`);
   if (!Number.isSafeInteger(dim) || dim < 1) throw invalidArgument('dim', `expected a positive integer, found ${String(dim)}`);
   if (values.length === 0 || values.length % dim !== 0) {

@@ -21,8 +21,7 @@ export interface LoadedIndex {
   dir: string;
 }
 
-const corrupt = (file: string, reason: string): StrataError =>
-  new StrataError('STRATA_INDEX_CORRUPT', `${file}: ${reason}`, { file, reason });
+const corrupt = (file: string, reason: string): StrataError => new StrataError('STRATA_INDEX_CORRUPT', `${file}: ${reason}`, { file, reason });
 
 export function readManifest(dir: string): Manifest {
   const file = join(resolve(dir), MANIFEST);
@@ -64,11 +63,22 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   if (createHash('sha256').update(gbuf).digest('hex') !== graphEntry.sha256) throw corrupt(graphPath, 'SHA-256 mismatch (the file is damaged)');
   const dv = checkHeader(graphPath, gbuf, GRAPH_MAGIC);
   const f = (i: number): number => dv.getInt32(12 + 4 * i, true);
-  const [count, dim, maxM0, maxM, entry, maxLevel, dramCount, upperLen, metricCode] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(f) as [number, number, number, number, number, number, number, number, number];
+  const [count, dim, maxM0, maxM, entry, maxLevel, dramCount, upperLen, metricCode] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(f) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (count !== manifest.count || dim !== manifest.dim || METRIC_CODES[manifest.metric] !== metricCode || entry !== manifest.graph.entry) {
     throw corrupt(graphPath, 'header disagrees with the manifest (count, dim, metric or entry)');
   }
-  if (dramCount < 0 || dramCount > count || upperLen < 0 || (count > 0 && (entry < 0 || entry >= count))) throw corrupt(graphPath, 'header fields out of range');
+  if (dramCount < 0 || dramCount > count || upperLen < 0 || (count > 0 && (entry < 0 || entry >= count)))
+    throw corrupt(graphPath, 'header fields out of range');
   const align8 = (x: number): number => Math.ceil(x / 8) * 8;
   let p = HEADER_BYTES;
   const take = (bytes: number): ArrayBuffer => {
@@ -83,10 +93,14 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   const upperLinks = new Uint32Array(take(4 * upperLen));
   const labels = new Float64Array(take(8 * count));
 
-  const index = TieredIndex.allocate({ meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel, dramCount }, levels, upperOffset, upperLinks, labels }, opts);
+  const index = TieredIndex.allocate(
+    { meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel, dramCount }, levels, upperOffset, upperLinks, labels },
+    opts,
+  );
   for (const tier of index.tiers) {
     const entryT = manifest.tiers[tier.index];
-    if (!entryT || entryT.start !== tier.start || entryT.end !== tier.end) throw corrupt(join(dir, MANIFEST), `tier ${tier.index} range disagrees with ${GRAPH_FILE}`);
+    if (!entryT || entryT.start !== tier.start || entryT.end !== tier.end)
+      throw corrupt(join(dir, MANIFEST), `tier ${tier.index} range disagrees with ${GRAPH_FILE}`);
     opts.prepareTier?.(tier);
     readTier(dir, entryT.file, manifest, index, tier);
   }

@@ -59,9 +59,13 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   const m = raw as Partial<Manifest>;
   if (m.format !== FORMAT_NAME) return fail(`format is ${JSON.stringify(m.format)}, expected "${FORMAT_NAME}"`);
   if (m.version !== FORMAT_VERSION) {
-    throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${String(m.version)}, this build reads version ${FORMAT_VERSION}`, { file, version: String(m.version) });
+    throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${String(m.version)}, this build reads version ${FORMAT_VERSION}`, {
+      file,
+      version: String(m.version),
+    });
   }
-  const int = (v: unknown, what: string, min = 0): number => (Number.isSafeInteger(v) && (v as number) >= min ? (v as number) : fail(`${what} must be an integer >= ${min}`));
+  const int = (v: unknown, what: string, min = 0): number =>
+    Number.isSafeInteger(v) && (v as number) >= min ? (v as number) : fail(`${what} must be an integer >= ${min}`);
   int(m.dim, 'dim', 1);
   int(m.count, 'count');
   if (m.metric !== 'l2' && m.metric !== 'ip' && m.metric !== 'cosine') fail(`metric ${JSON.stringify(m.metric)}`);

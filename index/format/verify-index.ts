@@ -19,7 +19,8 @@ export function checkGraph(index: TieredIndex, maxErrors = 20): { errors: string
     if (errors.length < maxErrors) errors.push(s);
   };
   if (m.count > 0 && (m.entry < 0 || m.entry >= m.count)) err(`entry point ${m.entry} out of range 0..${m.count - 1}`);
-  if (m.count > 0 && index.levels[m.entry] !== m.maxLevel) err(`entry point ${m.entry} is on level ${index.levels[m.entry]}, expected the top level ${m.maxLevel}`);
+  if (m.count > 0 && index.levels[m.entry] !== m.maxLevel)
+    err(`entry point ${m.entry} is on level ${index.levels[m.entry]}, expected the top level ${m.maxLevel}`);
   const stride = index.shape.adjStride;
   const level0 = new Uint32Array(m.count * stride);
   for (let v = 0; v < m.count; v++) {

@@ -21,7 +21,10 @@ let moduleCache: WebAssembly.Module | null | undefined;
 
 export function kernelModule(): WebAssembly.Module | null {
   if (moduleCache !== undefined) return moduleCache;
-  if (process.env['STRATA_KERNELS'] === 'js') return (moduleCache = null);
+  if (process.env['STRATA_KERNELS'] === 'js') {
+    moduleCache = null;
+    return null;
+  }
   const file = join(projectRoot(), 'dist', 'kernels', 'distance.wasm');
   let bytes: Uint8Array<ArrayBuffer>;
   try {

@@ -46,7 +46,10 @@ export function parseBudget(text: string, totalBytes: number): number {
     return Math.floor((totalBytes * p) / 100);
   }
   const m = /^(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?$/i.exec(t);
-  if (!m) throw new StrataError('STRATA_DRAM_BUDGET', `DRAM budget "${text}" is not a byte count (e.g. 512MiB, 2GB, 1048576) or a percentage (e.g. 10%)`, { budget: text });
+  if (!m)
+    throw new StrataError('STRATA_DRAM_BUDGET', `DRAM budget "${text}" is not a byte count (e.g. 512MiB, 2GB, 1048576) or a percentage (e.g. 10%)`, {
+      budget: text,
+    });
   const unit = (m[2] ?? 'b').toLowerCase();
   const pow = { b: 0, k: 1, m: 2, g: 3, t: 4 }[unit[0] as 'b' | 'k' | 'm' | 'g' | 't'];
   const base = unit.includes('i') || unit.length === 1 ? 1024 : 1000;

@@ -73,7 +73,10 @@ export function addStats(into: Float64Array, from: Float64Array): void {
 export function meanStats(list: readonly SearchStats[]): SearchStats {
   const n = Math.max(1, list.length);
   const sum = (f: (s: SearchStats) => number): number => list.reduce((a, s) => a + f(s), 0) / n;
-  const pair = (f: (s: SearchStats) => { dram: number; cxl: number }): { dram: number; cxl: number } => ({ dram: sum((s) => f(s).dram), cxl: sum((s) => f(s).cxl) });
+  const pair = (f: (s: SearchStats) => { dram: number; cxl: number }): { dram: number; cxl: number } => ({
+    dram: sum((s) => f(s).dram),
+    cxl: sum((s) => f(s).cxl),
+  });
   const accesses = pair((s) => s.accesses);
   return {
     hops: sum((s) => s.hops),

@@ -8,7 +8,13 @@ import { TieredIndex, type AllocateOptions } from './tiered-index.js';
 /**
  * @param externalIds the input's ids by row (null: ids are the 0-based row numbers)
  */
-export function layoutIndex(g: GraphImage, placement: Pick<Placement, 'order' | 'dramCount'>, metric: Metric, externalIds: Float64Array | null, opts: AllocateOptions = {}): TieredIndex {
+export function layoutIndex(
+  g: GraphImage,
+  placement: Pick<Placement, 'order' | 'dramCount'>,
+  metric: Metric,
+  externalIds: Float64Array | null,
+  opts: AllocateOptions = {},
+): TieredIndex {
   const n = g.count;
   const { order, dramCount } = placement;
   const newOf = new Uint32Array(n);
@@ -39,10 +45,16 @@ export function layoutIndex(g: GraphImage, placement: Pick<Placement, 'order' | 
     p += lv * M1;
   }
 
-  const index = TieredIndex.allocate({
-    meta: { dim: g.dim, metric, count: n, maxM0: g.maxM0, maxM: g.maxM, entry: n > 0 ? newOf[g.entry]! : 0, maxLevel: g.maxLevel, dramCount },
-    levels, upperOffset, upperLinks, labels,
-  }, opts);
+  const index = TieredIndex.allocate(
+    {
+      meta: { dim: g.dim, metric, count: n, maxM0: g.maxM0, maxM: g.maxM, entry: n > 0 ? newOf[g.entry]! : 0, maxLevel: g.maxLevel, dramCount },
+      levels,
+      upperOffset,
+      upperLinks,
+      labels,
+    },
+    opts,
+  );
 
   const stride = 1 + g.maxM0;
   const dim = g.dim;

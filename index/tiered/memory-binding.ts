@@ -45,9 +45,10 @@ export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Ti
     const node = plan.nodes[tier.index] ?? null;
     const pages = tier.segments.reduce((a, s) => a + Math.ceil(s.dataView().byteLength / 4096), 0);
     if (node === null) {
-      tier.binding = tier.kind === 'cxl'
-        ? { mode: 'emulated', node: null, pages, pagesOnNode: null, pagesElsewhere: null, note: `emulated CXL (cost model): ${plan.reason}` }
-        : { mode: 'unbound', node: null, pages, pagesOnNode: null, pagesElsewhere: null, note: 'local memory, default policy' };
+      tier.binding =
+        tier.kind === 'cxl'
+          ? { mode: 'emulated', node: null, pages, pagesOnNode: null, pagesElsewhere: null, note: `emulated CXL (cost model): ${plan.reason}` }
+          : { mode: 'unbound', node: null, pages, pagesOnNode: null, pagesElsewhere: null, note: 'local memory, default policy' };
       return;
     }
     try {

@@ -70,7 +70,14 @@ export interface SharedIndexHandle {
   upperLinks: Uint32Array;
   labels: Float64Array;
   slotLocks: Int32Array;
-  tiers: Array<{ index: number; kind: TierKind; start: number; end: number; binding: TierBinding; segments: Array<{ start: number; count: number; memory: WebAssembly.Memory }> }>;
+  tiers: Array<{
+    index: number;
+    kind: TierKind;
+    start: number;
+    end: number;
+    binding: TierBinding;
+    segments: Array<{ start: number; count: number; memory: WebAssembly.Memory }>;
+  }>;
 }
 
 function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a: T): T {
@@ -121,13 +128,20 @@ export class TieredIndex {
       batchMax: Math.max(64, m.maxM0, m.maxM),
     };
     const perSeg = nodesPerSegment(shape, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
-    const bounds: Array<[number, number]> = [[0, m.dramCount], [m.dramCount, m.count]];
+    const bounds: Array<[number, number]> = [
+      [0, m.dramCount],
+      [m.dramCount, m.count],
+    ];
     const tiers: Tier[] = bounds.map(([start, end], index) => {
       const segments: Segment[] = [];
       const per = index === 1 && opts.cxlSegments ? Math.min(perSeg, Math.max(1, Math.ceil((end - start) / opts.cxlSegments))) : perSeg;
       for (let s = start; s < end; s += per) segments.push(new Segment(index, s, Math.min(per, end - s), shape, m.metric));
       return {
-        index, kind: TIER_KINDS[index]!, start, end, segments,
+        index,
+        kind: TIER_KINDS[index]!,
+        start,
+        end,
+        segments,
         binding: { mode: 'unbound', node: null, pages: 0, pagesOnNode: null, pagesElsewhere: null, note: 'not bound' },
       };
     });
@@ -151,7 +165,11 @@ export class TieredIndex {
       labels: this.labels,
       slotLocks: this.slotLocks,
       tiers: this.tiers.map((t) => ({
-        index: t.index, kind: t.kind, start: t.start, end: t.end, binding: t.binding,
+        index: t.index,
+        kind: t.kind,
+        start: t.start,
+        end: t.end,
+        binding: t.binding,
         segments: t.segments.map((g) => ({ start: g.start, count: g.count, memory: g.region.memory })),
       })),
     };
@@ -160,10 +178,19 @@ export class TieredIndex {
   /** The same index, in another thread, over the memory of a handle from share(). */
   static adopt(h: SharedIndexHandle): TieredIndex {
     const tiers: Tier[] = h.tiers.map((t) => ({
-      index: t.index, kind: t.kind, start: t.start, end: t.end, binding: t.binding,
+      index: t.index,
+      kind: t.kind,
+      start: t.start,
+      end: t.end,
+      binding: t.binding,
       segments: t.segments.map((g) => new Segment(t.index, g.start, g.count, h.shape, h.meta.metric, adoptRegion(g.memory))),
     }));
-    return new TieredIndex({ meta: h.meta, levels: h.levels, upperOffset: h.upperOffset, upperLinks: h.upperLinks, labels: h.labels }, tiers, h.shape, h.slotLocks);
+    return new TieredIndex(
+      { meta: h.meta, levels: h.levels, upperOffset: h.upperOffset, upperLinks: h.upperLinks, labels: h.labels },
+      tiers,
+      h.shape,
+      h.slotLocks,
+    );
   }
 
   tierOf(node: number): number {

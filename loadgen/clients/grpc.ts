@@ -13,7 +13,12 @@ export interface PointsStub extends grpc.Client {
 }
 
 export interface CollectionsStub extends grpc.Client {
-  Get(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, v: { result?: { dimension?: number; distance?: string } } | undefined) => void): grpc.ClientUnaryCall;
+  Get(
+    req: object,
+    md: grpc.Metadata,
+    opts: grpc.CallOptions,
+    cb: (e: grpc.ServiceError | null, v: { result?: { dimension?: number; distance?: string } } | undefined) => void,
+  ): grpc.ClientUnaryCall;
 }
 
 interface StrataPackage {
@@ -24,7 +29,9 @@ let pkg: StrataPackage | null = null;
 
 function strataPackage(): StrataPackage {
   // longs as Number: ids are below 2^53; keepCase: field names as in the REST API.
-  pkg ??= grpc.loadPackageDefinition(protoLoader.loadSync(STRATA_PROTO, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true })) as unknown as StrataPackage;
+  pkg ??= grpc.loadPackageDefinition(
+    protoLoader.loadSync(STRATA_PROTO, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true }),
+  ) as unknown as StrataPackage;
   return pkg;
 }
 

@@ -41,9 +41,8 @@ export function restClient(o: RestClientOptions): SearchClient {
   const bodies = encodeBodies(o);
   const pool = new Pool(o.origin, { connections: o.connections, pipelining: 1, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs });
   const path = `/collections/${encodeURIComponent(o.collection)}/points/search`;
-  const headers: Record<string, string> = o.encoding === 'json'
-    ? { 'content-type': 'application/json' }
-    : { 'content-type': 'application/msgpack', accept: 'application/msgpack' };
+  const headers: Record<string, string> =
+    o.encoding === 'json' ? { 'content-type': 'application/json' } : { 'content-type': 'application/msgpack', accept: 'application/msgpack' };
   if (o.apiKey !== undefined) headers['api-key'] = o.apiKey;
 
   const decode = (buf: Buffer, msgpack: boolean): Envelope => {

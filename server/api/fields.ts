@@ -39,7 +39,8 @@ export function bodyObject(v: unknown): Fields {
 }
 
 export function intAt(v: unknown, field: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw invalidArgument(field, `must be an integer in ${min}..${max}, got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw invalidArgument(field, `must be an integer in ${min}..${max}, got ${describe(v)}`);
   return v;
 }
 

@@ -100,7 +100,11 @@ export function parseSearchBatch(body: Fields, dim: number, maxBatch: number): S
 
 export function checkBatchSize(n: number, maxBatch: number, field: string): void {
   if (n > maxBatch) {
-    throw new StrataError('STRATA_PAYLOAD_TOO_LARGE', `${field}: ${n} requests exceed the batch limit of ${maxBatch}: split them into batches of at most ${maxBatch} (the limit is --max-batch)`, { field, limit: maxBatch, got: n });
+    throw new StrataError(
+      'STRATA_PAYLOAD_TOO_LARGE',
+      `${field}: ${n} requests exceed the batch limit of ${maxBatch}: split them into batches of at most ${maxBatch} (the limit is --max-batch)`,
+      { field, limit: maxBatch, got: n },
+    );
   }
 }
 
@@ -115,7 +119,11 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
   if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers or {"nearest": vector}`);
   if (typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q)) {
     const nearest = (q as Fields)['nearest'];
-    if (isAbsent(nearest)) throw invalidArgument('query', `only nearest-vector queries are supported: send a vector or {"nearest": vector}, got keys ${Object.keys(q).slice(0, 5).join(', ') || 'none'}`);
+    if (isAbsent(nearest))
+      throw invalidArgument(
+        'query',
+        `only nearest-vector queries are supported: send a vector or {"nearest": vector}, got keys ${Object.keys(q).slice(0, 5).join(', ') || 'none'}`,
+      );
     vector = vectorAt(nearest, 'query.nearest', dim);
   } else if (typeof q === 'number' || typeof q === 'string') {
     throw invalidArgument('query', 'queries by point id are not supported: send the vector');

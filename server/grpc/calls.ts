@@ -34,7 +34,10 @@ export function statusName(code: grpc.status): string {
 
 /** A status the gRPC protocol itself prescribes (e.g. the health protocol's NOT_FOUND). */
 export class GrpcStatusError extends Error {
-  constructor(readonly code: grpc.status, message: string) {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -3,7 +3,13 @@ import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument } from '../../common/errors.js';
 import { qdrantDistance } from '../api/scores.js';
 import { secondsSince, unary, type GrpcContext } from './calls.js';
-import type { CollectionInfoMsg, GetCollectionRequestMsg, GetCollectionResponseMsg, ListCollectionsRequestMsg, ListCollectionsResponseMsg } from './messages.js';
+import type {
+  CollectionInfoMsg,
+  GetCollectionRequestMsg,
+  GetCollectionResponseMsg,
+  ListCollectionsRequestMsg,
+  ListCollectionsResponseMsg,
+} from './messages.js';
 
 export function collectionsService(ctx: GrpcContext): grpc.UntypedServiceImplementation {
   return {

@@ -21,7 +21,11 @@ export function healthService(ctx: GrpcContext): grpc.UntypedServiceImplementati
     (req) => {
       const status = statusOf(ctx, req.service);
       // The health protocol answers NOT_FOUND for a service it does not know.
-      if (status === null) throw new GrpcStatusError(grpc.status.NOT_FOUND, `unknown service "${req.service.slice(0, 80)}": known are ${HEALTH_SERVICES.map((s) => `"${s}"`).join(', ')}`);
+      if (status === null)
+        throw new GrpcStatusError(
+          grpc.status.NOT_FOUND,
+          `unknown service "${req.service.slice(0, 80)}": known are ${HEALTH_SERVICES.map((s) => `"${s}"`).join(', ')}`,
+        );
       return { status };
     },
     { public: true },
@@ -38,7 +42,10 @@ export function healthService(ctx: GrpcContext): grpc.UntypedServiceImplementati
     let last: ServingStatus | null = null;
     const send = (): void => {
       const s = statusOf(ctx, req.service) ?? 'SERVICE_UNKNOWN';
-      if (s !== last) call.write({ status: (last = s) });
+      if (s !== last) {
+        last = s;
+        call.write({ status: s });
+      }
     };
     const off = ctx.lifecycle.onChange(send);
     call.on('cancelled', off);

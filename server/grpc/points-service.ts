@@ -129,7 +129,10 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       checkBatchSize(req.searches.length, ctx.options.maxBatch, 'searches');
       const plans = req.searches.map((s, i) => {
         if (s.collection_name !== '' && s.collection_name !== req.collection_name) {
-          throw invalidArgument(`searches[${i}].collection_name`, `must be empty or "${req.collection_name}" (one collection per batch), got "${s.collection_name.slice(0, 60)}"`);
+          throw invalidArgument(
+            `searches[${i}].collection_name`,
+            `must be empty or "${req.collection_name}" (one collection per batch), got "${s.collection_name.slice(0, 60)}"`,
+          );
         }
         return parseSearch(s as unknown as Fields, c.index.meta.dim, `searches[${i}].`);
       });

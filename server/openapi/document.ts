@@ -64,11 +64,21 @@ function post(summary: string, body: Obj, responses: Obj, search = false): Obj {
 }
 
 function schemas(): Obj {
-  const vector: Obj = { type: 'array', items: { type: 'number' }, description: 'Exactly the collection dimension of finite numbers (float32). In MessagePack also a Float32Array (msgpackr typed-array extension: ext type 0x74, first data byte 7, then little-endian float32).' };
+  const vector: Obj = {
+    type: 'array',
+    items: { type: 'number' },
+    description:
+      'Exactly the collection dimension of finite numbers (float32). In MessagePack also a Float32Array (msgpackr typed-array extension: ext type 0x74, first data byte 7, then little-endian float32).',
+  };
   const params: Obj = {
     type: 'object',
     properties: {
-      hnsw_ef: { type: 'integer', minimum: 1, maximum: MAX_HNSW_EF, description: 'Candidate list size (default max(64, limit + offset)); raised to limit + offset when smaller.' },
+      hnsw_ef: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_HNSW_EF,
+        description: 'Candidate list size (default max(64, limit + offset)); raised to limit + offset when smaller.',
+      },
       exact: { type: 'boolean', description: 'Brute force over every tier instead of the graph.' },
     },
   };
@@ -79,7 +89,10 @@ function schemas(): Obj {
   const common: Obj = {
     filter: ref('Filter'),
     params: ref('SearchParams'),
-    with_payload: { description: 'Points carry no payload: anything but false gives payload {}.', oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }, { type: 'object' }] },
+    with_payload: {
+      description: 'Points carry no payload: anything but false gives payload {}.',
+      oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }, { type: 'object' }],
+    },
     with_vector: { type: 'boolean', default: false },
     score_threshold: { type: 'number', description: 'Euclid: keep score <= threshold; Dot and Cosine: keep score >= threshold.' },
   };
@@ -89,21 +102,37 @@ function schemas(): Obj {
     SearchParams: params,
     Filter: {
       type: 'object',
-      description: 'Strata points carry no payload: only an empty filter (no conditions, or empty must/should/must_not) is accepted; any condition is a 400 naming `filter`.',
+      description:
+        'Strata points carry no payload: only an empty filter (no conditions, or empty must/should/must_not) is accepted; any condition is a 400 naming `filter`.',
       properties: { must: { type: 'array', maxItems: 0 }, should: { type: 'array', maxItems: 0 }, must_not: { type: 'array', maxItems: 0 } },
     },
-    ExtendedPointId: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', format: 'uuid', description: 'Valid, but never matches: Strata ids are integers.' }] },
+    ExtendedPointId: {
+      oneOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', format: 'uuid', description: 'Valid, but never matches: Strata ids are integers.' },
+      ],
+    },
     SearchRequest: { type: 'object', required: ['vector', 'limit'], properties: { vector: ref('Vector'), ...windowProps, ...common } },
     SearchBatchRequest: {
       type: 'object',
       required: ['searches'],
-      properties: { searches: { type: 'array', maxItems: DEFAULT_MAX_BATCH, items: ref('SearchRequest'), description: `At most --max-batch (default ${DEFAULT_MAX_BATCH}) searches; more is a 413.` } },
+      properties: {
+        searches: {
+          type: 'array',
+          maxItems: DEFAULT_MAX_BATCH,
+          items: ref('SearchRequest'),
+          description: `At most --max-batch (default ${DEFAULT_MAX_BATCH}) searches; more is a 413.`,
+        },
+      },
     },
     QueryRequest: {
       type: 'object',
       required: ['query'],
       properties: {
-        query: { oneOf: [ref('Vector'), { type: 'object', required: ['nearest'], properties: { nearest: ref('Vector') } }], description: 'Nearest-vector queries only.' },
+        query: {
+          oneOf: [ref('Vector'), { type: 'object', required: ['nearest'], properties: { nearest: ref('Vector') } }],
+          description: 'Nearest-vector queries only.',
+        },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
         offset: windowProps['offset']!,
         ...common,
@@ -112,7 +141,11 @@ function schemas(): Obj {
     PointRequest: {
       type: 'object',
       required: ['ids'],
-      properties: { ids: { type: 'array', maxItems: MAX_IDS, items: ref('ExtendedPointId') }, with_payload: common['with_payload']!, with_vector: { type: 'boolean', default: false } },
+      properties: {
+        ids: { type: 'array', maxItems: MAX_IDS, items: ref('ExtendedPointId') },
+        with_payload: common['with_payload']!,
+        with_vector: { type: 'boolean', default: false },
+      },
     },
     ScrollRequest: {
       type: 'object',
@@ -168,7 +201,10 @@ function schemas(): Obj {
         config: {
           type: 'object',
           properties: {
-            params: { type: 'object', properties: { vectors: { type: 'object', properties: { size: { type: 'integer' }, distance: { enum: ['Euclid', 'Dot', 'Cosine'] } } } } },
+            params: {
+              type: 'object',
+              properties: { vectors: { type: 'object', properties: { size: { type: 'integer' }, distance: { enum: ['Euclid', 'Dot', 'Cosine'] } } } },
+            },
             hnsw_config: { type: 'object', properties: { m: { type: 'integer' }, ef_construct: { type: 'integer' } } },
           },
         },
@@ -199,7 +235,10 @@ function schemas(): Obj {
                 },
               },
             },
-            placement: { type: 'object', properties: { policy: { type: 'string' }, dram_budget_bytes: { type: 'integer' }, predicted_dram_share: { type: ['number', 'null'] } } },
+            placement: {
+              type: 'object',
+              properties: { policy: { type: 'string' }, dram_budget_bytes: { type: 'integer' }, predicted_dram_share: { type: ['number', 'null'] } },
+            },
             memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
             read_only: { const: true },
           },
@@ -209,7 +248,11 @@ function schemas(): Obj {
     ErrorResponse: {
       type: 'object',
       required: ['status', 'result', 'time'],
-      properties: { status: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } }, result: { type: 'null' }, time: { type: 'number' } },
+      properties: {
+        status: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        result: { type: 'null' },
+        time: { type: 'number' },
+      },
     },
   };
 }
@@ -232,16 +275,74 @@ export function openApiDocument(): Obj {
   const C = '/collections/{collection_name}';
   const text = (description: string): Obj => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
   const readPaths: Obj = {
-    '/': { get: { summary: 'Name and version', security: [], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' }, version: { type: 'string' } } } } } } } } },
-    '/collections': { get: { summary: 'List collections', responses: ok('Collection names', envelope({ type: 'object', properties: { collections: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } })) } },
-    [C]: { get: { summary: 'Describe a collection (Qdrant shape plus tier placement)', parameters: [collectionName], responses: ok('Collection', envelope(ref('CollectionInfo'))) } },
-    [`${C}/exists`]: { get: { summary: 'Whether a collection exists', parameters: [collectionName], responses: ok('Existence', envelope({ type: 'object', properties: { exists: { type: 'boolean' } } })) } },
-    [`${C}/points/search`]: { post: post('Nearest neighbours of a vector', ref('SearchRequest'), searchOk('Scored points, best first', envelope({ type: 'array', items: ref('ScoredPoint') }, ref('StrataSearchStats'))), true) },
-    [`${C}/points/search/batch`]: {
-      post: post('Several searches in one request', ref('SearchBatchRequest'), searchOk('One list of scored points per search, in order', envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } }, { type: 'array', items: ref('StrataSearchStats') })), true),
+    '/': {
+      get: {
+        summary: 'Name and version',
+        security: [],
+        responses: {
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' }, version: { type: 'string' } } } } },
+          },
+        },
+      },
     },
-    [`${C}/points/query`]: { post: post('Universal query (nearest-vector queries)', ref('QueryRequest'), searchOk('Scored points, best first', envelope({ type: 'object', properties: { points: { type: 'array', items: ref('ScoredPoint') } } }, ref('StrataSearchStats'))), true) },
-    [`${C}/points`]: { post: post('Points by id (missing ids are left out)', ref('PointRequest'), ok('Points', envelope({ type: 'array', items: ref('Record') }))) },
+    '/collections': {
+      get: {
+        summary: 'List collections',
+        responses: ok(
+          'Collection names',
+          envelope({ type: 'object', properties: { collections: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } }),
+        ),
+      },
+    },
+    [C]: {
+      get: {
+        summary: 'Describe a collection (Qdrant shape plus tier placement)',
+        parameters: [collectionName],
+        responses: ok('Collection', envelope(ref('CollectionInfo'))),
+      },
+    },
+    [`${C}/exists`]: {
+      get: {
+        summary: 'Whether a collection exists',
+        parameters: [collectionName],
+        responses: ok('Existence', envelope({ type: 'object', properties: { exists: { type: 'boolean' } } })),
+      },
+    },
+    [`${C}/points/search`]: {
+      post: post(
+        'Nearest neighbours of a vector',
+        ref('SearchRequest'),
+        searchOk('Scored points, best first', envelope({ type: 'array', items: ref('ScoredPoint') }, ref('StrataSearchStats'))),
+        true,
+      ),
+    },
+    [`${C}/points/search/batch`]: {
+      post: post(
+        'Several searches in one request',
+        ref('SearchBatchRequest'),
+        searchOk(
+          'One list of scored points per search, in order',
+          envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } }, { type: 'array', items: ref('StrataSearchStats') }),
+        ),
+        true,
+      ),
+    },
+    [`${C}/points/query`]: {
+      post: post(
+        'Universal query (nearest-vector queries)',
+        ref('QueryRequest'),
+        searchOk(
+          'Scored points, best first',
+          envelope({ type: 'object', properties: { points: { type: 'array', items: ref('ScoredPoint') } } }, ref('StrataSearchStats')),
+        ),
+        true,
+      ),
+    },
+    [`${C}/points`]: {
+      post: post('Points by id (missing ids are left out)', ref('PointRequest'), ok('Points', envelope({ type: 'array', items: ref('Record') }))),
+    },
     [`${C}/points/{id}`]: {
       get: {
         summary: 'One point by id (404 when missing)',
@@ -249,13 +350,31 @@ export function openApiDocument(): Obj {
         responses: ok('Point with its vector', envelope(ref('Record'))),
       },
     },
-    [`${C}/points/scroll`]: { post: post('Points in id order, a page at a time', ref('ScrollRequest'), ok('A page and the next page offset', envelope({ type: 'object', properties: { points: { type: 'array', items: ref('Record') }, next_page_offset: { type: ['integer', 'null'] } } }))) },
-    [`${C}/points/count`]: { post: post('Number of points', ref('CountRequest'), ok('Count', envelope({ type: 'object', properties: { count: { type: 'integer' } } }))) },
+    [`${C}/points/scroll`]: {
+      post: post(
+        'Points in id order, a page at a time',
+        ref('ScrollRequest'),
+        ok(
+          'A page and the next page offset',
+          envelope({ type: 'object', properties: { points: { type: 'array', items: ref('Record') }, next_page_offset: { type: ['integer', 'null'] } } }),
+        ),
+      ),
+    },
+    [`${C}/points/count`]: {
+      post: post('Number of points', ref('CountRequest'), ok('Count', envelope({ type: 'object', properties: { count: { type: 'integer' } } }))),
+    },
     '/healthz': { get: { summary: 'The server works', responses: { '200': text('healthz check passed') } } },
     '/livez': { get: { summary: 'The process answers (no API key needed)', security: [], responses: { '200': text('livez check passed') } } },
-    '/readyz': { get: { summary: 'Every collection loaded with its tiers bound, and not draining', responses: { '200': text('ready'), '503': text('not ready, with the reason') } } },
+    '/readyz': {
+      get: {
+        summary: 'Every collection loaded with its tiers bound, and not draining',
+        responses: { '200': text('ready'), '503': text('not ready, with the reason') },
+      },
+    },
     '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': text('Prometheus text format') } } },
-    '/openapi.json': { get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+    '/openapi.json': {
+      get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    },
   };
   const paths: Obj = { ...readPaths };
   for (const [p, ops] of Object.entries(writePaths())) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };

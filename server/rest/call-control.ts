@@ -16,6 +16,7 @@ export function callControl(req: FastifyRequest<{ Querystring: CallQuery }>): Ca
   const raw = req.query.timeout;
   if (raw === undefined) return {};
   const t = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
-  if (!(Number.isFinite(t) && t > 0 && t <= MAX_TIMEOUT_SECONDS)) throw invalidArgument('timeout', `must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}], got ${describe(raw)}`);
+  if (!(Number.isFinite(t) && t > 0 && t <= MAX_TIMEOUT_SECONDS))
+    throw invalidArgument('timeout', `must be a number of seconds in (0, ${MAX_TIMEOUT_SECONDS}], got ${describe(raw)}`);
   return { timeoutMs: Math.max(1, Math.round(t * 1000)) };
 }

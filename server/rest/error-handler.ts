@@ -27,7 +27,11 @@ function fromFastify(e: FastifyError, req: FastifyRequest, bodyLimit: number): S
         { limit: bodyLimit },
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new StrataError('STRATA_UNSUPPORTED_MEDIA_TYPE', `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not supported: send application/json or ${MSGPACK}`, {});
+      return new StrataError(
+        'STRATA_UNSUPPORTED_MEDIA_TYPE',
+        `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not supported: send application/json or ${MSGPACK}`,
+        {},
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidArgument('body', 'empty body with Content-Type application/json: send a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -35,7 +39,10 @@ function fromFastify(e: FastifyError, req: FastifyRequest, bodyLimit: number): S
     case 'FST_ERR_VALIDATION': {
       // Path and query-string schemas: name the parameter rather than fastify's "querystring/x".
       const v = e.validation?.[0];
-      const field = v ? (v.instancePath.replace(/^\//, '').replace(/\//g, '.') || String((v.params as { missingProperty?: string }).missingProperty ?? e.validationContext ?? 'request')) : 'request';
+      const field = v
+        ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') ||
+          String((v.params as { missingProperty?: string }).missingProperty ?? e.validationContext ?? 'request')
+        : 'request';
       return invalidArgument(field, v?.message ?? e.message);
     }
     case 'FST_ERR_BAD_URL':

@@ -26,7 +26,15 @@ interface BuildJson {
   dim: number;
   metric: string;
   tiers: Array<{ kind: string; nodes: number; bytes: number }>;
-  placement: { policy: string; dramBudgetBytes: number; dramNodes: number; cxlNodes: number; upperInCxl: number; profileQueries: number; predictedDramShare: number | null };
+  placement: {
+    policy: string;
+    dramBudgetBytes: number;
+    dramNodes: number;
+    cxlNodes: number;
+    upperInCxl: number;
+    profileQueries: number;
+    predictedDramShare: number | null;
+  };
   unreachable: number;
   seconds: Record<string, number>;
 }
@@ -70,9 +78,37 @@ beforeAll(() => {
   tmp = makeTempDir('strata-cli-');
   data = tmp.path('data');
   idx = tmp.path('index');
-  const g = strata(['generate', '--out-dir', data, '--count', String(COUNT), '--dim', String(DIM), '--queries', String(QUERIES), '--clusters', '10', '--k', String(GT_K)]);
+  const g = strata([
+    'generate',
+    '--out-dir',
+    data,
+    '--count',
+    String(COUNT),
+    '--dim',
+    String(DIM),
+    '--queries',
+    String(QUERIES),
+    '--clusters',
+    '10',
+    '--k',
+    String(GT_K),
+  ]);
   expectOk(g);
-  built = strata(['build', join(data, 'base.fvecs'), '--out', idx, '--dram-budget', '20%', '--placement', 'profile', '--m', '8', '--ef-construction', '64', '--json']);
+  built = strata([
+    'build',
+    join(data, 'base.fvecs'),
+    '--out',
+    idx,
+    '--dram-budget',
+    '20%',
+    '--placement',
+    'profile',
+    '--m',
+    '8',
+    '--ef-construction',
+    '64',
+    '--json',
+  ]);
 });
 
 afterAll(() => tmp?.cleanup());
@@ -99,7 +135,21 @@ describe('strata generate', () => {
 
   it('is deterministic: the same arguments give byte-identical files and a JSON list of them', () => {
     const again = tmp.path('data-again');
-    const r = strata(['generate', '--out-dir', again, '--count', String(COUNT), '--dim', String(DIM), '--queries', String(QUERIES), '--clusters', '10', '--k', String(GT_K)]);
+    const r = strata([
+      'generate',
+      '--out-dir',
+      again,
+      '--count',
+      String(COUNT),
+      '--dim',
+      String(DIM),
+      '--queries',
+      String(QUERIES),
+      '--clusters',
+      '10',
+      '--k',
+      String(GT_K),
+    ]);
     expectOk(r);
     const w = jsonLine<Record<string, string>>(r);
     expect(w).toEqual({
@@ -284,7 +334,22 @@ describe('strata build errors', () => {
   it('with --force replaces an existing index', () => {
     const copy = tmp.path('index-forced');
     cpSync(idx, copy, { recursive: true });
-    const r = strata(['build', join(data, 'base.fvecs'), '--out', copy, '--m', '8', '--ef-construction', '32', '--limit', '500', '--placement', 'hops', '--force', '--json']);
+    const r = strata([
+      'build',
+      join(data, 'base.fvecs'),
+      '--out',
+      copy,
+      '--m',
+      '8',
+      '--ef-construction',
+      '32',
+      '--limit',
+      '500',
+      '--placement',
+      'hops',
+      '--force',
+      '--json',
+    ]);
     expectOk(r);
     expect(jsonLine<BuildJson>(r).count).toBe(500);
     expect(loadIndex(copy).index.meta.count).toBe(500);

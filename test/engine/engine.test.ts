@@ -61,8 +61,16 @@ describe('engine execution modes', () => {
   });
 
   it('answers identically with search threads, two expanders, prefetch and the pipelined schedule', async () => {
-    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, ndp: true, expanders: 2, prefetch: true, pipeline: true, inflightPerThread: 8, memory: { mode: 'emulate' } });
-    let reports;
+    const e = await Engine.open([{ dir: indexDir }], {
+      searchThreads: 1,
+      ndp: true,
+      expanders: 2,
+      prefetch: true,
+      pipeline: true,
+      inflightPerThread: 8,
+      memory: { mode: 'emulate' },
+    });
+    let reports: Awaited<ReturnType<Engine['close']>>['tierReports'];
     try {
       expect(e.collections()[0]!.index.segments.filter((s) => s.tier === 1).length).toBeGreaterThanOrEqual(2);
       expect(await allAnswers(e, 'ndp')).toEqual(expected());
@@ -79,7 +87,8 @@ describe('engine execution modes', () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, inflightPerThread: 32, memory: { mode: 'emulate' } });
     try {
       const c = e.collections()[0]!;
-      const run = (mode: 'local' | 'ndp'): Promise<SearchResponse[]> => Promise.all(Array.from({ length: nq }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode })));
+      const run = (mode: 'local' | 'ndp'): Promise<SearchResponse[]> =>
+        Promise.all(Array.from({ length: nq }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode })));
       const local = await run('local');
       const ndp = await run('ndp');
       const mean = (rs: SearchResponse[], f: (r: SearchResponse) => number): number => rs.reduce((a, r) => a + f(r), 0) / rs.length;
@@ -203,12 +212,20 @@ describe.skipIf(!existsSync(join(SIFT, 'base.fvecs')))('engine on SIFT 10k (../s
   it('gives identical ids in local and ndp modes', async () => {
     const d = mkdtempSync(join(tmpdir(), 'strata-sift-'));
     try {
-      await buildIndex({ input: join(SIFT, 'base.fvecs'), out: join(d, 'idx'), dramBudget: '10%', placement: 'profile', profileSamples: 300, efConstruction: 100 });
+      await buildIndex({
+        input: join(SIFT, 'base.fvecs'),
+        out: join(d, 'idx'),
+        dramBudget: '10%',
+        placement: 'profile',
+        profileSamples: 300,
+        efConstruction: 100,
+      });
       const qs = await readDataset(join(SIFT, 'query.fvecs'));
       const e = await Engine.open([{ dir: join(d, 'idx') }], { searchThreads: 0, ndp: true, memory: { mode: 'emulate' } });
       try {
         const c = e.collections()[0]!;
-        const run = (mode: 'local' | 'ndp'): Promise<SearchResponse[]> => Promise.all(Array.from({ length: qs.count }, (_, i) => c.search({ vector: qs.vectors.subarray(i * 128, (i + 1) * 128), k: 10, ef: 64, mode })));
+        const run = (mode: 'local' | 'ndp'): Promise<SearchResponse[]> =>
+          Promise.all(Array.from({ length: qs.count }, (_, i) => c.search({ vector: qs.vectors.subarray(i * 128, (i + 1) * 128), k: 10, ef: 64, mode })));
         const [a, b] = [await run('local'), await run('ndp')];
         expect(b.map(ids)).toEqual(a.map(ids));
       } finally {

@@ -33,7 +33,16 @@ beforeAll(async () => {
   ensureLoadgenBuilt();
   tmp = makeTempDir('strata-loadgen-e2e-');
   set = await writeGeneratedSet(tmp.path('data'), { count: 2000, dim: 16, clusters: 8, seed: 11 }, QUERIES, K);
-  await buildIndex({ input: set.base, out: tmp.path('index'), metric: 'l2', m: 8, efConstruction: 64, dramBudget: '20%', placement: 'profile', profileSamples: 200 });
+  await buildIndex({
+    input: set.base,
+    out: tmp.path('index'),
+    metric: 'l2',
+    m: 8,
+    efConstruction: 64,
+    dramBudget: '20%',
+    placement: 'profile',
+    profileSamples: 200,
+  });
   engine = await Engine.open([{ dir: tmp.path('index'), name: 'vectors' }], { searchThreads: 0, memory: { mode: 'emulate' } });
   server = await startServer(engine);
   const q = await readFvecsMatrix(set.query);
@@ -41,7 +50,10 @@ beforeAll(async () => {
   const gd = await readFvecsMatrix(set.groundtruthDist);
   for (const ef of EFS) {
     const r = await runQueries(engine.collection('vectors'), q.data, { k: K, ef });
-    expected.set(ef, recallAtK({ k: K, results: r.labels, resultDistances: r.distances, metric: 'l2', gtIds: gt.data, gtDim: gt.dim, gtDistances: gd.data }).mean);
+    expected.set(
+      ef,
+      recallAtK({ k: K, results: r.labels, resultDistances: r.distances, metric: 'l2', gtIds: gt.data, gtDim: gt.dim, gtDistances: gd.data }).mean,
+    );
   }
   // ef 8 must miss something, or the comparison would be vacuous
   expect(expected.get(8)).toBeLessThan(1);
@@ -54,8 +66,16 @@ afterAll(async () => {
 });
 
 const opts = (o: Partial<LoadgenOptions> = {}): LoadgenOptions => ({
-  url: server.url, collection: 'vectors', queries: set.query, gt: set.groundtruth, k: K, ef: EFS, concurrency: [1, 3],
-  durationS: 60, maxRequests: 2 * QUERIES, ...o,
+  url: server.url,
+  collection: 'vectors',
+  queries: set.query,
+  gt: set.groundtruth,
+  k: K,
+  ef: EFS,
+  concurrency: [1, 3],
+  durationS: 60,
+  maxRequests: 2 * QUERIES,
+  ...o,
 });
 
 function expectRecallAsInProcess(report: LoadgenReport): void {
@@ -69,9 +89,14 @@ function expectRecallAsInProcess(report: LoadgenReport): void {
 }
 
 describe('loadgen against a real server', () => {
-  it('closed loop over JSON: recall equals the in-process engine\'s at each ef, with full step results', async () => {
+  it("closed loop over JSON: recall equals the in-process engine's at each ef, with full step results", async () => {
     const report = await runLoadgen(opts({ label: 'json closed' }));
-    expect(report.results.map((r) => [r.ef, r.concurrency])).toEqual([[8, 1], [8, 3], [32, 1], [32, 3]]);
+    expect(report.results.map((r) => [r.ef, r.concurrency])).toEqual([
+      [8, 1],
+      [8, 3],
+      [32, 1],
+      [32, 3],
+    ]);
     expectRecallAsInProcess(report);
     for (const r of report.results) {
       expect(r.stoppedBy).toBe('max-requests');
@@ -132,8 +157,36 @@ describe('loadgen against a real server', () => {
 
 describe('strata loadgen and strata plot (the real CLI)', () => {
   it('runs a sweep, prints a table and writes the JSON report and SVG plots; plot combines reports', async () => {
-    const common = ['--url', server.url, '--collection', 'vectors', '--queries', set.query, '--gt', set.groundtruth, '--ef', '8,32', '--duration', '60', '--max-requests', String(QUERIES), '--warmup', '10'];
-    const a = await strataAsync(['loadgen', ...common, '--concurrency', '1,2', '--report', tmp.path('out', 'a.json'), '--plot', tmp.path('out', 'a.svg'), '--label', 'closed json']);
+    const common = [
+      '--url',
+      server.url,
+      '--collection',
+      'vectors',
+      '--queries',
+      set.query,
+      '--gt',
+      set.groundtruth,
+      '--ef',
+      '8,32',
+      '--duration',
+      '60',
+      '--max-requests',
+      String(QUERIES),
+      '--warmup',
+      '10',
+    ];
+    const a = await strataAsync([
+      'loadgen',
+      ...common,
+      '--concurrency',
+      '1,2',
+      '--report',
+      tmp.path('out', 'a.json'),
+      '--plot',
+      tmp.path('out', 'a.svg'),
+      '--label',
+      'closed json',
+    ]);
     expect(a.status, a.stderr).toBe(0);
     expect(a.stdout).toMatch(/\| ef \| conc \| recall \|/);
     const ra = parseReport(readFileSync(tmp.path('out', 'a.json'), 'utf8'), 'a.json');
@@ -142,7 +195,22 @@ describe('strata loadgen and strata plot (the real CLI)', () => {
     for (const r of ra.results) expect(r.recall!.mean).toBeCloseTo(expected.get(r.ef)!, 10);
     expect(xmlElements(readFileSync(tmp.path('out', 'a.svg'), 'utf8'))[0]).toBe('svg');
 
-    const b = await strataAsync(['loadgen', ...common, '--concurrency', '2', '--mode', 'open', '--rate', '250', '--protocol', 'msgpack', '--report', tmp.path('out', 'b.json'), '--label', 'open msgpack']);
+    const b = await strataAsync([
+      'loadgen',
+      ...common,
+      '--concurrency',
+      '2',
+      '--mode',
+      'open',
+      '--rate',
+      '250',
+      '--protocol',
+      'msgpack',
+      '--report',
+      tmp.path('out', 'b.json'),
+      '--label',
+      'open msgpack',
+    ]);
     expect(b.status, b.stderr).toBe(0);
     expect(b.stdout).toMatch(/offered\/s \| achieved\/s/);
     const rb = parseReport(readFileSync(tmp.path('out', 'b.json'), 'utf8'), 'b.json');
@@ -178,7 +246,7 @@ describe('strata loadgen and strata plot (the real CLI)', () => {
 });
 
 describe('unusable targets (library)', () => {
-  it('rejects queries whose dimension differs from the collection\'s', async () => {
+  it("rejects queries whose dimension differs from the collection's", async () => {
     await writeFvecs(tmp.path('q8.fvecs'), new Float32Array(8 * 4), 8);
     const e = await runLoadgen(opts({ queries: tmp.path('q8.fvecs'), gt: undefined })).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(StrataError);
@@ -189,7 +257,10 @@ describe('unusable targets (library)', () => {
   it('sends the API key when the server wants one, and says so when it is missing', async () => {
     const keyed = await startServer(engine, { apiKey: 'sesame', grpcPort: null });
     try {
-      await expect(runLoadgen(opts({ url: keyed.url, ef: [8], concurrency: [1] }))).rejects.toMatchObject({ code: 'STRATA_UNAUTHENTICATED', message: expect.stringMatching(/--api-key/) });
+      await expect(runLoadgen(opts({ url: keyed.url, ef: [8], concurrency: [1] }))).rejects.toMatchObject({
+        code: 'STRATA_UNAUTHENTICATED',
+        message: expect.stringMatching(/--api-key/),
+      });
       const report = await runLoadgen(opts({ url: keyed.url, apiKey: 'sesame', ef: [8], concurrency: [1] }));
       expect(report.results[0]!.errors).toEqual({});
       expect(report.parameters.apiKey).toBe(true);

@@ -32,13 +32,16 @@ export class FakeClock implements Clock {
     let done = false;
     let value: T | undefined;
     let error: unknown = null;
-    p.then((v) => {
-      done = true;
-      value = v;
-    }, (e: unknown) => {
-      done = true;
-      error = e ?? new Error('rejected');
-    });
+    p.then(
+      (v) => {
+        done = true;
+        value = v;
+      },
+      (e: unknown) => {
+        done = true;
+        error = e ?? new Error('rejected');
+      },
+    );
     for (let guard = 0; guard < 1_000_000; guard++) {
       await flush();
       if (done) break;

@@ -48,7 +48,16 @@ describe('ground truth by brute force (worker threads)', () => {
     const dir = tmp.path('cache');
     await writeFvecs(tmp.path('base.fvecs'), base, DIM);
     await writeFvecs(tmp.path('query.fvecs'), queries, DIM);
-    const o = { baseFile: tmp.path('base.fvecs'), queriesFile: tmp.path('query.fvecs'), queries, dim: DIM, k: 5, distance: 'Euclid' as const, threads: 1, cacheDir: dir };
+    const o = {
+      baseFile: tmp.path('base.fvecs'),
+      queriesFile: tmp.path('query.fvecs'),
+      queries,
+      dim: DIM,
+      k: 5,
+      distance: 'Euclid' as const,
+      threads: 1,
+      cacheDir: dir,
+    };
     const first = await groundTruthFromBase(o);
     expect(first.info.source).toBe('computed');
     expect(first.info.tieAware).toBe(true);
@@ -66,7 +75,16 @@ describe('ground truth by brute force (worker threads)', () => {
     // a cache "directory" that is a file: writing there fails, and the next candidate is not used
     // when cacheDir is explicit, so the result is still returned (just not cached)
     writeFileSync(tmp.path('not-a-dir'), 'x');
-    const r = await groundTruthFromBase({ baseFile: tmp.path('base.fvecs'), queriesFile: tmp.path('query.fvecs'), queries, dim: DIM, k: 2, distance: 'Euclid', threads: 1, cacheDir: tmp.path('not-a-dir') });
+    const r = await groundTruthFromBase({
+      baseFile: tmp.path('base.fvecs'),
+      queriesFile: tmp.path('query.fvecs'),
+      queries,
+      dim: DIM,
+      k: 2,
+      distance: 'Euclid',
+      threads: 1,
+      cacheDir: tmp.path('not-a-dir'),
+    });
     expect(r.info.source).toBe('computed');
     expect(r.info.file).toBe(tmp.path('base.fvecs'));
   });

@@ -43,7 +43,11 @@ describe('closed loop', () => {
     const server = simulatedServer(clock, 1, 1);
     // one request in the middle takes 500 ms: the lone worker waits, and sends nothing meanwhile
     let n = 0;
-    const stalled = async (q: number): Promise<SearchAnswer> => (n++ === 50 ? (await clock.sleep(500), { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null }) : server.search(q));
+    const stalled = async (q: number): Promise<SearchAnswer> => {
+      if (n++ !== 50) return server.search(q);
+      await clock.sleep(500);
+      return { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null };
+    };
     const rec = new StepRecorder(10);
     await clock.run(runClosed({ clock, search: stalled, queryCount: 10, recorder: rec, durationMs: 1000, maxRequests: 1e6 }, 1));
     const s = rec.latency.summary();
@@ -57,7 +61,22 @@ describe('closed loop', () => {
     const server = simulatedServer(clock, 1, 1);
     const rec = new StepRecorder(3);
     const qs: number[] = [];
-    const out = await clock.run(runClosed({ clock, search: (q) => (qs.push(q), server.search(q)), queryCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 7 }, 1));
+    const out = await clock.run(
+      runClosed(
+        {
+          clock,
+          search: (q) => {
+            qs.push(q);
+            return server.search(q);
+          },
+          queryCount: 3,
+          recorder: rec,
+          durationMs: 1e6,
+          maxRequests: 7,
+        },
+        1,
+      ),
+    );
     expect(out.stoppedBy).toBe('max-requests');
     expect(qs).toEqual([0, 1, 2, 0, 1, 2, 0]);
     expect(rec.firstIds.map((ids) => ids?.[0])).toEqual([0, 1, 2]);
@@ -67,7 +86,13 @@ describe('closed loop', () => {
   it('gives up after a run of transport failures: the endpoint is down', async () => {
     const clock = new FakeClock();
     const rec = new StepRecorder(3);
-    const refused = async (): Promise<SearchAnswer> => ({ ok: false, at: clock.now(), status: 'ECONNREFUSED', transport: true, message: 'connect ECONNREFUSED' });
+    const refused = async (): Promise<SearchAnswer> => ({
+      ok: false,
+      at: clock.now(),
+      status: 'ECONNREFUSED',
+      transport: true,
+      message: 'connect ECONNREFUSED',
+    });
     const out = await clock.run(runClosed({ clock, search: refused, queryCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 1e6 }, 1));
     expect(out.stoppedBy).toBe('endpoint-down');
     expect(rec.errorCounts()).toEqual({ ECONNREFUSED: ENDPOINT_DOWN_AFTER });
@@ -80,7 +105,9 @@ describe('closed loop', () => {
     let n = 0;
     const flaky = async (q: number): Promise<SearchAnswer> => {
       await clock.sleep(1);
-      return n++ % 4 === 3 ? { ok: false, at: clock.now(), status: '429', transport: false, message: 'queue full' } : { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null };
+      return n++ % 4 === 3
+        ? { ok: false, at: clock.now(), status: '429', transport: false, message: 'queue full' }
+        : { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null };
     };
     const out = await clock.run(runClosed({ clock, search: flaky, queryCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 40 }, 1));
     expect(out.stoppedBy).toBe('max-requests');
@@ -96,7 +123,9 @@ describe('open loop', () => {
     const clock = new FakeClock();
     const server = simulatedServer(clock, 2, 1);
     const rec = new StepRecorder(4);
-    const out = await clock.run(runOpen({ clock, search: server.search, queryCount: 4, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 100, drainMs: 1000 }));
+    const out = await clock.run(
+      runOpen({ clock, search: server.search, queryCount: 4, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 100, drainMs: 1000 }),
+    );
     expect(out.scheduled).toBe(10);
     expect(server.sends).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
     expect(rec.latency.summary().maxMs).toBeCloseTo(2, 2);
@@ -110,7 +139,9 @@ describe('open loop', () => {
     // capacity 100/s (10 ms each), offered 200/s: request i is due at 5i ms and answered at 10(i+1) ms
     const server = simulatedServer(clock, 10, 1);
     const rec = new StepRecorder(8);
-    const out = await clock.run(runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1000, drainMs: 10_000 }));
+    const out = await clock.run(
+      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1000, drainMs: 10_000 }),
+    );
     expect(out.sent).toBe(20);
     expect(rec.ok).toBe(20);
     const s = rec.latency.summary();
@@ -126,7 +157,9 @@ describe('open loop', () => {
     const clock = new FakeClock();
     const server = simulatedServer(clock, 10, 1);
     const rec = new StepRecorder(8);
-    await clock.run(runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1, drainMs: 10_000 }));
+    await clock.run(
+      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1, drainMs: 10_000 }),
+    );
     // one at a time: each request is *sent* 10 ms after the previous, so the service time is always
     // 10 ms (what a coordinated-omission-prone tool would report), while latency from the timetable grows
     expect(rec.service.summary().maxMs).toBeCloseTo(10, 1);
@@ -139,7 +172,9 @@ describe('open loop', () => {
     const clock = new FakeClock();
     const server = simulatedServer(clock, 50, 1);
     const rec = new StepRecorder(8);
-    const out = await clock.run(runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 1, drainMs: 100 }));
+    const out = await clock.run(
+      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 1, drainMs: 100 }),
+    );
     // 10 due; one at a time at 50 ms each: sent at 0, 50, 100, 150 (the last before the 200 ms deadline)
     expect(out.scheduled).toBe(10);
     expect(out.sent).toBe(4);
@@ -153,7 +188,9 @@ describe('open loop', () => {
     const clock = new FakeClock();
     const server = simulatedServer(clock, 1, 1);
     const rec = new StepRecorder(8);
-    const out = await clock.run(runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 10_000, maxRequests: 25, rate: 1000, maxInflight: 10, drainMs: 100 }));
+    const out = await clock.run(
+      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 10_000, maxRequests: 25, rate: 1000, maxInflight: 10, drainMs: 100 }),
+    );
     expect(out.sent).toBe(25);
     expect(out.stoppedBy).toBe('max-requests');
     expect(server.sends.at(-1)).toBe(24);

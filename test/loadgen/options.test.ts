@@ -4,7 +4,7 @@ import { MAX_STEP_SECONDS, resolveOptions, stepsOf } from '../../loadgen/options
 const base = { url: 'http://127.0.0.1:6333', collection: 'c', queries: 'q.fvecs' };
 
 describe('load generator options', () => {
-  it('defaults to the issue\'s sweep: ef 16,32,64,128 x concurrency 1,8,32, closed loop, JSON, k 10', () => {
+  it("defaults to the issue's sweep: ef 16,32,64,128 x concurrency 1,8,32, closed loop, JSON, k 10", () => {
     const r = resolveOptions(base);
     expect(r).toMatchObject({ k: 10, ef: [16, 32, 64, 128], concurrency: [1, 8, 32], mode: 'closed', protocol: 'json', rate: null });
     expect(stepsOf(r)).toHaveLength(12);
@@ -14,8 +14,10 @@ describe('load generator options', () => {
   it('sweeps ef x concurrency x rate in the open loop', () => {
     const r = resolveOptions({ ...base, mode: 'open', rate: [100, 200], ef: [16], concurrency: [1, 4] });
     expect(stepsOf(r)).toEqual([
-      { ef: 16, concurrency: 1, rate: 100 }, { ef: 16, concurrency: 1, rate: 200 },
-      { ef: 16, concurrency: 4, rate: 100 }, { ef: 16, concurrency: 4, rate: 200 },
+      { ef: 16, concurrency: 1, rate: 100 },
+      { ef: 16, concurrency: 1, rate: 200 },
+      { ef: 16, concurrency: 4, rate: 100 },
+      { ef: 16, concurrency: 4, rate: 200 },
     ]);
   });
 

@@ -15,7 +15,13 @@ describe('Pareto front of recall vs QPS', () => {
   });
 
   it('keeps only the faster of two points with the same recall, and ignores non-finite points', () => {
-    expect(paretoFront([{ recall: 0.9, qps: 10 }, { recall: 0.9, qps: 20 }, { recall: NaN, qps: 1e9 }])).toEqual([1]);
+    expect(
+      paretoFront([
+        { recall: 0.9, qps: 10 },
+        { recall: 0.9, qps: 20 },
+        { recall: NaN, qps: 1e9 },
+      ]),
+    ).toEqual([1]);
     expect(paretoFront([])).toEqual([]);
   });
 });

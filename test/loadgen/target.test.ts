@@ -6,7 +6,8 @@ import { thrown } from '../helpers/temp.js';
 describe('loadgen targets', () => {
   it('treats 127.0.0.0/8, ::1 and localhost as loopback and nothing else', () => {
     for (const h of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST']) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ['10.0.0.1', '192.168.1.1', '0.0.0.0', '128.0.0.1', 'example.com', 'localhost.example.com', '::', '::ffff:10.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ['10.0.0.1', '192.168.1.1', '0.0.0.0', '128.0.0.1', 'example.com', 'localhost.example.com', '::', '::ffff:10.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it('refuses a non-loopback --url unless --allow-remote is given', () => {

@@ -48,12 +48,27 @@ describe('REST bad input', () => {
     ['hnsw_ef too large', 'search', { vector: v(), limit: 3, params: { hnsw_ef: 10001 } }, /^params\.hnsw_ef: /],
     ['a non-boolean exact', 'search', { vector: v(), limit: 3, params: { exact: 'yes' } }, /^params\.exact: must be true or false/],
     ['params that are not an object', 'search', { vector: v(), limit: 3, params: 5 }, /^params: must be an object/],
-    ['a filter with conditions', 'search', { vector: v(), limit: 3, filter: { must: [{ key: 'city', match: { value: 'x' } }] } }, /^filter: filter conditions are not supported \(must\)/],
+    [
+      'a filter with conditions',
+      'search',
+      { vector: v(), limit: 3, filter: { must: [{ key: 'city', match: { value: 'x' } }] } },
+      /^filter: filter conditions are not supported \(must\)/,
+    ],
     ['a non-boolean with_vector', 'search', { vector: v(), limit: 3, with_vector: 'yes' }, /^with_vector: /],
     ['a string score_threshold', 'search', { vector: v(), limit: 3, score_threshold: 'x' }, /^score_threshold: must be a finite number/],
     ['a body that is an array', 'search', [1, 2, 3], /^body: must be an object, got an array of 3$/],
     ['a body that is a string', 'search', 'hello', /^body: must be an object/],
-    ['a batch member with a wrong vector', 'search/batch', { searches: [{ vector: v(), limit: 1 }, { vector: [1], limit: 1 }] }, /^searches\[1\]\.vector: expected 16 dimensions, got 1$/],
+    [
+      'a batch member with a wrong vector',
+      'search/batch',
+      {
+        searches: [
+          { vector: v(), limit: 1 },
+          { vector: [1], limit: 1 },
+        ],
+      },
+      /^searches\[1\]\.vector: expected 16 dimensions, got 1$/,
+    ],
     ['a batch without searches', 'search/batch', {}, /^searches: must be an array/],
     ['a query without a query', 'query', { limit: 3 }, /^query: required/],
     ['a recommend query', 'query', { query: { recommend: { positive: [1] } } }, /^query: only nearest-vector queries are supported/],
@@ -77,7 +92,10 @@ describe('REST bad input', () => {
   }
 
   it('answers 400 naming the body for malformed JSON and an empty JSON body', async () => {
-    const bad = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, { raw: '{"vector": [1, 2', headers: { 'content-type': 'application/json' } });
+    const bad = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, {
+      raw: '{"vector": [1, 2',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(errorOf(bad.body)).toBe('body: malformed JSON');
     const empty = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, { raw: '', headers: { 'content-type': 'application/json' } });
@@ -134,7 +152,10 @@ describe('REST limits', () => {
   });
 
   it('answers 415 for a body that is neither JSON nor MessagePack', async () => {
-    const r = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, { raw: '<search/>', headers: { 'content-type': 'application/xml' } });
+    const r = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, {
+      raw: '<search/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(r.status).toBe(415);
     expect(errorOf(r.body)).toMatch(/send application\/json or application\/msgpack/);
   });

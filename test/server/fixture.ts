@@ -67,7 +67,13 @@ export interface HttpAnswer {
 }
 
 /** A REST call over undici; `msgpack` sends and accepts MessagePack instead of JSON. */
-export async function http(url: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', path: string, body?: unknown, o: { msgpack?: boolean; headers?: Record<string, string>; raw?: string | Buffer } = {}): Promise<HttpAnswer> {
+export async function http(
+  url: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH',
+  path: string,
+  body?: unknown,
+  o: { msgpack?: boolean; headers?: Record<string, string>; raw?: string | Buffer } = {},
+): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...o.headers };
   let payload: string | Buffer | undefined = o.raw;
   if (body !== undefined) {
@@ -119,8 +125,19 @@ export interface GrpcFailure {
 }
 
 /** Calls a unary method; resolves with the answer or rejects with {code, details, strataCode}. */
-export function unary(client: GrpcClients['points'], method: string, req: object, md = new grpc.Metadata(), deadlineMs = 10_000): Promise<Record<string, unknown>> {
-  const fn = client[method] as (r: object, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, v: Record<string, unknown>) => void) => void;
+export function unary(
+  client: GrpcClients['points'],
+  method: string,
+  req: object,
+  md = new grpc.Metadata(),
+  deadlineMs = 10_000,
+): Promise<Record<string, unknown>> {
+  const fn = client[method] as (
+    r: object,
+    m: grpc.Metadata,
+    o: grpc.CallOptions,
+    cb: (e: grpc.ServiceError | null, v: Record<string, unknown>) => void,
+  ) => void;
   return new Promise((resolve, reject) => {
     fn.call(client, req, md, { deadline: Date.now() + deadlineMs }, (e, v) => {
       if (e) reject({ code: e.code, details: e.details, strataCode: e.metadata?.get('strata-code')[0]?.toString() } satisfies GrpcFailure);

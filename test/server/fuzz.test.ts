@@ -6,7 +6,19 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
 import { packMsgpack } from '../../server/rest/codec.js';
-import { buildIndexes, DIM, grpcClients, http, openEngine, startServer, unary, type GrpcClients, type GrpcFailure, type Indexes, type Running } from './fixture.js';
+import {
+  buildIndexes,
+  DIM,
+  grpcClients,
+  http,
+  openEngine,
+  startServer,
+  unary,
+  type GrpcClients,
+  type GrpcFailure,
+  type Indexes,
+  type Running,
+} from './fixture.js';
 
 let ix: Indexes;
 let engine: Engine;
@@ -74,7 +86,9 @@ function noServerError(status: number, what: string): boolean {
 describe('REST fuzz', () => {
   it('never answers 5xx to random JSON bodies on any endpoint', async () => {
     await fc.assert(
-      fc.asyncProperty(endpoint, fc.jsonValue({ maxDepth: 4 }), async (path, body) => noServerError((await http(srv.url, 'POST', path, body)).status, `${path} ${JSON.stringify(body).slice(0, 200)}`)),
+      fc.asyncProperty(endpoint, fc.jsonValue({ maxDepth: 4 }), async (path, body) =>
+        noServerError((await http(srv.url, 'POST', path, body)).status, `${path} ${JSON.stringify(body).slice(0, 200)}`),
+      ),
       { numRuns: RUNS },
     );
   });
@@ -95,8 +109,15 @@ describe('REST fuzz', () => {
 
   it('never answers 5xx to random bytes sent as JSON or MessagePack', async () => {
     await fc.assert(
-      fc.asyncProperty(endpoint, fc.uint8Array({ maxLength: 300 }), fc.constantFrom('application/json', 'application/msgpack', 'application/x-msgpack', 'text/plain'), async (path, bytes, type) =>
-        noServerError((await http(srv.url, 'POST', path, undefined, { raw: Buffer.from(bytes), headers: { 'content-type': type } })).status, `${path} ${type} ${Buffer.from(bytes).toString('hex').slice(0, 120)}`),
+      fc.asyncProperty(
+        endpoint,
+        fc.uint8Array({ maxLength: 300 }),
+        fc.constantFrom('application/json', 'application/msgpack', 'application/x-msgpack', 'text/plain'),
+        async (path, bytes, type) =>
+          noServerError(
+            (await http(srv.url, 'POST', path, undefined, { raw: Buffer.from(bytes), headers: { 'content-type': type } })).status,
+            `${path} ${type} ${Buffer.from(bytes).toString('hex').slice(0, 120)}`,
+          ),
       ),
       { numRuns: RUNS },
     );
@@ -119,10 +140,25 @@ describe('REST fuzz', () => {
   });
 
   it('never answers 5xx to random path segments and query strings', async () => {
-    const segment = fc.oneof(fc.string({ maxLength: 20 }).map(encodeURIComponent), fc.stringMatching(/^[%A-Za-z0-9._~-]{0,30}$/), fc.constantFrom('vectors', '', '..', '%', '%ZZ', 'a'.repeat(600)));
-    const query = fc.oneof(fc.constant(''), fc.stringMatching(/^[%A-Za-z0-9._~=&+-]{0,30}$/).map((q) => `?timeout=${q}`), fc.constantFrom('?timeout=1e400', '?timeout=-0', '?timeout=0.0001', '?timeout=NaN', '?timeout=1&timeout=2'));
+    const segment = fc.oneof(
+      fc.string({ maxLength: 20 }).map(encodeURIComponent),
+      fc.stringMatching(/^[%A-Za-z0-9._~-]{0,30}$/),
+      fc.constantFrom('vectors', '', '..', '%', '%ZZ', 'a'.repeat(600)),
+    );
+    const query = fc.oneof(
+      fc.constant(''),
+      fc.stringMatching(/^[%A-Za-z0-9._~=&+-]{0,30}$/).map((q) => `?timeout=${q}`),
+      fc.constantFrom('?timeout=1e400', '?timeout=-0', '?timeout=0.0001', '?timeout=NaN', '?timeout=1&timeout=2'),
+    );
     const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE') as fc.Arbitrary<'GET' | 'POST' | 'PUT' | 'DELETE'>;
-    const shape = fc.constantFrom('/collections/{s}', '/collections/{s}/exists', '/collections/{s}/points/{s}', '/collections/vectors/points/{s}', '/collections/{s}/points/search', '/{s}');
+    const shape = fc.constantFrom(
+      '/collections/{s}',
+      '/collections/{s}/exists',
+      '/collections/{s}/points/{s}',
+      '/collections/vectors/points/{s}',
+      '/collections/{s}/points/search',
+      '/{s}',
+    );
     await fc.assert(
       fc.asyncProperty(method, shape, segment, segment, query, async (m, sh, a, b, q) => {
         let i = 0;
@@ -142,7 +178,13 @@ describe('gRPC fuzz', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...methods), fc.uint8Array({ maxLength: 200 }), async (method, bytes) => {
         const err = await new Promise<grpc.ServiceError | null>((resolve) => {
-          c.points.makeUnaryRequest(`/strata.v1.Points/${method}`, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), (e) => resolve(e));
+          c.points.makeUnaryRequest(
+            `/strata.v1.Points/${method}`,
+            (b: Buffer) => b,
+            (b: Buffer) => b,
+            Buffer.from(bytes),
+            (e) => resolve(e),
+          );
         });
         tried++;
         if (err && BAD_GRPC.has(err.code)) throw new Error(`${method} ${Buffer.from(bytes).toString('hex')}: ${grpc.status[err.code]} ${err.details}`);
@@ -169,7 +211,10 @@ describe('gRPC fuzz', () => {
     );
     await fc.assert(
       fc.asyncProperty(req, async (r) => {
-        const code = await unary(c.points, 'Search', r).then(() => grpc.status.OK, (e: GrpcFailure) => e.code);
+        const code = await unary(c.points, 'Search', r).then(
+          () => grpc.status.OK,
+          (e: GrpcFailure) => e.code,
+        );
         tried++;
         if (BAD_GRPC.has(code)) throw new Error(`Search ${JSON.stringify(r).slice(0, 200)}: ${grpc.status[code]}`);
         return true;

@@ -4,7 +4,20 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
-import { buildIndexes, COUNT, DIM, expectedScore, grpcClients, grpcFailure, openEngine, startServer, unary, type GrpcClients, type Indexes, type Running } from './fixture.js';
+import {
+  buildIndexes,
+  COUNT,
+  DIM,
+  expectedScore,
+  grpcClients,
+  grpcFailure,
+  openEngine,
+  startServer,
+  unary,
+  type GrpcClients,
+  type Indexes,
+  type Running,
+} from './fixture.js';
 
 let ix: Indexes;
 let engine: Engine;
@@ -39,7 +52,7 @@ async function engineHits(q: Float32Array, k: number): Promise<Array<{ id: numbe
 }
 
 describe('gRPC Points', () => {
-  it('Search answers the engine\'s ids and scores, with per-query stats', async () => {
+  it("Search answers the engine's ids and scores, with per-query stats", async () => {
     for (let i = 0; i < 6; i++) {
       const q = ix.query(i);
       const r = await unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(q), limit: 10 });
@@ -52,7 +65,15 @@ describe('gRPC Points', () => {
   it('Search honours offset, params, with_vector and score_threshold like REST', async () => {
     const q = ix.query(7);
     const all = await engineHits(q, 12);
-    const r = await unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(q), limit: 6, offset: 2, params: { hnsw_ef: 80 }, with_vector: true, score_threshold: all[5]!.score });
+    const r = await unary(c.points, 'Search', {
+      collection_name: 'vectors',
+      vector: Array.from(q),
+      limit: 6,
+      offset: 2,
+      params: { hnsw_ef: 80 },
+      with_vector: true,
+      score_threshold: all[5]!.score,
+    });
     const hits = r['result'] as ScoredMsg[];
     expect(hits.map((p) => p.id)).toEqual(all.slice(2, 6).map((h) => h.id));
     expect(hits[0]!.vector).toEqual(Array.from(engine.collection('vectors').getPoint(hits[0]!.id)!.vector));
@@ -68,7 +89,10 @@ describe('gRPC Points', () => {
   it('SearchStream answers a stream of searches in the order they were sent, past the in-flight limit', async () => {
     // More requests than the 256 in flight that pause the stream's reading.
     const n = 300;
-    const call = (c.points['SearchStream'] as (md: grpc.Metadata) => grpc.ClientDuplexStream<object, { result: ScoredMsg[] }>).call(c.points, new grpc.Metadata());
+    const call = (c.points['SearchStream'] as (md: grpc.Metadata) => grpc.ClientDuplexStream<object, { result: ScoredMsg[] }>).call(
+      c.points,
+      new grpc.Metadata(),
+    );
     const answers: number[][] = [];
     const done = new Promise<void>((resolve, reject) => {
       call.on('data', (m: { result: ScoredMsg[] }) => answers.push(m.result.map((p) => p.id)));
@@ -110,9 +134,18 @@ describe('gRPC Points', () => {
 describe('gRPC Collections', () => {
   it('List names the collections and Get describes one with its tiers', async () => {
     expect((await unary(c.collections, 'List', {}))['collections']).toEqual([{ name: 'vectors' }]);
-    const info = (await unary(c.collections, 'Get', { collection_name: 'vectors' }))['result'] as { dimension: number; distance: string; points_count: number; hnsw_m: number; tiers: Array<{ kind: string; binding_mode: string }> };
+    const info = (await unary(c.collections, 'Get', { collection_name: 'vectors' }))['result'] as {
+      dimension: number;
+      distance: string;
+      points_count: number;
+      hnsw_m: number;
+      tiers: Array<{ kind: string; binding_mode: string }>;
+    };
     expect(info).toMatchObject({ dimension: DIM, distance: 'Euclid', points_count: COUNT, hnsw_m: 8 });
-    expect(info.tiers.map((t) => [t.kind, t.binding_mode])).toEqual([['dram', 'unbound'], ['cxl', 'emulated']]);
+    expect(info.tiers.map((t) => [t.kind, t.binding_mode])).toEqual([
+      ['dram', 'unbound'],
+      ['cxl', 'emulated'],
+    ]);
   });
 });
 
@@ -138,14 +171,25 @@ describe('gRPC errors', () => {
     const nf = await grpcFailure(unary(c.points, 'Search', { collection_name: 'nope', vector: Array.from(ix.query(0)), limit: 3 }));
     expect(nf.code).toBe(grpc.status.NOT_FOUND);
     expect(nf.details).toMatch(/collection "nope" not found/);
-    const big = await grpcFailure(unary(c.points, 'SearchBatch', { collection_name: 'vectors', searches: Array.from({ length: 257 }, () => ({ vector: Array.from(ix.query(0)), limit: 1 })) }));
+    const big = await grpcFailure(
+      unary(c.points, 'SearchBatch', {
+        collection_name: 'vectors',
+        searches: Array.from({ length: 257 }, () => ({ vector: Array.from(ix.query(0)), limit: 1 })),
+      }),
+    );
     expect(big.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(big.details).toMatch(/batch limit of 256: split them into batches of at most 256/);
   });
 
   it('answers undecodable request bytes with INVALID_ARGUMENT, not INTERNAL', async () => {
     const raw = await new Promise<grpc.ServiceError | null>((resolve) => {
-      c.points.makeUnaryRequest('/strata.v1.Points/Search', (b: Buffer) => b, (b: Buffer) => b, Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]), (e) => resolve(e));
+      c.points.makeUnaryRequest(
+        '/strata.v1.Points/Search',
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]),
+        (e) => resolve(e),
+      );
     });
     expect(raw?.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(raw?.details).toMatch(/^message: malformed protobuf/);

@@ -82,7 +82,7 @@ describe('API key', () => {
     await engine?.close();
   });
 
-  it('refuses every REST route but /livez without the key (401), in Qdrant\'s envelope', async () => {
+  it("refuses every REST route but /livez without the key (401), in Qdrant's envelope", async () => {
     for (const p of ['/collections', '/readyz', '/healthz', '/metrics', '/openapi.json', '/collections/vectors', '/nope']) {
       const r = await http(srv.url, 'GET', p);
       expect(r.status, p).toBe(401);
@@ -100,11 +100,16 @@ describe('API key', () => {
     expect(r.status).toBe(200);
   });
 
-  it('works with the official client\'s apiKey option and fails without it', async () => {
+  it("works with the official client's apiKey option and fails without it", async () => {
     const good = new QdrantClient({ url: srv.url, apiKey: KEY, checkCompatibility: false });
     expect((await good.getCollections()).collections).toEqual([{ name: 'vectors' }]);
     const bad = new QdrantClient({ url: srv.url, checkCompatibility: false });
-    expect(await bad.getCollections().then(() => 200, (e: { status: number }) => e.status)).toBe(401);
+    expect(
+      await bad.getCollections().then(
+        () => 200,
+        (e: { status: number }) => e.status,
+      ),
+    ).toBe(401);
   });
 
   it('requires the key as gRPC metadata, except for the health service', async () => {

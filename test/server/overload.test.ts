@@ -17,7 +17,9 @@ beforeAll(async () => {
   ix = await buildIndexes();
   // The reference answers come from an engine with room in its queue.
   const reference = await openEngine(ix);
-  expected = await Promise.all(Array.from({ length: CONCURRENT }, async (_, i) => (await reference.collection('vectors').search({ vector: ix.query(i), k: 5 })).hits.map((h) => h.id)));
+  expected = await Promise.all(
+    Array.from({ length: CONCURRENT }, async (_, i) => (await reference.collection('vectors').search({ vector: ix.query(i), k: 5 })).hits.map((h) => h.id)),
+  );
   await reference.close();
   engine = await openEngine(ix, { maxQueue: 1 });
   srv = await startServer(engine);
@@ -35,13 +37,19 @@ describe('overload', () => {
     // Rounds of concurrent requests until some were rejected (bounded): whether two requests meet
     // in the queue depends on scheduling, not on a timer.
     for (let round = 0; round < ROUNDS && !statuses.includes(429); round++) {
-      const answers = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(i)), limit: 5 })));
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT }, (_, i) =>
+          http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(i)), limit: 5 }),
+        ),
+      );
       answers.forEach((r, i) => {
         statuses.push(r.status);
         if (r.status === 200) expect((r.body as { result: Array<{ id: number }> }).result.map((p) => p.id)).toEqual(expected[i]);
         if (r.status === 429) {
           expect(r.headers['retry-after']).toBe('1');
-          expect((r.body as { status: { error: string } }).status.error).toMatch(/queue full \(1 requests waiting or running\): retry later or raise --max-queue/);
+          expect((r.body as { status: { error: string } }).status.error).toMatch(
+            /queue full \(1 requests waiting or running\): retry later or raise --max-queue/,
+          );
         }
       });
     }

@@ -41,7 +41,7 @@ describe('official Qdrant client', () => {
     expect((await client.collectionExists('nope')).exists).toBe(false);
   });
 
-  it('searches (Euclid and Cosine) and gets the engine\'s ids and converted scores', async () => {
+  it("searches (Euclid and Cosine) and gets the engine's ids and converted scores", async () => {
     for (const name of ['vectors', 'cosine']) {
       for (let i = 0; i < 5; i++) {
         const q = ix.query(i);
@@ -56,8 +56,16 @@ describe('official Qdrant client', () => {
   it('runs a search batch, a query, retrieve, scroll and count', async () => {
     const q0 = ix.query(0);
     const q1 = ix.query(1);
-    const batch = await client.searchBatch('vectors', { searches: [{ vector: Array.from(q0), limit: 3 }, { vector: Array.from(q1), limit: 4 }] });
-    expect(batch.map((hits) => hits.map((h) => h.id))).toEqual([(await engineHits('vectors', q0, 3)).map((h) => h.id), (await engineHits('vectors', q1, 4)).map((h) => h.id)]);
+    const batch = await client.searchBatch('vectors', {
+      searches: [
+        { vector: Array.from(q0), limit: 3 },
+        { vector: Array.from(q1), limit: 4 },
+      ],
+    });
+    expect(batch.map((hits) => hits.map((h) => h.id))).toEqual([
+      (await engineHits('vectors', q0, 3)).map((h) => h.id),
+      (await engineHits('vectors', q1, 4)).map((h) => h.id),
+    ]);
 
     const query = await client.query('vectors', { query: Array.from(q1), limit: 5, with_vector: true });
     expect(query.points.map((p) => p.id)).toEqual((await engineHits('vectors', q1, 5)).map((h) => h.id));
@@ -82,7 +90,10 @@ describe('official Qdrant client', () => {
       client.createCollection('other', { vectors: { size: DIM, distance: 'Cosine' } }),
     ];
     for (const p of calls) {
-      const e = await p.then(() => null, (err: unknown) => err as { status?: number; message: string; data?: unknown });
+      const e = await p.then(
+        () => null,
+        (err: unknown) => err as { status?: number; message: string; data?: unknown },
+      );
       expect(e).not.toBeNull();
       expect(e!.status).toBe(405);
       expect(JSON.stringify(e!.data)).toMatch(/read-only: build with strata build/);
@@ -90,10 +101,16 @@ describe('official Qdrant client', () => {
   });
 
   it('surfaces a 404 for an unknown collection and a 400 naming the field for a wrong dimension', async () => {
-    const miss = await client.search('nope', { vector: Array.from(ix.query(0)), limit: 3 }).then(() => null, (e: unknown) => e as { status: number; data: unknown });
+    const miss = await client.search('nope', { vector: Array.from(ix.query(0)), limit: 3 }).then(
+      () => null,
+      (e: unknown) => e as { status: number; data: unknown },
+    );
     expect(miss!.status).toBe(404);
     expect(JSON.stringify(miss!.data)).toMatch(/collection \\"nope\\" not found/);
-    const bad = await client.search('vectors', { vector: [1, 2, 3], limit: 3 }).then(() => null, (e: unknown) => e as { status: number; data: unknown });
+    const bad = await client.search('vectors', { vector: [1, 2, 3], limit: 3 }).then(
+      () => null,
+      (e: unknown) => e as { status: number; data: unknown },
+    );
     expect(bad!.status).toBe(400);
     expect(JSON.stringify(bad!.data)).toMatch(/vector: expected 16 dimensions, got 3/);
   });

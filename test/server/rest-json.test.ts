@@ -37,7 +37,12 @@ afterAll(async () => {
 const post = <T>(path: string, body: unknown): Promise<{ status: number; body: Envelope<T> }> =>
   http(srv.url, 'POST', path, body) as Promise<{ status: number; body: Envelope<T> }>;
 
-async function engineHits(collection: string, q: Float32Array, k: number, extra: { ef?: number; exact?: boolean } = {}): Promise<Array<{ id: number; score: number }>> {
+async function engineHits(
+  collection: string,
+  q: Float32Array,
+  k: number,
+  extra: { ef?: number; exact?: boolean } = {},
+): Promise<Array<{ id: number; score: number }>> {
   const c = engine.collection(collection);
   const r = await c.search({ vector: q, k, ...extra });
   return r.hits.map((h) => ({ id: h.id, score: expectedScore(c.index.meta.metric, h.distance) }));
@@ -50,7 +55,7 @@ describe('REST collections (JSON)', () => {
     expect(r.body).toMatchObject({ status: 'ok', result: { collections: [{ name: 'vectors' }, { name: 'cosine' }] } });
   });
 
-  it('describes a collection in Qdrant\'s shape with its tiers, bytes, bindings and memory mode', async () => {
+  it("describes a collection in Qdrant's shape with its tiers, bytes, bindings and memory mode", async () => {
     const r = await http(srv.url, 'GET', '/collections/vectors');
     const info = (r.body as Envelope<Record<string, unknown>>).result as {
       status: string;
@@ -79,14 +84,14 @@ describe('REST collections (JSON)', () => {
     expect((await http(srv.url, 'GET', '/collections/nope/exists')).body).toMatchObject({ result: { exists: false } });
   });
 
-  it('answers Qdrant\'s version endpoint at /', async () => {
+  it("answers Qdrant's version endpoint at /", async () => {
     const r = await http(srv.url, 'GET', '/');
     expect(r.body).toMatchObject({ version: expect.any(String) });
   });
 });
 
 describe('REST search (JSON)', () => {
-  it('answers the engine\'s ids with Euclidean distances as scores, best first, for every query', async () => {
+  it("answers the engine's ids with Euclidean distances as scores, best first, for every query", async () => {
     for (let i = 0; i < 10; i++) {
       const q = ix.query(i);
       const r = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 10 });
@@ -146,9 +151,17 @@ describe('REST search (JSON)', () => {
     expect(Number(high.body.strata!['distance_computations'])).toBeGreaterThan(Number(low.body.strata!['distance_computations']));
   });
 
-  it('reports per-query cost in the envelope\'s strata field: hops, distances, per-tier accesses and bytes, DRAM share, modelled time', async () => {
+  it("reports per-query cost in the envelope's strata field: hops, distances, per-tier accesses and bytes, DRAM share, modelled time", async () => {
     const r = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(ix.query(9)), limit: 10 });
-    const s = r.body.strata as { mode: string; hops: number; distance_computations: number; accesses: { dram: number; cxl: number }; bytes: { dram: number; cxl: number }; dram_share: number; modelled_memory_ns: number };
+    const s = r.body.strata as {
+      mode: string;
+      hops: number;
+      distance_computations: number;
+      accesses: { dram: number; cxl: number };
+      bytes: { dram: number; cxl: number };
+      dram_share: number;
+      modelled_memory_ns: number;
+    };
     expect(s.mode).toBe('local');
     expect(s.hops).toBeGreaterThan(0);
     expect(s.distance_computations).toBeGreaterThanOrEqual(10);
@@ -160,7 +173,14 @@ describe('REST search (JSON)', () => {
 
   it('accepts an empty filter and ignores unknown fields', async () => {
     const q = ix.query(10);
-    const r = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 4, filter: { must: [] }, consistency: 'all', shard_key: null, whatever: { x: 1 } });
+    const r = await post<Scored[]>('/collections/vectors/points/search', {
+      vector: Array.from(q),
+      limit: 4,
+      filter: { must: [] },
+      consistency: 'all',
+      shard_key: null,
+      whatever: { x: 1 },
+    });
     expect(r.status).toBe(200);
     expect(r.body.result.map((p) => p.id)).toEqual((await engineHits('vectors', q, 4)).map((h) => h.id));
   });
@@ -186,7 +206,10 @@ describe('REST search (JSON)', () => {
 
 describe('REST points (JSON)', () => {
   it('retrieves points by id, once each, leaving out missing ids and UUIDs', async () => {
-    const r = await post<Array<{ id: number; payload: unknown; vector?: number[] }>>('/collections/vectors/points', { ids: [5, 7, 5, COUNT + 10, '3f1c2d6e-7a8b-4c9d-8e0f-1a2b3c4d5e6f'], with_vector: true });
+    const r = await post<Array<{ id: number; payload: unknown; vector?: number[] }>>('/collections/vectors/points', {
+      ids: [5, 7, 5, COUNT + 10, '3f1c2d6e-7a8b-4c9d-8e0f-1a2b3c4d5e6f'],
+      with_vector: true,
+    });
     expect(r.status).toBe(200);
     expect(r.body.result.map((p) => p.id)).toEqual([5, 7]);
     expect(r.body.result[0]!.vector).toEqual(Array.from(engine.collection('vectors').getPoint(5)!.vector));
@@ -196,7 +219,10 @@ describe('REST points (JSON)', () => {
   it('gets one point with its vector, and 404 naming the id when it does not exist', async () => {
     const r = await http(srv.url, 'GET', '/collections/vectors/points/12');
     expect(r.status).toBe(200);
-    expect((r.body as Envelope<{ id: number; vector: number[] }>).result).toMatchObject({ id: 12, vector: Array.from(engine.collection('vectors').getPoint(12)!.vector) });
+    expect((r.body as Envelope<{ id: number; vector: number[] }>).result).toMatchObject({
+      id: 12,
+      vector: Array.from(engine.collection('vectors').getPoint(12)!.vector),
+    });
     const miss = await http(srv.url, 'GET', `/collections/vectors/points/${COUNT + 5}`);
     expect(miss.status).toBe(404);
     expect(miss.body).toMatchObject({ status: { error: expect.stringContaining(String(COUNT + 5)) }, result: null });
@@ -206,7 +232,10 @@ describe('REST points (JSON)', () => {
     const seen: number[] = [];
     let offset: number | null = null;
     for (let pages = 0; pages < 10; pages++) {
-      const r: { body: Envelope<{ points: Array<{ id: number }>; next_page_offset: number | null }> } = await post('/collections/vectors/points/scroll', { limit: 500, ...(offset !== null ? { offset } : {}) });
+      const r: { body: Envelope<{ points: Array<{ id: number }>; next_page_offset: number | null }> } = await post('/collections/vectors/points/scroll', {
+        limit: 500,
+        ...(offset !== null ? { offset } : {}),
+      });
       seen.push(...r.body.result.points.map((p) => p.id));
       offset = r.body.result.next_page_offset;
       if (offset === null) break;
@@ -237,7 +266,7 @@ describe('REST read-only and unknown routes', () => {
     expect((await http(srv.url, 'PUT', '/collections/vectors/points', {})).headers['allow']).toBe('POST');
   });
 
-  it('answers unknown endpoints 404 in Qdrant\'s error envelope', async () => {
+  it("answers unknown endpoints 404 in Qdrant's error envelope", async () => {
     const r = await http(srv.url, 'GET', '/collections/vectors/nothing-here');
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ status: { error: expect.stringContaining('no endpoint GET') }, result: null, time: expect.any(Number) });

@@ -38,7 +38,7 @@ async function engineHits(q: Float32Array, k: number): Promise<Array<{ id: numbe
 }
 
 describe('REST over MessagePack', () => {
-  it('takes a Float32Array query vector and answers the engine\'s hits in MessagePack', async () => {
+  it("takes a Float32Array query vector and answers the engine's hits in MessagePack", async () => {
     for (let i = 0; i < 8; i++) {
       const q = ix.query(i);
       const r = await mp('/collections/vectors/points/search', { vector: q, limit: 10 });
@@ -57,7 +57,7 @@ describe('REST over MessagePack', () => {
     expect((r.body as { result: Scored[] }).result.map((p) => p.id)).toEqual((await engineHits(q, 5)).map((h) => h.id));
   });
 
-  it('returns stored vectors as Float32Array (4 bytes a number), equal to the JSON answer\'s arrays', async () => {
+  it("returns stored vectors as Float32Array (4 bytes a number), equal to the JSON answer's arrays", async () => {
     const q = ix.query(2);
     const m = await mp('/collections/vectors/points/search', { vector: q, limit: 4, with_vector: true });
     const j = await http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(q), limit: 4, with_vector: true });
@@ -70,9 +70,17 @@ describe('REST over MessagePack', () => {
   it('negotiates each direction separately: JSON in, MessagePack out, and MessagePack in, JSON out', async () => {
     const q = ix.query(3);
     const want = (await engineHits(q, 3)).map((h) => h.id);
-    const a = await request(`${srv.url}/collections/vectors/points/search`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/msgpack' }, body: JSON.stringify({ vector: Array.from(q), limit: 3 }) });
+    const a = await request(`${srv.url}/collections/vectors/points/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/msgpack' },
+      body: JSON.stringify({ vector: Array.from(q), limit: 3 }),
+    });
     expect((unpackMsgpack(Buffer.from(await a.body.arrayBuffer())) as { result: Scored[] }).result.map((p) => p.id)).toEqual(want);
-    const b = await request(`${srv.url}/collections/vectors/points/search`, { method: 'POST', headers: { 'content-type': 'application/msgpack' }, body: packMsgpack({ vector: q, limit: 3 }) });
+    const b = await request(`${srv.url}/collections/vectors/points/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/msgpack' },
+      body: packMsgpack({ vector: q, limit: 3 }),
+    });
     expect(b.headers['content-type']).toMatch(/application\/json/);
     expect(((await b.body.json()) as { result: Scored[] }).result.map((p) => p.id)).toEqual(want);
   });
@@ -86,7 +94,9 @@ describe('REST over MessagePack', () => {
     const got = (await mp('/collections/vectors/points', { ids: [1, 2], with_vector: true })).body as { result: Array<{ id: number; vector: Float32Array }> };
     expect(got.result.map((p) => p.id)).toEqual([1, 2]);
     expect(Array.from(got.result[0]!.vector)).toEqual(Array.from(engine.collection('vectors').getPoint(1)!.vector));
-    const page = (await mp('/collections/vectors/points/scroll', { offset: 10, limit: 5 })).body as { result: { points: Array<{ id: number }>; next_page_offset: number } };
+    const page = (await mp('/collections/vectors/points/scroll', { offset: 10, limit: 5 })).body as {
+      result: { points: Array<{ id: number }>; next_page_offset: number };
+    };
     expect(page.result.points.map((p) => p.id)).toEqual([10, 11, 12, 13, 14]);
     expect(page.result.next_page_offset).toBe(15);
     expect((await mp('/collections/vectors/points/count', {})).body).toMatchObject({ result: { count: COUNT } });
@@ -102,7 +112,10 @@ describe('REST over MessagePack', () => {
   });
 
   it('rejects a malformed MessagePack body with 400 naming the body', async () => {
-    const r = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, { raw: Buffer.from([0xc1, 0xff, 0x00]), headers: { 'content-type': 'application/msgpack' } });
+    const r = await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, {
+      raw: Buffer.from([0xc1, 0xff, 0x00]),
+      headers: { 'content-type': 'application/msgpack' },
+    });
     expect(r.status).toBe(400);
     expect((r.body as { status: { error: string } }).status.error).toMatch(/^body: malformed MessagePack/);
   });

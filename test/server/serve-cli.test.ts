@@ -16,7 +16,11 @@ afterAll(() => ix?.tmp.cleanup());
 
 describe('strata serve', () => {
   it('serves an index directory under --name, prints a working curl example, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', ix.l2, '--name', 'things', '--port', '0', '--grpc-port', '0', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', ix.l2, '--name', 'things', '--port', '0', '--grpc-port', '0', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '0'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

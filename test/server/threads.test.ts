@@ -36,10 +36,18 @@ describe('server over a search thread', () => {
     const c = grpcClients(srv.addr.grpc!);
     try {
       const n = 12;
-      const want = await Promise.all(Array.from({ length: n }, async (_, i) => (await inline.collection('vectors').search({ vector: ix.query(i), k: 8 })).hits.map((h) => h.id)));
-      const json = await Promise.all(Array.from({ length: n }, (_, i) => http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(i)), limit: 8 })));
-      const mp = await Promise.all(Array.from({ length: n }, (_, i) => http(srv.url, 'POST', '/collections/vectors/points/search', { vector: ix.query(i), limit: 8 }, { msgpack: true })));
-      const rpc = await Promise.all(Array.from({ length: n }, (_, i) => unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(ix.query(i)), limit: 8 })));
+      const want = await Promise.all(
+        Array.from({ length: n }, async (_, i) => (await inline.collection('vectors').search({ vector: ix.query(i), k: 8 })).hits.map((h) => h.id)),
+      );
+      const json = await Promise.all(
+        Array.from({ length: n }, (_, i) => http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(i)), limit: 8 })),
+      );
+      const mp = await Promise.all(
+        Array.from({ length: n }, (_, i) => http(srv.url, 'POST', '/collections/vectors/points/search', { vector: ix.query(i), limit: 8 }, { msgpack: true })),
+      );
+      const rpc = await Promise.all(
+        Array.from({ length: n }, (_, i) => unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(ix.query(i)), limit: 8 })),
+      );
       const ids = (r: { result: Array<{ id: number }> }): number[] => r.result.map((p) => p.id);
       expect(json.map((r) => ids(r.body as { result: Array<{ id: number }> }))).toEqual(want);
       expect(mp.map((r) => ids(r.body as { result: Array<{ id: number }> }))).toEqual(want);

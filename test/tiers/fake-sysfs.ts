@@ -32,12 +32,10 @@ export function twoNodeCxlHost(): FakeTree {
     [`${N}/has_memory`]: '0-1\n',
     [`${N}/node0/cpulist`]: '0-3\n',
     [`${N}/node0/distance`]: '10 14\n',
-    [`${N}/node0/meminfo`]:
-      'Node 0 MemTotal:        8388608 kB\nNode 0 MemFree:         4194304 kB\nNode 0 MemUsed:         4194304 kB\n',
+    [`${N}/node0/meminfo`]: 'Node 0 MemTotal:        8388608 kB\nNode 0 MemFree:         4194304 kB\nNode 0 MemUsed:         4194304 kB\n',
     [`${N}/node1/cpulist`]: '\n',
     [`${N}/node1/distance`]: '14 10\n',
-    [`${N}/node1/meminfo`]:
-      'Node 1 MemTotal:       16777216 kB\nNode 1 MemFree:        16000000 kB\nNode 1 MemUsed:           777216 kB\n',
+    [`${N}/node1/meminfo`]: 'Node 1 MemTotal:       16777216 kB\nNode 1 MemFree:        16000000 kB\nNode 1 MemUsed:           777216 kB\n',
     [`${T}/memory_tier4/nodelist`]: '0\n',
     [`${T}/memory_tier22/nodelist`]: '1\n',
     [`${T}/uevent`]: '',

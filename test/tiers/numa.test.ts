@@ -155,10 +155,25 @@ describe.skipIf(skip)('NUMA addon on this host', () => {
   });
 
   it('rejects bad arguments with STRATA_INVALID_ARGUMENT', () => {
-    expect(isStrataError(catchError(() => bindToNode(wasmMemory(), -1)), 'STRATA_INVALID_ARGUMENT')).toBe(true);
-    expect(isStrataError(catchError(() => bindToNode(wasmMemory(), 0.5)), 'STRATA_INVALID_ARGUMENT')).toBe(true);
+    expect(
+      isStrataError(
+        catchError(() => bindToNode(wasmMemory(), -1)),
+        'STRATA_INVALID_ARGUMENT',
+      ),
+    ).toBe(true);
+    expect(
+      isStrataError(
+        catchError(() => bindToNode(wasmMemory(), 0.5)),
+        'STRATA_INVALID_ARGUMENT',
+      ),
+    ).toBe(true);
     const notAView = new Float32Array(4) as unknown as Uint8Array;
-    expect(isStrataError(catchError(() => bindToNode(notAView, 0)), 'STRATA_INVALID_ARGUMENT')).toBe(true);
+    expect(
+      isStrataError(
+        catchError(() => bindToNode(notAView, 0)),
+        'STRATA_INVALID_ARGUMENT',
+      ),
+    ).toBe(true);
   });
 
   it('sets and resets the calling thread memory policy', () => {

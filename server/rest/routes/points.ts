@@ -28,7 +28,15 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const plan = parseSearch(bodyObject(req.body), c.index.meta.dim);
     const a = await searchPoints(c, plan, callControl(req));
     const codec = codecFor(req);
-    return send(reply, codec, ok(reply, a.hits.map((h) => scoredPoint(h, a.withPayload, codec)), { strata: a.stats }));
+    return send(
+      reply,
+      codec,
+      ok(
+        reply,
+        a.hits.map((h) => scoredPoint(h, a.withPayload, codec)),
+        { strata: a.stats },
+      ),
+    );
   });
 
   app.post<PostRoute>(`${base}/search/batch`, async (req, reply) => {
@@ -52,7 +60,14 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const c = ctx.engine.collection(req.params.collection_name);
     const plan = parseRetrieve(bodyObject(req.body));
     const codec = codecFor(req);
-    return send(reply, codec, ok(reply, retrievePoints(c, plan).map((r) => record(r, plan.withPayload, codec))));
+    return send(
+      reply,
+      codec,
+      ok(
+        reply,
+        retrievePoints(c, plan).map((r) => record(r, plan.withPayload, codec)),
+      ),
+    );
   });
 
   app.get<{ Params: CollectionParams & { id: string } }>(`${base}/:id`, { schema: { params: pointParams } }, async (req, reply) => {

@@ -8,7 +8,16 @@ afterAll(() => tmp.cleanup());
 
 describe('fvecs', () => {
   it('reads hand-encoded fvecs rows row-major with their exact float32 values', async () => {
-    const file = writeBytes(tmp.path('known.fvecs'), vecsBytes([[1.5, -2, 3], [0, 0.25, 1e10]], 'f32'));
+    const file = writeBytes(
+      tmp.path('known.fvecs'),
+      vecsBytes(
+        [
+          [1.5, -2, 3],
+          [0, 0.25, 1e10],
+        ],
+        'f32',
+      ),
+    );
     const ds = await readDataset(file);
     expect(ds).toMatchObject({ file, format: 'fvecs', dim: 3, count: 2, ids: null, metric: null });
     expect(Array.from(ds.vectors)).toEqual([1.5, -2, 3, 0, 0.25, 1e10]);
@@ -17,7 +26,15 @@ describe('fvecs', () => {
   it('writes fvecs as int32 dimension then float32 values per row, byte for byte', async () => {
     const file = tmp.path('written.fvecs');
     await writeFvecs(file, f32([1, 2, 3, -4, 5.5, 6]), 3);
-    expect(new Uint8Array(readFileSync(file))).toEqual(vecsBytes([[1, 2, 3], [-4, 5.5, 6]], 'f32'));
+    expect(new Uint8Array(readFileSync(file))).toEqual(
+      vecsBytes(
+        [
+          [1, 2, 3],
+          [-4, 5.5, 6],
+        ],
+        'f32',
+      ),
+    );
   });
 
   it('round-trips random float32 vectors through writeFvecs and readDataset bit for bit', async () => {
@@ -51,11 +68,21 @@ describe('fvecs', () => {
     expect(ds.count).toBe(count);
     expect(ds.vectors[65_536 * 2]).toBe(65_536);
     expect(ds.vectors[(count - 1) * 2 + 1]).toBe(-(count - 1));
-    expect(calls).toEqual([[65_536, count], [count, count]]);
+    expect(calls).toEqual([
+      [65_536, count],
+      [count, count],
+    ]);
   });
 
   it('reads at most `limit` rows and ignores a truncated tail beyond them', async () => {
-    const good = vecsBytes([[1, 2], [3, 4], [5, 6]], 'f32');
+    const good = vecsBytes(
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      'f32',
+    );
     const file = writeBytes(tmp.path('limit.fvecs'), concat(good, new Uint8Array([2, 0, 0])));
     const ds = await readDataset(file, { limit: 2 });
     expect(ds.count).toBe(2);
@@ -63,32 +90,81 @@ describe('fvecs', () => {
   });
 
   it('rejects an fvecs file whose last row is truncated, naming the row and expected vs found bytes', async () => {
-    const bytes = vecsBytes([[1, 2, 3], [4, 5, 6], [7, 8, 9]], 'f32');
+    const bytes = vecsBytes(
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+        [7, 8, 9],
+      ],
+      'f32',
+    );
     const file = writeBytes(tmp.path('cut.fvecs'), bytes.subarray(0, bytes.length - 5));
     const err = await expectRejection(readDataset(file), 'STRATA_DATASET_FORMAT', file, 'row 2', 'truncated', '16 bytes', 'found 11');
     expect(err.details).toMatchObject({ file, row: 2, expected: 16, found: 11 });
   });
 
   it('rejects an fvecs file cut inside the dimension header of a row, naming that row', async () => {
-    const file = writeBytes(tmp.path('cut-header.fvecs'), concat(vecsBytes([[1, 2], [3, 4]], 'f32'), new Uint8Array([2, 0])));
+    const file = writeBytes(
+      tmp.path('cut-header.fvecs'),
+      concat(
+        vecsBytes(
+          [
+            [1, 2],
+            [3, 4],
+          ],
+          'f32',
+        ),
+        new Uint8Array([2, 0]),
+      ),
+    );
     const err = await expectRejection(readDataset(file), 'STRATA_DATASET_FORMAT', file, 'row 2', 'truncated');
     expect(err.details).toMatchObject({ row: 2, expected: 12, found: 2 });
   });
 
   it('rejects an fvecs file with a row of another dimension, naming the row and both dimensions', async () => {
-    const file = writeBytes(tmp.path('mixed.fvecs'), vecsBytes([[1, 2, 3], [4, 5, 6], [7, 8, 9, 10], [1, 1, 1]], 'f32'));
+    const file = writeBytes(
+      tmp.path('mixed.fvecs'),
+      vecsBytes(
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+          [7, 8, 9, 10],
+          [1, 1, 1],
+        ],
+        'f32',
+      ),
+    );
     const err = await expectRejection(readDataset(file), 'STRATA_DATASET_DIMENSION', file, 'row 2', 'dimension 4', 'expected 3');
     expect(err.details).toMatchObject({ file, row: 2, expected: 3, found: 4 });
   });
 
   it('reports a shorter last row as a dimension mismatch rather than truncation', async () => {
-    const file = writeBytes(tmp.path('mixed-tail.fvecs'), vecsBytes([[1, 2, 3], [4, 5, 6], [7, 8]], 'f32'));
+    const file = writeBytes(
+      tmp.path('mixed-tail.fvecs'),
+      vecsBytes(
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+          [7, 8],
+        ],
+        'f32',
+      ),
+    );
     const err = await expectRejection(readDataset(file), 'STRATA_DATASET_DIMENSION', file, 'row 2');
     expect(err.details).toMatchObject({ row: 2, expected: 3, found: 2 });
   });
 
   it('rejects NaN in an fvecs file, naming file, row and column', async () => {
-    const file = writeBytes(tmp.path('nan.fvecs'), vecsBytes([[1, 2, 3], [4, 5, NaN]], 'f32'));
+    const file = writeBytes(
+      tmp.path('nan.fvecs'),
+      vecsBytes(
+        [
+          [1, 2, 3],
+          [4, 5, NaN],
+        ],
+        'f32',
+      ),
+    );
     const err = await expectRejection(readDataset(file), 'STRATA_DATASET_VALUE', file, 'row 1', 'column 2', 'NaN');
     expect(err.details).toMatchObject({ file, row: 1, column: 2, found: 'NaN' });
   });
@@ -113,14 +189,29 @@ describe('fvecs', () => {
 
 describe('bvecs', () => {
   it('reads bvecs uint8 rows as float32, including 0 and 255', async () => {
-    const file = writeBytes(tmp.path('known.bvecs'), vecsBytes([[0, 1, 255, 128], [7, 7, 7, 200]], 'u8'));
+    const file = writeBytes(
+      tmp.path('known.bvecs'),
+      vecsBytes(
+        [
+          [0, 1, 255, 128],
+          [7, 7, 7, 200],
+        ],
+        'u8',
+      ),
+    );
     const ds = await readDataset(file);
     expect(ds).toMatchObject({ format: 'bvecs', dim: 4, count: 2 });
     expect(Array.from(ds.vectors)).toEqual([0, 1, 255, 128, 7, 7, 7, 200]);
   });
 
   it('rejects a bvecs file whose last row is truncated, naming the row', async () => {
-    const bytes = vecsBytes([[1, 2, 3], [4, 5, 6]], 'u8');
+    const bytes = vecsBytes(
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+      'u8',
+    );
     const file = writeBytes(tmp.path('cut.bvecs'), bytes.subarray(0, bytes.length - 1));
     const err = await expectRejection(readDataset(file), 'STRATA_DATASET_FORMAT', file, 'row 1', 'truncated');
     expect(err.details).toMatchObject({ row: 1, expected: 7, found: 6 });
@@ -138,7 +229,15 @@ describe('ivecs', () => {
     const data = Int32Array.from([0, 5, -1, 2147483647, 42, 7]);
     const file = tmp.path('gt.ivecs');
     await writeIvecs(file, data, 3);
-    expect(new Uint8Array(readFileSync(file))).toEqual(vecsBytes([[0, 5, -1], [2147483647, 42, 7]], 'i32'));
+    expect(new Uint8Array(readFileSync(file))).toEqual(
+      vecsBytes(
+        [
+          [0, 5, -1],
+          [2147483647, 42, 7],
+        ],
+        'i32',
+      ),
+    );
     const m = await readIvecs(file);
     expect(m).toMatchObject({ file, count: 2, dim: 3 });
     expect(m.data).toEqual(data);
@@ -147,13 +246,28 @@ describe('ivecs', () => {
   });
 
   it('rejects an ivecs file with mixed dimensions, naming the row', async () => {
-    const file = writeBytes(tmp.path('mixed.ivecs'), vecsBytes([[1, 2, 3], [1, 2]], 'i32'));
+    const file = writeBytes(
+      tmp.path('mixed.ivecs'),
+      vecsBytes(
+        [
+          [1, 2, 3],
+          [1, 2],
+        ],
+        'i32',
+      ),
+    );
     const err = await expectRejection(readIvecs(file), 'STRATA_DATASET_DIMENSION', file, 'row 1');
     expect(err.details).toMatchObject({ row: 1, expected: 3, found: 2 });
   });
 
   it('rejects an ivecs file whose last row is truncated, naming the row', async () => {
-    const bytes = vecsBytes([[1, 2], [3, 4]], 'i32');
+    const bytes = vecsBytes(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      'i32',
+    );
     const file = writeBytes(tmp.path('cut.ivecs'), bytes.subarray(0, bytes.length - 4));
     await expectRejection(readGroundTruth(file), 'STRATA_DATASET_FORMAT', file, 'row 1', 'truncated');
   });

@@ -79,7 +79,10 @@ describe('ann-benchmarks hdf5', () => {
     const ds = await readDataset(file, { onProgress: (d, t) => calls.push([d, t]) });
     expect(ds.count).toBe(rows);
     expectSameArray(ds.vectors, data);
-    expect(calls).toEqual([[65_536, rows], [rows, rows]]);
+    expect(calls).toEqual([
+      [65_536, rows],
+      [rows, rows],
+    ]);
     const limited = await readDataset(file, { limit: 5 });
     expect(limited.count).toBe(5);
     expect(Array.from(limited.vectors)).toEqual([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5]);

@@ -17,11 +17,21 @@ const SIZE: Record<Elem, number> = { f32: 4, i32: 4, u8: 1, i8: 1, f64: 8 };
 
 function put(dv: DataView, off: number, elem: Elem, v: number): void {
   switch (elem) {
-    case 'f32': dv.setFloat32(off, v, true); break;
-    case 'f64': dv.setFloat64(off, v, true); break;
-    case 'i32': dv.setInt32(off, v, true); break;
-    case 'u8': dv.setUint8(off, v); break;
-    case 'i8': dv.setInt8(off, v); break;
+    case 'f32':
+      dv.setFloat32(off, v, true);
+      break;
+    case 'f64':
+      dv.setFloat64(off, v, true);
+      break;
+    case 'i32':
+      dv.setInt32(off, v, true);
+      break;
+    case 'u8':
+      dv.setUint8(off, v);
+      break;
+    case 'i8':
+      dv.setInt8(off, v);
+      break;
   }
 }
 

@@ -14,11 +14,14 @@ function jsonl(name: string, text: string): string {
 
 describe('jsonl', () => {
   it('reads ids and vectors, ignoring other fields', async () => {
-    const file = jsonl('ids.jsonl', [
-      '{"id": 10, "vector": [1, 2.5, -3], "title": "a"}',
-      '{"vector": [4, 5, 6], "id": 3, "meta": {"x": [1, "y"]}}',
-      '{"id": 9007199254740991, "vector": [0.1, 0, 1e-3]}',
-    ].join('\n') + '\n');
+    const file = jsonl(
+      'ids.jsonl',
+      [
+        '{"id": 10, "vector": [1, 2.5, -3], "title": "a"}',
+        '{"vector": [4, 5, 6], "id": 3, "meta": {"x": [1, "y"]}}',
+        '{"id": 9007199254740991, "vector": [0.1, 0, 1e-3]}',
+      ].join('\n') + '\n',
+    );
     const ds = await readDataset(file);
     expect(ds).toMatchObject({ file, format: 'jsonl', dim: 3, count: 3, metric: null });
     expect(Array.from(ds.vectors)).toEqual([1, 2.5, -3, 4, 5, 6, Math.fround(0.1), 0, Math.fround(1e-3)]);
@@ -57,7 +60,10 @@ describe('jsonl', () => {
     expect(ds.count).toBe(rows);
     expect(ds.vectors[(rows - 1) * 2]).toBe(rows - 1);
     expect(ds.ids![rows - 1]).toBe((rows - 1) * 2);
-    expect(calls).toEqual([[65_536, rows], [rows, rows]]);
+    expect(calls).toEqual([
+      [65_536, rows],
+      [rows, rows],
+    ]);
   });
 
   it('rejects invalid JSON, naming the 0-based row and the 1-based line', async () => {

@@ -38,7 +38,16 @@ describe('detectFormat', () => {
   });
 
   it('rejects an unknown extension, naming the file and listing supported extensions', () => {
-    const err = expectThrow(() => detectFormat('data/vectors.csv'), 'STRATA_DATASET_FORMAT', 'data/vectors.csv', '".csv"', '.fvecs', '.npy', '.hdf5', '.ndjson');
+    const err = expectThrow(
+      () => detectFormat('data/vectors.csv'),
+      'STRATA_DATASET_FORMAT',
+      'data/vectors.csv',
+      '".csv"',
+      '.fvecs',
+      '.npy',
+      '.hdf5',
+      '.ndjson',
+    );
     expect(err.details).toMatchObject({ file: 'data/vectors.csv', found: '.csv' });
   });
 

@@ -117,7 +117,7 @@ describe('writeIndex / loadIndex round trip', () => {
     expect(Number.isNaN(Date.parse(m.createdAt))).toBe(false);
   });
 
-  it('loads back equal meta, labels, levels, upper links and every segment\'s adjacency and vector bytes', () => {
+  it("loads back equal meta, labels, levels, upper links and every segment's adjacency and vector bytes", () => {
     const { index: loaded, manifest, dir } = loadIndex(golden);
     const orig = small.index;
     expect(dir).toBe(golden);
@@ -442,7 +442,7 @@ describe('verifyIndex / checkGraph', () => {
     expect(errors).toContain(`node ${upper}: self loop on level 1`);
     expect(errors).toHaveLength(2);
 
-    const lowEntry = index.levels.findIndex((l) => l === 0);
+    const lowEntry = index.levels.indexOf(0);
     (index.meta as { entry: number }).entry = lowEntry;
     expect(checkGraph(index).errors[0]).toBe(`entry point ${lowEntry} is on level 0, expected the top level ${m.maxLevel}`);
   });

@@ -222,15 +222,13 @@ describe('wasm-simd and js kernels agree', () => {
 });
 
 describe('normalizeRows', () => {
-  const rowsArb = fc
-    .record({ dim: fc.integer({ min: 1, max: 64 }), rows: fc.integer({ min: 1, max: 12 }) })
-    .chain(({ dim, rows }) =>
-      fc.record({
-        dim: fc.constant(dim),
-        v: fc.float32Array({ ...value, minLength: rows * dim, maxLength: rows * dim }),
-        zeroRows: fc.array(fc.boolean(), { minLength: rows, maxLength: rows }),
-      }),
-    );
+  const rowsArb = fc.record({ dim: fc.integer({ min: 1, max: 64 }), rows: fc.integer({ min: 1, max: 12 }) }).chain(({ dim, rows }) =>
+    fc.record({
+      dim: fc.constant(dim),
+      v: fc.float32Array({ ...value, minLength: rows * dim, maxLength: rows * dim }),
+      zeroRows: fc.array(fc.boolean(), { minLength: rows, maxLength: rows }),
+    }),
+  );
 
   it('makes every non-zero row unit length in the same direction and leaves zero rows zero', () => {
     fc.assert(
