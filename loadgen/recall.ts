@@ -1,12 +1,14 @@
 // recall@k of the answers a server sent, judged against ground truth.
 //
-// Tie-aware (ann-benchmarks): a result is a hit when its score is at least as good as the true k-th
-// neighbour's, within 1e-3, so that equally distant points (ties) do not count as misses whichever of
-// them the index returned. It needs true scores in the server's convention: Qdrant's Euclid score is
-// the Euclidean distance (smaller is better), Dot and Cosine are similarities (larger is better).
-// Without them recall falls back to comparing ids with the true top k.
+// The rule is index/search/recall.ts's: a hit is a true top-k id, or a tie at the true k-th score
+// (judged on the true score of a listed id, and on the reported score only where the list is too
+// short to rule an id out); an id repeated in one answer counts once. Tie-aware recall needs true
+// scores in the server's convention: Qdrant's Euclid score is the Euclidean distance, Dot and Cosine
+// are similarities (ties are judged within TIE_EPSILON either way). Without them recall compares ids
+// with the true top k.
+import { judgeAnswer, TIE_TOLERANCE, type Judgement } from '../index/search/recall.js';
 
-export const TIE_EPSILON = 1e-3;
+export const TIE_EPSILON = TIE_TOLERANCE;
 
 /** Which way scores improve: Euclid scores are distances, Dot and Cosine similarities. */
 export type ScoreOrder = 'distance' | 'similarity';
@@ -22,28 +24,14 @@ export interface GroundTruth {
   order: ScoreOrder;
 }
 
+/** Hits and repeated ids in one query's answer (ids and scores in answer order). */
+export function judgeQuery(gt: GroundTruth, q: number, k: number, ids: ArrayLike<number>, scores: ArrayLike<number>): Judgement {
+  return judgeAnswer({ ids: gt.ids, at: q * gt.dim, width: gt.dim, scores: gt.scores }, k, ids, scores);
+}
+
 /** recall@k of one query's answer (ids and scores in answer order). */
 export function queryRecall(gt: GroundTruth, q: number, k: number, ids: ArrayLike<number>, scores: ArrayLike<number>): number {
-  const n = Math.min(k, ids.length);
-  let hits = 0;
-  if (gt.scores !== null) {
-    const kth = gt.scores[q * gt.dim + k - 1]!;
-    for (let j = 0; j < n; j++) {
-      if (ids[j]! < 0) continue;
-      const s = scores[j]!;
-      if (gt.order === 'distance' ? s <= kth + TIE_EPSILON : s >= kth - TIE_EPSILON) hits++;
-    }
-  } else {
-    const truth = new Set<number>();
-    for (let j = 0; j < k; j++) truth.add(gt.ids[q * gt.dim + j]!);
-    const seen = new Set<number>();
-    for (let j = 0; j < n; j++) {
-      const id = ids[j]!;
-      if (truth.has(id) && !seen.has(id)) hits++;
-      seen.add(id);
-    }
-  }
-  return hits / k;
+  return judgeQuery(gt, q, k, ids, scores).hits / k;
 }
 
 export interface RecallSummary {
@@ -55,6 +43,8 @@ export interface RecallSummary {
   /** Distinct queries judged. */
   queries: number;
   tieAware: boolean;
+  /** Results that repeated an id already in the same answer (counted once, the repeats as misses). */
+  duplicates: number;
 }
 
 /** p-th percentile by nearest rank (p in 0..100) of an ascending array. */
@@ -64,12 +54,12 @@ export function nearestRank(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length, rank) - 1]!;
 }
 
-export function summarizeRecall(perQuery: readonly number[], tieAware: boolean): RecallSummary | null {
+export function summarizeRecall(perQuery: readonly number[], tieAware: boolean, duplicates = 0): RecallSummary | null {
   if (perQuery.length === 0) return null;
   const sorted = Float64Array.from(perQuery).sort();
   let sum = 0;
   for (const r of perQuery) sum += r;
-  return { mean: sum / perQuery.length, p5: nearestRank(sorted, 5), p50: nearestRank(sorted, 50), min: sorted[0]!, queries: perQuery.length, tieAware };
+  return { mean: sum / perQuery.length, p5: nearestRank(sorted, 5), p50: nearestRank(sorted, 50), min: sorted[0]!, queries: perQuery.length, tieAware, duplicates };
 }
 
 /** Recall over every query that got an answer (firstIds[q] undefined: never answered). */
@@ -80,9 +70,13 @@ export function recallOfAnswers(
   firstScores: ReadonlyArray<Float64Array | undefined>,
 ): RecallSummary | null {
   const per: number[] = [];
+  let duplicates = 0;
   for (let q = 0; q < firstIds.length && q < gt.count; q++) {
     const ids = firstIds[q];
-    if (ids !== undefined) per.push(queryRecall(gt, q, k, ids, firstScores[q]!));
+    if (ids === undefined) continue;
+    const j = judgeQuery(gt, q, k, ids, firstScores[q]!);
+    per.push(j.hits / k);
+    duplicates += j.duplicates;
   }
-  return summarizeRecall(per, gt.scores !== null);
+  return summarizeRecall(per, gt.scores !== null, duplicates);
 }

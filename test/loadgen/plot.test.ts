@@ -16,7 +16,7 @@ function step(ef: number, concurrency: number, recall: number, qps: number): Ste
     failed: 0,
     qps,
     achievedRate: qps,
-    recall: { mean: recall, p5: recall - 0.1, p50: recall, min: recall - 0.2, queries: 100, tieAware: true },
+    recall: { mean: recall, p5: recall - 0.1, p50: recall, min: recall - 0.2, queries: 100, tieAware: true, duplicates: 0 },
     latencyMs: lat,
     serviceLatencyMs: null,
     errors: {},

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bruteForceKnn } from '../../index/groundtruth.js';
 import { recallAtK } from '../../index/search/recall.js';
-import { nearestRank, queryRecall, recallOfAnswers, summarizeRecall, type GroundTruth } from '../../loadgen/recall.js';
+import { judgeQuery, nearestRank, queryRecall, recallOfAnswers, summarizeRecall, type GroundTruth } from '../../loadgen/recall.js';
 import { mulberry32 } from '../../common/random.js';
 
 // One query, true neighbours 10..14 at Euclidean distances 1, 2, 3, 3, 3 (a three-way tie at the 5th).
@@ -66,6 +66,48 @@ describe('tie-aware recall', () => {
     expect(r.queries).toBe(2);
     expect(r.mean).toBe(0.5);
     expect(r.tieAware).toBe(false);
+  });
+});
+
+describe('tie-aware recall checks ids, not only reported distances', () => {
+  // True neighbours 10..16 at 1, 2, 3, 3, 3, 3, 4: at k = 5 the k-th distance is 3, ids 15 (at 3) is a
+  // tie beyond rank k, 16 (at 4) is not, and the list reaches past the tie band (so it holds every tie).
+  const long: GroundTruth = { dim: 7, count: 1, ids: Int32Array.of(10, 11, 12, 13, 14, 15, 16), scores: Float32Array.of(1, 2, 3, 3, 3, 3, 4), order: 'distance' };
+
+  it('counts a repeated id once: a list of one id reported five times is 1 hit of 5, with 4 duplicates', () => {
+    expect(queryRecall(tied, 0, 5, [10, 10, 10, 10, 10], [1, 1, 1, 1, 1])).toBe(0.2);
+    expect(judgeQuery(tied, 0, 5, [13, 13, 12, 13, 99], [3, 3, 3, 3, 3])).toEqual({ hits: 3, duplicates: 2 });
+    const r = recallOfAnswers(tied, 5, [Float64Array.of(10, 10, 11, 11, 12)], [Float64Array.of(1, 1, 2, 2, 3)])!;
+    expect(r.mean).toBe(0.6);
+    expect(r.duplicates).toBe(2);
+  });
+
+  it('does not count a wrong id reported with a small distance', () => {
+    // 77 is not a neighbour; its reported 1.5 is better than the k-th (3) but is no tie
+    expect(queryRecall(tied, 0, 5, [10, 11, 12, 13, 77], [1, 2, 3, 3, 1.5])).toBe(0.8);
+  });
+
+  it('judges an id listed beyond rank k by its true distance, whatever distance is reported', () => {
+    expect(queryRecall(long, 0, 5, [10, 11, 12, 13, 15], [1, 2, 3, 3, 3])).toBe(1);
+    expect(queryRecall(long, 0, 5, [10, 11, 12, 13, 16], [1, 2, 3, 3, 3])).toBe(0.8);
+  });
+
+  it('rejects an unlisted id at the k-th distance when the list reaches past the ties', () => {
+    expect(queryRecall(long, 0, 5, [10, 11, 12, 13, 99], [1, 2, 3, 3, 3])).toBe(0.8);
+  });
+
+  it('applies the same rule in the in-process recall (index/search/recall.ts)', () => {
+    const gtIds = Int32Array.from(long.ids as Int32Array);
+    const gtDistances = long.scores!;
+    const sq = (ds: number[]): Float32Array => Float32Array.from(ds, (d) => d * d);
+    const one = (ids: number[], ds: number[]) =>
+      recallAtK({ k: 5, results: Float64Array.from(ids), resultDistances: sq(ds), metric: 'l2', gtIds, gtDim: 7, gtDistances });
+    expect(one([10, 11, 12, 13, 15], [1, 2, 3, 3, 3]).mean).toBe(1);
+    expect(one([10, 11, 12, 13, 16], [1, 2, 3, 3, 3]).mean).toBe(0.8);
+    expect(one([10, 11, 12, 13, 99], [1, 2, 3, 3, 3]).mean).toBe(0.8);
+    expect(one([10, 11, 12, 13, 77], [1, 2, 3, 3, 1.5]).mean).toBe(0.8);
+    const dup = one([10, 10, 10, 10, 10], [1, 1, 1, 1, 1]);
+    expect([dup.mean, dup.duplicates]).toEqual([0.2, 4]);
   });
 });
 
