@@ -107,6 +107,16 @@ async function walkVecs<T>(
   // row that breaks it.
   const fullRows = Math.floor(size / rowBytes);
   const tailBytes = size - fullRows * rowBytes;
+  const truncated = (row: number): Error => {
+    const hint = row === 0 ? ' (is this really a vecs file of this element type?)' : '';
+    return formatError(
+      file,
+      `row ${row} is truncated: dimension ${dim} needs ${rowBytes} bytes per row (4-byte dimension + ${dim} ${ELEMENT_NAME[elem]} values), found ${tailBytes} (file size ${size} bytes)${hint}`,
+      { row, expected: rowBytes, found: tailBytes },
+    );
+  };
+  // Row 0's dimension sizes every buffer below: a garbage header (say 2^30) must not get that far.
+  if (fullRows === 0) throw truncated(0);
   const count = Math.min(fullRows, opts.limit);
   const sink = makeSink(count, dim);
 
@@ -133,12 +143,7 @@ async function walkVecs<T>(
       const d = new DataView(tail.buffer).getInt32(0, true);
       if (d !== dim) throw mixedDimension(file, fullRows, dim, d);
     }
-    const hint = fullRows === 0 ? ' (is this really a vecs file of this element type?)' : '';
-    throw formatError(
-      file,
-      `row ${fullRows} is truncated: expected ${rowBytes} bytes (4-byte dimension + ${dim} ${ELEMENT_NAME[elem]} values), found ${tailBytes} (file size ${size} bytes)${hint}`,
-      { row: fullRows, expected: rowBytes, found: tailBytes },
-    );
+    throw truncated(fullRows);
   }
   return { dim, count, data: sink.out };
 }

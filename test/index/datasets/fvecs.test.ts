@@ -103,6 +103,16 @@ describe('fvecs', () => {
     expect(err.details).toMatchObject({ file, row: 2, expected: 16, found: 11 });
   });
 
+  it.each([2 ** 30, 2 ** 31 - 1, 5000])('rejects a row-0 dimension header of %i that the file cannot hold, naming file, row and sizes', async (dim) => {
+    // A garbage header used to size a buffer of 4 GiB ("Invalid typed array length", naming no file).
+    const head = new Uint8Array(4);
+    new DataView(head.buffer).setInt32(0, dim, true);
+    const file = writeBytes(tmp.path(`huge-dim-${dim}.fvecs`), concat(head, new Uint8Array(40)));
+    const err = await expectRejection(readDataset(file), 'STRATA_DATASET_FORMAT', file, 'row 0', `dimension ${dim}`, 'file size 44 bytes');
+    expect(err.details).toMatchObject({ file, row: 0, expected: 4 + 4 * dim, found: 44 });
+    await expectRejection(readIvecs(file), 'STRATA_DATASET_FORMAT', file, 'row 0');
+  });
+
   it('rejects an fvecs file cut inside the dimension header of a row, naming that row', async () => {
     const file = writeBytes(
       tmp.path('cut-header.fvecs'),
