@@ -286,6 +286,43 @@ describe('loadIndex rejects damaged indexes', () => {
     expect(expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT').message).toMatch(/other-index/);
   });
 
+  // Every field a reader uses, removed or mistyped: each must be STRATA_INDEX_CORRUPT naming the
+  // field (a tier entry without "file" used to be a raw TypeError).
+  it.each([
+    ['tiers.1.file', undefined, 'tiers[1].file'],
+    ['tiers.0.file', '../escape.bin', 'tiers[0].file'],
+    ['tiers.1.file', 'tier-9-cxl.bin', 'not listed in files'],
+    ['tiers.0', null, 'tiers[0] must be an object'],
+    ['tiers.1.kind', 'dram', 'tiers[1].kind'],
+    ['tiers.1.start', 3, 'tiers[1].start'],
+    ['tiers.1.end', 1999, 'tiers end at node 1999'],
+    ['placement', undefined, 'placement must be an object'],
+    ['placement.policy', 'psychic', 'placement.policy'],
+    ['placement.predictedDramShare', 'high', 'placement.predictedDramShare'],
+    ['build', undefined, 'build must be an object'],
+    ['build.m', '16', 'build.m'],
+    ['name', 7, 'name must be a string'],
+    ['graph.entry', 2000, 'graph.entry'],
+    ['graph.unreachable', undefined, 'graph.unreachable'],
+    ['files.graph.bin', 'x', 'files.graph.bin must be an object'],
+  ])('a manifest with %s = %j fails with STRATA_INDEX_CORRUPT naming the field', (path, value, expected) => {
+    const dir = copyGolden();
+    const mf = join(dir, MANIFEST);
+    const m = JSON.parse(readFileSync(mf, 'utf8')) as Record<string, unknown>;
+    // "files.graph.bin": the key itself holds a dot.
+    const keys = path.startsWith('files.') ? ['files', path.slice(6)] : path.split('.');
+    let at = m as Record<string, unknown>;
+    for (const k of keys.slice(0, -1)) at = at[k] as Record<string, unknown>;
+    if (value === undefined) delete at[keys.at(-1)!];
+    else at[keys.at(-1)!] = value;
+    writeFileSync(mf, JSON.stringify(m));
+    for (const load of [() => readManifest(dir), () => loadIndex(dir)]) {
+      const e = expectStrataError(load, 'STRATA_INDEX_CORRUPT');
+      expect(e.message).toContain(mf);
+      expect(e.message).toContain(expected);
+    }
+  });
+
   it.each(DATA_FILES)('a bad magic number in %s (with a matching checksum) fails with STRATA_INDEX_CORRUPT "bad magic"', (name) => {
     const dir = copyGolden();
     const file = join(dir, name);
