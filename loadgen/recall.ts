@@ -59,7 +59,15 @@ export function summarizeRecall(perQuery: readonly number[], tieAware: boolean, 
   const sorted = Float64Array.from(perQuery).sort();
   let sum = 0;
   for (const r of perQuery) sum += r;
-  return { mean: sum / perQuery.length, p5: nearestRank(sorted, 5), p50: nearestRank(sorted, 50), min: sorted[0]!, queries: perQuery.length, tieAware, duplicates };
+  return {
+    mean: sum / perQuery.length,
+    p5: nearestRank(sorted, 5),
+    p50: nearestRank(sorted, 50),
+    min: sorted[0]!,
+    queries: perQuery.length,
+    tieAware,
+    duplicates,
+  };
 }
 
 /** Recall over every query that got an answer (firstIds[q] undefined: never answered). */

@@ -34,6 +34,8 @@ export interface NumaAddon {
   pageSize(): number;
   setThreadAffinity(cpus: number[]): void;
   threadAffinity(): number[];
+  /** Missing from addons built before it was added: check before calling. */
+  exchangePaths?(a: string, b: string): void;
 }
 
 /** A kernel memory policy: mode is MPOL_DEFAULT (0), MPOL_PREFERRED (1), MPOL_BIND (2), ... */
@@ -94,7 +96,10 @@ export function defaultAddonPath(): string {
 
 interface Loaded {
   support: NumaSupport;
+  /** The addon when NUMA placement is usable. */
   addon: NumaAddon | null;
+  /** The addon whenever it loaded, even where the memory-policy syscalls are refused. */
+  module: NumaAddon | null;
 }
 
 function errorCode(e: unknown): string | undefined {
@@ -111,7 +116,8 @@ function message(e: unknown): string {
 
 /** Loads and probes the addon at `addonPath`. Never throws. */
 export function probeAddon(addonPath: string): Loaded {
-  const unavailable = (reason: string): Loaded => ({ support: { available: false, addonPath, reason }, addon: null });
+  let module: NumaAddon | null = null;
+  const unavailable = (reason: string): Loaded => ({ support: { available: false, addonPath, reason }, addon: null, module });
   if (process.platform !== 'linux') return unavailable(`NUMA placement needs Linux (this is ${process.platform})`);
   if (!existsSync(addonPath)) {
     return unavailable(`the NUMA addon is not built (${addonPath} missing; run \`npm run build:native\`)`);
@@ -119,6 +125,7 @@ export function probeAddon(addonPath: string): Loaded {
   let addon: NumaAddon;
   try {
     addon = createRequire(import.meta.url)(addonPath) as NumaAddon;
+    module = addon;
   } catch (e) {
     return unavailable(`the NUMA addon failed to load: ${message(e)}`);
   }
@@ -129,6 +136,7 @@ export function probeAddon(addonPath: string): Loaded {
     return {
       support: { available: true, addonPath, pageSize: addon.pageSize(), allowedNodes, maxNode: addon.maxNode() },
       addon,
+      module,
     };
   } catch (e) {
     const code = errorCode(e);
@@ -357,4 +365,28 @@ export function setThreadAffinity(cpus: readonly number[]): void {
 /** The CPUs the calling thread may run on. */
 export function threadAffinity(): number[] {
   return requireAddon('reading the thread CPU affinity').threadAffinity();
+}
+
+export type ExchangeResult = { exchanged: true } | { exchanged: false; reason: string };
+
+/**
+ * Swaps two existing paths atomically (renameat2 RENAME_EXCHANGE), so that neither name is ever
+ * missing. Returns {exchanged: false, reason} when the swap cannot be done here (no addon, not Linux,
+ * a kernel or filesystem without RENAME_EXCHANGE) and the caller must fall back; throws the errno
+ * error for anything else (a missing path, no permission).
+ */
+export function exchangePaths(a: string, b: string): ExchangeResult {
+  if (process.env['STRATA_TEST_NO_EXCHANGE'] === '1') return { exchanged: false, reason: 'disabled by STRATA_TEST_NO_EXCHANGE' };
+  const { module, support } = load();
+  if (module === null) return { exchanged: false, reason: support.available ? 'addon missing' : support.reason };
+  if (typeof module.exchangePaths !== 'function') return { exchanged: false, reason: 'the NUMA addon predates exchangePaths (run `npm run build:native`)' };
+  try {
+    module.exchangePaths(a, b);
+    return { exchanged: true };
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === 'ENOSYS' || code === 'EINVAL' || code === 'EOPNOTSUPP')
+      return { exchanged: false, reason: `renameat2(RENAME_EXCHANGE) unsupported here: ${message(e)}` };
+    throw e;
+  }
 }

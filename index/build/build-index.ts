@@ -1,9 +1,10 @@
 // `strata build`: dataset file -> HNSW graph (hnswlib) -> profile -> placement -> tiered layout ->
 // index directory. Each phase reports progress through one callback so the CLI decides how to show it.
-import { existsSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { readDataset, type DatasetFormat } from '../datasets/index.js';
+import { checkOutput } from '../format/output-path.js';
+import { recoverInterruptedSwap } from '../format/replace-dir.js';
 import { writeIndex } from '../format/write-index.js';
 import type { Manifest } from '../format/manifest.js';
 import { normalizeRows } from '../kernels/reference.js';
@@ -75,11 +76,16 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const seed = o.seed ?? DEFAULT_BUILD.seed;
   const policy = o.placement ?? DEFAULT_BUILD.placement;
 
-  if (existsSync(o.out) && !o.force) {
-    throw new StrataError('STRATA_INDEX_EXISTS', `${resolve(o.out)} exists already: choose another --out or pass --force to replace it`, {
-      path: resolve(o.out),
-    });
-  }
+  // Everything that can be judged without the data is judged before reading it: a bad option or
+  // output path must not cost a whole graph build.
+  const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
+  parseBudget(budgetText, 0);
+  const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
+  if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
+  const inputs = [o.input, ...(o.profileQueries ? [o.profileQueries] : [])];
+  recoverInterruptedSwap(o.out);
+  checkOutput(o.out, { force: o.force ?? false, inputs });
+
   const ds = await readDataset(o.input, {
     ...(o.format ? { format: o.format } : {}),
     ...(o.limit ? { limit: o.limit } : {}),
@@ -106,8 +112,6 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     profQ = pq.vectors;
     if (metric === 'cosine') normalizeRows(profQ, ds.dim);
   } else {
-    const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
-    if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
     profQ = sampleRows(ds.vectors, ds.dim, samples, seed);
   }
   const profileEf = o.profileEf ?? DEFAULT_BUILD.profileEf;
@@ -118,7 +122,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('profile');
 
   const totalRecordBytes = placeNodes(graph, { policy: 'id', budgetBytes: 0 }).totalBytes;
-  const budgetBytes = parseBudget(o.dramBudget ?? DEFAULT_BUILD.dramBudget, totalRecordBytes);
+  const budgetBytes = parseBudget(budgetText, totalRecordBytes);
   const placement = placeNodes(graph, { policy, budgetBytes, profile: profile.accesses, seed });
   const index = layoutIndex(graph, placement, metric, ds.ids, o.segmentBytes ? { segmentBytes: o.segmentBytes } : {});
   progress('layout', 1, 1);
@@ -141,7 +145,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
       },
       graph: { unreachable: placement.unreachable },
     },
-    { force: o.force ?? false },
+    { force: o.force ?? false, inputs },
   );
   progress('write', 1, 1);
   lap('write');

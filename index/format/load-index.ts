@@ -9,6 +9,7 @@ import { StrataError } from '../../common/errors.js';
 import { TieredIndex, type AllocateOptions, type Tier } from '../tiered/tiered-index.js';
 import { FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, TIER_MAGIC } from './constants.js';
 import { checkManifest, type Manifest } from './manifest.js';
+import { intentPath, recoverInterruptedSwap } from './replace-dir.js';
 import { METRIC_CODES } from './write-index.js';
 
 export interface LoadOptions extends AllocateOptions {
@@ -23,9 +24,25 @@ export interface LoadedIndex {
 
 const corrupt = (file: string, reason: string): StrataError => new StrataError('STRATA_INDEX_CORRUPT', `${file}: ${reason}`, { file, reason });
 
-export function readManifest(dir: string): Manifest {
-  const file = join(resolve(dir), MANIFEST);
-  if (!existsSync(file)) throw new StrataError('STRATA_INDEX_NOT_FOUND', `no Strata index at ${resolve(dir)} (${MANIFEST} missing)`, { path: resolve(dir) });
+/** A build killed in the middle of replacing the index may have left it in a temporary: move it back. */
+function recoverSwap(dir: string): void {
+  try {
+    recoverInterruptedSwap(dir);
+  } catch (e) {
+    throw new StrataError(
+      'STRATA_INDEX_NOT_FOUND',
+      `no Strata index at ${dir}: a build replacing it was interrupted and the index could not be moved back (${(e as Error).message}); ${intentPath(dir)} names the copies`,
+      { path: dir },
+      { cause: e },
+    );
+  }
+}
+
+export function readManifest(dirIn: string): Manifest {
+  const dir = resolve(dirIn);
+  const file = join(dir, MANIFEST);
+  if (!existsSync(file)) recoverSwap(dir);
+  if (!existsSync(file)) throw new StrataError('STRATA_INDEX_NOT_FOUND', `no Strata index at ${dir} (${MANIFEST} missing)`, { path: dir });
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));

@@ -63,7 +63,9 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const object = (v: unknown, what: string): Record<string, unknown> => (isObject(v) ? v : fail(`${what} must be an object`));
   const int = (v: unknown, what: string, min = 0, max = Number.MAX_SAFE_INTEGER): number =>
-    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? (v as number) : fail(`${what} must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`);
+    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
+      ? (v as number)
+      : fail(`${what} must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`);
   const num = (v: unknown, what: string): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fail(`${what} must be a non-negative number`));
   const str = (v: unknown, what: string): string => (typeof v === 'string' ? v : fail(`${what} must be a string`));
   const fileName = (v: unknown, what: string): string => {
@@ -108,7 +110,8 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   int(p['cxlNodes'], 'placement.cxlNodes', 0, count);
   int(p['upperInCxl'], 'placement.upperInCxl', 0, count);
   int(p['profileQueries'], 'placement.profileQueries');
-  if (p['predictedDramShare'] !== null && !(num(p['predictedDramShare'], 'placement.predictedDramShare') <= 1)) fail('placement.predictedDramShare must be at most 1');
+  if (p['predictedDramShare'] !== null && !(num(p['predictedDramShare'], 'placement.predictedDramShare') <= 1))
+    fail('placement.predictedDramShare must be at most 1');
 
   const files = object(m['files'], 'files');
   for (const [name, f] of Object.entries(files)) {

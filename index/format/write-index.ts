@@ -1,13 +1,16 @@
 // Writes a tiered index directory crash-safely: every file goes to a temporary sibling directory,
-// is fsynced, the manifest is written last, and the directory is renamed into place. A crash at any
-// point leaves either the old index or the new one, never a mix; stray temporaries are ignored.
+// is fsynced, the manifest is written last, and the directory is swapped into place (replace-dir.ts).
+// A crash at any point leaves either the old index or the new one, never a mix, and never nothing.
+// Only an index directory is ever replaced (output-path.ts).
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { StrataError } from '../../common/errors.js';
+import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { FORMAT_NAME, FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, TIER_MAGIC, tierFileName } from './constants.js';
+import { crashPoint } from './crash-point.js';
 import type { FileEntry, Manifest } from './manifest.js';
+import { checkOutput } from './output-path.js';
+import { fsyncDir, installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
 
 export const METRIC_CODES = { l2: 0, ip: 1, cosine: 2 } as const;
 
@@ -46,26 +49,24 @@ function header(magic: string, fields: number[]): Uint8Array {
 
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-function fsyncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'files' | 'createdAt' | 'graph'> & {
   graph: { unreachable: number };
 };
 
-export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInfo, opts: { force?: boolean } = {}): Manifest {
+export interface WriteOptions {
+  /** Replace an existing index directory (never anything else). */
+  force?: boolean;
+  /** Files the index was built from: --out may not be, or hold, one of them. */
+  inputs?: readonly string[];
+}
+
+export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInfo, opts: WriteOptions = {}): Manifest {
   const out = resolve(outDir);
-  if (existsSync(out) && !opts.force) {
-    throw new StrataError('STRATA_INDEX_EXISTS', `${out} exists already: choose another --out or pass --force to replace it`, { path: out });
-  }
+  recoverInterruptedSwap(out);
+  checkOutput(out, { force: opts.force ?? false, ...(opts.inputs ? { inputs: opts.inputs } : {}) });
   mkdirSync(dirname(out), { recursive: true });
-  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${Date.now()}`);
+  removeStaleTemporaries(dirname(out));
+  const tmp = temporaryFor(out);
   mkdirSync(tmp);
   try {
     const m = index.meta;
@@ -81,6 +82,7 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     g.pad(8);
     g.write(bytesOf(index.labels));
     files[GRAPH_FILE] = g.finish();
+    crashPoint('writing');
 
     const tiers = index.tiers.map((t) => {
       const name = tierFileName(t.index, t.kind);
@@ -110,20 +112,7 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     mf.write(Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
     mf.finish();
     fsyncDir(tmp);
-    if (existsSync(out)) {
-      const old = `${tmp}.old`;
-      renameSync(out, old);
-      try {
-        renameSync(tmp, out);
-      } catch (e) {
-        renameSync(old, out);
-        throw e;
-      }
-      rmSync(old, { recursive: true, force: true });
-    } else {
-      renameSync(tmp, out);
-    }
-    fsyncDir(dirname(out));
+    installDir(tmp, out);
     return manifest;
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });

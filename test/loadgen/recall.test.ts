@@ -72,7 +72,13 @@ describe('tie-aware recall', () => {
 describe('tie-aware recall checks ids, not only reported distances', () => {
   // True neighbours 10..16 at 1, 2, 3, 3, 3, 3, 4: at k = 5 the k-th distance is 3, ids 15 (at 3) is a
   // tie beyond rank k, 16 (at 4) is not, and the list reaches past the tie band (so it holds every tie).
-  const long: GroundTruth = { dim: 7, count: 1, ids: Int32Array.of(10, 11, 12, 13, 14, 15, 16), scores: Float32Array.of(1, 2, 3, 3, 3, 3, 4), order: 'distance' };
+  const long: GroundTruth = {
+    dim: 7,
+    count: 1,
+    ids: Int32Array.of(10, 11, 12, 13, 14, 15, 16),
+    scores: Float32Array.of(1, 2, 3, 3, 3, 3, 4),
+    order: 'distance',
+  };
 
   it('counts a repeated id once: a list of one id reported five times is 1 hit of 5, with 4 duplicates', () => {
     expect(queryRecall(tied, 0, 5, [10, 10, 10, 10, 10], [1, 1, 1, 1, 1])).toBe(0.2);

@@ -18,6 +18,8 @@
 //   allowedNodes() -> number[]        (nodes this thread may allocate on, from get_mempolicy)
 //   maxNode() -> number               (highest allowed node)
 //   pageSize() -> number
+//   exchangePaths(a, b)               (renameat2(RENAME_EXCHANGE): swaps two paths atomically; used
+//                                      by the index writer, here because this is the one native addon)
 // Errors from the kernel are thrown as JS Errors with code = errno name ('EINVAL', 'EPERM', ...),
 // errno = number, syscall = name and, where relevant, node.
 
@@ -25,6 +27,7 @@
 #include <node_api.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +85,11 @@ static const char *errno_name(int err) {
     case ERANGE: return "ERANGE";
     case ENOSYS: return "ENOSYS";
     case EOPNOTSUPP: return "EOPNOTSUPP";
+    case ENOTDIR: return "ENOTDIR";
+    case EISDIR: return "EISDIR";
+    case EROFS: return "EROFS";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case ENOTEMPTY: return "ENOTEMPTY";
     default: return "EUNKNOWN";
   }
 }
@@ -128,6 +136,15 @@ static long sys_get_mempolicy(int *mode, unsigned long *mask, unsigned long maxn
                               unsigned long flags) {
   return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
 }
+static long sys_renameat2(const char *from, const char *to, unsigned flags) {
+#ifdef SYS_renameat2
+  return syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+#else
+  (void)from; (void)to; (void)flags;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
 // tid 0 = the calling thread: affinity is per thread, like the memory policy.
 static long sys_sched_setaffinity(size_t len, const unsigned long *mask) {
   return syscall(SYS_sched_setaffinity, 0, len, mask);
@@ -158,6 +175,11 @@ static long sys_get_mempolicy(int *m, unsigned long *k, unsigned long n, void *a
 }
 static long sys_sched_setaffinity(size_t len, const unsigned long *mask) {
   (void)len; (void)mask;
+  errno = ENOSYS;
+  return -1;
+}
+static long sys_renameat2(const char *from, const char *to, unsigned flags) {
+  (void)from; (void)to; (void)flags;
   errno = ENOSYS;
   return -1;
 }
@@ -514,6 +536,44 @@ static napi_value ThreadAffinity(napi_env env, napi_callback_info info) {
   return arr;
 }
 
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#define PATH_BYTES 4096
+
+// Reads a string argument into buf (PATH_BYTES). 0 with a pending exception if it is not one or too long.
+static int get_path(napi_env env, napi_value value, char *buf) {
+  size_t len = 0;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &len) != napi_ok) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "paths must be strings");
+    return 0;
+  }
+  if (len == 0 || len >= PATH_BYTES) {
+    napi_throw_range_error(env, "ENAMETOOLONG", "path is empty or longer than 4095 bytes");
+    return 0;
+  }
+  return napi_get_value_string_utf8(env, value, buf, PATH_BYTES, &len) == napi_ok;
+}
+
+// exchangePaths(a, b): both must exist; afterwards each name refers to what the other did, with no
+// moment at which either name is missing. Throws with code ENOSYS (old kernel) or EINVAL (a
+// filesystem without RENAME_EXCHANGE) when the caller must fall back.
+static napi_value ExchangePaths(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) {
+    napi_throw_type_error(env, "ERR_MISSING_ARGS", "exchangePaths(a, b) needs two paths");
+    return NULL;
+  }
+  char a[PATH_BYTES], b[PATH_BYTES];
+  if (!get_path(env, argv[0], a) || !get_path(env, argv[1], b)) return NULL;
+  if (sys_renameat2(a, b, RENAME_EXCHANGE) != 0) return throw_errno(env, errno, "renameat2", -1);
+  napi_value undef;
+  CHECK(napi_get_undefined(env, &undef));
+  return undef;
+}
+
 static napi_value PageSize(napi_env env, napi_callback_info info) {
   (void)info;
   return make_number(env, (double)page_size());
@@ -531,6 +591,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"pageSize", NULL, PageSize, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreadAffinity", NULL, SetThreadAffinity, NULL, NULL, NULL, napi_enumerable, NULL},
       {"threadAffinity", NULL, ThreadAffinity, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"exchangePaths", NULL, ExchangePaths, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

@@ -2,14 +2,16 @@
 // equivalence after reloading, detection of damaged, truncated, missing or foreign files, the
 // crash-safe write (no partial directories, no clobbering without force) and graph verification.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StrataError } from '../../../common/errors.js';
 import { FORMAT_VERSION, GRAPH_FILE, MANIFEST, tierFileName } from '../../../index/format/constants.js';
 import { loadIndex, readManifest } from '../../../index/format/load-index.js';
 import type { Manifest } from '../../../index/format/manifest.js';
 import { checkGraph, verifyIndex } from '../../../index/format/verify-index.js';
+import { intentPath, recoverInterruptedSwap } from '../../../index/format/replace-dir.js';
 import { writeIndex } from '../../../index/format/write-index.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
@@ -363,6 +365,12 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
   let local: TempDir;
   afterEach(() => local?.cleanup());
 
+  /** Every file under `p` (or `p` itself) with its SHA-256. */
+  function snapshot(p: string): Record<string, string> {
+    if (!statSync(p).isDirectory()) return { '.': sha256(p) };
+    return listing(p);
+  }
+
   function listing(dir: string): Record<string, string> {
     const out: Record<string, string> = {};
     for (const n of readdirSync(dir)) out[n] = sha256(join(dir, n));
@@ -386,11 +394,12 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
     expect(listing(dir)).toEqual(before);
   });
 
-  it('with force replaces the directory wholesale and leaves no temporaries or .old directories', () => {
+  it('with force replaces an index directory wholesale and leaves no temporaries, .old directories or intent records', () => {
     local = makeTempDir('strata-write-');
     const out = local.path('idx');
-    mkdirSync(out);
-    writeFileSync(join(out, 'keep.txt'), 'stale');
+    const older = buildSmallIndex({ count: 300, queries: 1 });
+    writeIndex(older.index, out, older.info);
+    expect(loadIndex(out).index.meta.count).toBe(300);
     const m = writeIndex(small.index, out, small.info, { force: true });
     expect(readdirSync(out).sort()).toEqual([MANIFEST, ...DATA_FILES].sort());
     expect(readdirSync(local.dir)).toEqual(['idx']);
@@ -398,13 +407,126 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
     expectSameIndexData(small.index, loadIndex(out).index);
   });
 
-  it('leaves no temporary directory when the write fails because the parent path is a file', () => {
+  it('with force refuses, naming the path, anything but an index directory, and leaves it untouched', () => {
+    local = makeTempDir('strata-write-');
+    // a directory of user files (`--out ~/mine --force`)
+    const mine = local.path('mine');
+    mkdirSync(mine);
+    writeFileSync(join(mine, 'thesis.tex'), 'precious');
+    // a plain file (`--out data.fvecs --force`)
+    const file = local.path('data.fvecs');
+    writeFileSync(file, 'vectors');
+    // an index directory into which the user dropped a file of their own
+    const mixed = local.path('mixed');
+    cpSync(golden, mixed, { recursive: true });
+    writeFileSync(join(mixed, 'notes.txt'), 'mine');
+    // a manifest of some other program
+    const other = local.path('other');
+    mkdirSync(other);
+    writeFileSync(join(other, MANIFEST), JSON.stringify({ format: 'not-strata' }));
+    const cases: Array<[string, RegExp]> = [
+      [mine, /is a directory without a Strata manifest\.json/],
+      [file, /is a file, not an index directory/],
+      [mixed, /not index files \(notes\.txt\)/],
+      [other, /not a Strata index manifest/],
+    ];
+    const before = Object.fromEntries(cases.map(([p]) => [p, snapshot(p)]));
+    for (const [path, why] of cases) {
+      const e = expectStrataError(() => writeIndex(small.index, path, small.info, { force: true }), 'STRATA_INDEX_EXISTS');
+      expect(e.message).toContain(path);
+      expect(e.message).toMatch(why);
+      expect(e.details['path']).toBe(path);
+    }
+    for (const [path] of cases) expect(snapshot(path)).toEqual(before[path]);
+    expect(temporaries(local.dir)).toEqual([]);
+  });
+
+  it('with force refuses an --out that is an input file or a directory holding one', () => {
+    local = makeTempDir('strata-write-');
+    const idx = local.path('idx');
+    cpSync(golden, idx, { recursive: true });
+    const input = local.path('data.fvecs');
+    writeFileSync(input, 'vectors');
+    const e1 = expectStrataError(() => writeIndex(small.index, input, small.info, { force: true, inputs: [input] }), 'STRATA_INDEX_EXISTS');
+    expect(e1.message).toMatch(/is the input file itself/);
+    // an input kept inside a directory that is otherwise a valid index
+    const inner = join(idx, GRAPH_FILE);
+    const e2 = expectStrataError(() => writeIndex(small.index, idx, small.info, { force: true, inputs: [inner] }), 'STRATA_INDEX_EXISTS');
+    expect(e2.message).toContain(`holds the input ${inner}`);
+    expect(readFileSync(input, 'utf8')).toBe('vectors');
+    expect(verifyIndex(idx).ok).toBe(true);
+  });
+
+  it('fails before writing anything, naming the path, when the parent of --out is a file', () => {
     local = makeTempDir('strata-write-');
     writeFileSync(local.path('file'), 'x');
-    const e = thrown(() => writeIndex(small.index, local.path('file', 'idx'), small.info));
-    expect(e).toBeInstanceOf(Error);
-    expect((e as NodeJS.ErrnoException).code).toMatch(/ENOTDIR|EEXIST/);
+    const e = expectStrataError(() => writeIndex(small.index, local.path('file', 'idx'), small.info), 'STRATA_INVALID_ARGUMENT');
+    expect(e.message).toContain(local.path('file'));
+    expect(e.message).toMatch(/is not a directory/);
     expect(readdirSync(local.dir)).toEqual(['file']);
+  });
+
+  /** The id of a process that has exited. */
+  function deadPid(): number {
+    return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+  }
+
+  it('removes temporaries of dead builds at the next write into the same directory, and keeps live or foreign ones', () => {
+    local = makeTempDir('strata-write-');
+    const dead = deadPid();
+    const stale = local.path(`.other.tmp-${dead}-${Date.now() - 60_000}`);
+    cpSync(golden, stale, { recursive: true });
+    const staleOld = local.path(`.idx.tmp-${dead}-${Date.now() - 60_000}.old`);
+    cpSync(golden, staleOld, { recursive: true });
+    const live = local.path(`.idx.tmp-${process.pid}-${Date.now()}`);
+    cpSync(golden, live, { recursive: true });
+    const foreign = local.path(`.photos.tmp-${dead}-1`);
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, 'cat.jpg'), 'meow');
+    writeIndex(small.index, local.path('idx'), small.info);
+    expect(readdirSync(local.dir).sort()).toEqual(['idx', basename(foreign), basename(live)].sort());
+  });
+
+  it('recovers the new index from a swap interrupted between its two renames, at load', () => {
+    local = makeTempDir('strata-write-');
+    const out = local.path('idx');
+    const older = buildSmallIndex({ count: 300, queries: 1 });
+    writeIndex(older.index, out, older.info);
+    // The state a fallback swap leaves when killed between its renames: the old index moved aside,
+    // the new one complete in its temporary, the intent record naming both, the process gone.
+    const dead = deadPid();
+    const at = Date.now() - 1000;
+    const next = `.idx.tmp-${dead}-${at}`;
+    cpSync(golden, local.path(next), { recursive: true });
+    renameSync(out, local.path(`${next}.old`));
+    writeFileSync(intentPath(out), JSON.stringify({ next, old: `${next}.old`, pid: dead, at }));
+    expect(existsSync(out)).toBe(false);
+    expect(loadIndex(out).index.meta.count).toBe(2000);
+    expect(existsSync(intentPath(out))).toBe(false);
+    // the old copy is a stale temporary now, removed by the next write into the directory
+    writeIndex(small.index, local.path('another'), small.info);
+    expect(readdirSync(local.dir).sort()).toEqual(['another', 'idx']);
+  });
+
+  it('leaves a swap alone while the process that started it runs', () => {
+    local = makeTempDir('strata-write-');
+    const out = local.path('idx');
+    const next = `.idx.tmp-${process.pid}-${Date.now()}`;
+    cpSync(golden, local.path(next), { recursive: true });
+    writeFileSync(intentPath(out), JSON.stringify({ next, old: `${next}.old`, pid: process.pid, at: Date.now() }));
+    expect(recoverInterruptedSwap(out)).toBe('in-progress');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('does not let an intent record steer renames outside the index directory', () => {
+    local = makeTempDir('strata-write-');
+    const out = local.path('idx');
+    const victim = local.path('victim');
+    cpSync(golden, victim, { recursive: true });
+    writeFileSync(intentPath(out), JSON.stringify({ next: '../victim', old: 'victim', pid: deadPid(), at: 0 }));
+    expect(recoverInterruptedSwap(out)).toBe('none');
+    expect(existsSync(victim)).toBe(true);
+    expect(existsSync(out)).toBe(false);
   });
 
   /** small.index with tier segments whose bytes cannot be read: the write fails half-way. */
