@@ -8,12 +8,15 @@ import { join, resolve } from 'node:path';
 import { StrataError } from '../../common/errors.js';
 import { TieredIndex, type AllocateOptions, type Tier } from '../tiered/tiered-index.js';
 import { FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, TIER_MAGIC } from './constants.js';
+import { linkErrors } from './graph-check.js';
 import { checkManifest, type Manifest } from './manifest.js';
 import { intentPath, recoverInterruptedSwap } from './replace-dir.js';
 import { METRIC_CODES } from './write-index.js';
 
 export interface LoadOptions extends AllocateOptions {
   prepareTier?: (tier: Tier) => void;
+  /** Check the link invariants (graph-check.ts) and refuse a graph that breaks them; default true. */
+  checkLinks?: boolean;
 }
 
 export interface LoadedIndex {
@@ -91,8 +94,17 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     number,
     number,
   ];
-  if (count !== manifest.count || dim !== manifest.dim || METRIC_CODES[manifest.metric] !== metricCode || entry !== manifest.graph.entry) {
-    throw corrupt(graphPath, 'header disagrees with the manifest (count, dim, metric or entry)');
+  const g = manifest.graph;
+  if (
+    count !== manifest.count ||
+    dim !== manifest.dim ||
+    METRIC_CODES[manifest.metric] !== metricCode ||
+    entry !== g.entry ||
+    maxM0 !== g.maxM0 ||
+    maxM !== g.maxM ||
+    maxLevel !== g.maxLevel
+  ) {
+    throw corrupt(graphPath, 'header disagrees with the manifest (count, dim, metric, entry, maxM0, maxM or max level)');
   }
   if (dramCount < 0 || dramCount > count || upperLen < 0 || (count > 0 && (entry < 0 || entry >= count)))
     throw corrupt(graphPath, 'header fields out of range');
@@ -120,6 +132,15 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       throw corrupt(join(dir, MANIFEST), `tier ${tier.index} range disagrees with ${GRAPH_FILE}`);
     opts.prepareTier?.(tier);
     readTier(dir, entryT.file, manifest, index, tier);
+  }
+  if (opts.checkLinks !== false) {
+    const errors = linkErrors(index, { maxErrors: 3 });
+    if (errors.length > 0) {
+      throw new StrataError('STRATA_INDEX_CORRUPT', `${dir}: the graph breaks its invariants: ${errors.join('; ')} (\`strata verify\` lists every problem)`, {
+        file: dir,
+        reason: errors[0],
+      });
+    }
   }
   return { index, manifest, dir };
 }

@@ -13,6 +13,7 @@ import type { Manifest } from '../../../index/format/manifest.js';
 import { checkGraph, verifyIndex } from '../../../index/format/verify-index.js';
 import { intentPath, recoverInterruptedSwap } from '../../../index/format/replace-dir.js';
 import { writeIndex } from '../../../index/format/write-index.js';
+import { openIndex } from '../../../index/open-index.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
@@ -653,6 +654,81 @@ describe('verifyIndex / checkGraph', () => {
     for (let v = 0; v < 30; v++) withLinks(index, v, [v]);
     expect(checkGraph(index).errors).toHaveLength(20);
     expect(checkGraph(index, 3).errors).toEqual(['node 0: level-0 self loop', 'node 1: level-0 self loop', 'node 2: level-0 self loop']);
+  });
+});
+
+describe('loading refuses a graph that breaks the link invariants, even with valid checksums', () => {
+  /** Writes the golden index with one defect applied in memory: the checksums are computed over the bad bytes. */
+  function writeDamaged(name: string, damage: (index: TieredIndex) => void): string {
+    const { index } = loadIndex(golden);
+    damage(index);
+    const dir = tmp.path(`damaged-${name}`);
+    writeIndex(index, dir, small.info);
+    return dir;
+  }
+
+  function setLevel0(index: TieredIndex, v: number, count: number, links: number[] = []): void {
+    const { seg, at } = index.neighbourBlock(v);
+    seg.u32[at] = count;
+    links.forEach((u, j) => (seg.u32[at + 1 + j] = u));
+  }
+
+  /** A node with upper-layer links, other than the entry point. */
+  function upperNode(index: TieredIndex): number {
+    for (let v = 0; v < index.meta.count; v++) if (v !== index.meta.entry && index.levels[v]! >= 1 && index.upperLinks[index.upperOffset[v]!]! > 0) return v;
+    throw new Error('no upper-layer node');
+  }
+
+  const CXL_NODE = 1500;
+  it.each([
+    ['an out-of-range level-0 link', (ix: TieredIndex) => setLevel0(ix, CXL_NODE, 1, [2000 + 7]), `node ${CXL_NODE}: level-0 link to 2007, out of range`],
+    ['a level-0 link count of 2^32 - 1', (ix: TieredIndex) => setLevel0(ix, 42, 0xffffffff), 'node 42: 4294967295 level-0 links, more than 16'],
+    ['a level-0 link count just above maxM0', (ix: TieredIndex) => setLevel0(ix, 43, 17), 'node 43: 17 level-0 links, more than 16'],
+    [
+      'an upper-layer link to a node not on that layer',
+      (ix: TieredIndex) => {
+        const v = upperNode(ix);
+        ix.upperLinks[ix.upperOffset[v]! + 1] = ix.levels.indexOf(0);
+      },
+      'which is not on level 1',
+    ],
+    [
+      'an upper-layer link count above maxM',
+      (ix: TieredIndex) => {
+        ix.upperLinks[ix.upperOffset[upperNode(ix)]!] = 1000;
+      },
+      '1000 links on level 1, more than 8',
+    ],
+    [
+      'an upper-layer offset past the end of the links',
+      (ix: TieredIndex) => {
+        ix.upperOffset[upperNode(ix)] = ix.upperLinks.length;
+      },
+      'without upper links',
+    ],
+  ])('%s: loadIndex and openIndex fail with STRATA_INDEX_CORRUPT naming the node; verify reports it', (name, damage, expected) => {
+    const dir = writeDamaged(name.replace(/\W+/g, '-'), damage);
+    for (const load of [() => loadIndex(dir), () => openIndex(dir, { mode: 'emulate' })]) {
+      const e = expectStrataError(load, 'STRATA_INDEX_CORRUPT');
+      expect(e.message).toContain(dir);
+      expect(e.message).toContain(expected);
+    }
+    const r = verifyIndex(dir);
+    expect(r.ok).toBe(false);
+    expect(r.errors.some((x) => x.includes(expected))).toBe(true);
+  });
+
+  it('an entry point below the top level fails the load', () => {
+    const dir = writeDamaged('entry-level', (ix) => {
+      ix.levels[ix.meta.entry] = 0;
+    });
+    expect(expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT').message).toMatch(/entry point \d+ is on level 0/);
+  });
+
+  it('still loads a graph whose only defect is a self loop (harmless to a search; verify reports it)', () => {
+    const dir = writeDamaged('self-loop', (ix) => setLevel0(ix, 7, 1, [7]));
+    expect(loadIndex(dir).index.meta.count).toBe(2000);
+    expect(verifyIndex(dir).errors).toEqual(['node 7: level-0 self loop']);
   });
 });
 
