@@ -23,8 +23,12 @@ export function addMemoryFlags(cmd: Command): Command {
       choiceOption('--memory', ['auto', 'numa', 'emulate'] as const),
       'auto',
     )
-    .option('--dram-node <n>', 'NUMA node for the DRAM tier (with --memory numa)', intOption('--dram-node', 0, 1023))
-    .option('--cxl-node <n>', 'NUMA node for the CXL tier (with --memory numa)', intOption('--cxl-node', 0, 1023))
+    .option('--dram-node <n>', 'NUMA node for the DRAM tier', intOption('--dram-node', 0, 1023))
+    .option(
+      '--cxl-node <n>',
+      'NUMA node for the CXL tier (with --memory auto: forces a memory-only node not identified as CXL; `strata tiers` says why)',
+      intOption('--cxl-node', 0, 1023),
+    )
     .option('--allow-emulation', 'if binding fails, emulate the tier (with a warning) instead of failing')
     .option('--cxl-latency-ns <ns>', 'emulated CXL: latency added over DRAM', numberOption('--cxl-latency-ns', 0))
     .option('--cxl-bandwidth-gbs <gbs>', 'emulated CXL: bandwidth per expander, GB/s', numberOption('--cxl-bandwidth-gbs', 0.001))

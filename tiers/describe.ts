@@ -24,13 +24,14 @@ export function describeTopology(topo: Topology, plan: TierPlan, support: NumaSu
     `  online nodes: ${formatRangeList(topo.online) || 'none'}; possible: ${formatRangeList(topo.possible) || 'none'}` + (topo.synthetic ? ' (synthetic)' : ''),
   );
 
-  const cxl = new Set(topo.cxlCandidates);
+  const identity = new Map(plan.memoryNodes.map((m) => [m.node, m] as const));
   for (const n of topo.nodes) {
     const cpus = n.hasCpu ? `cpus ${formatRangeList(n.cpus) || '?'}` : 'no cpus';
     const mem = n.hasMemory ? `memory ${formatBytes(n.memTotalBytes)} (${formatBytes(n.memFreeBytes)} free)` : 'no memory';
     const tier = n.tier === null ? '' : `, memory tier ${n.tier}`;
     const tags: string[] = [];
-    if (cxl.has(n.id)) tags.push('CXL candidate');
+    const id = identity.get(n.id);
+    if (id !== undefined) tags.push(id.cxl ? 'CXL memory' : 'memory-only, not CXL');
     if (plan.dramNode === n.id) tags.push('DRAM tier');
     if (plan.mode === 'numa' && plan.cxlNode === n.id) tags.push('CXL tier');
     lines.push(`  node ${n.id}: ${cpus}, ${mem}${tier}${tags.length > 0 ? `  [${tags.join(', ')}]` : ''}`);
@@ -54,7 +55,20 @@ export function describeTopology(topo: Topology, plan: TierPlan, support: NumaSu
   } else {
     lines.push('  memory tiers: not exposed by the kernel');
   }
-  lines.push(`  CXL candidates (memory nodes without CPUs): ${topo.cxlCandidates.length > 0 ? formatRangeList(topo.cxlCandidates) : 'none'}`);
+  if (topo.cxl.bus) {
+    const regions = topo.cxl.regions.map((r) => `${r.name} (${r.mode ?? '?'}) -> ${r.node === null ? 'not onlined' : `node ${r.node}`}`);
+    lines.push(`  CXL bus: ${regions.length > 0 ? `regions ${regions.join(', ')}` : 'no regions'}`);
+  } else {
+    lines.push('  CXL bus: not exposed by the kernel (bus/cxl absent)');
+  }
+  if (plan.memoryNodes.length === 0) lines.push('  memory-only nodes (memory, no CPUs): none');
+  else {
+    lines.push('  memory-only nodes (memory, no CPUs):');
+    for (const m of plan.memoryNodes) {
+      const use = m.usable ? '' : ` (not used for the CXL tier unless forced with --cxl-node ${m.node})`;
+      lines.push(`    node ${m.node}: ${m.why}${use}`);
+    }
+  }
   for (const w of topo.warnings) lines.push(`  note: ${w}`);
 
   lines.push('');
@@ -73,7 +87,7 @@ export function describeTopology(topo: Topology, plan: TierPlan, support: NumaSu
       `Plan: numa mode: DRAM (hot) tier on node ${plan.dramNode}, CXL (cold) tier on node ${plan.cxlNode}` +
         (plan.distance !== null ? `, distance ${plan.distance}` : ''),
     );
-    if (plan.otherCxlNodes.length > 0) lines.push(`  other CPU-less memory nodes not used: ${formatRangeList(plan.otherCxlNodes)}`);
+    if (plan.otherCxlNodes.length > 0) lines.push(`  other CXL nodes not used: ${formatRangeList(plan.otherCxlNodes)}`);
   } else {
     lines.push(`Plan: emulated mode: DRAM (hot) tier on node ${plan.dramNode}, CXL (cold) tier emulated`);
   }

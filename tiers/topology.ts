@@ -1,13 +1,24 @@
 // NUMA topology from sysfs, and the tier plan Strata derives from it.
 //
 // On Linux a CXL memory expander shows up as a CPU-less NUMA node: listed in
-// devices/system/node/has_memory but not in has_cpu. Memory tiers (lower number = faster) are in
+// devices/system/node/has_memory but not in has_cpu. So do HBM, persistent memory and a VM's
+// memory-only nodes: a CPU-less node is taken for CXL only when bus/cxl maps a CXL region to it and
+// it is slower than the DRAM beside it (cxl-memory.ts). Memory tiers (lower number = faster) are in
 // devices/virtual/memory_tiering/memory_tierN/nodelist. Everything here reads plain files under a
 // configurable root, so tests run against fake sysfs trees.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { cpus, totalmem, freemem } from 'node:os';
 import { join } from 'node:path';
 import { invalidArgument } from '../common/errors.js';
+import {
+  identifyMemoryNodes,
+  nearestDramNode,
+  readCxlInfo,
+  readNodePerformance,
+  type CxlInfo,
+  type MemoryNodeIdentity,
+  type NodePerformance,
+} from './cxl-memory.js';
 
 export interface NumaNode {
   id: number;
@@ -20,6 +31,8 @@ export interface NumaNode {
   distances: number[];
   /** The memory tier holding this node, or null when the kernel exposes no tiers. */
   tier: number | null;
+  /** HMAT latency and bandwidth of this node's memory, null when the kernel exposes none. */
+  performance: NodePerformance | null;
 }
 
 export interface MemoryTier {
@@ -32,8 +45,10 @@ export interface Topology {
   /** Online node ids: `nodes[k].distances[j]` is the distance from nodes[k] to online[j]. */
   online: number[];
   possible: number[];
-  /** Nodes with memory but no CPUs: what a CXL memory expander looks like. */
-  cxlCandidates: number[];
+  /** Nodes with memory but no CPUs: CXL expanders look like this, but so do HBM, PMem and VM nodes. */
+  memoryOnlyNodes: number[];
+  /** CXL regions the kernel knows, and the node each one's memory became. */
+  cxl: CxlInfo;
   memoryTiers: MemoryTier[];
   /** Where the data came from: the sysfs root, or a note that it is synthetic. */
   source: string;
@@ -147,11 +162,13 @@ function syntheticTopology(sysfsRoot: string, reason: string): Topology {
         memFreeBytes: freemem(),
         distances: [10],
         tier: null,
+        performance: null,
       },
     ],
     online: [0],
     possible: [0],
-    cxlCandidates: [],
+    memoryOnlyNodes: [],
+    cxl: { bus: false, regions: [] },
     memoryTiers: [],
     source: `synthetic (no NUMA information under ${sysfsRoot}: node 0 from os.cpus() and os.totalmem())`,
     synthetic: true,
@@ -228,6 +245,7 @@ export function readTopology(sysfsRoot = '/sys'): Topology {
       memFreeBytes: mem.memFreeBytes ?? 0,
       distances,
       tier: tierOf.get(id) ?? null,
+      performance: readNodePerformance(dir),
     };
   });
 
@@ -235,7 +253,8 @@ export function readTopology(sysfsRoot = '/sys'): Topology {
     nodes,
     online,
     possible,
-    cxlCandidates: nodes.filter((n) => n.hasMemory && !n.hasCpu).map((n) => n.id),
+    memoryOnlyNodes: nodes.filter((n) => n.hasMemory && !n.hasCpu).map((n) => n.id),
+    cxl: readCxlInfo(sysfsRoot),
     memoryTiers,
     source: sysfsRoot,
     synthetic: false,
@@ -256,12 +275,16 @@ export type TierPlan =
       mode: 'numa';
       /** Node for the hot (DRAM) tier: the node with CPUs and memory nearest to the CXL node. */
       dramNode: number;
-      /** Node for the cold (CXL) tier: a CPU-less memory node. */
+      /** Node for the cold (CXL) tier: identified CXL memory, slower than dramNode (or forced). */
       cxlNode: number;
       /** sysfs distance between the two, or null if unknown. */
       distance: number | null;
-      /** Other CPU-less memory nodes that were not chosen. */
+      /** Other usable CXL nodes that were not chosen. */
       otherCxlNodes: number[];
+      /** The user named cxlNode (--cxl-node): used whatever it was identified as. */
+      forced: boolean;
+      /** What each memory-only node was identified as, and why. */
+      memoryNodes: MemoryNodeIdentity[];
       reason: string;
     }
   | {
@@ -269,61 +292,87 @@ export type TierPlan =
       /** Node for the hot tier (and, emulated, the cold tier too). */
       dramNode: number;
       cxlNode: null;
+      memoryNodes: MemoryNodeIdentity[];
       reason: string;
     };
 
-/**
- * What Strata would do on this topology. With a CPU-less memory node: hot tier on the nearest node
- * that has CPUs and memory, cold tier on the CPU-less node ('numa'). Otherwise the cold tier is
- * emulated in local memory ('emulated'), with the reason.
- */
-export function planTiers(topo: Topology): TierPlan {
-  const dramCandidates = topo.nodes.filter((n) => n.hasCpu && n.hasMemory);
-  const fallbackDram = dramCandidates[0]?.id ?? topo.nodes.find((n) => n.hasMemory)?.id ?? 0;
+export interface PlanOverrides {
+  /** Use this node for the CXL tier whatever it is identified as (--cxl-node). */
+  cxlNode?: number;
+  /** Use this node for the DRAM tier (--dram-node). */
+  dramNode?: number;
+}
 
-  if (topo.cxlCandidates.length === 0) {
+/**
+ * What Strata would do on this topology. With a memory-only node identified as CXL memory and slower
+ * than the DRAM beside it: hot tier on the nearest node that has CPUs and memory, cold tier on the
+ * CXL node ('numa'). Otherwise the cold tier is emulated in local memory ('emulated'), with the
+ * reason; a memory-only node that is not proven CXL is used only when forced with `cxlNode`.
+ */
+export function planTiers(topo: Topology, force: PlanOverrides = {}): TierPlan {
+  const memoryNodes = identifyMemoryNodes(topo);
+  const dramCandidates = topo.nodes.filter((n) => n.hasCpu && n.hasMemory);
+  const fallbackDram = force.dramNode ?? dramCandidates[0]?.id ?? topo.nodes.find((n) => n.hasMemory)?.id ?? 0;
+  const byId = new Map(topo.nodes.map((n) => [n.id, n] as const));
+
+  if (force.cxlNode !== undefined) {
+    const cxl = force.cxlNode;
+    const dram = force.dramNode ?? nearestDramNode(topo, cxl)?.id ?? fallbackDram;
+    const what = memoryNodes.find((m) => m.node === cxl)?.why ?? (byId.has(cxl) ? `node ${cxl} has CPUs or no memory` : `node ${cxl} is not online`);
+    return {
+      mode: 'numa',
+      dramNode: dram,
+      cxlNode: cxl,
+      distance: nodeDistance(topo, dram, cxl),
+      otherCxlNodes: memoryNodes.filter((m) => m.usable && m.node !== cxl).map((m) => m.node),
+      forced: true,
+      memoryNodes,
+      reason: `CXL tier on node ${cxl} as forced by --cxl-node (${what}); DRAM tier on node ${dram}`,
+    };
+  }
+
+  const usable = memoryNodes.filter((m) => m.usable);
+  if (usable.length === 0) {
     const why = topo.synthetic
       ? 'the host exposes no NUMA topology'
-      : topo.nodes.length === 1
-        ? `the host has a single NUMA node (${topo.nodes[0]!.id})`
-        : 'every NUMA node with memory also has CPUs';
+      : memoryNodes.length > 0
+        ? memoryNodes.map((m) => `node ${m.node}: ${m.why}`).join('; ')
+        : topo.nodes.length === 1
+          ? `the host has a single NUMA node (${topo.nodes[0]!.id})`
+          : 'every NUMA node with memory also has CPUs';
+    const lead = memoryNodes.length > 0 ? 'no memory-only node is CXL memory slower than DRAM' : 'no CPU-less memory node (no CXL expander visible)';
     return {
       mode: 'emulated',
       dramNode: fallbackDram,
       cxlNode: null,
-      reason: `no CPU-less memory node (no CXL expander visible): ${why}; the CXL tier is emulated in local memory on node ${fallbackDram}`,
-    };
-  }
-  if (dramCandidates.length === 0) {
-    return {
-      mode: 'emulated',
-      dramNode: fallbackDram,
-      cxlNode: null,
-      reason: `CPU-less memory node(s) ${formatRangeList(topo.cxlCandidates)} found, but no node has both CPUs and memory to hold the DRAM tier; the CXL tier is emulated`,
+      memoryNodes,
+      reason: `${lead}: ${why}; the CXL tier is emulated in local memory on node ${fallbackDram}`,
     };
   }
 
-  // Cold tier: the CPU-less node in the slowest memory tier, then the largest, then the lowest id.
-  const byId = new Map(topo.nodes.map((n) => [n.id, n] as const));
-  const cxl = [...topo.cxlCandidates].sort((a, b) => {
-    const na = byId.get(a)!;
-    const nb = byId.get(b)!;
-    return (nb.tier ?? -1) - (na.tier ?? -1) || nb.memTotalBytes - na.memTotalBytes || a - b;
-  })[0]!;
-  // Hot tier: the node with CPUs and memory nearest to it (unknown distance sorts last).
-  const dist = (n: NumaNode): number => nodeDistance(topo, n.id, cxl) ?? Number.POSITIVE_INFINITY;
-  const dram = [...dramCandidates].sort((a, b) => dist(a) - dist(b) || a.id - b.id)[0]!;
-  const distance = nodeDistance(topo, dram.id, cxl);
+  // Cold tier: the CXL node in the slowest memory tier, then the largest, then the lowest id.
+  const cxl = usable
+    .map((m) => m.node)
+    .sort((a, b) => {
+      const na = byId.get(a)!;
+      const nb = byId.get(b)!;
+      return (nb.tier ?? -1) - (na.tier ?? -1) || nb.memTotalBytes - na.memTotalBytes || a - b;
+    })[0]!;
+  const chosen = usable.find((m) => m.node === cxl)!;
+  const dram = force.dramNode ?? chosen.dramNode!;
+  const distance = nodeDistance(topo, dram, cxl);
   return {
     mode: 'numa',
-    dramNode: dram.id,
+    dramNode: dram,
     cxlNode: cxl,
     distance,
-    otherCxlNodes: topo.cxlCandidates.filter((id) => id !== cxl),
+    otherCxlNodes: usable.filter((m) => m.node !== cxl).map((m) => m.node),
+    forced: false,
+    memoryNodes,
     reason:
-      `node ${cxl} has memory but no CPUs (a CXL expander or similar)` +
-      (byId.get(cxl)!.tier !== null ? ` in memory tier ${byId.get(cxl)!.tier}` : '') +
-      `; DRAM tier on node ${dram.id}, the nearest node with CPUs` +
+      `node ${cxl}: ${chosen.why}` +
+      (byId.get(cxl)!.tier !== null ? `; memory tier ${byId.get(cxl)!.tier}` : '') +
+      `; DRAM tier on node ${dram}, the nearest node with CPUs` +
       (distance !== null ? ` (distance ${distance})` : ''),
   };
 }

@@ -7,7 +7,10 @@ import { planTiers, readTopology } from '../../tiers/topology.js';
 import type { Tier, TieredIndex } from './tiered-index.js';
 
 export interface MemoryRequest {
-  /** auto: real nodes when the host has a CPU-less memory node, else emulate; numa: bind to the given nodes; emulate: never bind. */
+  /**
+   * auto: real nodes when the host has a memory-only node identified as CXL memory slower than DRAM
+   * (cxlNode forces one that is not), else emulate; numa: bind to the given nodes; emulate: never bind.
+   */
   mode?: 'auto' | 'numa' | 'emulate';
   dramNode?: number;
   cxlNode?: number;
@@ -34,7 +37,10 @@ export function resolveMemoryPlan(req: MemoryRequest = {}): MemoryPlan {
   }
   const support = numaSupport();
   if (!support.available) return { mode: 'emulated', nodes: [null, null], reason: `NUMA placement unavailable: ${support.reason}` };
-  const plan = planTiers(readTopology());
+  const plan = planTiers(readTopology(), {
+    ...(req.cxlNode !== undefined ? { cxlNode: req.cxlNode } : {}),
+    ...(req.dramNode !== undefined ? { dramNode: req.dramNode } : {}),
+  });
   if (plan.mode === 'emulated') return { mode: 'emulated', nodes: [plan.dramNode, null], reason: plan.reason };
   return { mode: 'numa', nodes: [plan.dramNode, plan.cxlNode], reason: plan.reason };
 }

@@ -22,10 +22,46 @@ export function removeFakeSysfs(root: string): void {
 
 const N = 'devices/system/node';
 const T = 'devices/virtual/memory_tiering';
+const CXL = 'bus/cxl/devices';
 
-/** Two nodes: node 0 with CPUs 0-3 and 8 GiB, node 1 CPU-less with 16 GiB at distance 14 (a CXL card). */
+/**
+ * A CXL ram region as the kernel shows it: bus/cxl/devices/regionZ with mode, size (hex) and its
+ * endpoint decoders, onlined through dax_regionZ/daxZ.0 whose target_node is the node it became.
+ * `node` null: a region whose memory was never onlined (no dax device).
+ */
+export function cxlRegion(region: number, node: number | null, o: { mode?: string; sizeBytes?: number; targets?: string[] } = {}): FakeTree {
+  const dir = `${CXL}/region${region}`;
+  const files: FakeTree = {
+    [`${dir}/mode`]: `${o.mode ?? 'ram'}\n`,
+    [`${dir}/size`]: `0x${(o.sizeBytes ?? 16 * 1024 ** 3).toString(16)}\n`,
+    [`${dir}/devtype`]: 'cxl_region\n',
+    [`bus/cxl/drivers_autoprobe`]: '1\n',
+  };
+  (o.targets ?? [`decoder${region + 2}.0`]).forEach((t, i) => (files[`${dir}/target${i}`] = `${t}\n`));
+  if (node !== null) files[`${dir}/dax_region${region}/dax${region}.0/target_node`] = `${node}\n`;
+  return files;
+}
+
+/** HMAT performance of node `node`'s memory: read latency (ns) and bandwidth (MB/s). */
+export function hmat(node: number, latencyNs: number, bandwidthMBs: number, access: 'access0' | 'access1' = 'access1'): FakeTree {
+  const dir = `${N}/node${node}/${access}/initiators`;
+  return { [`${dir}/read_latency`]: `${latencyNs}\n`, [`${dir}/read_bandwidth`]: `${bandwidthMBs}\n` };
+}
+
+/** twoNodeCxlHost without any CXL or HMAT information: a memory-only node 1 of unknown kind (a VM's, HBM, PMem). */
+export function twoNodeMemoryOnlyHost(): FakeTree {
+  return Object.fromEntries(Object.entries(twoNodeCxlHost()).filter(([k]) => !k.startsWith('bus/cxl') && !k.includes('/access')));
+}
+
+/**
+ * Two nodes: node 0 with CPUs 0-3 and 8 GiB, node 1 CPU-less with 16 GiB at distance 14: a CXL card,
+ * as its region0 (onlined as node 1) and its HMAT figures (260 ns, 30 GB/s vs 110 ns, 100 GB/s) say.
+ */
 export function twoNodeCxlHost(): FakeTree {
   return {
+    ...cxlRegion(0, 1),
+    ...hmat(0, 110, 100_000),
+    ...hmat(1, 260, 30_000),
     [`${N}/online`]: '0-1\n',
     [`${N}/possible`]: '0-3\n',
     [`${N}/has_cpu`]: '0\n',

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeTopology } from '../../tiers/describe.js';
 import type { NumaSupport } from '../../tiers/numa.js';
 import { nodeDistance, parseNodeMeminfo, planTiers, readTopology } from '../../tiers/topology.js';
-import { removeFakeSysfs, twoNodeCxlHost, writeFakeSysfs, type FakeTree } from './fake-sysfs.js';
+import { cxlRegion, hmat, removeFakeSysfs, twoNodeCxlHost, twoNodeMemoryOnlyHost, writeFakeSysfs, type FakeTree } from './fake-sysfs.js';
+import { jsonLine, strata } from '../helpers/cli.js';
 
 const roots: string[] = [];
 function fake(files: FakeTree): string {
@@ -28,8 +29,28 @@ describe('readTopology on a 2-node host with a CPU-less node 1 (a CXL expander)'
     expect(topo.online).toEqual([0, 1]);
     expect(topo.possible).toEqual([0, 1, 2, 3]);
     expect(topo.nodes).toEqual([
-      { id: 0, cpus: [0, 1, 2, 3], hasCpu: true, hasMemory: true, memTotalBytes: 8 * GiB, memFreeBytes: 4 * GiB, distances: [10, 14], tier: 4 },
-      { id: 1, cpus: [], hasCpu: false, hasMemory: true, memTotalBytes: 16 * GiB, memFreeBytes: 16_000_000 * 1024, distances: [14, 10], tier: 22 },
+      {
+        id: 0,
+        cpus: [0, 1, 2, 3],
+        hasCpu: true,
+        hasMemory: true,
+        memTotalBytes: 8 * GiB,
+        memFreeBytes: 4 * GiB,
+        distances: [10, 14],
+        tier: 4,
+        performance: { readLatencyNs: 110, readBandwidthMBs: 100_000, source: 'access1' },
+      },
+      {
+        id: 1,
+        cpus: [],
+        hasCpu: false,
+        hasMemory: true,
+        memTotalBytes: 16 * GiB,
+        memFreeBytes: 16_000_000 * 1024,
+        distances: [14, 10],
+        tier: 22,
+        performance: { readLatencyNs: 260, readBandwidthMBs: 30_000, source: 'access1' },
+      },
     ]);
     expect(topo.memoryTiers).toEqual([
       { tier: 4, nodes: [0] },
@@ -38,8 +59,10 @@ describe('readTopology on a 2-node host with a CPU-less node 1 (a CXL expander)'
     expect(topo.warnings).toEqual([]);
   });
 
-  it('lists the CPU-less memory node as the CXL candidate', () => {
-    expect(readTopology(fake(twoNodeCxlHost())).cxlCandidates).toEqual([1]);
+  it('lists the CPU-less memory node, and the CXL region onlined as it', () => {
+    const topo = readTopology(fake(twoNodeCxlHost()));
+    expect(topo.memoryOnlyNodes).toEqual([1]);
+    expect(topo.cxl).toEqual({ bus: true, regions: [{ name: 'region0', mode: 'ram', sizeBytes: 16 * GiB, targets: ['decoder2.0'], node: 1 }] });
   });
 
   it('looks distances up in online order', () => {
@@ -52,19 +75,22 @@ describe('readTopology on a 2-node host with a CPU-less node 1 (a CXL expander)'
   it('plans numa mode: DRAM tier on node 0, CXL tier on node 1 at distance 14', () => {
     const plan = planTiers(readTopology(fake(twoNodeCxlHost())));
     expect(plan).toMatchObject({ mode: 'numa', dramNode: 0, cxlNode: 1, distance: 14, otherCxlNodes: [] });
-    expect(plan.reason).toContain('node 1 has memory but no CPUs');
+    expect(plan.reason).toContain('node 1: CXL memory: region0 (ram, 16.0 GiB, decoder2.0) onlined as node 1; slower than node 0');
   });
 
-  it('describes nodes, distances, tiers, CXL candidates, the addon state and the plan', () => {
+  it('describes nodes, distances, tiers, CXL regions and memory-only nodes, the addon state and the plan', () => {
     const topo = readTopology(fake(twoNodeCxlHost()));
     const text = describeTopology(topo, planTiers(topo), noAddon);
     expect(text).toContain('node 0: cpus 0-3, memory 8.0 GiB (4.0 GiB free), memory tier 4  [DRAM tier]');
     expect(text).toContain('node 1: no cpus, memory 16.0 GiB');
-    expect(text).toContain('[CXL candidate, CXL tier]');
+    expect(text).toContain('[CXL memory, CXL tier]');
     expect(text).toMatch(/^\s+0\s+10\s+14\s*$/m);
     expect(text).toMatch(/^\s+1\s+14\s+10\s*$/m);
     expect(text).toContain('tier 4: nodes 0; tier 22: nodes 1');
-    expect(text).toContain('CXL candidates (memory nodes without CPUs): 1');
+    expect(text).toContain('CXL bus: regions region0 (ram) -> node 1');
+    expect(text).toContain(
+      '    node 1: CXL memory: region0 (ram, 16.0 GiB, decoder2.0) onlined as node 1; slower than node 0 (HMAT (access1): read latency 260 ns vs 110 ns, read bandwidth 30000 vs 100000 MB/s on node 0)',
+    );
     expect(text).toContain('NUMA addon: unavailable: the NUMA addon is not built');
     expect(text).toContain('Plan: numa mode: DRAM (hot) tier on node 0, CXL (cold) tier on node 1, distance 14');
   });
@@ -78,7 +104,7 @@ describe('readTopology on a 2-node host with a CPU-less node 1 (a CXL expander)'
       [true, true],
       [false, true],
     ]);
-    expect(topo.cxlCandidates).toEqual([1]);
+    expect(topo.memoryOnlyNodes).toEqual([1]);
     expect(topo.warnings.some((w) => w.includes('has_cpu'))).toBe(true);
   });
 
@@ -111,9 +137,13 @@ describe('planTiers', () => {
         [`${N}/node2/cpulist`]: '',
         [`${N}/node2/distance`]: '20 12 10',
         [`${N}/node2/meminfo`]: mem(2, 4000),
+        ...cxlRegion(0, 2),
       }),
     );
-    expect(planTiers(topo)).toMatchObject({ mode: 'numa', dramNode: 1, cxlNode: 2, distance: 12 });
+    const plan = planTiers(topo);
+    expect(plan).toMatchObject({ mode: 'numa', dramNode: 1, cxlNode: 2, distance: 12 });
+    // no HMAT, no memory tiers: the distance is the evidence
+    expect(plan.reason).toContain('slower than node 1 (distance 12 from node 1 (local 10); no HMAT data)');
   });
 
   it('emulates the CXL tier when every memory node has CPUs', () => {
@@ -137,6 +167,97 @@ describe('planTiers', () => {
   });
 });
 
+describe('identifying CXL memory among memory-only nodes', () => {
+  const without = (files: FakeTree, prefix: string): FakeTree => Object.fromEntries(Object.entries(files).filter(([k]) => !k.startsWith(prefix)));
+
+  it('does not take a memory-only node for CXL when the kernel has no CXL bus (a VM node, HBM, PMem): emulates, and says why', () => {
+    const topo = readTopology(fake(twoNodeMemoryOnlyHost()));
+    expect(topo.memoryOnlyNodes).toEqual([1]);
+    const plan = planTiers(topo);
+    expect(plan).toMatchObject({ mode: 'emulated', dramNode: 0, cxlNode: null });
+    expect(plan.memoryNodes).toEqual([
+      expect.objectContaining({
+        node: 1,
+        cxl: false,
+        usable: false,
+        why: expect.stringContaining('memory-only node, not identified as CXL: the kernel exposes no CXL bus'),
+      }),
+    ]);
+    expect(plan.reason).toContain('no memory-only node is CXL memory slower than DRAM');
+    const text = describeTopology(topo, plan, noAddon);
+    expect(text).toContain('CXL bus: not exposed by the kernel');
+    expect(text).toContain('node 1: memory-only node, not identified as CXL');
+    expect(text).toContain('(not used for the CXL tier unless forced with --cxl-node 1)');
+    expect(text).toContain('[memory-only, not CXL]');
+    expect(text).toContain('Plan: emulated mode');
+  });
+
+  it('does not take HBM in flat mode for CXL: faster than DRAM by HMAT and no CXL region maps to it', () => {
+    // the CXL bus exists (a region onlined elsewhere would show) but nothing maps to node 1
+    const files = { ...twoNodeMemoryOnlyHost(), ...cxlRegion(0, null), ...hmat(0, 110, 100_000), ...hmat(1, 100, 400_000) };
+    const plan = planTiers(readTopology(fake(files)));
+    expect(plan.mode).toBe('emulated');
+    expect(plan.memoryNodes[0]!.why).toContain("no CXL region's memory is onlined as node 1 (1 region(s) under bus/cxl)");
+  });
+
+  it('does not use a CXL node that HMAT shows no slower than the DRAM node', () => {
+    const files = { ...twoNodeCxlHost(), ...hmat(1, 100, 200_000) };
+    const plan = planTiers(readTopology(fake(files)));
+    expect(plan.mode).toBe('emulated');
+    expect(plan.memoryNodes[0]).toMatchObject({ node: 1, cxl: true, slower: false, usable: false });
+    expect(plan.memoryNodes[0]!.why).toContain('not slower than node 0, so not used as the slow tier (HMAT (access1): read latency 100 ns vs 110 ns');
+  });
+
+  it('without HMAT, judges speed by memory tiers, then by distance; with neither, does not use the node', () => {
+    const noHmat = Object.fromEntries(Object.entries(twoNodeCxlHost()).filter(([k]) => !k.includes('/access')));
+    const byTier = planTiers(readTopology(fake(noHmat)));
+    expect(byTier.mode).toBe('numa');
+    expect(byTier.reason).toContain('slower than node 0 (memory tier 22 vs 4 for node 0 (lower = faster))');
+    const noTiers = without(noHmat, 'devices/virtual');
+    expect(planTiers(readTopology(fake(noTiers))).reason).toContain('(distance 14 from node 0 (local 10); no HMAT data)');
+    const nothing = Object.fromEntries(Object.entries(noTiers).filter(([k]) => !k.endsWith('/distance')));
+    const plan = planTiers(readTopology(fake(nothing)));
+    expect(plan.mode).toBe('emulated');
+    expect(plan.memoryNodes[0]).toMatchObject({ cxl: true, slower: null, usable: false });
+  });
+
+  it('reads HMAT from access0 when the kernel has no access1', () => {
+    const files = { ...twoNodeMemoryOnlyHost(), ...cxlRegion(0, 1), ...hmat(0, 110, 100_000, 'access0'), ...hmat(1, 300, 20_000, 'access0') };
+    const topo = readTopology(fake(files));
+    expect(topo.nodes[1]!.performance).toEqual({ readLatencyNs: 300, readBandwidthMBs: 20_000, source: 'access0' });
+    expect(planTiers(topo)).toMatchObject({ mode: 'numa', cxlNode: 1 });
+  });
+
+  it('ignores a CXL region whose memory was never onlined as a node', () => {
+    const files = { ...twoNodeMemoryOnlyHost(), ...cxlRegion(0, null) };
+    const topo = readTopology(fake(files));
+    expect(topo.cxl.regions).toEqual([{ name: 'region0', mode: 'ram', sizeBytes: 16 * GiB, targets: ['decoder2.0'], node: null }]);
+    expect(planTiers(topo).mode).toBe('emulated');
+  });
+
+  it('uses a memory-only node that is not proven CXL when forced, and says so', () => {
+    const topo = readTopology(fake(twoNodeMemoryOnlyHost()));
+    const plan = planTiers(topo, { cxlNode: 1 });
+    expect(plan).toMatchObject({ mode: 'numa', dramNode: 0, cxlNode: 1, forced: true, distance: 14 });
+    expect(plan.reason).toContain('CXL tier on node 1 as forced by --cxl-node (memory-only node, not identified as CXL');
+  });
+
+  it('strata tiers --sysfs shows what was found and why, as text and JSON', () => {
+    const root = fake(twoNodeMemoryOnlyHost());
+    const r = strata(['tiers', '--sysfs', root]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('node 1: memory-only node, not identified as CXL');
+    const j = jsonLine<{ plan: { mode: string; memoryNodes: Array<{ node: number; cxl: boolean; why: string }> } }>(
+      strata(['tiers', '--sysfs', root, '--json']),
+    );
+    expect(j.plan.mode).toBe('emulated');
+    expect(j.plan.memoryNodes[0]).toMatchObject({ node: 1, cxl: false });
+    const forced = strata(['tiers', '--sysfs', root, '--cxl-node', '1']);
+    expect(forced.stdout).toContain('Plan: numa mode: DRAM (hot) tier on node 0, CXL (cold) tier on node 1');
+    expect(forced.stdout).toContain('as forced by --cxl-node');
+  });
+});
+
 describe('readTopology on a host without NUMA directories', () => {
   it('makes up a single synthetic node 0 with all CPUs and all memory', () => {
     const root = fake({ 'devices/system/cpu/online': '0-1\n' });
@@ -148,7 +269,7 @@ describe('readTopology on a host without NUMA directories', () => {
     const n = topo.nodes[0]!;
     expect(n).toMatchObject({ id: 0, hasCpu: true, hasMemory: true, memTotalBytes: totalmem(), distances: [10], tier: null });
     expect(n.cpus).toEqual(cpus().map((_, i) => i));
-    expect(topo.cxlCandidates).toEqual([]);
+    expect(topo.memoryOnlyNodes).toEqual([]);
     expect(topo.memoryTiers).toEqual([]);
   });
 
@@ -172,7 +293,7 @@ describe('readTopology with broken files', () => {
     const files = twoNodeCxlHost();
     files['devices/system/node/has_cpu'] = 'zero\n';
     const topo = readTopology(fake(files));
-    expect(topo.cxlCandidates).toEqual([1]);
+    expect(topo.memoryOnlyNodes).toEqual([1]);
     expect(topo.warnings.some((w) => w.includes('has_cpu'))).toBe(true);
   });
 
@@ -182,7 +303,7 @@ describe('readTopology with broken files', () => {
     delete files['devices/system/node/has_memory'];
     const topo = readTopology(fake(files));
     expect(topo.nodes[1]).toMatchObject({ memTotalBytes: 0, hasMemory: false });
-    expect(topo.cxlCandidates).toEqual([]);
+    expect(topo.memoryOnlyNodes).toEqual([]);
   });
 });
 
