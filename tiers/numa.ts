@@ -29,6 +29,7 @@ export interface NumaAddon {
   setThreadPolicy(node: number): void;
   threadPolicy(): MemoryPolicy;
   rangePolicy(view: Uint8Array): MemoryPolicy | null;
+  checkRangePolicy?(view: Uint8Array, mode: number, node: number): RangePolicyCheck;
   allowedNodes(): number[];
   maxNode(): number;
   pageSize(): number;
@@ -42,6 +43,14 @@ export interface NumaAddon {
 export interface MemoryPolicy {
   mode: number;
   nodes: number[];
+}
+
+/** How many interior pages of a range do not carry the expected policy. */
+export interface RangePolicyCheck {
+  pages: number;
+  mismatched: number;
+  /** Index (in pages from the first interior page) of the first page that does not, or -1. */
+  firstMismatch: number;
 }
 
 export const MPOL_DEFAULT = 0;
@@ -291,6 +300,21 @@ export function pageNodes(view: Uint8Array): Int32Array {
 export function rangePolicy(view: Uint8Array): MemoryPolicy | null {
   checkView(view);
   return requireAddon('reading the memory policy of a range').rangePolicy(view);
+}
+
+/**
+ * Checks, page by page (get_mempolicy with MPOL_F_ADDR), that the whole page-aligned interior of
+ * `view` carries MPOL_BIND with the node mask {node}. Unlike the pages' current location, this
+ * proves a binding on a one-node host too, where every page is on node 0 whatever the policy.
+ */
+export function checkBindPolicy(view: Uint8Array, node: number): RangePolicyCheck {
+  checkView(view);
+  checkNode(node);
+  const addon = requireAddon('checking the memory policy of a range');
+  if (typeof addon.checkRangePolicy !== 'function') {
+    throw new StrataError('STRATA_NUMA_UNAVAILABLE', 'the NUMA addon predates checkRangePolicy (run `npm run build:native`)', { reason: 'old addon' });
+  }
+  return addon.checkRangePolicy(view, MPOL_BIND, node);
 }
 
 /**

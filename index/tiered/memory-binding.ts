@@ -2,7 +2,7 @@
 // for the cold tier) and verified page by page, or, on hosts without one, left in local memory with
 // the CXL tier emulated by the cost model. What is reported is what was verified, not what was asked.
 import { StrataError } from '../../common/errors.js';
-import { bindToNode, numaSupport, touchPages, verifyPlacement } from '../../tiers/numa.js';
+import { bindToNode, checkBindPolicy, numaSupport, touchPages, verifyPlacement } from '../../tiers/numa.js';
 import { planTiers, readTopology } from '../../tiers/topology.js';
 import type { Tier, TieredIndex } from './tiered-index.js';
 
@@ -72,14 +72,28 @@ export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Ti
   };
 }
 
-/** After loading: count, page by page, where each bound tier's pages actually are. */
+/**
+ * After loading: prove that every page of each bound tier carries MPOL_BIND to its node (the policy
+ * is what a binding is; on a one-node host every page sits on node 0 whatever the policy, so the
+ * page count alone proves nothing there), then count, page by page, where the pages actually are.
+ */
 export function verifyBindings(index: TieredIndex): void {
   for (const tier of index.tiers) {
     const b = tier.binding;
     if (b.mode !== 'numa' || b.node === null) continue;
     let on = 0;
     let elsewhere = 0;
+    let checked = 0;
     for (const s of tier.segments) {
+      const policy = checkBindPolicy(s.dataView(), b.node);
+      if (policy.mismatched > 0) {
+        throw new StrataError(
+          'STRATA_NUMA_BIND',
+          `tier ${tier.kind}: ${policy.mismatched} of ${policy.pages} pages of segment ${s.start}.. do not carry MPOL_BIND to node ${b.node} (first: page ${policy.firstMismatch})`,
+          { node: b.node, tier: tier.kind, pages: policy.pages, mismatched: policy.mismatched },
+        );
+      }
+      checked += policy.pages;
       touchPages(s.dataView());
       const p = verifyPlacement(s.dataView());
       for (const [node, count] of Object.entries(p.byNode)) {
@@ -89,5 +103,6 @@ export function verifyBindings(index: TieredIndex): void {
     }
     b.pagesOnNode = on;
     b.pagesElsewhere = elsewhere;
+    b.note += `; MPOL_BIND to node ${b.node} verified on all ${checked} pages`;
   }
 }

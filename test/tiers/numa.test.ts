@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isStrataError, StrataError } from '../../common/errors.js';
 import {
   bindToNode,
+  checkBindPolicy,
   MPOL_BIND,
   MPOL_DEFAULT,
   numaSupport,
@@ -86,6 +87,7 @@ describe.skipIf(skip)('NUMA addon on this host', () => {
     expect(r.bytes).toBe(r.pages * pageSize);
     expect(r.offset + r.bytes).toBeLessThanOrEqual(view.length);
     expect(rangePolicy(view)).toEqual({ mode: MPOL_BIND, nodes: [0] });
+    expect(checkBindPolicy(view, 0)).toEqual({ pages: r.pages, mismatched: 0, firstMismatch: -1 });
 
     touchPages(view);
     const status = pageNodes(view);
@@ -95,6 +97,19 @@ describe.skipIf(skip)('NUMA addon on this host', () => {
     }
     const p = verifyPlacement(view);
     expect(p).toEqual({ pages: r.pages, byNode: { 0: r.pages }, notPresent: 0, errors: 0, statuses: {} });
+  });
+
+  it('checks the policy of every page, so an unbound part of a range shows even on a one-node host', () => {
+    const view = wasmMemory();
+    const pages = view.length / pageSize;
+    expect(checkBindPolicy(view, 0)).toEqual({ pages, mismatched: pages, firstMismatch: 0 });
+    // Bind only pages 10..19: the first page's policy alone would say "unbound", the page nodes
+    // (all on node 0 here) would say "bound"; the per-page policy says exactly which.
+    bindToNode(view.subarray(10 * pageSize, 20 * pageSize), 0);
+    expect(checkBindPolicy(view.subarray(10 * pageSize, 20 * pageSize), 0)).toEqual({ pages: 10, mismatched: 0, firstMismatch: -1 });
+    expect(checkBindPolicy(view, 0)).toEqual({ pages, mismatched: pages - 10, firstMismatch: 0 });
+    bindToNode(view.subarray(0, 10 * pageSize), 0);
+    expect(checkBindPolicy(view, 0)).toEqual({ pages, mismatched: pages - 20, firstMismatch: 20 });
   });
 
   it('finds WebAssembly.Memory buffers page aligned, so the whole buffer is bound', () => {

@@ -15,6 +15,9 @@
 //   setThreadPolicy(node | -1)        (MPOL_BIND to node for the calling thread; -1 = MPOL_DEFAULT)
 //   threadPolicy() -> {mode, nodes}   (the calling thread's policy)
 //   rangePolicy(view) -> {mode, nodes} | null   (policy of the first interior page)
+//   checkRangePolicy(view, mode, node) -> {pages, mismatched, firstMismatch}
+//                                     (get_mempolicy(MPOL_F_ADDR) on every interior page: how many do
+//                                      not carry exactly `mode` with the node mask {node}; -1 if none)
 //   allowedNodes() -> number[]        (nodes this thread may allocate on, from get_mempolicy)
 //   maxNode() -> number               (highest allowed node)
 //   pageSize() -> number
@@ -454,6 +457,52 @@ static napi_value RangePolicy(napi_env env, napi_callback_info info) {
   return policy_object(env, mode, mask);
 }
 
+// checkRangePolicy(view, mode, node): the policy of every interior page, compared with (mode, {node}).
+// A policy belongs to the VMA holding the address, and mbind splits VMAs at page granularity, so only
+// a per-page walk proves that the whole range is bound (the first page says nothing about the rest).
+static napi_value CheckRangePolicy(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3) {
+    napi_throw_type_error(env, "ERR_MISSING_ARGS", "checkRangePolicy(view, mode, node) needs a view, a mode and a node");
+    return NULL;
+  }
+  range_t r;
+  int node;
+  int32_t want_mode;
+  if (!get_range(env, argv[0], &r)) return NULL;
+  if (napi_get_value_int32(env, argv[1], &want_mode) != napi_ok) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "mode must be an integer");
+    return NULL;
+  }
+  if (!get_node(env, argv[2], 0, &node)) return NULL;
+  const size_t ps = page_size();
+  double mismatched = 0, first = -1;
+  unsigned long mask[MASK_WORDS];
+  for (size_t i = 0; i < r.pages; i++) {
+    int mode = 0;
+    memset(mask, 0, sizeof mask);
+    if (sys_get_mempolicy(&mode, mask, NODE_LIMIT + 1, (void *)(r.first_page + i * ps), MPOL_F_ADDR_) != 0)
+      return throw_errno(env, errno, "get_mempolicy", -1);
+    int ok = (mode & ~MPOL_MODE_FLAGS_) == want_mode;
+    for (size_t w = 0; ok && w < MASK_WORDS; w++) {
+      const unsigned long expect = w == (size_t)node / BITS_PER_WORD ? 1UL << (node % BITS_PER_WORD) : 0;
+      ok = mask[w] == expect;
+    }
+    if (!ok) {
+      if (first < 0) first = (double)i;
+      mismatched++;
+    }
+  }
+  napi_value obj;
+  CHECK(napi_create_object(env, &obj));
+  CHECK(napi_set_named_property(env, obj, "pages", make_number(env, (double)r.pages)));
+  CHECK(napi_set_named_property(env, obj, "mismatched", make_number(env, mismatched)));
+  CHECK(napi_set_named_property(env, obj, "firstMismatch", make_number(env, first)));
+  return obj;
+}
+
 static int read_allowed(unsigned long *mask) {
   memset(mask, 0, MASK_WORDS * sizeof(unsigned long));
   return (int)sys_get_mempolicy(NULL, mask, NODE_LIMIT + 1, NULL, MPOL_F_MEMS_ALLOWED_);
@@ -586,6 +635,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"setThreadPolicy", NULL, SetThreadPolicy, NULL, NULL, NULL, napi_enumerable, NULL},
       {"threadPolicy", NULL, ThreadPolicy, NULL, NULL, NULL, napi_enumerable, NULL},
       {"rangePolicy", NULL, RangePolicy, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"checkRangePolicy", NULL, CheckRangePolicy, NULL, NULL, NULL, napi_enumerable, NULL},
       {"allowedNodes", NULL, AllowedNodes, NULL, NULL, NULL, napi_enumerable, NULL},
       {"maxNode", NULL, MaxNode, NULL, NULL, NULL, napi_enumerable, NULL},
       {"pageSize", NULL, PageSize, NULL, NULL, NULL, napi_enumerable, NULL},
