@@ -7,7 +7,7 @@ export const ERROR_CODES = {
   STRATA_DATASET_FORMAT: 'A dataset file is truncated, malformed or not of the expected format.',
   STRATA_DATASET_VALUE: 'A dataset holds a value that cannot be indexed (NaN, Infinity, bad id).',
   STRATA_DATASET_DIMENSION: 'Rows of a dataset, or a dataset and an index, disagree on dimension.',
-  STRATA_INDEX_EXISTS: 'The output index directory exists already (use --force to replace it).',
+  STRATA_INDEX_EXISTS: 'The output path exists already: --force replaces an index directory there, never anything else (a file, other files, the input).',
   STRATA_INDEX_NOT_FOUND: 'No index (manifest) at the given path.',
   STRATA_INDEX_CORRUPT: 'An index file fails its checksum, magic number, size or graph invariants.',
   STRATA_INDEX_VERSION: 'An index file has a format version this build cannot read.',

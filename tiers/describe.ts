@@ -96,7 +96,7 @@ export function describeTopology(topo: Topology, plan: TierPlan, support: NumaSu
     lines.push('  placement will not be bound or verified (the NUMA addon is unavailable)');
   } else {
     const nodes = plan.mode === 'numa' ? `nodes ${plan.dramNode} and ${plan.cxlNode}` : `node ${plan.dramNode}`;
-    lines.push(`  placement: tier memory is bound to ${nodes} with mbind and verified page by page with move_pages`);
+    lines.push(`  placement: tier memory is bound to ${nodes} with mbind and verified page by page: policy (get_mempolicy) and location (move_pages)`);
   }
   return lines.join('\n') + '\n';
 }

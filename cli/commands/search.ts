@@ -94,6 +94,7 @@ export function registerSearch(program: Command): void {
     }
     let recall: number | null = null;
     let tieAware = false;
+    let duplicates: number | null = null;
     if (f.gt) {
       const gt = await readGroundTruth(f.gt);
       if (gt.count < r.queries)
@@ -111,6 +112,7 @@ export function registerSearch(program: Command): void {
       });
       recall = rr.mean;
       tieAware = rr.tieAware;
+      duplicates = rr.duplicates;
     }
     if (f.out) {
       const ids = new Int32Array(r.labels.length);
@@ -134,6 +136,7 @@ export function registerSearch(program: Command): void {
         qps: Math.round(r.qps * 10) / 10,
         recall,
         recallTieAware: tieAware,
+        recallDuplicates: duplicates,
         meanDistanceComputations: s.distances,
         meanHops: s.hops,
         dramShareOfAccesses: s.dramShare,

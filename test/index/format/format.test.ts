@@ -3,7 +3,7 @@
 // crash-safe write (no partial directories, no clobbering without force) and graph verification.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StrataError } from '../../../common/errors.js';
@@ -425,7 +425,11 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
     const other = local.path('other');
     mkdirSync(other);
     writeFileSync(join(other, MANIFEST), JSON.stringify({ format: 'not-strata' }));
+    // a symbolic link to an index (renaming would replace the link, not what it points to)
+    const link = local.path('link');
+    symlinkSync(golden, link);
     const cases: Array<[string, RegExp]> = [
+      [link, /is a symbolic link/],
       [mine, /is a directory without a Strata manifest\.json/],
       [file, /is a file, not an index directory/],
       [mixed, /not index files \(notes\.txt\)/],
