@@ -86,9 +86,11 @@ export function batchCostNs(costs: TierCosts, tier: number, accesses: number, by
 }
 
 /**
- * Near-data mode: one message over the CXL link (ids out, distances back), as one CXL access of its
- * size. The tier's own reads of its vectors are priced at local (DRAM) cost: the worker is near them.
+ * Who computes near the data (docs/cxl-emulation.md):
+ * - host: worker threads pinned to the socket the expander hangs off. They still read the expander
+ *   at CXL latency; what they gain is batching many queries' reads into one message, overlapped.
+ * - device: a computational expander (CXL-ANNS): it reads its own DRAM at local speed, and only ids
+ *   and distances cross the link, once per message.
  */
-export function linkCostNs(costs: TierCosts, bytes: number): number {
-  return costs.latencyNs[1]! + bytes * costs.nsPerByte[1]!;
-}
+export type NearDataModel = 'host' | 'device';
+export const NEAR_DATA_MODELS: readonly NearDataModel[] = ['host', 'device'];

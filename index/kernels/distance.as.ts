@@ -98,3 +98,150 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
     store<f32>(out + (<usize>k << 2), <f32>1.0 - dotAt(q, base + row * stride, dim));
   }
 }
+
+// ---- Compact codes -------------------------------------------------------------------------------
+// One kernel scores every code kind (docs/codes.md). A code row holds optional per-vector factors
+// (scale, additive term, centroid number) and up to four planes of unsigned integers, one value per
+// (rotated) dimension: bytes (8 bits), nibbles (4), crumbs (2) and bits (1). A value of B bits is the
+// sum of its planes (3 bits = crumb + bit << 2, the bit plane's weights carrying the << 2). The
+// query side is prepared once per query into the slot: i16 weights per plane, in the order the
+// planes unpack, and a few constants. The estimate is
+//   d = T[centroid] + beta + gammaW * scale * (sum_planes dot(w, plane) - mSumW)
+// and every plane unpacks with constant shifts only, so 16 dimensions move per SIMD step.
+//
+// Prepared query header (bytes): 0 planes mask (1 bits, 2 crumbs, 4 nibbles, 8 bytes), 4 dims
+// (a multiple of 16), 8 planes offset in the row, 12 scale offset (-1: none), 16 beta offset (-1),
+// 20 centroid offset (-1), 24 gammaW f32, 28 constant A f32 (used without centroids), 32 mSumW f64,
+// 40 table offset (T, f32 per centroid, from the slot start), 64.. the i16 weights, plane by plane
+// (bytes, nibbles, crumbs, bits), dims × 2 bytes each.
+
+@inline function dotW(acc: v128, vals8: v128, w: usize): v128 {
+  return i32x4.add(acc, i32x4.dot_i16x8_s(vals8, v128.load(w)));
+}
+
+// Lanes are summed in f64: each lane holds a quarter of the dimensions, which the prepared weights
+// keep within i32, but four such lanes together need not fit.
+@inline function hsum(acc: v128): f64 {
+  return <f64>i32x4.extract_lane(acc, 0) + <f64>i32x4.extract_lane(acc, 1) + <f64>i32x4.extract_lane(acc, 2) + <f64>i32x4.extract_lane(acc, 3);
+}
+
+/** Bytes plane: byte i is dimension i. */
+@inline function dotBytes(p: usize, w: usize, dims: i32): f64 {
+  let acc = i32x4.splat(0);
+  for (let i = 0; i < dims; i += 16) {
+    const v = v128.load(p + <usize>i);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(v), w + (<usize>i << 1));
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(v), w + (<usize>(i + 8) << 1));
+  }
+  return hsum(acc);
+}
+
+/** Nibbles plane: per 32 dims, byte j holds dims j (low) and 16 + j (high); a 16-dim tail: j and 8 + j. */
+@inline function dotNibbles(p: usize, w: usize, dims: i32): f64 {
+  let acc = i32x4.splat(0);
+  const lowMask = i8x16.splat(0x0f);
+  let i = 0;
+  for (; i + 32 <= dims; i += 32) {
+    const v = v128.load(p + (<usize>i >> 1));
+    const lo = v128.and(v, lowMask);
+    const hi = i8x16.shr_u(v, 4);
+    const wi = w + (<usize>i << 1);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(lo), wi);
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(lo), wi + 16);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(hi), wi + 32);
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(hi), wi + 48);
+  }
+  if (i < dims) {
+    const v = v128.load64_zero(p + (<usize>i >> 1));
+    const wi = w + (<usize>i << 1);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(v, lowMask)), wi);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(i8x16.shr_u(v, 4)), wi + 16);
+  }
+  return hsum(acc);
+}
+
+/** Crumbs plane: per 64 dims, byte j holds dim 16s + j in bits 2s; a 16-dim tail block of 4 bytes: 4s + j. */
+@inline function dotCrumbs(p: usize, w: usize, dims: i32): f64 {
+  let acc = i32x4.splat(0);
+  const m = i8x16.splat(3);
+  let i = 0;
+  for (; i + 64 <= dims; i += 64) {
+    const v = v128.load(p + (<usize>i >> 2));
+    const wi = w + (<usize>i << 1);
+    for (let s = 0; s < 4; s++) {
+      const c = v128.and(i8x16.shr_u(v, 2 * s), m);
+      acc = dotW(acc, i16x8.extend_low_i8x16_u(c), wi + (<usize>s << 5));
+      acc = dotW(acc, i16x8.extend_high_i8x16_u(c), wi + (<usize>s << 5) + 16);
+    }
+  }
+  for (; i < dims; i += 16) {
+    // Lanes 4..7 of each step are zero (load32_zero), so the weights they meet do not matter.
+    const v = v128.load32_zero(p + (<usize>i >> 2));
+    const wi = w + (<usize>i << 1);
+    for (let s = 0; s < 4; s++) acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, 2 * s), m)), wi + (<usize>s << 3));
+  }
+  return hsum(acc);
+}
+
+/** Bits plane: per 64 dims, byte j holds dim 8t + j in bit t; a 16-dim tail block of 2 bytes: 2t + j. */
+@inline function dotBits(p: usize, w: usize, dims: i32): f64 {
+  let acc = i32x4.splat(0);
+  const one = i8x16.splat(1);
+  let i = 0;
+  for (; i + 64 <= dims; i += 64) {
+    const v = v128.load64_zero(p + (<usize>i >> 3));
+    const wi = w + (<usize>i << 1);
+    for (let t = 0; t < 8; t++) acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, t), one)), wi + (<usize>t << 4));
+  }
+  for (; i < dims; i += 16) {
+    const v = v128.load16_lane(p + (<usize>i >> 3), i32x4.splat(0), 0);
+    const wi = w + (<usize>i << 1);
+    for (let t = 0; t < 8; t++) acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, t), one)), wi + (<usize>t << 2));
+  }
+  return hsum(acc);
+}
+
+/**
+ * Estimated distances from the query prepared at q to the code rows `ids` (u32 local row numbers
+ * at ids), rows at base + id * stride; results to out as f32.
+ */
+export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32, out: usize): void {
+  const planes = load<u32>(q);
+  const dims = load<i32>(q, 4);
+  const planesOff = <usize>load<u32>(q, 8);
+  const scaleOff = load<i32>(q, 12);
+  const betaOff = load<i32>(q, 16);
+  const centOff = load<i32>(q, 20);
+  const gammaW = <f64>load<f32>(q, 24);
+  const constA = <f64>load<f32>(q, 28);
+  const mSumW = load<f64>(q, 32);
+  const table = q + <usize>load<u32>(q, 40);
+  const planeW = <usize>dims << 1;
+  for (let k = 0; k < n; k++) {
+    const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
+    let p = row + planesOff;
+    let w = q + 64;
+    let dot: f64 = 0;
+    if (planes & 8) {
+      dot += dotBytes(p, w, dims);
+      p += <usize>dims;
+      w += planeW;
+    }
+    if (planes & 4) {
+      dot += dotNibbles(p, w, dims);
+      p += <usize>dims >> 1;
+      w += planeW;
+    }
+    if (planes & 2) {
+      dot += dotCrumbs(p, w, dims);
+      p += <usize>dims >> 2;
+      w += planeW;
+    }
+    if (planes & 1) dot += dotBits(p, w, dims);
+    const scale = scaleOff >= 0 ? <f64>load<f32>(row + <usize>scaleOff) : 1.0;
+    let d = centOff >= 0 ? <f64>load<f32>(table + (<usize>load<u8>(row + <usize>centOff) << 2)) : constA;
+    if (betaOff >= 0) d += <f64>load<f32>(row + <usize>betaOff);
+    d += gammaW * scale * (dot - mSumW);
+    store<f32>(out + (<usize>k << 2), <f32>d);
+  }
+}

@@ -5,16 +5,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StrataError } from '../../common/errors.js';
 import { projectRoot } from '../../common/paths.js';
+import { PLANE_BITS, PLANE_ORDER, planeValue } from '../codes/planes.js';
 
 export type Metric = 'l2' | 'ip' | 'cosine';
 
 /** Distances from the query at byte offset q to rows `ids` (u32 local row numbers at byte offset ids). */
 export type BatchKernel = (q: number, base: number, stride: number, ids: number, n: number, dim: number, out: number) => void;
 
+/** Estimated distances from the prepared query at q to code rows `ids` (see codeBatch in distance.as.ts). */
+export type CodeKernel = (q: number, base: number, stride: number, ids: number, n: number, out: number) => void;
+
 export interface KernelSet {
   readonly kind: 'wasm-simd' | 'js';
   readonly l2Batch: BatchKernel;
   readonly ipBatch: BatchKernel;
+  readonly codeBatch: CodeKernel;
 }
 
 let moduleCache: WebAssembly.Module | null | undefined;
@@ -40,8 +45,8 @@ export function instantiateKernels(memory: WebAssembly.Memory): KernelSet {
   const mod = kernelModule();
   if (mod === null) return jsKernels(memory);
   const inst = new WebAssembly.Instance(mod, { env: { memory } });
-  const ex = inst.exports as unknown as { l2Batch: BatchKernel; ipBatch: BatchKernel };
-  return { kind: 'wasm-simd', l2Batch: ex.l2Batch, ipBatch: ex.ipBatch };
+  const ex = inst.exports as unknown as { l2Batch: BatchKernel; ipBatch: BatchKernel; codeBatch: CodeKernel };
+  return { kind: 'wasm-simd', l2Batch: ex.l2Batch, ipBatch: ex.ipBatch, codeBatch: ex.codeBatch };
 }
 
 export function jsKernels(memory: WebAssembly.Memory): KernelSet {
@@ -68,5 +73,41 @@ export function jsKernels(memory: WebAssembly.Memory): KernelSet {
       f32[(out >>> 2) + k] = 1 - s;
     }
   };
-  return { kind: 'js', l2Batch, ipBatch };
+  return { kind: 'js', l2Batch, ipBatch, codeBatch: jsCodeBatch(memory) };
+}
+
+/** Scalar twin of codeBatch in distance.as.ts: the same header, planes and estimate. */
+function jsCodeBatch(memory: WebAssembly.Memory): CodeKernel {
+  const buf = memory.buffer;
+  const u8 = new Uint8Array(buf);
+  const dv = new DataView(buf);
+  return (q, base, stride, ids, n, out) => {
+    const planes = dv.getUint32(q, true);
+    const dims = dv.getInt32(q + 4, true);
+    const planesOff = dv.getUint32(q + 8, true);
+    const scaleOff = dv.getInt32(q + 12, true);
+    const betaOff = dv.getInt32(q + 16, true);
+    const centOff = dv.getInt32(q + 20, true);
+    const gammaW = dv.getFloat32(q + 24, true);
+    const constA = dv.getFloat32(q + 28, true);
+    const mSumW = dv.getFloat64(q + 32, true);
+    const table = q + dv.getUint32(q + 40, true);
+    for (let k = 0; k < n; k++) {
+      const row = base + dv.getUint32(ids + 4 * k, true) * stride;
+      let p = row + planesOff;
+      let w = q + 64;
+      let dot = 0;
+      for (const kind of PLANE_ORDER) {
+        if ((planes & kind) === 0) continue;
+        for (let i = 0; i < dims; i++) dot += dv.getInt16(w + 2 * i, true) * planeValue(u8, p, kind, i, dims);
+        p += (dims * PLANE_BITS[kind]!) / 8;
+        w += 2 * dims;
+      }
+      const scale = scaleOff >= 0 ? dv.getFloat32(row + scaleOff, true) : 1;
+      let d = centOff >= 0 ? dv.getFloat32(table + 4 * u8[row + centOff]!, true) : constA;
+      if (betaOff >= 0) d += dv.getFloat32(row + betaOff, true);
+      d += gammaW * scale * (dot - mSumW);
+      dv.setFloat32(out + 4 * k, d, true);
+    }
+  };
 }

@@ -1,32 +1,97 @@
-// Per-query pricing of memory accesses, shared by the local searcher and the near-data runner so
-// that both modes charge the same access the same way. Each function records the access in the
-// query's counters and returns the CXL extra (ns over the same access served from DRAM) that an
-// injecting caller still owes.
-import { batchCostNs, type TierCosts } from '../../tiers/cost-model.js';
+// The one place where memory accesses are counted and priced, for the local searcher and the
+// near-data runner alike. Every method records the access in the query's counters and returns the
+// modelled CXL extra (ns over the same access served from DRAM) that the calling thread owes, which
+// an injecting driver then stalls for. Accesses made on the caller's behalf by a tier worker are
+// priced with the near-data model and owed by the worker, so they return 0 here.
+import { batchCostNs, type NearDataModel, type TierCosts } from '../../tiers/cost-model.js';
 import { STAT } from './stats.js';
 
-/** Bandwidth-only cost of bytes moved from a tier (a read whose latency is hidden). */
-export function chargeBytes(st: Float64Array, costs: TierCosts, tier: number, bytes: number): number {
-  const ns = bytes * costs.nsPerByte[tier]!;
-  const dramNs = bytes * costs.nsPerByte[0]!;
-  st[STAT.modelledNs]! += ns;
-  st[STAT.modelledDramOnlyNs]! += dramNs;
-  return ns - dramNs;
+/** Which records a read touches: full vectors or compact codes. */
+export type RecordClass = 'vector' | 'code';
+
+const READS = { vector: [STAT.vecReadsDram, STAT.vecReadsCxl], code: [STAT.codeReadsDram, STAT.codeReadsCxl] } as const;
+const BYTES = { vector: [STAT.vecBytesDram, STAT.vecBytesCxl], code: [STAT.codeBytesDram, STAT.codeBytesCxl] } as const;
+
+export class Accountant {
+  constructor(readonly costs: TierCosts) {}
+
+  /** Bytes moved from a tier whose latency is hidden (a prefetch that was not used): bandwidth only. */
+  bytesOnly(st: Float64Array, tier: number, bytes: number): number {
+    const c = this.costs;
+    const ns = bytes * c.nsPerByte[tier]!;
+    const dramNs = bytes * c.nsPerByte[0]!;
+    st[STAT.modelledNs]! += ns;
+    st[STAT.modelledDramOnlyNs]! += dramNs;
+    return ns - dramNs;
+  }
+
+  /** One neighbour-list read: a dependent access (the next step needs it), unless it was foreseen. */
+  adjacency(st: Float64Array, tier: number, bytes: number, latencyHidden: boolean): number {
+    if (tier === 0) {
+      st[STAT.adjReadsDram]!++;
+      st[STAT.adjBytesDram]! += bytes;
+    } else {
+      st[STAT.adjReadsCxl]!++;
+      st[STAT.adjBytesCxl]! += bytes;
+    }
+    if (latencyHidden) return this.bytesOnly(st, tier, bytes);
+    const ns = batchCostNs(this.costs, tier, 1, bytes);
+    const dramNs = batchCostNs(this.costs, 0, 1, bytes);
+    st[STAT.modelledNs]! += ns;
+    st[STAT.modelledDramOnlyNs]! += dramNs;
+    return ns - dramNs;
+  }
+
+  /** `count` independent record reads on one tier by the calling thread (they overlap, mlp at a time). */
+  reads(st: Float64Array, what: RecordClass, tier: number, count: number, bytesEach: number): number {
+    const bytes = count * bytesEach;
+    st[READS[what][tier]!]! += count;
+    st[BYTES[what][tier]!]! += bytes;
+    st[STAT.distances]! += count;
+    const ns = batchCostNs(this.costs, tier, count, bytes);
+    const dramNs = batchCostNs(this.costs, 0, count, bytes);
+    st[STAT.modelledNs]! += ns;
+    st[STAT.modelledDramOnlyNs]! += dramNs;
+    return ns - dramNs;
+  }
+
+  /**
+   * Reads a tier worker makes for this query. They are counted on their tier, but priced as the
+   * near-data model says (host workers still read at CXL cost; a device reads its own DRAM) and paid
+   * by the worker, once per message: see message().
+   */
+  remoteReads(st: Float64Array, what: RecordClass, tier: number, count: number, bytesEach: number): void {
+    st[READS[what][tier]!]! += count;
+    st[BYTES[what][tier]!]! += count * bytesEach;
+    st[STAT.distances]! += count;
+  }
+
+  /**
+   * One near-data message this query waited on: the worker's modelled time for the whole message
+   * (every query in it waits for all of it, so each is charged in full) and the ids and distances it
+   * moved for this query.
+   */
+  message(st: Float64Array, messageNs: number, dramOnlyNs: number, bytes: number): void {
+    st[STAT.modelledNs]! += messageNs;
+    st[STAT.modelledDramOnlyNs]! += dramOnlyNs;
+    st[STAT.linkMessages]! += 1;
+    st[STAT.linkBytes]! += bytes;
+  }
 }
 
-/** One neighbour-list read: a dependent access (full latency) unless it was foreseen. */
-export function chargeAdjacency(st: Float64Array, costs: TierCosts, tier: number, bytes: number, latencyHidden: boolean): number {
-  if (tier === 0) {
-    st[STAT.adjReadsDram]!++;
-    st[STAT.adjBytesDram]! += bytes;
-  } else {
-    st[STAT.adjReadsCxl]!++;
-    st[STAT.adjBytesCxl]! += bytes;
+/**
+ * Modelled time a tier worker spends on one message carrying `reads` record reads of `bytesEach`
+ * bytes in total, and the `linkBytes` of ids and distances that cross: what it stalls for when
+ * injecting. Host workers sit beside the socket and read the expander over CXL; a device worker is
+ * the expander's own compute and reads its DRAM, but its answer crosses the link.
+ */
+export function messageCost(costs: TierCosts, model: NearDataModel, reads: number, bytesEach: number, linkBytes: number): { ns: number; dramOnlyNs: number } {
+  const bytes = reads * bytesEach;
+  const dramOnlyNs = batchCostNs(costs, 0, reads, bytes);
+  if (model === 'host') {
+    // A cross-core hand-off is real here (threads, shared memory), so it is measured, not modelled.
+    return { ns: batchCostNs(costs, 1, reads, bytes), dramOnlyNs };
   }
-  if (latencyHidden) return chargeBytes(st, costs, tier, bytes);
-  const ns = batchCostNs(costs, tier, 1, bytes);
-  const dramNs = batchCostNs(costs, 0, 1, bytes);
-  st[STAT.modelledNs]! += ns;
-  st[STAT.modelledDramOnlyNs]! += dramNs;
-  return ns - dramNs;
+  // The device reads at its own DRAM's speed; the request and its answer cross the link once.
+  return { ns: dramOnlyNs + costs.latencyNs[1]! + linkBytes * costs.nsPerByte[1]!, dramOnlyNs };
 }

@@ -3,40 +3,62 @@
 
 export const STAT = {
   hops: 0,
+  /** Distance computations of every kind (codes and full vectors). */
   distances: 1,
   adjReadsDram: 2,
   adjReadsCxl: 3,
   adjBytesDram: 4,
   adjBytesCxl: 5,
+  /** Full-precision vector reads (traversal without codes, or re-rank). */
   vecReadsDram: 6,
   vecReadsCxl: 7,
   vecBytesDram: 8,
   vecBytesCxl: 9,
-  modelledNs: 10,
+  /** Compact-code reads (traversal with codes). */
+  codeReadsDram: 10,
+  codeReadsCxl: 11,
+  codeBytesDram: 12,
+  codeBytesCxl: 13,
+  /** Candidates re-scored with full vectors. */
+  reranked: 14,
+  modelledNs: 15,
   /** Modelled time had every access been to DRAM: the CXL extra is modelledNs - this. */
-  modelledDramOnlyNs: 11,
-  injectedNs: 12,
-  /** Near-data mode: this query's share of link messages, and the id + distance bytes it moved. */
-  linkMessages: 13,
-  linkBytes: 14,
+  modelledDramOnlyNs: 16,
+  /** Stall the model asked for (injection), and the stall measured on the clock while paying it. */
+  injectedNs: 17,
+  stalledNs: 18,
+  /** Near-data mode: messages this query waited on, and the id + distance bytes it moved. */
+  linkMessages: 19,
+  linkBytes: 20,
   /** Foreseeing: neighbour lists prefetched one step ahead, and how many were then expanded. */
-  prefetchIssued: 15,
-  prefetchHits: 16,
+  prefetchIssued: 21,
+  prefetchHits: 22,
 } as const;
-export const STAT_FIELDS = 17;
+export const STAT_FIELDS = 23;
+
+export interface TierPair {
+  dram: number;
+  cxl: number;
+}
 
 export interface SearchStats {
   hops: number;
   distances: number;
-  accesses: { dram: number; cxl: number };
-  bytes: { dram: number; cxl: number };
-  neighbourListReads: { dram: number; cxl: number };
-  vectorReads: { dram: number; cxl: number };
-  /** Share of accesses served by the DRAM tier. */
+  /** Every record read (neighbour lists, vectors, codes), per tier. */
+  accesses: TierPair;
+  bytes: TierPair;
+  neighbourListReads: TierPair;
+  vectorReads: TierPair;
+  codeReads: TierPair;
+  reranked: number;
+  /** Share of all record reads served by the DRAM tier. */
   dramShare: number;
+  /** Share of distance computations (codes and vectors) whose records were in DRAM. */
+  distanceDramShare: number;
   modelledMemoryNs: number;
   modelledCxlExtraNs: number;
   injectedNs: number;
+  stalledNs: number;
   linkMessages: number;
   linkBytes: number;
   prefetchIssued: number;
@@ -45,19 +67,29 @@ export interface SearchStats {
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
   const q = queries > 0 ? queries : 1;
-  const accD = s[STAT.adjReadsDram]! + s[STAT.vecReadsDram]!;
-  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]!;
+  const pair = (d: number, c: number): TierPair => ({ dram: s[d]! / q, cxl: s[c]! / q });
+  const accD = s[STAT.adjReadsDram]! + s[STAT.vecReadsDram]! + s[STAT.codeReadsDram]!;
+  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]!;
+  const distD = s[STAT.vecReadsDram]! + s[STAT.codeReadsDram]!;
+  const distC = s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]!;
   return {
     hops: s[STAT.hops]! / q,
     distances: s[STAT.distances]! / q,
     accesses: { dram: accD / q, cxl: accC / q },
-    bytes: { dram: (s[STAT.adjBytesDram]! + s[STAT.vecBytesDram]!) / q, cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]!) / q },
-    neighbourListReads: { dram: s[STAT.adjReadsDram]! / q, cxl: s[STAT.adjReadsCxl]! / q },
-    vectorReads: { dram: s[STAT.vecReadsDram]! / q, cxl: s[STAT.vecReadsCxl]! / q },
+    bytes: {
+      dram: (s[STAT.adjBytesDram]! + s[STAT.vecBytesDram]! + s[STAT.codeBytesDram]!) / q,
+      cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]! + s[STAT.codeBytesCxl]!) / q,
+    },
+    neighbourListReads: pair(STAT.adjReadsDram, STAT.adjReadsCxl),
+    vectorReads: pair(STAT.vecReadsDram, STAT.vecReadsCxl),
+    codeReads: pair(STAT.codeReadsDram, STAT.codeReadsCxl),
+    reranked: s[STAT.reranked]! / q,
     dramShare: accD + accC > 0 ? accD / (accD + accC) : 1,
+    distanceDramShare: distD + distC > 0 ? distD / (distD + distC) : 1,
     modelledMemoryNs: s[STAT.modelledNs]! / q,
     modelledCxlExtraNs: (s[STAT.modelledNs]! - s[STAT.modelledDramOnlyNs]!) / q,
     injectedNs: s[STAT.injectedNs]! / q,
+    stalledNs: s[STAT.stalledNs]! / q,
     linkMessages: s[STAT.linkMessages]! / q,
     linkBytes: s[STAT.linkBytes]! / q,
     prefetchIssued: s[STAT.prefetchIssued]! / q,
@@ -69,26 +101,31 @@ export function addStats(into: Float64Array, from: Float64Array): void {
   for (let i = 0; i < STAT_FIELDS; i++) into[i]! += from[i]!;
 }
 
-/** Mean of per-query stats (DRAM share recomputed from the summed accesses, not averaged). */
+/** Mean of per-query stats (the shares recomputed from the summed counts, not averaged). */
 export function meanStats(list: readonly SearchStats[]): SearchStats {
   const n = Math.max(1, list.length);
   const sum = (f: (s: SearchStats) => number): number => list.reduce((a, s) => a + f(s), 0) / n;
-  const pair = (f: (s: SearchStats) => { dram: number; cxl: number }): { dram: number; cxl: number } => ({
-    dram: sum((s) => f(s).dram),
-    cxl: sum((s) => f(s).cxl),
-  });
+  const pair = (f: (s: SearchStats) => TierPair): TierPair => ({ dram: sum((s) => f(s).dram), cxl: sum((s) => f(s).cxl) });
   const accesses = pair((s) => s.accesses);
+  const vectorReads = pair((s) => s.vectorReads);
+  const codeReads = pair((s) => s.codeReads);
+  const distD = vectorReads.dram + codeReads.dram;
+  const distC = vectorReads.cxl + codeReads.cxl;
   return {
     hops: sum((s) => s.hops),
     distances: sum((s) => s.distances),
     accesses,
     bytes: pair((s) => s.bytes),
     neighbourListReads: pair((s) => s.neighbourListReads),
-    vectorReads: pair((s) => s.vectorReads),
+    vectorReads,
+    codeReads,
+    reranked: sum((s) => s.reranked),
     dramShare: accesses.dram + accesses.cxl > 0 ? accesses.dram / (accesses.dram + accesses.cxl) : 1,
+    distanceDramShare: distD + distC > 0 ? distD / (distD + distC) : 1,
     modelledMemoryNs: sum((s) => s.modelledMemoryNs),
     modelledCxlExtraNs: sum((s) => s.modelledCxlExtraNs),
     injectedNs: sum((s) => s.injectedNs),
+    stalledNs: sum((s) => s.stalledNs),
     linkMessages: sum((s) => s.linkMessages),
     linkBytes: sum((s) => s.linkBytes),
     prefetchIssued: sum((s) => s.prefetchIssued),

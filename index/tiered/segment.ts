@@ -1,51 +1,58 @@
-// A segment: one shared region holding a contiguous run of nodes of one tier — their level-0
-// neighbour lists and their vectors — plus per-searcher scratch slots where the query, the ids of a
-// batch and its distances sit, so the segment's own WASM kernel instance can reach all three.
+// A segment: one shared memory region holding one kind of record (level-0 neighbour lists, full
+// vectors, or compact codes) for a contiguous run of nodes of one tier. Segments that are computed
+// on (vectors, codes) also hold per-searcher scratch slots, where a query's prepared form, the ids
+// of a batch and its distances sit, so the segment's own WASM kernel instance reaches all three:
+// the records never leave the memory they live in.
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
-import { instantiateKernels, type BatchKernel, type KernelSet } from '../kernels/kernels.js';
-import type { Metric } from '../kernels/kernels.js';
+import { instantiateKernels, type KernelSet } from '../kernels/kernels.js';
 
 /** Scratch slots per segment: how many searchers (threads × in-flight queries) can use it at once. */
 export const DEFAULT_SLOTS = 64;
 
+export type RecordKind = 'adjacency' | 'vectors' | 'codes';
+
 export interface SegmentShape {
-  dim: number;
-  /** u32 words per node in the neighbour list block: 1 + maxM0. */
-  adjStride: number;
-  slots: number;
+  kind: RecordKind;
+  /** Bytes per node record (a multiple of 4). */
+  stride: number;
+  /** Read-only bytes before the records: a code's parameters (0 for the other kinds). */
+  headBytes: number;
+  /** Bytes of a slot's query area (0: the segment is never computed on, so it has no slots). */
+  queryBytes: number;
   /** Largest batch of distances one kernel call computes. */
   batchMax: number;
+  slots: number;
+}
+
+export interface SegmentLayout {
+  slotBytes: number;
+  /** Byte offset of the head (code parameters) and of the first record. */
+  headOffset: number;
+  recordOffset: number;
+  bytes: number;
 }
 
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 
-export interface SegmentLayout {
-  slotBytes: number;
-  adjOffset: number;
-  vecOffset: number;
-  bytes: number;
-}
-
 export function segmentLayout(shape: SegmentShape, nodes: number): SegmentLayout {
-  const qBytes = align(shape.dim * 4, 64);
-  const slotBytes = align(qBytes + 8 * shape.batchMax, 64);
-  const adjOffset = align(slotBytes * shape.slots, 4096);
-  const vecOffset = align(adjOffset + nodes * shape.adjStride * 4, 4096);
-  return { slotBytes, adjOffset, vecOffset, bytes: align(vecOffset + nodes * shape.dim * 4, 4096) };
+  const slotBytes = shape.queryBytes > 0 ? align(shape.queryBytes, 64) + align(8 * shape.batchMax, 64) : 0;
+  // Data starts on a page so that it can be bound to a NUMA node apart from the scratch.
+  const headOffset = align(slotBytes * shape.slots, 4096);
+  const recordOffset = headOffset + align(shape.headBytes, 64);
+  return { slotBytes, headOffset, recordOffset, bytes: align(recordOffset + nodes * shape.stride, 4096) };
 }
 
 /** Nodes that fit one segment of at most maxBytes (and the wasm32 4 GiB cap). */
 export function nodesPerSegment(shape: SegmentShape, maxBytes: number): number {
   const cap = Math.min(maxBytes, MAX_REGION_BYTES);
   const fixed = segmentLayout(shape, 0).bytes + 2 * 4096;
-  const per = (shape.adjStride + shape.dim) * 4;
-  return Math.max(1, Math.floor((cap - fixed) / per));
+  return Math.max(1, Math.floor((cap - fixed) / shape.stride));
 }
 
 export class Segment {
   readonly region: SharedRegion;
   readonly tier: number;
-  /** Global id of the first node and number of nodes held. */
+  /** Global id of the first node, and the number of nodes held. */
   readonly start: number;
   readonly count: number;
   readonly shape: SegmentShape;
@@ -53,13 +60,12 @@ export class Segment {
   readonly u8: Uint8Array;
   readonly u32: Uint32Array;
   readonly f32: Float32Array;
-  readonly kernels: KernelSet;
-  readonly distBatch: BatchKernel;
-  /** u32 index of node `start`'s neighbour block. */
-  readonly adjBase: number;
-  readonly vecBytes: number;
+  /** The segment's own kernel instance (null for neighbour lists, which are only read). */
+  readonly kernels: KernelSet | null;
+  /** u32 index of node `start`'s record (neighbour lists are read word by word). */
+  readonly recordBase: number;
 
-  constructor(tier: number, start: number, count: number, shape: SegmentShape, metric: Metric, region?: SharedRegion) {
+  constructor(tier: number, start: number, count: number, shape: SegmentShape, region?: SharedRegion) {
     this.tier = tier;
     this.start = start;
     this.count = count;
@@ -69,31 +75,30 @@ export class Segment {
     this.u8 = new Uint8Array(this.region.buffer);
     this.u32 = new Uint32Array(this.region.buffer);
     this.f32 = new Float32Array(this.region.buffer);
-    this.kernels = instantiateKernels(this.region.memory);
-    this.distBatch = metric === 'l2' ? this.kernels.l2Batch : this.kernels.ipBatch;
-    this.adjBase = this.layout.adjOffset >>> 2;
-    this.vecBytes = shape.dim * 4;
+    this.kernels = shape.queryBytes > 0 ? instantiateKernels(this.region.memory) : null;
+    this.recordBase = this.layout.recordOffset >>> 2;
   }
 
-  /** The bytes holding this segment's nodes (neighbour lists and vectors), for binding and checks. */
+  /** Everything read from the index file (head + records): what is bound to a node and checked. */
   dataView(): Uint8Array {
-    return this.u8.subarray(this.layout.adjOffset, this.layout.bytes);
+    return this.u8.subarray(this.layout.headOffset, this.layout.bytes);
   }
 
-  adjacencyBytes(): Uint8Array {
-    return this.u8.subarray(this.layout.adjOffset, this.layout.adjOffset + this.count * this.shape.adjStride * 4);
+  headBytes(): Uint8Array {
+    return this.u8.subarray(this.layout.headOffset, this.layout.headOffset + this.shape.headBytes);
   }
 
-  vectorBytes(): Uint8Array {
-    return this.u8.subarray(this.layout.vecOffset, this.layout.vecOffset + this.count * this.vecBytes);
+  recordBytes(): Uint8Array {
+    return this.u8.subarray(this.layout.recordOffset, this.layout.recordOffset + this.count * this.shape.stride);
   }
 
+  /** Byte offsets of a slot's query area, id list and results. */
   slotQuery(slot: number): number {
     return slot * this.layout.slotBytes;
   }
 
   slotIds(slot: number): number {
-    return slot * this.layout.slotBytes + Math.ceil((this.shape.dim * 4) / 64) * 64;
+    return slot * this.layout.slotBytes + align(this.shape.queryBytes, 64);
   }
 
   slotOut(slot: number): number {

@@ -1,0 +1,118 @@
+// A compact code: how vectors are encoded into DRAM-resident rows, and how a query is prepared so
+// that the one code kernel (codeBatch) estimates distances to those rows. Two kinds (docs/codes.md):
+// - sq8: per-dimension scalar int8, the precise one;
+// - rq2/rq3/rq4: residual codes in the manner of RaBitQ: each vector as its nearest k-means centroid
+//   plus a randomly rotated residual quantised to 2-4 bits with a per-vector scale; small enough for
+//   a 10% DRAM budget, with an error bound from that scale.
+import type { Metric } from '../kernels/kernels.js';
+import { PLANE_ORDER, planeBytes, planesFor } from './planes.js';
+
+export type CodeKind = 'sq8' | 'rq4' | 'rq3' | 'rq2';
+export const CODE_KINDS: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
+
+export interface CodeSpec {
+  kind: CodeKind;
+  /** Input dimensions, and the coded (padded, rotated) dimensions: a multiple of 16. */
+  dim: number;
+  dims: number;
+  bits: number;
+  /** l2, or ip (cosine is ip over normalised vectors). */
+  metric: 'l2' | 'ip';
+  /** Centroids residuals are taken from (rq); 0 for sq8. */
+  centroids: number;
+  /** Bytes per code row. */
+  stride: number;
+}
+
+export interface Codec {
+  readonly spec: CodeSpec;
+  /** The trained parameters, as stored in the index file. */
+  readonly params: Float32Array;
+  /** Bytes of a prepared query (a segment slot's query area). */
+  readonly queryBytes: number;
+  /** Encodes rows [from, from + count) of vectors into out (count × stride bytes). */
+  encode(vectors: Float32Array, from: number, count: number, out: Uint8Array): void;
+  /** Prepares q into out (queryBytes): what the kernel reads. */
+  prepare(q: Float32Array, out: Uint8Array): void;
+  /**
+   * The vector a code row stands for, in float64: the reference the kernel's estimates are tested
+   * against (the estimate is the distance to this reconstruction, up to the weights' rounding).
+   */
+  decode(row: Uint8Array): Float64Array;
+}
+
+export const pad16 = (d: number): number => Math.ceil(d / 16) * 16;
+export const codeMetric = (m: Metric): 'l2' | 'ip' => (m === 'l2' ? 'l2' : 'ip');
+
+/** The fixed part of a prepared query: where things sit in a row, and the estimate's constants. */
+export interface PreparedHeader {
+  bits: number;
+  dims: number;
+  planesOffset: number;
+  scaleOffset: number;
+  betaOffset: number;
+  centroidOffset: number;
+  gammaW: number;
+  constA: number;
+  mSumW: number;
+  tableOffset: number;
+}
+
+export const PREP_WEIGHTS = 64;
+
+/** Writes the header codeBatch reads (offsets in kernels/distance.as.ts). */
+export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
+  const dv = new DataView(out.buffer, out.byteOffset, PREP_WEIGHTS);
+  dv.setUint32(0, planesFor(h.bits).reduce((m, p) => m | p.kind, 0), true);
+  dv.setInt32(4, h.dims, true);
+  dv.setUint32(8, h.planesOffset, true);
+  dv.setInt32(12, h.scaleOffset, true);
+  dv.setInt32(16, h.betaOffset, true);
+  dv.setInt32(20, h.centroidOffset, true);
+  dv.setFloat32(24, h.gammaW, true);
+  dv.setFloat32(28, h.constA, true);
+  dv.setFloat64(32, h.mSumW, true);
+  dv.setUint32(40, h.tableOffset, true);
+}
+
+/**
+ * Quantises per-dimension query weights to i16 for the integer dot product and writes them, plane
+ * by plane, each multiplied by what its plane's value is worth. Returns W (weight = W × i16) and
+ * the sum of the integer weights. The bound keeps every i32 lane of the kernel's accumulator in
+ * range: a lane sums a quarter of the dimensions.
+ */
+export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number, dims: number): { W: number; sumW: number } {
+  const planes = planesFor(bits);
+  const maxShift = Math.max(...planes.map((p) => p.shift));
+  const maxValue = (1 << bits) - 1;
+  let vmax = 0;
+  for (let i = 0; i < dims; i++) vmax = Math.max(vmax, Math.abs(v[i] ?? 0));
+  const laneLimit = Math.floor(2147483647 / (Math.ceil(dims / 4) * maxValue));
+  const limit = Math.min(32767 >> maxShift, laneLimit);
+  const W = vmax > 0 ? vmax / limit : 1;
+  const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  let sumW = 0;
+  const wi = new Int32Array(dims);
+  for (let i = 0; i < dims; i++) {
+    wi[i] = Math.round((v[i] ?? 0) / W);
+    sumW += wi[i]!;
+  }
+  let at = PREP_WEIGHTS;
+  for (const kind of PLANE_ORDER) {
+    const p = planes.find((x) => x.kind === kind);
+    if (!p) continue;
+    for (let i = 0; i < dims; i++) dv.setInt16(at + 2 * i, wi[i]! << p.shift, true);
+    at += 2 * dims;
+  }
+  return { W, sumW };
+}
+
+/** Bytes of the prepared-query area: header, weights of every plane, then the centroid table. */
+export function preparedLayout(bits: number, dims: number, centroids: number): { tableOffset: number; bytes: number } {
+  const tableOffset = Math.ceil((PREP_WEIGHTS + 2 * dims * planesFor(bits).length) / 16) * 16;
+  return { tableOffset, bytes: tableOffset + 4 * centroids + 16 };
+}
+
+export function planesBytes(bits: number, dims: number): number {
+  return planesFor(bits).reduce((a, p) => a + planeBytes(p.kind, dims), 0);
+}

@@ -1,0 +1,36 @@
+// The code kinds behind one interface: train one from vectors, or rebuild one from stored parameters.
+import { invalidArgument } from '../../common/errors.js';
+import { CODE_KINDS, type Codec, type CodeKind, type CodeSpec } from './codec.js';
+import { RQ_BITS, RqCodec, trainRq } from './rq.js';
+import { Sq8Codec, trainSq8 } from './sq8.js';
+
+export { CODE_KINDS, type Codec, type CodeKind, type CodeSpec } from './codec.js';
+
+export interface TrainOptions {
+  seed: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export function parseCodeKind(text: string): CodeKind | 'none' | 'auto' {
+  if (text === 'none' || text === 'auto' || (CODE_KINDS as readonly string[]).includes(text)) return text as CodeKind | 'none' | 'auto';
+  throw invalidArgument('codes', `unknown code "${text}", expected auto, none, ${CODE_KINDS.join(', ')}`);
+}
+
+export function trainCodec(kind: CodeKind, vectors: Float32Array, dim: number, metric: 'l2' | 'ip', o: TrainOptions): Codec {
+  const t = kind === 'sq8' ? trainSq8(vectors, dim, metric) : trainRq(vectors, dim, metric, kind, o);
+  return createCodec(t.spec, t.params);
+}
+
+export function createCodec(spec: CodeSpec, params: Float32Array): Codec {
+  if (spec.kind === 'sq8') return new Sq8Codec(spec, params);
+  if (RQ_BITS[spec.kind] !== undefined) return new RqCodec(spec, params);
+  throw invalidArgument('codes', `unknown code kind ${String(spec.kind)}`);
+}
+
+/** Bytes per code row of a kind, before training (the planner's arithmetic). */
+export function codeRowBytes(kind: CodeKind, dim: number, metric: 'l2' | 'ip'): number {
+  const dims = Math.ceil(dim / 16) * 16;
+  if (kind === 'sq8') return dims + (metric === 'l2' ? 4 : 0);
+  const bits = RQ_BITS[kind]!;
+  return 4 + (metric === 'l2' ? 4 : 0) + (bits * dims) / 8 + 1;
+}

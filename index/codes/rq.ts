@@ -1,0 +1,212 @@
+// rq2/rq3/rq4: residual codes in the manner of RaBitQ. A vector o is stored as its nearest k-means
+// centroid c (one byte), and the residual r = o - c rotated (P, rotation.ts) and quantised to B bits
+// per coordinate on a uniform grid centred on zero, with a per-vector scale s fitted by least
+// squares over a few clipping widths: P·r ≈ s·x̃ with x̃ = x - m, m = (2^B - 1) / 2.
+//
+// With a = q - c the estimate keeps every exact term and approximates only the cross term:
+//   l2: |q - o|² = |a|² + |r|² - 2 a·r ≈ T[c] + β - 2·s·(Pq·x̃)   with T[c] = |q - c|² per query and
+//       β = |r|² + 2·s·(Pc·x̃) stored per vector;
+//   ip: 1 - q·o = (1 - q·c) - q·r ≈ T[c] - s·(Pq·x̃)          with T[c] = 1 - q·c.
+// Its error is the cross term's: |2·(Pa)·e| with e = P·r - s·x̃, which the rotation makes isotropic:
+// about 2·|a|·|e|/√dims in spread (docs/codes.md gives the bound and its measured coverage).
+import { invalidArgument } from '../../common/errors.js';
+import { mulberry32 } from '../../common/random.js';
+import { RowScorer } from '../kernels/row-scorer.js';
+import { type Codec, type CodeKind, type CodeSpec, pad16, planesBytes, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
+import { kmeans } from './kmeans.js';
+import { packPlanes, unpackPlanes } from './planes.js';
+import { randomRotation } from './rotation.js';
+
+export const RQ_BITS: Readonly<Record<string, number>> = { rq4: 4, rq3: 3, rq2: 2 };
+const MAX_CENTROIDS = 256;
+/** Clipping widths tried per vector, in units of its coordinates' RMS. */
+const CLIPS: Readonly<Record<number, number[]>> = {
+  2: [0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0],
+  3: [1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.5, 2.8],
+  4: [1.6, 1.9, 2.2, 2.5, 2.7, 3.0, 3.4],
+};
+
+export interface RqTrainOptions {
+  seed: number;
+  /** Rows k-means runs on (a seeded sample). */
+  sampleRows?: number;
+  iterations?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export function rqStride(bits: number, dims: number, metric: 'l2' | 'ip'): number {
+  return 4 + (metric === 'l2' ? 4 : 0) + planesBytes(bits, dims) + 1;
+}
+
+export function trainRq(vectors: Float32Array, dim: number, metric: 'l2' | 'ip', kind: CodeKind, o: RqTrainOptions): { spec: CodeSpec; params: Float32Array } {
+  const bits = RQ_BITS[kind];
+  if (bits === undefined) throw invalidArgument('codes', `${kind} is not a residual code`);
+  const n = vectors.length / dim;
+  if (n === 0) throw invalidArgument('codes', 'cannot train a code on no vectors');
+  const sampleRows = Math.min(n, o.sampleRows ?? 25_000);
+  const rnd = mulberry32(o.seed);
+  const sample = new Float32Array(sampleRows * dim);
+  for (let i = 0; i < sampleRows; i++) {
+    const r = sampleRows === n ? i : Math.floor(rnd() * n);
+    sample.set(vectors.subarray(r * dim, r * dim + dim), i * dim);
+  }
+  // Enough points per centroid for a stable mean, at most one byte of centroid number.
+  const k = Math.max(1, Math.min(MAX_CENTROIDS, Math.floor(sampleRows / 32)));
+  const { centroids } = kmeans(sample, dim, k, o.iterations ?? 12, o.seed);
+  const dims = pad16(dim);
+  const rotation = randomRotation(dim, dims, o.seed ^ 0x5eed);
+  const params = new Float32Array(rotation.length + centroids.length);
+  params.set(rotation, 0);
+  params.set(centroids, rotation.length);
+  return { spec: { kind, dim, dims, bits, metric, centroids: centroids.length / dim, stride: rqStride(bits, dims, metric) }, params };
+}
+
+export class RqCodec implements Codec {
+  readonly queryBytes: number;
+  private readonly rotation: Float32Array;
+  private readonly centroids: Float32Array;
+  /** Rotated centroids (for β), centroids × dims. */
+  private readonly rotatedCentroids: Float64Array;
+  private readonly rotate: RowScorer;
+  private readonly toCentroids: RowScorer;
+  private readonly mid: number;
+  private readonly levels: number;
+  private readonly scaleOffset = 0;
+  private readonly betaOffset: number;
+  private readonly planesOffset: number;
+  private readonly centroidOffset: number;
+  private readonly tableOffset: number;
+  private readonly pq: Float64Array;
+  private readonly resid: Float64Array;
+  private readonly x: Int32Array;
+  private readonly bestX: Int32Array;
+
+  constructor(
+    readonly spec: CodeSpec,
+    readonly params: Float32Array,
+  ) {
+    const { dim, dims, centroids: k, bits, metric } = spec;
+    this.rotation = params.subarray(0, dims * dim);
+    this.centroids = params.subarray(dims * dim, dims * dim + k * dim);
+    this.rotate = new RowScorer(this.rotation, dim);
+    this.toCentroids = new RowScorer(this.centroids, dim);
+    this.levels = (1 << bits) - 1;
+    this.mid = this.levels / 2;
+    this.betaOffset = metric === 'l2' ? 4 : -1;
+    this.planesOffset = metric === 'l2' ? 8 : 4;
+    this.centroidOffset = spec.stride - 1;
+    const layout = preparedLayout(bits, dims, k);
+    this.queryBytes = layout.bytes;
+    this.tableOffset = layout.tableOffset;
+    this.pq = new Float64Array(dims);
+    this.resid = new Float64Array(dim);
+    this.x = new Int32Array(dims);
+    this.bestX = new Int32Array(dims);
+    this.rotatedCentroids = new Float64Array(k * dims);
+    for (let j = 0; j < k; j++) this.rotatedCentroids.set(this.rotateInto(this.centroids.subarray(j * dim, j * dim + dim)), j * dims);
+  }
+
+  /** P·v (dims values; valid until the next call). */
+  private rotateInto(v: ArrayLike<number>): Float64Array {
+    const out = this.rotate.score(v, 'ip');
+    for (let i = 0; i < out.length; i++) this.pq[i] = 1 - out[i]!;
+    return this.pq;
+  }
+
+  encode(vectors: Float32Array, from: number, count: number, out: Uint8Array): void {
+    const { dim, dims, stride, bits, metric } = this.spec;
+    const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    const resid = this.resid;
+    const x = this.x;
+    const bestX = this.bestX;
+    const L = this.levels;
+    const m = this.mid;
+    for (let r = 0; r < count; r++) {
+      const o = (from + r) * dim;
+      const v = vectors.subarray(o, o + dim);
+      const c = this.toCentroids.nearest(v).row;
+      let rr = 0;
+      for (let d = 0; d < dim; d++) {
+        resid[d] = v[d]! - this.centroids[c * dim + d]!;
+        rr += resid[d]! ** 2;
+      }
+      const p = this.rotateInto(resid);
+      let ss = 0;
+      for (let i = 0; i < dims; i++) ss += p[i]! ** 2;
+      const rms = Math.sqrt(ss / dims);
+      let bestErr = Number.POSITIVE_INFINITY;
+      let bestS = 0;
+      if (rms > 0) {
+        for (const clip of CLIPS[bits]!) {
+          const s0 = (clip * rms) / m;
+          let xr = 0;
+          let xx = 0;
+          for (let i = 0; i < dims; i++) {
+            const q = Math.max(0, Math.min(L, Math.round(p[i]! / s0 + m)));
+            x[i] = q;
+            const t = q - m;
+            xr += t * p[i]!;
+            xx += t * t;
+          }
+          // Least-squares scale for this grid point: the residual error is then |p|² - s·(x̃·p).
+          const s = xx > 0 ? xr / xx : 0;
+          const err = ss - s * xr;
+          if (err < bestErr) {
+            bestErr = err;
+            bestS = s;
+            bestX.set(x);
+          }
+        }
+      } else {
+        bestX.fill(Math.round(m));
+      }
+      const at = r * stride;
+      dv.setFloat32(at + this.scaleOffset, bestS, true);
+      if (metric === 'l2') {
+        let cx = 0;
+        const pc = this.rotatedCentroids.subarray(c * dims, c * dims + dims);
+        for (let i = 0; i < dims; i++) cx += pc[i]! * (bestX[i]! - m);
+        dv.setFloat32(at + this.betaOffset, rr + 2 * Math.fround(bestS) * cx, true);
+      }
+      packPlanes(bestX, bits, dims, out, at + this.planesOffset);
+      out[at + this.centroidOffset] = c;
+    }
+  }
+
+  prepare(q: Float32Array, out: Uint8Array): void {
+    const { dims, bits, metric, centroids: k } = this.spec;
+    const pq = this.rotateInto(q);
+    const { W, sumW } = writeWeights(out, pq, bits, dims);
+    const table = this.toCentroids.score(q, metric === 'l2' ? 'l2' : 'ip');
+    new Float32Array(out.buffer, out.byteOffset + this.tableOffset, k).set(table);
+    writePreparedHeader(out, {
+      bits,
+      dims,
+      planesOffset: this.planesOffset,
+      scaleOffset: this.scaleOffset,
+      betaOffset: this.betaOffset,
+      centroidOffset: this.centroidOffset,
+      gammaW: (metric === 'l2' ? -2 : -1) * W,
+      constA: 0,
+      mSumW: this.mid * sumW,
+      tableOffset: this.tableOffset,
+    });
+  }
+
+  decode(row: Uint8Array): Float64Array {
+    const { dim, dims, bits } = this.spec;
+    const dv = new DataView(row.buffer, row.byteOffset, row.byteLength);
+    const s = dv.getFloat32(this.scaleOffset, true);
+    const c = row[this.centroidOffset]!;
+    const x = new Int32Array(dims);
+    unpackPlanes(row, this.planesOffset, bits, dims, x);
+    const out = Float64Array.from(this.centroids.subarray(c * dim, c * dim + dim));
+    // r̂ = Pᵀ·(s·x̃): the rotation's columns are orthonormal, so its transpose maps back.
+    for (let i = 0; i < dims; i++) {
+      const t = s * (x[i]! - this.mid);
+      if (t === 0) continue;
+      for (let d = 0; d < dim; d++) out[d]! += this.rotation[i * dim + d]! * t;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,51 @@
+// The distance kernels over a small private block of rows (centroids, rotation rows), for the work
+// around the index rather than in it: k-means and encoding at build time, and per query the
+// rotation of the query and its distances to every centroid. One instance per thread.
+import { allocateRegion, type SharedRegion } from '../../tiers/shared-region.js';
+import { instantiateKernels, type BatchKernel, type KernelSet } from './kernels.js';
+
+export class RowScorer {
+  readonly rows: number;
+  readonly dim: number;
+  private readonly region: SharedRegion;
+  private readonly kernels: KernelSet;
+  private readonly f32: Float32Array;
+  private readonly qAt: number;
+  private readonly idsAt: number;
+  private readonly rowsAt: number;
+  private readonly outAt: number;
+
+  constructor(rows: Float32Array, dim: number) {
+    this.dim = dim;
+    this.rows = rows.length / dim;
+    const a16 = (x: number): number => Math.ceil(x / 16) * 16;
+    this.qAt = 0;
+    this.idsAt = a16(4 * dim);
+    this.rowsAt = a16(this.idsAt + 4 * this.rows);
+    this.outAt = a16(this.rowsAt + rows.byteLength);
+    this.region = allocateRegion(this.outAt + 4 * this.rows + 64);
+    this.kernels = instantiateKernels(this.region.memory);
+    this.f32 = new Float32Array(this.region.buffer);
+    const u32 = new Uint32Array(this.region.buffer);
+    for (let i = 0; i < this.rows; i++) u32[(this.idsAt >>> 2) + i] = i;
+    this.f32.set(rows, this.rowsAt >>> 2);
+  }
+
+  /** Squared L2 (l2) or 1 - dot (ip) from q to every row; the view is overwritten by the next call. */
+  score(q: ArrayLike<number>, kind: 'l2' | 'ip'): Float32Array {
+    const f32 = this.f32;
+    const q4 = this.qAt >>> 2;
+    for (let i = 0; i < this.dim; i++) f32[q4 + i] = q[i]!;
+    const k: BatchKernel = kind === 'l2' ? this.kernels.l2Batch : this.kernels.ipBatch;
+    k(this.qAt, this.rowsAt, 4 * this.dim, this.idsAt, this.rows, this.dim, this.outAt);
+    return f32.subarray(this.outAt >>> 2, (this.outAt >>> 2) + this.rows);
+  }
+
+  /** Index of the nearest row by squared L2, and that distance. */
+  nearest(q: ArrayLike<number>): { row: number; distance: number } {
+    const d = this.score(q, 'l2');
+    let best = 0;
+    for (let i = 1; i < d.length; i++) if (d[i]! < d[best]!) best = i;
+    return { row: best, distance: d[best]! };
+  }
+}

@@ -1,0 +1,83 @@
+// Everything one in-flight query owns: its heaps, visited set, the distance request it is waiting
+// on, its re-rank pool and its counters. The traversal step (traversal.ts) reads and advances it;
+// a driver (the local Searcher, or the near-data runner with many queries in flight) computes the
+// distances it asks for. No field here depends on which driver runs it.
+import { MaxHeap, MinHeap } from './heaps.js';
+import { STAT_FIELDS } from './stats.js';
+import { VisitedSet } from './visited.js';
+
+/** Where a query is in its search. */
+export const PHASE = {
+  START: 0,
+  /** Waiting for the entry point's distance. */
+  ENTRY: 1,
+  /** Greedy descent through the upper layers. */
+  UPPER: 2,
+  /** Beam search of width ef on level 0. */
+  LEVEL0: 3,
+  /** Re-scoring the best candidates with full vectors. */
+  RERANK: 4,
+  DONE: 5,
+} as const;
+
+/** Which records a request's distances come from. */
+export const SCORER = {
+  /** What the traversal runs on: the compact codes when the index has them, else the full vectors. */
+  TRAVERSE: 0,
+  /** Full vectors (re-rank). */
+  FULL: 1,
+} as const;
+
+export class QueryState {
+  query: Float32Array = new Float32Array(0);
+  k = 10;
+  ef = 10;
+  /** Candidates re-scored with full vectors (0 when the traversal distances are exact already). */
+  rerank = 0;
+  phase: number = PHASE.START;
+  cur = 0;
+  curDist = 0;
+  level = 0;
+  lowerBound = 0;
+  readonly cand = new MinHeap(256);
+  readonly top = new MaxHeap(256);
+  readonly visited = new VisitedSet();
+
+  /** The pending request: n ids whose distances (from `scorer`) the driver writes into dist. */
+  scorer: number = SCORER.TRAVERSE;
+  n = 0;
+  readonly ids: Int32Array;
+  readonly dist: Float32Array;
+
+  /** Re-rank pool, best first: ids, approximate distances, then exact ones; `at` is the next to send. */
+  poolIds = new Int32Array(64);
+  poolD = new Float64Array(64);
+  poolN = 0;
+  poolAt = 0;
+
+  /** The answer, nearest first. */
+  resultIds = new Int32Array(0);
+  resultD = new Float32Array(0);
+
+  /** Per-query counters (see STAT) and the modelled CXL time not yet stalled for. */
+  readonly stats = new Float64Array(STAT_FIELDS);
+  owedNs = 0;
+  /** Foreseeing: the candidate whose neighbour list was fetched one step ahead, and its bytes. */
+  foreseen = -1;
+  foreseenBytes = 0;
+  /** Driver bookkeeping: which slot the query's scratch lives in, and the query's number in its task. */
+  slot = -1;
+  tag = -1;
+
+  constructor(batchMax: number) {
+    this.ids = new Int32Array(batchMax);
+    this.dist = new Float32Array(batchMax);
+  }
+
+  ensurePool(n: number): void {
+    if (this.poolIds.length < n) {
+      this.poolIds = new Int32Array(n);
+      this.poolD = new Float64Array(n);
+    }
+  }
+}

@@ -1,0 +1,297 @@
+// The one search step every driver calls. `next` advances a query to its next distance request (or
+// to DONE); the driver computes those distances however it likes (here, on another thread, batched
+// with other queries) and `apply` consumes them. The local Searcher runs next/apply to completion;
+// the near-data runner interleaves many queries. Because both run this code, they take the same
+// steps in the same order and return the same answers.
+//
+// A search is: the entry point, greedy descent through the upper layers, a beam search of width ef
+// on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
+// with codes, the best `rerank` candidates re-scored with full vectors.
+import type { TieredIndex } from '../tiered/tiered-index.js';
+import type { Accountant } from './accounting.js';
+import { PHASE, type QueryState, SCORER } from './query-state.js';
+import { STAT } from './stats.js';
+
+export class Traversal {
+  private readonly adjWords: number;
+  private readonly batchMax: number;
+  /** Keeps the foreseen neighbour-list words observable, so the reads are not optimised away. */
+  touchSink = 0;
+
+  constructor(
+    readonly index: TieredIndex,
+    readonly acct: Accountant,
+    readonly prefetch: boolean,
+  ) {
+    this.adjWords = index.adjacency.shape.stride >>> 2;
+    this.batchMax = index.batchMax;
+  }
+
+  /** Starts a query; k, ef and rerank are trusted (validated once, at the edge). */
+  begin(st: QueryState, q: Float32Array, k: number, ef: number, rerank: number): void {
+    st.query = q;
+    st.k = k;
+    st.ef = Math.max(ef, k);
+    st.rerank = this.index.codes !== null ? Math.max(rerank, k) : 0;
+    st.phase = PHASE.START;
+    st.stats.fill(0);
+    st.owedNs = 0;
+    st.foreseen = -1;
+    st.n = 0;
+    st.visited.clear();
+    st.cand.clear();
+    st.top.clear();
+    st.top.ensure(st.ef + 2);
+  }
+
+  /** Prepares the query's next request (st.n ids from st.scorer); false once the query is done. */
+  next(st: QueryState): boolean {
+    const idx = this.index;
+    const meta = idx.meta;
+    for (;;) {
+      switch (st.phase) {
+        case PHASE.START:
+          if (meta.count === 0) {
+            this.finish(st);
+            return false;
+          }
+          st.cur = meta.entry;
+          st.ids[0] = meta.entry;
+          st.n = 1;
+          st.scorer = SCORER.TRAVERSE;
+          st.phase = PHASE.ENTRY;
+          return true;
+        case PHASE.UPPER: {
+          const M1 = 1 + meta.maxM;
+          const block = idx.upperOffset[st.cur]! + (st.level - 1) * M1;
+          const n = idx.upperLinks[block]!;
+          st.stats[STAT.hops]!++;
+          // Upper layers always live in DRAM.
+          st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + n), false);
+          if (n === 0) {
+            this.descend(st);
+            continue;
+          }
+          for (let j = 0; j < n; j++) st.ids[j] = idx.upperLinks[block + 1 + j]!;
+          st.n = n;
+          st.scorer = SCORER.TRAVERSE;
+          return true;
+        }
+        case PHASE.LEVEL0:
+          if (this.expand(st)) return true;
+          this.endLevel0(st);
+          continue;
+        case PHASE.RERANK: {
+          const left = st.poolN - st.poolAt;
+          if (left === 0) {
+            this.endRerank(st);
+            return false;
+          }
+          const n = Math.min(left, this.batchMax);
+          for (let j = 0; j < n; j++) st.ids[j] = st.poolIds[st.poolAt + j]!;
+          st.n = n;
+          st.scorer = SCORER.FULL;
+          return true;
+        }
+        default:
+          return false;
+      }
+    }
+  }
+
+  /** Consumes the distances of the request `next` prepared (st.dist[0..st.n)). */
+  apply(st: QueryState): void {
+    const n = st.n;
+    st.n = 0;
+    switch (st.phase) {
+      case PHASE.ENTRY:
+        st.curDist = st.dist[0]!;
+        st.level = this.index.meta.maxLevel;
+        if (st.level > 0) st.phase = PHASE.UPPER;
+        else this.startLevel0(st);
+        return;
+      case PHASE.UPPER: {
+        let changed = false;
+        for (let j = 0; j < n; j++) {
+          const d = st.dist[j]!;
+          if (d < st.curDist) {
+            st.curDist = d;
+            st.cur = st.ids[j]!;
+            changed = true;
+          }
+        }
+        if (!changed) this.descend(st);
+        return;
+      }
+      case PHASE.LEVEL0: {
+        const top = st.top;
+        const cand = st.cand;
+        const ef = st.ef;
+        const dist = st.dist;
+        const ids = st.ids;
+        let lowerBound = st.lowerBound;
+        for (let j = 0; j < n; j++) {
+          const d = dist[j]!;
+          if (top.size < ef || d < lowerBound) {
+            const id = ids[j]!;
+            cand.push(d, id);
+            top.push(d, id);
+            if (top.size > ef) top.pop();
+            lowerBound = top.d[0]!;
+          }
+        }
+        st.lowerBound = lowerBound;
+        return;
+      }
+      case PHASE.RERANK:
+        for (let j = 0; j < n; j++) st.poolD[st.poolAt + j] = st.dist[j]!;
+        st.poolAt += n;
+        st.stats[STAT.reranked]! += n;
+        return;
+    }
+  }
+
+  private descend(st: QueryState): void {
+    st.level--;
+    if (st.level === 0) this.startLevel0(st);
+  }
+
+  private startLevel0(st: QueryState): void {
+    st.phase = PHASE.LEVEL0;
+    st.visited.add(st.cur);
+    st.cand.push(st.curDist, st.cur);
+    st.top.push(st.curDist, st.cur);
+    st.lowerBound = st.curDist;
+    st.foreseen = -1;
+  }
+
+  /** Pops candidates until one has unvisited neighbours, which become the request; false when the beam is done. */
+  private expand(st: QueryState): boolean {
+    const adj = this.index.adjacency;
+    const words = this.adjWords;
+    const cand = st.cand;
+    const visited = st.visited;
+    const ids = st.ids;
+    while (cand.size > 0) {
+      if (cand.d[0]! > st.lowerBound) return false;
+      const c = cand.i[0]!;
+      cand.pop();
+      const seg = adj.segmentOf(c);
+      const u32 = seg.u32;
+      const at = seg.recordBase + (c - seg.start) * words;
+      const n = u32[at]!;
+      st.stats[STAT.hops]!++;
+      const tier = seg.tier;
+      if (this.prefetch) this.foresee(st, c, tier, n, cand.size > 0 ? cand.i[0]! : -1);
+      else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
+      let m = 0;
+      for (let j = 1; j <= n; j++) {
+        const nb = u32[at + j]!;
+        if (visited.add(nb)) ids[m++] = nb;
+      }
+      if (m > 0) {
+        st.n = m;
+        st.scorer = SCORER.TRAVERSE;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * CXL-ANNS foreseeing: charges c's neighbour-list read (latency hidden if c was fetched one step
+   * ahead), then fetches the next candidate's list ahead. A wrong guess still pays its bytes.
+   */
+  private foresee(st: QueryState, c: number, tier: number, degree: number, next: number): void {
+    const hit = st.foreseen === c;
+    if (hit) st.stats[STAT.prefetchHits]!++;
+    else if (st.foreseen >= 0) st.owedNs += this.acct.bytesOnly(st.stats, this.index.adjacency.tierOf(st.foreseen), st.foreseenBytes);
+    st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
+    st.foreseen = next;
+    if (next >= 0) {
+      const seg = this.index.adjacency.segmentOf(next);
+      const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]!;
+      this.touchSink ^= deg;
+      st.foreseenBytes = 4 * (1 + deg);
+      st.stats[STAT.prefetchIssued]!++;
+    }
+  }
+
+  private endLevel0(st: QueryState): void {
+    if (st.foreseen >= 0) {
+      st.owedNs += this.acct.bytesOnly(st.stats, this.index.adjacency.tierOf(st.foreseen), st.foreseenBytes);
+      st.foreseen = -1;
+    }
+    if (st.rerank === 0) {
+      this.finish(st);
+      return;
+    }
+    // The beam, best first by approximate distance; the best `rerank` of it are re-scored.
+    const top = st.top;
+    const size = top.size;
+    st.ensurePool(size);
+    for (let j = size - 1; j >= 0; j--) {
+      st.poolIds[j] = top.i[0]!;
+      st.poolD[j] = top.d[0]!;
+      top.pop();
+    }
+    st.poolN = Math.min(size, st.rerank);
+    st.poolAt = 0;
+    st.phase = PHASE.RERANK;
+  }
+
+  private endRerank(st: QueryState): void {
+    sortByDistanceThenLabel(st.poolIds, st.poolD, st.poolN, this.index.labels);
+    const k = Math.min(st.k, st.poolN);
+    st.resultIds = st.poolIds.slice(0, k);
+    st.resultD = Float32Array.from(st.poolD.subarray(0, k));
+    st.phase = PHASE.DONE;
+  }
+
+  /** Exact traversal distances (no codes): the beam is the answer. */
+  private finish(st: QueryState): void {
+    const top = st.top;
+    const n = top.size;
+    st.ensurePool(n);
+    for (let j = n - 1; j >= 0; j--) {
+      st.poolIds[j] = top.i[0]!;
+      st.poolD[j] = top.d[0]!;
+      top.pop();
+    }
+    st.poolN = n;
+    // The pops give ascending distances: only runs of equal distances need ordering by label.
+    sortByDistanceThenLabel(st.poolIds, st.poolD, n, this.index.labels);
+    const k = Math.min(st.k, n);
+    st.resultIds = st.poolIds.slice(0, k);
+    st.resultD = Float32Array.from(st.poolD.subarray(0, k));
+    st.phase = PHASE.DONE;
+  }
+}
+
+/**
+ * Sorts ids[0..n) by distance, ties by external label, so that equal graphs give equal answers
+ * whatever the internal numbering. Insertion sort: pools are small and usually nearly sorted.
+ */
+export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: number, labels: Float64Array): void {
+  if (n > 256) {
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a]! - d[b]! || labels[ids[a]!]! - labels[ids[b]!]!);
+    const ids2 = Int32Array.from(order, (i) => ids[i]!);
+    const d2 = Float64Array.from(order, (i) => d[i]!);
+    ids.set(ids2);
+    d.set(d2);
+    return;
+  }
+  for (let j = 1; j < n; j++) {
+    const id = ids[j]!;
+    const dj = d[j]!;
+    const lab = labels[id]!;
+    let p = j;
+    while (p > 0 && (d[p - 1]! > dj || (d[p - 1]! === dj && labels[ids[p - 1]!]! > lab))) {
+      ids[p] = ids[p - 1]!;
+      d[p] = d[p - 1]!;
+      p--;
+    }
+    ids[p] = id;
+    d[p] = dj;
+  }
+}
