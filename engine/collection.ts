@@ -3,18 +3,19 @@
 import { invalidArgument } from '../common/errors.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
-import { MAX_EF, MAX_K } from '../index/search/searcher.js';
+import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
 import { STAT_FIELDS, statsView, addStats } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { Executor } from './executor.js';
 import { AdmissionQueue, type Pending } from './queue.js';
 import type { QueryTask } from './task.js';
-import type { CollectionInfo, ExecutionMode, SearchRequest, SearchResponse } from './types.js';
+import type { CollectionInfo, ExecutionMode, SearchRequest, SearchResponse, TierInfo } from './types.js';
 
 interface Job {
   vector: Float32Array;
   k: number;
   ef: number;
+  rerank: number;
   exact: boolean;
   mode: ExecutionMode;
 }
@@ -71,12 +72,14 @@ export class Collection {
       count: m.count,
       tiers: this.index.tiers.map((t, i) => ({
         kind: t.kind,
-        nodes: t.end - t.start,
+        nodes: i === 0 ? this.index.plan.adjacencyInDram : m.count - this.index.plan.adjacencyInDram,
+        holds: holdsOf(this.index, i),
         bytes: m.tiers[i]?.bytes ?? 0,
         residentBytes: resident[i] ?? 0,
         binding: t.binding,
       })),
-      placement: { policy: m.placement.policy, dramBudgetBytes: m.placement.dramBudgetBytes, predictedDramShare: m.placement.predictedDramShare },
+      placement: { policy: m.placement.policy, dramBudgetBytes: m.plan.dramBudgetBytes, predictedDramShare: m.placement.predictedDramShare },
+      code: m.plan.code ? { kind: m.plan.code.kind, bytesPerVector: m.plan.code.stride } : null,
       build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
       memory: { mode: this.opened.memory.mode, reason: this.opened.memory.reason },
     };
@@ -91,6 +94,9 @@ export class Collection {
     if (!Number.isInteger(r.k) || r.k < 1 || r.k > MAX_K) throw invalidArgument('limit', `must be an integer in 1..${MAX_K}, got ${r.k}`);
     const ef = r.ef ?? Math.max(this.s.defaultEf, r.k);
     if (!Number.isInteger(ef) || ef < 1 || ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${ef}`);
+    const rerank = r.rerank ?? DEFAULT_RERANK_FACTOR * r.k;
+    if (!Number.isInteger(rerank) || (rerank !== 0 && (rerank < r.k || rerank > MAX_RERANK)))
+      throw invalidArgument('rerank', `must be 0 (no re-rank) or an integer in limit..${MAX_RERANK} (${r.k}..${MAX_RERANK}), got ${rerank}`);
     const mode = r.mode ?? this.s.defaultMode;
     if (mode !== 'local' && mode !== 'ndp') throw invalidArgument('mode', `must be local or ndp, got ${String(mode)}`);
     if (mode === 'ndp' && !this.s.ndpAvailable) throw invalidArgument('mode', 'ndp needs the engine started with tier workers');
@@ -99,7 +105,7 @@ export class Collection {
       vector = vector.slice();
       normalizeRows(vector, dim);
     }
-    return { vector, k: r.k, ef, exact: r.exact ?? false, mode };
+    return { vector, k: r.k, ef, rerank, exact: r.exact ?? false, mode };
   }
 
   search(r: SearchRequest): Promise<SearchResponse> {
@@ -139,12 +145,14 @@ export class Collection {
       vectors: new Float32Array(n * dim),
       k: new Int32Array(n),
       ef: new Int32Array(n),
+      rerank: new Int32Array(n),
       exact: new Uint8Array(n),
     };
     taken.forEach((p, i) => {
       task.vectors.set(p.item.vector, i * dim);
       task.k[i] = p.item.k;
       task.ef[i] = p.item.ef;
+      task.rerank[i] = p.item.rerank;
       task.exact[i] = p.item.exact ? 1 : 0;
     });
     this.tasksInFlight++;
@@ -241,4 +249,19 @@ export class Collection {
   get busy(): boolean {
     return this.queue.depth > 0;
   }
+}
+
+/** Largest re-rank pool a request may ask for. */
+export const MAX_RERANK = MAX_EF;
+
+/** Nodes whose records of each kind live in tier i. */
+function holdsOf(index: TieredIndex, i: number): TierInfo['holds'] {
+  const n = index.meta.count;
+  const inTier = (dramCount: number): number => (i === 0 ? dramCount : n - dramCount);
+  return {
+    neighbourLists: inTier(index.plan.adjacencyInDram),
+    vectors: inTier(index.plan.vectorsInDram),
+    codes: index.codes ? inTier(n) : 0,
+    labels: inTier(0),
+  };
 }

@@ -53,7 +53,18 @@ export class Engine {
     readonly options: Required<
       Pick<
         EngineOptions,
-        'searchThreads' | 'inflightPerThread' | 'maxQueue' | 'mode' | 'ndp' | 'expanders' | 'inject' | 'prefetch' | 'pipeline' | 'defaultEf' | 'spin'
+        | 'searchThreads'
+        | 'inflightPerThread'
+        | 'maxQueue'
+        | 'mode'
+        | 'ndp'
+        | 'expanders'
+        | 'inject'
+        | 'prefetch'
+        | 'pipeline'
+        | 'defaultEf'
+        | 'spin'
+        | 'nearData'
       >
     >,
     private readonly executor: Executor,
@@ -77,6 +88,7 @@ export class Engine {
       pipeline: o.pipeline ?? false,
       defaultEf: o.defaultEf ?? 64,
       spin: o.spin ?? 20000,
+      nearData: o.nearData ?? 'host',
     };
     if (!Number.isInteger(opts.searchThreads) || opts.searchThreads < 0 || opts.searchThreads > 256)
       throw new StrataError('STRATA_INVALID_ARGUMENT', `searchThreads: must be 0..256, got ${opts.searchThreads}`, { field: 'searchThreads' });
@@ -102,7 +114,8 @@ export class Engine {
       const handle = oi.index.share();
       let ndp: CollectionLinks['ndp'] = null;
       if (opts.ndp) {
-        const segs = oi.index.segments;
+        // Tier workers compute on the vectors of the CXL tier: one group of vector segments per expander.
+        const segs = oi.index.vectors.segments;
         const cxlSegs = segs.map((s, i) => (s.tier === 1 ? i : -1)).filter((i) => i >= 0);
         const expanderOfSegment = new Int32Array(segs.length).fill(-1);
         cxlSegs.forEach((s, j) => (expanderOfSegment[s] = Math.floor((j * opts.expanders) / Math.max(1, cxlSegs.length))));
@@ -125,6 +138,7 @@ export class Engine {
       prefetch: opts.prefetch,
       inject: opts.inject,
       cost,
+      model: opts.nearData,
       spin: opts.spin,
     };
     const searcherOptions = { cost, inject: opts.inject, prefetch: opts.prefetch };
@@ -142,8 +156,6 @@ export class Engine {
           channels: l.ndp.channelsByThread.flatMap((byGroup) => byGroup.map((byExp) => byExp[e]!)),
           bell: l.ndp.bell,
           stop: stop.buffer as SharedArrayBuffer,
-          inject: opts.inject,
-          cost,
           node: opened[ci]!.index.tiers[1]!.binding.node,
           spin: opts.spin,
           cpus,

@@ -11,6 +11,8 @@ export interface QueryTask {
   vectors: Float32Array;
   k: Int32Array;
   ef: Int32Array;
+  /** Candidates re-scored with full vectors (ignored by indexes without a code). */
+  rerank: Int32Array;
   exact: Uint8Array;
 }
 

@@ -2,6 +2,7 @@
 import type { Metric } from '../index/kernels/kernels.js';
 import type { SearchStats } from '../index/search/stats.js';
 import type { TierBinding } from '../index/tiered/tiered-index.js';
+import type { NearDataModel } from '../tiers/cost-model.js';
 
 /** local: a search thread reads every tier itself; ndp: CXL-tier distances are computed by that tier's workers. */
 export type ExecutionMode = 'local' | 'ndp';
@@ -10,6 +11,8 @@ export interface SearchRequest {
   vector: Float32Array;
   k: number;
   ef?: number;
+  /** Candidates re-scored with full vectors after a traversal on codes (default 3 × k; ignored without codes). */
+  rerank?: number;
   /** Brute force over all tiers (recall checks). */
   exact?: boolean;
   mode?: ExecutionMode;
@@ -33,7 +36,10 @@ export interface SearchResponse {
 
 export interface TierInfo {
   kind: 'dram' | 'cxl';
+  /** Nodes whose neighbour lists live in this tier (what decides a node is hot). */
   nodes: number;
+  /** Nodes whose records of each kind live in this tier. */
+  holds: { neighbourLists: number; vectors: number; codes: number; labels: number };
   bytes: number;
   residentBytes: number;
   binding: TierBinding;
@@ -46,6 +52,8 @@ export interface CollectionInfo {
   count: number;
   tiers: TierInfo[];
   placement: { policy: string; dramBudgetBytes: number; predictedDramShare: number | null };
+  /** The compact code in DRAM, or null (traversal on full vectors). */
+  code: { kind: string; bytesPerVector: number } | null;
   build: { m: number; efConstruction: number; source: string | null };
   memory: { mode: 'numa' | 'emulated'; reason: string };
 }
@@ -67,6 +75,8 @@ export interface EngineOptions {
   inject?: boolean;
   /** CXL-ANNS foreseeing: prefetch the next candidate's neighbour list one step ahead. */
   prefetch?: boolean;
+  /** Near-data model: host worker threads (read CXL at CXL cost), or a computational device (reads its own DRAM). */
+  nearData?: NearDataModel;
   /** CXL-ANNS scheduling split: overlap one group's deferrable work with the other group's tier work (ndp). */
   pipeline?: boolean;
   defaultEf?: number;

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
 import type { DatasetFormat } from '../../index/datasets/index.js';
 import type { Metric } from '../../index/kernels/kernels.js';
+import { CODE_KINDS, parseCodeKind } from '../../index/codes/index.js';
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../../index/placement/placement.js';
+import type { BudgetPlan } from '../../index/placement/planner.js';
 import { choiceOption, intOption } from '../options.js';
 import { phaseProgress } from '../progress.js';
 
@@ -19,6 +21,7 @@ interface BuildFlags {
   seed: number;
   dramBudget: string;
   placement: PlacementPolicy;
+  codes: string;
   profileQueries?: string;
   profileSamples: number;
   name?: string;
@@ -29,6 +32,18 @@ interface BuildFlags {
 }
 
 const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
+const perVector = (b: number, n: number): string => `${(b / Math.max(1, n)).toFixed(1)} B/vector`;
+
+/** The budget plan, as `strata build` prints it. */
+export function planLines(plan: BudgetPlan, n: number): string[] {
+  const d = plan.dram;
+  const c = plan.cxl;
+  return [
+    `plan: DRAM budget ${mib(plan.budgetBytes)} (${((100 * plan.budgetBytes) / plan.fullPrecisionBytes).toFixed(1)}% of ${mib(plan.fullPrecisionBytes)} at full precision); ${plan.reason}`,
+    `  DRAM ${mib(d.total)} = ${perVector(d.total, n)}: upper layers ${mib(d.upper)}, ${plan.code ?? 'no'} codes ${mib(d.codes)} (${plan.codeRowBytes} B each), neighbour lists of ${plan.adjacencyInDram} hottest nodes ${mib(d.adjacency)}, vectors of ${plan.vectorsInDram} nodes ${mib(d.vectors)}`,
+    `  CXL  ${mib(c.total)} = ${perVector(c.total, n)}: neighbour lists of ${n - plan.adjacencyInDram} nodes ${mib(c.adjacency)}, vectors of ${n - plan.vectorsInDram} nodes ${mib(c.vectors)}, labels ${mib(c.labels)}`,
+  ];
+}
 
 export function registerBuild(program: Command): void {
   program
@@ -41,7 +56,8 @@ export function registerBuild(program: Command): void {
     .option('--m <n>', 'HNSW links per node', intOption('--m', 2, 256), DEFAULT_BUILD.m)
     .option('--ef-construction <n>', 'HNSW build beam width', intOption('--ef-construction', 1, 10000), DEFAULT_BUILD.efConstruction)
     .option('--seed <n>', 'random seed (graph levels, sampling)', intOption('--seed', 0), DEFAULT_BUILD.seed)
-    .option('--dram-budget <bytes|N%>', 'DRAM for node records: bytes (512MiB, 2GB) or share of the index', DEFAULT_BUILD.dramBudget)
+    .option('--dram-budget <bytes|N%>', 'DRAM for the index: bytes (512MiB, 2GB) or a share of its full-precision size', DEFAULT_BUILD.dramBudget)
+    .option('--codes <kind>', `DRAM code: auto (the planner picks) | none (full precision, whole records) | ${CODE_KINDS.join(' | ')}`, 'auto')
     .option('--placement <policy>', 'hops | profile | id | random', choiceOption('--placement', PLACEMENT_POLICIES), DEFAULT_BUILD.placement)
     .option('--profile-queries <file>', 'queries for profile placement (default: a sample of the data)')
     .option('--profile-samples <n>', 'data rows sampled as profiling queries', intOption('--profile-samples', 0), DEFAULT_BUILD.profileSamples)
@@ -62,6 +78,7 @@ export function registerBuild(program: Command): void {
           seed: f.seed,
           dramBudget: f.dramBudget,
           placement: f.placement,
+          codes: parseCodeKind(f.codes),
           profileSamples: f.profileSamples,
           force: f.force ?? false,
           ...(f.format ? { format: f.format } : {}),
@@ -85,9 +102,8 @@ export function registerBuild(program: Command): void {
       const lines = [
         `built ${summary.out}: ${summary.count} vectors x ${summary.dim} (${summary.metric}), M ${f.m}, efConstruction ${f.efConstruction}`,
         `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
-        ...summary.tiers.map((t) => `tier ${t.kind}: ${t.nodes} nodes, ${mib(t.bytes)}`),
-        `placement ${p.policy}, DRAM budget ${mib(p.dramBudgetBytes)}; predicted DRAM share of accesses ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
-        ...(p.upperInCxl > 0 && p.policy === 'hops' ? [`warning: ${p.upperInCxl} upper-layer nodes did not fit the DRAM budget and live in CXL`] : []),
+        ...planLines(summary.plan, summary.count),
+        `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
         ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),
       ];
       process.stdout.write(lines.join('\n') + '\n');

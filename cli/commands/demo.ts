@@ -65,7 +65,7 @@ export function registerDemo(program: Command): void {
       const gt = await readGroundTruth(join(dataDir, 'groundtruth.ivecs'));
       const gd = await readFvecsMatrix(join(dataDir, 'groundtruth_dist.fvecs'));
       process.stdout.write(
-        `index ${indexDir}: ${index.meta.count} vectors, DRAM tier ${index.meta.dramCount} nodes, CXL tier ${index.meta.count - index.meta.dramCount} nodes (${memory.mode}: ${memory.reason})\n`,
+        `index ${indexDir}: ${index.meta.count} vectors, ${index.plan.code?.kind ?? 'no'} codes in DRAM, neighbour lists of ${index.plan.adjacencyInDram} nodes in DRAM and ${index.meta.count - index.plan.adjacencyInDram} in CXL (${memory.mode}: ${memory.reason})\n`,
       );
       for (const ef of [16, 32, 64, 128]) {
         const r = runBatch(index, qs.vectors, { k: 10, ef, warmup: 1 });

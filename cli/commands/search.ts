@@ -149,7 +149,8 @@ export function registerSearch(program: Command): void {
         linkBytesPerQuery: s.linkBytes,
         prefetch: { issued: s.prefetchIssued, hits: s.prefetchHits },
         inject: f.inject ?? false,
-        kernels: index.segments[0]?.kernels.kind ?? 'none',
+        kernels: index.vectors.segments[0]?.kernels?.kind ?? 'none',
+        code: info.code,
         memory: { mode: info.memory.mode, reason: info.memory.reason, tiers: info.tiers.map((t) => ({ kind: t.kind, nodes: t.nodes, binding: t.binding })) },
       }) + '\n',
     );

@@ -9,6 +9,9 @@ export const CH_DONE = 1;
 export const CH_COUNT = 2;
 /** Ids in the message (for link accounting on the worker side). */
 export const CH_IDS = 3;
+/** Injection: ns the worker stalls before answering (the message's modelled time), and what it measured. */
+export const CH_STALL_NS = 4;
+export const CH_STALLED_NS = 5;
 export const CH_HEADER = 8;
 
 export function createChannel(maxEntries: number): SharedArrayBuffer {
@@ -36,6 +39,16 @@ export class ChannelClient {
     return this.count;
   }
 
+  /** Ids in the message being assembled. */
+  get pendingIds(): number {
+    return this.ids;
+  }
+
+  /** The stall the worker measured while answering the last message. */
+  stalledNs(): number {
+    return this.ctrl[CH_STALLED_NS]!;
+  }
+
   add(segment: number, slot: number, n: number): void {
     const at = CH_HEADER + 3 * this.count++;
     this.ctrl[at] = segment;
@@ -44,12 +57,14 @@ export class ChannelClient {
     this.ids += n;
   }
 
-  /** Sends the entries added so far, if any; returns the ids sent. */
-  send(): number {
+  /** Sends the entries added so far, if any, asking the worker to stall `stallNs` first; returns the ids sent. */
+  send(stallNs = 0): number {
     if (this.count === 0) return 0;
     const ids = this.ids;
     this.ctrl[CH_COUNT] = this.count;
     this.ctrl[CH_IDS] = ids;
+    this.ctrl[CH_STALL_NS] = Math.min(0x7fffffff, Math.round(stallNs));
+    this.ctrl[CH_STALLED_NS] = 0;
     this.seq = (this.seq + 1) | 0;
     Atomics.store(this.ctrl, CH_REQ, this.seq);
     Atomics.add(this.bell, this.bellIndex, 1);

@@ -2,19 +2,15 @@
 // where it lives. Started as one long-running piscina task that serves every search thread's
 // channels until the engine stops it; only ids and distances cross.
 import { setThreadAffinity, setThreadMemoryPolicy } from '../../tiers/numa.js';
-import { linkCostNs, tierCosts, type CostModelParams } from '../../tiers/cost-model.js';
 import { stallNs } from '../../tiers/stall.js';
 import { TieredIndex, type SharedIndexHandle } from '../../index/tiered/tiered-index.js';
-import { CH_COUNT, CH_DONE, CH_HEADER, CH_IDS, CH_REQ } from '../ndp/channel.js';
-
+import { CH_COUNT, CH_DONE, CH_HEADER, CH_IDS, CH_REQ, CH_STALL_NS, CH_STALLED_NS } from '../ndp/channel.js';
 export interface ServeArgs {
   handle: SharedIndexHandle;
   expander: number;
   channels: SharedArrayBuffer[];
   bell: SharedArrayBuffer;
   stop: SharedArrayBuffer;
-  inject: boolean;
-  cost: CostModelParams;
   /** NUMA node of this expander's memory: the worker's own allocations go there too (null: none). */
   node: number | null;
   /** Idle polls of the channels before sleeping on the doorbell. */
@@ -49,8 +45,9 @@ export default function serve(a: ServeArgs): ServeReport {
   const bell = new Int32Array(a.bell);
   const stop = new Int32Array(a.stop);
   const ctrls = a.channels.map((c) => new Int32Array(c));
-  const costs = tierCosts(a.cost);
-  const segs = index.segments;
+  const segs = index.vectors.segments;
+  const l2 = index.meta.metric === 'l2';
+  const dim = index.meta.dim;
   const rep: ServeReport = { messages: 0, ids: 0, busyMs: 0, injectedNs: 0 };
   let idle = 0;
   for (;;) {
@@ -66,13 +63,16 @@ export default function serve(a: ServeArgs): ServeReport {
         const at = CH_HEADER + 3 * i;
         const seg = segs[ctrl[at]!]!;
         const slot = ctrl[at + 1]!;
-        seg.distBatch(seg.slotQuery(slot), seg.layout.vecOffset, seg.vecBytes, seg.slotIds(slot), ctrl[at + 2]!, seg.shape.dim, seg.slotOut(slot));
+        const k = seg.kernels!;
+        (l2 ? k.l2Batch : k.ipBatch)(seg.slotQuery(slot), seg.layout.recordOffset, seg.shape.stride, seg.slotIds(slot), ctrl[at + 2]!, dim, seg.slotOut(slot));
       }
       const ids = ctrl[CH_IDS]!;
-      if (a.inject) {
-        const ns = linkCostNs(costs, 8 * ids + 12 * n);
-        stallNs(ns);
-        rep.injectedNs += ns;
+      // Injection: the message's modelled time (near-data model, priced by the sender) is paid
+      // here, before the answer, so every query waiting on it waits for all of it.
+      const ask = ctrl[CH_STALL_NS]!;
+      if (ask > 0) {
+        ctrl[CH_STALLED_NS] = Math.round(stallNs(ask));
+        rep.injectedNs += ask;
       }
       rep.messages++;
       rep.ids += ids;

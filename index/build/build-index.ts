@@ -1,5 +1,5 @@
-// `strata build`: dataset file -> HNSW graph (hnswlib) -> profile -> placement -> tiered layout ->
-// index directory. Each phase reports progress through one callback so the CLI decides how to show it.
+// `strata build`: dataset file -> HNSW graph (hnswlib) -> profile -> budget plan, code, placement ->
+// tiered layout -> index directory. Each phase reports progress through one callback so the CLI decides how to show it.
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { readDataset, type DatasetFormat } from '../datasets/index.js';
@@ -9,10 +9,12 @@ import { writeIndex } from '../format/write-index.js';
 import type { Manifest } from '../format/manifest.js';
 import { normalizeRows } from '../kernels/reference.js';
 import type { Metric } from '../kernels/kernels.js';
-import { parseBudget, placeNodes, type PlacementPolicy } from '../placement/placement.js';
-import { layoutIndex } from '../tiered/layout.js';
+import { type CodeKind, parseCodeKind } from '../codes/index.js';
+import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
+import type { BudgetPlan } from '../placement/planner.js';
+import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { buildGraph } from './hnsw-build.js';
-import { predictedDramShare, profileGraph, sampleRows } from './profile.js';
+import { profileGraph, sampleRows } from './profile.js';
 
 export type BuildPhase = 'read' | 'graph' | 'profile' | 'layout' | 'write';
 
@@ -27,6 +29,8 @@ export interface BuildIndexOptions {
   /** Bytes ("512MiB", "2GB") or a share of the index ("10%"). */
   dramBudget?: string;
   placement?: PlacementPolicy;
+  /** The DRAM code: auto (the planner picks), none (full-precision traversal), or a kind. */
+  codes?: CodeKind | 'none' | 'auto';
   /** File of profiling queries; default: a sample of the data. */
   profileQueries?: string;
   profileSamples?: number;
@@ -45,8 +49,9 @@ export interface BuildSummary {
   metric: Metric;
   seconds: Record<BuildPhase | 'total', number>;
   vectorsPerSecond: number;
-  tiers: Array<{ kind: string; nodes: number; bytes: number }>;
+  tiers: Array<{ kind: string; bytes: number }>;
   placement: Manifest['placement'];
+  plan: BudgetPlan;
   unreachable: number;
   manifest: Manifest;
 }
@@ -80,6 +85,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   // output path must not cost a whole graph build.
   const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
   parseBudget(budgetText, 0);
+  const codes = parseCodeKind(o.codes ?? 'auto');
   const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
   if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
   const inputs = [o.input, ...(o.profileQueries ? [o.profileQueries] : [])];
@@ -121,10 +127,16 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   progress('profile', nq, nq);
   lap('profile');
 
-  const totalRecordBytes = placeNodes(graph, { policy: 'id', budgetBytes: 0 }).totalBytes;
-  const budgetBytes = parseBudget(budgetText, totalRecordBytes);
-  const placement = placeNodes(graph, { policy, budgetBytes, profile: profile.accesses, seed });
-  const index = layoutIndex(graph, placement, metric, ds.ids, o.segmentBytes ? { segmentBytes: o.segmentBytes } : {});
+  const budgetBytes = parseBudget(budgetText, graphFullPrecisionBytes(graph));
+  const placed = placeAndLayout(graph, metric, ds.ids, {
+    budgetBytes,
+    policy,
+    profile: profile.accesses,
+    codes,
+    seed,
+    ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
+  });
+  const index = placed.index;
   progress('layout', 1, 1);
   lap('layout');
 
@@ -134,16 +146,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     {
       name: o.name ?? basename(o.out),
       build: { source: ds.file, m, efConstruction, seed, seconds: (performance.now() - t0) / 1000, builder: 'hnswlib-node 3.0.0 (hnswlib 0.8.0)' },
-      placement: {
-        policy,
-        dramBudgetBytes: budgetBytes,
-        dramNodes: placement.dramCount,
-        cxlNodes: graph.count - placement.dramCount,
-        upperInCxl: placement.upperInCxl,
-        profileQueries: nq,
-        predictedDramShare: nq > 0 ? predictedDramShare(profile, placement.order, placement.dramCount) : null,
-      },
-      graph: { unreachable: placement.unreachable },
+      placement: { policy, profileQueries: nq, predictedDramShare: nq > 0 ? placed.predictedDramShare : null },
+      plan: { dramBudgetBytes: budgetBytes, fullPrecisionBytes: placed.plan.fullPrecisionBytes, reason: placed.plan.reason },
+      graph: { unreachable: placed.unreachable },
     },
     { force: o.force ?? false, inputs },
   );
@@ -157,9 +162,10 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     metric,
     seconds,
     vectorsPerSecond: ds.count / seconds.graph,
-    tiers: manifest.tiers.map((t) => ({ kind: t.kind, nodes: t.end - t.start, bytes: t.bytes })),
+    tiers: manifest.tiers.map((t) => ({ kind: t.kind, bytes: t.bytes })),
     placement: manifest.placement,
-    unreachable: placement.unreachable,
+    plan: placed.plan,
+    unreachable: placed.unreachable,
     manifest,
   };
 }

@@ -39,7 +39,16 @@ export interface Codec {
    * against (the estimate is the distance to this reconstruction, up to the weights' rounding).
    */
   decode(row: Uint8Array): Float64Array;
+  /**
+   * Half-width of the interval the true distance lies in around the estimate, for the row at byte
+   * rowAt of u8 and the query prepared at byte prepAt of the same memory (docs/codes.md: how it is
+   * derived, and how often it held when measured).
+   */
+  errorBound(u8: Uint8Array, rowAt: number, prepAt: number, estimate: number): number;
 }
+
+/** Bound multiplier: the estimate's error in units of its standard deviation (coverage measured in tests). */
+export const BOUND_SIGMAS = 3;
 
 export const pad16 = (d: number): number => Math.ceil(d / 16) * 16;
 export const codeMetric = (m: Metric): 'l2' | 'ip' => (m === 'l2' ? 'l2' : 'ip');
@@ -63,7 +72,11 @@ export const PREP_WEIGHTS = 64;
 /** Writes the header codeBatch reads (offsets in kernels/distance.as.ts). */
 export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
   const dv = new DataView(out.buffer, out.byteOffset, PREP_WEIGHTS);
-  dv.setUint32(0, planesFor(h.bits).reduce((m, p) => m | p.kind, 0), true);
+  dv.setUint32(
+    0,
+    planesFor(h.bits).reduce((m, p) => m | p.kind, 0),
+    true,
+  );
   dv.setInt32(4, h.dims, true);
   dv.setUint32(8, h.planesOffset, true);
   dv.setInt32(12, h.scaleOffset, true);

@@ -32,5 +32,5 @@ export function codeRowBytes(kind: CodeKind, dim: number, metric: 'l2' | 'ip'): 
   const dims = Math.ceil(dim / 16) * 16;
   if (kind === 'sq8') return dims + (metric === 'l2' ? 4 : 0);
   const bits = RQ_BITS[kind]!;
-  return 4 + (metric === 'l2' ? 4 : 0) + (bits * dims) / 8 + 1;
+  return 4 + (metric === 'l2' ? 4 : 0) + (bits * dims) / 8 + 2;
 }

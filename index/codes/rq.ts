@@ -12,7 +12,7 @@
 import { invalidArgument } from '../../common/errors.js';
 import { mulberry32 } from '../../common/random.js';
 import { RowScorer } from '../kernels/row-scorer.js';
-import { type Codec, type CodeKind, type CodeSpec, pad16, planesBytes, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
+import { BOUND_SIGMAS, type Codec, type CodeKind, type CodeSpec, pad16, planesBytes, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
 import { kmeans } from './kmeans.js';
 import { packPlanes, unpackPlanes } from './planes.js';
 import { randomRotation } from './rotation.js';
@@ -35,8 +35,11 @@ export interface RqTrainOptions {
 }
 
 export function rqStride(bits: number, dims: number, metric: 'l2' | 'ip'): number {
-  return 4 + (metric === 'l2' ? 4 : 0) + planesBytes(bits, dims) + 1;
+  return 4 + (metric === 'l2' ? 4 : 0) + planesBytes(bits, dims) + 2;
 }
+
+/** The residual error |e| is stored as |e| / (s·√dims) in one byte, in steps of 1/ERROR_STEPS. */
+const ERROR_STEPS = 400;
 
 export function trainRq(vectors: Float32Array, dim: number, metric: 'l2' | 'ip', kind: CodeKind, o: RqTrainOptions): { spec: CodeSpec; params: Float32Array } {
   const bits = RQ_BITS[kind];
@@ -75,6 +78,7 @@ export class RqCodec implements Codec {
   private readonly betaOffset: number;
   private readonly planesOffset: number;
   private readonly centroidOffset: number;
+  private readonly errorOffset: number;
   private readonly tableOffset: number;
   private readonly pq: Float64Array;
   private readonly resid: Float64Array;
@@ -94,7 +98,8 @@ export class RqCodec implements Codec {
     this.mid = this.levels / 2;
     this.betaOffset = metric === 'l2' ? 4 : -1;
     this.planesOffset = metric === 'l2' ? 8 : 4;
-    this.centroidOffset = spec.stride - 1;
+    this.centroidOffset = spec.stride - 2;
+    this.errorOffset = spec.stride - 1;
     const layout = preparedLayout(bits, dims, k);
     this.queryBytes = layout.bytes;
     this.tableOffset = layout.tableOffset;
@@ -170,6 +175,9 @@ export class RqCodec implements Codec {
       }
       packPlanes(bestX, bits, dims, out, at + this.planesOffset);
       out[at + this.centroidOffset] = c;
+      // Rounded up, so the stored error is never smaller than the true one.
+      const ratio = bestS > 0 && bestErr > 0 ? Math.sqrt(bestErr) / (bestS * Math.sqrt(dims)) : 0;
+      out[at + this.errorOffset] = Math.min(255, Math.ceil(ratio * ERROR_STEPS));
     }
   }
 
@@ -178,6 +186,9 @@ export class RqCodec implements Codec {
     const pq = this.rotateInto(q);
     const { W, sumW } = writeWeights(out, pq, bits, dims);
     const table = this.toCentroids.score(q, metric === 'l2' ? 'l2' : 'ip');
+    let qq = 0;
+    for (let i = 0; i < q.length; i++) qq += q[i]! * q[i]!;
+    new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(48, Math.sqrt(qq), true);
     new Float32Array(out.buffer, out.byteOffset + this.tableOffset, k).set(table);
     writePreparedHeader(out, {
       bits,
@@ -191,6 +202,24 @@ export class RqCodec implements Codec {
       mSumW: this.mid * sumW,
       tableOffset: this.tableOffset,
     });
+  }
+
+  /**
+   * The estimate misses only the cross term 2·(Pa)·e (l2) or (Pq)·e (ip), with e the rotated
+   * residual's quantisation error. The random rotation makes e's direction independent of a's, so
+   * their cosine is about N(0, 1/dims): with BOUND_SIGMAS standard deviations the term stays within
+   * BOUND_SIGMAS·|a|·|e|/√dims (RaBitQ's argument); |a|² = T[c] for l2 and |q|² for ip.
+   */
+  errorBound(u8: Uint8Array, rowAt: number, prepAt: number, _estimate: number): number {
+    const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+    const s = Math.abs(dv.getFloat32(rowAt + this.scaleOffset, true));
+    const e = (s * Math.sqrt(this.spec.dims) * u8[rowAt + this.errorOffset]!) / ERROR_STEPS;
+    const perDim = e / Math.sqrt(this.spec.dims);
+    if (this.spec.metric === 'l2') {
+      const t = dv.getFloat32(prepAt + this.tableOffset + 4 * u8[rowAt + this.centroidOffset]!, true);
+      return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, t)) * perDim;
+    }
+    return BOUND_SIGMAS * dv.getFloat32(prepAt + 48, true) * perDim;
   }
 
   decode(row: Uint8Array): Float64Array {

@@ -4,7 +4,7 @@
 //   ip: 1 - q·x̂ = (1 - Σ q·lo) - Σ q·step·c
 // so the kernel only computes an integer dot product of the prepared weights with the codes.
 import { invalidArgument } from '../../common/errors.js';
-import { type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
+import { BOUND_SIGMAS, type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
 import { packPlanes, unpackPlanes } from './planes.js';
 
 /** Share of values clipped at each end of a dimension's range: a stray outlier must not widen every step. */
@@ -36,6 +36,7 @@ export class Sq8Codec implements Codec {
   private readonly planesOffset: number;
   private readonly v: Float64Array;
   private readonly codes: Int32Array;
+  private readonly rmsStep: number;
 
   constructor(
     readonly spec: CodeSpec,
@@ -47,6 +48,9 @@ export class Sq8Codec implements Codec {
     this.queryBytes = preparedLayout(8, spec.dims, 0).bytes;
     this.v = new Float64Array(spec.dims);
     this.codes = new Int32Array(spec.dims);
+    let ss = 0;
+    for (let d = 0; d < spec.dim; d++) ss += this.step[d]! ** 2;
+    this.rmsStep = Math.sqrt(ss / spec.dim);
   }
 
   encode(vectors: Float32Array, from: number, count: number, out: Uint8Array): void {
@@ -85,6 +89,9 @@ export class Sq8Codec implements Codec {
       }
     }
     const { W } = writeWeights(out, v, 8, dims);
+    let qq = 0;
+    for (let d = 0; d < dim; d++) qq += q[d]! * q[d]!;
+    new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(48, Math.sqrt(qq), true);
     writePreparedHeader(out, {
       bits: 8,
       dims,
@@ -97,6 +104,17 @@ export class Sq8Codec implements Codec {
       mSumW: 0,
       tableOffset: 0,
     });
+  }
+
+  /**
+   * Each coordinate's rounding error is uniform within half a step and independent of the others,
+   * so the cross term a·e (a = q - x̂) has standard deviation √(Σ a_d²·step_d²/12) ≈ |a|·rms(step)/√12
+   * (central limit); BOUND_SIGMAS of it bound the estimate's error, twice for l2's 2·a·e.
+   */
+  errorBound(u8: Uint8Array, _rowAt: number, prepAt: number, estimate: number): number {
+    const sd = this.rmsStep / Math.sqrt(12);
+    if (this.spec.metric === 'l2') return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, estimate)) * sd;
+    return BOUND_SIGMAS * new DataView(u8.buffer, u8.byteOffset, u8.byteLength).getFloat32(prepAt + 48, true) * sd;
   }
 
   decode(row: Uint8Array): Float64Array {

@@ -1,15 +1,20 @@
-// Strata index format, version 1. A directory holding manifest.json, graph.bin and one data file
-// per tier. Every binary file starts with an 8-byte magic and a u32 version; the manifest holds the
-// size and SHA-256 of every file, and names the format and its version. See docs/index-format.md.
+// Strata index format, version 2 (docs/index-format.md). A directory holding manifest.json,
+// graph.bin (upper layers), codes.bin (the code's parameters and a row per node, when the index has
+// a code) and one file per store and tier (neighbour lists, vectors, labels). Every binary file
+// starts with an 8-byte magic and a u32 version; the manifest holds the size and SHA-256 of every
+// file, and names the format and its version. Version 1 (whole records per tier, no codes) is
+// refused with a message saying how to rebuild.
 
 export const FORMAT_NAME = 'strata-index';
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 export const MANIFEST = 'manifest.json';
 export const GRAPH_FILE = 'graph.bin';
+export const CODES_FILE = 'codes.bin';
 export const GRAPH_MAGIC = 'STRGRAPH';
-export const TIER_MAGIC = 'STRTIER1';
+export const CODES_MAGIC = 'STRCODES';
+export const STORE_MAGIC = 'STRSTORE';
 export const HEADER_BYTES = 64;
 
-export function tierFileName(index: number, kind: string): string {
-  return `tier-${index}-${kind}.bin`;
+export function storeFileName(kind: string, tierKind: string): string {
+  return `${kind}-${tierKind}.bin`;
 }

@@ -4,6 +4,7 @@
 // count makes one loop for ever. So every load runs this pass, and `strata verify` adds self loops
 // and reachability on top (verify-index.ts).
 import type { TieredIndex } from '../tiered/tiered-index.js';
+import { upperIndexOf } from '../tiered/upper-layers.js';
 
 export interface LinkCheckOptions {
   /** Stop collecting after this many errors (default 20). */
@@ -25,51 +26,61 @@ export function linkErrors(index: TieredIndex, o: LinkCheckOptions = {}): string
     err(`entry point ${m.entry} out of range 0..${m.count - 1}`);
     return errors;
   }
-  if (m.count > 0 && index.levels[m.entry] !== m.maxLevel)
-    err(`entry point ${m.entry} is on level ${index.levels[m.entry]}, expected the top level ${m.maxLevel}`);
-  const stride = index.shape.adjStride;
-  const { levels, upperOffset, upperLinks } = index;
-  const upperBlock = 1 + m.maxM;
-  for (const seg of index.segments) {
+  const u = index.upper;
+  const entryAt = m.count > 0 ? upperIndexOf(u, m.entry) : -1;
+  const entryLevel = entryAt < 0 ? 0 : u.levels[entryAt]!;
+  if (m.count > 0 && entryLevel !== m.maxLevel) err(`entry point ${m.entry} is on level ${entryLevel}, expected the top level ${m.maxLevel}`);
+  const words = index.adjacency.shape.stride >>> 2;
+  for (const seg of index.adjacency.segments) {
     const u32 = seg.u32;
     for (let i = 0; i < seg.count && errors.length < maxErrors; i++) {
       const v = seg.start + i;
-      const at = seg.adjBase + i * stride;
+      const at = seg.recordBase + i * words;
       const n = u32[at]!;
-      if (n > m.maxM0) err(`node ${v}: ${n} level-0 links, more than ${m.maxM0}`);
-      else {
-        let valid = 0;
-        for (let j = 1; j <= n; j++) {
-          const u = u32[at + j]!;
-          if (u >= m.count) err(`node ${v}: level-0 link to ${u}, out of range`);
-          else if (u === v && o.selfLoops) err(`node ${v}: level-0 self loop`);
-          else if (o.level0 && u !== v) o.level0[v * stride + 1 + valid++] = u;
-        }
-        if (o.level0) o.level0[v * stride] = valid;
-      }
-      const lv = levels[v]!;
-      if (lv === 0) continue;
-      if (lv > m.maxLevel) {
-        err(`node ${v}: level ${lv} above max level ${m.maxLevel}`);
+      if (n > m.maxM0) {
+        err(`node ${v}: ${n} level-0 links, more than ${m.maxM0}`);
         continue;
       }
-      const first = upperOffset[v]!;
-      if (first < 0 || first + lv * upperBlock > upperLinks.length) {
-        err(`node ${v}: level ${lv} without upper links (offset ${first} of ${upperLinks.length} words)`);
+      let valid = 0;
+      for (let j = 1; j <= n; j++) {
+        const w = u32[at + j]!;
+        if (w >= m.count) err(`node ${v}: level-0 link to ${w}, out of range`);
+        else if (w === v && o.selfLoops) err(`node ${v}: level-0 self loop`);
+        else if (o.level0 && w !== v) o.level0[v * words + 1 + valid++] = w;
+      }
+      if (o.level0) o.level0[v * words] = valid;
+    }
+  }
+  // Upper layers: ids ascending and in range, levels within the top, blocks inside the links.
+  const block = 1 + m.maxM;
+  for (let k = 0; k < u.ids.length && errors.length < maxErrors; k++) {
+    const v = u.ids[k]!;
+    if (v < 0 || v >= m.count || (k > 0 && v <= u.ids[k - 1]!)) {
+      err(`upper layers: node ${v} out of range or out of order`);
+      continue;
+    }
+    const lv = u.levels[k]!;
+    if (lv === 0 || lv > m.maxLevel) {
+      err(`node ${v}: level ${lv} outside 1..${m.maxLevel}`);
+      continue;
+    }
+    const first = u.offsets[k]!;
+    if (first < 0 || first + lv * block > u.links.length) {
+      err(`node ${v}: level ${lv} without upper links (offset ${first} of ${u.links.length} words)`);
+      continue;
+    }
+    for (let l = 1; l <= lv; l++) {
+      const b = first + (l - 1) * block;
+      const c = u.links[b]!;
+      if (c > m.maxM) {
+        err(`node ${v}: ${c} links on level ${l}, more than ${m.maxM}`);
         continue;
       }
-      for (let l = 1; l <= lv; l++) {
-        const b = first + (l - 1) * upperBlock;
-        const c = upperLinks[b]!;
-        if (c > m.maxM) {
-          err(`node ${v}: ${c} links on level ${l}, more than ${m.maxM}`);
-          continue;
-        }
-        for (let j = 1; j <= c; j++) {
-          const u = upperLinks[b + j]!;
-          if (u >= m.count || levels[u]! < l) err(`node ${v}: level-${l} link to ${u}, which is not on level ${l}`);
-          else if (u === v && o.selfLoops) err(`node ${v}: self loop on level ${l}`);
-        }
+      for (let j = 1; j <= c; j++) {
+        const w = u.links[b + j]!;
+        const wi = w < m.count ? upperIndexOf(u, w) : -1;
+        if (wi < 0 || u.levels[wi]! < l) err(`node ${v}: level-${l} link to ${w}, which is not on level ${l}`);
+        else if (w === v && o.selfLoops) err(`node ${v}: self loop on level ${l}`);
       }
     }
   }

@@ -7,11 +7,14 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { StrataError } from '../../common/errors.js';
 import { TieredIndex, type AllocateOptions, type Tier } from '../tiered/tiered-index.js';
-import { FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, TIER_MAGIC } from './constants.js';
+import { CODES_FILE, CODES_MAGIC, FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, STORE_MAGIC } from './constants.js';
 import { linkErrors } from './graph-check.js';
-import { checkManifest, type Manifest } from './manifest.js';
+import { checkManifest, type FileEntry, type Manifest } from './manifest.js';
+import type { CodeSpec } from '../codes/index.js';
+import type { Segment } from '../tiered/segment.js';
+import type { UpperLayers } from '../tiered/upper-layers.js';
 import { intentPath, recoverInterruptedSwap } from './replace-dir.js';
-import { METRIC_CODES } from './write-index.js';
+import { CODE_KIND_CODES, METRIC_CODES, STORE_KIND_CODES } from './write-index.js';
 
 export interface LoadOptions extends AllocateOptions {
   prepareTier?: (tier: Tier) => void;
@@ -67,6 +70,51 @@ function checkHeader(file: string, buf: Uint8Array, magic: string): DataView {
   return dv;
 }
 
+/** Reads a file (or its rest) into `into` views, hashing on the way; its SHA-256 is judged at the end. */
+class HashedReader {
+  private readonly fd: number;
+  private readonly hash = createHash('sha256');
+  pos = 0;
+  /** The file's header, kept to be judged once the checksum has been. */
+  header: Uint8Array | null = null;
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'r');
+  }
+  read(into: Uint8Array): void {
+    const CHUNK = 64 << 20;
+    for (let off = 0; off < into.byteLength; off += CHUNK) {
+      const part = into.subarray(off, Math.min(into.byteLength, off + CHUNK));
+      let got = 0;
+      while (got < part.byteLength) {
+        const r = readSync(this.fd, part, got, part.byteLength - got, this.pos + got);
+        if (r === 0) throw corrupt(this.path, `ends early at byte ${this.pos + got}`);
+        got += r;
+      }
+      this.hash.update(part);
+      this.pos += part.byteLength;
+    }
+  }
+  skipTo(pos: number): void {
+    if (pos > this.pos) this.read(new Uint8Array(pos - this.pos));
+  }
+  /** Judges size and checksum; the file is closed either way. */
+  finish(entry: FileEntry): void {
+    try {
+      if (this.pos !== entry.bytes) throw corrupt(this.path, `${entry.bytes - this.pos} unexpected trailing bytes`);
+      if (this.hash.digest('hex') !== entry.sha256) throw corrupt(this.path, 'SHA-256 mismatch (the file is damaged)');
+    } finally {
+      this.close();
+    }
+  }
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+function paramsLength(code: CodeSpec): number {
+  return code.kind === 'sq8' ? 2 * code.dim : code.dims * code.dim + code.centroids * code.dim;
+}
+
 export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   const dir = resolve(dirIn);
   const manifest = readManifest(dir);
@@ -83,7 +131,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   if (createHash('sha256').update(gbuf).digest('hex') !== graphEntry.sha256) throw corrupt(graphPath, 'SHA-256 mismatch (the file is damaged)');
   const dv = checkHeader(graphPath, gbuf, GRAPH_MAGIC);
   const f = (i: number): number => dv.getInt32(12 + 4 * i, true);
-  const [count, dim, maxM0, maxM, entry, maxLevel, dramCount, upperLen, metricCode] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(f) as [
+  const [count, dim, maxM0, maxM, entry, maxLevel, upperCount, upperWords, metricCode] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(f) as number[] as [
     number,
     number,
     number,
@@ -102,11 +150,12 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     entry !== g.entry ||
     maxM0 !== g.maxM0 ||
     maxM !== g.maxM ||
-    maxLevel !== g.maxLevel
+    maxLevel !== g.maxLevel ||
+    upperCount !== g.upperNodes
   ) {
-    throw corrupt(graphPath, 'header disagrees with the manifest (count, dim, metric, entry, maxM0, maxM or max level)');
+    throw corrupt(graphPath, 'header disagrees with the manifest (count, dim, metric, entry, maxM0, maxM, max level or upper nodes)');
   }
-  if (dramCount < 0 || dramCount > count || upperLen < 0 || (count > 0 && (entry < 0 || entry >= count)))
+  if (upperCount < 0 || upperCount > count || upperWords < 0 || (count > 0 && (entry < 0 || entry >= count)))
     throw corrupt(graphPath, 'header fields out of range');
   const align8 = (x: number): number => Math.ceil(x / 8) * 8;
   let p = HEADER_BYTES;
@@ -117,21 +166,75 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     p = align8(p + bytes);
     return ab;
   };
-  const levels = new Uint8Array(take(count));
-  const upperOffset = new Int32Array(take(4 * count));
-  const upperLinks = new Uint32Array(take(4 * upperLen));
-  const labels = new Float64Array(take(8 * count));
+  const upper: UpperLayers = {
+    ids: new Int32Array(take(4 * upperCount)),
+    levels: new Uint8Array(take(upperCount)),
+    offsets: new Int32Array(take(4 * upperCount)),
+    links: new Uint32Array(take(4 * upperWords)),
+  };
 
-  const index = TieredIndex.allocate(
-    { meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel, dramCount }, levels, upperOffset, upperLinks, labels },
-    opts,
-  );
-  for (const tier of index.tiers) {
-    const entryT = manifest.tiers[tier.index];
-    if (!entryT || entryT.start !== tier.start || entryT.end !== tier.end)
-      throw corrupt(join(dir, MANIFEST), `tier ${tier.index} range disagrees with ${GRAPH_FILE}`);
-    opts.prepareTier?.(tier);
-    readTier(dir, entryT.file, manifest, index, tier);
+  // The code's parameters come first in codes.bin; the rows follow once the stores exist.
+  const plan = manifest.plan;
+  let codes: HashedReader | null = null;
+  let codeParams: Float32Array | null = null;
+  if (plan.code) {
+    const entryC = manifest.files[CODES_FILE];
+    if (!entryC) throw corrupt(join(dir, MANIFEST), `does not list ${CODES_FILE}`);
+    codes = new HashedReader(join(dir, CODES_FILE));
+    const h = new Uint8Array(HEADER_BYTES);
+    codes.read(h);
+    codeParams = new Float32Array(paramsLength(plan.code));
+    codes.read(new Uint8Array(codeParams.buffer));
+    codes.skipTo(Math.ceil(codes.pos / 64) * 64);
+    codes.header = h;
+  }
+  let index: TieredIndex;
+  try {
+    index = TieredIndex.allocate(
+      {
+        meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel },
+        plan: { adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, code: plan.code },
+        upper,
+        codeParams,
+      },
+      opts,
+    );
+    for (const tier of index.tiers) opts.prepareTier?.(tier);
+    if (codes && index.codes) {
+      for (const s of index.codes.segments) codes.read(s.recordBytes());
+      codes.finish(manifest.files[CODES_FILE]!);
+      const h = checkHeader(codes.path, codes.header!, CODES_MAGIC);
+      const c = plan.code!;
+      const hf = (i: number): number => h.getInt32(12 + 4 * i, true);
+      if (
+        hf(0) !== count ||
+        hf(1) !== CODE_KIND_CODES[c.kind] ||
+        hf(2) !== c.dim ||
+        hf(3) !== c.dims ||
+        hf(4) !== c.bits ||
+        hf(5) !== c.centroids ||
+        hf(6) !== c.stride
+      ) {
+        throw corrupt(codes.path, 'header disagrees with the manifest (count or code)');
+      }
+      codes = null;
+    }
+  } finally {
+    codes?.close();
+  }
+  for (const e of manifest.stores) {
+    if (e.kind === 'codes') continue;
+    const store = e.kind === 'adjacency' ? index.adjacency : e.kind === 'vectors' ? index.vectors : index.labelStore;
+    const split = e.tier === 0 ? 0 : store.split;
+    const n = e.tier === 0 ? store.split : count - store.split;
+    if (e.start !== split || e.count !== n || e.stride !== store.shape.stride)
+      throw corrupt(join(dir, MANIFEST), `store ${e.kind} in tier ${e.tier} disagrees with the plan`);
+    readStore(
+      join(dir, e.file),
+      manifest.files[e.file]!,
+      store.segments.filter((s) => s.tier === e.tier),
+      [STORE_KIND_CODES[e.kind]!, e.tier, e.start, e.count, e.stride],
+    );
   }
   if (opts.checkLinks !== false) {
     const errors = linkErrors(index, { maxErrors: 3 });
@@ -145,42 +248,22 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   return { index, manifest, dir };
 }
 
-function readTier(dir: string, name: string, manifest: Manifest, index: TieredIndex, tier: Tier): void {
-  const path = join(dir, name);
-  const entry = manifest.files[name];
-  if (!entry) throw corrupt(join(dir, MANIFEST), `does not list ${name}`);
-  const hash = createHash('sha256');
-  const fd = openSync(path, 'r');
+function readStore(path: string, entry: FileEntry, segments: Segment[], expect: number[]): void {
+  const r = new HashedReader(path);
   try {
-    let pos = 0;
-    const read = (into: Uint8Array): void => {
-      const CHUNK = 64 << 20;
-      for (let off = 0; off < into.byteLength; off += CHUNK) {
-        const part = into.subarray(off, Math.min(into.byteLength, off + CHUNK));
-        let got = 0;
-        while (got < part.byteLength) {
-          const r = readSync(fd, part, got, part.byteLength - got, pos + got);
-          if (r === 0) throw corrupt(path, `ends early at byte ${pos + got}`);
-          got += r;
-        }
-        hash.update(part);
-        pos += part.byteLength;
-      }
-    };
     const h = new Uint8Array(HEADER_BYTES);
-    read(h);
-    // Sizes come from graph.bin and the manifest, so the body can be read before the header is
-    // trusted; the checksum is judged first, so damage anywhere reports as damage.
-    for (const s of tier.segments) read(s.adjacencyBytes());
-    for (const s of tier.segments) read(s.vectorBytes());
-    if (pos !== entry.bytes) throw corrupt(path, `${entry.bytes - pos} unexpected trailing bytes`);
-    if (hash.digest('hex') !== entry.sha256) throw corrupt(path, 'SHA-256 mismatch (the file is damaged)');
-    const dv = checkHeader(path, h, TIER_MAGIC);
-    const f = (i: number): number => dv.getInt32(12 + 4 * i, true);
-    if (f(0) !== tier.index || f(1) !== tier.start || f(2) !== tier.end - tier.start || f(3) !== index.meta.dim || f(4) !== index.shape.adjStride) {
-      throw corrupt(path, 'header disagrees with the manifest (tier, node range, dim or link width)');
-    }
-  } finally {
-    closeSync(fd);
+    r.read(h);
+    r.header = h;
+    // Sizes come from the manifest, so the body can be read before the header is trusted; the
+    // checksum is judged first, so damage anywhere reports as damage.
+    for (const s of segments) r.read(s.recordBytes());
+  } catch (e) {
+    r.close();
+    throw e;
+  }
+  r.finish(entry);
+  const dv = checkHeader(path, r.header ?? new Uint8Array(0), STORE_MAGIC);
+  for (let i = 0; i < expect.length; i++) {
+    if (dv.getInt32(12 + 4 * i, true) !== expect[i]) throw corrupt(path, 'header disagrees with the manifest (store, tier, node range or record size)');
   }
 }

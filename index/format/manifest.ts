@@ -2,7 +2,8 @@
 import { StrataError } from '../../common/errors.js';
 import type { Metric } from '../kernels/kernels.js';
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../placement/placement.js';
-import { TIER_KINDS } from '../tiered/tiered-index.js';
+import { CODE_KINDS, type CodeSpec } from '../codes/index.js';
+import { STORE_KINDS, type StoreKind, TIER_KINDS } from '../tiered/tiered-index.js';
 import { FORMAT_NAME, FORMAT_VERSION } from './constants.js';
 
 export interface FileEntry {
@@ -10,15 +11,31 @@ export interface FileEntry {
   sha256: string;
 }
 
+export interface StoreEntry {
+  kind: StoreKind;
+  tier: number;
+  /** Node id range [start, start + count) held in this tier. */
+  start: number;
+  count: number;
+  /** Bytes per record. */
+  stride: number;
+  file: string;
+}
+
 export interface TierEntry {
   index: number;
   kind: 'dram' | 'cxl';
-  /** Node id range [start, end). */
-  start: number;
-  end: number;
-  /** Bytes of node records (neighbour lists + vectors). */
+  /** Bytes of records (and upper layers, for DRAM) in this tier. */
   bytes: number;
-  file: string;
+}
+
+export interface PlanEntry {
+  dramBudgetBytes: number;
+  code: CodeSpec | null;
+  adjacencyInDram: number;
+  vectorsInDram: number;
+  fullPrecisionBytes: number;
+  reason: string;
 }
 
 export interface Manifest {
@@ -29,7 +46,7 @@ export interface Manifest {
   dim: number;
   metric: Metric;
   count: number;
-  graph: { maxM0: number; maxM: number; entry: number; maxLevel: number; unreachable: number };
+  graph: { maxM0: number; maxM: number; entry: number; maxLevel: number; unreachable: number; upperNodes: number };
   build: {
     source: string | null;
     m: number;
@@ -40,15 +57,13 @@ export interface Manifest {
   };
   placement: {
     policy: PlacementPolicy;
-    dramBudgetBytes: number;
-    dramNodes: number;
-    cxlNodes: number;
-    upperInCxl: number;
     profileQueries: number;
-    /** DRAM share of accesses the profiling queries would see with this placement. */
+    /** Share of the profiling queries' level-0 expansions whose neighbour lists are in DRAM. */
     predictedDramShare: number | null;
   };
+  plan: PlanEntry;
   tiers: TierEntry[];
+  stores: StoreEntry[];
   files: Record<string, FileEntry>;
 }
 
@@ -77,10 +92,12 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   const m = raw;
   if (m['format'] !== FORMAT_NAME) return fail(`format is ${JSON.stringify(m['format'])}, expected "${FORMAT_NAME}"`);
   if (m['version'] !== FORMAT_VERSION) {
-    throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${String(m['version'])}, this build reads version ${FORMAT_VERSION}`, {
-      file,
-      version: String(m['version']),
-    });
+    const source = isObject(m['build']) && typeof m['build']['source'] === 'string' ? ` strata build ${m['build']['source']} --out <dir>` : ' strata build';
+    const why =
+      m['version'] === 1
+        ? 'version 1 stores whole records per tier and no compact codes; rebuild it with' + source
+        : `this build reads version ${FORMAT_VERSION}`;
+    throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${String(m['version'])}: ${why}`, { file, version: String(m['version']) });
   }
   str(m['name'], 'name');
   str(m['createdAt'], 'createdAt');
@@ -94,6 +111,7 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   int(g['entry'], 'graph.entry', 0, Math.max(0, count - 1));
   int(g['maxLevel'], 'graph.maxLevel', 0, 255);
   int(g['unreachable'], 'graph.unreachable', 0, count);
+  int(g['upperNodes'], 'graph.upperNodes', 0, count);
 
   const b = object(m['build'], 'build');
   if (b['source'] !== null) str(b['source'], 'build.source');
@@ -105,13 +123,27 @@ export function checkManifest(raw: unknown, file: string): Manifest {
 
   const p = object(m['placement'], 'placement');
   if (!(PLACEMENT_POLICIES as readonly unknown[]).includes(p['policy'])) fail(`placement.policy ${JSON.stringify(p['policy'])}`);
-  int(p['dramBudgetBytes'], 'placement.dramBudgetBytes');
-  int(p['dramNodes'], 'placement.dramNodes', 0, count);
-  int(p['cxlNodes'], 'placement.cxlNodes', 0, count);
-  int(p['upperInCxl'], 'placement.upperInCxl', 0, count);
   int(p['profileQueries'], 'placement.profileQueries');
   if (p['predictedDramShare'] !== null && !(num(p['predictedDramShare'], 'placement.predictedDramShare') <= 1))
     fail('placement.predictedDramShare must be at most 1');
+
+  const plan = object(m['plan'], 'plan');
+  int(plan['dramBudgetBytes'], 'plan.dramBudgetBytes');
+  int(plan['adjacencyInDram'], 'plan.adjacencyInDram', 0, count);
+  int(plan['vectorsInDram'], 'plan.vectorsInDram', 0, count);
+  int(plan['fullPrecisionBytes'], 'plan.fullPrecisionBytes');
+  str(plan['reason'], 'plan.reason');
+  if (plan['code'] !== null) {
+    const c = object(plan['code'], 'plan.code');
+    if (!(CODE_KINDS as readonly unknown[]).includes(c['kind'])) fail(`plan.code.kind ${JSON.stringify(c['kind'])}`);
+    if (c['dim'] !== m['dim']) fail('plan.code.dim must equal dim');
+    const dims = int(c['dims'], 'plan.code.dims', 16, 1 << 20);
+    if (dims % 16 !== 0 || dims < (m['dim'] as number)) fail('plan.code.dims must be a multiple of 16, at least dim');
+    int(c['bits'], 'plan.code.bits', 1, 8);
+    if (c['metric'] !== 'l2' && c['metric'] !== 'ip') fail('plan.code.metric must be l2 or ip');
+    int(c['centroids'], 'plan.code.centroids', 0, 256);
+    int(c['stride'], 'plan.code.stride', 1);
+  }
 
   const files = object(m['files'], 'files');
   for (const [name, f] of Object.entries(files)) {
@@ -122,17 +154,31 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   }
 
   if (!Array.isArray(m['tiers']) || m['tiers'].length !== 2) return fail('tiers must list the dram and cxl tiers');
-  let next = 0;
   m['tiers'].forEach((raw, i) => {
     const t = object(raw, `tiers[${i}]`);
     if (t['index'] !== i) fail(`tiers[${i}].index must be ${i}`);
     if (t['kind'] !== TIER_KINDS[i]) fail(`tiers[${i}].kind must be "${TIER_KINDS[i]}"`);
-    if (int(t['start'], `tiers[${i}].start`, 0, count) !== next) fail(`tiers[${i}].start must be ${next} (tiers tile the node ids)`);
-    next = int(t['end'], `tiers[${i}].end`, next, count);
     int(t['bytes'], `tiers[${i}].bytes`);
-    const name = fileName(t['file'], `tiers[${i}].file`);
-    if (!(name in files)) fail(`tiers[${i}].file ${JSON.stringify(name)} is not listed in files`);
   });
-  if (next !== count) fail(`tiers end at node ${next}, the index has ${count}`);
+  if (!Array.isArray(m['stores'])) return fail('stores must be a list');
+  const covered = new Map<string, number>();
+  m['stores'].forEach((raw, i) => {
+    const e = object(raw, `stores[${i}]`);
+    const kind = e['kind'];
+    if (!(STORE_KINDS as readonly unknown[]).includes(kind)) fail(`stores[${i}].kind ${JSON.stringify(kind)}`);
+    if (kind === 'codes' && plan['code'] === null) fail(`stores[${i}]: codes without plan.code`);
+    int(e['tier'], `stores[${i}].tier`, 0, 1);
+    const start = int(e['start'], `stores[${i}].start`, 0, count);
+    if ((covered.get(kind as string) ?? 0) !== start)
+      fail(`stores[${i}].start must be ${covered.get(kind as string) ?? 0} (a store's tiers tile the node ids)`);
+    covered.set(kind as string, start + int(e['count'], `stores[${i}].count`, 0, count - start));
+    int(e['stride'], `stores[${i}].stride`, 1);
+    const name = fileName(e['file'], `stores[${i}].file`);
+    if (!(name in files)) fail(`stores[${i}].file ${JSON.stringify(name)} is not listed in files`);
+  });
+  for (const kind of STORE_KINDS) {
+    if (kind === 'codes' && plan['code'] === null) continue;
+    if (covered.get(kind) !== count) fail(`the ${kind} store covers ${covered.get(kind) ?? 0} of ${count} nodes`);
+  }
   return m as unknown as Manifest;
 }

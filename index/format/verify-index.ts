@@ -16,7 +16,7 @@ export interface VerifyReport {
 
 export function checkGraph(index: TieredIndex, maxErrors = 20): { errors: string[]; unreachable: number } {
   const m = index.meta;
-  const level0 = new Uint32Array(m.count * index.shape.adjStride);
+  const level0 = new Uint32Array(m.count * (index.adjacency.shape.stride >>> 2));
   const errors = linkErrors(index, { maxErrors, selfLoops: true, level0 });
   if (m.count > 0 && (m.entry < 0 || m.entry >= m.count)) return { errors, unreachable: m.count };
   const bfs = bfsFromEntry({ count: m.count, entry: m.entry, level0, maxM0: m.maxM0 });

@@ -5,8 +5,20 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { TieredIndex } from '../tiered/tiered-index.js';
-import { FORMAT_NAME, FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, TIER_MAGIC, tierFileName } from './constants.js';
+import { STORE_KINDS, type TieredIndex, TIER_KINDS } from '../tiered/tiered-index.js';
+import { CODE_KINDS } from '../codes/index.js';
+import {
+  CODES_FILE,
+  CODES_MAGIC,
+  FORMAT_NAME,
+  FORMAT_VERSION,
+  GRAPH_FILE,
+  GRAPH_MAGIC,
+  HEADER_BYTES,
+  MANIFEST,
+  STORE_MAGIC,
+  storeFileName,
+} from './constants.js';
 import { crashPoint } from './crash-point.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { checkOutput } from './output-path.js';
@@ -49,9 +61,14 @@ function header(magic: string, fields: number[]): Uint8Array {
 
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'files' | 'createdAt' | 'graph'> & {
+export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'stores' | 'files' | 'createdAt' | 'graph' | 'plan'> & {
   graph: { unreachable: number };
+  plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram'>;
 };
+
+/** Stable numbers for the code kinds in codes.bin's header. */
+export const CODE_KIND_CODES: Readonly<Record<string, number>> = Object.fromEntries(CODE_KINDS.map((k, i) => [k, i + 1]));
+export const STORE_KIND_CODES: Readonly<Record<string, number>> = Object.fromEntries(STORE_KINDS.map((k, i) => [k, i + 1]));
 
 export interface WriteOptions {
   /** Replace an existing index directory (never anything else). */
@@ -72,27 +89,54 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     const m = index.meta;
     const files: Record<string, FileEntry> = {};
 
+    const u = index.upper;
     const g = new HashedFile(join(tmp, GRAPH_FILE));
-    g.write(header(GRAPH_MAGIC, [m.count, m.dim, m.maxM0, m.maxM, m.entry, m.maxLevel, m.dramCount, index.upperLinks.length, METRIC_CODES[m.metric]]));
-    g.write(index.levels);
+    g.write(header(GRAPH_MAGIC, [m.count, m.dim, m.maxM0, m.maxM, m.entry, m.maxLevel, u.ids.length, u.links.length, METRIC_CODES[m.metric]]));
+    g.write(bytesOf(u.ids));
     g.pad(8);
-    g.write(bytesOf(index.upperOffset));
+    g.write(u.levels);
     g.pad(8);
-    g.write(bytesOf(index.upperLinks));
+    g.write(bytesOf(u.offsets));
     g.pad(8);
-    g.write(bytesOf(index.labels));
+    g.write(bytesOf(u.links));
     files[GRAPH_FILE] = g.finish();
     crashPoint('writing');
 
-    const tiers = index.tiers.map((t) => {
-      const name = tierFileName(t.index, t.kind);
-      const f = new HashedFile(join(tmp, name));
-      f.write(header(TIER_MAGIC, [t.index, t.start, t.end - t.start, m.dim, index.shape.adjStride]));
-      for (const s of t.segments) f.write(s.adjacencyBytes());
-      for (const s of t.segments) f.write(s.vectorBytes());
-      files[name] = f.finish();
-      return { index: t.index, kind: t.kind, start: t.start, end: t.end, bytes: (t.end - t.start) * (index.shape.adjStride + m.dim) * 4, file: name };
-    });
+    const code = index.plan.code;
+    if (code && index.codes && index.codeParams) {
+      const c = new HashedFile(join(tmp, CODES_FILE));
+      c.write(
+        header(CODES_MAGIC, [m.count, CODE_KIND_CODES[code.kind]!, code.dim, code.dims, code.bits, code.centroids, code.stride, index.codeParams.length]),
+      );
+      c.write(bytesOf(index.codeParams));
+      c.pad(64);
+      for (const s of index.codes.segments) c.write(s.recordBytes());
+      files[CODES_FILE] = c.finish();
+    }
+
+    const stores: Manifest['stores'] = [];
+    const tierBytes = [index.tierBytes().byKind.upper[0], 0];
+    for (const kind of STORE_KINDS) {
+      const store = kind === 'adjacency' ? index.adjacency : kind === 'vectors' ? index.vectors : kind === 'codes' ? index.codes : index.labelStore;
+      if (!store) continue;
+      for (const tier of [0, 1]) {
+        const segs = store.segments.filter((s) => s.tier === tier);
+        const start = tier === 0 ? 0 : store.split;
+        const count = tier === 0 ? store.split : m.count - store.split;
+        tierBytes[tier]! += count * store.shape.stride;
+        if (kind === 'codes') {
+          if (count > 0) stores.push({ kind, tier, start, count, stride: store.shape.stride, file: CODES_FILE });
+          continue;
+        }
+        const name = storeFileName(kind, TIER_KINDS[tier]!);
+        const f = new HashedFile(join(tmp, name));
+        f.write(header(STORE_MAGIC, [STORE_KIND_CODES[kind]!, tier, start, count, store.shape.stride]));
+        for (const s of segs) f.write(s.recordBytes());
+        files[name] = f.finish();
+        stores.push({ kind, tier, start, count, stride: store.shape.stride, file: name });
+      }
+    }
+    const tiers = TIER_KINDS.map((kind, i) => ({ index: i, kind, bytes: tierBytes[i]! }));
 
     const manifest: Manifest = {
       format: FORMAT_NAME,
@@ -102,10 +146,12 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
       dim: m.dim,
       metric: m.metric,
       count: m.count,
-      graph: { maxM0: m.maxM0, maxM: m.maxM, entry: m.entry, maxLevel: m.maxLevel, unreachable: info.graph.unreachable },
+      graph: { maxM0: m.maxM0, maxM: m.maxM, entry: m.entry, maxLevel: m.maxLevel, unreachable: info.graph.unreachable, upperNodes: u.ids.length },
       build: info.build,
       placement: info.placement,
+      plan: { ...info.plan, code: index.plan.code, adjacencyInDram: index.plan.adjacencyInDram, vectorsInDram: index.plan.vectorsInDram },
       tiers,
+      stores,
       files,
     };
     const mf = new HashedFile(join(tmp, MANIFEST));

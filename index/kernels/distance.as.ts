@@ -112,7 +112,8 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
 // Prepared query header (bytes): 0 planes mask (1 bits, 2 crumbs, 4 nibbles, 8 bytes), 4 dims
 // (a multiple of 16), 8 planes offset in the row, 12 scale offset (-1: none), 16 beta offset (-1),
 // 20 centroid offset (-1), 24 gammaW f32, 28 constant A f32 (used without centroids), 32 mSumW f64,
-// 40 table offset (T, f32 per centroid, from the slot start), 64.. the i16 weights, plane by plane
+// 40 table offset (T, f32 per centroid, from the slot start), 48 |q| f32 (for error bounds, not read
+// here), 64.. the i16 weights, plane by plane
 // (bytes, nibbles, crumbs, bits), dims × 2 bytes each.
 
 @inline function dotW(acc: v128, vals8: v128, w: usize): v128 {

@@ -1,8 +1,6 @@
-// Which nodes live in DRAM. Every policy fills the DRAM budget greedily from a priority list:
-// hops pins the upper-layer nodes first (highest level first), then takes level-0 nodes by BFS hop
-// count from the entry; profile takes the nodes the profiling queries accessed most; id and random
-// are the baselines. Within each tier nodes are then laid out in BFS order from the entry, so a
-// node's neighbours tend to sit near it in memory whatever the policy.
+// Which nodes' records deserve DRAM first (a placement policy's ranking), and the renumbering that
+// makes those nodes a prefix of the ids. How many of them DRAM takes is the planner's call
+// (planner.ts), from the budget.
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import { mulberry32 } from '../../common/random.js';
@@ -10,31 +8,6 @@ import { bfsFromEntry } from './bfs.js';
 
 export type PlacementPolicy = 'hops' | 'profile' | 'id' | 'random';
 export const PLACEMENT_POLICIES: readonly PlacementPolicy[] = ['hops', 'profile', 'id', 'random'];
-
-export interface PlacementInput {
-  policy: PlacementPolicy;
-  /** DRAM bytes for node records (neighbour list + vector + upper links). */
-  budgetBytes: number;
-  /** Access bytes per node from profiling queries; required by 'profile'. */
-  profile?: Float64Array;
-  seed?: number;
-}
-
-export interface Placement {
-  policy: PlacementPolicy;
-  /** New id -> old id: DRAM nodes first, each tier in BFS order. */
-  order: Uint32Array;
-  dramCount: number;
-  dramBytes: number;
-  totalBytes: number;
-  /** Nodes of level >= 1 that did not fit the budget (they then live in CXL). */
-  upperInCxl: number;
-  unreachable: number;
-}
-
-export function nodeRecordBytes(g: Pick<GraphImage, 'maxM0' | 'dim' | 'maxM'>, level: number): number {
-  return 4 * (1 + g.maxM0) + 4 * g.dim + 4 * level * (1 + g.maxM);
-}
 
 /** Parses "123456", "64MiB", "1.5GB" or "10%" against the index's total bytes. */
 export function parseBudget(text: string, totalBytes: number): number {
@@ -56,74 +29,65 @@ export function parseBudget(text: string, totalBytes: number): number {
   return Math.floor(Number(m[1]) * base ** pow);
 }
 
-export function placeNodes(g: GraphImage, input: PlacementInput): Placement {
+/**
+ * Nodes in the order they deserve DRAM, most first. hops follows HM-ANN / CXL-ANNS: upper-layer
+ * nodes first (highest level first), then level-0 nodes by BFS hop count from the entry; profile
+ * takes the nodes the profiling queries expanded most (untouched ones fall back to hop order);
+ * id and random are the baselines.
+ */
+export function rankNodes(g: GraphImage, policy: PlacementPolicy, profile?: Float64Array, seed = 1): Uint32Array {
   const n = g.count;
-  if (!Number.isFinite(input.budgetBytes) || input.budgetBytes < 0) {
-    throw new StrataError('STRATA_DRAM_BUDGET', `DRAM budget must be a non-negative byte count, got ${input.budgetBytes}`, {});
-  }
   const bfs = bfsFromEntry(g);
   const bfsPos = new Uint32Array(n);
   for (let i = 0; i < n; i++) bfsPos[bfs.order[i]!] = i;
-
-  // rank: lower = DRAM first, among nodes of the same level.
   const rank = new Float64Array(n);
-  switch (input.policy) {
+  switch (policy) {
     case 'hops':
-      for (let v = 0; v < n; v++) rank[v] = bfsPos[v]!;
+      for (let v = 0; v < n; v++) rank[v] = bfsPos[v]! - n * g.levels[v]!;
       break;
     case 'profile': {
-      const p = input.profile;
-      if (!p || p.length !== n) throw invalidArgument('placement', "'profile' needs access counts for every node (run the profiling queries first)");
-      // Most accessed first; untouched nodes fall back to hop order.
-      for (let v = 0; v < n; v++) rank[v] = p[v]! > 0 ? -p[v]! : n + bfsPos[v]!;
+      if (!profile || profile.length !== n)
+        throw invalidArgument('placement', "'profile' needs access counts for every node (run the profiling queries first)");
+      for (let v = 0; v < n; v++) rank[v] = profile[v]! > 0 ? -profile[v]! : n + bfsPos[v]!;
       break;
     }
     case 'id':
       for (let v = 0; v < n; v++) rank[v] = v;
       break;
     case 'random': {
-      const rnd = mulberry32(input.seed ?? 1);
+      const rnd = mulberry32(seed);
       for (let v = 0; v < n; v++) rank[v] = rnd();
       break;
     }
     default:
-      throw invalidArgument('placement', `unknown policy "${String(input.policy)}", expected one of ${PLACEMENT_POLICIES.join(', ')}`);
+      throw invalidArgument('placement', `unknown policy "${String(policy)}", expected one of ${PLACEMENT_POLICIES.join(', ')}`);
   }
-  // hops follows HM-ANN / CXL-ANNS: upper layers always in DRAM, highest level first. The other
-  // policies rank every node by their own measure alone (profile counts upper-layer visits too).
-  const pinUpper = input.policy === 'hops';
-  const prio = Array.from({ length: n }, (_, v) => v).sort((a, b) => (pinUpper ? g.levels[b]! - g.levels[a]! : 0) || rank[a]! - rank[b]! || a - b);
+  return Uint32Array.from({ length: n }, (_, v) => v).sort((a, b) => rank[a]! - rank[b]! || a - b);
+}
 
-  const inDram = new Uint8Array(n);
-  let dramBytes = 0;
-  let totalBytes = 0;
-  let dramCount = 0;
-  let upperInCxl = 0;
-  for (let v = 0; v < n; v++) totalBytes += nodeRecordBytes(g, g.levels[v]!);
-  for (const v of prio) {
-    const b = nodeRecordBytes(g, g.levels[v]!);
-    if (dramBytes + b <= input.budgetBytes) {
-      inDram[v] = 1;
-      dramBytes += b;
-      dramCount++;
-    } else if (g.levels[v]! > 0) {
-      upperInCxl++;
-    } else if (pinUpper) {
-      // Level-0 records all have one size: once one does not fit, none will.
-      break;
-    }
-  }
-  if (!pinUpper) {
-    upperInCxl = 0;
-    for (let v = 0; v < n; v++) if (g.levels[v]! > 0 && !inDram[v]) upperInCxl++;
-  }
+export interface NodeOrder {
+  /** New id -> old id: the `hot` best-ranked nodes first, each group in BFS order. */
+  order: Uint32Array;
+  unreachable: number;
+}
+
+/**
+ * Renumbers nodes so that the `hot` best of `prio` take ids [0, hot): every store's DRAM part is
+ * then a prefix of the ids. Inside each group nodes follow BFS order from the entry, so a node's
+ * neighbours tend to sit near it in memory whatever the policy.
+ */
+export function orderNodes(g: GraphImage, prio: Uint32Array, hot: number): NodeOrder {
+  const n = g.count;
+  const bfs = bfsFromEntry(g);
+  const isHot = new Uint8Array(n);
+  for (let i = 0; i < hot; i++) isHot[prio[i]!] = 1;
   const order = new Uint32Array(n);
   let a = 0;
-  let b = dramCount;
+  let b = hot;
   for (let i = 0; i < n; i++) {
     const v = bfs.order[i]!;
-    if (inDram[v]) order[a++] = v;
+    if (isHot[v]) order[a++] = v;
     else order[b++] = v;
   }
-  return { policy: input.policy, order, dramCount, dramBytes, totalBytes, upperInCxl, unreachable: n - bfs.reachable };
+  return { order, unreachable: n - bfs.reachable };
 }

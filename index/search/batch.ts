@@ -2,12 +2,16 @@
 import type { CostModelParams } from '../../tiers/cost-model.js';
 import { normalizeRows } from '../kernels/reference.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
-import { Searcher } from './searcher.js';
+import { invalidArgument } from '../../common/errors.js';
+import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K, Searcher } from './searcher.js';
 import { addStats, STAT_FIELDS, statsView, type SearchStats } from './stats.js';
 
 export interface BatchOptions {
   k: number;
   ef: number;
+  /** Re-ranked candidates (indexes with codes; default 3 × k). */
+  rerank?: number;
+  prefetch?: boolean;
   exact?: boolean;
   inject?: boolean;
   cost?: CostModelParams;
@@ -29,20 +33,27 @@ export interface BatchResult {
 
 export function runBatch(index: TieredIndex, queriesIn: Float32Array, o: BatchOptions): BatchResult {
   const dim = index.meta.dim;
+  // The edge of the in-process API: parameters are checked once here, the searcher trusts them.
+  if (!Number.isInteger(queriesIn.length / dim)) throw invalidArgument('queries', `length ${queriesIn.length} is not a multiple of ${dim} dimensions`);
+  if (!Number.isInteger(o.k) || o.k < 1 || o.k > MAX_K) throw invalidArgument('k', `must be an integer in 1..${MAX_K}, got ${o.k}`);
+  if (!Number.isInteger(o.ef) || o.ef < 1 || o.ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${o.ef}`);
+  const rerank = o.rerank ?? DEFAULT_RERANK_FACTOR * o.k;
+  if (!Number.isInteger(rerank) || (rerank !== 0 && (rerank < o.k || rerank > MAX_EF)))
+    throw invalidArgument('rerank', `must be 0 or an integer in k..${MAX_EF}, got ${rerank}`);
   const nq = queriesIn.length / dim;
   let queries = queriesIn;
   if (index.meta.metric === 'cosine') {
     queries = queriesIn.slice();
     normalizeRows(queries, dim);
   }
-  const s = new Searcher(index, { ...(o.cost ? { cost: o.cost } : {}), inject: o.inject ?? false });
+  const s = new Searcher(index, { ...(o.cost ? { cost: o.cost } : {}), inject: o.inject ?? false, prefetch: o.prefetch ?? false });
   const labels = new Float64Array(nq * o.k).fill(-1);
   const distances = new Float32Array(nq * o.k).fill(Infinity);
   const total = new Float64Array(STAT_FIELDS);
   try {
     const one = (q: number, record: boolean): void => {
       const v = queries.subarray(q * dim, (q + 1) * dim);
-      const r = o.exact ? s.exact(v, o.k) : s.search(v, o.k, o.ef);
+      const r = o.exact ? s.exact(v, o.k) : s.search(v, o.k, o.ef, rerank);
       if (!record) return;
       for (let j = 0; j < r.ids.length; j++) {
         labels[q * o.k + j] = index.labels[r.ids[j]!]!;

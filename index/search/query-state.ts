@@ -32,8 +32,13 @@ export class QueryState {
   query: Float32Array = new Float32Array(0);
   k = 10;
   ef = 10;
-  /** Candidates re-scored with full vectors (0 when the traversal distances are exact already). */
+  /** Most candidates re-scored with full vectors (0: none; the answer then carries estimates). */
   rerank = 0;
+  /** Whether the answer's distances are exact (false only for a code index asked not to re-rank). */
+  exactDistances = true;
+  /** Re-rank: 0 while the best k are re-scored, 1 while the candidates that may still win are. */
+  rerankStage = 0;
+  rerankCap = 0;
   phase: number = PHASE.START;
   cur = 0;
   curDist = 0;

@@ -19,8 +19,9 @@ export const STAT = {
   codeReadsCxl: 11,
   codeBytesDram: 12,
   codeBytesCxl: 13,
-  /** Candidates re-scored with full vectors. */
+  /** Candidates re-scored with full vectors, and candidates the error bound spared a re-score. */
   reranked: 14,
+  rerankSkipped: 23,
   modelledNs: 15,
   /** Modelled time had every access been to DRAM: the CXL extra is modelledNs - this. */
   modelledDramOnlyNs: 16,
@@ -34,7 +35,7 @@ export const STAT = {
   prefetchIssued: 21,
   prefetchHits: 22,
 } as const;
-export const STAT_FIELDS = 23;
+export const STAT_FIELDS = 24;
 
 export interface TierPair {
   dram: number;
@@ -51,6 +52,7 @@ export interface SearchStats {
   vectorReads: TierPair;
   codeReads: TierPair;
   reranked: number;
+  rerankSkipped: number;
   /** Share of all record reads served by the DRAM tier. */
   dramShare: number;
   /** Share of distance computations (codes and vectors) whose records were in DRAM. */
@@ -84,6 +86,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     vectorReads: pair(STAT.vecReadsDram, STAT.vecReadsCxl),
     codeReads: pair(STAT.codeReadsDram, STAT.codeReadsCxl),
     reranked: s[STAT.reranked]! / q,
+    rerankSkipped: s[STAT.rerankSkipped]! / q,
     dramShare: accD + accC > 0 ? accD / (accD + accC) : 1,
     distanceDramShare: distD + distC > 0 ? distD / (distD + distC) : 1,
     modelledMemoryNs: s[STAT.modelledNs]! / q,
@@ -120,6 +123,7 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     vectorReads,
     codeReads,
     reranked: sum((s) => s.reranked),
+    rerankSkipped: sum((s) => s.rerankSkipped),
     dramShare: accesses.dram + accesses.cxl > 0 ? accesses.dram / (accesses.dram + accesses.cxl) : 1,
     distanceDramShare: distD + distC > 0 ? distD / (distD + distC) : 1,
     modelledMemoryNs: sum((s) => s.modelledMemoryNs),

@@ -8,6 +8,7 @@
 // on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
 // with codes, the best `rerank` candidates re-scored with full vectors.
 import type { TieredIndex } from '../tiered/tiered-index.js';
+import { upperBlock } from '../tiered/upper-layers.js';
 import type { Accountant } from './accounting.js';
 import { PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
@@ -22,6 +23,8 @@ export class Traversal {
     readonly index: TieredIndex,
     readonly acct: Accountant,
     readonly prefetch: boolean,
+    /** Profiling: level-0 expansions per node, accumulated across queries (placement input). */
+    readonly trace: Float64Array | null = null,
   ) {
     this.adjWords = index.adjacency.shape.stride >>> 2;
     this.batchMax = index.batchMax;
@@ -32,7 +35,8 @@ export class Traversal {
     st.query = q;
     st.k = k;
     st.ef = Math.max(ef, k);
-    st.rerank = this.index.codes !== null ? Math.max(rerank, k) : 0;
+    st.rerank = this.index.codes !== null ? (rerank === 0 ? 0 : Math.max(rerank, k)) : 0;
+    st.exactDistances = this.index.codes === null || rerank > 0;
     st.phase = PHASE.START;
     st.stats.fill(0);
     st.owedNs = 0;
@@ -62,9 +66,9 @@ export class Traversal {
           st.phase = PHASE.ENTRY;
           return true;
         case PHASE.UPPER: {
-          const M1 = 1 + meta.maxM;
-          const block = idx.upperOffset[st.cur]! + (st.level - 1) * M1;
-          const n = idx.upperLinks[block]!;
+          const block = upperBlock(idx.upper, st.cur, st.level, meta.maxM);
+          const links = idx.upper.links;
+          const n = links[block]!;
           st.stats[STAT.hops]!++;
           // Upper layers always live in DRAM.
           st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + n), false);
@@ -72,7 +76,7 @@ export class Traversal {
             this.descend(st);
             continue;
           }
-          for (let j = 0; j < n; j++) st.ids[j] = idx.upperLinks[block + 1 + j]!;
+          for (let j = 0; j < n; j++) st.ids[j] = links[block + 1 + j]!;
           st.n = n;
           st.scorer = SCORER.TRAVERSE;
           return true;
@@ -82,7 +86,11 @@ export class Traversal {
           this.endLevel0(st);
           continue;
         case PHASE.RERANK: {
-          const left = st.poolN - st.poolAt;
+          let left = st.poolN - st.poolAt;
+          if (left === 0 && st.rerankStage === 0) {
+            this.selectByBound(st);
+            left = st.poolN - st.poolAt;
+          }
           if (left === 0) {
             this.endRerank(st);
             return false;
@@ -181,6 +189,7 @@ export class Traversal {
       const at = seg.recordBase + (c - seg.start) * words;
       const n = u32[at]!;
       st.stats[STAT.hops]!++;
+      if (this.trace !== null) this.trace[c]!++;
       const tier = seg.tier;
       if (this.prefetch) this.foresee(st, c, tier, n, cand.size > 0 ? cand.i[0]! : -1);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
@@ -222,7 +231,7 @@ export class Traversal {
       st.owedNs += this.acct.bytesOnly(st.stats, this.index.adjacency.tierOf(st.foreseen), st.foreseenBytes);
       st.foreseen = -1;
     }
-    if (st.rerank === 0) {
+    if (this.index.codes === null) {
       this.finish(st);
       return;
     }
@@ -235,9 +244,43 @@ export class Traversal {
       st.poolD[j] = top.d[0]!;
       top.pop();
     }
-    st.poolN = Math.min(size, st.rerank);
+    if (st.rerank === 0) {
+      // No re-rank asked for (rescore off): the code's estimates are the answer.
+      st.poolN = size;
+      this.endRerank(st);
+      return;
+    }
+    // Stage 0 re-scores the best k by estimate; stage 1 only those of the rest (up to `rerank`) whose
+    // error bound leaves them a chance against the k-th exact distance (selectByBound).
+    st.rerankCap = Math.min(size, st.rerank);
+    st.poolN = Math.min(size, st.k);
     st.poolAt = 0;
+    st.rerankStage = 0;
     st.phase = PHASE.RERANK;
+  }
+
+  /** Keeps, from pool[k .. cap), the candidates whose estimate minus its error bound beats the k-th exact distance. */
+  private selectByBound(st: QueryState): void {
+    st.rerankStage = 1;
+    const k = st.poolN;
+    if (st.rerankCap <= k) return;
+    let kth = Number.NEGATIVE_INFINITY;
+    for (let j = 0; j < k; j++) if (st.poolD[j]! > kth) kth = st.poolD[j]!;
+    const codes = this.index.codes!;
+    const codec = this.index.codec!;
+    let m = k;
+    for (let j = k; j < st.rerankCap; j++) {
+      const id = st.poolIds[j]!;
+      const est = st.poolD[j]!;
+      const seg = codes.segmentOf(id);
+      const bound = codec.errorBound(seg.u8, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est);
+      if (est - bound <= kth) {
+        st.poolIds[m] = id;
+        st.poolD[m] = est;
+        m++;
+      } else st.stats[STAT.rerankSkipped]!++;
+    }
+    st.poolN = m;
   }
 
   private endRerank(st: QueryState): void {

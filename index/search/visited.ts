@@ -31,7 +31,7 @@ export class VisitedSet {
     const gens = this.gens;
     const gen = this.gen;
     const mask = this.mask;
-    let h = Math.imul(v, 0x9e3779b1) >>> 0 & mask;
+    let h = (Math.imul(v, 0x9e3779b1) >>> 0) & mask;
     for (;;) {
       if (gens[h] !== gen) break;
       if (keys[h] === v) return false;
@@ -44,7 +44,7 @@ export class VisitedSet {
   }
 
   has(v: number): boolean {
-    let h = Math.imul(v, 0x9e3779b1) >>> 0 & this.mask;
+    let h = (Math.imul(v, 0x9e3779b1) >>> 0) & this.mask;
     for (;;) {
       if (this.gens[h] !== this.gen) return false;
       if (this.keys[h] === v) return true;

@@ -1,83 +1,118 @@
-// Lays an unplaced graph out as a tiered index: renumbers nodes by the placement's order (so each
-// tier is a contiguous id range) and copies neighbour lists and vectors into the tiers' segments.
-import type { Metric } from '../kernels/kernels.js';
+// Lays an unplaced graph out as a tiered index: renumbers nodes by the placement's order (so every
+// store's DRAM part is a prefix of the ids), then fills the stores: neighbour lists, vectors, codes
+// (encoded here, in the new order) and labels.
+import type { Codec } from '../codes/index.js';
 import type { GraphImage } from '../graph/graph-image.js';
-import type { Placement } from '../placement/placement.js';
-import { TieredIndex, type AllocateOptions } from './tiered-index.js';
+import type { Metric } from '../kernels/kernels.js';
+import { type AllocateOptions, type LayoutPlan, TieredIndex } from './tiered-index.js';
+import type { UpperLayers } from './upper-layers.js';
+
+export interface LayoutInput {
+  /** New id -> old id. */
+  order: Uint32Array;
+  adjacencyInDram: number;
+  vectorsInDram: number;
+  /** A trained code, or null (traversal on full vectors). */
+  codec: Codec | null;
+}
+
+/** Upper layers renumbered: nodes of level ≥ 1 in new-id order, their links translated. */
+export function renumberUpper(g: GraphImage, order: Uint32Array, newOf: Uint32Array): UpperLayers {
+  const n = g.count;
+  const M1 = 1 + g.maxM;
+  const ids: number[] = [];
+  let words = 0;
+  for (let i = 0; i < n; i++) {
+    const lv = g.levels[order[i]!]!;
+    if (lv > 0) {
+      ids.push(i);
+      words += lv * M1;
+    }
+  }
+  const u: UpperLayers = { ids: Int32Array.from(ids), levels: new Uint8Array(ids.length), offsets: new Int32Array(ids.length), links: new Uint32Array(words) };
+  let p = 0;
+  ids.forEach((id, k) => {
+    const old = order[id]!;
+    const lv = g.levels[old]!;
+    u.levels[k] = lv;
+    u.offsets[k] = p;
+    const src = g.upperOffset[old]!;
+    for (let l = 0; l < lv; l++) {
+      const cnt = g.upperLinks[src + l * M1]!;
+      u.links[p + l * M1] = cnt;
+      for (let j = 1; j <= cnt; j++) u.links[p + l * M1 + j] = newOf[g.upperLinks[src + l * M1 + j]!]!;
+    }
+    p += lv * M1;
+  });
+  return u;
+}
 
 /**
  * @param externalIds the input's ids by row (null: ids are the 0-based row numbers)
  */
-export function layoutIndex(
-  g: GraphImage,
-  placement: Pick<Placement, 'order' | 'dramCount'>,
-  metric: Metric,
-  externalIds: Float64Array | null,
-  opts: AllocateOptions = {},
-): TieredIndex {
+export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, externalIds: Float64Array | null, opts: AllocateOptions = {}): TieredIndex {
   const n = g.count;
-  const { order, dramCount } = placement;
+  const { order, codec } = input;
   const newOf = new Uint32Array(n);
   for (let i = 0; i < n; i++) newOf[order[i]!] = i;
-
-  const levels = new Uint8Array(n);
-  const upperOffset = new Int32Array(n).fill(-1);
-  const M1 = 1 + g.maxM;
-  let upperLen = 0;
-  for (let i = 0; i < n; i++) upperLen += g.levels[order[i]!]! * M1;
-  const upperLinks = new Uint32Array(upperLen);
-  const labels = new Float64Array(n);
-  let p = 0;
-  for (let i = 0; i < n; i++) {
-    const old = order[i]!;
-    const lv = g.levels[old]!;
-    levels[i] = lv;
-    const row = g.rows[old]!;
-    labels[i] = externalIds ? externalIds[row]! : row;
-    if (lv === 0) continue;
-    upperOffset[i] = p;
-    const src = g.upperOffset[old]!;
-    for (let l = 0; l < lv; l++) {
-      const cnt = g.upperLinks[src + l * M1]!;
-      upperLinks[p + l * M1] = cnt;
-      for (let j = 1; j <= cnt; j++) upperLinks[p + l * M1 + j] = newOf[g.upperLinks[src + l * M1 + j]!]!;
-    }
-    p += lv * M1;
-  }
-
+  const plan: LayoutPlan = { adjacencyInDram: input.adjacencyInDram, vectorsInDram: input.vectorsInDram, code: codec ? codec.spec : null };
   const index = TieredIndex.allocate(
     {
-      meta: { dim: g.dim, metric, count: n, maxM0: g.maxM0, maxM: g.maxM, entry: n > 0 ? newOf[g.entry]! : 0, maxLevel: g.maxLevel, dramCount },
-      levels,
-      upperOffset,
-      upperLinks,
-      labels,
+      meta: { dim: g.dim, metric, count: n, maxM0: g.maxM0, maxM: g.maxM, entry: n > 0 ? newOf[g.entry]! : 0, maxLevel: g.maxLevel },
+      plan,
+      upper: renumberUpper(g, order, newOf),
+      codeParams: codec ? codec.params : null,
     },
     opts,
   );
 
   const stride = 1 + g.maxM0;
-  const dim = g.dim;
-  for (const seg of index.segments) {
+  for (const seg of index.adjacency.segments) {
     const adj = seg.u32;
-    const vec = seg.f32;
-    const vecBase = seg.layout.vecOffset >>> 2;
     for (let local = 0; local < seg.count; local++) {
-      const old = order[seg.start + local]!;
-      const src = old * stride;
-      const dst = seg.adjBase + local * stride;
+      const src = order[seg.start + local]! * stride;
+      const dst = seg.recordBase + local * stride;
       const cnt = g.level0[src]!;
       adj[dst] = cnt;
       for (let j = 1; j <= cnt; j++) adj[dst + j] = newOf[g.level0[src + j]!]!;
-      vec.set(g.vectors.subarray(old * dim, old * dim + dim), vecBase + local * dim);
+    }
+  }
+  const dim = g.dim;
+  for (const seg of index.vectors.segments) {
+    const base = seg.recordBase;
+    for (let local = 0; local < seg.count; local++) {
+      const old = order[seg.start + local]!;
+      seg.f32.set(g.vectors.subarray(old * dim, old * dim + dim), base + local * dim);
+    }
+  }
+  if (codec && index.codes) {
+    // Encode in the new order: gather a chunk of vectors, encode it into the segment.
+    const chunk = 4096;
+    const buf = new Float32Array(chunk * dim);
+    for (const seg of index.codes.segments) {
+      const rows = seg.recordBytes();
+      for (let from = 0; from < seg.count; from += chunk) {
+        const c = Math.min(chunk, seg.count - from);
+        for (let r = 0; r < c; r++) {
+          const old = order[seg.start + from + r]!;
+          buf.set(g.vectors.subarray(old * dim, old * dim + dim), r * dim);
+        }
+        codec.encode(buf, 0, c, rows.subarray(from * codec.spec.stride, (from + c) * codec.spec.stride));
+      }
+    }
+  }
+  for (const seg of index.labelStore.segments) {
+    const labels = new Float64Array(seg.region.buffer, seg.layout.recordOffset, seg.count);
+    for (let local = 0; local < seg.count; local++) {
+      const row = g.rows[order[seg.start + local]!]!;
+      labels[local] = externalIds ? externalIds[row]! : row;
     }
   }
   return index;
 }
 
-/** Identity layout with everything in DRAM: what profiling queries run on before placement. */
+/** Identity layout with everything in DRAM and no code: what profiling queries run on before placement. */
 export function identityLayout(g: GraphImage, metric: Metric, opts: AllocateOptions = {}): TieredIndex {
-  const order = new Uint32Array(g.count);
-  for (let i = 0; i < g.count; i++) order[i] = i;
-  return layoutIndex(g, { order, dramCount: g.count }, metric, null, opts);
+  const order = Uint32Array.from({ length: g.count }, (_, i) => i);
+  return layoutIndex(g, { order, adjacencyInDram: g.count, vectorsInDram: g.count, codec: null }, metric, null, opts);
 }

@@ -9,7 +9,7 @@ import { instantiateKernels, type KernelSet } from '../kernels/kernels.js';
 /** Scratch slots per segment: how many searchers (threads × in-flight queries) can use it at once. */
 export const DEFAULT_SLOTS = 64;
 
-export type RecordKind = 'adjacency' | 'vectors' | 'codes';
+export type RecordKind = 'adjacency' | 'vectors' | 'codes' | 'labels';
 
 export interface SegmentShape {
   kind: RecordKind;

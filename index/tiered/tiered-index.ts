@@ -1,10 +1,18 @@
-// The tiered index in memory: graph metadata and upper layers (always DRAM), and the level-0 nodes
-// split into tiers, each a list of segments. Nodes are numbered so that each tier is a contiguous
-// id range: tier 0 (DRAM) is [0, dramCount), tier 1 (CXL) is [dramCount, count).
+// The tiered index in memory. Each kind of node record is a store split between the tiers, so each
+// kind can sit where it pays (the plan, planner.ts, decides how much):
+// - codes: a compact code of every vector, all in DRAM: the traversal computes on them;
+// - neighbour lists: the most visited in DRAM, the rest in CXL;
+// - full vectors: in CXL (re-rank only), or in DRAM for the first nodes when the budget allows;
+// - labels (external ids): in CXL, read only for the answers.
+// Nodes are numbered so that every store's DRAM part is a prefix of the ids. The upper layers are
+// small and always in DRAM.
 import { StrataError } from '../../common/errors.js';
-import type { Metric } from '../kernels/kernels.js';
 import { adoptRegion } from '../../tiers/shared-region.js';
+import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
+import type { Metric } from '../kernels/kernels.js';
+import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
+import type { UpperLayers } from './upper-layers.js';
 
 export type TierKind = 'dram' | 'cxl';
 export const TIER_KINDS: readonly TierKind[] = ['dram', 'cxl'];
@@ -23,8 +31,7 @@ export interface TierBinding {
 export interface Tier {
   readonly index: number;
   readonly kind: TierKind;
-  readonly start: number;
-  readonly end: number;
+  /** Every segment of every store that lives in this tier. */
   readonly segments: Segment[];
   binding: TierBinding;
 }
@@ -37,50 +44,54 @@ export interface IndexMeta {
   maxM: number;
   entry: number;
   maxLevel: number;
-  dramCount: number;
+}
+
+/** What lives where: the first `adjacencyInDram` nodes' neighbour lists and `vectorsInDram` vectors are in DRAM. */
+export interface LayoutPlan {
+  adjacencyInDram: number;
+  vectorsInDram: number;
+  /** The code every node has in DRAM, or null: the traversal then runs on full vectors. */
+  code: CodeSpec | null;
 }
 
 export interface TieredIndexParts {
   meta: IndexMeta;
-  levels: Uint8Array;
-  upperOffset: Int32Array;
-  upperLinks: Uint32Array;
-  labels: Float64Array;
+  plan: LayoutPlan;
+  upper: UpperLayers;
+  /** The code's trained parameters (null without a code). */
+  codeParams: Float32Array | null;
 }
 
 export interface AllocateOptions {
   /** Largest segment, bytes (default 1 GiB; tests use small ones to exercise many segments). */
   segmentBytes?: number;
   slots?: number;
-  /** At least this many segments for the CXL tier (one group per expander in near-data mode). */
+  /** At least this many segments for the CXL vectors (one group per expander in near-data mode). */
   cxlSegments?: number;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
+export const STORE_KINDS = ['adjacency', 'vectors', 'codes', 'labels'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
 
-/**
- * Everything a worker thread needs to search the same index without copying it: the segments'
- * shared memories and the small DRAM-resident arrays, all backed by shared memory.
- */
-export interface SharedIndexHandle {
-  meta: IndexMeta;
+interface StoreHandle {
   shape: SegmentShape;
-  levels: Uint8Array;
-  upperOffset: Int32Array;
-  upperLinks: Uint32Array;
-  labels: Float64Array;
-  slotLocks: Int32Array;
-  tiers: Array<{
-    index: number;
-    kind: TierKind;
-    start: number;
-    end: number;
-    binding: TierBinding;
-    segments: Array<{ start: number; count: number; memory: WebAssembly.Memory }>;
-  }>;
+  layout: StoreLayout;
+  segments: Array<{ tier: number; start: number; count: number; memory: WebAssembly.Memory }>;
 }
 
-function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a: T): T {
+/** Everything a worker thread needs to search the same index without copying it. */
+export interface SharedIndexHandle {
+  meta: IndexMeta;
+  plan: LayoutPlan;
+  upper: UpperLayers;
+  codeParams: Float32Array | null;
+  slotLocks: Int32Array;
+  stores: Record<string, StoreHandle | null>;
+  bindings: TierBinding[];
+}
+
+function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float32Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
   const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
   const out = new Ctor(new SharedArrayBuffer(a.byteLength));
@@ -88,128 +99,159 @@ function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float64Array
   return out;
 }
 
+function unbound(): TierBinding {
+  return { mode: 'unbound', node: null, pages: 0, pagesOnNode: null, pagesElsewhere: null, note: 'not bound' };
+}
+
 export class TieredIndex {
   readonly meta: IndexMeta;
-  readonly levels: Uint8Array;
-  readonly upperOffset: Int32Array;
-  readonly upperLinks: Uint32Array;
-  readonly labels: Float64Array;
+  readonly plan: LayoutPlan;
+  upper: UpperLayers;
+  codeParams: Float32Array | null;
+  readonly adjacency: NodeStore;
+  readonly vectors: NodeStore;
+  readonly codes: NodeStore | null;
+  readonly labelStore: NodeStore;
+  /** This thread's instance of the code (queries are prepared with it). */
+  readonly codec: Codec | null;
   readonly tiers: Tier[];
-  /** All segments by ascending start id. */
-  readonly segments: Segment[];
-  /** Segment number of each node. */
-  readonly segOf: Uint16Array;
-  readonly shape: SegmentShape;
+  readonly batchMax: number;
   /** Slot ownership, in shared memory so that searchers on any thread can claim slots. */
   readonly slotLocks: Int32Array;
+  private labelView: Float64Array | null = null;
 
-  private constructor(parts: TieredIndexParts, tiers: Tier[], shape: SegmentShape, slotLocks: Int32Array) {
+  private constructor(
+    parts: TieredIndexParts,
+    stores: Record<StoreKind, NodeStore | null>,
+    codec: Codec | null,
+    slotLocks: Int32Array,
+    bindings?: TierBinding[],
+  ) {
     this.meta = parts.meta;
-    this.levels = parts.levels;
-    this.upperOffset = parts.upperOffset;
-    this.upperLinks = parts.upperLinks;
-    this.labels = parts.labels;
-    this.tiers = tiers;
-    this.shape = shape;
-    this.segments = tiers.flatMap((t) => t.segments);
-    if (this.segments.length > 0xffff) throw new StrataError('STRATA_INVALID_ARGUMENT', 'too many segments (max 65535): raise the segment size', {});
-    this.segOf = new Uint16Array(parts.meta.count);
-    this.segments.forEach((s, i) => this.segOf.fill(i, s.start, s.start + s.count));
+    this.plan = parts.plan;
+    this.upper = parts.upper;
+    this.codeParams = parts.codeParams;
+    this.adjacency = stores.adjacency!;
+    this.vectors = stores.vectors!;
+    this.codes = stores.codes;
+    this.labelStore = stores.labels!;
+    this.codec = codec;
+    this.batchMax = this.vectors.shape.batchMax;
     this.slotLocks = slotLocks;
+    const all = [this.adjacency, this.vectors, this.codes, this.labelStore].filter((s): s is NodeStore => s !== null);
+    this.tiers = TIER_KINDS.map((kind, index) => ({
+      index,
+      kind,
+      segments: all.flatMap((s) => s.segments.filter((g) => g.tier === index)),
+      binding: bindings?.[index] ?? unbound(),
+    }));
   }
 
-  /** Allocates empty segments for `parts.meta`; callers fill adjacency and vectors. */
+  static shapes(parts: TieredIndexParts, codec: Codec | null, slots: number): Record<StoreKind, SegmentShape | null> {
+    const m = parts.meta;
+    const batchMax = Math.max(64, m.maxM0, m.maxM);
+    const base = { headBytes: 0, batchMax, slots };
+    return {
+      adjacency: { ...base, kind: 'adjacency', stride: 4 * (1 + m.maxM0), queryBytes: 0 },
+      vectors: { ...base, kind: 'vectors', stride: 4 * m.dim, queryBytes: 4 * m.dim },
+      codes: codec ? { ...base, kind: 'codes', stride: codec.spec.stride, queryBytes: codec.queryBytes } : null,
+      labels: { ...base, kind: 'labels', stride: 8, queryBytes: 0 },
+    };
+  }
+
+  /** Allocates empty stores for `parts`; callers fill them (layout) or read them from a file (load). */
   static allocate(parts: TieredIndexParts, opts: AllocateOptions = {}): TieredIndex {
     const m = parts.meta;
-    const shape: SegmentShape = {
-      dim: m.dim,
-      adjStride: 1 + m.maxM0,
-      slots: opts.slots ?? DEFAULT_SLOTS,
-      batchMax: Math.max(64, m.maxM0, m.maxM),
+    const p = parts.plan;
+    if (p.adjacencyInDram < 0 || p.adjacencyInDram > m.count || p.vectorsInDram < 0 || p.vectorsInDram > m.count) {
+      throw new StrataError('STRATA_INVALID_ARGUMENT', `layout plan out of range for ${m.count} nodes`, { field: 'plan' });
+    }
+    const codec = p.code && parts.codeParams ? createCodec(p.code, parts.codeParams) : null;
+    const shapes = TieredIndex.shapes(parts, codec, opts.slots ?? DEFAULT_SLOTS);
+    const segBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    const make = (shape: SegmentShape | null, split: number, cxlSegments = 1): NodeStore | null => {
+      if (!shape) return null;
+      const per = nodesPerSegment(shape, segBytes);
+      const cxl = m.count - split;
+      const perCxl = cxlSegments > 1 ? Math.min(per, Math.max(1, Math.ceil(cxl / cxlSegments))) : per;
+      return new NodeStore(shape, m.count, { split, perDram: per, perCxl });
     };
-    const perSeg = nodesPerSegment(shape, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
-    const bounds: Array<[number, number]> = [
-      [0, m.dramCount],
-      [m.dramCount, m.count],
-    ];
-    const tiers: Tier[] = bounds.map(([start, end], index) => {
-      const segments: Segment[] = [];
-      const per = index === 1 && opts.cxlSegments ? Math.min(perSeg, Math.max(1, Math.ceil((end - start) / opts.cxlSegments))) : perSeg;
-      for (let s = start; s < end; s += per) segments.push(new Segment(index, s, Math.min(per, end - s), shape, m.metric));
-      return {
-        index,
-        kind: TIER_KINDS[index]!,
-        start,
-        end,
-        segments,
-        binding: { mode: 'unbound', node: null, pages: 0, pagesOnNode: null, pagesElsewhere: null, note: 'not bound' },
-      };
-    });
-    const locks = new Int32Array(new SharedArrayBuffer(4 * shape.slots));
-    return new TieredIndex(parts, tiers, shape, locks);
+    const stores: Record<StoreKind, NodeStore | null> = {
+      adjacency: make(shapes.adjacency, p.adjacencyInDram),
+      vectors: make(shapes.vectors, p.vectorsInDram, opts.cxlSegments ?? 1),
+      codes: make(shapes.codes, m.count),
+      labels: make(shapes.labels, 0),
+    };
+    return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))));
   }
 
-  /** Moves the DRAM-resident arrays to shared memory (once) and describes the index for workers. */
+  /** Moves the small DRAM arrays to shared memory (once) and describes the index for workers. */
   share(): SharedIndexHandle {
-    const self = this as unknown as { levels: Uint8Array; upperOffset: Int32Array; upperLinks: Uint32Array; labels: Float64Array };
-    self.levels = toShared(this.levels);
-    self.upperOffset = toShared(this.upperOffset);
-    self.upperLinks = toShared(this.upperLinks);
-    self.labels = toShared(this.labels);
+    this.upper = {
+      ids: toShared(this.upper.ids),
+      levels: toShared(this.upper.levels),
+      offsets: toShared(this.upper.offsets),
+      links: toShared(this.upper.links),
+    };
+    if (this.codeParams) this.codeParams = toShared(this.codeParams);
+    const handle = (s: NodeStore | null): StoreHandle | null =>
+      s && { shape: s.shape, layout: s.layout(), segments: s.segments.map((g) => ({ tier: g.tier, start: g.start, count: g.count, memory: g.region.memory })) };
     return {
       meta: this.meta,
-      shape: this.shape,
-      levels: this.levels,
-      upperOffset: this.upperOffset,
-      upperLinks: this.upperLinks,
-      labels: this.labels,
+      plan: this.plan,
+      upper: this.upper,
+      codeParams: this.codeParams,
       slotLocks: this.slotLocks,
-      tiers: this.tiers.map((t) => ({
-        index: t.index,
-        kind: t.kind,
-        start: t.start,
-        end: t.end,
-        binding: t.binding,
-        segments: t.segments.map((g) => ({ start: g.start, count: g.count, memory: g.region.memory })),
-      })),
+      stores: { adjacency: handle(this.adjacency), vectors: handle(this.vectors), codes: handle(this.codes), labels: handle(this.labelStore) },
+      bindings: this.tiers.map((t) => t.binding),
     };
   }
 
   /** The same index, in another thread, over the memory of a handle from share(). */
   static adopt(h: SharedIndexHandle): TieredIndex {
-    const tiers: Tier[] = h.tiers.map((t) => ({
-      index: t.index,
-      kind: t.kind,
-      start: t.start,
-      end: t.end,
-      binding: t.binding,
-      segments: t.segments.map((g) => new Segment(t.index, g.start, g.count, h.shape, h.meta.metric, adoptRegion(g.memory))),
-    }));
-    return new TieredIndex(
-      { meta: h.meta, levels: h.levels, upperOffset: h.upperOffset, upperLinks: h.upperLinks, labels: h.labels },
-      tiers,
-      h.shape,
-      h.slotLocks,
-    );
+    const store = (sh: StoreHandle | null | undefined): NodeStore | null =>
+      sh
+        ? new NodeStore(
+            sh.shape,
+            h.meta.count,
+            sh.layout,
+            sh.segments.map((g) => new Segment(g.tier, g.start, g.count, sh.shape, adoptRegion(g.memory))),
+          )
+        : null;
+    const codec = h.plan.code && h.codeParams ? createCodec(h.plan.code, h.codeParams) : null;
+    const stores: Record<StoreKind, NodeStore | null> = {
+      adjacency: store(h.stores['adjacency']),
+      vectors: store(h.stores['vectors']),
+      codes: store(h.stores['codes']),
+      labels: store(h.stores['labels']),
+    };
+    return new TieredIndex({ meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams }, stores, codec, h.slotLocks, h.bindings);
   }
 
-  tierOf(node: number): number {
-    return node < this.meta.dramCount ? 0 : 1;
+  /** External labels by node (a view of the label store when it is one segment). */
+  get labels(): Float64Array {
+    if (this.labelView === null) {
+      const segs = this.labelStore.segments;
+      if (segs.length === 1) {
+        const s = segs[0]!;
+        this.labelView = new Float64Array(s.region.buffer, s.layout.recordOffset, s.count);
+      } else {
+        this.labelView = new Float64Array(this.meta.count);
+        for (const s of segs) this.labelView.set(new Float64Array(s.region.buffer, s.layout.recordOffset, s.count), s.start);
+      }
+    }
+    return this.labelView;
   }
 
-  segmentOf(node: number): Segment {
-    return this.segments[this.segOf[node]!]!;
-  }
-
-  /** Neighbour count and u32 offset (in segmentOf(node).u32) of node's level-0 list. */
+  /** Node's level-0 neighbour list: count at seg.u32[at], ids after it. */
   neighbourBlock(node: number): { seg: Segment; at: number } {
-    const seg = this.segmentOf(node);
-    return { seg, at: seg.adjBase + (node - seg.start) * this.shape.adjStride };
+    const seg = this.adjacency.segmentOf(node);
+    return { seg, at: seg.recordBase + (node - seg.start) * (this.adjacency.shape.stride >>> 2) };
   }
 
   vectorOf(node: number): Float32Array {
-    const seg = this.segmentOf(node);
-    const at = (seg.layout.vecOffset >>> 2) + (node - seg.start) * this.meta.dim;
+    const seg = this.vectors.segmentOf(node);
+    const at = seg.recordBase + (node - seg.start) * this.meta.dim;
     return seg.f32.subarray(at, at + this.meta.dim);
   }
 
@@ -225,19 +267,27 @@ export class TieredIndex {
     Atomics.store(this.slotLocks, slot, 0);
   }
 
-  /** Bytes per tier: node records (+ upper layers, labels and levels, which live in DRAM). */
-  tierBytes(): { dram: number; cxl: number; dramGraph: number } {
-    const perNode = (this.shape.adjStride + this.meta.dim) * 4;
-    const dramGraph = this.upperLinks.byteLength + this.upperOffset.byteLength + this.levels.byteLength + this.labels.byteLength;
-    return {
-      dram: this.meta.dramCount * perNode + dramGraph,
-      cxl: (this.meta.count - this.meta.dramCount) * perNode,
-      dramGraph,
+  /** Record bytes per tier and per kind (upper layers counted in DRAM). */
+  tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper', [number, number]> } {
+    const upper = this.upper.ids.byteLength + this.upper.levels.byteLength + this.upper.offsets.byteLength + this.upper.links.byteLength;
+    const byKind = {
+      adjacency: this.adjacency.recordBytes(),
+      vectors: this.vectors.recordBytes(),
+      codes: this.codes ? this.codes.recordBytes() : ([0, 0] as [number, number]),
+      labels: this.labelStore.recordBytes(),
+      upper: [upper, 0] as [number, number],
     };
+    let dram = 0;
+    let cxl = 0;
+    for (const [d, c] of Object.values(byKind)) {
+      dram += d;
+      cxl += c;
+    }
+    return { dram, cxl, byKind };
   }
 
   /** Resident bytes (whole regions, scratch included) per tier. */
   residentBytes(): number[] {
-    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.region.bytes, 0));
+    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.region.bytes, 0) + (t.index === 0 ? this.tierBytes().byKind.upper[0] : 0));
   }
 }

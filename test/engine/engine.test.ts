@@ -72,7 +72,7 @@ describe('engine execution modes', () => {
     });
     let reports: Awaited<ReturnType<Engine['close']>>['tierReports'];
     try {
-      expect(e.collections()[0]!.index.segments.filter((s) => s.tier === 1).length).toBeGreaterThanOrEqual(2);
+      expect(e.collections()[0]!.index.vectors.segments.filter((s) => s.tier === 1).length).toBeGreaterThanOrEqual(2);
       expect(await allAnswers(e, 'ndp')).toEqual(expected());
       expect(await allAnswers(e, 'local')).toEqual(expected());
     } finally {

@@ -1,16 +1,16 @@
-// A small real tiered index for format and search tests: a clustered set, an hnswlib graph,
-// hop-order placement with a DRAM budget and the tiered layout, all built in well under a second.
+// A small real tiered index for format and search tests: a clustered set, an hnswlib graph, a DRAM
+// budget plan with hop-order placement and (optionally) a code, all built in about a second.
+import { graphFullPrecisionBytes, placeAndLayout, type Placed } from '../../index/build/place-and-layout.js';
 import { buildGraph } from '../../index/build/hnsw-build.js';
+import type { CodeKind } from '../../index/codes/index.js';
 import type { ManifestInfo } from '../../index/format/write-index.js';
 import { generateClustered } from '../../index/generate/clustered.js';
 import type { GraphImage } from '../../index/graph/graph-image.js';
-import { placeNodes, type Placement } from '../../index/placement/placement.js';
-import { layoutIndex } from '../../index/tiered/layout.js';
 import type { AllocateOptions, TieredIndex } from '../../index/tiered/tiered-index.js';
 
 export interface SmallIndex {
   graph: GraphImage;
-  placement: Placement;
+  placed: Placed;
   index: TieredIndex;
   queries: Float32Array;
   info: ManifestInfo;
@@ -22,8 +22,10 @@ export interface SmallIndexSpec {
   queries?: number;
   m?: number;
   efConstruction?: number;
-  /** Share of the total record bytes given to DRAM. */
+  /** Share of the full-precision index given to DRAM. */
   dramShare?: number;
+  /** The DRAM code (default none: whole records, the layout the format tests began with). */
+  codes?: CodeKind | 'none' | 'auto';
   seed?: number;
 }
 
@@ -35,23 +37,14 @@ export function buildSmallIndex(spec: SmallIndexSpec = {}, alloc: AllocateOption
   const seed = spec.seed ?? 7;
   const set = generateClustered({ count, dim, clusters: 8, seed }, spec.queries ?? 40);
   const graph = buildGraph(set.base, dim, { metric: 'l2', m, efConstruction, seed: 100 });
-  const totalBytes = placeNodes(graph, { policy: 'id', budgetBytes: 0 }).totalBytes;
-  const budgetBytes = Math.floor(totalBytes * (spec.dramShare ?? 0.3));
-  const placement = placeNodes(graph, { policy: 'hops', budgetBytes });
-  const index = layoutIndex(graph, placement, 'l2', null, alloc);
+  const budgetBytes = Math.floor(graphFullPrecisionBytes(graph) * (spec.dramShare ?? 0.3));
+  const placed = placeAndLayout(graph, 'l2', null, { budgetBytes, policy: 'hops', codes: spec.codes ?? 'none', seed, ...alloc });
   const info: ManifestInfo = {
     name: 'small',
     build: { source: null, m, efConstruction, seed: 100, seconds: 0, builder: 'test' },
-    placement: {
-      policy: 'hops',
-      dramBudgetBytes: budgetBytes,
-      dramNodes: placement.dramCount,
-      cxlNodes: count - placement.dramCount,
-      upperInCxl: placement.upperInCxl,
-      profileQueries: 0,
-      predictedDramShare: null,
-    },
-    graph: { unreachable: placement.unreachable },
+    placement: { policy: 'hops', profileQueries: 0, predictedDramShare: null },
+    plan: { dramBudgetBytes: budgetBytes, fullPrecisionBytes: placed.plan.fullPrecisionBytes, reason: placed.plan.reason },
+    graph: { unreachable: placed.unreachable },
   };
-  return { graph, placement, index, queries: set.queries, info };
+  return { graph, placed, index: placed.index, queries: set.queries, info };
 }

@@ -170,3 +170,38 @@ function rqNormCorrection(codec: Codec, rec: Float64Array, orig: ArrayLike<numbe
   }
   return r2 - rh2;
 }
+
+describe('error bounds', () => {
+  it.each(CODE_KINDS)('%s: the true distance lies within the stated bound of the estimate for at least 99 percent of pairs', (kind) => {
+    for (const metric of ['l2', 'ip'] as const) {
+      const dim = 96;
+      let data = anisotropic(2000, dim, 21);
+      if (metric === 'ip') data = normalize(data, dim);
+      const codec = trainCodec(kind, data, dim, metric, { seed: 3 });
+      const rows = 1500;
+      const codes = new Uint8Array(rows * codec.spec.stride);
+      codec.encode(data, 0, rows, codes);
+      let inside = 0;
+      let total = 0;
+      for (const qi of [1600, 1700, 1800, 1900]) {
+        const q = data.slice(qi * dim, (qi + 1) * dim);
+        const est = runKernel('wasm', codec, codes, rows, q);
+        // The bound reads the prepared query and the row from one memory, as the search does.
+        const prepAt = 0;
+        const rowsAt = Math.ceil(codec.queryBytes / 64) * 64;
+        const mem = new Uint8Array(rowsAt + codes.byteLength);
+        codec.prepare(q, mem.subarray(prepAt, codec.queryBytes));
+        mem.set(codes, rowsAt);
+        for (let r = 0; r < rows; r++) {
+          const truth = dist(metric, q, data.subarray(r * dim, r * dim + dim), dim);
+          const b = codec.errorBound(mem, rowsAt + r * codec.spec.stride, prepAt, est[r]!);
+          // A vector that is its own centroid has no residual: a zero bound, and an exact estimate.
+          expect(b).toBeGreaterThanOrEqual(0);
+          if (Math.abs(truth - est[r]!) <= b + 1e-5 * Math.abs(truth)) inside++;
+          total++;
+        }
+      }
+      expect(inside / total).toBeGreaterThanOrEqual(0.99);
+    }
+  });
+});

@@ -1,0 +1,68 @@
+// From an unplaced graph to a tiered index: plan the DRAM budget (planner.ts), rank nodes by the
+// placement policy, renumber so the hot ones come first, train the code, lay everything out. The
+// build, the benchmarks and the tests all place an index through this one function.
+import { type CodeKind, trainCodec } from '../codes/index.js';
+import { codeMetric } from '../codes/codec.js';
+import type { GraphImage } from '../graph/graph-image.js';
+import type { Metric } from '../kernels/kernels.js';
+import { orderNodes, type PlacementPolicy, rankNodes } from '../placement/placement.js';
+import { type BudgetPlan, fullPrecisionBytes, planBudget, upperLayersBytesFor } from '../placement/planner.js';
+import { layoutIndex } from '../tiered/layout.js';
+import type { AllocateOptions, TieredIndex } from '../tiered/tiered-index.js';
+
+export interface PlaceOptions extends AllocateOptions {
+  budgetBytes: number;
+  policy: PlacementPolicy;
+  /** Level-0 expansions per node from profiling queries ('profile' needs it). */
+  profile?: Float64Array;
+  codes: CodeKind | 'none' | 'auto';
+  seed: number;
+}
+
+export interface Placed {
+  index: TieredIndex;
+  plan: BudgetPlan;
+  /** New id -> old id. */
+  order: Uint32Array;
+  unreachable: number;
+  /** Share of the profile's expansions whose neighbour lists landed in DRAM (null without a profile). */
+  predictedDramShare: number | null;
+}
+
+/** The base a percentage budget refers to: the graph's index at full precision. */
+export function graphFullPrecisionBytes(g: GraphImage): number {
+  return fullPrecisionBytes({ count: g.count, dim: g.dim, maxM0: g.maxM0, upperBytes: upperLayersBytesFor(g.levels, g.maxM) });
+}
+
+export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float64Array | null, o: PlaceOptions): Placed {
+  const plan = planBudget({
+    count: g.count,
+    dim: g.dim,
+    metric: codeMetric(metric),
+    maxM0: g.maxM0,
+    upperBytes: upperLayersBytesFor(g.levels, g.maxM),
+    budgetBytes: o.budgetBytes,
+    codes: o.codes,
+  });
+  const prio = rankNodes(g, o.policy, o.profile, o.seed);
+  const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram);
+  const codec = plan.code ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed }) : null;
+  const alloc: AllocateOptions = {
+    ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
+    ...(o.slots ? { slots: o.slots } : {}),
+    ...(o.cxlSegments ? { cxlSegments: o.cxlSegments } : {}),
+  };
+  const index = layoutIndex(g, { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, codec }, metric, externalIds, alloc);
+  let predictedDramShare: number | null = null;
+  if (o.profile) {
+    let hot = 0;
+    let all = 0;
+    for (let i = 0; i < order.length; i++) {
+      const a = o.profile[order[i]!]!;
+      all += a;
+      if (i < plan.adjacencyInDram) hot += a;
+    }
+    predictedDramShare = all > 0 ? hot / all : null;
+  }
+  return { index, plan, order, unreachable, predictedDramShare };
+}

@@ -1,0 +1,114 @@
+// The DRAM budget planner. Given a budget it (1) keeps the upper layers, which every search starts
+// in, (2) picks the most precise code whose rows for every node fit what is left, and (3) spends the
+// rest on the neighbour lists of the most visited nodes, then, only once every list is in DRAM, on
+// full vectors. Neighbour lists are placed apart from vectors, so about 5× more hot nodes fit than
+// with whole records. Without a code (--codes none) the unit is the whole record (list + vector),
+// as CXL-ANNS places it: the full-precision baseline.
+import { StrataError } from '../../common/errors.js';
+import { type CodeKind, codeRowBytes } from '../codes/index.js';
+
+/** Codes from the most precise to the smallest: auto takes the first that fits. */
+export const CODE_PREFERENCE: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
+
+export interface PlannerInput {
+  count: number;
+  dim: number;
+  metric: 'l2' | 'ip';
+  maxM0: number;
+  /** Bytes of the upper layers (links and their index): always in DRAM. */
+  upperBytes: number;
+  budgetBytes: number;
+  codes: CodeKind | 'none' | 'auto';
+}
+
+export interface BudgetPlan {
+  budgetBytes: number;
+  code: CodeKind | null;
+  codeRowBytes: number;
+  /** Neighbour lists and full vectors of the first nodes (in placement order) held in DRAM. */
+  adjacencyInDram: number;
+  vectorsInDram: number;
+  dram: { upper: number; codes: number; adjacency: number; vectors: number; total: number };
+  cxl: { adjacency: number; vectors: number; labels: number; total: number };
+  /** What a full-precision index of this graph takes (the base a percentage budget refers to). */
+  fullPrecisionBytes: number;
+  reason: string;
+}
+
+export const LABEL_BYTES = 8;
+
+export function adjacencyRowBytes(maxM0: number): number {
+  return 4 * (1 + maxM0);
+}
+
+/** Bytes of the index at full precision: vectors, neighbour lists, labels and upper layers. */
+export function fullPrecisionBytes(i: Pick<PlannerInput, 'count' | 'dim' | 'maxM0' | 'upperBytes'>): number {
+  return i.count * (4 * i.dim + adjacencyRowBytes(i.maxM0) + LABEL_BYTES) + i.upperBytes;
+}
+
+export function planBudget(i: PlannerInput): BudgetPlan {
+  const n = i.count;
+  const adj = adjacencyRowBytes(i.maxM0);
+  const vec = 4 * i.dim;
+  const full = fullPrecisionBytes(i);
+  const free = Math.max(0, i.budgetBytes - i.upperBytes);
+  let code: CodeKind | null = null;
+  let reason: string;
+  if (i.codes === 'none') {
+    reason = 'no code: whole records (neighbour list + vector) of the most visited nodes in DRAM';
+  } else if (i.codes === 'auto') {
+    code = CODE_PREFERENCE.find((k) => n * codeRowBytes(k, i.dim, i.metric) <= free) ?? null;
+    if (code === null) {
+      const need = i.upperBytes + n * codeRowBytes('rq2', i.dim, i.metric);
+      throw new StrataError(
+        'STRATA_DRAM_BUDGET',
+        `DRAM budget ${i.budgetBytes} bytes cannot hold the upper layers and the smallest code (rq2) of ${n} vectors: ${need} bytes are needed; raise --dram-budget or pass --codes none`,
+        { budget: String(i.budgetBytes), needed: need },
+      );
+    }
+    reason = `${code}: the most precise code whose rows for all ${n} vectors fit the budget after the upper layers`;
+  } else {
+    code = i.codes;
+    const need = i.upperBytes + n * codeRowBytes(code, i.dim, i.metric);
+    if (need > i.budgetBytes) {
+      throw new StrataError(
+        'STRATA_DRAM_BUDGET',
+        `--codes ${code} needs ${need} bytes of DRAM for ${n} vectors and the upper layers; the budget is ${i.budgetBytes}: raise --dram-budget or pick a smaller code`,
+        { budget: String(i.budgetBytes), needed: need },
+      );
+    }
+    reason = `${code}: as asked`;
+  }
+  const rowBytes = code ? codeRowBytes(code, i.dim, i.metric) : 0;
+  let left = free - n * rowBytes;
+  let hot: number;
+  let vectorsInDram: number;
+  if (code === null) {
+    hot = Math.min(n, Math.floor(left / (adj + vec)));
+    vectorsInDram = hot;
+    left -= hot * (adj + vec);
+  } else {
+    hot = Math.min(n, Math.floor(left / adj));
+    left -= hot * adj;
+    vectorsInDram = hot === n ? Math.min(n, Math.floor(left / vec)) : 0;
+    left -= vectorsInDram * vec;
+  }
+  const dram = { upper: i.upperBytes, codes: n * rowBytes, adjacency: hot * adj, vectors: vectorsInDram * vec, total: 0 };
+  dram.total = dram.upper + dram.codes + dram.adjacency + dram.vectors;
+  const cxl = { adjacency: (n - hot) * adj, vectors: (n - vectorsInDram) * vec, labels: n * LABEL_BYTES, total: 0 };
+  cxl.total = cxl.adjacency + cxl.vectors + cxl.labels;
+  return { budgetBytes: i.budgetBytes, code, codeRowBytes: rowBytes, adjacencyInDram: hot, vectorsInDram, dram, cxl, fullPrecisionBytes: full, reason };
+}
+
+/** Upper-layer bytes of a graph whose nodes have these levels (see upper-layers.ts). */
+export function upperLayersBytesFor(levels: Uint8Array, maxM: number): number {
+  let nodes = 0;
+  let words = 0;
+  for (let v = 0; v < levels.length; v++) {
+    const l = levels[v]!;
+    if (l === 0) continue;
+    nodes++;
+    words += l * (1 + maxM);
+  }
+  return nodes * 9 + 4 * words;
+}
