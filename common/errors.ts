@@ -54,3 +54,14 @@ export function isStrataError(e: unknown, code?: ErrorCode): e is StrataError {
 export function invalidArgument(field: string, message: string, details: ErrorDetails = {}): StrataError {
   return new StrataError('STRATA_INVALID_ARGUMENT', `${field}: ${message}`, { field, ...details });
 }
+
+/** Longest piece of user input an error message quotes (names, ids, header values). */
+export const MAX_ECHO = 64;
+
+/**
+ * User input quoted for an error message, cut to `max` characters: a message must never carry a
+ * request's bulk (gRPC sends it in the grpc-message header, which HTTP/2 caps).
+ */
+export function quoted(s: string, max = MAX_ECHO): string {
+  return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
+}

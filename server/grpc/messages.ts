@@ -93,6 +93,8 @@ export interface TierInfoMsg {
 export interface CollectionInfoMsg {
   name: string;
   status: string;
+  status_reasons: string[];
+  segments_count: number;
   dimension: number;
   distance: string;
   points_count: number;

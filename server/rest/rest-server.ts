@@ -15,7 +15,7 @@ import { registerReadOnlyRoutes } from './routes/read-only.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Answered without an API key and while draining (/livez). */
+    /** Answered without an API key and while draining (the health endpoints). */
     public?: boolean;
   }
 }
@@ -29,6 +29,9 @@ export function buildRest(ctx: RestContext): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     // Draining answers 503 in Qdrant's envelope from the onRequest hook instead.
     return503OnClosing: false,
+    // Idle keep-alive connections are closed by shutdown only once every admitted request is
+    // answered: closing them at the first moment of close() resets requests already on the wire.
+    forceCloseConnections: false,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors the router raises before any hook (bad %-escapes, overlong parameters) get the same envelope.
@@ -41,16 +44,17 @@ export function buildRest(ctx: RestContext): FastifyInstance {
 
   // Hooks take callbacks rather than being async: no promise per request on the hot path.
   const check = keyCheck(ctx.options.apiKey);
-  app.addHook('onRequest', (req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     const route = req.routeOptions; // a getter that builds an object: read it once
     if (route.config.public === true) return done();
     if (check && !check(presentedKey(req.headers['api-key'], req.headers.authorization))) {
       return done(new StrataError('STRATA_UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE, {}));
     }
-    // /readyz still answers (503 with the reason) while draining.
-    if (ctx.lifecycle.draining && route.url !== '/readyz') {
+    if (ctx.lifecycle.draining) {
       return done(new StrataError('STRATA_SHUTTING_DOWN', 'server shutting down: retry on another replica', {}));
     }
+    // Admitted: shutdown waits for its answer.
+    ctx.lifecycle.trackResponse(reply.raw);
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {

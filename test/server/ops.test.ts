@@ -5,6 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
+import { HEALTH_PATHS } from '../../server/rest/routes/health.js';
 import { buildIndexes, grpcClients, grpcFailure, here, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
 
 let ix: Indexes;
@@ -82,15 +83,23 @@ describe('API key', () => {
     await engine?.close();
   });
 
-  it("refuses every REST route but /livez without the key (401), in Qdrant's envelope", async () => {
-    for (const p of ['/collections', '/readyz', '/healthz', '/metrics', '/openapi.json', '/collections/vectors', '/nope']) {
+  it("refuses every REST route but the health probes without the key (401), in Qdrant's envelope", async () => {
+    for (const p of ['/collections', '/metrics', '/openapi.json', '/collections/vectors', '/nope', '/']) {
       const r = await http(srv.url, 'GET', p);
       expect(r.status, p).toBe(401);
       expect((r.body as { status: { error: string } }).status.error).toMatch(/API key/);
     }
     expect((await http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(0)), limit: 3 })).status).toBe(401);
     expect((await http(srv.url, 'GET', '/collections', undefined, { headers: { 'api-key': 'wrong' } })).status).toBe(401);
-    expect((await http(srv.url, 'GET', '/livez')).status).toBe(200);
+  });
+
+  it('answers every health probe without a key: they reveal nothing, and probes cannot send one', async () => {
+    expect([...HEALTH_PATHS].sort()).toEqual(['/healthz', '/livez', '/readyz']);
+    for (const p of HEALTH_PATHS) {
+      const r = await http(srv.url, 'GET', p);
+      expect(r.status, p).toBe(200);
+      expect(r.text, p).not.toMatch(/vectors|secret/);
+    }
   });
 
   it('accepts the key in the api-key header or as Authorization: Bearer', async () => {
