@@ -16,7 +16,7 @@ export const MAX_HNSW_EF = MAX_EF;
 export const MAX_IDS = MAX_K;
 /**
  * Largest answer one request may ask for, counted as points × (POINT_BYTES + 4 × dim with vectors)
- * before any search runs (server/api/answer-size.ts). 32 MiB holds ~60k 128-d vectors with their
+ * before any search runs (server/api/answer-size.ts). 32 MiB holds ~58k 128-d vectors with their
  * points; it keeps a small request from growing an answer of gigabytes.
  */
 export const DEFAULT_ANSWER_LIMIT = 32 * 1024 * 1024;

@@ -128,7 +128,7 @@ export function registerServe(program: Command): void {
           .default(DEFAULT_BODY_LIMIT, '32MiB'),
       )
       .addOption(
-        new Option('--answer-limit <size>', 'largest answer one request may ask for: points × (32 bytes + 4 per vector element) (e.g. 64MiB)')
+        new Option('--answer-limit <size>', 'largest answer one request may ask for: points × (64 bytes + 4 per vector element) (e.g. 64MiB)')
           .argParser(byteSizeOption('--answer-limit'))
           .default(DEFAULT_ANSWER_LIMIT, '32MiB'),
       )

@@ -7,8 +7,8 @@
 import { StrataError } from '../../common/errors.js';
 import { formatBytes } from '../options.js';
 
-/** Bytes counted per point besides its vector: id, version, score and (empty) payload. */
-export const POINT_BYTES = 32;
+/** Bytes counted per point besides its vector: id, version, score and payload (about what JSON spends on them). */
+export const POINT_BYTES = 64;
 
 /** The counted size of `points` points of a `dim`-d collection, with or without their vectors. */
 export function answerBytes(points: number, dim: number, withVector: boolean): number {

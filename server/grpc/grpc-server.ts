@@ -13,7 +13,7 @@ import { loadServices } from './protos.js';
 /** Stats and framing of one search in a SearchBatch answer, bytes (measured ~150; doubled). */
 const PER_SEARCH_BYTES = 512;
 
-/** The largest answer message: the answer limit (which counts 32 bytes a point, more than protobuf spends) plus per-search stats. */
+/** The largest answer message: the answer limit (which counts 64 bytes a point, more than protobuf spends) plus per-search stats. */
 export function maxSendBytes(answerLimit: number, maxBatch: number): number {
   return Math.min(2 ** 31 - 1, answerLimit + maxBatch * PER_SEARCH_BYTES + 64 * 1024);
 }

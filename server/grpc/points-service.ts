@@ -25,10 +25,11 @@ function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name')
   return ctx.engine.collection(name);
 }
 
+const NO_VECTOR = new Float32Array(0);
+
 function toMessage(a: SearchAnswer, t0: number): SearchResponseMsg {
   return {
-    // `repeated float` takes arrays, not Float32Array.
-    result: a.hits.map((h) => ({ id: h.id, version: 0, score: h.score, vector: h.vector ? Array.from(h.vector) : [] })),
+    result: a.hits.map((h) => ({ id: h.id, score: h.score, vector: h.vector ?? NO_VECTOR })),
     strata: a.stats,
     time: secondsSince(t0),
   };
@@ -153,7 +154,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const c = collectionOf(ctx, req.collection_name);
       const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false });
       checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.index.meta.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
-      const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ? Array.from(p.vector) : [] }));
+      const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
     }),
     Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {
