@@ -129,8 +129,14 @@ describe('answer limit', () => {
       if (req.url?.endsWith('/points/search/batch')) {
         const write = res.write as (...a: unknown[]) => boolean;
         const end = res.end as (...a: unknown[]) => unknown;
-        res.write = (...a: unknown[]): boolean => (events.push('answer-chunk'), write.apply(res, a));
-        res.end = (...a: unknown[]): unknown => (events.push('answer-end'), end.apply(res, a));
+        res.write = (...a: unknown[]): boolean => {
+          events.push('answer-chunk');
+          return write.apply(res, a);
+        };
+        res.end = (...a: unknown[]): unknown => {
+          events.push('answer-end');
+          return end.apply(res, a);
+        };
       } else if (req.url === '/livez') {
         res.once('finish', () => events.push('livez'));
       }
