@@ -29,9 +29,6 @@ export function buildRest(ctx: RestContext): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     // Draining answers 503 in Qdrant's envelope from the onRequest hook instead.
     return503OnClosing: false,
-    // Idle keep-alive connections are closed by shutdown only once every admitted request is
-    // answered: closing them at the first moment of close() resets requests already on the wire.
-    forceCloseConnections: false,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors the router raises before any hook (bad %-escapes, overlong parameters) get the same envelope.

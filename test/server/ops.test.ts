@@ -5,6 +5,8 @@ import * as grpc from '@grpc/grpc-js';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
+import { buildServer } from '../../server/app.js';
+import { isLoopback, resolveOptions } from '../../server/options.js';
 import { HEALTH_PATHS } from '../../server/rest/routes/health.js';
 import { buildIndexes, grpcClients, grpcFailure, here, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
 
@@ -100,6 +102,18 @@ describe('API key', () => {
       expect(r.status, p).toBe(200);
       expect(r.text, p).not.toMatch(/vectors|secret/);
     }
+  });
+
+  it('fails closed in the library too: an empty key, or a non-loopback host without one, is refused', async () => {
+    expect(() => resolveOptions({ apiKey: '' })).toThrow(/^apiKey: is empty/);
+    expect(() => resolveOptions({ apiKey: ' \t' })).toThrow(/^apiKey: is empty/);
+    for (const host of ['0.0.0.0', '::', '192.0.2.7', 'example.internal', '::ffff:192.0.2.7']) {
+      expect(() => resolveOptions({ host }), host).toThrow(/^host: .* no API key is set/);
+      expect(resolveOptions({ host, apiKey: KEY }).apiKey).toBe(KEY);
+      expect(resolveOptions({ host, insecureNoAuth: true }).apiKey).toBeNull();
+    }
+    for (const host of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost']) expect(isLoopback(host), host).toBe(true);
+    expect(() => buildServer(engine, { apiKey: '', logLevel: 'silent' })).toThrow(/apiKey/);
   });
 
   it('accepts the key in the api-key header or as Authorization: Bearer', async () => {
