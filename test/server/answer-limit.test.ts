@@ -5,53 +5,38 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../engine/engine.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { answerBytes, POINT_BYTES } from '../../server/api/answer-size.js';
 import { DEFAULT_ANSWER_LIMIT } from '../../server/options.js';
 import { ensureBuilt } from '../helpers/cli.js';
-import { buildIndexes, COUNT, DIM, grpcClients, grpcFailure, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
+import { COUNT, DIM, grpcClients, grpcFailure, http, servedSuite, startServer, unary } from './fixture.js';
 
-let ix: Indexes;
-let engine: Engine;
-let srv: Running;
-
-beforeAll(async () => {
-  ensureBuilt();
-  ix = await buildIndexes();
-  // A search thread, so that the main thread's time goes to the protocols (as in production).
-  engine = await openEngine(ix, { searchThreads: 1 });
-  srv = await startServer(engine);
-});
-
-afterAll(async () => {
-  await srv?.close();
-  await engine?.close();
-  ix?.tmp.cleanup();
-});
+beforeAll(() => ensureBuilt());
+// A search thread, so that the main thread's time goes to the protocols (as in production).
+const t = servedSuite({ engine: { searchThreads: 1 } });
 
 const search = (i: number, limit: number, withVector: boolean): Record<string, unknown> => ({
-  vector: Array.from(ix.query(i % 40)),
+  vector: Array.from(t.ix.query(i % 40)),
   limit,
   with_vector: withVector,
 });
 const errorOf = (body: unknown): string => (body as { status: { error: string } }).status.error;
 
 async function referenceIds(limit: number): Promise<number[][]> {
-  const c = engine.collection('vectors');
-  return Promise.all(Array.from({ length: 40 }, async (_, i) => (await c.search({ vector: ix.query(i), k: limit })).hits.map((h) => h.id)));
+  const c = t.engine.collection('vectors');
+  return Promise.all(Array.from({ length: 40 }, async (_, i) => (await c.search({ vector: t.ix.query(i), k: limit })).hits.map((h) => h.id)));
 }
 
 describe('answer limit', () => {
   it('refuses the reported batch (256 searches × limit 10000 × with_vector) at once with 413 naming the limit, over REST and gRPC', async () => {
-    const before = engine.collection('vectors').searches;
+    const before = t.engine.collection('vectors').searches;
     const body = { searches: Array.from({ length: 256 }, (_, i) => search(i, 10_000, true)) };
-    const r = await http(srv.url, 'POST', '/collections/vectors/points/search/batch', body);
+    const r = await http(t.srv.url, 'POST', '/collections/vectors/points/search/batch', body);
     expect(r.status).toBe(413);
     expect(errorOf(r.body)).toMatch(
       /^answer too large: 256 searches would answer up to 2560000 points with 16-d vectors, about 312\.5 MiB, over the 32 MiB answer limit \(--answer-limit; 64 bytes a point \+ 4 a vector element\): ask for fewer points/,
     );
-    const c = grpcClients(srv.addr.grpc!);
+    const c = grpcClients(t.srv.addr.grpc!);
     try {
       const f = await grpcFailure(
         unary(c.points, 'SearchBatch', { collection_name: 'vectors', searches: body.searches.map((s) => ({ ...s, collection_name: '' })) }),
@@ -63,12 +48,12 @@ describe('answer limit', () => {
       c.close();
     }
     // Refused before any search ran.
-    expect(engine.collection('vectors').searches).toBe(before);
+    expect(t.engine.collection('vectors').searches).toBe(before);
   });
 
   it('bounds search, query, retrieve and scroll the same way, up to the exact limit and not one point more', async () => {
     const limit = 64 * 1024;
-    const small = await startServer(engine, { answerLimit: limit });
+    const small = await startServer(t.engine, { answerLimit: limit });
     const c = grpcClients(small.addr.grpc!);
     try {
       const fit = limit / answerBytes(1, DIM, true); // points with vectors that fit exactly
@@ -79,7 +64,7 @@ describe('answer limit', () => {
       expect(over.status).toBe(413);
       expect(errorOf(over.body)).toMatch(new RegExp(`^answer too large: limit ${fit + 1} would answer up to ${fit + 1} points with 16-d vectors`));
       expect((await post('/search', search(0, fit + 1, false))).status).toBe(200);
-      expect((await post('/query', { query: Array.from(ix.query(0)), limit: fit + 1, with_vector: true })).status).toBe(413);
+      expect((await post('/query', { query: Array.from(t.ix.query(0)), limit: fit + 1, with_vector: true })).status).toBe(413);
       expect((await post('/scroll', { limit: fit, with_vector: true })).status).toBe(200);
       const scroll = await post('/scroll', { limit: fit + 1, with_vector: true });
       expect(scroll.status).toBe(413);
@@ -106,14 +91,14 @@ describe('answer limit', () => {
     const want = await referenceIds(limit);
     const body = { searches: Array.from({ length: 64 }, (_, i) => search(i, limit, true)) };
     for (const msgpack of [false, true]) {
-      const r = await http(srv.url, 'POST', '/collections/vectors/points/search/batch', body, { msgpack });
+      const r = await http(t.srv.url, 'POST', '/collections/vectors/points/search/batch', body, { msgpack });
       expect(r.status).toBe(200);
       expect(r.headers['transfer-encoding']).toBe('chunked');
       const result = (r.body as { result: Array<Array<{ id: number; vector: ArrayLike<number> }>>; strata: unknown[] }).result;
       expect(result.map((hits) => hits.map((h) => h.id))).toEqual(body.searches.map((_, i) => want[i % 40]));
       expect((r.body as { strata: unknown[] }).strata).toHaveLength(64);
       const p = result[5]![7]!;
-      expect(Array.from(p.vector)).toEqual(Array.from(engine.collection('vectors').getPoint(p.id)!.vector));
+      expect(Array.from(p.vector)).toEqual(Array.from(t.engine.collection('vectors').getPoint(p.id)!.vector));
     }
   });
 
@@ -124,7 +109,7 @@ describe('answer limit', () => {
     expect(limit).toBe(1024);
     expect(COUNT).toBeGreaterThan(limit);
     const events: string[] = [];
-    const raw = srv.server.rest.server;
+    const raw = t.srv.server.rest.server;
     const onRequest = (req: { url?: string }, res: { write: unknown; end: unknown; once(e: 'finish', f: () => void): unknown }): void => {
       if (req.url?.endsWith('/points/search/batch')) {
         const write = res.write as (...a: unknown[]) => boolean;
@@ -148,13 +133,13 @@ describe('answer limit', () => {
       delay.enable();
       // undici resolves at the headers: the body is still being written (and, unread, held back by
       // the socket), so the probe is sent while the answer is in progress.
-      const big = await request(`${srv.url}/collections/vectors/points/search/batch`, {
+      const big = await request(`${t.srv.url}/collections/vectors/points/search/batch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       expect(big.statusCode).toBe(200);
-      const live = await http(srv.url, 'GET', '/livez');
+      const live = await http(t.srv.url, 'GET', '/livez');
       expect(live.status).toBe(200);
       const parts: Buffer[] = [];
       for await (const chunk of big.body) parts.push(chunk as Buffer);

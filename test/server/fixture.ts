@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import { Engine, type OpenEngineOptions } from '../../engine/engine.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { writeFvecs } from '../../index/datasets/index.js';
@@ -166,3 +167,28 @@ export async function grpcFailure(p: Promise<unknown>): Promise<GrpcFailure> {
 }
 
 export const here = (...p: string[]): string => join(__dirname, ...p);
+
+export interface ServedSuite {
+  ix: Indexes;
+  engine: Engine;
+  srv: Running;
+}
+
+/**
+ * The usual suite setup: indexes, an engine over them and a server, made in beforeAll and closed in
+ * afterAll. The fields are filled in by the time the suite's tests run.
+ */
+export function servedSuite(o: { engine?: OpenEngineOptions; server?: ServerOptions } = {}): ServedSuite {
+  const s = {} as ServedSuite;
+  beforeAll(async () => {
+    s.ix = await buildIndexes();
+    s.engine = await openEngine(s.ix, o.engine);
+    s.srv = await startServer(s.engine, o.server);
+  });
+  afterAll(async () => {
+    await s.srv?.close();
+    await s.engine?.close();
+    s.ix?.tmp.cleanup();
+  });
+  return s;
+}

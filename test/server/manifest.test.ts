@@ -2,13 +2,12 @@
 // serves without an API key, on the port the container serves it on; and since the pods bind
 // 0.0.0.0, the API key's secret is required (a missing secret must not start an open server).
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { Engine } from '../../engine/engine.js';
 import { DEFAULT_ANSWER_LIMIT, resolveOptions } from '../../server/options.js';
 import { HEALTH_PATHS } from '../../server/rest/routes/health.js';
 import { ROOT } from '../helpers/cli.js';
-import { buildIndexes, grpcClients, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
+import { grpcClients, http, servedSuite, unary } from './fixture.js';
 
 interface Port {
   name?: string;
@@ -55,22 +54,8 @@ function containerPort(ref: string | number): number {
 
 const probes = (['readinessProbe', 'livenessProbe', 'startupProbe'] as const).flatMap((k) => (container[k] ? [[k, container[k]] as const] : []));
 
-let ix: Indexes;
-let engine: Engine;
-let srv: Running;
-const KEY = 'manifest-test-key';
-
-beforeAll(async () => {
-  ix = await buildIndexes();
-  engine = await openEngine(ix);
-  srv = await startServer(engine, { apiKey: KEY });
-});
-
-afterAll(async () => {
-  await srv?.close();
-  await engine?.close();
-  ix?.tmp.cleanup();
-});
+// The real server, run with a key.
+const t = servedSuite({ server: { apiKey: 'manifest-test-key' } });
 
 describe('deploy/k8s/strata-shards.yaml', () => {
   it('probes only paths the server answers without a key, on the ports it serves them on', async () => {
@@ -83,11 +68,11 @@ describe('deploy/k8s/strata-shards.yaml', () => {
         expect(HEALTH_PATHS as readonly string[], kind).toContain(probe.httpGet.path);
         expect(containerPort(probe.httpGet.port), kind).toBe(restPort);
         // The real server, run with a key, answers the probe without one.
-        const r = await http(srv.url, 'GET', probe.httpGet.path);
+        const r = await http(t.srv.url, 'GET', probe.httpGet.path);
         expect(r.status, `${kind} ${probe.httpGet.path}`).toBe(200);
       } else if (probe.grpc) {
         expect(probe.grpc.port, kind).toBe(grpcPort);
-        const c = grpcClients(srv.addr.grpc!);
+        const c = grpcClients(t.srv.addr.grpc!);
         try {
           expect(await unary(c.health, 'Check', { service: probe.grpc.service ?? '' })).toEqual({ status: 'SERVING' });
         } finally {

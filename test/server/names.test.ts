@@ -2,36 +2,22 @@
 // message echoes more than a bounded piece of its input. A gRPC collection_name of ~64 KiB used to
 // be echoed into the grpc-message header, past HTTP/2's header limits: the call and its channel hung.
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_ECHO } from '../../common/errors.js';
 import { Engine, MAX_COLLECTION_NAME_BYTES } from '../../engine/engine.js';
 import { MAX_MESSAGE_CHARS } from '../../server/errors.js';
-import { buildIndexes, grpcClients, grpcFailure, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
+import { grpcClients, grpcFailure, http, servedSuite, unary } from './fixture.js';
 
-let ix: Indexes;
-let engine: Engine;
-let srv: Running;
-
-beforeAll(async () => {
-  ix = await buildIndexes();
-  engine = await openEngine(ix);
-  srv = await startServer(engine);
-});
-
-afterAll(async () => {
-  await srv?.close();
-  await engine?.close();
-  ix?.tmp.cleanup();
-});
+const t = servedSuite();
 
 const HUGE = 'n'.repeat(100 * 1024);
 const errorOf = (body: unknown): string => (body as { status: { error: string } }).status.error;
 
 describe('collection names and echoed input', () => {
   it('refuses a 100 KiB gRPC collection_name at once on every method, and the channel keeps working', async () => {
-    const c = grpcClients(srv.addr.grpc!);
+    const c = grpcClients(t.srv.addr.grpc!);
     try {
-      const vector = Array.from(ix.query(0));
+      const vector = Array.from(t.ix.query(0));
       const calls: Array<[GrpcClientsKey, string, object]> = [
         ['points', 'Search', { collection_name: HUGE, vector, limit: 3 }],
         ['points', 'SearchBatch', { collection_name: HUGE, searches: [{ vector, limit: 3 }] }],
@@ -67,29 +53,29 @@ describe('collection names and echoed input', () => {
     expect(MAX_COLLECTION_NAME_BYTES).toBe(255);
     const at = 'a'.repeat(255);
     const over = 'a'.repeat(256);
-    const body = { vector: Array.from(ix.query(0)), limit: 3 };
-    const notFound = await http(srv.url, 'POST', `/collections/${at}/points/search`, body);
+    const body = { vector: Array.from(t.ix.query(0)), limit: 3 };
+    const notFound = await http(t.srv.url, 'POST', `/collections/${at}/points/search`, body);
     expect(notFound.status).toBe(404);
     expect(errorOf(notFound.body)).toBe(`collection "${'a'.repeat(MAX_ECHO)}…" not found (loaded: vectors)`);
     for (const path of [`/collections/${over}/points/search`, `/collections/${over}/points/count`, `/collections/${over}/exists`]) {
-      const r = await http(srv.url, 'POST', path, body);
-      if (path.endsWith('/exists')) expect((await http(srv.url, 'GET', path)).status).toBe(400);
+      const r = await http(t.srv.url, 'POST', path, body);
+      if (path.endsWith('/exists')) expect((await http(t.srv.url, 'GET', path)).status).toBe(400);
       else expect(r.status, path).toBe(400);
       if (!path.endsWith('/exists')) expect(errorOf(r.body)).toMatch(/^collection_name: at most 255 bytes, got 256 \("a{32}…"\)$/);
     }
     // Multi-byte characters: 128 × "é" is 128 characters but 256 bytes.
-    expect(() => engine.collection('é'.repeat(128))).toThrow(/^collection_name: at most 255 bytes, got 256/);
-    expect(() => engine.collection('é'.repeat(127))).toThrow(/not found/);
+    expect(() => t.engine.collection('é'.repeat(128))).toThrow(/^collection_name: at most 255 bytes, got 256/);
+    expect(() => t.engine.collection('é'.repeat(127))).toThrow(/not found/);
   });
 
   it('bounds every other echo: unknown paths, content types, point ids, filter keys, query keys', async () => {
     const long = 'x'.repeat(5000);
     const cases = [
-      await http(srv.url, 'GET', `/${long}`),
-      await http(srv.url, 'POST', '/collections/vectors/points/search', undefined, { raw: '{}', headers: { 'content-type': `text/${long}` } }),
-      await http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(0)), limit: 3, filter: { [long]: [1] } }),
-      await http(srv.url, 'POST', '/collections/vectors/points/query', { query: { [long]: 1 } }),
-      await http(srv.url, 'POST', '/collections/vectors/points/query', { query: Array.from(ix.query(0)), using: long }),
+      await http(t.srv.url, 'GET', `/${long}`),
+      await http(t.srv.url, 'POST', '/collections/vectors/points/search', undefined, { raw: '{}', headers: { 'content-type': `text/${long}` } }),
+      await http(t.srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(t.ix.query(0)), limit: 3, filter: { [long]: [1] } }),
+      await http(t.srv.url, 'POST', '/collections/vectors/points/query', { query: { [long]: 1 } }),
+      await http(t.srv.url, 'POST', '/collections/vectors/points/query', { query: Array.from(t.ix.query(0)), using: long }),
     ];
     for (const r of cases) {
       expect(r.status).toBeGreaterThanOrEqual(400);
@@ -97,14 +83,14 @@ describe('collection names and echoed input', () => {
       expect(message).not.toContain('x'.repeat(MAX_ECHO + 1));
       expect(message.length).toBeLessThan(400);
     }
-    const point = await http(srv.url, 'GET', `/collections/vectors/points/1${'0'.repeat(19)}`);
+    const point = await http(t.srv.url, 'GET', `/collections/vectors/points/1${'0'.repeat(19)}`);
     expect(point.status).toBe(404);
     expect(errorOf(point.body).length).toBeLessThan(200);
     expect(MAX_MESSAGE_CHARS).toBeLessThanOrEqual(1024);
   });
 
   it('refuses a served name over 255 bytes at startup, naming the option', async () => {
-    await expect(Engine.open([{ dir: ix.l2, name: over256() }], { searchThreads: 0, memory: { mode: 'emulate' } })).rejects.toThrow(
+    await expect(Engine.open([{ dir: t.ix.l2, name: over256() }], { searchThreads: 0, memory: { mode: 'emulate' } })).rejects.toThrow(
       /^name: at most 255 bytes, got 300/,
     );
   });

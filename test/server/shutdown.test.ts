@@ -4,14 +4,13 @@
 // Connection: close rather than a reset; and the process exits 0. Ordering, not timing: searches are
 // slowed (injected CXL stalls) so that the 64 are still in the engine when the signal comes, which
 // the test checks through /metrics before sending it.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { Agent, Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, ROOT } from '../helpers/cli.js';
+import { ensureBuilt } from '../helpers/cli.js';
 import { buildIndexes, grpcClients, grpcFailure, openEngine, unary, type Indexes } from './fixture.js';
+import { serveChild, type ServeChild } from './serve-child.js';
 
 let ix: Indexes;
 let expected: number[][];
@@ -28,31 +27,9 @@ beforeAll(async () => {
 
 afterAll(() => ix?.tmp.cleanup());
 
-interface Served {
-  child: ChildProcessByStdio<null, Readable, Readable>;
-  rest: string;
-  grpc: string;
-  exited: Promise<number | null>;
-  stderr(): string;
-}
-
-/** `strata serve` on free ports; resolves once it printed its addresses. */
-async function serve(extra: string[]): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', ix.l2, '--name', 'things', '--port', '0', '--grpc-port', '0', '--log-level', 'warn', '--memory', 'emulate', ...extra],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATA_API_KEY: undefined } },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', () => /^curl /m.test(out) && resolve());
-    void exited.then((code) => reject(new Error(`strata serve exited (${code}) before printing its addresses:\n${out}\n${err}`)));
-  });
-  return { child, rest: /^REST\s+(\S+)/m.exec(out)![1]!, grpc: /^gRPC\s+(\S+)/m.exec(out)![1]!, exited, stderr: () => err };
+/** `strata serve` of the test index as collection "things", on free ports. */
+function serve(extra: string[]): Promise<ServeChild> {
+  return serveChild([ix.l2, '--name', 'things', '--log-level', 'warn', '--memory', 'emulate', ...extra]);
 }
 
 /** Polls until `ok` (at most `tries` times, 20 ms apart): the loop is bounded, the test asserts on what it saw. */
@@ -76,7 +53,7 @@ describe('SIGTERM under load', () => {
     const s = await serve(['--search-threads', '1', '--inject', '--cxl-latency-ns', '200000', '--drain-ms', '120000']);
     const agent = new Agent({ connections: 64 });
     const keep = new Client(s.rest, { pipelining: 1 });
-    const c = grpcClients(s.grpc);
+    const c = grpcClients(s.grpc!);
     try {
       // A keep-alive connection that is idle when the signal comes.
       const first = await keep.request({ method: 'GET', path: '/collections' });
