@@ -119,6 +119,7 @@ export class Collection {
       dim: m.dim,
       metric: m.metric,
       count: m.count,
+      indexed: m.count - m.graph.unreachable,
       tiers: this.index.tiers.map((t, i) => ({
         kind: t.kind,
         nodes: t.end - t.start,

@@ -56,6 +56,8 @@ export interface CollectionInfo {
   dim: number;
   metric: Metric;
   count: number;
+  /** Points the graph search can reach from its entry point (the others only exact search finds). */
+  indexed: number;
   tiers: TierInfo[];
   placement: { policy: string; dramBudgetBytes: number; predictedDramShare: number | null };
   build: { m: number; efConstruction: number; source: string | null };

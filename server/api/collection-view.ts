@@ -68,7 +68,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
   return {
     status: info.health.status,
     optimizer_status: 'ok',
-    indexed_vectors_count: info.count,
+    indexed_vectors_count: info.indexed,
     points_count: info.count,
     segments_count: info.segments,
     config: {

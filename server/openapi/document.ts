@@ -215,7 +215,7 @@ function schemas(): Obj {
           description: 'Always ok: there is no optimiser to fail (indexes are built complete offline and served read-only).',
         },
         points_count: { type: 'integer' },
-        indexed_vectors_count: { type: 'integer' },
+        indexed_vectors_count: { type: 'integer', description: 'Points the graph search can reach from its entry point; the others only exact search finds.' },
         segments_count: { type: 'integer', description: 'Memory segments across all tiers (a tier is one or more segments of at most 1 GiB).' },
         config: {
           type: 'object',

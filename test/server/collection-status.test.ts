@@ -3,6 +3,8 @@
 // state (with the reasons), on REST and gRPC alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { buildIndex } from '../../index/build/build-index.js';
+import { readManifest } from '../../index/format/load-index.js';
 import { collectionView } from '../../server/api/collection-view.js';
 import { buildIndexes, grpcClients, http, startServer, unary, type Indexes } from './fixture.js';
 
@@ -18,6 +20,7 @@ interface View {
   status: string;
   optimizer_status: unknown;
   segments_count: number;
+  indexed_vectors_count: number;
   strata: { status_reasons: string[] };
 }
 
@@ -40,6 +43,24 @@ describe('collection info', () => {
       expect(g).toMatchObject({ status: 'green', segments_count: segments, status_reasons: [] });
     } finally {
       c.close();
+      await srv.close();
+      await engine.close();
+    }
+  });
+
+  it('counts as indexed only the points the graph search can reach', async () => {
+    // A sparse graph (M 4, efConstruction 8) leaves some points unreachable from the entry point.
+    const sparse = ix.tmp.path('sparse');
+    await buildIndex({ input: ix.tmp.path('base.fvecs'), out: sparse, m: 4, efConstruction: 8, dramBudget: '20%', placement: 'hops' });
+    const unreachable = readManifest(sparse).graph.unreachable;
+    expect(unreachable).toBeGreaterThan(0);
+    const engine = await Engine.open([{ dir: sparse, name: 'sparse' }], { searchThreads: 0, memory: { mode: 'emulate' } });
+    const srv = await startServer(engine);
+    try {
+      const view = ((await http(srv.url, 'GET', '/collections/sparse')).body as { result: View & { points_count: number } }).result;
+      expect(view.points_count).toBe(2000);
+      expect(view.indexed_vectors_count).toBe(2000 - unreachable);
+    } finally {
       await srv.close();
       await engine.close();
     }
