@@ -51,7 +51,7 @@ function* jsonPieces(v: unknown): Generator<string> {
       sep = ',';
       yield* jsonPieces(x);
     }
-    yield sep === '{' ? '{}' : '}';
+    yield '}'; // a list is defined, so at least one entry was written
   } else {
     yield jsonLeaf(v);
   }
