@@ -19,13 +19,13 @@ export const ERROR_CODES = {
   STRATA_OVERLOADED: 'The engine queue is full: the request was rejected at once instead of queued.',
   STRATA_DEADLINE_EXCEEDED: 'The request did not finish before its deadline.',
   STRATA_CANCELLED: 'The request was cancelled by its caller.',
-  STRATA_SHUTTING_DOWN: 'The engine is shutting down and takes no new requests.',
+  STRATA_SHUTTING_DOWN: 'The server is shutting down: it takes no new requests, and fails those left at the drain deadline.',
   STRATA_WORKER_FAILED: 'A worker thread failed while serving the request.',
   STRATA_UNREACHABLE: 'Nothing answers at the given address (connection refused, reset or timed out).',
   STRATA_POINT_NOT_FOUND: 'No point with that id in the collection.',
   STRATA_UNAUTHENTICATED: 'The request carries no valid API key.',
   STRATA_READ_ONLY: 'Collections are read-only: indexes are built offline with strata build.',
-  STRATA_PAYLOAD_TOO_LARGE: 'A request body, message or batch exceeds the server limit.',
+  STRATA_PAYLOAD_TOO_LARGE: 'A request body, message or batch, or the answer it asks for, exceeds the server limit.',
   STRATA_UNSUPPORTED_MEDIA_TYPE: 'The request body has a content type the server does not read.',
   STRATA_ROUTE_NOT_FOUND: 'No such endpoint.',
   STRATA_INTERNAL: 'An unexpected failure inside the server (a bug): see the server log.',
@@ -53,4 +53,15 @@ export function isStrataError(e: unknown, code?: ErrorCode): e is StrataError {
 
 export function invalidArgument(field: string, message: string, details: ErrorDetails = {}): StrataError {
   return new StrataError('STRATA_INVALID_ARGUMENT', `${field}: ${message}`, { field, ...details });
+}
+
+/** Longest piece of user input an error message quotes (names, ids, header values). */
+export const MAX_ECHO = 64;
+
+/**
+ * User input quoted for an error message, cut to `max` characters: a message must never carry a
+ * request's bulk (gRPC sends it in the grpc-message header, which HTTP/2 caps).
+ */
+export function quoted(s: string, max = MAX_ECHO): string {
+  return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
 }

@@ -1,6 +1,6 @@
 // One loaded index as a collection: admission (bounded queue, deadlines, cancellation), batching of
 // requests into tasks for the search threads, and the read-only point API.
-import { invalidArgument } from '../common/errors.js';
+import { invalidArgument, type StrataError } from '../common/errors.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
@@ -9,7 +9,35 @@ import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { Executor } from './executor.js';
 import { AdmissionQueue, type Pending } from './queue.js';
 import type { QueryTask } from './task.js';
-import type { CollectionInfo, ExecutionMode, SearchRequest, SearchResponse, TierInfo } from './types.js';
+import type { CollectionHealth, CollectionInfo, ExecutionMode, SearchRequest, SearchResponse, TierInfo } from './types.js';
+
+/** Largest finite float32. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * The largest magnitude a query element may have in a `dim`-dimensional collection. Distances are
+ * summed in float32: with every |q_i| and |x_i| at most this, (q_i - x_i)^2 summed over dim terms
+ * and q·x both stay below FLOAT32_MAX, so no distance overflows to Infinity or NaN (which would rank
+ * nothing and serialise as a null score). Stored vectors are far below it in any real data set.
+ */
+export function maxQueryMagnitude(dim: number): number {
+  return Math.sqrt(FLOAT32_MAX / (4 * dim));
+}
+
+/** Throws STRATA_INVALID_ARGUMENT naming `field` unless every element is finite and within maxQueryMagnitude. */
+export function checkQueryVector(v: Float32Array, dim: number, field: string): void {
+  const bound = maxQueryMagnitude(dim);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    if (Math.abs(x) <= bound) continue;
+    if (!Number.isFinite(x)) throw invalidArgument(field, `element ${i} is not a finite float32 number (${String(x)})`);
+    throw invalidArgument(
+      field,
+      `element ${i} is ${x.toPrecision(3)}, beyond ±${bound.toPrecision(3)}: the largest magnitude a ${dim}-d query can have before its distances overflow float32`,
+      { limit: bound },
+    );
+  }
+}
 
 interface Job {
   vector: Float32Array;
@@ -41,7 +69,10 @@ export class Collection {
   /** Summed per-query counters of every answered search (for metrics). */
   readonly totals = new Float64Array(STAT_FIELDS);
   searches = 0;
+  /** Set when the engine closes: new searches fail with it at once. */
   private refused: Error | null = null;
+  /** Requests handed to the executor and not yet answered, per task. */
+  private readonly running = new Set<Array<Pending<Job, SearchResponse>>>();
 
   constructor(
     private readonly opened: OpenedIndex,
@@ -62,14 +93,34 @@ export class Collection {
     return { depth: q.depth, waiting: q.waitingCount, rejected: q.rejected, completed: q.completed, failed: q.failed };
   }
 
+  /**
+   * What state the collection serves in: red once it takes no searches (the engine is closing),
+   * yellow while a tier is not where the memory plan put it (a NUMA bind fell back to emulation, or
+   * pages found on another node), green otherwise.
+   */
+  health(): CollectionHealth {
+    if (this.refused) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
+    const reasons: string[] = [];
+    for (const t of this.index.tiers) {
+      const wanted = this.opened.memory.nodes[t.index] ?? null;
+      const b = t.binding;
+      if (wanted !== null && b.mode !== 'numa') reasons.push(`${t.kind} tier: planned on node ${wanted}, running ${b.mode}: ${b.note}`);
+      else if ((b.pagesElsewhere ?? 0) > 0) reasons.push(`${t.kind} tier: ${b.pagesElsewhere} of ${b.pages} pages are not on node ${b.node}`);
+    }
+    return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
+  }
+
   info(): CollectionInfo {
     const m = this.opened.manifest;
     const resident = this.index.residentBytes();
     return {
       name: this.name,
+      health: this.health(),
+      segments: this.index.tiers.reduce((a, t) => a + t.segments.length, 0),
       dim: m.dim,
       metric: m.metric,
       count: m.count,
+      indexed: m.count - m.graph.unreachable,
       tiers: this.index.tiers.map((t, i) => ({
         kind: t.kind,
         nodes: i === 0 ? this.index.plan.adjacencyInDram : m.count - this.index.plan.adjacencyInDram,
@@ -90,7 +141,7 @@ export class Collection {
     const dim = this.index.meta.dim;
     if (!(r.vector instanceof Float32Array)) throw invalidArgument('vector', 'must be an array of numbers');
     if (r.vector.length !== dim) throw invalidArgument('vector', `expected ${dim} dimensions, got ${r.vector.length}`);
-    for (let i = 0; i < dim; i++) if (!Number.isFinite(r.vector[i]!)) throw invalidArgument('vector', `element ${i} is not a finite number`);
+    checkQueryVector(r.vector, dim, 'vector');
     if (!Number.isInteger(r.k) || r.k < 1 || r.k > MAX_K) throw invalidArgument('limit', `must be an integer in 1..${MAX_K}, got ${r.k}`);
     const ef = r.ef ?? Math.max(this.s.defaultEf, r.k);
     if (!Number.isInteger(ef) || ef < 1 || ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${ef}`);
@@ -156,12 +207,14 @@ export class Collection {
       task.exact[i] = p.item.exact ? 1 : 0;
     });
     this.tasksInFlight++;
+    this.running.add(taken);
     let released = false;
     // Free the capacity before answering: a caller that submits again as soon as it has its answer
     // must find room (with maxQueue 1, a closed loop of one client must never see STRATA_OVERLOADED).
     const release = (): void => {
       if (released) return;
       released = true;
+      this.running.delete(taken);
       this.tasksInFlight--;
       this.queue.release(n);
     };
@@ -240,10 +293,15 @@ export class Collection {
     return { points, next: i < order.length ? labels[order[i]!]! : null };
   }
 
-  /** Stops taking requests and fails those still waiting. */
+  /** Stops taking new searches (they fail with `e`); those already queued or running go on. */
   refuse(e: Error): void {
     this.refused = e;
+  }
+
+  /** Fails every search still queued or running with `e` (a running one's late answer is dropped). */
+  abandon(e: StrataError): void {
     this.queue.drainWaiting(e);
+    for (const taken of this.running) for (const p of taken) p.reject(e);
   }
 
   get busy(): boolean {

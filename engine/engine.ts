@@ -3,7 +3,7 @@
 // the benchmarks alike.
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
-import { StrataError } from '../common/errors.js';
+import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
@@ -17,6 +17,37 @@ import { makeContext } from './run-task.js';
 import type { EngineOptions } from './types.js';
 import type { ServeArgs, ServeReport } from './workers/tier-worker.js';
 import type { CollectionLinks } from './workers/worker-data.js';
+
+/** Longest collection name, UTF-8 bytes (Qdrant's limit). */
+export const MAX_COLLECTION_NAME_BYTES = 255;
+
+/** How long threads get to stop once the drain is over before they are terminated, ms. */
+export const THREAD_STOP_GRACE_MS = 1000;
+
+/** Throws STRATA_INVALID_ARGUMENT naming `field` unless `name` is 1..255 bytes of UTF-8. */
+export function checkCollectionName(name: string, field = 'collection_name'): void {
+  const bytes = Buffer.byteLength(name, 'utf8');
+  if (bytes === 0) throw invalidArgument(field, 'must not be empty');
+  if (bytes > MAX_COLLECTION_NAME_BYTES)
+    throw invalidArgument(field, `at most ${MAX_COLLECTION_NAME_BYTES} bytes, got ${bytes} (${quoted(name, 32)})`, { limit: MAX_COLLECTION_NAME_BYTES });
+}
+
+/** Whether `p` settles within `ms` (it is left running either way). */
+function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+    p.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
+}
 
 export interface CollectionSpec {
   dir: string;
@@ -47,6 +78,9 @@ export interface EngineMetrics {
 export class Engine {
   private readonly byName = new Map<string, Collection>();
   private closing = false;
+  private closed: Promise<{ tierReports: ServeReport[] }> | null = null;
+  /** performance.now() past which close() stops waiting for searches (it only ever moves earlier). */
+  private drainUntil = Number.POSITIVE_INFINITY;
   private readonly startedAt = performance.now();
 
   private constructor(
@@ -106,7 +140,8 @@ export class Engine {
     for (const spec of specs) {
       const manifest = readManifest(spec.dir);
       const name = spec.name ?? manifest.name ?? basename(spec.dir);
-      if (names.has(name)) throw new StrataError('STRATA_INVALID_ARGUMENT', `two collections named "${name}": pass distinct names`, { field: 'name' });
+      checkCollectionName(name, spec.name !== undefined ? 'name' : `${spec.dir}: manifest name`);
+      if (names.has(name)) throw new StrataError('STRATA_INVALID_ARGUMENT', `two collections named ${quoted(name)}: pass distinct names`, { field: 'name' });
       names.add(name);
       // With E expanders the CXL tier needs at least E segments: one group of segments per expander.
       const oi = openIndex(spec.dir, o.memory ?? {}, { slots, ...(opts.ndp ? { cxlSegments: opts.expanders } : {}) });
@@ -203,13 +238,14 @@ export class Engine {
     return [...this.byName.values()];
   }
 
-  collection(name: string): Collection {
+  /** The collection of that name; a name over 255 bytes is STRATA_INVALID_ARGUMENT naming `field`. */
+  collection(name: string, field = 'collection_name'): Collection {
     const c = this.byName.get(name);
-    if (!c)
-      throw new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection "${name}" not found (loaded: ${[...this.byName.keys()].join(', ') || 'none'})`, {
-        collection: name,
-      });
-    return c;
+    if (c) return c;
+    checkCollectionName(name, field);
+    throw new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection ${quoted(name)} not found (loaded: ${[...this.byName.keys()].join(', ') || 'none'})`, {
+      collection: name.slice(0, 64),
+    });
   }
 
   get ready(): boolean {
@@ -226,25 +262,47 @@ export class Engine {
     };
   }
 
-  /** Stops taking requests, lets those in flight finish (up to drainMs), then stops every thread. */
-  async close(drainMs = 10_000): Promise<{ tierReports: ServeReport[] }> {
-    if (this.closing) return { tierReports: [] };
+  /**
+   * Stops taking new searches (they fail with STRATA_SHUTTING_DOWN), lets those queued or running
+   * finish for up to drainMs, then fails whatever is left with STRATA_SHUTTING_DOWN and stops the
+   * threads, terminating any that do not stop within THREAD_STOP_GRACE_MS: close() returns within
+   * drainMs + 2 × THREAD_STOP_GRACE_MS even when a search never ends. A second call with a shorter
+   * drainMs moves the deadline earlier. (Searches on the calling thread, searchThreads 0, cannot be
+   * interrupted: they finish first.)
+   */
+  close(drainMs = 10_000): Promise<{ tierReports: ServeReport[] }> {
+    this.drainUntil = Math.min(this.drainUntil, performance.now() + Math.max(0, drainMs));
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  private async shutdown(): Promise<{ tierReports: ServeReport[] }> {
     this.closing = true;
-    const err = new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {});
-    for (const c of this.collections()) c.refuse(err);
-    const until = performance.now() + drainMs;
-    while (this.collections().some((c) => c.busy) && performance.now() < until) await new Promise((r) => setTimeout(r, 5));
-    await this.executor.close();
+    for (const c of this.collections()) c.refuse(new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: retry on another replica', {}));
+    const busy = (): boolean => this.collections().some((c) => c.busy);
+    while (busy() && performance.now() < this.drainUntil) await new Promise((r) => setTimeout(r, 5));
+    const late = busy();
+    if (late) {
+      const e = new StrataError('STRATA_SHUTTING_DOWN', 'engine shut down before the search finished (the drain deadline passed)', {});
+      for (const c of this.collections()) c.abandon(e);
+    }
+    // A thread still holding a task after the deadline may never return it: terminate rather than wait.
+    if (late || !(await settlesWithin(this.executor.close(), THREAD_STOP_GRACE_MS))) await this.executor.destroy();
     for (const t of this.tierPools) {
       Atomics.store(t.stop, 0, 1);
       Atomics.add(t.bell, t.expander, 1);
       Atomics.notify(t.bell, t.expander);
     }
-    const tierReports: ServeReport[] = [];
-    for (const t of this.tierPools) {
-      tierReports.push(await t.done.catch(() => ({ messages: 0, ids: 0, busyMs: 0, injectedNs: 0 })));
-      await t.pool.close();
-    }
+    const tierReports = await Promise.all(
+      this.tierPools.map(async (t) => {
+        const stopped = await settlesWithin(t.done, THREAD_STOP_GRACE_MS);
+        const report = stopped ? await t.done.catch(() => EMPTY_REPORT) : EMPTY_REPORT;
+        await (stopped ? t.pool.close() : t.pool.destroy());
+        return report;
+      }),
+    );
     return { tierReports };
   }
 }
+
+const EMPTY_REPORT: ServeReport = { messages: 0, ids: 0, busyMs: 0, injectedNs: 0 };

@@ -13,7 +13,10 @@ export interface Executor {
   run(task: QueryTask): Promise<TaskResult>;
   /** Busy time of the search threads so far, ms (utilisation = busy / (threads × wall)). */
   busyMs(): number;
+  /** Stops the threads once their tasks are done. */
   close(): Promise<void>;
+  /** Terminates the threads now: tasks still running fail (a stuck search cannot hold up shutdown). */
+  destroy(): Promise<void>;
 }
 
 export function workerFile(name: string): string {
@@ -46,6 +49,9 @@ export class InlineExecutor implements Executor {
       c.searcher.close();
       c.ndp?.close();
     }
+  }
+  destroy(): Promise<void> {
+    return this.close();
   }
 }
 
@@ -82,5 +88,8 @@ export class PoolExecutor implements Executor {
   }
   async close(): Promise<void> {
     await this.pool.close();
+  }
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
   }
 }

@@ -45,11 +45,25 @@ export interface TierInfo {
   binding: TierBinding;
 }
 
+/**
+ * green: serving, every tier where the memory plan put it; yellow: serving, degraded (a tier fell
+ * back to emulation or has pages on another node: `reasons` says which); red: not serving (closing).
+ */
+export interface CollectionHealth {
+  status: 'green' | 'yellow' | 'red';
+  reasons: string[];
+}
+
 export interface CollectionInfo {
   name: string;
+  health: CollectionHealth;
+  /** Memory segments across all tiers (each tier is one or more segments). */
+  segments: number;
   dim: number;
   metric: Metric;
   count: number;
+  /** Points the graph search can reach from its entry point (the others only exact search finds). */
+  indexed: number;
   tiers: TierInfo[];
   placement: { policy: string; dramBudgetBytes: number; predictedDramShare: number | null };
   /** The compact code in DRAM, or null (traversal on full vectors). */

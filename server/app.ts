@@ -1,7 +1,8 @@
 // The query service: REST (JSON and MessagePack, Qdrant-compatible) and gRPC over one engine.
-// buildServer wires them; listen() binds both ports; close() stops taking requests and lets those in
-// flight finish. The engine belongs to the caller, who closes it after the server (its close drains
-// the searches still queued).
+// buildServer wires them; listen() binds both ports; drain() stops admitting requests (503 and
+// UNAVAILABLE from then on) and idle() says when those admitted are answered; close() then closes
+// the ports and connections. The engine belongs to the caller: server/shutdown.ts is the order in
+// which `strata serve` stops both.
 import type * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../engine/engine.js';
@@ -28,9 +29,23 @@ export interface StrataServer {
   readonly lifecycle: Lifecycle;
   readonly metrics: ServerMetrics;
   listen(): Promise<ServerAddresses>;
-  /** Stops accepting, answers 503 to new requests on open connections, waits for those in flight. */
-  close(): Promise<void>;
+  /**
+   * Readiness goes 503 and new requests get 503 with Connection: close (gRPC: UNAVAILABLE, and
+   * GOAWAY to its clients), while admitted ones go on. The ports stay open so that late requests get
+   * that answer rather than a refused connection.
+   */
+  drain(): void;
+  /** Resolves once every admitted request (REST and gRPC) is answered. */
+  idle(): Promise<void>;
+  /**
+   * drain(), then waits for admitted requests (at most waitMs), closes the ports and the connections:
+   * idle ones at once, others once their answer is out or after a grace period of a second.
+   */
+  close(waitMs?: number): Promise<void>;
 }
+
+/** Once closing, how long connections get to finish their last answer before they are cut, ms. */
+const CONNECTION_GRACE_MS = 1000;
 
 export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataServer {
   const options = resolveOptions(opts);
@@ -42,6 +57,11 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
       ? null
       : buildGrpc({ engine, options, metrics, lifecycle, check: keyCheck(options.apiKey), log: rest.log.child({ protocol: 'grpc' }) });
   let closed: Promise<void> | null = null;
+  let grpcStopped: Promise<void> | null = null;
+  const drain = (): void => {
+    lifecycle.markClosing();
+    if (grpcServer) grpcStopped ??= shutdownGrpc(grpcServer, options.grpcDrainMs);
+  };
 
   return {
     rest,
@@ -59,10 +79,23 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
       lifecycle.markListening();
       return { rest: `http://${host}:${restPort}`, grpc: grpcPort === null ? null : `${host}:${grpcPort}`, restPort, grpcPort };
     },
-    close() {
+    drain,
+    idle: () => lifecycle.idle(),
+    close(waitMs = Number.POSITIVE_INFINITY) {
       closed ??= (async () => {
-        lifecycle.markClosing();
-        await Promise.all([rest.close(), grpcServer ? shutdownGrpc(grpcServer, options.grpcDrainMs) : Promise.resolve()]);
+        drain();
+        if (lifecycle.inFlight > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          const waited = Number.isFinite(waitMs) ? new Promise<void>((r) => (timer = setTimeout(r, waitMs))) : new Promise<void>(() => {});
+          await Promise.race([lifecycle.idle(), waited]);
+          clearTimeout(timer);
+        }
+        // fastify's close waits for connections with a request on them; one whose client never
+        // finishes (a body trickling in) is cut after the grace period.
+        const restClosed = rest.close();
+        const cut = setTimeout(() => rest.server.closeAllConnections(), CONNECTION_GRACE_MS);
+        cut.unref();
+        await Promise.all([restClosed.finally(() => clearTimeout(cut)), grpcStopped]);
       })();
       return closed;
     },

@@ -50,6 +50,17 @@ export function internalError(cause: unknown): StrataError {
   return new StrataError('STRATA_INTERNAL', 'internal error while serving the request (logged on the server)', {}, { cause });
 }
 
+/**
+ * Longest error message sent to a client (REST envelope, gRPC details). Echoes of input are cut where
+ * they are made (common/errors.ts, quoted); this is the backstop: gRPC sends the message in the
+ * grpc-message header, and past HTTP/2's header limits a call and its channel hang.
+ */
+export const MAX_MESSAGE_CHARS = 1024;
+
+export function messageOf(e: StrataError): string {
+  return e.message.length > MAX_MESSAGE_CHARS ? `${e.message.slice(0, MAX_MESSAGE_CHARS - 1)}…` : e.message;
+}
+
 export function asStrataError(e: unknown): StrataError {
   return e instanceof StrataError ? e : internalError(e);
 }

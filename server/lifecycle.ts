@@ -1,11 +1,18 @@
 // The server's readiness, shared by /readyz, the gRPC health service and the request hooks: ready
-// once listening while the engine takes requests; draining from the first moment of close().
+// once listening while the engine takes requests; draining from the first moment of close(). It also
+// counts admitted requests (REST and gRPC, health probes aside) so that shutdown can wait for exactly
+// those, and marks in-flight REST answers `Connection: close` once draining, so that keep-alive
+// clients reconnect elsewhere instead of sending on a connection about to close.
+import type { ServerResponse } from 'node:http';
 import type { Engine } from '../engine/engine.js';
 
 export class Lifecycle {
   private listening = false;
   private closing = false;
   private readonly listeners = new Set<() => void>();
+  private readonly answering = new Set<ServerResponse>();
+  private calls = 0;
+  private readonly idleWaiters: Array<() => void> = [];
 
   constructor(private readonly engine: Engine) {}
 
@@ -25,20 +32,59 @@ export class Lifecycle {
     return 'ready';
   }
 
+  /** Admitted requests not yet answered (REST answers and gRPC calls). */
+  get inFlight(): number {
+    return this.answering.size + this.calls;
+  }
+
   markListening(): void {
     this.listening = true;
     this.notify();
   }
 
   markClosing(): void {
+    if (this.closing) return;
     this.closing = true;
+    for (const res of this.answering) if (!res.headersSent) res.setHeader('connection', 'close');
     this.notify();
+  }
+
+  /** An admitted REST request: counted until its response closes (answered, or the client gone). */
+  trackResponse(res: ServerResponse): void {
+    this.answering.add(res);
+    res.once('close', () => {
+      this.answering.delete(res);
+      this.checkIdle();
+    });
+  }
+
+  /** An admitted gRPC call; call the returned function once when it ends. */
+  trackCall(): () => void {
+    this.calls++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.calls--;
+      this.checkIdle();
+    };
+  }
+
+  /** Resolves once no admitted request is in flight. */
+  idle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Calls fn on every change of readiness; returns the unsubscribe function. */
   onChange(fn: () => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  private checkIdle(): void {
+    if (this.inFlight > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private notify(): void {

@@ -1,6 +1,9 @@
 // The server's options and its documented limits (docs/api.md#limits). Limits are explicit because
 // the defaults of the libraries underneath are small and their errors cryptic (fastify: 1 MiB body,
-// gRPC: 4 MiB message).
+// gRPC: 4 MiB message). Authentication fails closed: an empty key is an error, and a server on a
+// non-loopback address needs a key unless the caller opts out explicitly.
+import { BlockList, isIP } from 'node:net';
+import { invalidArgument } from '../common/errors.js';
 import { MAX_EF, MAX_K } from '../index/search/searcher.js';
 
 /** Largest request body (REST) or message (gRPC): 32 MiB holds ~60k 128-d float32 vectors in MessagePack. */
@@ -11,6 +14,12 @@ export const DEFAULT_MAX_BATCH = 256;
 export const MAX_LIMIT = MAX_K;
 export const MAX_HNSW_EF = MAX_EF;
 export const MAX_IDS = MAX_K;
+/**
+ * Largest answer one request may ask for, counted as points × (POINT_BYTES + 4 × dim with vectors)
+ * before any search runs (server/api/answer-size.ts). 32 MiB holds ~58k 128-d vectors with their
+ * points; it keeps a small request from growing an answer of gigabytes.
+ */
+export const DEFAULT_ANSWER_LIMIT = 32 * 1024 * 1024;
 /** Largest per-request deadline, seconds (`?timeout=` and gRPC timeout_ms). */
 export const MAX_TIMEOUT_SECONDS = 3600;
 
@@ -23,9 +32,16 @@ export interface ServerOptions {
   port?: number;
   /** gRPC port (default 6334; 0 picks a free one; null disables gRPC). */
   grpcPort?: number | null;
-  /** When set, every request but /livez (and the gRPC health service) must carry this key. */
+  /**
+   * When set, every request but the health endpoints (/livez, /healthz, /readyz and the gRPC health
+   * service) must carry this key. An empty string is an error, never "no key".
+   */
   apiKey?: string;
+  /** Serve a non-loopback host without an API key (refused otherwise). */
+  insecureNoAuth?: boolean;
   bodyLimit?: number;
+  /** Largest answer per request, bytes as counted by answer-size.ts (default DEFAULT_ANSWER_LIMIT). */
+  answerLimit?: number;
   maxBatch?: number;
   /** Structured logs (pino) at this level; 'silent' (tests) logs nothing. Default info. */
   logLevel?: LogLevel;
@@ -39,18 +55,42 @@ export interface ResolvedOptions {
   grpcPort: number | null;
   apiKey: string | null;
   bodyLimit: number;
+  answerLimit: number;
   maxBatch: number;
   logLevel: LogLevel;
   grpcDrainMs: number;
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether `host` only takes connections from this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  const family = isIP(h);
+  return family !== 0 && LOOPBACK.check(h, family === 6 ? 'ipv6' : 'ipv4');
+}
+
 export function resolveOptions(o: ServerOptions): ResolvedOptions {
+  const host = o.host ?? '127.0.0.1';
+  // An empty key would otherwise read as "no key" and open the server: refuse it.
+  if (o.apiKey !== undefined && o.apiKey.trim() === '')
+    throw invalidArgument('apiKey', 'is empty: give a non-empty key, or none to serve without authentication');
+  if (o.apiKey === undefined && !isLoopback(host) && o.insecureNoAuth !== true) {
+    throw invalidArgument(
+      'host',
+      `${host} takes connections from other machines and no API key is set: set one (--api-key or STRATA_API_KEY), bind 127.0.0.1, or pass --insecure-no-auth to serve without authentication`,
+    );
+  }
   return {
-    host: o.host ?? '127.0.0.1',
+    host,
     port: o.port ?? 6333,
     grpcPort: o.grpcPort === undefined ? 6334 : o.grpcPort,
-    apiKey: o.apiKey !== undefined && o.apiKey !== '' ? o.apiKey : null,
+    apiKey: o.apiKey ?? null,
     bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    answerLimit: o.answerLimit ?? DEFAULT_ANSWER_LIMIT,
     maxBatch: o.maxBatch ?? DEFAULT_MAX_BATCH,
     logLevel: o.logLevel ?? 'info',
     grpcDrainMs: o.grpcDrainMs ?? 5000,

@@ -1,13 +1,15 @@
 // `strata serve [index dirs…]`: the query service. Loads each index directory as a collection and
 // serves it over REST (Qdrant-compatible, JSON and MessagePack) and gRPC until SIGINT/SIGTERM, then
-// stops accepting, drains what is in flight and exits 0. With --demo (or no directories) it serves
-// the embedded default dataset, built on first use exactly as `strata demo` builds it.
+// drains (server/shutdown.ts) and exits 0. With --demo (or no directories) it serves the embedded
+// default dataset, built on first use exactly as `strata demo` builds it. The API key is never
+// printed: the example query reads it from $STRATA_API_KEY.
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { StrataError } from '../../common/errors.js';
+import { invalidArgument, StrataError } from '../../common/errors.js';
 import { Engine, type CollectionSpec } from '../../engine/engine.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
-import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, type LogLevel } from '../../server/options.js';
+import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
+import { shutdown } from '../../server/shutdown.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
 import { choiceOption, intOption } from '../options.js';
 import { DEMO_DIR, DEMO_SPEC, prepareDemo } from './demo.js';
@@ -21,11 +23,13 @@ interface ServeFlags extends MemoryFlags {
   grpcPort: number;
   grpc: boolean;
   apiKey?: string;
+  insecureNoAuth?: boolean;
   searchThreads: number;
   maxQueue: number;
   mode: 'local' | 'ndp';
   inject?: boolean;
   bodyLimit: number;
+  answerLimit: number;
   maxBatch: number;
   drainMs: number;
   logLevel: LogLevel;
@@ -46,16 +50,19 @@ function byteSizeOption(name: string) {
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
-/** A ready-to-paste search: the first stored vector of the first collection as the query. */
-function curlExample(engine: Engine, rest: string, apiKey: string | undefined): string {
+/**
+ * A ready-to-paste search: the first stored vector of the first collection as the query. With a key
+ * the shell fills it in from $STRATA_API_KEY: stdout ends up in journald and `kubectl logs`.
+ */
+function curlExample(engine: Engine, rest: string, withKey: boolean): string {
   const c = engine.collections()[0]!;
   const first = c.scroll(null, 1).points[0];
   const vector = first ? Array.from(first.vector, (x) => Number(x.toFixed(3))) : new Array<number>(c.index.meta.dim).fill(0);
-  const auth = apiKey ? ` -H 'api-key: ${apiKey}'` : '';
+  const auth = withKey ? ' -H "api-key: $STRATA_API_KEY"' : '';
   return `curl -s -X POST ${rest}/collections/${encodeURIComponent(c.name)}/points/search -H 'Content-Type: application/json'${auth} -d '${JSON.stringify({ vector, limit: 5, with_payload: false })}'`;
 }
 
-function announce(engine: Engine, a: ServerAddresses, apiKey: string | undefined): void {
+function announce(engine: Engine, a: ServerAddresses, withKey: boolean): void {
   const lines = [
     `strata serve: ${engine
       .collections()
@@ -63,8 +70,8 @@ function announce(engine: Engine, a: ServerAddresses, apiKey: string | undefined
       .join(', ')}`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
     a.grpc ? `gRPC  ${a.grpc}   (server/proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
-    'try:',
-    curlExample(engine, a.rest, apiKey),
+    withKey ? 'try (with STRATA_API_KEY set to the key in your shell):' : 'try:',
+    curlExample(engine, a.rest, withKey),
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -101,7 +108,11 @@ export function registerServe(program: Command): void {
       .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
       .option('--no-grpc', 'do not start the gRPC server')
-      .option('--api-key <key>', 'require this key (api-key header or Authorization: Bearer) on every route but /livez; default $STRATA_API_KEY')
+      .option(
+        '--api-key <key>',
+        'require this key (api-key header or Authorization: Bearer) on every route but the health probes; default $STRATA_API_KEY (empty: an error)',
+      )
+      .option('--insecure-no-auth', 'allow serving a non-loopback --host without an API key (anyone who reaches the port can query)')
       .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
       .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
       .option(
@@ -116,8 +127,18 @@ export function registerServe(program: Command): void {
           .argParser(byteSizeOption('--body-limit'))
           .default(DEFAULT_BODY_LIMIT, '32MiB'),
       )
+      .addOption(
+        new Option('--answer-limit <size>', 'largest answer one request may ask for: points × (64 bytes + 4 per vector element) (e.g. 64MiB)')
+          .argParser(byteSizeOption('--answer-limit'))
+          .default(DEFAULT_ANSWER_LIMIT, '32MiB'),
+      )
       .option('--max-batch <n>', 'most searches in one batch request', intOption('--max-batch', 1, 100_000), DEFAULT_MAX_BATCH)
-      .option('--drain-ms <ms>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', intOption('--drain-ms', 0, 600_000), 10_000)
+      .option(
+        '--drain-ms <ms>',
+        'on SIGINT/SIGTERM, how long admitted requests may take to finish; past it they fail with 503 and the threads are stopped',
+        intOption('--drain-ms', 0, 600_000),
+        10_000,
+      )
       .option(
         '--log-level <level>',
         'fatal | error | warn | info | debug | trace | silent',
@@ -125,7 +146,25 @@ export function registerServe(program: Command): void {
         'info',
       ),
   ).action(async (dirs: string[], f: ServeFlags) => {
-    const apiKey = f.apiKey ?? process.env['STRATA_API_KEY'];
+    const apiKey = apiKeyOf(f);
+    const serverOptions: ServerOptions = {
+      host: f.host,
+      port: f.port,
+      grpcPort: f.grpc ? f.grpcPort : null,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      insecureNoAuth: f.insecureNoAuth ?? false,
+      bodyLimit: f.bodyLimit,
+      answerLimit: f.answerLimit,
+      maxBatch: f.maxBatch,
+      logLevel: f.logLevel,
+      grpcDrainMs: f.drainMs,
+    };
+    // Refuse an open server before spending the time to load indexes.
+    try {
+      resolveOptions(serverOptions);
+    } catch (e) {
+      throw e instanceof StrataError && e.details['field'] === 'host' ? invalidArgument('--host', e.message.replace(/^host: /, '')) : e;
+    }
     const specs = await specsFrom(dirs, f);
     const engine = await Engine.open(specs, {
       memory: memoryRequest(f),
@@ -136,28 +175,20 @@ export function registerServe(program: Command): void {
       inject: f.inject ?? false,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
     });
-    const server = buildServer(engine, {
-      host: f.host,
-      port: f.port,
-      grpcPort: f.grpc ? f.grpcPort : null,
-      ...(apiKey !== undefined ? { apiKey } : {}),
-      bodyLimit: f.bodyLimit,
-      maxBatch: f.maxBatch,
-      logLevel: f.logLevel,
-      grpcDrainMs: f.drainMs,
-    });
+    const server = buildServer(engine, serverOptions);
     let addresses: ServerAddresses;
     try {
       addresses = await server.listen();
     } catch (e) {
-      await server.close();
+      await server.close(0);
       await engine.close(0);
       throw e;
     }
-    announce(engine, addresses, apiKey);
+    announce(engine, addresses, apiKey !== undefined);
 
-    // Shutdown: stop accepting (and answer 503 on open connections), let requests in flight finish
-    // while the engine drains its queue, then stop the threads. A second signal exits at once.
+    // Shutdown (server/shutdown.ts): readiness off and new requests refused at once, admitted ones
+    // finish for up to --drain-ms, then the engine fails what is left and stops its threads. A
+    // second signal exits at once.
     await new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals): void => {
@@ -167,7 +198,7 @@ export function registerServe(program: Command): void {
         }
         stopping = true;
         process.stderr.write(`strata serve: ${signal}, draining (up to ${f.drainMs} ms)\n`);
-        void Promise.all([server.close(), engine.close(f.drainMs)]).then(
+        shutdown(server, engine, f.drainMs).then(
           () => resolve(),
           (e: unknown) => {
             process.stderr.write(`strata serve: error while closing: ${e instanceof Error ? e.message : String(e)}\n`);
@@ -175,9 +206,18 @@ export function registerServe(program: Command): void {
           },
         );
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
     });
     process.stderr.write('strata serve: stopped\n');
   });
+}
+
+/** The key from --api-key or $STRATA_API_KEY; set but empty is an error naming where it came from. */
+function apiKeyOf(f: ServeFlags): string | undefined {
+  const fromEnv = process.env['STRATA_API_KEY'];
+  const [key, source] = f.apiKey !== undefined ? [f.apiKey, '--api-key'] : [fromEnv, 'STRATA_API_KEY'];
+  if (key !== undefined && key.trim() === '')
+    throw invalidArgument(source, 'is set but empty: give the key, or unset it to serve without one (only on 127.0.0.1, or with --insecure-no-auth)');
+  return key;
 }

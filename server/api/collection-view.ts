@@ -1,5 +1,9 @@
 // A collection as Qdrant describes one (GET /collections/{name}), plus the `strata` field: where its
-// tiers live, how big they are and whether their placement was verified.
+// tiers live, how big they are and whether their placement was verified. Nothing is canned:
+// `status` is the engine's health of the collection (green / yellow / red, with the reasons in
+// strata.status_reasons), `segments_count` the memory segments across its tiers, and
+// `optimizer_status` is "ok" because there is no optimiser to fail: indexes are built complete
+// offline and served read-only (Qdrant reports {"error": …} only when an optimisation failed).
 import type { CollectionInfo } from '../../engine/types.js';
 import { qdrantDistance, type QdrantDistance } from './scores.js';
 
@@ -21,7 +25,7 @@ export interface StrataTierView {
 }
 
 export interface QdrantCollectionView {
-  status: 'green';
+  status: 'green' | 'yellow' | 'red';
   optimizer_status: 'ok';
   indexed_vectors_count: number;
   points_count: number;
@@ -50,6 +54,8 @@ export interface QdrantCollectionView {
   };
   payload_schema: Record<string, never>;
   strata: {
+    /** Why the status is not green (empty when it is). */
+    status_reasons: string[];
     tiers: StrataTierView[];
     placement: { policy: string; dram_budget_bytes: number; predicted_dram_share: number | null };
     memory: { mode: 'numa' | 'emulated'; reason: string };
@@ -60,11 +66,11 @@ export interface QdrantCollectionView {
 
 export function collectionView(info: CollectionInfo): QdrantCollectionView {
   return {
-    status: 'green',
+    status: info.health.status,
     optimizer_status: 'ok',
-    indexed_vectors_count: info.count,
+    indexed_vectors_count: info.indexed,
     points_count: info.count,
-    segments_count: 1,
+    segments_count: info.segments,
     config: {
       params: {
         vectors: { size: info.dim, distance: qdrantDistance(info.metric), on_disk: false },
@@ -90,6 +96,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
     },
     payload_schema: {},
     strata: {
+      status_reasons: info.health.reasons,
       tiers: info.tiers.map((t) => ({
         kind: t.kind,
         nodes: t.nodes,

@@ -2,7 +2,8 @@
 // raw value and the field's path ("searches[2].params.hnsw_ef") and either returns a typed value or
 // throws STRATA_INVALID_ARGUMENT naming that path and what was expected. Absent means undefined or
 // null, as in Qdrant's JSON where `"offset": null` is the same as leaving it out.
-import { invalidArgument } from '../../common/errors.js';
+import { invalidArgument, quoted } from '../../common/errors.js';
+import { checkQueryVector } from '../../engine/collection.js';
 
 export type Fields = Readonly<Record<string, unknown>>;
 
@@ -74,8 +75,10 @@ export function arrayAt(v: unknown, field: string, max: number): readonly unknow
 }
 
 /**
- * A query vector of exactly `dim` finite float32 numbers. JSON sends an array of numbers; MessagePack
- * may send that or a Float32Array (msgpackr typed-array extension), taken as is without a copy.
+ * A query vector of exactly `dim` float32 numbers, each finite and within the magnitude whose
+ * distances cannot overflow (engine/collection.ts, maxQueryMagnitude). JSON sends an array of
+ * numbers; MessagePack may send that or a Float32Array (msgpackr typed-array extension), taken as is
+ * without a copy.
  */
 export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
   let vec: Float32Array;
@@ -95,9 +98,7 @@ export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
     throw invalidArgument(field, `must be an array of ${dim} numbers, got ${describe(v)}`);
   }
   if (vec.length !== dim) throw invalidArgument(field, `expected ${dim} dimensions, got ${vec.length}`);
-  for (let i = 0; i < dim; i++) {
-    if (!Number.isFinite(vec[i]!)) throw invalidArgument(field, `element ${i} is not a finite float32 number (${describe(vec[i])})`);
-  }
+  checkQueryVector(vec, dim, field);
   return vec;
 }
 
@@ -130,7 +131,7 @@ export function emptyFilterAt(v: unknown, field: string): void {
   const f = objectAt(v, field);
   for (const [key, conds] of Object.entries(f)) {
     if (isAbsent(conds) || (Array.isArray(conds) && conds.length === 0)) continue;
-    throw invalidArgument(field, `filter conditions are not supported (${key}): Strata points carry no payload, so pass no filter or an empty one`);
+    throw invalidArgument(field, `filter conditions are not supported (${quoted(key, 32)}): Strata points carry no payload, so pass no filter or an empty one`);
   }
 }
 

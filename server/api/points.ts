@@ -1,7 +1,7 @@
 // The read operations both protocols serve, over one collection: search (with Qdrant's offset,
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
-import { StrataError } from '../../common/errors.js';
+import { quoted, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/collection.js';
 import type { RetrievePlan, ScrollPlan, SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
@@ -79,7 +79,11 @@ export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
 
 export function getPointOrThrow(c: Collection, id: number | null, shown: string): PointRecord & { vector: Float32Array } {
   const pt = id === null ? null : c.getPoint(id);
-  if (!pt) throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${shown} in collection "${c.name}"`, { collection: c.name, id: shown });
+  if (!pt)
+    throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${quoted(shown)} in collection ${quoted(c.name)}`, {
+      collection: c.name,
+      id: shown.slice(0, 64),
+    });
   return pt;
 }
 

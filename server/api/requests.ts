@@ -1,7 +1,7 @@
 // Qdrant request bodies → typed plans for the engine. One parser per request kind, shared by REST
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
 import { MAX_HNSW_EF, MAX_IDS, MAX_LIMIT } from '../options.js';
 import {
   arrayAt,
@@ -122,7 +122,12 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
     if (isAbsent(nearest))
       throw invalidArgument(
         'query',
-        `only nearest-vector queries are supported: send a vector or {"nearest": vector}, got keys ${Object.keys(q).slice(0, 5).join(', ') || 'none'}`,
+        `only nearest-vector queries are supported: send a vector or {"nearest": vector}, got keys ${
+          Object.keys(q)
+            .slice(0, 5)
+            .map((k) => quoted(k, 32))
+            .join(', ') || 'none'
+        }`,
       );
     vector = vectorAt(nearest, 'query.nearest', dim);
   } else if (typeof q === 'number' || typeof q === 'string') {
@@ -133,7 +138,7 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
   const prefetch = body['prefetch'];
   if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0)) throw invalidArgument('prefetch', 'prefetch stages are not supported');
   const using = optionalString(body['using'], 'using');
-  if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got "${using.slice(0, 40)}"): leave using out`);
+  if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
   return plan(body, vector, '', 10, false);
 }

@@ -7,7 +7,7 @@ import { invalidArgument, StrataError } from '../../common/errors.js';
 import type { Engine } from '../../engine/engine.js';
 import type { CallControl } from '../api/points.js';
 import { presentedKey, UNAUTHENTICATED_MESSAGE, type KeyCheck } from '../auth.js';
-import { asStrataError, isServerFault, STATUS_OF } from '../errors.js';
+import { asStrataError, isServerFault, MAX_MESSAGE_CHARS, messageOf, STATUS_OF } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { ServerMetrics } from '../metrics.js';
 import { MAX_TIMEOUT_SECONDS, type ResolvedOptions } from '../options.js';
@@ -44,12 +44,15 @@ export class GrpcStatusError extends Error {
 
 /** A StrataError as a gRPC status: mapped code, message (naming the field), `strata-code` trailer. */
 export function serviceError(ctx: GrpcContext, e: unknown, prefix = ''): grpc.ServerErrorResponse {
-  if (e instanceof GrpcStatusError) return Object.assign(new Error(prefix + e.message), { code: e.code, details: prefix + e.message });
+  if (e instanceof GrpcStatusError) {
+    const details = (prefix + e.message).slice(0, MAX_MESSAGE_CHARS);
+    return Object.assign(new Error(details), { code: e.code, details });
+  }
   const se = asStrataError(e);
   if (isServerFault(se)) ctx.log.error({ err: se.cause ?? se, code: se.code }, 'gRPC call failed');
   const metadata = new grpc.Metadata();
   metadata.set('strata-code', se.code);
-  const details = prefix + se.message;
+  const details = prefix + messageOf(se);
   return Object.assign(new Error(details), { code: STATUS_OF[se.code].grpc, details, metadata });
 }
 
@@ -105,13 +108,17 @@ export function unary<Req, Res>(
 ): grpc.handleUnaryCall<Req | Malformed, Res> {
   return (call, callback) => {
     const t0 = performance.now();
+    let ended: (() => void) | null = null;
     const finish = (err: grpc.ServerErrorResponse | null, res?: Res): void => {
+      ended?.();
       ctx.metrics.observeGrpc(method, statusName(err?.code ?? grpc.status.OK), (performance.now() - t0) / 1000);
       if (err) callback(err);
       else callback(null, res);
     };
     try {
       admit(ctx, call.metadata, opts.public ?? false);
+      // Admitted: shutdown waits for its answer (health probes are not waited for).
+      if (opts.public !== true) ended = ctx.lifecycle.trackCall();
       Promise.resolve(fn(decoded(call.request), call)).then(
         (res) => finish(null, res),
         (e: unknown) => finish(serviceError(ctx, e)),

@@ -23,7 +23,9 @@ export function collectionsService(ctx: GrpcContext): grpc.UntypedServiceImpleme
       const info = ctx.engine.collection(req.collection_name).info();
       const result: CollectionInfoMsg = {
         name: info.name,
-        status: 'green',
+        status: info.health.status,
+        status_reasons: info.health.reasons,
+        segments_count: info.segments,
         dimension: info.dim,
         distance: qdrantDistance(info.metric),
         points_count: info.count,

@@ -1,6 +1,8 @@
 // The gRPC server: Points, Collections and the standard health service on one port, with the
 // message limit set to the REST body limit (grpc-js's default is 4 MiB) so both protocols take the
-// same batch sizes.
+// same batch sizes. Answers are bounded before any search runs (server/api/answer-size.ts); the send
+// limit is that bound plus room for per-search stats and protobuf framing, finite so that nothing
+// unbounded is ever serialised.
 import * as grpc from '@grpc/grpc-js';
 import type { GrpcContext } from './calls.js';
 import { collectionsService } from './collections-service.js';
@@ -8,10 +10,18 @@ import { healthService } from './health-service.js';
 import { pointsService } from './points-service.js';
 import { loadServices } from './protos.js';
 
+/** Stats and framing of one search in a SearchBatch answer, bytes (measured ~150; doubled). */
+const PER_SEARCH_BYTES = 512;
+
+/** The largest answer message: the answer limit (which counts 64 bytes a point, more than protobuf spends) plus per-search stats. */
+export function maxSendBytes(answerLimit: number, maxBatch: number): number {
+  return Math.min(2 ** 31 - 1, answerLimit + maxBatch * PER_SEARCH_BYTES + 64 * 1024);
+}
+
 export function buildGrpc(ctx: GrpcContext): grpc.Server {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': ctx.options.bodyLimit,
-    'grpc.max_send_message_length': -1,
+    'grpc.max_send_message_length': maxSendBytes(ctx.options.answerLimit, ctx.options.maxBatch),
   });
   const services = loadServices();
   server.addService(services.points, pointsService(ctx));

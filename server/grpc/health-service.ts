@@ -2,6 +2,7 @@
 // load balancers call): SERVING while the server is ready (as /readyz), NOT_SERVING while draining.
 // Like /livez it needs no API key: probes cannot send one.
 import * as grpc from '@grpc/grpc-js';
+import { quoted } from '../../common/errors.js';
 import { decoded, GrpcStatusError, serviceError, unary, type GrpcContext } from './calls.js';
 import type { HealthCheckRequestMsg, HealthCheckResponseMsg, ServingStatus } from './messages.js';
 import type { Malformed } from './protos.js';
@@ -24,7 +25,7 @@ export function healthService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       if (status === null)
         throw new GrpcStatusError(
           grpc.status.NOT_FOUND,
-          `unknown service "${req.service.slice(0, 80)}": known are ${HEALTH_SERVICES.map((s) => `"${s}"`).join(', ')}`,
+          `unknown service ${quoted(req.service)}: known are ${HEALTH_SERVICES.map((s) => `"${s}"`).join(', ')}`,
         );
       return { status };
     },

@@ -1,6 +1,6 @@
 // The gRPC messages as proto-loader decodes them (LOADER_OPTIONS: snake_case names, absent scalars
 // as defaults, absent `optional` fields as undefined, absent messages as null).
-import type { StrataSearchStats } from '../api/stats-view.js';
+import type { GetResponseOut, SearchBatchResponseOut, SearchResponseOut } from './answer-encoding.js';
 
 export interface SearchParamsMsg {
   hnsw_ef?: number;
@@ -18,18 +18,8 @@ export interface SearchRequestMsg {
   timeout_ms?: number;
 }
 
-export interface ScoredPointMsg {
-  id: number;
-  version: number;
-  score: number;
-  vector: number[];
-}
-
-export interface SearchResponseMsg {
-  result: ScoredPointMsg[];
-  strata: StrataSearchStats;
-  time: number;
-}
+/** Points answers are written by answer-encoding.ts, not by proto-loader: vectors stay Float32Array. */
+export type SearchResponseMsg = SearchResponseOut;
 
 export interface SearchBatchRequestMsg {
   collection_name: string;
@@ -37,10 +27,7 @@ export interface SearchBatchRequestMsg {
   timeout_ms?: number;
 }
 
-export interface SearchBatchResponseMsg {
-  result: SearchResponseMsg[];
-  time: number;
-}
+export type SearchBatchResponseMsg = SearchBatchResponseOut;
 
 export interface GetRequestMsg {
   collection_name: string;
@@ -48,15 +35,7 @@ export interface GetRequestMsg {
   with_vector: boolean;
 }
 
-export interface PointMsg {
-  id: number;
-  vector: number[];
-}
-
-export interface GetResponseMsg {
-  result: PointMsg[];
-  time: number;
-}
+export type GetResponseMsg = GetResponseOut;
 
 export interface CountRequestMsg {
   collection_name: string;
@@ -93,6 +72,8 @@ export interface TierInfoMsg {
 export interface CollectionInfoMsg {
   name: string;
   status: string;
+  status_reasons: string[];
+  segments_count: number;
   dimension: number;
   distance: string;
   points_count: number;

@@ -1,8 +1,9 @@
 // strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count. Messages use the REST bodies'
 // field names, so they go through the same parsers (server/api/requests.ts) and operations.
 import type * as grpc from '@grpc/grpc-js';
-import { invalidArgument } from '../../common/errors.js';
+import { invalidArgument, quoted } from '../../common/errors.js';
 import type { Collection } from '../../engine/collection.js';
+import { checkAnswerSize, checkSearchAnswers } from '../api/answer-size.js';
 import type { Fields } from '../api/fields.js';
 import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
@@ -24,10 +25,11 @@ function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name')
   return ctx.engine.collection(name);
 }
 
+const NO_VECTOR = new Float32Array(0);
+
 function toMessage(a: SearchAnswer, t0: number): SearchResponseMsg {
   return {
-    // `repeated float` takes arrays, not Float32Array.
-    result: a.hits.map((h) => ({ id: h.id, version: 0, score: h.score, vector: h.vector ? Array.from(h.vector) : [] })),
+    result: a.hits.map((h) => ({ id: h.id, score: h.score, vector: h.vector ?? NO_VECTOR })),
     strata: a.stats,
     time: secondsSince(t0),
   };
@@ -37,6 +39,7 @@ async function search(ctx: GrpcContext, req: SearchRequestMsg, call: AnyCall, si
   const t0 = performance.now();
   const c = collectionOf(ctx, req.collection_name);
   const plan = parseSearch(req as unknown as Fields, c.index.meta.dim);
+  checkSearchAnswers([plan], c.index.meta.dim, ctx.options.answerLimit);
   return toMessage(await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
 }
 
@@ -54,9 +57,11 @@ function searchStream(ctx: GrpcContext): grpc.handleBidiStreamingCall<SearchRequ
     let inputEnded = false;
     let done = false;
     let writing = false;
+    let ended: (() => void) | null = null;
     const finish = (err: grpc.ServerErrorResponse | null): void => {
       if (done) return;
       done = true;
+      ended?.();
       ctx.metrics.observeGrpc('SearchStream', statusName(err?.code ?? 0), secondsSince(t0));
       if (err) call.emit('error', err);
       else call.end();
@@ -67,6 +72,7 @@ function searchStream(ctx: GrpcContext): grpc.handleBidiStreamingCall<SearchRequ
       finish(serviceError(ctx, e));
       return;
     }
+    ended = ctx.lifecycle.trackCall();
     const signal = callSignal(call);
     const drained = (): Promise<void> =>
       new Promise((resolve) => {
@@ -113,9 +119,11 @@ function searchStream(ctx: GrpcContext): grpc.handleBidiStreamingCall<SearchRequ
     call.on('cancelled', () => {
       if (!done) ctx.metrics.observeGrpc('SearchStream', 'CANCELLED', secondsSince(t0));
       done = true;
+      ended?.();
     });
     call.on('error', () => {
       done = true;
+      ended?.();
     });
   };
 }
@@ -131,11 +139,12 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
         if (s.collection_name !== '' && s.collection_name !== req.collection_name) {
           throw invalidArgument(
             `searches[${i}].collection_name`,
-            `must be empty or "${req.collection_name}" (one collection per batch), got "${s.collection_name.slice(0, 60)}"`,
+            `must be empty or ${quoted(req.collection_name)} (one collection per batch), got ${quoted(s.collection_name)}`,
           );
         }
         return parseSearch(s as unknown as Fields, c.index.meta.dim, `searches[${i}].`);
       });
+      checkSearchAnswers(plans, c.index.meta.dim, ctx.options.answerLimit);
       const answers = await searchBatch(c, plans, requestControl(call, undefined, req.timeout_ms));
       return { result: answers.map((a) => toMessage(a, t0)), time: secondsSince(t0) };
     }),
@@ -144,7 +153,8 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false });
-      const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ? Array.from(p.vector) : [] }));
+      checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.index.meta.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
+      const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
     }),
     Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { projectRoot } from '../../common/paths.js';
+import { encodeGetResponse, encodeSearchBatchResponse, encodeSearchResponse } from './answer-encoding.js';
 
 export const PROTO_DIR = join(projectRoot(), 'server', 'proto');
 export const STRATA_PROTO = join(PROTO_DIR, 'strata.proto');
@@ -52,6 +53,23 @@ function tolerant(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
   return out as grpc.ServiceDefinition;
 }
 
+/** Points answers are written by answer-encoding.ts rather than protobufjs (which blocks for seconds on large ones). */
+const ANSWER_ENCODERS: Record<string, (v: never) => Buffer> = {
+  Search: encodeSearchResponse,
+  SearchStream: encodeSearchResponse,
+  SearchBatch: encodeSearchBatchResponse,
+  Get: encodeGetResponse,
+};
+
+function fastAnswers(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, m] of Object.entries(def)) {
+    const encode = ANSWER_ENCODERS[name];
+    out[name] = encode ? { ...m, responseSerialize: encode as (v: unknown) => Buffer } : m;
+  }
+  return out as grpc.ServiceDefinition;
+}
+
 export function loadPackage(): grpc.GrpcObject {
   return grpc.loadPackageDefinition(protoLoader.loadSync([STRATA_PROTO, HEALTH_PROTO], LOADER_OPTIONS));
 }
@@ -65,7 +83,7 @@ function service(pkg: grpc.GrpcObject, path: string): grpc.ServiceDefinition {
 export function loadServices(): LoadedServices {
   const pkg = loadPackage();
   return {
-    points: tolerant(service(pkg, 'strata.v1.Points')),
+    points: fastAnswers(tolerant(service(pkg, 'strata.v1.Points'))),
     collections: tolerant(service(pkg, 'strata.v1.Collections')),
     health: tolerant(service(pkg, 'grpc.health.v1.Health')),
   };

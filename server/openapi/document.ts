@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
+import { MAX_COLLECTION_NAME_BYTES } from '../../engine/engine.js';
+import { POINT_BYTES } from '../api/answer-size.js';
+import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, formatBytes, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
 import { VERSION } from '../rest/routes/health.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
 
@@ -32,7 +34,9 @@ const ERRORS: Obj = {
   '400': errorResponse('Bad input: the message names the field (STRATA_INVALID_ARGUMENT).'),
   '401': errorResponse('Missing or wrong API key (STRATA_UNAUTHENTICATED).'),
   '404': errorResponse('Unknown collection or point (STRATA_COLLECTION_NOT_FOUND, STRATA_POINT_NOT_FOUND).'),
-  '413': errorResponse('Body over the body limit or batch over the batch limit; the message says the limit and how to split (STRATA_PAYLOAD_TOO_LARGE).'),
+  '413': errorResponse(
+    `Body over the body limit, batch over the batch limit, or an answer that may exceed the answer limit (--answer-limit, default ${formatBytes(DEFAULT_ANSWER_LIMIT)}: points asked for × (${POINT_BYTES} bytes + 4 per vector element when with_vector), checked before any search runs); the message says the limit and how to split (STRATA_PAYLOAD_TOO_LARGE).`,
+  ),
   '415': errorResponse('Content type other than JSON or MessagePack (STRATA_UNSUPPORTED_MEDIA_TYPE).'),
   '503': errorResponse('Shutting down (STRATA_SHUTTING_DOWN); retry after the Retry-After seconds on another replica.'),
 };
@@ -42,7 +46,13 @@ const SEARCH_ERRORS: Obj = {
   '504': errorResponse('No answer before the deadline set by ?timeout= (STRATA_DEADLINE_EXCEEDED).'),
 };
 
-const collectionName: Obj = { name: 'collection_name', in: 'path', required: true, schema: { type: 'string' } };
+const collectionName: Obj = {
+  name: 'collection_name',
+  in: 'path',
+  required: true,
+  description: `At most ${MAX_COLLECTION_NAME_BYTES} bytes of UTF-8; longer is a 400 naming collection_name.`,
+  schema: { type: 'string', minLength: 1 },
+};
 const timeout: Obj = {
   name: 'timeout',
   in: 'query',
@@ -193,11 +203,20 @@ function schemas(): Obj {
     },
     CollectionInfo: {
       type: 'object',
-      required: ['status', 'points_count', 'config', 'strata'],
+      required: ['status', 'optimizer_status', 'points_count', 'segments_count', 'config', 'strata'],
       properties: {
-        status: { const: 'green' },
+        status: {
+          enum: ['green', 'yellow', 'red'],
+          description:
+            'green: serving, every tier where the memory plan put it. yellow: serving, degraded (a tier planned on a NUMA node fell back to emulation, or has pages on another node; strata.status_reasons says which). red: not serving (shutting down).',
+        },
+        optimizer_status: {
+          const: 'ok',
+          description: 'Always ok: there is no optimiser to fail (indexes are built complete offline and served read-only).',
+        },
         points_count: { type: 'integer' },
-        indexed_vectors_count: { type: 'integer' },
+        indexed_vectors_count: { type: 'integer', description: 'Points the graph search can reach from its entry point; the others only exact search finds.' },
+        segments_count: { type: 'integer', description: 'Memory segments across all tiers (a tier is one or more segments of at most 1 GiB).' },
         config: {
           type: 'object',
           properties: {
@@ -212,6 +231,7 @@ function schemas(): Obj {
           type: 'object',
           description: 'Tier sizes, bytes and verified placement (bindings), and the memory mode.',
           properties: {
+            status_reasons: { type: 'array', items: { type: 'string' }, description: 'Why status is not green; empty when it is.' },
             tiers: {
               type: 'array',
               items: {
@@ -363,11 +383,12 @@ export function openApiDocument(): Obj {
     [`${C}/points/count`]: {
       post: post('Number of points', ref('CountRequest'), ok('Count', envelope({ type: 'object', properties: { count: { type: 'integer' } } }))),
     },
-    '/healthz': { get: { summary: 'The server works', responses: { '200': text('healthz check passed') } } },
+    '/healthz': { get: { summary: 'The server works (no API key needed)', security: [], responses: { '200': text('healthz check passed') } } },
     '/livez': { get: { summary: 'The process answers (no API key needed)', security: [], responses: { '200': text('livez check passed') } } },
     '/readyz': {
       get: {
-        summary: 'Every collection loaded with its tiers bound, and not draining',
+        summary: 'Every collection loaded with its tiers bound, and not draining (no API key needed)',
+        security: [],
         responses: { '200': text('ready'), '503': text('not ready, with the reason') },
       },
     },
@@ -386,14 +407,19 @@ export function openApiDocument(): Obj {
       description:
         `Read-only, Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
         `Bodies are JSON or MessagePack (Content-Type ${MSGPACK}); answers are MessagePack when Accept asks for ${MSGPACK}. ` +
-        `Limits: request body ${DEFAULT_BODY_LIMIT} bytes (--body-limit), ${DEFAULT_MAX_BATCH} searches per batch (--max-batch), limit + offset <= ${MAX_LIMIT}, hnsw_ef <= ${MAX_HNSW_EF}. ` +
+        `Limits: request body ${DEFAULT_BODY_LIMIT} bytes (--body-limit), answer ${DEFAULT_ANSWER_LIMIT} bytes counted as points × (${POINT_BYTES} + 4 × dim with vectors) (--answer-limit), ${DEFAULT_MAX_BATCH} searches per batch (--max-batch), limit + offset <= ${MAX_LIMIT}, hnsw_ef <= ${MAX_HNSW_EF}. ` +
         'Errors use Qdrant\'s envelope {"status": {"error": "..."}, "result": null, "time": t}. See docs/api.md.',
     },
     servers: [{ url: 'http://127.0.0.1:6333' }],
     security: [{}, { apiKey: [] }, { bearer: [] }],
     components: {
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: 'Required on every route but /livez when the server runs with --api-key.' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'api-key',
+          description: 'Required on every route but the health endpoints (/livez, /healthz, /readyz) when the server runs with a key.',
+        },
         bearer: { type: 'http', scheme: 'bearer' },
       },
       schemas: schemas(),

@@ -2,8 +2,8 @@
 // validation of path and query) become StrataErrors, and each StrataError is answered with the
 // status from server/errors.ts in Qdrant's error envelope, in the negotiated encoding.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidArgument, StrataError } from '../../common/errors.js';
-import { asStrataError, isServerFault, STATUS_OF } from '../errors.js';
+import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
+import { asStrataError, isServerFault, messageOf, STATUS_OF } from '../errors.js';
 import { formatBytes } from '../options.js';
 
 /** Longest path parameter the router takes (fastify's default, 100, is below Qdrant's 255-character names). */
@@ -29,7 +29,7 @@ function fromFastify(e: FastifyError, req: FastifyRequest, bodyLimit: number): S
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new StrataError(
         'STRATA_UNSUPPORTED_MEDIA_TYPE',
-        `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not supported: send application/json or ${MSGPACK}`,
+        `content type ${quoted(req.headers['content-type'] ?? '')} is not supported: send application/json or ${MSGPACK}`,
         {},
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -50,7 +50,7 @@ function fromFastify(e: FastifyError, req: FastifyRequest, bodyLimit: number): S
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return invalidArgument('path', `a path parameter (collection name or point id) is longer than ${MAX_PARAM_LENGTH} characters`);
     default:
-      if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return invalidArgument('request', e.message);
+      if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return invalidArgument('request', e.message.slice(0, 200));
       return asStrataError(e);
   }
 }
@@ -58,7 +58,11 @@ function fromFastify(e: FastifyError, req: FastifyRequest, bodyLimit: number): S
 export function registerErrorHandler(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: unknown, req, reply) => answerError(err, req, reply, bodyLimit));
   app.setNotFoundHandler((req, reply) => {
-    const e = new StrataError('STRATA_ROUTE_NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0]}: see GET /openapi.json for the API`, {});
+    const e = new StrataError(
+      'STRATA_ROUTE_NOT_FOUND',
+      `no endpoint ${req.method} ${quoted(req.url.split('?')[0] ?? '')}: see GET /openapi.json for the API`,
+      {},
+    );
     return answerError(e, req, reply, bodyLimit);
   });
 }
@@ -70,7 +74,9 @@ export function answerError(err: unknown, req: FastifyRequest, reply: FastifyRep
   else req.log.debug({ code: e.code, status, message: e.message }, 'request refused');
   // Qdrant's client retries a 429 after Retry-After seconds; the queue drains within milliseconds.
   if (status === 429 || status === 503) reply.header('retry-after', '1');
+  // Shutting down: the client should open its next connection elsewhere, not reuse this one.
+  if (status === 503) reply.header('connection', 'close');
   if (status === 405 && typeof e.details['allow'] === 'string') reply.header('allow', e.details['allow']);
   reply.code(status);
-  return send(reply, codecFor(req), failure(reply, e.message));
+  return send(reply, codecFor(req), failure(reply, messageOf(e)));
 }

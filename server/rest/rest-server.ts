@@ -15,7 +15,7 @@ import { registerReadOnlyRoutes } from './routes/read-only.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Answered without an API key and while draining (/livez). */
+    /** Answered without an API key and while draining (the health endpoints). */
     public?: boolean;
   }
 }
@@ -41,16 +41,17 @@ export function buildRest(ctx: RestContext): FastifyInstance {
 
   // Hooks take callbacks rather than being async: no promise per request on the hot path.
   const check = keyCheck(ctx.options.apiKey);
-  app.addHook('onRequest', (req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     const route = req.routeOptions; // a getter that builds an object: read it once
     if (route.config.public === true) return done();
     if (check && !check(presentedKey(req.headers['api-key'], req.headers.authorization))) {
       return done(new StrataError('STRATA_UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE, {}));
     }
-    // /readyz still answers (503 with the reason) while draining.
-    if (ctx.lifecycle.draining && route.url !== '/readyz') {
+    if (ctx.lifecycle.draining) {
       return done(new StrataError('STRATA_SHUTTING_DOWN', 'server shutting down: retry on another replica', {}));
     }
+    // Admitted: shutdown waits for its answer.
+    ctx.lifecycle.trackResponse(reply.raw);
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStrataError } from '../../common/errors.js';
+import { maxQueryMagnitude } from '../../engine/collection.js';
 import { Engine } from '../../engine/engine.js';
 import type { SearchResponse } from '../../engine/types.js';
 import { buildIndex } from '../../index/build/build-index.js';
@@ -10,6 +11,7 @@ import { readDataset, writeFvecs } from '../../index/datasets/index.js';
 import { generateClustered } from '../../index/generate/clustered.js';
 import { openIndex } from '../../index/open-index.js';
 import { runBatch } from '../../index/search/batch.js';
+import { costModel } from '../../tiers/cost-model.js';
 
 const SIFT = join(__dirname, '..', '..', '..', 'shared', 'datasets', 'sift-128-euclidean-10k');
 const dim = 32;
@@ -192,19 +194,99 @@ describe('engine admission', () => {
     }
   });
 
-  it('drains in-flight requests on close, then refuses new ones with STRATA_SHUTTING_DOWN', async () => {
-    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, ndp: true, memory: { mode: 'emulate' } });
+  it('answers every queued and running request on close with its real answer, while refusing new ones', async () => {
+    // 2 tasks of 4 run on the thread; the other 52 are still waiting in the queue when close() begins.
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, ndp: true, inflightPerThread: 4, memory: { mode: 'emulate' } });
     const c = e.collections()[0]!;
-    const inflight = Array.from({ length: 20 }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode: i % 2 ? 'ndp' : 'local' }));
-    const closing = e.close();
-    const settled = await Promise.allSettled(inflight);
-    await closing;
-    for (const [i, s] of settled.entries()) {
-      if (s.status === 'fulfilled') expect(ids(s.value)).toEqual(Array.from(reference.subarray(i * 10, i * 10 + 10)));
-      else expect(isStrataError(s.reason, 'STRATA_SHUTTING_DOWN')).toBe(true);
-    }
+    const inflight = Array.from({ length: nq }, (_, i) => c.search({ vector: q(i), k: 10, ef: 48, mode: i % 2 ? 'ndp' : 'local' }));
+    expect(c.queueStats.waiting).toBeGreaterThan(0);
+    const closing = e.close(60_000);
+    // Submitted after close() began: refused at once, although the queue still holds the others.
     await expect(c.search({ vector: q(0), k: 10 })).rejects.toMatchObject({ code: 'STRATA_SHUTTING_DOWN' });
     expect(e.ready).toBe(false);
+    const answers = await Promise.all(inflight);
+    expect(answers.map(ids)).toEqual(expected());
+    await closing;
+    await expect(c.search({ vector: q(0), k: 10 })).rejects.toMatchObject({ code: 'STRATA_SHUTTING_DOWN' });
+  });
+
+  it('keeps the drain deadline hard: a search that never ends fails with STRATA_SHUTTING_DOWN and close() returns', async () => {
+    // Every CXL access stalls ~1000 s (a busy loop on the search thread): the search never finishes
+    // by itself, and a close() that waited for the thread would never return.
+    const e = await Engine.open([{ dir: indexDir }], {
+      searchThreads: 1,
+      inject: true,
+      cost: costModel({ cxlExtraLatencyNs: 1e12 }),
+      memory: { mode: 'emulate' },
+    });
+    const c = e.collections()[0]!;
+    const stuck = c.search({ vector: q(0), k: 10, ef: 48 });
+    stuck.catch(() => {});
+    expect(c.queueStats.depth).toBe(1);
+    const drainMs = 200;
+    const t0 = performance.now();
+    const guard = new Promise<'guard'>((resolve) => setTimeout(() => resolve('guard'), 30_000).unref());
+    const outcome = await Promise.race([e.close(drainMs).then(() => 'closed' as const), guard]);
+    expect(outcome).toBe('closed');
+    // It did wait for the drain first (a lower bound the code guarantees).
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(drainMs - 1);
+    await expect(stuck).rejects.toMatchObject({ code: 'STRATA_SHUTTING_DOWN' });
+    expect(c.health().status).toBe('red');
+  });
+
+  it('refuses query values whose distances would overflow float32, naming the field and the bound', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, memory: { mode: 'emulate' } });
+    try {
+      const c = e.collections()[0]!;
+      const bound = maxQueryMagnitude(dim);
+      expect(bound).toBeCloseTo(Math.sqrt(3.4028234663852886e38 / (4 * dim)), -10);
+      const huge = q(0).slice();
+      huge[3] = 1e20;
+      await expect(c.search({ vector: huge, k: 10 })).rejects.toThrow(/^vector: element 3 is 1\.00e\+20, beyond ±1\.63e\+18/);
+      // Just inside the bound every distance is still a finite number.
+      const edge = new Float32Array(dim).fill(Math.fround(bound * 0.999));
+      const r = await c.search({ vector: edge, k: 10 });
+      expect(r.hits).toHaveLength(10);
+      for (const h of r.hits) expect(Number.isFinite(h.distance)).toBe(true);
+    } finally {
+      await e.close();
+    }
+  });
+});
+
+describe('collection status', () => {
+  it('reports real segments and green / yellow / red from the tiers and the engine state', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, expanders: 2, memory: { mode: 'emulate' } });
+    const c = e.collections()[0]!;
+    const info = c.info();
+    expect(info.segments).toBe(c.index.segments.length);
+    expect(info.segments).toBeGreaterThanOrEqual(3); // one DRAM segment, the CXL tier split for two expanders
+    expect(info.health).toEqual({ status: 'green', reasons: [] });
+    await e.close();
+    expect(c.info().health).toEqual({ status: 'red', reasons: ['shutting down: new searches are refused'] });
+  });
+
+  it('is yellow when a tier planned on a NUMA node runs elsewhere, and says why', async () => {
+    // Node 1 does not exist on most hosts (and never on a single-node one): the CXL tier falls back
+    // to emulation with a warning. Where the bind does succeed, the collection is green.
+    const warnings: string[] = [];
+    const e = await Engine.open([{ dir: indexDir }], {
+      searchThreads: 0,
+      memory: { mode: 'numa', dramNode: 0, cxlNode: 1, allowEmulation: true, onWarning: (m) => warnings.push(m) },
+    });
+    try {
+      const c = e.collections()[0]!;
+      const fellBack = c.index.tiers.some((t) => t.binding.mode !== 'numa' || (t.binding.pagesElsewhere ?? 0) > 0);
+      const h = c.health();
+      if (fellBack) {
+        expect(h.status).toBe('yellow');
+        expect(h.reasons.join('\n')).toMatch(/tier: planned on node \d, running emulated|pages are not on node/);
+      } else {
+        expect(h).toEqual({ status: 'green', reasons: [] });
+      }
+    } finally {
+      await e.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import { Engine, type OpenEngineOptions } from '../../engine/engine.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { writeFvecs } from '../../index/datasets/index.js';
@@ -24,11 +25,13 @@ export interface Indexes {
   l2: string;
   /** Cosine index of the same data, served as "cosine". */
   cosine: string;
+  /** Dot-product index of the same data (built with `ip: true`). */
+  ip: string;
   queries: Float32Array;
   query(i: number): Float32Array;
 }
 
-export async function buildIndexes(opts: { cosine?: boolean } = {}): Promise<Indexes> {
+export async function buildIndexes(opts: { cosine?: boolean; ip?: boolean } = {}): Promise<Indexes> {
   const tmp = makeTempDir('strata-server-');
   const set = generateClustered({ count: COUNT, dim: DIM, clusters: 8, seed: 11 }, 40);
   const base = tmp.path('base.fvecs');
@@ -37,7 +40,15 @@ export async function buildIndexes(opts: { cosine?: boolean } = {}): Promise<Ind
     buildIndex({ input: base, out, metric, m: 8, efConstruction: 64, dramBudget: '20%', placement: 'profile', profileSamples: 200 });
   await build(tmp.path('l2'), 'l2');
   if (opts.cosine) await build(tmp.path('cosine'), 'cosine');
-  return { tmp, l2: tmp.path('l2'), cosine: tmp.path('cosine'), queries: set.queries, query: (i) => set.queries.slice(i * DIM, (i + 1) * DIM) };
+  if (opts.ip) await build(tmp.path('ip'), 'ip');
+  return {
+    tmp,
+    l2: tmp.path('l2'),
+    cosine: tmp.path('cosine'),
+    ip: tmp.path('ip'),
+    queries: set.queries,
+    query: (i) => set.queries.slice(i * DIM, (i + 1) * DIM),
+  };
 }
 
 export function openEngine(ix: Indexes, o: OpenEngineOptions = {}, cosine = false): Promise<Engine> {
@@ -156,3 +167,28 @@ export async function grpcFailure(p: Promise<unknown>): Promise<GrpcFailure> {
 }
 
 export const here = (...p: string[]): string => join(__dirname, ...p);
+
+export interface ServedSuite {
+  ix: Indexes;
+  engine: Engine;
+  srv: Running;
+}
+
+/**
+ * The usual suite setup: indexes, an engine over them and a server, made in beforeAll and closed in
+ * afterAll. The fields are filled in by the time the suite's tests run.
+ */
+export function servedSuite(o: { engine?: OpenEngineOptions; server?: ServerOptions } = {}): ServedSuite {
+  const s = {} as ServedSuite;
+  beforeAll(async () => {
+    s.ix = await buildIndexes();
+    s.engine = await openEngine(s.ix, o.engine);
+    s.srv = await startServer(s.engine, o.server);
+  });
+  afterAll(async () => {
+    await s.srv?.close();
+    await s.engine?.close();
+    s.ix?.tmp.cleanup();
+  });
+  return s;
+}

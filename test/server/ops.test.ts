@@ -5,6 +5,9 @@ import * as grpc from '@grpc/grpc-js';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
+import { buildServer } from '../../server/app.js';
+import { isLoopback, resolveOptions } from '../../server/options.js';
+import { HEALTH_PATHS } from '../../server/rest/routes/health.js';
 import { buildIndexes, grpcClients, grpcFailure, here, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
 
 let ix: Indexes;
@@ -82,15 +85,35 @@ describe('API key', () => {
     await engine?.close();
   });
 
-  it("refuses every REST route but /livez without the key (401), in Qdrant's envelope", async () => {
-    for (const p of ['/collections', '/readyz', '/healthz', '/metrics', '/openapi.json', '/collections/vectors', '/nope']) {
+  it("refuses every REST route but the health probes without the key (401), in Qdrant's envelope", async () => {
+    for (const p of ['/collections', '/metrics', '/openapi.json', '/collections/vectors', '/nope', '/']) {
       const r = await http(srv.url, 'GET', p);
       expect(r.status, p).toBe(401);
       expect((r.body as { status: { error: string } }).status.error).toMatch(/API key/);
     }
     expect((await http(srv.url, 'POST', '/collections/vectors/points/search', { vector: Array.from(ix.query(0)), limit: 3 })).status).toBe(401);
     expect((await http(srv.url, 'GET', '/collections', undefined, { headers: { 'api-key': 'wrong' } })).status).toBe(401);
-    expect((await http(srv.url, 'GET', '/livez')).status).toBe(200);
+  });
+
+  it('answers every health probe without a key: they reveal nothing, and probes cannot send one', async () => {
+    expect([...HEALTH_PATHS].sort()).toEqual(['/healthz', '/livez', '/readyz']);
+    for (const p of HEALTH_PATHS) {
+      const r = await http(srv.url, 'GET', p);
+      expect(r.status, p).toBe(200);
+      expect(r.text, p).not.toMatch(/vectors|secret/);
+    }
+  });
+
+  it('fails closed in the library too: an empty key, or a non-loopback host without one, is refused', async () => {
+    expect(() => resolveOptions({ apiKey: '' })).toThrow(/^apiKey: is empty/);
+    expect(() => resolveOptions({ apiKey: ' \t' })).toThrow(/^apiKey: is empty/);
+    for (const host of ['0.0.0.0', '::', '192.0.2.7', 'example.internal', '::ffff:192.0.2.7']) {
+      expect(() => resolveOptions({ host }), host).toThrow(/^host: .* no API key is set/);
+      expect(resolveOptions({ host, apiKey: KEY }).apiKey).toBe(KEY);
+      expect(resolveOptions({ host, insecureNoAuth: true }).apiKey).toBeNull();
+    }
+    for (const host of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost']) expect(isLoopback(host), host).toBe(true);
+    expect(() => buildServer(engine, { apiKey: '', logLevel: 'silent' })).toThrow(/apiKey/);
   });
 
   it('accepts the key in the api-key header or as Authorization: Bearer', async () => {

@@ -1,9 +1,10 @@
 // `strata serve` end to end (bin/strata.js over dist/): serves an index directory, prints its URLs and
 // a ready-to-paste curl query that works, and exits 0 after draining on SIGTERM.
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, ROOT, strata } from '../helpers/cli.js';
 import { buildIndexes, http, type Indexes } from './fixture.js';
+import { serveChild } from './serve-child.js';
 
 let ix: Indexes;
 
@@ -16,40 +17,70 @@ afterAll(() => ix?.tmp.cleanup());
 
 describe('strata serve', () => {
   it('serves an index directory under --name, prints a working curl example, and exits 0 on SIGTERM', async () => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'serve', ix.l2, '--name', 'things', '--port', '0', '--grpc-port', '0', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '0'],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const s = await serveChild([ix.l2, '--name', 'things', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '0']);
     try {
-      await new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (/^curl .*$/m.test(out)) resolve();
-        };
-        child.stdout.on('data', check);
-        void exited.then((code) => reject(new Error(`strata serve exited (${code}) before printing its URLs:\n${out}\n${err}`)));
-      });
-      const rest = /^REST\s+(http:\/\/127\.0\.0\.1:\d+)/m.exec(out)?.[1];
-      expect(rest).toBeDefined();
-      expect(out).toMatch(/^gRPC\s+127\.0\.0\.1:\d+/m);
+      const out = s.stdout();
+      expect(s.rest).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(s.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
       expect(out).toContain('things (2000 points, 16-d)');
       const curl = /^curl .* -X POST (\S+) .* -d '(.*)'$/m.exec(out)!;
-      expect(curl[1]).toBe(`${rest}/collections/things/points/search`);
-      const r = await http(rest!, 'POST', '/collections/things/points/search', JSON.parse(curl[2]!));
+      expect(curl[1]).toBe(`${s.rest}/collections/things/points/search`);
+      const r = await http(s.rest, 'POST', '/collections/things/points/search', JSON.parse(curl[2]!));
       expect(r.status).toBe(200);
       expect((r.body as { result: unknown[] }).result).toHaveLength(5);
-      expect((await http(rest!, 'GET', '/readyz')).status).toBe(200);
+      expect((await http(s.rest, 'GET', '/readyz')).status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
+      s.child.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
-    expect(err).toMatch(/SIGTERM, draining/);
-    expect(err).toMatch(/stopped/);
+    expect(await s.exited).toBe(0);
+    expect(s.stderr()).toMatch(/SIGTERM, draining/);
+    expect(s.stderr()).toMatch(/stopped/);
+  });
+
+  it('never prints the API key: the example reads it from $STRATA_API_KEY, and works with it', async () => {
+    const KEY = 'k-7d1f0c5e-never-printed';
+    const s = await serveChild([ix.l2, '--name', 'things', '--no-grpc', '--log-level', 'info', '--memory', 'emulate', '--search-threads', '0'], {
+      STRATA_API_KEY: KEY,
+    });
+    try {
+      const out = s.stdout();
+      const curl = /^curl .* -X POST (\S+) .* -H "api-key: \$STRATA_API_KEY" -d '(.*)'$/m.exec(out)!;
+      expect(curl).not.toBeNull();
+      expect(out).toMatch(/^try \(with STRATA_API_KEY set to the key in your shell\):$/m);
+      // The example as a shell would run it, with the key from the environment.
+      const r = await http(s.rest, 'POST', '/collections/things/points/search', JSON.parse(curl[2]!), { headers: { 'api-key': KEY } });
+      expect(r.status).toBe(200);
+      expect((await http(s.rest, 'POST', '/collections/things/points/search', JSON.parse(curl[2]!))).status).toBe(401);
+    } finally {
+      s.child.kill('SIGTERM');
+    }
+    expect(await s.exited).toBe(0);
+    expect(s.stdout() + s.stderr()).not.toContain(KEY);
+  });
+
+  it('fails closed: an empty key is an error naming where it came from, and 0.0.0.0 needs a key or --insecure-no-auth', () => {
+    const run = (args: string[], env: Record<string, string | undefined>): { status: number | null; stderr: string } => {
+      const r = spawnSync(process.execPath, [BIN, 'serve', ix.l2, '--port', '0', '--no-grpc', '--memory', 'emulate', ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, STRATA_API_KEY: undefined, ...env },
+        timeout: 60_000,
+      });
+      return { status: r.status, stderr: r.stderr };
+    };
+    const emptyEnv = run([], { STRATA_API_KEY: '' });
+    expect(emptyEnv.status).toBe(2);
+    expect(emptyEnv.stderr).toMatch(/STRATA_INVALID_ARGUMENT: STRATA_API_KEY: is set but empty/);
+    const emptyFlag = run(['--api-key', ''], {});
+    expect(emptyFlag.status).toBe(2);
+    expect(emptyFlag.stderr).toMatch(/STRATA_INVALID_ARGUMENT: --api-key: is set but empty/);
+    const blank = run(['--api-key', '   '], { STRATA_API_KEY: 'a-real-key' });
+    expect(blank.stderr).toMatch(/--api-key: is set but empty/);
+    const open = run(['--host', '0.0.0.0'], {});
+    expect(open.status).toBe(2);
+    expect(open.stderr).toMatch(/--host: 0\.0\.0\.0 takes connections from other machines and no API key is set: .*--insecure-no-auth/);
+    const open6 = run(['--host', '::'], {});
+    expect(open6.stderr).toMatch(/--host: :: takes connections from other machines/);
   });
 
   it('refuses a --name count that does not match the directories, naming the option', () => {

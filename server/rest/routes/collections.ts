@@ -1,5 +1,6 @@
 // Collection routes: list, describe (Qdrant's shape plus tier placement) and exists.
 import type { FastifyInstance } from 'fastify';
+import { checkCollectionName } from '../../../engine/engine.js';
 import { collectionView } from '../../api/collection-view.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
@@ -18,6 +19,7 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RestContext)
   });
 
   app.get<{ Params: CollectionParams }>('/collections/:collection_name/exists', { schema: { params: collectionParams } }, async (req, reply) => {
+    checkCollectionName(req.params.collection_name);
     const exists = ctx.engine.collections().some((c) => c.name === req.params.collection_name);
     return send(reply, codecFor(req), ok(reply, { exists }));
   });

@@ -4,8 +4,9 @@
 // `?timeout=` are checked by hand (server/api/requests.ts, call-control.ts), and an extra ajv pass
 // over path and query costs more on these hot routes than the checks themselves.
 import type { FastifyInstance } from 'fastify';
+import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, pointIdAt } from '../../api/fields.js';
-import { getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
 import { parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, parseSearchBatch } from '../../api/requests.js';
 import { callControl } from '../call-control.js';
 import { codecFor, send } from '../codec.js';
@@ -20,14 +21,24 @@ interface PostRoute {
   Body: unknown;
 }
 
+/** The counted size of search answers (it decides whether the answer is streamed). */
+function hitsBytes(answers: readonly SearchAnswer[], dim: number): number {
+  let bytes = 0;
+  for (const a of answers) bytes += answerBytes(a.hits.length, dim, a.hits[0]?.vector != null);
+  return bytes;
+}
+
 export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): void {
   const base = '/collections/:collection_name/points';
+  const answerLimit = ctx.options.answerLimit;
 
   app.post<PostRoute>(`${base}/search`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const plan = parseSearch(bodyObject(req.body), c.index.meta.dim);
+    const dim = c.index.meta.dim;
+    const plan = parseSearch(bodyObject(req.body), dim);
+    checkSearchAnswers([plan], dim, answerLimit);
     const a = await searchPoints(c, plan, callControl(req));
-    const codec = codecFor(req);
+    const codec = codecFor(req, hitsBytes([a], dim));
     return send(
       reply,
       codec,
@@ -41,31 +52,38 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.post<PostRoute>(`${base}/search/batch`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const plans = parseSearchBatch(bodyObject(req.body), c.index.meta.dim, ctx.options.maxBatch);
+    const dim = c.index.meta.dim;
+    const plans = parseSearchBatch(bodyObject(req.body), dim, ctx.options.maxBatch);
+    checkSearchAnswers(plans, dim, answerLimit);
     const answers = await searchBatch(c, plans, callControl(req));
-    const codec = codecFor(req);
+    const codec = codecFor(req, hitsBytes(answers, dim));
     const result = answers.map((a) => a.hits.map((h) => scoredPoint(h, a.withPayload, codec)));
     return send(reply, codec, ok(reply, result, { strata: answers.map((a) => a.stats) }));
   });
 
   app.post<PostRoute>(`${base}/query`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const plan = parseQuery(bodyObject(req.body), c.index.meta.dim);
+    const dim = c.index.meta.dim;
+    const plan = parseQuery(bodyObject(req.body), dim);
+    checkSearchAnswers([plan], dim, answerLimit);
     const a = await searchPoints(c, plan, callControl(req));
-    const codec = codecFor(req);
+    const codec = codecFor(req, hitsBytes([a], dim));
     return send(reply, codec, ok(reply, { points: a.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }, { strata: a.stats }));
   });
 
   app.post<PostRoute>(base, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
+    const dim = c.index.meta.dim;
     const plan = parseRetrieve(bodyObject(req.body));
-    const codec = codecFor(req);
+    checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], dim, answerLimit, `${plan.ids.length} ids`);
+    const points = retrievePoints(c, plan);
+    const codec = codecFor(req, answerBytes(points.length, dim, plan.withVector));
     return send(
       reply,
       codec,
       ok(
         reply,
-        retrievePoints(c, plan).map((r) => record(r, plan.withPayload, codec)),
+        points.map((r) => record(r, plan.withPayload, codec)),
       ),
     );
   });
@@ -79,9 +97,11 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.post<PostRoute>(`${base}/scroll`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
+    const dim = c.index.meta.dim;
     const plan = parseScroll(bodyObject(req.body));
+    checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], dim, answerLimit, `scroll limit ${plan.limit}`);
     const page = scrollPoints(c, plan);
-    const codec = codecFor(req);
+    const codec = codecFor(req, answerBytes(page.points.length, dim, plan.withVector));
     return send(reply, codec, ok(reply, { points: page.points.map((r) => record(r, plan.withPayload, codec)), next_page_offset: page.next }));
   });
 

@@ -1,0 +1,42 @@
+// `strata serve` as a child process (bin/strata.js over dist/), for tests of the command itself:
+// started on free ports, resolved once it has printed its addresses and example query.
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { BIN, ROOT } from '../helpers/cli.js';
+
+export interface ServeChild {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** e.g. http://127.0.0.1:40123 */
+  rest: string;
+  /** host:port, or null with --no-grpc. */
+  grpc: string | null;
+  exited: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** `strata serve <args>` with `env` over this process's environment (STRATA_API_KEY unset unless given). */
+export async function serveChild(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<ServeChild> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--grpc-port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, STRATA_API_KEY: undefined, ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', () => /^curl .*$/m.test(out) && resolve());
+    void exited.then((code) => reject(new Error(`strata serve exited (${code}) before printing its addresses:\n${out}\n${err}`)));
+  });
+  return {
+    child,
+    rest: /^REST\s+(\S+)/m.exec(out)![1]!,
+    grpc: /^gRPC\s+(\d\S*)/m.exec(out)?.[1] ?? null,
+    exited,
+    stdout: () => out,
+    stderr: () => err,
+  };
+}
