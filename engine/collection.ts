@@ -44,6 +44,7 @@ interface Job {
   k: number;
   ef: number;
   rerank: number;
+  rescoreAll: boolean;
   exact: boolean;
   mode: ExecutionMode;
 }
@@ -156,7 +157,7 @@ export class Collection {
       vector = vector.slice();
       normalizeRows(vector, dim);
     }
-    return { vector, k: r.k, ef, rerank, exact: r.exact ?? false, mode };
+    return { vector, k: r.k, ef, rerank, rescoreAll: r.rescoreAll ?? false, exact: r.exact ?? false, mode };
   }
 
   search(r: SearchRequest): Promise<SearchResponse> {
@@ -197,6 +198,7 @@ export class Collection {
       k: new Int32Array(n),
       ef: new Int32Array(n),
       rerank: new Int32Array(n),
+      prune: new Uint8Array(n),
       exact: new Uint8Array(n),
     };
     taken.forEach((p, i) => {
@@ -204,6 +206,7 @@ export class Collection {
       task.k[i] = p.item.k;
       task.ef[i] = p.item.ef;
       task.rerank[i] = p.item.rerank;
+      task.prune[i] = p.item.rescoreAll ? 0 : 1;
       task.exact[i] = p.item.exact ? 1 : 0;
     });
     this.tasksInFlight++;

@@ -38,7 +38,7 @@ export function runTask(ctx: SearchContext, t: QueryTask): TaskResult {
 
 function writeOne(ctx: SearchContext, t: QueryTask, out: TaskResult, q: number, kMax: number): void {
   const v = t.vectors.subarray(q * t.dim, (q + 1) * t.dim);
-  const r = t.exact[q] ? ctx.searcher.exact(v, t.k[q]!) : ctx.searcher.search(v, t.k[q]!, t.ef[q]!, t.rerank[q]!);
+  const r = t.exact[q] ? ctx.searcher.exact(v, t.k[q]!) : ctx.searcher.search(v, t.k[q]!, t.ef[q]!, t.rerank[q]!, t.prune[q] === 1);
   const labels = ctx.index.labels;
   for (let j = 0; j < r.ids.length; j++) {
     out.labels[q * kMax + j] = labels[r.ids[j]!]!;

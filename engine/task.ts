@@ -13,6 +13,8 @@ export interface QueryTask {
   ef: Int32Array;
   /** Candidates re-scored with full vectors (ignored by indexes without a code). */
   rerank: Int32Array;
+  /** 0: re-score every candidate up to rerank, skipping none by the error bound (quantization.ignore). */
+  prune: Uint8Array;
   exact: Uint8Array;
 }
 

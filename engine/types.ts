@@ -13,6 +13,8 @@ export interface SearchRequest {
   ef?: number;
   /** Candidates re-scored with full vectors after a traversal on codes (default 3 × k; ignored without codes). */
   rerank?: number;
+  /** Re-score every candidate up to `rerank`, none skipped by the code's error bound. */
+  rescoreAll?: boolean;
   /** Brute force over all tiers (recall checks). */
   exact?: boolean;
   mode?: ExecutionMode;

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
 import type { DatasetFormat } from '../../index/datasets/index.js';
 import type { Metric } from '../../index/kernels/kernels.js';
-import { CODE_KINDS, parseCodeKind } from '../../index/codes/index.js';
+import { CODE_KINDS } from '../../index/codes/index.js';
+
+const CODE_CHOICES = ['auto', 'none', ...CODE_KINDS] as const;
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../../index/placement/placement.js';
 import type { BudgetPlan } from '../../index/placement/planner.js';
 import { choiceOption, intOption } from '../options.js';
@@ -21,7 +23,7 @@ interface BuildFlags {
   seed: number;
   dramBudget: string;
   placement: PlacementPolicy;
-  codes: string;
+  codes: (typeof CODE_CHOICES)[number];
   profileQueries?: string;
   profileSamples: number;
   name?: string;
@@ -57,7 +59,12 @@ export function registerBuild(program: Command): void {
     .option('--ef-construction <n>', 'HNSW build beam width', intOption('--ef-construction', 1, 10000), DEFAULT_BUILD.efConstruction)
     .option('--seed <n>', 'random seed (graph levels, sampling)', intOption('--seed', 0), DEFAULT_BUILD.seed)
     .option('--dram-budget <bytes|N%>', 'DRAM for the index: bytes (512MiB, 2GB) or a share of its full-precision size', DEFAULT_BUILD.dramBudget)
-    .option('--codes <kind>', `DRAM code: auto (the planner picks) | none (full precision, whole records) | ${CODE_KINDS.join(' | ')}`, 'auto')
+    .option(
+      '--codes <kind>',
+      `DRAM code: auto (the planner picks) | none (full precision, whole records) | ${CODE_KINDS.join(' | ')}`,
+      choiceOption('--codes', CODE_CHOICES),
+      'auto',
+    )
     .option('--placement <policy>', 'hops | profile | id | random', choiceOption('--placement', PLACEMENT_POLICIES), DEFAULT_BUILD.placement)
     .option('--profile-queries <file>', 'queries for profile placement (default: a sample of the data)')
     .option('--profile-samples <n>', 'data rows sampled as profiling queries', intOption('--profile-samples', 0), DEFAULT_BUILD.profileSamples)
@@ -78,7 +85,7 @@ export function registerBuild(program: Command): void {
           seed: f.seed,
           dramBudget: f.dramBudget,
           placement: f.placement,
-          codes: parseCodeKind(f.codes),
+          codes: f.codes,
           profileSamples: f.profileSamples,
           force: f.force ?? false,
           ...(f.format ? { format: f.format } : {}),

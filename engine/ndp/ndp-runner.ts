@@ -118,7 +118,7 @@ export class NdpRunner {
         q.tag = qi;
         q.pending = false;
         q.done = false;
-        this.traversal.begin(q, task.vectors.subarray(qi * task.dim, (qi + 1) * task.dim), task.k[qi]!, task.ef[qi]!, task.rerank[qi]!);
+        this.traversal.begin(q, task.vectors.subarray(qi * task.dim, (qi + 1) * task.dim), task.k[qi]!, task.ef[qi]!, task.rerank[qi]!, task.prune[qi] === 1);
         q.epoch = this.scorer.nextEpoch();
         g.queries.push(q);
       }
@@ -227,10 +227,12 @@ export class NdpRunner {
     const ids = ch.pendingIds;
     const linkBytes = 8 * ids + 12 * entries.length;
     const cost = messageCost(this.costs, this.opts.model, ids, this.index.vectors.shape.stride, linkBytes);
-    ch.send(this.opts.inject ? cost.ns : 0);
+    // The worker's reads really happen, at DRAM speed here: what it stalls is what CXL adds to them.
+    const extra = cost.ns - cost.dramOnlyNs;
+    ch.send(this.opts.inject ? extra : 0);
     for (const [q, c] of entries) {
       this.acct.message(q.stats, cost.ns, cost.dramOnlyNs, 8 * c + 12);
-      if (this.opts.inject) q.stats[STAT.injectedNs]! += cost.ns;
+      if (this.opts.inject) q.stats[STAT.injectedNs]! += extra;
     }
   }
 

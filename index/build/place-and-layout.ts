@@ -31,7 +31,12 @@ export interface Placed {
 
 /** The base a percentage budget refers to: the graph's index at full precision. */
 export function graphFullPrecisionBytes(g: GraphImage): number {
-  return fullPrecisionBytes({ count: g.count, dim: g.dim, maxM0: g.maxM0, upperBytes: upperLayersBytesFor(g.levels, g.maxM) });
+  return fullPrecisionBytes({ count: g.count, dim: g.dim, maxM0: g.maxM0, upperBytes: graphUpperBytes(g) });
+}
+
+/** The smallest budget a plan accepts: the upper layers, which always stay in DRAM. */
+export function graphUpperBytes(g: GraphImage): number {
+  return upperLayersBytesFor(g.levels, g.maxM);
 }
 
 export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float64Array | null, o: PlaceOptions): Placed {
@@ -40,7 +45,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     dim: g.dim,
     metric: codeMetric(metric),
     maxM0: g.maxM0,
-    upperBytes: upperLayersBytesFor(g.levels, g.maxM),
+    upperBytes: graphUpperBytes(g),
     budgetBytes: o.budgetBytes,
     codes: o.codes,
   });

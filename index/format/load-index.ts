@@ -177,19 +177,19 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   const plan = manifest.plan;
   let codes: HashedReader | null = null;
   let codeParams: Float32Array | null = null;
-  if (plan.code) {
-    const entryC = manifest.files[CODES_FILE];
-    if (!entryC) throw corrupt(join(dir, MANIFEST), `does not list ${CODES_FILE}`);
-    codes = new HashedReader(join(dir, CODES_FILE));
-    const h = new Uint8Array(HEADER_BYTES);
-    codes.read(h);
-    codeParams = new Float32Array(paramsLength(plan.code));
-    codes.read(new Uint8Array(codeParams.buffer));
-    codes.skipTo(Math.ceil(codes.pos / 64) * 64);
-    codes.header = h;
-  }
   let index: TieredIndex;
   try {
+    if (plan.code) {
+      const entryC = manifest.files[CODES_FILE];
+      if (!entryC) throw corrupt(join(dir, MANIFEST), `does not list ${CODES_FILE}`);
+      codes = new HashedReader(join(dir, CODES_FILE));
+      const h = new Uint8Array(HEADER_BYTES);
+      codes.read(h);
+      codeParams = new Float32Array(paramsLength(plan.code));
+      codes.read(new Uint8Array(codeParams.buffer));
+      codes.skipTo(Math.ceil(codes.pos / 64) * 64);
+      codes.header = h;
+    }
     index = TieredIndex.allocate(
       {
         meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel },
@@ -202,8 +202,11 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     for (const tier of index.tiers) opts.prepareTier?.(tier);
     if (codes && index.codes) {
       for (const s of index.codes.segments) codes.read(s.recordBytes());
-      codes.finish(manifest.files[CODES_FILE]!);
-      const h = checkHeader(codes.path, codes.header!, CODES_MAGIC);
+      // finish() closes the file: drop our handle first so the finally below cannot close it twice.
+      const done = codes;
+      codes = null;
+      done.finish(manifest.files[CODES_FILE]!);
+      const h = checkHeader(done.path, done.header!, CODES_MAGIC);
       const c = plan.code!;
       const hf = (i: number): number => h.getInt32(12 + 4 * i, true);
       if (
@@ -215,9 +218,8 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
         hf(5) !== c.centroids ||
         hf(6) !== c.stride
       ) {
-        throw corrupt(codes.path, 'header disagrees with the manifest (count or code)');
+        throw corrupt(done.path, 'header disagrees with the manifest (count or code)');
       }
-      codes = null;
     }
   } finally {
     codes?.close();

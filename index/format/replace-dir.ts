@@ -19,8 +19,11 @@ import { crashPoint } from './crash-point.js';
 
 const TEMP_RE = /^\.(.+)\.tmp-(\d+)-(\d+)(\.old)?$/;
 const INTENT_RE = /^\.(.+)\.strata-swap\.json$/;
-/** What a temporary may hold; anything else means it is not ours and is left alone. */
-const INDEX_FILE_RE = /^(manifest\.json|graph\.bin|tier-\d+-[a-z]+\.bin)$/;
+/**
+ * What a temporary may hold (version 2's files, and version 1's tier files so that old temporaries
+ * go too); anything else means it is not ours and is left alone.
+ */
+const INDEX_FILE_RE = /^(manifest\.json|graph\.bin|codes\.bin|(adjacency|vectors|labels)-(dram|cxl)\.bin|tier-\d+-[a-z]+\.bin)$/;
 
 export function fsyncDir(dir: string): void {
   const fd = openSync(dir, 'r');

@@ -51,22 +51,26 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   const adj = adjacencyRowBytes(i.maxM0);
   const vec = 4 * i.dim;
   const full = fullPrecisionBytes(i);
-  const free = Math.max(0, i.budgetBytes - i.upperBytes);
+  // Every search starts in the upper layers, so they are never placed in CXL: a budget below them
+  // cannot be honoured, and saying so beats a plan that silently overspends.
+  if (i.budgetBytes < i.upperBytes) {
+    throw new StrataError(
+      'STRATA_DRAM_BUDGET',
+      `the DRAM budget of ${i.budgetBytes} bytes is below the ${i.upperBytes} bytes of the upper layers, which always stay in DRAM: raise --dram-budget`,
+      { budget: String(i.budgetBytes), needed: i.upperBytes },
+    );
+  }
+  const free = i.budgetBytes - i.upperBytes;
   let code: CodeKind | null = null;
   let reason: string;
   if (i.codes === 'none') {
     reason = 'no code: whole records (neighbour list + vector) of the most visited nodes in DRAM';
   } else if (i.codes === 'auto') {
     code = CODE_PREFERENCE.find((k) => n * codeRowBytes(k, i.dim, i.metric) <= free) ?? null;
-    if (code === null) {
-      const need = i.upperBytes + n * codeRowBytes('rq2', i.dim, i.metric);
-      throw new StrataError(
-        'STRATA_DRAM_BUDGET',
-        `DRAM budget ${i.budgetBytes} bytes cannot hold the upper layers and the smallest code (rq2) of ${n} vectors: ${need} bytes are needed; raise --dram-budget or pass --codes none`,
-        { budget: String(i.budgetBytes), needed: need },
-      );
-    }
-    reason = `${code}: the most precise code whose rows for all ${n} vectors fit the budget after the upper layers`;
+    reason =
+      code !== null
+        ? `${code}: the most precise code whose rows for all ${n} vectors fit the budget after the upper layers`
+        : `no code: even rq2 (${n * codeRowBytes('rq2', i.dim, i.metric)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
   } else {
     code = i.codes;
     const need = i.upperBytes + n * codeRowBytes(code, i.dim, i.metric);

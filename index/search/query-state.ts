@@ -38,6 +38,8 @@ export class QueryState {
   exactDistances = true;
   /** Re-rank: 0 while the best k are re-scored, 1 while the candidates that may still win are. */
   rerankStage = 0;
+  /** Skip re-scoring candidates the code's error bound rules out (off: re-score all up to the cap). */
+  pruneByBound = true;
   rerankCap = 0;
   phase: number = PHASE.START;
   cur = 0;

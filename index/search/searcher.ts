@@ -69,12 +69,12 @@ export class Searcher {
    * k nearest neighbours of q (already normalised for cosine). k, ef and rerank are trusted: the
    * edge (engine/collection.ts, or the caller) validates them once.
    */
-  search(q: Float32Array, k: number, ef: number, rerank = DEFAULT_RERANK_FACTOR * k): SearchResult {
+  search(q: Float32Array, k: number, ef: number, rerank = DEFAULT_RERANK_FACTOR * k, pruneByBound = true): SearchResult {
     const st = this.st;
     const trav = this.traversal;
     const scorer = this.scorer;
     const staged = this.staged;
-    trav.begin(st, q, k, ef, rerank);
+    trav.begin(st, q, k, ef, rerank, pruneByBound);
     const epoch = scorer.nextEpoch();
     while (trav.next(st)) {
       scorer.stage(st, epoch, staged);

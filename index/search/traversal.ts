@@ -31,7 +31,8 @@ export class Traversal {
   }
 
   /** Starts a query; k, ef and rerank are trusted (validated once, at the edge). */
-  begin(st: QueryState, q: Float32Array, k: number, ef: number, rerank: number): void {
+  begin(st: QueryState, q: Float32Array, k: number, ef: number, rerank: number, pruneByBound = true): void {
+    st.pruneByBound = pruneByBound;
     st.query = q;
     st.k = k;
     st.ef = Math.max(ef, k);
@@ -273,7 +274,9 @@ export class Traversal {
       const id = st.poolIds[j]!;
       const est = st.poolD[j]!;
       const seg = codes.segmentOf(id);
-      const bound = codec.errorBound(seg.u8, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est);
+      const bound = st.pruneByBound
+        ? codec.errorBound(seg.u8, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est)
+        : Infinity;
       if (est - bound <= kth) {
         st.poolIds[m] = id;
         st.poolD[m] = est;

@@ -3,7 +3,7 @@
 // each protocol decides how to put them on the wire.
 import { quoted, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/collection.js';
-import type { RetrievePlan, ScrollPlan, SearchPlan } from './requests.js';
+import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';
 
@@ -36,11 +36,15 @@ function storedVector(c: Collection, id: number): Float32Array | null {
 }
 
 export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
+  const k = p.limit + p.offset;
+  const rerank = rerankFor(p.rerank, k);
   const r = await c.search({
     vector: p.vector,
-    k: p.limit + p.offset,
+    k,
     exact: p.exact,
     ...(p.ef !== undefined ? { ef: p.ef } : {}),
+    ...(rerank !== undefined ? { rerank } : {}),
+    ...(p.rerank.ignore ? { rescoreAll: true } : {}),
     ...(ctl.timeoutMs !== undefined ? { timeoutMs: ctl.timeoutMs } : {}),
     ...(ctl.signal ? { signal: ctl.signal } : {}),
   });

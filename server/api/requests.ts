@@ -2,6 +2,7 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
+import { MAX_RERANK } from '../../engine/collection.js';
 import { MAX_HNSW_EF, MAX_IDS, MAX_LIMIT } from '../options.js';
 import {
   arrayAt,
@@ -26,6 +27,8 @@ export interface SearchPlan {
   offset: number;
   ef: number | undefined;
   exact: boolean;
+  /** How many candidates to re-score with full vectors (see rerankFor). */
+  rerank: RerankAsk;
   withVector: boolean;
   withPayload: boolean;
   scoreThreshold: number | undefined;
@@ -49,13 +52,50 @@ function withVectorAt(v: unknown, field: string, dflt: boolean): boolean {
   return optionalBool(v, field) ?? dflt;
 }
 
-/** `params`: {hnsw_ef, exact}; quantization and the other Qdrant knobs are ignored. */
-function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean } {
-  if (isAbsent(v)) return { ef: undefined, exact: false };
+/** What a request says about re-scoring: Strata's own `rerank`, or Qdrant's `quantization` knobs. */
+export interface RerankAsk {
+  rerank?: number;
+  ignore?: boolean;
+  rescore?: boolean;
+  oversampling?: number;
+}
+
+/**
+ * The re-rank pool for k results (undefined: the engine's default, 3 × k). `rerank` wins; Qdrant's
+ * `quantization.ignore` re-scores the whole candidate list with full vectors, `rescore: false`
+ * returns the codes' estimates without reading a full vector, `oversampling` re-scores
+ * ⌈oversampling × k⌉. On a collection without codes every distance is exact and these do nothing.
+ */
+export function rerankFor(a: RerankAsk, k: number): number | undefined {
+  if (a.rerank !== undefined) return a.rerank;
+  if (a.ignore) return MAX_RERANK;
+  if (a.rescore === false) return 0;
+  if (a.oversampling !== undefined) return Math.min(MAX_RERANK, Math.ceil(a.oversampling * k));
+  return undefined;
+}
+
+/** `params`: {hnsw_ef, exact, rerank, quantization: {ignore, rescore, oversampling}}. */
+function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean; rerank: RerankAsk } {
+  if (isAbsent(v)) return { ef: undefined, exact: false, rerank: {} };
   const p = objectAt(v, `${at}params`);
+  const rerank: RerankAsk = {};
+  const rr = optionalInt(p['rerank'], `${at}params.rerank`, 0, MAX_RERANK);
+  if (rr !== undefined) rerank.rerank = rr;
+  if (!isAbsent(p['quantization'])) {
+    const q = objectAt(p['quantization'], `${at}params.quantization`);
+    const ignore = optionalBool(q['ignore'], `${at}params.quantization.ignore`);
+    const rescore = optionalBool(q['rescore'], `${at}params.quantization.rescore`);
+    const over = optionalNumber(q['oversampling'], `${at}params.quantization.oversampling`);
+    if (over !== undefined && !(over >= 1 && over <= MAX_RERANK))
+      throw invalidArgument(`${at}params.quantization.oversampling`, `must be a number in 1..${MAX_RERANK}, got ${over}`);
+    if (ignore !== undefined) rerank.ignore = ignore;
+    if (rescore !== undefined) rerank.rescore = rescore;
+    if (over !== undefined) rerank.oversampling = over;
+  }
   return {
     ef: optionalInt(p['hnsw_ef'], `${at}params.hnsw_ef`, 1, MAX_HNSW_EF),
     exact: optionalBool(p['exact'], `${at}params.exact`) ?? false,
+    rerank,
   };
 }
 
@@ -70,13 +110,17 @@ function window(b: Fields, at: string, defaultLimit: number | null): { limit: nu
 function plan(b: Fields, vector: Float32Array, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
   emptyFilterAt(b['filter'], `${at}filter`);
   const { limit, offset } = window(b, at, defaultLimit);
-  const { ef, exact } = searchParams(b['params'], at);
+  const { ef, exact, rerank } = searchParams(b['params'], at);
+  if (rerank.rerank !== undefined && rerank.rerank !== 0 && rerank.rerank < limit + offset) {
+    throw invalidArgument(`${at}params.rerank`, `must be 0 (no re-rank) or at least limit + offset (${limit + offset}), got ${rerank.rerank}`);
+  }
   return {
     vector,
     limit,
     offset,
     ef,
     exact,
+    rerank,
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),

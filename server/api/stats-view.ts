@@ -26,6 +26,12 @@ export interface StrataSearchStats {
   injected_ns: number;
   link_messages: number;
   link_bytes: number;
+  /** Candidates re-scored with full vectors after a traversal on codes. */
+  reranked: number;
+  /** Share of distance computations (codes and vectors) whose records were in DRAM. */
+  distance_dram_share: number;
+  /** Stall measured on the clock while paying injected_ns. */
+  stalled_ns: number;
 }
 
 export function strataStats(s: SearchStats, mode: ExecutionMode): StrataSearchStats {
@@ -41,5 +47,8 @@ export function strataStats(s: SearchStats, mode: ExecutionMode): StrataSearchSt
     injected_ns: s.injectedNs,
     link_messages: s.linkMessages,
     link_bytes: s.linkBytes,
+    reranked: s.reranked,
+    distance_dram_share: s.distanceDramShare,
+    stalled_ns: s.stalledNs,
   };
 }

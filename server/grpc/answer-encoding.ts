@@ -136,9 +136,10 @@ function writeTierCounts(o: Out, field: number, t: TierCounts): void {
 }
 
 // SearchStats {mode = 1; hops = 2; distance_computations = 3; accesses = 4; bytes = 5; dram_share = 6;
-// modelled_memory_ns = 7; modelled_cxl_extra_ns = 8; injected_ns = 9; link_messages = 10; link_bytes = 11}
+// modelled_memory_ns = 7; modelled_cxl_extra_ns = 8; injected_ns = 9; link_messages = 10; link_bytes = 11;
+// reranked = 12; distance_dram_share = 13; stalled_ns = 14}
 function statsSize(s: StrataSearchStats): number {
-  return framed(Buffer.byteLength(s.mode)) + 8 * 9 + 2 * framed(TIER_COUNTS_SIZE);
+  return framed(Buffer.byteLength(s.mode)) + 8 * 9 + 3 * 9 + 2 * framed(TIER_COUNTS_SIZE);
 }
 
 function writeStats(o: Out, s: StrataSearchStats): void {
@@ -154,6 +155,9 @@ function writeStats(o: Out, s: StrataSearchStats): void {
   o.double(9, s.injected_ns);
   o.double(10, s.link_messages);
   o.double(11, s.link_bytes);
+  o.double(12, s.reranked);
+  o.double(13, s.distance_dram_share);
+  o.double(14, s.stalled_ns);
 }
 
 // SearchResponse {result = 1; strata = 2; time = 3}

@@ -5,6 +5,8 @@ import type { GetResponseOut, SearchBatchResponseOut, SearchResponseOut } from '
 export interface SearchParamsMsg {
   hnsw_ef?: number;
   exact?: boolean;
+  rerank?: number;
+  quantization?: { ignore?: boolean; rescore?: boolean; oversampling?: number } | null;
 }
 
 export interface SearchRequestMsg {

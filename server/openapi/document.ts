@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
+import { MAX_RERANK } from '../../engine/collection.js';
 import { MAX_COLLECTION_NAME_BYTES } from '../../engine/engine.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, formatBytes, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
@@ -90,6 +91,22 @@ function schemas(): Obj {
         description: 'Candidate list size (default max(64, limit + offset)); raised to limit + offset when smaller.',
       },
       exact: { type: 'boolean', description: 'Brute force over every tier instead of the graph.' },
+      rerank: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_RERANK,
+        description:
+          "On a collection with compact codes: at most this many candidates are re-scored with full vectors (default 3 × (limit + offset)); candidates whose error bound shows they cannot win are skipped. 0: return the codes' estimates. Otherwise at least limit + offset. Wins over quantization.",
+      },
+      quantization: {
+        type: 'object',
+        description: "Qdrant's quantization knobs, mapped onto the re-rank (ignored on a collection without codes).",
+        properties: {
+          ignore: { type: 'boolean', description: 'Re-score the whole candidate list with full vectors.' },
+          rescore: { type: 'boolean', description: "false: answer with the codes' estimated scores, reading no full vector." },
+          oversampling: { type: 'number', minimum: 1, description: 'Re-score ceil(oversampling × (limit + offset)) candidates.' },
+        },
+      },
     },
   };
   const windowProps: Obj = {
@@ -199,6 +216,9 @@ function schemas(): Obj {
         injected_ns: { type: 'number' },
         link_messages: { type: 'number' },
         link_bytes: { type: 'number' },
+        reranked: { type: 'number', description: 'Candidates re-scored with full vectors after a traversal on compact codes.' },
+        distance_dram_share: { type: 'number', description: 'Share of distance computations (codes and vectors) whose records were in DRAM.' },
+        stalled_ns: { type: 'number', description: 'Stall measured on the clock while paying injected_ns.' },
       },
     },
     CollectionInfo: {

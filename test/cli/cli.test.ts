@@ -1,12 +1,14 @@
-// End to end through the real `strata` command: generate a set, build a tiered index, verify it,
-// search it (graph, injected CXL stalls, exact), and the errors a user meets on bad input.
-import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
+// End to end through the real `strata` command: generate a set, build a tiered index (its DRAM
+// budget plan and code, as JSON and as text), verify it, search it (graph, injected CXL stalls,
+// exact), and the errors a user meets on bad input or a budget that cannot hold the code asked for.
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFvecsMatrix, readIvecs, writeFvecs } from '../../index/datasets/index.js';
 import { loadIndex } from '../../index/format/load-index.js';
-import { nodeRecordBytes } from '../../index/placement/placement.js';
+import type { CodeKind } from '../../index/codes/index.js';
+import type { BudgetPlan } from '../../index/placement/planner.js';
 import { ensureBuilt, jsonLine, strata, type CliResult } from '../helpers/cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 
@@ -25,19 +27,22 @@ interface BuildJson {
   count: number;
   dim: number;
   metric: string;
-  tiers: Array<{ kind: string; nodes: number; bytes: number }>;
+  tiers: Array<{ kind: string; bytes: number }>;
   placement: {
     policy: string;
-    dramBudgetBytes: number;
-    dramNodes: number;
-    cxlNodes: number;
-    upperInCxl: number;
     profileQueries: number;
     predictedDramShare: number | null;
   };
+  plan: BudgetPlan;
   unreachable: number;
   seconds: Record<string, number>;
 }
+
+/** Record bytes by hand: level-0 list (count + 2M ids), vector, label; code rows as index/codes (sq8.ts, rq.ts) lay them out. */
+const ADJ = 4 * (1 + 2 * 8);
+const VEC = 4 * DIM;
+const LABEL = 8;
+const CODE_ROW: Record<CodeKind, number> = { sq8: DIM + 4, rq4: 4 + 4 + DIM / 2 + 2, rq3: 4 + 4 + (3 * DIM) / 8 + 2, rq2: 4 + 4 + DIM / 4 + 2 };
 
 interface SearchJson {
   index: string;
@@ -54,6 +59,7 @@ interface SearchJson {
   injectedNsPerQuery: number;
   inject: boolean;
   kernels: string;
+  code: { kind: string; bytesPerVector: number } | null;
   memory: { mode: string; tiers: Array<{ kind: string; nodes: number }> };
 }
 
@@ -164,49 +170,156 @@ describe('strata generate', () => {
 });
 
 describe('strata build --json', () => {
-  it('exits 0 and prints one JSON summary with the count, dimension and tier sizes', () => {
+  it('exits 0 and prints one JSON summary with the count, dimension, plan and tier sizes', () => {
     expectOk(built);
     const s = jsonLine<BuildJson>(built);
     expect(s.out).toBe(idx);
     expect([s.count, s.dim, s.metric]).toEqual([COUNT, DIM, 'l2']);
     expect(s.tiers.map((t) => t.kind)).toEqual(['dram', 'cxl']);
-    expect(s.tiers[0]!.nodes + s.tiers[1]!.nodes).toBe(COUNT);
-    const perNode = (1 + 2 * 8 + DIM) * 4;
-    expect(s.tiers[0]!.bytes).toBe(s.tiers[0]!.nodes * perNode);
-    expect(s.tiers[0]!.bytes + s.tiers[1]!.bytes).toBe(COUNT * perNode);
-    expect(s.tiers[0]!.nodes).toBe(s.placement.dramNodes);
-    expect(s.tiers[1]!.nodes).toBe(s.placement.cxlNodes);
+    const p = s.plan;
+    // Tier bytes are the plan's totals, and together every record once (plus the upper layers).
+    expect(s.tiers.map((t) => t.bytes)).toEqual([p.dram.total, p.cxl.total]);
+    expect(p.dram.total).toBe(p.dram.upper + COUNT * p.codeRowBytes + p.adjacencyInDram * ADJ + p.vectorsInDram * VEC);
+    expect(s.tiers[0]!.bytes + s.tiers[1]!.bytes).toBe(p.dram.upper + COUNT * (p.codeRowBytes + ADJ + VEC + LABEL));
     expect(s).not.toHaveProperty('manifest');
     expect(s.seconds['total']).toBeGreaterThan(0);
   });
 
-  it('sizes the DRAM tier from 20% of the record bytes and predicts a DRAM share above the DRAM node share', () => {
+  it('plans 20% of the full-precision bytes: the most precise code that fits, then the hottest neighbour lists, as the index holds them', () => {
     const s = jsonLine<BuildJson>(built);
-    const { index } = loadIndex(idx);
-    const g = { maxM0: index.meta.maxM0, maxM: index.meta.maxM, dim: index.meta.dim };
-    expect([g.maxM0, g.maxM]).toEqual([16, 8]);
-    let total = 0;
-    let dramRecords = 0;
-    for (let v = 0; v < COUNT; v++) {
-      const b = nodeRecordBytes(g, index.levels[v]!);
-      total += b;
-      if (v < index.meta.dramCount) dramRecords += b;
-    }
+    const { index, manifest } = loadIndex(idx);
+    expect([index.meta.maxM0, index.meta.maxM]).toEqual([16, 8]);
+    const p = s.plan;
+    const upper = 9 * index.upper.ids.length + 4 * index.upper.links.length;
+    expect(p.dram.upper).toBe(upper);
+    const full = COUNT * (VEC + ADJ + LABEL) + upper;
+    expect(p.fullPrecisionBytes).toBe(full);
+    expect(p.budgetBytes).toBe(Math.floor((full * 20) / 100));
+    expect(manifest.plan.dramBudgetBytes).toBe(p.budgetBytes);
+    // The default is --codes auto: the first of sq8, rq4, rq3, rq2 whose rows for every vector fit.
+    const fits = (k: CodeKind): boolean => upper + COUNT * CODE_ROW[k] <= p.budgetBytes;
+    const expected = (['sq8', 'rq4', 'rq3', 'rq2'] as const).find(fits)!;
+    expect(p.code).toBe(expected);
+    expect(p.codeRowBytes).toBe(CODE_ROW[expected]);
+    expect(manifest.plan.code).toMatchObject({ kind: expected, stride: CODE_ROW[expected] });
+    expect(p.dram.total).toBeLessThanOrEqual(p.budgetBytes);
+    // Filled: one more neighbour list would not fit; vectors only once every list is in DRAM.
+    expect(p.adjacencyInDram).toBeGreaterThan(0);
+    expect(p.adjacencyInDram).toBeLessThan(COUNT);
+    expect(p.budgetBytes - p.dram.total).toBeLessThan(ADJ);
+    expect(p.vectorsInDram).toBe(0);
+    expect([index.plan.adjacencyInDram, index.plan.vectorsInDram]).toEqual([p.adjacencyInDram, p.vectorsInDram]);
+    expect([index.adjacency.split, index.vectors.split, index.codes?.split, index.labelStore.split]).toEqual([p.adjacencyInDram, 0, COUNT, 0]);
     expect(s.placement.policy).toBe('profile');
-    expect(s.placement.dramBudgetBytes).toBe(Math.floor((total * 20) / 100));
-    expect(index.meta.dramCount).toBe(s.placement.dramNodes);
-    expect(dramRecords).toBeLessThanOrEqual(s.placement.dramBudgetBytes);
-    // profile ranks every node on its own and keeps going past records that do not fit, so the
-    // DRAM tier is filled to within one level-0 record of the budget.
-    expect(s.placement.dramBudgetBytes - dramRecords).toBeLessThan(nodeRecordBytes(g, 0));
-    let upperInCxl = 0;
-    for (let v = index.meta.dramCount; v < COUNT; v++) if (index.levels[v]! > 0) upperInCxl++;
-    expect(s.placement.upperInCxl).toBe(upperInCxl);
     expect(s.placement.profileQueries).toBe(1000);
     const share = s.placement.predictedDramShare!;
     expect(share).toBeGreaterThan(0);
     expect(share).toBeLessThanOrEqual(1);
-    expect(share).toBeGreaterThan(s.placement.dramNodes / COUNT);
+    // Profile placement puts the most read lists in DRAM: their share of reads beats their share of nodes.
+    expect(share).toBeGreaterThan(p.adjacencyInDram / COUNT);
+  });
+});
+
+describe('strata build plan and --codes', () => {
+  const buildArgs = (out: string, ...extra: string[]): string[] => [
+    'build',
+    join(data, 'base.fvecs'),
+    '--out',
+    out,
+    '--m',
+    '8',
+    '--ef-construction',
+    '32',
+    '--limit',
+    '1000',
+    ...extra,
+  ];
+
+  it('prints the plan: budget, code, what DRAM and CXL hold, in the same numbers as --json', () => {
+    const out = tmp.path('index-text');
+    const r = strata(buildArgs(out, '--dram-budget', '30%'));
+    expectOk(r);
+    const j = strata(buildArgs(tmp.path('index-text-json'), '--dram-budget', '30%', '--json'));
+    expectOk(j);
+    const p = jsonLine<BuildJson>(j).plan;
+    const lines = r.stdout.split('\n');
+    const plan = lines.findIndex((l) => l.startsWith('plan: DRAM budget '));
+    expect(plan, r.stdout).toBeGreaterThan(0);
+    expect(lines[plan]).toContain(`30.0% of`);
+    expect(lines[plan]).toContain(p.reason);
+    expect(lines[plan + 1]).toMatch(
+      new RegExp(`^  DRAM .*: upper layers .*, ${p.code} codes .* \\(${p.codeRowBytes} B each\\), neighbour lists of ${p.adjacencyInDram} hottest nodes`),
+    );
+    expect(lines[plan + 2]).toMatch(
+      new RegExp(`^  CXL  .*: neighbour lists of ${1000 - p.adjacencyInDram} nodes .*, vectors of ${1000 - p.vectorsInDram} nodes`),
+    );
+    expect(lines[plan + 1]).toContain(`= ${(p.dram.total / 1000).toFixed(1)} B/vector`);
+    expect(r.stdout).toMatch(/^placement profile: predicted share of neighbour-list reads from DRAM \d+\.\d%/m);
+    expect(loadIndex(out).manifest.plan.code?.kind).toBe(p.code);
+  });
+
+  it('--codes none places whole records: no code, no codes.bin, as many vectors as neighbour lists in DRAM', () => {
+    const out = tmp.path('index-none');
+    const r = strata(buildArgs(out, '--dram-budget', '30%', '--codes', 'none', '--json'));
+    expectOk(r);
+    const p = jsonLine<BuildJson>(r).plan;
+    expect([p.code, p.codeRowBytes, p.dram.codes]).toEqual([null, 0, 0]);
+    expect(p.vectorsInDram).toBe(p.adjacencyInDram);
+    expect(p.adjacencyInDram).toBe(Math.floor((p.budgetBytes - p.dram.upper) / (ADJ + VEC)));
+    expect(p.reason).toMatch(/whole records/);
+    expect(existsSync(join(out, 'codes.bin'))).toBe(false);
+    const { index } = loadIndex(out);
+    expect(index.codes).toBeNull();
+    expect([index.adjacency.split, index.vectors.split]).toEqual([p.adjacencyInDram, p.adjacencyInDram]);
+    const text = strata(buildArgs(tmp.path('index-none-text'), '--dram-budget', '30%', '--codes', 'none'));
+    expectOk(text);
+    expect(text.stdout).toContain('no codes 0.0 MiB (0 B each)');
+  });
+
+  it('--codes rq2 uses the code asked for even when a more precise one fits', () => {
+    const out = tmp.path('index-rq2');
+    const r = strata(buildArgs(out, '--dram-budget', '50%', '--codes', 'rq2', '--json'));
+    expectOk(r);
+    const p = jsonLine<BuildJson>(r).plan;
+    expect([p.code, p.codeRowBytes]).toEqual(['rq2', CODE_ROW.rq2]);
+    expect(p.reason).toBe('rq2: as asked');
+    expect(loadIndex(out).manifest.plan.code).toMatchObject({ kind: 'rq2', bits: 2, stride: CODE_ROW.rq2 });
+  });
+
+  it('a --codes that does not fit the budget exits non-zero with STRATA_DRAM_BUDGET naming the bytes needed, and builds nothing', () => {
+    // At 20% of the full set, sq8 does not fit (the auto build above chose a smaller code).
+    const p = jsonLine<BuildJson>(built).plan;
+    expect(p.code).not.toBe('sq8');
+    const need = p.dram.upper + COUNT * CODE_ROW.sq8;
+    const out = tmp.path('index-sq8');
+    const r = strata(['build', join(data, 'base.fvecs'), '--out', out, '--dram-budget', '20%', '--m', '8', '--ef-construction', '64', '--codes', 'sq8']);
+    expectFailure(r, 'STRATA_DRAM_BUDGET', `--codes sq8 needs ${need} bytes`, `the budget is ${p.budgetBytes}`);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(tmp.dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('a budget that cannot hold even rq2 builds whole records without a code, saying why in the plan', () => {
+    const out = tmp.path('index-tiny');
+    const r = strata(buildArgs(out, '--dram-budget', '5%', '--json'));
+    expectOk(r);
+    const p = jsonLine<BuildJson>(r).plan;
+    // The case under test: the upper layers fit, rq2's rows for the 1000 vectors do not.
+    expect(p.dram.upper).toBeLessThanOrEqual(p.budgetBytes);
+    expect(p.dram.upper + 1000 * CODE_ROW.rq2).toBeGreaterThan(p.budgetBytes);
+    expect([p.code, p.codeRowBytes]).toEqual([null, 0]);
+    expect(p.reason).toContain(`even rq2 (${1000 * CODE_ROW.rq2} bytes) does not fit the ${p.budgetBytes - p.dram.upper} bytes left after the upper layers`);
+    expect(p.vectorsInDram).toBe(p.adjacencyInDram);
+    expect(p.dram.total).toBeLessThanOrEqual(p.budgetBytes);
+    expect(existsSync(join(out, 'codes.bin'))).toBe(false);
+    expect(loadIndex(out).index.codes).toBeNull();
+  });
+
+  it('an unknown --codes exits non-zero naming the choices before reading the data', () => {
+    const out = tmp.path('index-pq');
+    const r = strata(['build', tmp.path('no-such.fvecs'), '--out', out, '--codes', 'pq']);
+    expectFailure(r, '--codes must be one of auto, none, sq8, rq4, rq3, rq2, got "pq"');
+    expect(r.stderr).not.toContain('no-such.fvecs');
+    expect(existsSync(out)).toBe(false);
   });
 });
 
@@ -218,14 +331,32 @@ describe('strata verify', () => {
     expect(v).toEqual({ ok: true, nodes: COUNT, errors: [], checksums: 'ok', unreachable: jsonLine<BuildJson>(built).unreachable });
   });
 
-  it('exits non-zero with STRATA_INDEX_CORRUPT naming the file when a tier file is damaged', () => {
-    const copy = tmp.path('index-damaged');
-    cpSync(idx, copy, { recursive: true });
-    const file = join(copy, 'tier-1-cxl.bin');
-    truncateSync(file, statSync(file).size - 1);
-    const r = strata(['verify', copy]);
-    expectFailure(r, 'STRATA_INDEX_CORRUPT', file);
-  });
+  it.each(['adjacency-cxl.bin', 'vectors-cxl.bin', 'codes.bin'])(
+    'exits non-zero with STRATA_INDEX_CORRUPT naming the file when %s is truncated or has a byte flipped',
+    (name) => {
+      const damages: Array<[string, (file: string) => void]> = [
+        ['truncated', (file) => truncateSync(file, statSync(file).size - 1)],
+        [
+          'flipped',
+          (file) => {
+            // Same size: only the checksum can tell.
+            const buf = readFileSync(file);
+            buf[buf.byteLength >> 1] = buf[buf.byteLength >> 1]! ^ 0xff;
+            writeFileSync(file, buf);
+          },
+        ],
+      ];
+      for (const [how, damage] of damages) {
+        const copy = tmp.path(`index-damaged-${how}-${name}`);
+        cpSync(idx, copy, { recursive: true });
+        const file = join(copy, name);
+        damage(file);
+        const r = strata(['verify', copy]);
+        expectFailure(r, 'STRATA_INDEX_CORRUPT', file);
+        expect(r.status, how).toBe(2);
+      }
+    },
+  );
 });
 
 describe('strata search', () => {
@@ -247,7 +378,10 @@ describe('strata search', () => {
     expect(s.modelledCxlExtraNsPerQuery).toBeGreaterThan(0);
     expect(s.injectedNsPerQuery).toBe(0);
     expect(s.kernels).toBe('wasm-simd');
-    expect(s.memory.tiers.map((t) => t.nodes)).toEqual(jsonLine<BuildJson>(built).tiers.map((t) => t.nodes));
+    // Tier nodes are whose neighbour lists each tier holds; the code is the build's.
+    const plan = jsonLine<BuildJson>(built).plan;
+    expect(s.memory.tiers.map((t) => t.nodes)).toEqual([plan.adjacencyInDram, COUNT - plan.adjacencyInDram]);
+    expect(s.code).toEqual({ kind: plan.code, bytesPerVector: plan.codeRowBytes });
 
     const ids = await readIvecs(out);
     expect([ids.count, ids.dim]).toEqual([QUERIES, 10]);

@@ -85,7 +85,7 @@ describe('engine execution modes', () => {
     for (const r of reports) expect(r.messages).toBeGreaterThan(0);
   });
 
-  it('moves only ids and distances in ndp mode and, batched across queries, models less CXL time', async () => {
+  it('moves only ids and distances in ndp mode, and charges each query the whole message it waited on', async () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, inflightPerThread: 32, memory: { mode: 'emulate' } });
     try {
       const c = e.collections()[0]!;
@@ -99,18 +99,22 @@ describe('engine execution modes', () => {
       // ids out and distances back (8 bytes per id) plus entry headers and the query itself, never vectors
       expect(mean(ndp, (r) => r.stats.linkBytes)).toBeLessThan(mean(local, (r) => r.stats.vectorReads.cxl) * dim * 4);
       expect(mean(local, (r) => r.stats.linkBytes)).toBe(0);
-      expect(mean(ndp, (r) => r.stats.modelledCxlExtraNs)).toBeLessThan(mean(local, (r) => r.stats.modelledCxlExtraNs));
+      // A message carries many queries' reads and every one of them waits for all of it: per query,
+      // the modelled time of its CXL vector reads is at least what reading them alone would take.
+      expect(mean(ndp, (r) => r.stats.modelledMemoryNs)).toBeGreaterThan(mean(local, (r) => r.stats.modelledMemoryNs));
     } finally {
       await e.close();
     }
   });
 
-  it('injects in ndp mode exactly the CXL extra it models', async () => {
+  it('in ndp mode with injection, the tier worker really stalls at least what the model asks', async () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, inject: true, memory: { mode: 'emulate' } });
     try {
       const r = await e.collections()[0]!.search({ vector: q(5), k: 10, ef: 48, mode: 'ndp' });
+      expect(r.stats.linkMessages).toBeGreaterThan(0);
       expect(r.stats.injectedNs).toBeGreaterThan(0);
-      expect(r.stats.injectedNs).toBeCloseTo(r.stats.modelledCxlExtraNs, 0);
+      // Measured on the clocks of the threads that stalled (search thread and tier worker).
+      expect(r.stats.stalledNs).toBeGreaterThanOrEqual(r.stats.injectedNs);
     } finally {
       await e.close();
     }
@@ -259,7 +263,7 @@ describe('collection status', () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, expanders: 2, memory: { mode: 'emulate' } });
     const c = e.collections()[0]!;
     const info = c.info();
-    expect(info.segments).toBe(c.index.segments.length);
+    expect(info.segments).toBe(c.index.tiers.reduce((a, t) => a + t.segments.length, 0));
     expect(info.segments).toBeGreaterThanOrEqual(3); // one DRAM segment, the CXL tier split for two expanders
     expect(info.health).toEqual({ status: 'green', reasons: [] });
     await e.close();

@@ -1,6 +1,6 @@
 // A small real tiered index for format and search tests: a clustered set, an hnswlib graph, a DRAM
 // budget plan with hop-order placement and (optionally) a code, all built in about a second.
-import { graphFullPrecisionBytes, placeAndLayout, type Placed } from '../../index/build/place-and-layout.js';
+import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout, type Placed } from '../../index/build/place-and-layout.js';
 import { buildGraph } from '../../index/build/hnsw-build.js';
 import type { CodeKind } from '../../index/codes/index.js';
 import type { ManifestInfo } from '../../index/format/write-index.js';
@@ -37,7 +37,8 @@ export function buildSmallIndex(spec: SmallIndexSpec = {}, alloc: AllocateOption
   const seed = spec.seed ?? 7;
   const set = generateClustered({ count, dim, clusters: 8, seed }, spec.queries ?? 40);
   const graph = buildGraph(set.base, dim, { metric: 'l2', m, efConstruction, seed: 100 });
-  const budgetBytes = Math.floor(graphFullPrecisionBytes(graph) * (spec.dramShare ?? 0.3));
+  // Share 0 means the least a plan accepts: the upper layers alone.
+  const budgetBytes = Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * (spec.dramShare ?? 0.3)));
   const placed = placeAndLayout(graph, 'l2', null, { budgetBytes, policy: 'hops', codes: spec.codes ?? 'none', seed, ...alloc });
   const info: ManifestInfo = {
     name: 'small',

@@ -34,6 +34,9 @@ function stats(i: number): StrataSearchStats {
     injected_ns: 7,
     link_messages: 0,
     link_bytes: 2 ** 40,
+    reranked: i,
+    distance_dram_share: 0.97,
+    stalled_ns: 0,
   };
 }
 

@@ -1,13 +1,16 @@
-// The on-disk index format: write/load round trips (one segment per tier and many), search
-// equivalence after reloading, detection of damaged, truncated, missing or foreign files, the
-// crash-safe write (no partial directories, no clobbering without force) and graph verification.
+// The on-disk index format (version 2): write/load round trips (one segment per store tier and
+// many, with and without a code), search equivalence after reloading, detection of damaged,
+// truncated, missing or foreign files (every store file and codes.bin), manifest validation
+// (stores tiling each store's node ids, the plan, a version 1 manifest), the crash-safe write (no
+// partial directories, no clobbering without force) and the link invariants of level 0 and of the
+// compact upper layers, checked at load and by verify.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StrataError } from '../../../common/errors.js';
-import { FORMAT_VERSION, GRAPH_FILE, MANIFEST, tierFileName } from '../../../index/format/constants.js';
+import { CODES_FILE, FORMAT_VERSION, GRAPH_FILE, HEADER_BYTES, MANIFEST, storeFileName } from '../../../index/format/constants.js';
 import { loadIndex, readManifest } from '../../../index/format/load-index.js';
 import type { Manifest } from '../../../index/format/manifest.js';
 import { checkGraph, verifyIndex } from '../../../index/format/verify-index.js';
@@ -16,11 +19,18 @@ import { writeIndex } from '../../../index/format/write-index.js';
 import { openIndex } from '../../../index/open-index.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
-import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import type { NodeStore } from '../../../index/tiered/node-store.js';
+import type { Segment } from '../../../index/tiered/segment.js';
+import type { StoreKind, TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { upperIndexOf } from '../../../index/tiered/upper-layers.js';
 import { buildSmallIndex, type SmallIndex } from '../../helpers/small-index.js';
 import { expectStrataError, makeTempDir, thrown, type TempDir } from '../../helpers/temp.js';
 
-const DATA_FILES = [GRAPH_FILE, tierFileName(0, 'dram'), tierFileName(1, 'cxl')] as const;
+/** The stores with a file per tier (codes live in codes.bin, all in DRAM). */
+const FILE_STORES = ['adjacency', 'vectors', 'labels'] as const;
+const STORE_FILES = FILE_STORES.flatMap((kind) => [storeFileName(kind, 'dram'), storeFileName(kind, 'cxl')]);
+const DATA_FILES = [GRAPH_FILE, CODES_FILE, ...STORE_FILES] as const;
+const COUNT = 2000;
 
 let small: SmallIndex;
 let tmp: TempDir;
@@ -30,7 +40,9 @@ let goldenManifest: Manifest;
 let caseNo = 0;
 
 beforeAll(() => {
-  small = buildSmallIndex();
+  // rq4 (not auto) so that codes.bin holds the larger rq parameters (rotation and centroids); at a
+  // 30% budget the neighbour lists split between the tiers and every vector is in CXL.
+  small = buildSmallIndex({ codes: 'rq4' });
   tmp = makeTempDir('strata-format-');
   golden = tmp.path('golden');
   goldenManifest = writeIndex(small.index, golden, small.info);
@@ -78,17 +90,112 @@ function resealManifest(dir: string, name: string): void {
   writeFileSync(mf, JSON.stringify(m, null, 2));
 }
 
+/** Applies `edit` to the manifest of `dir` (as parsed JSON); returns the manifest's path. */
+function editManifest(dir: string, edit: (m: Manifest) => void): string {
+  const mf = join(dir, MANIFEST);
+  const m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
+  edit(m);
+  writeFileSync(mf, JSON.stringify(m, null, 2));
+  return mf;
+}
+
+/** Overwrites header field `i` (the int32 after magic and version) of an index file. */
+function setHeaderField(file: string, i: number, value: number): void {
+  const buf = readFileSync(file);
+  buf.writeInt32LE(value, 12 + 4 * i);
+  writeFileSync(file, buf);
+}
+
+/** Position in the manifest's store list of a store's tier entry. */
+function storeAt(m: Manifest, kind: StoreKind, tier: number): number {
+  const i = m.stores.findIndex((s) => s.kind === kind && s.tier === tier);
+  expect(i, `${kind} tier ${tier} in the manifest`).toBeGreaterThanOrEqual(0);
+  return i;
+}
+
+function storesOf(index: TieredIndex): Array<[StoreKind, NodeStore]> {
+  const all: Array<[StoreKind, NodeStore | null]> = [
+    ['adjacency', index.adjacency],
+    ['vectors', index.vectors],
+    ['codes', index.codes],
+    ['labels', index.labelStore],
+  ];
+  return all.filter((e): e is [StoreKind, NodeStore] => e[1] !== null);
+}
+
+/**
+ * Segments tile each store's node ids without gaps or overlaps, none straddling the DRAM/CXL split,
+ * each laid out within `maxBytes` (its region rounds that up to whole 64 KiB WASM pages).
+ */
+function expectSegmentsTile(index: TieredIndex, maxBytes = Infinity): void {
+  for (const [kind, store] of storesOf(index)) {
+    let next = 0;
+    for (const s of store.segments) {
+      expect(s.start, `${kind} segment start`).toBe(next);
+      expect(s.tier, `${kind} segment at ${s.start}`).toBe(s.start < store.split ? 0 : 1);
+      expect(s.start + s.count <= store.split || s.start >= store.split, `${kind} segment at ${s.start} straddles the split`).toBe(true);
+      expect(s.layout.bytes).toBeLessThanOrEqual(maxBytes);
+      next += s.count;
+    }
+    expect(next, `${kind} nodes`).toBe(index.meta.count);
+  }
+}
+
 function expectSameIndexData(a: TieredIndex, b: TieredIndex): void {
   expect(b.meta).toEqual(a.meta);
+  expect(b.plan).toEqual(a.plan);
   expect(Array.from(b.labels)).toEqual(Array.from(a.labels));
-  expect(Array.from(b.levels)).toEqual(Array.from(a.levels));
-  expect(Array.from(b.upperOffset)).toEqual(Array.from(a.upperOffset));
-  expect(Array.from(b.upperLinks)).toEqual(Array.from(a.upperLinks));
-  expect(b.shape.adjStride).toBe(a.shape.adjStride);
+  expect(Array.from(b.upper.ids)).toEqual(Array.from(a.upper.ids));
+  expect(Array.from(b.upper.levels)).toEqual(Array.from(a.upper.levels));
+  expect(Array.from(b.upper.offsets)).toEqual(Array.from(a.upper.offsets));
+  expect(Array.from(b.upper.links)).toEqual(Array.from(a.upper.links));
+  expect(b.codeParams === null ? null : Array.from(b.codeParams)).toEqual(a.codeParams === null ? null : Array.from(a.codeParams));
+  const shapes = (x: TieredIndex): Array<[StoreKind, number, number]> => storesOf(x).map(([k, s]) => [k, s.shape.stride, s.split]);
+  expect(shapes(b)).toEqual(shapes(a));
+}
+
+/** Node v's record in a store (its bytes, wherever its segment is). */
+function recordOf(store: NodeStore, v: number): Uint8Array {
+  const seg: Segment = store.segmentOf(v);
+  const stride = store.shape.stride;
+  return seg.recordBytes().subarray((v - seg.start) * stride, (v - seg.start + 1) * stride);
+}
+
+/** The same queries on two indexes give the same ids, distances and per-tier reads. */
+function expectSameSearches(x: TieredIndex, y: TieredIndex, queries: Float32Array, dim: number, ef = 40): { adjCxl: number; vecCxl: number } {
+  const a = new Searcher(x);
+  const b = new Searcher(y);
+  let adjCxl = 0;
+  let vecCxl = 0;
+  try {
+    const nq = queries.length / dim;
+    for (let q = 0; q < nq; q++) {
+      const v = queries.subarray(q * dim, (q + 1) * dim);
+      const ra = a.search(v, 10, ef);
+      const rb = b.search(v, 10, ef);
+      expect(ra.ids.length).toBe(Math.min(10, x.meta.count));
+      expect(Array.from(rb.ids)).toEqual(Array.from(ra.ids));
+      expect(Array.from(rb.distances)).toEqual(Array.from(ra.distances));
+      for (const [name, f] of Object.entries(STAT)) {
+        if (name.endsWith('Ns')) continue; // times (modelled, injected, stalled) are not reads
+        expect(rb.stats[f], `query ${q}, stat ${name}`).toBe(ra.stats[f]);
+      }
+      adjCxl += ra.stats[STAT.adjReadsCxl]!;
+      vecCxl += ra.stats[STAT.vecReadsCxl]!;
+      const ea = a.exact(v, 10);
+      const eb = b.exact(v, 10);
+      expect(Array.from(eb.ids)).toEqual(Array.from(ea.ids));
+      expect(Array.from(eb.distances)).toEqual(Array.from(ea.distances));
+    }
+  } finally {
+    a.close();
+    b.close();
+  }
+  return { adjCxl, vecCxl };
 }
 
 describe('writeIndex / loadIndex round trip', () => {
-  it('writes exactly manifest.json, graph.bin and one file per tier, whose sizes and SHA-256 match the manifest', () => {
+  it('writes exactly manifest.json, graph.bin, codes.bin and one file per store and tier, whose sizes and SHA-256 match the manifest', () => {
     expect(readdirSync(golden).sort()).toEqual([MANIFEST, ...DATA_FILES].sort());
     expect(Object.keys(goldenManifest.files).sort()).toEqual([...DATA_FILES].sort());
     for (const name of DATA_FILES) {
@@ -98,125 +205,150 @@ describe('writeIndex / loadIndex round trip', () => {
     expect(temporaries(tmp.dir)).toEqual([]);
   });
 
-  it('records format, version, shape, tier ranges and placement in the manifest', () => {
+  it('records format, version, shape, plan, stores, tier bytes and placement in the manifest', () => {
     const m = readManifest(golden);
-    const { index, placement, info } = small;
+    const { index, placed, info } = small;
     expect(m).toEqual(goldenManifest);
     expect(m.format).toBe('strata-index');
     expect(m.version).toBe(FORMAT_VERSION);
-    expect([m.count, m.dim, m.metric]).toEqual([2000, 16, 'l2']);
-    expect(m.graph).toEqual({ maxM0: 16, maxM: 8, entry: index.meta.entry, maxLevel: index.meta.maxLevel, unreachable: placement.unreachable });
-    const perNode = (1 + 16 + 16) * 4;
-    const d = placement.dramCount;
-    expect(d).toBeGreaterThan(0);
-    expect(d).toBeLessThan(2000);
-    expect(m.tiers).toEqual([
-      { index: 0, kind: 'dram', start: 0, end: d, bytes: d * perNode, file: 'tier-0-dram.bin' },
-      { index: 1, kind: 'cxl', start: d, end: 2000, bytes: (2000 - d) * perNode, file: 'tier-1-cxl.bin' },
+    expect(FORMAT_VERSION).toBe(2);
+    expect([m.count, m.dim, m.metric]).toEqual([COUNT, 16, 'l2']);
+    expect(m.graph).toEqual({
+      maxM0: 16,
+      maxM: 8,
+      entry: index.meta.entry,
+      maxLevel: index.meta.maxLevel,
+      unreachable: placed.unreachable,
+      upperNodes: index.upper.ids.length,
+    });
+    const a = placed.plan.adjacencyInDram;
+    expect(a).toBeGreaterThan(0);
+    expect(a).toBeLessThan(COUNT);
+    expect(placed.plan.vectorsInDram).toBe(0);
+    const code = index.plan.code!;
+    expect(code).toMatchObject({ kind: 'rq4', dim: 16, dims: 16, bits: 4, metric: 'l2', stride: 18 });
+    expect(m.plan).toEqual({ ...info.plan, code, adjacencyInDram: a, vectorsInDram: 0 });
+    // Each store's tiers tile the node ids at the plan's split; codes are all DRAM, labels all CXL.
+    const ADJ = 4 * (1 + 16);
+    const VEC = 4 * 16;
+    expect(m.stores).toEqual([
+      { kind: 'adjacency', tier: 0, start: 0, count: a, stride: ADJ, file: 'adjacency-dram.bin' },
+      { kind: 'adjacency', tier: 1, start: a, count: COUNT - a, stride: ADJ, file: 'adjacency-cxl.bin' },
+      { kind: 'vectors', tier: 0, start: 0, count: 0, stride: VEC, file: 'vectors-dram.bin' },
+      { kind: 'vectors', tier: 1, start: 0, count: COUNT, stride: VEC, file: 'vectors-cxl.bin' },
+      { kind: 'codes', tier: 0, start: 0, count: COUNT, stride: 18, file: 'codes.bin' },
+      { kind: 'labels', tier: 0, start: 0, count: 0, stride: 8, file: 'labels-dram.bin' },
+      { kind: 'labels', tier: 1, start: 0, count: COUNT, stride: 8, file: 'labels-cxl.bin' },
     ]);
+    // Tier bytes: the records each tier holds, upper layers (9 bytes a node + links) in DRAM; the
+    // same as the planner's totals, and DRAM within the budget.
+    const upper = 9 * index.upper.ids.length + 4 * index.upper.links.length;
+    expect(m.tiers).toEqual([
+      { index: 0, kind: 'dram', bytes: upper + COUNT * 18 + a * ADJ },
+      { index: 1, kind: 'cxl', bytes: (COUNT - a) * ADJ + COUNT * VEC + COUNT * 8 },
+    ]);
+    expect(m.tiers.map((t) => t.bytes)).toEqual([placed.plan.dram.total, placed.plan.cxl.total]);
+    expect(m.tiers[0]!.bytes).toBeLessThanOrEqual(m.plan.dramBudgetBytes);
     expect(m.placement).toEqual(info.placement);
     expect(m.build).toEqual(info.build);
     expect(m.name).toBe('small');
     expect(Number.isNaN(Date.parse(m.createdAt))).toBe(false);
   });
 
-  it("loads back equal meta, labels, levels, upper links and every segment's adjacency and vector bytes", () => {
+  it("loads back equal meta, plan, labels, upper layers, code parameters and every store segment's bytes", () => {
     const { index: loaded, manifest, dir } = loadIndex(golden);
     const orig = small.index;
     expect(dir).toBe(golden);
     expect(manifest).toEqual(goldenManifest);
     expectSameIndexData(orig, loaded);
-    expect(loaded.segments.length).toBe(orig.segments.length);
+    expect(loaded.codeParams!.length).toBeGreaterThan(16 * 16); // a rotation and centroids
     loaded.tiers.forEach((t, i) => {
-      expect([t.start, t.end, t.kind]).toEqual([orig.tiers[i]!.start, orig.tiers[i]!.end, orig.tiers[i]!.kind]);
+      expect([t.index, t.kind, t.segments.length]).toEqual([orig.tiers[i]!.index, orig.tiers[i]!.kind, orig.tiers[i]!.segments.length]);
     });
-    loaded.segments.forEach((s, i) => {
-      const o = orig.segments[i]!;
-      expect([s.tier, s.start, s.count]).toEqual([o.tier, o.start, o.count]);
-      expectSameBytes(s.adjacencyBytes(), o.adjacencyBytes(), `segment ${i} adjacency`);
-      expectSameBytes(s.vectorBytes(), o.vectorBytes(), `segment ${i} vectors`);
+    const origStores = storesOf(orig);
+    expect(storesOf(loaded).map(([k]) => k)).toEqual(['adjacency', 'vectors', 'codes', 'labels']);
+    storesOf(loaded).forEach(([kind, store], k) => {
+      const o = origStores[k]![1];
+      expect(store.segments.length, kind).toBe(o.segments.length);
+      store.segments.forEach((s, i) => {
+        const os = o.segments[i]!;
+        expect([s.tier, s.start, s.count]).toEqual([os.tier, os.start, os.count]);
+        expectSameBytes(s.recordBytes(), os.recordBytes(), `${kind} segment ${i}`);
+      });
     });
+    expectSegmentsTile(loaded);
   });
 
-  it('with segmentBytes 65536 on load splits each tier over several segments holding the same lists and vectors', () => {
-    const { index: loaded } = loadIndex(golden, { segmentBytes: 65536 });
+  it('with small segments on load splits the stores over many segments holding the same lists, vectors, codes and labels', () => {
+    const SEG = 16384;
+    // Few slots, so that a segment's scratch leaves room for records within 16 KiB.
+    const { index: loaded } = loadIndex(golden, { segmentBytes: SEG, slots: 4 });
     const orig = small.index;
     expectSameIndexData(orig, loaded);
-    expect(loaded.tiers[0]!.segments.length).toBeGreaterThan(1);
-    expect(loaded.tiers[1]!.segments.length).toBeGreaterThan(1);
-    // Segments tile each tier's id range without gaps or overlaps.
-    for (const t of loaded.tiers) {
-      let next = t.start;
-      for (const s of t.segments) {
-        expect(s.start).toBe(next);
-        expect(s.region.bytes).toBeLessThanOrEqual(65536);
-        next += s.count;
+    expectSegmentsTile(loaded, SEG);
+    for (const [kind, store] of storesOf(loaded)) {
+      for (const tier of [0, 1]) {
+        const nodes = tier === 0 ? store.split : COUNT - store.split;
+        // Every tier holding more than a segment's worth of records is split.
+        if (nodes * store.shape.stride > SEG) expect(store.segments.filter((s) => s.tier === tier).length, `${kind} tier ${tier}`).toBeGreaterThan(1);
       }
-      expect(next).toBe(t.end);
     }
-    const stride = orig.shape.adjStride;
-    for (let v = 0; v < orig.meta.count; v++) {
+    expect(loaded.adjacency.segments.filter((s) => s.tier === 0).length).toBeGreaterThan(1);
+    expect(loaded.adjacency.segments.filter((s) => s.tier === 1).length).toBeGreaterThan(1);
+    expect(loaded.codes!.segments.length).toBeGreaterThan(1);
+    expect(loaded.labelStore.segments.length).toBeGreaterThan(1);
+    const words = orig.adjacency.shape.stride >>> 2;
+    for (let v = 0; v < COUNT; v++) {
       const a = orig.neighbourBlock(v);
       const b = loaded.neighbourBlock(v);
-      const la = Array.from(a.seg.u32.subarray(a.at, a.at + stride));
-      const lb = Array.from(b.seg.u32.subarray(b.at, b.at + stride));
+      const la = Array.from(a.seg.u32.subarray(a.at, a.at + words));
+      const lb = Array.from(b.seg.u32.subarray(b.at, b.at + words));
       if (la.join() !== lb.join()) expect(lb, `node ${v} neighbour list`).toEqual(la);
       expectSameBytes(new Uint8Array(loaded.vectorOf(v).slice().buffer), new Uint8Array(orig.vectorOf(v).slice().buffer), `node ${v} vector`);
+      expectSameBytes(recordOf(loaded.codes!, v), recordOf(orig.codes!, v), `node ${v} code`);
     }
   });
 
   it('searches on the reloaded many-segment index return the ids, distances and per-tier reads of the in-memory index', () => {
-    const { index: loaded } = loadIndex(golden, { segmentBytes: 65536 });
-    const a = new Searcher(small.index);
-    const b = new Searcher(loaded);
-    try {
-      const dim = 16;
-      const nq = small.queries.length / dim;
-      let cxlReads = 0;
-      for (let q = 0; q < nq; q++) {
-        const v = small.queries.subarray(q * dim, (q + 1) * dim);
-        const ra = a.search(v, 10, 40);
-        const rb = b.search(v, 10, 40);
-        expect(ra.ids.length).toBe(10);
-        expect(Array.from(rb.ids)).toEqual(Array.from(ra.ids));
-        expect(Array.from(rb.distances)).toEqual(Array.from(ra.distances));
-        for (const f of [STAT.hops, STAT.distances, STAT.adjReadsDram, STAT.adjReadsCxl, STAT.vecReadsDram, STAT.vecReadsCxl]) {
-          expect(rb.stats[f], `query ${q}, stat ${f}`).toBe(ra.stats[f]);
-        }
-        cxlReads += ra.stats[STAT.vecReadsCxl]!;
-        const ea = a.exact(v, 10);
-        const eb = b.exact(v, 10);
-        expect(Array.from(eb.ids)).toEqual(Array.from(ea.ids));
-        expect(Array.from(eb.distances)).toEqual(Array.from(ea.distances));
-      }
-      expect(cxlReads).toBeGreaterThan(0); // the searches did cross into the second tier
-    } finally {
-      a.close();
-      b.close();
-    }
+    const { index: loaded } = loadIndex(golden, { segmentBytes: 16384, slots: 4 });
+    const { adjCxl, vecCxl } = expectSameSearches(small.index, loaded, small.queries, 16);
+    // The searches did cross into the second tier: neighbour lists, and vectors for the re-rank.
+    expect(adjCxl).toBeGreaterThan(0);
+    expect(vecCxl).toBeGreaterThan(0);
   });
 
   it.each([
-    ['an empty DRAM tier', 0],
-    ['an empty CXL tier', 1],
-  ])('round-trips an index with %s', (_label, share) => {
-    const s = buildSmallIndex({ count: 300, dramShare: share, queries: 5 });
-    const expectedDram = share === 0 ? 0 : 300;
-    expect(s.index.meta.dramCount).toBe(expectedDram);
-    const dir = tmp.path(`edge-${share}`);
-    writeIndex(s.index, dir, s.info);
+    ['an empty DRAM tier (no code, no budget)', 0, 'none'],
+    ['only the labels in CXL (no code, the whole index in DRAM)', 1, 'none'],
+    ['no code and whole records split between the tiers', 0.3, 'none'],
+    ['sq8 codes, every neighbour list and part of the vectors in DRAM', 1, 'sq8'],
+  ] as const)('round-trips an index with %s', (_label, share, codes) => {
+    const s = buildSmallIndex({ count: 300, dramShare: share, queries: 5, codes });
+    const p = s.index.plan;
+    if (codes === 'none') {
+      expect(p.code).toBeNull();
+      expect(p.vectorsInDram).toBe(p.adjacencyInDram); // whole records
+      if (share === 0) expect(p.adjacencyInDram).toBe(0);
+      else if (share === 1) expect(p.adjacencyInDram).toBe(300);
+      else expect(p.adjacencyInDram > 0 && p.adjacencyInDram < 300).toBe(true);
+    } else {
+      expect(p.code?.kind).toBe('sq8');
+      expect(p.adjacencyInDram).toBe(300);
+      expect(p.vectorsInDram > 0 && p.vectorsInDram < 300).toBe(true);
+    }
+    const dir = tmp.path(`edge-${share}-${codes}`);
+    const m = writeIndex(s.index, dir, s.info);
+    expect(existsSync(join(dir, CODES_FILE))).toBe(codes !== 'none');
+    expect(m.stores.some((e) => e.kind === 'codes')).toBe(codes !== 'none');
+    expect(m.plan.code).toEqual(p.code);
     const { index } = loadIndex(dir);
     expectSameIndexData(s.index, index);
-    expect(index.tiers.map((t) => t.segments.length)).toEqual(share === 0 ? [0, 1] : [1, 0]);
-    const a = new Searcher(s.index);
-    const b = new Searcher(index);
-    try {
-      const q = s.queries.subarray(0, 16);
-      expect(Array.from(b.search(q, 5, 20).ids)).toEqual(Array.from(a.search(q, 5, 20).ids));
-    } finally {
-      a.close();
-      b.close();
-    }
+    expectSegmentsTile(index);
+    // Segments per tier: adjacency and vectors where the plan puts them, labels always CXL, codes DRAM.
+    const dramStores = [p.adjacencyInDram, p.vectorsInDram].filter((x) => x > 0).length + (p.code ? 1 : 0);
+    const cxlStores = [p.adjacencyInDram, p.vectorsInDram].filter((x) => x < 300).length + 1;
+    expect(index.tiers.map((t) => t.segments.length)).toEqual([dramStores, cxlStores]);
+    expectSameSearches(s.index, index, s.queries, 16, 20);
     expect(verifyIndex(dir).ok).toBe(true);
   });
 });
@@ -246,10 +378,12 @@ describe('loadIndex rejects damaged indexes', () => {
     const dir = copyGolden();
     const file = join(dir, name);
     const size = goldenManifest.files[name]!.bytes;
-    truncateSync(file, size - 100);
+    // A store tier without nodes is a bare 64-byte header: cut at most half of a file.
+    const cut = Math.min(100, size >> 1);
+    truncateSync(file, size - cut);
     const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
     expect(e.message).toContain(file);
-    expect(e.message).toContain(`${size - 100} bytes`);
+    expect(e.message).toContain(`${size - cut} bytes`);
     expect(e.message).toContain(`${size}`);
   });
 
@@ -261,6 +395,28 @@ describe('loadIndex rejects damaged indexes', () => {
     expect(e.message).toMatch(/missing/);
   });
 
+  it('a byte flipped in the code parameters or in the code rows of codes.bin fails with STRATA_INDEX_CORRUPT naming codes.bin', () => {
+    const size = goldenManifest.files[CODES_FILE]!.bytes;
+    const params = small.index.codeParams!.length;
+    const stride = small.index.plan.code!.stride;
+    // codes.bin: header, parameters (f32), padding to 64 bytes, then a row per node.
+    const rowsAt = size - COUNT * stride;
+    expect(rowsAt).toBe(Math.ceil((HEADER_BYTES + 4 * params) / 64) * 64);
+    for (const [what, at] of [
+      ['first parameter', HEADER_BYTES + 1],
+      ['middle parameter', HEADER_BYTES + 4 * (params >> 1) + 2],
+      ['first row', rowsAt],
+      ['middle row', rowsAt + stride * (COUNT >> 1) + 5],
+    ] as const) {
+      const dir = copyGolden();
+      const file = join(dir, CODES_FILE);
+      flipByte(file, () => at);
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
+      expect(e.message, what).toContain(file);
+      expect(e.message, what).toMatch(/SHA-256 mismatch/);
+    }
+  });
+
   it('a directory without manifest.json fails with STRATA_INDEX_NOT_FOUND naming the directory', () => {
     const dir = copyGolden();
     rmSync(join(dir, MANIFEST));
@@ -269,14 +425,49 @@ describe('loadIndex rejects damaged indexes', () => {
     expectStrataError(() => loadIndex(tmp.path('no-such-dir')), 'STRATA_INDEX_NOT_FOUND');
   });
 
-  it('a manifest with version 2 fails with STRATA_INDEX_VERSION', () => {
+  it('a version 1 manifest (whole records per tier, no codes) fails with STRATA_INDEX_VERSION saying how to rebuild', () => {
     const dir = copyGolden();
     const mf = join(dir, MANIFEST);
     const m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
-    writeFileSync(mf, JSON.stringify({ ...m, version: 2 }));
+    // A manifest as version 1 wrote it: tiers with node ranges and a file each, no plan or stores.
+    const v1 = {
+      format: 'strata-index',
+      version: 1,
+      name: m.name,
+      createdAt: m.createdAt,
+      dim: m.dim,
+      metric: m.metric,
+      count: m.count,
+      graph: { maxM0: 16, maxM: 8, entry: 0, maxLevel: m.graph.maxLevel, unreachable: 0 },
+      build: { ...m.build, source: '/data/base.fvecs' },
+      placement: { policy: 'hops', dramBudgetBytes: 1000, dramNodes: 600, cxlNodes: 1400, upperInCxl: 0, profileQueries: 0, predictedDramShare: null },
+      tiers: [
+        { index: 0, kind: 'dram', start: 0, end: 600, bytes: 600 * 132, file: 'tier-0-dram.bin' },
+        { index: 1, kind: 'cxl', start: 600, end: COUNT, bytes: 1400 * 132, file: 'tier-1-cxl.bin' },
+      ],
+      files: { 'graph.bin': m.files[GRAPH_FILE] },
+    };
+    writeFileSync(mf, JSON.stringify(v1));
+    for (const load of [() => readManifest(dir), () => loadIndex(dir), () => openIndex(dir, { mode: 'emulate' })]) {
+      const e = expectStrataError(load, 'STRATA_INDEX_VERSION');
+      expect(e.message).toContain(mf);
+      expect(e.message).toMatch(/format version 1: version 1 stores whole records per tier/);
+      expect(e.message).toContain('rebuild it with strata build /data/base.fvecs --out <dir>');
+      expect(e.details).toEqual({ file: mf, version: '1' });
+    }
+    // Without a recorded source the advice still names the command.
+    writeFileSync(mf, JSON.stringify({ ...v1, build: { ...v1.build, source: null } }));
+    expect(expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION').message).toMatch(/rebuild it with strata build$/);
+  });
+
+  it('a manifest of a later version fails with STRATA_INDEX_VERSION naming the version this build reads', () => {
+    const dir = copyGolden();
+    const mf = editManifest(dir, (m) => {
+      m.version = 3;
+    });
     const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
     expect(e.message).toContain(mf);
-    expect(e.message).toMatch(/version 2/);
+    expect(e.message).toMatch(/format version 3: this build reads version 2/);
   });
 
   it('a manifest that is not JSON, or of another format, fails with STRATA_INDEX_CORRUPT naming manifest.json', () => {
@@ -290,15 +481,30 @@ describe('loadIndex rejects damaged indexes', () => {
   });
 
   // Every field a reader uses, removed or mistyped: each must be STRATA_INDEX_CORRUPT naming the
-  // field (a tier entry without "file" used to be a raw TypeError).
+  // field (a tier entry without "file" used to be a raw TypeError). The golden stores are, in
+  // order: adjacency dram, adjacency cxl, vectors dram, vectors cxl, codes, labels dram, labels cxl.
   it.each([
-    ['tiers.1.file', undefined, 'tiers[1].file'],
-    ['tiers.0.file', '../escape.bin', 'tiers[0].file'],
-    ['tiers.1.file', 'tier-9-cxl.bin', 'not listed in files'],
+    ['stores.1.file', undefined, 'stores[1].file'],
+    ['stores.0.file', '../escape.bin', 'stores[0].file'],
+    ['stores.1.file', 'adjacency-nvm.bin', 'not listed in files'],
+    ['stores.0', null, 'stores[0] must be an object'],
+    ['stores.0.kind', 'edges', 'stores[0].kind'],
+    ['stores.1.tier', 2, 'stores[1].tier'],
+    ['stores.3.stride', 0, 'stores[3].stride'],
+    ['stores', {}, 'stores must be a list'],
     ['tiers.0', null, 'tiers[0] must be an object'],
     ['tiers.1.kind', 'dram', 'tiers[1].kind'],
-    ['tiers.1.start', 3, 'tiers[1].start'],
-    ['tiers.1.end', 1999, 'tiers end at node 1999'],
+    ['tiers.1.bytes', -1, 'tiers[1].bytes'],
+    ['tiers', [], 'tiers must list the dram and cxl tiers'],
+    ['plan', undefined, 'plan must be an object'],
+    ['plan.adjacencyInDram', 2001, 'plan.adjacencyInDram'],
+    ['plan.vectorsInDram', -1, 'plan.vectorsInDram'],
+    ['plan.reason', undefined, 'plan.reason'],
+    ['plan.code.kind', 'pq', 'plan.code.kind'],
+    ['plan.code.dims', 24, 'plan.code.dims must be a multiple of 16'],
+    ['plan.code.dim', 32, 'plan.code.dim must equal dim'],
+    ['plan.code', null, 'stores[4]: codes without plan.code'],
+    ['files.codes.bin', undefined, 'stores[4].file "codes.bin" is not listed in files'],
     ['placement', undefined, 'placement must be an object'],
     ['placement.policy', 'psychic', 'placement.policy'],
     ['placement.predictedDramShare', 'high', 'placement.predictedDramShare'],
@@ -307,6 +513,7 @@ describe('loadIndex rejects damaged indexes', () => {
     ['name', 7, 'name must be a string'],
     ['graph.entry', 2000, 'graph.entry'],
     ['graph.unreachable', undefined, 'graph.unreachable'],
+    ['graph.upperNodes', 2001, 'graph.upperNodes'],
     ['files.graph.bin', 'x', 'files.graph.bin must be an object'],
   ])('a manifest with %s = %j fails with STRATA_INDEX_CORRUPT naming the field', (path, value, expected) => {
     const dir = copyGolden();
@@ -326,6 +533,101 @@ describe('loadIndex rejects damaged indexes', () => {
     }
   });
 
+  it("a store entry that leaves a gap in, or overlaps, its store's node ids fails naming the entry and the start it must have", () => {
+    const i = storeAt(goldenManifest, 'adjacency', 1);
+    const split = goldenManifest.stores[i]!.start;
+    for (const start of [split + 1, split - 1]) {
+      const dir = copyGolden();
+      const mf = editManifest(dir, (m) => {
+        m.stores[i]!.start = start;
+      });
+      for (const load of [() => readManifest(dir), () => loadIndex(dir)]) {
+        const e = expectStrataError(load, 'STRATA_INDEX_CORRUPT');
+        expect(e.message).toContain(mf);
+        expect(e.message).toContain(`stores[${i}].start must be ${split} (a store's tiers tile the node ids)`);
+      }
+    }
+  });
+
+  it('a store whose entries do not reach every node, or that is missing, fails naming the store and the nodes covered', () => {
+    const cases: Array<[string, (m: Manifest) => void, string]> = [
+      [
+        'adjacency one node short',
+        (m) => {
+          m.stores[storeAt(m, 'adjacency', 1)]!.count -= 1;
+        },
+        `the adjacency store covers ${COUNT - 1} of ${COUNT} nodes`,
+      ],
+      [
+        'no vectors',
+        (m) => {
+          m.stores = m.stores.filter((s) => s.kind !== 'vectors');
+        },
+        `the vectors store covers 0 of ${COUNT} nodes`,
+      ],
+      [
+        'no codes while the plan has a code',
+        (m) => {
+          m.stores = m.stores.filter((s) => s.kind !== 'codes');
+        },
+        `the codes store covers 0 of ${COUNT} nodes`,
+      ],
+      [
+        'labels counted twice',
+        (m) => {
+          m.stores.push({ ...m.stores[storeAt(m, 'labels', 1)]!, start: COUNT, count: 1 });
+        },
+        `stores[${goldenManifest.stores.length}].count must be an integer in 0..0`,
+      ],
+    ];
+    for (const [what, edit, expected] of cases) {
+      const dir = copyGolden();
+      editManifest(dir, edit);
+      for (const load of [() => readManifest(dir), () => loadIndex(dir)]) {
+        expect(expectStrataError(load, 'STRATA_INDEX_CORRUPT').message, what).toContain(expected);
+      }
+    }
+  });
+
+  it('stores that tile the node ids at a split other than the plan’s fail the load naming the store and tier', () => {
+    const cases: Array<[string, (m: Manifest) => void, string]> = [
+      [
+        'the split moved by one node in the stores',
+        (m) => {
+          m.stores[storeAt(m, 'adjacency', 0)]!.count += 1;
+          m.stores[storeAt(m, 'adjacency', 1)]!.start += 1;
+          m.stores[storeAt(m, 'adjacency', 1)]!.count -= 1;
+        },
+        'store adjacency in tier 0 disagrees with the plan',
+      ],
+      [
+        'the split moved by one node in the plan',
+        (m) => {
+          m.plan.adjacencyInDram -= 1;
+        },
+        'store adjacency in tier 0 disagrees with the plan',
+      ],
+      [
+        'vectors in DRAM the plan puts in CXL',
+        (m) => {
+          m.stores[storeAt(m, 'vectors', 0)]!.count = 10;
+          m.stores[storeAt(m, 'vectors', 1)]!.start = 10;
+          m.stores[storeAt(m, 'vectors', 1)]!.count = COUNT - 10;
+        },
+        'store vectors in tier 0 disagrees with the plan',
+      ],
+    ];
+    for (const [what, edit, expected] of cases) {
+      const dir = copyGolden();
+      const mf = editManifest(dir, edit);
+      // The manifest alone is consistent: only the plan and the stores disagree.
+      expect(() => readManifest(dir), what).not.toThrow();
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
+      expect(e.message, what).toContain(mf);
+      expect(e.message, what).toContain(expected);
+    }
+  });
+
   it.each(DATA_FILES)('a bad magic number in %s (with a matching checksum) fails with STRATA_INDEX_CORRUPT "bad magic"', (name) => {
     const dir = copyGolden();
     const file = join(dir, name);
@@ -338,27 +640,95 @@ describe('loadIndex rejects damaged indexes', () => {
     expect(e.message).toMatch(/bad magic "NOTSTRAT"/);
   });
 
-  it.each(DATA_FILES)('a binary header of version 2 in %s (with a matching checksum) fails with STRATA_INDEX_VERSION', (name) => {
-    const dir = copyGolden();
-    const file = join(dir, name);
-    const buf = readFileSync(file);
-    buf.writeUInt32LE(2, 8);
-    writeFileSync(file, buf);
-    resealManifest(dir, name);
-    const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
-    expect(e.message).toContain(file);
+  it.each(DATA_FILES)('a binary header of version 1 or 3 in %s (with a matching checksum) fails with STRATA_INDEX_VERSION', (name) => {
+    for (const version of [1, 3]) {
+      const dir = copyGolden();
+      const file = join(dir, name);
+      const buf = readFileSync(file);
+      buf.writeUInt32LE(version, 8);
+      writeFileSync(file, buf);
+      resealManifest(dir, name);
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
+      expect(e.message).toContain(file);
+      expect(e.message).toContain(`format version ${version}, this build reads version 2`);
+    }
   });
 
-  it('a graph.bin header whose node count disagrees with the manifest fails with STRATA_INDEX_CORRUPT', () => {
+  it('a graph.bin header whose node count or upper-node count disagrees with the manifest fails with STRATA_INDEX_CORRUPT', () => {
+    const upper = goldenManifest.graph.upperNodes;
+    for (const [field, value] of [
+      [0, COUNT - 1],
+      [6, upper + 1],
+    ] as const) {
+      const dir = copyGolden();
+      const file = join(dir, GRAPH_FILE);
+      setHeaderField(file, field, value);
+      resealManifest(dir, GRAPH_FILE);
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
+      expect(e.message).toContain(file);
+      expect(e.message).toMatch(/header disagrees with the manifest/);
+    }
+    // The manifest's count of upper nodes is checked against the header too.
     const dir = copyGolden();
-    const file = join(dir, GRAPH_FILE);
-    const buf = readFileSync(file);
-    buf.writeInt32LE(1999, 12);
-    writeFileSync(file, buf);
-    resealManifest(dir, GRAPH_FILE);
-    const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
-    expect(e.message).toContain(file);
-    expect(e.message).toMatch(/disagrees with the manifest/);
+    editManifest(dir, (m) => {
+      m.graph.upperNodes = upper - 1;
+    });
+    expect(expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT').message).toContain(`${join(dir, GRAPH_FILE)}: header disagrees with the manifest`);
+  });
+
+  it('a graph.bin whose upper-layer sections do not fit the file (with a matching checksum) fails with STRATA_INDEX_CORRUPT', () => {
+    const links = small.index.upper.links.length;
+    for (const [words, why] of [
+      [-1, 'header fields out of range'],
+      [links + 100, 'sections run past the end of the file'],
+    ] as const) {
+      const dir = copyGolden();
+      const file = join(dir, GRAPH_FILE);
+      setHeaderField(file, 7, words);
+      resealManifest(dir, GRAPH_FILE);
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
+      expect(e.message).toBe(`${file}: ${why}`);
+    }
+  });
+
+  it('a codes.bin header whose node count or code disagrees with the manifest (with a matching checksum) fails with STRATA_INDEX_CORRUPT', () => {
+    const c = small.index.plan.code!;
+    // Fields: count, kind, dim, dims, bits, centroids, stride.
+    for (const [field, value] of [
+      [0, COUNT + 1],
+      [1, 1],
+      [2, c.dim + 1],
+      [3, c.dims + 16],
+      [4, c.bits - 1],
+      [5, c.centroids + 1],
+      [6, c.stride + 2],
+    ] as const) {
+      const dir = copyGolden();
+      const file = join(dir, CODES_FILE);
+      setHeaderField(file, field, value);
+      resealManifest(dir, CODES_FILE);
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
+      expect(e.message, `field ${field}`).toBe(`${file}: header disagrees with the manifest (count or code)`);
+    }
+  });
+
+  it('a store file header whose store, tier, node range or stride disagrees with the manifest (with a matching checksum) fails with STRATA_INDEX_CORRUPT', () => {
+    const name = storeFileName('adjacency', 'cxl');
+    // Fields: store kind, tier, start, count, stride.
+    for (const [field, value] of [
+      [0, 2],
+      [1, 0],
+      [2, 0],
+      [3, COUNT],
+      [4, 64],
+    ] as const) {
+      const dir = copyGolden();
+      const file = join(dir, name);
+      setHeaderField(file, field, value);
+      resealManifest(dir, name);
+      const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT');
+      expect(e.message, `field ${field}`).toBe(`${file}: header disagrees with the manifest (store, tier, node range or record size)`);
+    }
   });
 });
 
@@ -534,13 +904,19 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  /** small.index with tier segments whose bytes cannot be read: the write fails half-way. */
+  /**
+   * small.index whose CXL vector segments cannot be read: the write fails half-way, after graph.bin,
+   * codes.bin and the neighbour-list files are written.
+   */
   function failingIndex(): TieredIndex {
     const boom = (): Uint8Array => {
       throw new Error('simulated I/O failure');
     };
-    const tiers = small.index.tiers.map((t) => ({ ...t, segments: t.segments.map((s) => ({ ...s, adjacencyBytes: boom, vectorBytes: boom })) }));
-    return { ...small.index, tiers } as unknown as TieredIndex;
+    const v = small.index.vectors;
+    const segments = v.segments.map((s) => Object.assign(Object.create(s) as Segment, { recordBytes: boom }));
+    const vectors = Object.assign(Object.create(v) as NodeStore, { segments });
+    // Everything else (meta, plan, the other stores, methods) comes from small.index itself.
+    return Object.assign(Object.create(small.index) as TieredIndex, { vectors });
   }
 
   it('removes its temporary directory and creates nothing when the write fails half-way', () => {
@@ -564,17 +940,17 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
 describe('verifyIndex / checkGraph', () => {
   it('reports a freshly written index as ok with no errors', () => {
     const r = verifyIndex(golden);
-    expect(r).toEqual({ ok: true, nodes: 2000, errors: [], unreachable: small.placement.unreachable, checksums: 'ok' });
+    expect(r).toEqual({ ok: true, nodes: COUNT, errors: [], unreachable: small.placed.unreachable, checksums: 'ok' });
   });
 
-  it('throws STRATA_INDEX_CORRUPT instead of reporting when a file is damaged', () => {
+  it.each([storeFileName('adjacency', 'cxl'), CODES_FILE])('throws STRATA_INDEX_CORRUPT instead of reporting when %s is damaged', (name) => {
     const dir = copyGolden();
-    flipByte(join(dir, tierFileName(1, 'cxl')), (size) => size - 5);
+    flipByte(join(dir, name), (size) => size - 5);
     const e = expectStrataError(() => verifyIndex(dir), 'STRATA_INDEX_CORRUPT');
-    expect(e.message).toContain(tierFileName(1, 'cxl'));
+    expect(e.message).toContain(join(dir, name));
   });
 
-  /** Loads the golden index and rewrites node v's level-0 list in memory. */
+  /** Rewrites node v's level-0 list in memory. */
   function withLinks(index: TieredIndex, v: number, links: number[], count = links.length): void {
     const { seg, at } = index.neighbourBlock(v);
     seg.u32[at] = count;
@@ -585,9 +961,10 @@ describe('verifyIndex / checkGraph', () => {
     const { index } = loadIndex(golden);
     expect(checkGraph(index).errors).toEqual([]);
     const self = 5;
-    const far = 1500; // a CXL-tier node
+    const far = 1500;
+    expect(index.adjacency.tierOf(far)).toBe(1); // a node whose list is in CXL
     withLinks(index, self, [self]);
-    withLinks(index, far, [2000 + 7]);
+    withLinks(index, far, [COUNT + 7]);
     const { errors } = checkGraph(index);
     expect(errors).toEqual([`node ${self}: level-0 self loop`, `node ${far}: level-0 link to 2007, out of range`]);
   });
@@ -596,17 +973,16 @@ describe('verifyIndex / checkGraph', () => {
     const { index } = loadIndex(golden);
     withLinks(index, 10, [], 17);
     const m = index.meta;
+    const u = index.upper;
     // A node of level >= 1 that is not the entry: point its first level-1 link at itself.
-    let upper = -1;
-    for (let v = 0; v < m.count && upper < 0; v++) if (v !== m.entry && index.levels[v]! >= 1 && index.upperLinks[index.upperOffset[v]!]! > 0) upper = v;
-    expect(upper).toBeGreaterThanOrEqual(0);
-    index.upperLinks[index.upperOffset[upper]! + 1] = upper;
+    const { v: upper, block } = upperNode(index);
+    u.links[block + 1] = upper;
     const errors = checkGraph(index).errors;
     expect(errors).toContain('node 10: 17 level-0 links, more than 16');
     expect(errors).toContain(`node ${upper}: self loop on level 1`);
     expect(errors).toHaveLength(2);
 
-    const lowEntry = index.levels.indexOf(0);
+    const lowEntry = levelZeroNode(index);
     (index.meta as { entry: number }).entry = lowEntry;
     expect(checkGraph(index).errors[0]).toBe(`entry point ${lowEntry} is on level 0, expected the top level ${m.maxLevel}`);
   });
@@ -615,12 +991,12 @@ describe('verifyIndex / checkGraph', () => {
     const { index } = loadIndex(golden);
     // Make node v unreachable: remove it from every level-0 list that holds it.
     const v = 1234;
-    const stride = index.shape.adjStride;
+    const words = index.adjacency.shape.stride >>> 2;
     for (let u = 0; u < index.meta.count; u++) {
       const { seg, at } = index.neighbourBlock(u);
       const n = seg.u32[at]!;
       const kept = Array.from(seg.u32.subarray(at + 1, at + 1 + n)).filter((x) => x !== v);
-      seg.u32.fill(0, at, at + stride);
+      seg.u32.fill(0, at, at + words);
       withLinks(index, u, kept);
     }
     expect(v).not.toBe(index.meta.entry);
@@ -661,14 +1037,51 @@ describe('verifyIndex / checkGraph', () => {
   });
 });
 
+/**
+ * A node of level >= `level` other than the entry point with links on level 1 (and on `level`):
+ * its position k in the upper layers and the u32 index of its level-`level` block in the links.
+ */
+function upperNode(index: TieredIndex, level = 1): { v: number; k: number; block: number } {
+  const u = index.upper;
+  const words = 1 + index.meta.maxM;
+  for (let k = 0; k < u.ids.length; k++) {
+    const v = u.ids[k]!;
+    const block = u.offsets[k]! + (level - 1) * words;
+    if (v !== index.meta.entry && u.levels[k]! >= level && u.links[u.offsets[k]!]! > 0 && u.links[block]! > 0) return { v, k, block };
+  }
+  throw new Error(`no upper-layer node of level ${level}`);
+}
+
+/** A node of level 0 only (not in the upper layers). */
+function levelZeroNode(index: TieredIndex): number {
+  for (let v = 0; v < index.meta.count; v++) if (upperIndexOf(index.upper, v) < 0) return v;
+  throw new Error('no level-0 node');
+}
+
+/**
+ * Points every upper-layer link to v at the entry point instead (on every level), so that damage
+ * to v's own entry reports on v alone and not first on the nodes linking to it.
+ */
+function detach(index: TieredIndex, v: number): void {
+  const u = index.upper;
+  const words = 1 + index.meta.maxM;
+  expect(v).not.toBe(index.meta.entry);
+  for (let k = 0; k < u.ids.length; k++) {
+    for (let l = 0; l < u.levels[k]!; l++) {
+      const b = u.offsets[k]! + l * words;
+      for (let j = 1; j <= u.links[b]!; j++) if (u.links[b + j] === v) u.links[b + j] = index.meta.entry;
+    }
+  }
+}
+
 describe('loading refuses a graph that breaks the link invariants, even with valid checksums', () => {
   /** Writes the golden index with one defect applied in memory: the checksums are computed over the bad bytes. */
-  function writeDamaged(name: string, damage: (index: TieredIndex) => void): string {
+  function writeDamaged(name: string, damage: (index: TieredIndex) => string): { dir: string; expected: string } {
     const { index } = loadIndex(golden);
-    damage(index);
+    const expected = damage(index);
     const dir = tmp.path(`damaged-${name}`);
     writeIndex(index, dir, small.info);
-    return dir;
+    return { dir, expected };
   }
 
   function setLevel0(index: TieredIndex, v: number, count: number, links: number[] = []): void {
@@ -677,41 +1090,125 @@ describe('loading refuses a graph that breaks the link invariants, even with val
     links.forEach((u, j) => (seg.u32[at + 1 + j] = u));
   }
 
-  /** A node with upper-layer links, other than the entry point. */
-  function upperNode(index: TieredIndex): number {
-    for (let v = 0; v < index.meta.count; v++) if (v !== index.meta.entry && index.levels[v]! >= 1 && index.upperLinks[index.upperOffset[v]!]! > 0) return v;
-    throw new Error('no upper-layer node');
-  }
-
   const CXL_NODE = 1500;
   it.each([
-    ['an out-of-range level-0 link', (ix: TieredIndex) => setLevel0(ix, CXL_NODE, 1, [2000 + 7]), `node ${CXL_NODE}: level-0 link to 2007, out of range`],
-    ['a level-0 link count of 2^32 - 1', (ix: TieredIndex) => setLevel0(ix, 42, 0xffffffff), 'node 42: 4294967295 level-0 links, more than 16'],
-    ['a level-0 link count just above maxM0', (ix: TieredIndex) => setLevel0(ix, 43, 17), 'node 43: 17 level-0 links, more than 16'],
+    [
+      'an out-of-range level-0 link',
+      (ix: TieredIndex) => {
+        expect(ix.adjacency.tierOf(CXL_NODE)).toBe(1);
+        setLevel0(ix, CXL_NODE, 1, [COUNT + 7]);
+        return `node ${CXL_NODE}: level-0 link to 2007, out of range`;
+      },
+    ],
+    [
+      'a level-0 link count of 2^32 - 1',
+      (ix: TieredIndex) => {
+        setLevel0(ix, 42, 0xffffffff);
+        return 'node 42: 4294967295 level-0 links, more than 16';
+      },
+    ],
+    [
+      'a level-0 link count just above maxM0',
+      (ix: TieredIndex) => {
+        setLevel0(ix, 43, 17);
+        return 'node 43: 17 level-0 links, more than 16';
+      },
+    ],
     [
       'an upper-layer link to a node not on that layer',
       (ix: TieredIndex) => {
-        const v = upperNode(ix);
-        ix.upperLinks[ix.upperOffset[v]! + 1] = ix.levels.indexOf(0);
+        const { v, block } = upperNode(ix);
+        const low = levelZeroNode(ix);
+        ix.upper.links[block + 1] = low;
+        return `node ${v}: level-1 link to ${low}, which is not on level 1`;
       },
-      'which is not on level 1',
+    ],
+    [
+      'an upper-layer link out of range',
+      (ix: TieredIndex) => {
+        const { v, block } = upperNode(ix);
+        ix.upper.links[block + 1] = COUNT + 3;
+        return `node ${v}: level-1 link to 2003, which is not on level 1`;
+      },
+    ],
+    [
+      'a level-2 link to a node only on level 1',
+      (ix: TieredIndex) => {
+        const { v, block } = upperNode(ix, 2);
+        const k1 = ix.upper.levels.indexOf(1);
+        const w = ix.upper.ids[k1]!;
+        ix.upper.links[block + 1] = w;
+        return `node ${v}: level-2 link to ${w}, which is not on level 2`;
+      },
     ],
     [
       'an upper-layer link count above maxM',
       (ix: TieredIndex) => {
-        ix.upperLinks[ix.upperOffset[upperNode(ix)]!] = 1000;
+        const { v, block } = upperNode(ix);
+        ix.upper.links[block] = 1000;
+        return `node ${v}: 1000 links on level 1, more than 8`;
       },
-      '1000 links on level 1, more than 8',
     ],
     [
       'an upper-layer offset past the end of the links',
       (ix: TieredIndex) => {
-        ix.upperOffset[upperNode(ix)] = ix.upperLinks.length;
+        const { v, k } = upperNode(ix);
+        const words = ix.upper.links.length;
+        ix.upper.offsets[k] = words;
+        return `node ${v}: level ${ix.upper.levels[k]} without upper links (offset ${words} of ${words} words)`;
       },
-      'without upper links',
     ],
-  ])('%s: loadIndex and openIndex fail with STRATA_INDEX_CORRUPT naming the node; verify reports it', (name, damage, expected) => {
-    const dir = writeDamaged(name.replace(/\W+/g, '-'), damage);
+    [
+      'a negative upper-layer offset',
+      (ix: TieredIndex) => {
+        const { v, k } = upperNode(ix);
+        ix.upper.offsets[k] = -1;
+        return `node ${v}: level ${ix.upper.levels[k]} without upper links (offset -1 of`;
+      },
+    ],
+    [
+      'an upper-layer node listed with level 0',
+      (ix: TieredIndex) => {
+        const { v, k } = upperNode(ix);
+        detach(ix, v);
+        ix.upper.levels[k] = 0;
+        return `node ${v}: level 0 outside 1..${ix.meta.maxLevel}`;
+      },
+    ],
+    [
+      'an upper-layer node above the top level',
+      (ix: TieredIndex) => {
+        const { v, k } = upperNode(ix);
+        ix.upper.levels[k] = ix.meta.maxLevel + 1;
+        return `node ${v}: level ${ix.meta.maxLevel + 1} outside 1..${ix.meta.maxLevel}`;
+      },
+    ],
+    [
+      'upper-layer node ids out of order',
+      (ix: TieredIndex) => {
+        const u = ix.upper;
+        // Two neighbouring entries, neither the entry point, swapped: the second is then smaller.
+        const k = u.ids.findIndex((id, i) => i > 0 && id !== ix.meta.entry && u.ids[i + 1] !== undefined && u.ids[i + 1] !== ix.meta.entry);
+        const [a, b] = [u.ids[k]!, u.ids[k + 1]!];
+        detach(ix, a);
+        detach(ix, b);
+        u.ids[k] = b;
+        u.ids[k + 1] = a;
+        return `upper layers: node ${a} out of range or out of order`;
+      },
+    ],
+    [
+      'an upper-layer node id out of range',
+      (ix: TieredIndex) => {
+        const u = ix.upper;
+        const last = u.ids.length - 1;
+        detach(ix, u.ids[last]!);
+        u.ids[last] = COUNT + 5;
+        return `upper layers: node ${COUNT + 5} out of range or out of order`;
+      },
+    ],
+  ])('%s: loadIndex and openIndex fail with STRATA_INDEX_CORRUPT naming the node; verify reports it', (name, damage) => {
+    const { dir, expected } = writeDamaged(name.replace(/\W+/g, '-'), damage);
     for (const load of [() => loadIndex(dir), () => openIndex(dir, { mode: 'emulate' })]) {
       const e = expectStrataError(load, 'STRATA_INDEX_CORRUPT');
       expect(e.message).toContain(dir);
@@ -722,16 +1219,29 @@ describe('loading refuses a graph that breaks the link invariants, even with val
     expect(r.errors.some((x) => x.includes(expected))).toBe(true);
   });
 
-  it('an entry point below the top level fails the load', () => {
-    const dir = writeDamaged('entry-level', (ix) => {
-      ix.levels[ix.meta.entry] = 0;
+  it('an entry point on level 0, or whose level is below the top level, fails the load', () => {
+    const { dir: low } = writeDamaged('entry-level-0', (ix) => {
+      const v = levelZeroNode(ix);
+      (ix.meta as { entry: number }).entry = v;
+      return '';
     });
-    expect(expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT').message).toMatch(/entry point \d+ is on level 0/);
+    expect(expectStrataError(() => loadIndex(low), 'STRATA_INDEX_CORRUPT').message).toMatch(/entry point \d+ is on level 0, expected the top level/);
+    const { dir: lowered } = writeDamaged('entry-level-lowered', (ix) => {
+      const k = upperIndexOf(ix.upper, ix.meta.entry);
+      expect(ix.meta.maxLevel).toBeGreaterThanOrEqual(2);
+      ix.upper.levels[k] = ix.meta.maxLevel - 1;
+      return '';
+    });
+    const e = expectStrataError(() => loadIndex(lowered), 'STRATA_INDEX_CORRUPT');
+    expect(e.message).toContain(`is on level ${small.index.meta.maxLevel - 1}, expected the top level ${small.index.meta.maxLevel}`);
   });
 
   it('still loads a graph whose only defect is a self loop (harmless to a search; verify reports it)', () => {
-    const dir = writeDamaged('self-loop', (ix) => setLevel0(ix, 7, 1, [7]));
-    expect(loadIndex(dir).index.meta.count).toBe(2000);
+    const { dir } = writeDamaged('self-loop', (ix) => {
+      setLevel0(ix, 7, 1, [7]);
+      return '';
+    });
+    expect(loadIndex(dir).index.meta.count).toBe(COUNT);
     expect(verifyIndex(dir).errors).toEqual(['node 7: level-0 self loop']);
   });
 });

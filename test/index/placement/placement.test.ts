@@ -1,88 +1,308 @@
+// Placement and the DRAM budget planner: each policy's ranking, the renumbering that makes the hot
+// nodes an id prefix (BFS order inside each group), and the planner's byte arithmetic (codes first,
+// then neighbour lists, then vectors; whole records without a code), recomputed here by hand.
 import { describe, expect, it } from 'vitest';
-import { isStrataError } from '../../../common/errors.js';
+import { graphFullPrecisionBytes } from '../../../index/build/place-and-layout.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { profileGraph, sampleRows, predictedDramShare } from '../../../index/build/profile.js';
+import { CODE_KINDS, type CodeKind, trainCodec } from '../../../index/codes/index.js';
 import { generateClustered } from '../../../index/generate/clustered.js';
 import { bfsFromEntry } from '../../../index/placement/bfs.js';
-import { nodeRecordBytes, parseBudget, placeNodes, PLACEMENT_POLICIES } from '../../../index/placement/placement.js';
+import { orderNodes, parseBudget, PLACEMENT_POLICIES, type PlacementPolicy, rankNodes } from '../../../index/placement/placement.js';
+import { CODE_PREFERENCE, fullPrecisionBytes, planBudget, type PlannerInput, upperLayersBytesFor } from '../../../index/placement/planner.js';
+import { expectStrataError } from '../../helpers/temp.js';
 
 const dim = 24;
 const data = generateClustered({ count: 3000, dim, clusters: 12, seed: 3 }, 0);
 const graph = buildGraph(data.base, dim, { metric: 'l2', m: 8, efConstruction: 60, seed: 5 });
 const profile = profileGraph(graph, 'l2', sampleRows(data.base, dim, 300, 1), 10, 32);
-const total = placeNodes(graph, { policy: 'id', budgetBytes: 0 }).totalBytes;
+const bfs = bfsFromEntry(graph);
+/** Position of each node in BFS order from the entry (unreachable nodes last, in id order). */
+const bfsPos = new Uint32Array(graph.count);
+bfs.order.forEach((v, i) => (bfsPos[v] = i));
+const upperNodes = Array.from(graph.levels).filter((l) => l > 0).length;
 
-describe('placement', () => {
-  it('produces a permutation of all nodes with the DRAM tier first, within budget, for every policy', () => {
-    for (const policy of PLACEMENT_POLICIES) {
-      const budget = Math.floor(total * 0.2);
-      const p = placeNodes(graph, { policy, budgetBytes: budget, profile: profile.accesses, seed: 9 });
-      const seen = new Uint8Array(graph.count);
-      for (const v of p.order) seen[v]!++;
-      expect(seen.every((c) => c === 1)).toBe(true);
-      let bytes = 0;
-      for (let i = 0; i < p.dramCount; i++) bytes += nodeRecordBytes(graph, graph.levels[p.order[i]!]!);
-      expect(bytes).toBe(p.dramBytes);
-      expect(bytes).toBeLessThanOrEqual(budget);
-      // Filled: one more level-0 record would not fit.
-      expect(budget - bytes).toBeLessThan(nodeRecordBytes(graph, 0) + nodeRecordBytes(graph, graph.maxLevel));
+function expectPermutation(order: Uint32Array, n: number): void {
+  expect(order.length).toBe(n);
+  const seen = new Uint8Array(n);
+  for (const v of order) seen[v]!++;
+  expect(seen.every((c) => c === 1)).toBe(true);
+}
+
+describe('rankNodes', () => {
+  it('ranks every node exactly once, for every policy', () => {
+    for (const policy of PLACEMENT_POLICIES) expectPermutation(rankNodes(graph, policy, profile.accesses, 9), graph.count);
+  });
+
+  it('hops: upper-layer nodes first, highest level first, then level-0 nodes in BFS hop order from the entry', () => {
+    const prio = rankNodes(graph, 'hops');
+    expect(prio[0]).toBe(graph.entry);
+    // Levels never rise along the ranking, so every upper-layer node precedes every level-0 node.
+    for (let i = 1; i < prio.length; i++) expect(graph.levels[prio[i]!]!).toBeLessThanOrEqual(graph.levels[prio[i - 1]!]!);
+    expect(graph.levels[prio[upperNodes - 1]!]).toBeGreaterThan(0);
+    expect(graph.levels[prio[upperNodes]!]).toBe(0);
+    // Inside a level, BFS order: hop counts never fall (unreachable nodes, hop -1, come last).
+    const hop = (v: number): number => (bfs.hops[v]! < 0 ? Infinity : bfs.hops[v]!);
+    for (let i = 1; i < prio.length; i++) {
+      const [a, b] = [prio[i - 1]!, prio[i]!];
+      if (graph.levels[a] === graph.levels[b]) expect(hop(b)).toBeGreaterThanOrEqual(hop(a));
     }
   });
 
-  it('puts everything in DRAM with a 100% budget and nothing with a zero budget', () => {
-    expect(placeNodes(graph, { policy: 'hops', budgetBytes: total }).dramCount).toBe(graph.count);
-    expect(placeNodes(graph, { policy: 'hops', budgetBytes: 0 }).dramCount).toBe(0);
+  it('profile: the most expanded nodes first, then untouched nodes in BFS order', () => {
+    const prio = rankNodes(graph, 'profile', profile.accesses);
+    const a = (i: number): number => profile.accesses[prio[i]!]!;
+    const touched = profile.accesses.filter((x) => x > 0).length;
+    expect(touched).toBeGreaterThan(0);
+    expect(touched).toBeLessThan(graph.count);
+    for (let i = 1; i < touched; i++) expect(a(i)).toBeLessThanOrEqual(a(i - 1));
+    expect(a(touched - 1)).toBeGreaterThan(0);
+    for (let i = touched; i < prio.length; i++) expect(a(i)).toBe(0);
+    for (let i = touched + 1; i < prio.length; i++) expect(bfsPos[prio[i]!]!).toBeGreaterThan(bfsPos[prio[i - 1]!]!);
   });
 
-  it('hops: keeps upper-layer nodes in DRAM and fills the rest in BFS hop order from the entry', () => {
-    const p = placeNodes(graph, { policy: 'hops', budgetBytes: Math.floor(total * 0.3) });
-    const inDram = new Set(Array.from(p.order.subarray(0, p.dramCount)));
+  it('id: node ids in order; random: a seeded shuffle', () => {
+    expect(Array.from(rankNodes(graph, 'id'))).toEqual(Array.from({ length: graph.count }, (_, i) => i));
+    const r1 = Array.from(rankNodes(graph, 'random', undefined, 4));
+    expect(Array.from(rankNodes(graph, 'random', undefined, 4))).toEqual(r1);
+    expect(Array.from(rankNodes(graph, 'random', undefined, 5))).not.toEqual(r1);
+    // Not merely the id order: most nodes move.
+    expect(r1.filter((v, i) => v === i).length).toBeLessThan(graph.count / 10);
+  });
+
+  it('refuses a profile ranking without access counts for every node, naming the option', () => {
+    for (const counts of [undefined, new Float64Array(graph.count - 1)]) {
+      const e = expectStrataError(() => rankNodes(graph, 'profile', counts), 'STRATA_INVALID_ARGUMENT');
+      expect(e.message).toMatch(/^placement: .*profile/);
+    }
+    const e = expectStrataError(() => rankNodes(graph, 'psychic' as PlacementPolicy), 'STRATA_INVALID_ARGUMENT');
+    expect(e.message).toContain('psychic');
+  });
+});
+
+describe('orderNodes', () => {
+  it('gives the hot prefix of the ranking ids [0, hot), each group in BFS order, for every policy and split', () => {
+    for (const policy of PLACEMENT_POLICIES) {
+      const prio = rankNodes(graph, policy, profile.accesses, 9);
+      for (const hot of [0, 1, 450, graph.count - 1, graph.count]) {
+        const { order, unreachable } = orderNodes(graph, prio, hot);
+        expectPermutation(order, graph.count);
+        expect(unreachable).toBe(graph.count - bfs.reachable);
+        expect(new Set(order.subarray(0, hot))).toEqual(new Set(prio.subarray(0, hot)));
+        for (let i = 1; i < graph.count; i++) if (i !== hot) expect(bfsPos[order[i]!]!).toBeGreaterThan(bfsPos[order[i - 1]!]!);
+      }
+    }
+  });
+
+  it('with every node hot is the BFS order itself: the entry point first', () => {
+    const { order } = orderNodes(graph, rankNodes(graph, 'random', undefined, 3), graph.count);
+    expect(order[0]).toBe(graph.entry);
+    expect(Array.from(order)).toEqual(Array.from(bfs.order));
+  });
+
+  it('hops: upper-layer nodes are hot before any level-0 node, and hot level-0 nodes are nearer the entry than cold ones', () => {
+    const hot = upperNodes + 700;
+    const { order } = orderNodes(graph, rankNodes(graph, 'hops'), hot);
+    const inDram = new Set(Array.from(order.subarray(0, hot)));
     for (let v = 0; v < graph.count; v++) if (graph.levels[v]! > 0) expect(inDram.has(v)).toBe(true);
-    const { hops } = bfsFromEntry(graph);
     let maxIn = 0;
     let minOut = Infinity;
     for (let v = 0; v < graph.count; v++) {
       if (graph.levels[v]! > 0) continue;
-      if (inDram.has(v)) maxIn = Math.max(maxIn, hops[v]!);
-      else minOut = Math.min(minOut, hops[v]! < 0 ? Infinity : hops[v]!);
+      if (inDram.has(v)) maxIn = Math.max(maxIn, bfs.hops[v]!);
+      else minOut = Math.min(minOut, bfs.hops[v]! < 0 ? Infinity : bfs.hops[v]!);
     }
     expect(maxIn).toBeLessThanOrEqual(minOut);
   });
 
-  it('profile: every DRAM node was accessed at least as often as every CXL node', () => {
-    const p = placeNodes(graph, { policy: 'profile', budgetBytes: Math.floor(total * 0.1), profile: profile.accesses });
+  it('profile: every hot node was expanded at least as often as every cold node', () => {
+    const hot = 300;
+    const { order } = orderNodes(graph, rankNodes(graph, 'profile', profile.accesses), hot);
     let minIn = Infinity;
     let maxOut = 0;
     for (let i = 0; i < graph.count; i++) {
-      const a = profile.accesses[p.order[i]!]!;
-      if (i < p.dramCount) minIn = Math.min(minIn, a);
+      const a = profile.accesses[order[i]!]!;
+      if (i < hot) minIn = Math.min(minIn, a);
       else maxOut = Math.max(maxOut, a);
     }
     expect(minIn).toBeGreaterThanOrEqual(maxOut);
   });
 
   it('profile placement predicts a higher DRAM share than id and random on the profiled queries', () => {
-    const share = (policy: 'profile' | 'id' | 'random'): number => {
-      const p = placeNodes(graph, { policy, budgetBytes: Math.floor(total * 0.1), profile: profile.accesses, seed: 2 });
-      return predictedDramShare(profile, p.order, p.dramCount);
-    };
+    const hot = 300;
+    const share = (policy: 'profile' | 'id' | 'random'): number =>
+      predictedDramShare(profile, orderNodes(graph, rankNodes(graph, policy, profile.accesses, 2), hot).order, hot);
     expect(share('profile')).toBeGreaterThan(share('id'));
     expect(share('profile')).toBeGreaterThan(share('random'));
   });
+});
 
-  it('lays each tier out in BFS order so the entry point comes first', () => {
-    const p = placeNodes(graph, { policy: 'hops', budgetBytes: total });
-    expect(p.order[0]).toBe(graph.entry);
+describe('planBudget', () => {
+  const n = graph.count;
+  const upperBytes = upperLayersBytesFor(graph.levels, graph.maxM);
+  const ADJ = 4 * (1 + graph.maxM0);
+  const VEC = 4 * dim;
+  const LABEL = 8;
+  /** Row bytes by hand, as sq8.ts and rq.ts lay rows out: dims padded to 16; sq8 a byte a dim (+ f32 norm for l2); rq a scale, l2 norm, bit planes, centroid id. */
+  const rowBytes = (kind: CodeKind, metric: 'l2' | 'ip'): number => {
+    const dims = Math.ceil(dim / 16) * 16;
+    const norm = metric === 'l2' ? 4 : 0;
+    return kind === 'sq8' ? dims + norm : 4 + norm + ({ rq4: 4, rq3: 3, rq2: 2 }[kind] * dims) / 8 + 2;
+  };
+  const input = (budgetBytes: number, codes: PlannerInput['codes'], metric: 'l2' | 'ip' = 'l2'): PlannerInput => ({
+    count: n,
+    dim,
+    metric,
+    maxM0: graph.maxM0,
+    upperBytes,
+    budgetBytes,
+    codes,
+  });
+  const full = graphFullPrecisionBytes(graph);
+  /** rq2 row bytes for an l2 code of `d` dimensions (padded to 16). */
+  const rowBytes2 = (d: number): number => 4 + 4 + (2 * Math.ceil(d / 16) * 16) / 8 + 2;
+
+  it('counts the upper layers as 9 bytes per upper node plus their link blocks, and the full-precision index as every record plus them', () => {
+    let words = 0;
+    for (let v = 0; v < n; v++) words += graph.levels[v]! * (1 + graph.maxM);
+    expect(upperBytes).toBe(9 * upperNodes + 4 * words);
+    expect(full).toBe(n * (VEC + ADJ + LABEL) + upperBytes);
+    expect(fullPrecisionBytes({ count: n, dim, maxM0: graph.maxM0, upperBytes })).toBe(full);
   });
 
-  it('refuses a profile placement without access counts, naming the option', () => {
-    try {
-      placeNodes(graph, { policy: 'profile', budgetBytes: 100 });
-      expect.unreachable();
-    } catch (e) {
-      expect(isStrataError(e, 'STRATA_INVALID_ARGUMENT')).toBe(true);
-      expect((e as Error).message).toMatch(/placement/);
+  it('sq8, rq4, rq3 and rq2 rows take the bytes the trained codes take, for l2 and ip', () => {
+    expect(rowBytes('sq8', 'l2')).toBe(36);
+    expect(rowBytes('rq4', 'l2')).toBe(26);
+    expect(rowBytes('rq3', 'l2')).toBe(22);
+    expect(rowBytes('rq2', 'l2')).toBe(18);
+    for (const metric of ['l2', 'ip'] as const) {
+      for (const kind of CODE_KINDS) {
+        const p = planBudget(input(full, kind, metric));
+        expect([p.code, p.codeRowBytes, p.dram.codes]).toEqual([kind, rowBytes(kind, metric), n * rowBytes(kind, metric)]);
+        // The planner's arithmetic is what the encoder really writes.
+        expect(trainCodec(kind, data.base, dim, metric, { seed: 1 }).spec.stride).toBe(rowBytes(kind, metric));
+      }
     }
+  });
+
+  it('honours every budget: DRAM total within it, every record counted once, neighbour lists before vectors', () => {
+    for (const share of [0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1]) {
+      const budget = Math.floor(full * share);
+      for (const codes of ['auto', ...CODE_KINDS] as const) {
+        // A forced code needs its rows (budgets below are refused, tested below); auto, at worst
+        // whole records, needs the upper layers only.
+        const need = upperBytes + (codes === 'auto' ? 0 : n * rowBytes(codes, 'l2'));
+        if (need > budget) continue;
+        const p = planBudget(input(budget, codes));
+        const row = p.codeRowBytes;
+        expect(p.dram.total, `${codes} at ${share}`).toBeLessThanOrEqual(budget);
+        expect(p.dram).toEqual({
+          upper: upperBytes,
+          codes: n * row,
+          adjacency: p.adjacencyInDram * ADJ,
+          vectors: p.vectorsInDram * VEC,
+          total: upperBytes + n * row + p.adjacencyInDram * ADJ + p.vectorsInDram * VEC,
+        });
+        expect(p.cxl).toEqual({
+          adjacency: (n - p.adjacencyInDram) * ADJ,
+          vectors: (n - p.vectorsInDram) * VEC,
+          labels: n * LABEL,
+          total: (n - p.adjacencyInDram) * ADJ + (n - p.vectorsInDram) * VEC + n * LABEL,
+        });
+        expect(p.fullPrecisionBytes).toBe(full);
+        // Filled: the next unit would not fit: a whole record without a code; with one a
+        // neighbour list, or once they all fit a vector.
+        const left = budget - p.dram.total;
+        if (p.code === null) {
+          expect(p.vectorsInDram).toBe(p.adjacencyInDram);
+          if (p.adjacencyInDram < n) expect(left).toBeLessThan(ADJ + VEC);
+        } else if (p.adjacencyInDram < n) {
+          expect(p.vectorsInDram).toBe(0);
+          expect(left).toBeLessThan(ADJ);
+        } else if (p.vectorsInDram < n) expect(left).toBeLessThan(VEC);
+      }
+    }
+  });
+
+  it('auto picks the most precise code whose rows fit after the upper layers', () => {
+    const seen = new Set<string>();
+    for (let share = 0.04; share <= 1; share += 0.01) {
+      const budget = Math.floor(full * share);
+      const fits = (k: CodeKind): boolean => upperBytes + n * rowBytes(k, 'l2') <= budget;
+      const expected = CODE_PREFERENCE.find(fits);
+      if (expected === undefined) continue;
+      const p = planBudget(input(budget, 'auto'));
+      expect(p.code, `share ${share.toFixed(2)}`).toBe(expected);
+      expect(p.reason).toContain(expected);
+      seen.add(expected);
+    }
+    // The sweep crossed every code's threshold, so each choice was exercised.
+    expect([...seen].sort()).toEqual([...CODE_KINDS].sort());
+    // At the exact threshold sq8 fits; a byte less and it is rq4.
+    const sq8Need = upperBytes + n * rowBytes('sq8', 'l2');
+    expect(planBudget(input(sq8Need, 'auto')).code).toBe('sq8');
+    expect(planBudget(input(sq8Need - 1, 'auto')).code).toBe('rq4');
+  });
+
+  it('auto falls back to whole records without a code, naming the bytes rq2 would need, when even rq2 does not fit', () => {
+    const rq2Rows = n * rowBytes('rq2', 'l2');
+    expect(planBudget(input(upperBytes + rq2Rows, 'auto')).code).toBe('rq2');
+    for (const budget of [upperBytes + rq2Rows - 1, upperBytes + 10 * (ADJ + VEC) + 5]) {
+      const p = planBudget(input(budget, 'auto'));
+      const whole = Math.floor((budget - upperBytes) / (ADJ + VEC));
+      expect([p.code, p.codeRowBytes, p.adjacencyInDram, p.vectorsInDram]).toEqual([null, 0, whole, whole]);
+      expect(p.dram.total).toBeLessThanOrEqual(budget);
+      expect(p.reason).toContain(`even rq2 (${rq2Rows} bytes) does not fit the ${budget - upperBytes} bytes left after the upper layers`);
+    }
+  });
+
+  it('refuses, naming the bytes needed and the budget, a forced code that does not fit', () => {
+    for (const kind of CODE_KINDS) {
+      const need = upperBytes + n * rowBytes(kind, 'l2');
+      expect(planBudget(input(need, kind)).code).toBe(kind);
+      const e = expectStrataError(() => planBudget(input(need - 1, kind)), 'STRATA_DRAM_BUDGET');
+      expect(e.message).toContain(`--codes ${kind} needs ${need} bytes`);
+      expect(e.message).toContain(`the budget is ${need - 1}`);
+      expect(e.details['needed']).toBe(need);
+    }
+  });
+
+  it('with codes none places whole records (neighbour list and vector together) of the first nodes', () => {
+    for (const share of [0.1, 0.3, 0.7, 1]) {
+      const budget = Math.max(upperBytes, Math.floor(full * share));
+      const p = planBudget(input(budget, 'none'));
+      const whole = Math.min(n, Math.floor((budget - upperBytes) / (ADJ + VEC)));
+      expect([p.code, p.codeRowBytes, p.dram.codes]).toEqual([null, 0, 0]);
+      expect([p.adjacencyInDram, p.vectorsInDram]).toEqual([whole, whole]);
+      expect(p.dram.total).toBeLessThanOrEqual(budget);
+      expect(p.reason).toMatch(/whole records/);
+    }
+    expect(planBudget(input(full, 'none')).adjacencyInDram).toBe(n);
+    expect(planBudget(input(upperBytes, 'none')).adjacencyInDram).toBe(0);
+  });
+
+  it('refuses a budget below the upper layers, which always stay in DRAM, in every code mode', () => {
+    for (const codes of ['none', 'auto', ...CODE_KINDS] as const) {
+      const e = expectStrataError(() => planBudget(input(upperBytes - 1, codes)), 'STRATA_DRAM_BUDGET');
+      expect(e.message).toContain(`below the ${upperBytes} bytes of the upper layers`);
+      expect(e.details['needed']).toBe(upperBytes);
+    }
+  });
+
+  it('with a code fills neighbour lists first, and vectors only once every neighbour list is in DRAM', () => {
+    const allLists = upperBytes + n * (rowBytes('rq4', 'l2') + ADJ);
+    const p1 = planBudget(input(allLists - 1, 'rq4'));
+    expect([p1.adjacencyInDram, p1.vectorsInDram]).toEqual([n - 1, 0]);
+    const p2 = planBudget(input(allLists + 10 * VEC, 'rq4'));
+    expect([p2.adjacencyInDram, p2.vectorsInDram]).toEqual([n, 10]);
+    // Vectors smaller than a neighbour list (dim 8: 32 bytes against 68): the bytes a list cannot
+    // use still go to no vector while any list is in CXL.
+    const narrow: PlannerInput = { count: 1000, dim: 8, metric: 'l2', maxM0: 16, upperBytes: 500, budgetBytes: 0, codes: 'rq2' };
+    const lists = 500 + 1000 * (rowBytes2(8) + ADJ);
+    const p3 = planBudget({ ...narrow, budgetBytes: lists - ADJ + 40 });
+    expect([p3.adjacencyInDram, p3.vectorsInDram]).toEqual([999, 0]);
+    const p4 = planBudget({ ...narrow, budgetBytes: lists + 40 });
+    expect([p4.adjacencyInDram, p4.vectorsInDram]).toEqual([1000, 1]);
   });
 });
 
