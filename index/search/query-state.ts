@@ -4,7 +4,10 @@
 // distances it asks for. No field here depends on which driver runs it.
 import { MaxHeap, MinHeap } from './heaps.js';
 import { STAT_FIELDS } from './stats.js';
-import { VisitedSet } from './visited.js';
+import { DenseVisited, VisitedSet } from './visited.js';
+
+/** Largest index whose searches keep a dense visited tag per node (2 bytes × nodes per in-flight query). */
+export const DENSE_VISITED_MAX_NODES = 1 << 22;
 
 /** Where a query is in its search. */
 export const PHASE = {
@@ -48,7 +51,7 @@ export class QueryState {
   lowerBound = 0;
   readonly cand = new MinHeap(256);
   readonly top = new MaxHeap(256);
-  readonly visited = new VisitedSet();
+  readonly visited: VisitedSet | DenseVisited;
 
   /** The pending request: n ids whose distances (from `scorer`) the driver writes into dist. */
   scorer: number = SCORER.TRAVERSE;
@@ -76,7 +79,9 @@ export class QueryState {
   slot = -1;
   tag = -1;
 
-  constructor(batchMax: number) {
+  /** nodes > 0 asks for a dense visited set over that many nodes (one query at a time per thread). */
+  constructor(batchMax: number, nodes = 0) {
+    this.visited = nodes > 0 && nodes <= DENSE_VISITED_MAX_NODES ? new DenseVisited(nodes) : new VisitedSet();
     this.ids = new Int32Array(batchMax);
     this.dist = new Float32Array(batchMax);
   }

@@ -52,7 +52,7 @@ export class Searcher {
     const acct = new Accountant(tierCosts(opts.cost ?? costModel()));
     this.traversal = new Traversal(index, acct, opts.prefetch ?? false, opts.trace ?? null);
     this.scorer = new Scorer(index, acct);
-    this.st = new QueryState(index.batchMax);
+    this.st = new QueryState(index.batchMax, index.meta.count);
     this.st.slot = this.slot;
     this.staged = new Staged(Math.max(index.vectors.segments.length, index.codes?.segments.length ?? 0) + 1);
     this.inject = opts.inject ?? false;

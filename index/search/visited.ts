@@ -64,3 +64,36 @@ export class VisitedSet {
     for (let i = 0; i < oldKeys.length; i++) if (oldGens[i] === oldGen) this.add(oldKeys[i]!);
   }
 }
+
+/**
+ * Dense twin of VisitedSet for the local searcher, which runs one query at a time per thread: a
+ * 2-byte tag per node (hnswlib's VisitedList) is one load and one store per neighbour, no hashing
+ * or probing. Used only while nodes × 2 bytes stays small (see QueryState), since every in-flight
+ * query would need its own.
+ */
+export class DenseVisited {
+  private readonly tags: Uint16Array;
+  private gen = 1;
+
+  constructor(nodes: number) {
+    this.tags = new Uint16Array(nodes);
+  }
+
+  clear(): void {
+    if (++this.gen === 0x10000) {
+      this.tags.fill(0);
+      this.gen = 1;
+    }
+  }
+
+  /** Adds v; returns false if it was there already. */
+  add(v: number): boolean {
+    if (this.tags[v] === this.gen) return false;
+    this.tags[v] = this.gen;
+    return true;
+  }
+
+  has(v: number): boolean {
+    return this.tags[v] === this.gen;
+  }
+}
