@@ -11,7 +11,7 @@ export interface SearchRequest {
   vector: Float32Array;
   k: number;
   ef?: number;
-  /** Candidates re-scored with full vectors after a traversal on codes (default 3 × k; ignored without codes). */
+  /** Candidates re-scored with full vectors after a traversal on codes (default 5 × k; ignored without codes). */
   rerank?: number;
   /** Re-score every candidate up to `rerank`, none skipped by the code's error bound. */
   rescoreAll?: boolean;

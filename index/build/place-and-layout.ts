@@ -17,6 +17,8 @@ export interface PlaceOptions extends AllocateOptions {
   profile?: Float64Array;
   codes: CodeKind | 'none' | 'auto';
   seed: number;
+  /** Renumber each group in BFS order from the entry (default), or keep the graph's own order (benchmarks measure the difference). */
+  renumber?: 'bfs' | 'keep';
 }
 
 export interface Placed {
@@ -50,12 +52,13 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     codes: o.codes,
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
-  const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram);
+  const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs');
   const codec = plan.code ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed }) : null;
   const alloc: AllocateOptions = {
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
     ...(o.slots ? { slots: o.slots } : {}),
     ...(o.cxlSegments ? { cxlSegments: o.cxlSegments } : {}),
+    ...(o.kernels ? { kernels: o.kernels } : {}),
   };
   const index = layoutIndex(g, { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, codec }, metric, externalIds, alloc);
   let predictedDramShare: number | null = null;

@@ -166,38 +166,68 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
   let acc = i32x4.splat(0);
   const m = i8x16.splat(3);
   let i = 0;
+  // Unrolled by hand with constant shifts: a shift by a loop variable kept the loop and cost ~2x.
   for (; i + 64 <= dims; i += 64) {
     const v = v128.load(p + (<usize>i >> 2));
     const wi = w + (<usize>i << 1);
-    for (let s = 0; s < 4; s++) {
-      const c = v128.and(i8x16.shr_u(v, 2 * s), m);
-      acc = dotW(acc, i16x8.extend_low_i8x16_u(c), wi + (<usize>s << 5));
-      acc = dotW(acc, i16x8.extend_high_i8x16_u(c), wi + (<usize>s << 5) + 16);
-    }
+    const c0 = v128.and(v, m);
+    const c1 = v128.and(i8x16.shr_u(v, 2), m);
+    const c2 = v128.and(i8x16.shr_u(v, 4), m);
+    const c3 = i8x16.shr_u(v, 6);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(c0), wi);
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(c0), wi + 16);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(c1), wi + 32);
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(c1), wi + 48);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(c2), wi + 64);
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(c2), wi + 80);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(c3), wi + 96);
+    acc = dotW(acc, i16x8.extend_high_i8x16_u(c3), wi + 112);
   }
   for (; i < dims; i += 16) {
     // Lanes 4..7 of each step are zero (load32_zero), so the weights they meet do not matter.
     const v = v128.load32_zero(p + (<usize>i >> 2));
     const wi = w + (<usize>i << 1);
-    for (let s = 0; s < 4; s++) acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, 2 * s), m)), wi + (<usize>s << 3));
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(v, m)), wi);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, 2), m)), wi + 8);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, 4), m)), wi + 16);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(i8x16.shr_u(v, 6)), wi + 24);
   }
   return hsum(acc);
+}
+
+/** One bit of each of 8 bytes, widened to i16 lanes: bit t of byte j is lane j. */
+@inline function bitLanes(v: v128, t: i32): v128 {
+  return i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, t), i8x16.splat(1)));
 }
 
 /** Bits plane: per 64 dims, byte j holds dim 8t + j in bit t; a 16-dim tail block of 2 bytes: 2t + j. */
 @inline function dotBits(p: usize, w: usize, dims: i32): f64 {
   let acc = i32x4.splat(0);
-  const one = i8x16.splat(1);
   let i = 0;
+  // Unrolled by hand with constant shifts (see dotCrumbs).
   for (; i + 64 <= dims; i += 64) {
     const v = v128.load64_zero(p + (<usize>i >> 3));
     const wi = w + (<usize>i << 1);
-    for (let t = 0; t < 8; t++) acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, t), one)), wi + (<usize>t << 4));
+    acc = dotW(acc, bitLanes(v, 0), wi);
+    acc = dotW(acc, bitLanes(v, 1), wi + 16);
+    acc = dotW(acc, bitLanes(v, 2), wi + 32);
+    acc = dotW(acc, bitLanes(v, 3), wi + 48);
+    acc = dotW(acc, bitLanes(v, 4), wi + 64);
+    acc = dotW(acc, bitLanes(v, 5), wi + 80);
+    acc = dotW(acc, bitLanes(v, 6), wi + 96);
+    acc = dotW(acc, i16x8.extend_low_i8x16_u(i8x16.shr_u(v, 7)), wi + 112);
   }
   for (; i < dims; i += 16) {
     const v = v128.load16_lane(p + (<usize>i >> 3), i32x4.splat(0), 0);
     const wi = w + (<usize>i << 1);
-    for (let t = 0; t < 8; t++) acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, t), one)), wi + (<usize>t << 2));
+    acc = dotW(acc, bitLanes(v, 0), wi);
+    acc = dotW(acc, bitLanes(v, 1), wi + 4);
+    acc = dotW(acc, bitLanes(v, 2), wi + 8);
+    acc = dotW(acc, bitLanes(v, 3), wi + 12);
+    acc = dotW(acc, bitLanes(v, 4), wi + 16);
+    acc = dotW(acc, bitLanes(v, 5), wi + 20);
+    acc = dotW(acc, bitLanes(v, 6), wi + 24);
+    acc = dotW(acc, bitLanes(v, 7), wi + 28);
   }
   return hsum(acc);
 }

@@ -9,6 +9,9 @@ import { PLANE_BITS, PLANE_ORDER, planeValue } from '../codes/planes.js';
 
 export type Metric = 'l2' | 'ip' | 'cosine';
 
+/** Which implementation computes distances: the WASM SIMD kernels, or their plain-JS twins. */
+export type KernelChoice = 'wasm' | 'js';
+
 /** Distances from the query at byte offset q to rows `ids` (u32 local row numbers at byte offset ids). */
 export type BatchKernel = (q: number, base: number, stride: number, ids: number, n: number, dim: number, out: number) => void;
 

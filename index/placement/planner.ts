@@ -65,6 +65,8 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   let reason: string;
   if (i.codes === 'none') {
     reason = 'no code: whole records (neighbour list + vector) of the most visited nodes in DRAM';
+  } else if (i.codes === 'auto' && i.budgetBytes >= full) {
+    reason = 'no code: the whole index fits the budget at full precision';
   } else if (i.codes === 'auto') {
     code = CODE_PREFERENCE.find((k) => n * codeRowBytes(k, i.dim, i.metric) <= free) ?? null;
     reason =

@@ -9,7 +9,7 @@ import { addStats, STAT_FIELDS, statsView, type SearchStats } from './stats.js';
 export interface BatchOptions {
   k: number;
   ef: number;
-  /** Re-ranked candidates (indexes with codes; default 3 × k). */
+  /** Re-ranked candidates (indexes with codes; default 5 × k). */
   rerank?: number;
   prefetch?: boolean;
   exact?: boolean;

@@ -33,7 +33,7 @@ export interface SearchResult {
 export const MAX_EF = 10_000;
 export const MAX_K = 10_000;
 /** Re-ranked candidates by default: k × this, measured in docs/benchmarks.md. */
-export const DEFAULT_RERANK_FACTOR = 3;
+export const DEFAULT_RERANK_FACTOR = 5;
 
 export class Searcher {
   readonly index: TieredIndex;

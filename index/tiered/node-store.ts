@@ -2,6 +2,7 @@
 // nodes [0, split) in the DRAM tier, [split, count) in the CXL tier. Segments of one tier hold equal
 // runs of nodes, so a node's segment is found by arithmetic: a per-node lookup table would cost DRAM
 // for every node of every store.
+import type { KernelChoice } from '../kernels/kernels.js';
 import { Segment, type SegmentShape } from './segment.js';
 
 export interface StoreLayout {
@@ -25,6 +26,7 @@ export class NodeStore {
     count: number,
     layout: StoreLayout,
     segments?: Segment[],
+    kernels: KernelChoice = 'wasm',
   ) {
     this.count = count;
     this.split = layout.split;
@@ -35,8 +37,10 @@ export class NodeStore {
       this.segments = segments;
     } else {
       this.segments = [];
-      for (let s = 0; s < layout.split; s += this.perDram) this.segments.push(new Segment(0, s, Math.min(this.perDram, layout.split - s), shape));
-      for (let s = layout.split; s < count; s += this.perCxl) this.segments.push(new Segment(1, s, Math.min(this.perCxl, count - s), shape));
+      for (let s = 0; s < layout.split; s += this.perDram)
+        this.segments.push(new Segment(0, s, Math.min(this.perDram, layout.split - s), shape, undefined, kernels));
+      for (let s = layout.split; s < count; s += this.perCxl)
+        this.segments.push(new Segment(1, s, Math.min(this.perCxl, count - s), shape, undefined, kernels));
     }
   }
 

@@ -4,7 +4,7 @@
 // of a batch and its distances sit, so the segment's own WASM kernel instance reaches all three:
 // the records never leave the memory they live in.
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
-import { instantiateKernels, type KernelSet } from '../kernels/kernels.js';
+import { instantiateKernels, jsKernels, type KernelChoice, type KernelSet } from '../kernels/kernels.js';
 
 /** Scratch slots per segment: how many searchers (threads × in-flight queries) can use it at once. */
 export const DEFAULT_SLOTS = 64;
@@ -65,7 +65,7 @@ export class Segment {
   /** u32 index of node `start`'s record (neighbour lists are read word by word). */
   readonly recordBase: number;
 
-  constructor(tier: number, start: number, count: number, shape: SegmentShape, region?: SharedRegion) {
+  constructor(tier: number, start: number, count: number, shape: SegmentShape, region?: SharedRegion, kernels: KernelChoice = 'wasm') {
     this.tier = tier;
     this.start = start;
     this.count = count;
@@ -75,7 +75,7 @@ export class Segment {
     this.u8 = new Uint8Array(this.region.buffer);
     this.u32 = new Uint32Array(this.region.buffer);
     this.f32 = new Float32Array(this.region.buffer);
-    this.kernels = shape.queryBytes > 0 ? instantiateKernels(this.region.memory) : null;
+    this.kernels = shape.queryBytes > 0 ? (kernels === 'js' ? jsKernels(this.region.memory) : instantiateKernels(this.region.memory)) : null;
     this.recordBase = this.layout.recordOffset >>> 2;
   }
 

@@ -9,7 +9,7 @@
 import { StrataError } from '../../common/errors.js';
 import { adoptRegion } from '../../tiers/shared-region.js';
 import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
-import type { Metric } from '../kernels/kernels.js';
+import type { KernelChoice, Metric } from '../kernels/kernels.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
@@ -68,6 +68,8 @@ export interface AllocateOptions {
   slots?: number;
   /** At least this many segments for the CXL vectors (one group per expander in near-data mode). */
   cxlSegments?: number;
+  /** Distance kernels: WASM SIMD (default) or their plain-JS twins (benchmarks attribute the kernels' share). */
+  kernels?: KernelChoice;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
@@ -174,7 +176,7 @@ export class TieredIndex {
       const per = nodesPerSegment(shape, segBytes);
       const cxl = m.count - split;
       const perCxl = cxlSegments > 1 ? Math.min(per, Math.max(1, Math.ceil(cxl / cxlSegments))) : per;
-      return new NodeStore(shape, m.count, { split, perDram: per, perCxl });
+      return new NodeStore(shape, m.count, { split, perDram: per, perCxl }, undefined, opts.kernels);
     };
     const stores: Record<StoreKind, NodeStore | null> = {
       adjacency: make(shapes.adjacency, p.adjacencyInDram),

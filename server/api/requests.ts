@@ -61,7 +61,7 @@ export interface RerankAsk {
 }
 
 /**
- * The re-rank pool for k results (undefined: the engine's default, 3 × k). `rerank` wins; Qdrant's
+ * The re-rank pool for k results (undefined: the engine's default, DEFAULT_RERANK_FACTOR × k). `rerank` wins; Qdrant's
  * `quantization.ignore` re-scores the whole candidate list with full vectors, `rescore: false`
  * returns the codes' estimates without reading a full vector, `oversampling` re-scores
  * ⌈oversampling × k⌉. On a collection without codes every distance is exact and these do nothing.

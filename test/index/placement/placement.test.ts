@@ -281,6 +281,15 @@ describe('planBudget', () => {
     expect(planBudget(input(upperBytes, 'none')).adjacencyInDram).toBe(0);
   });
 
+  it('auto keeps full precision (no code) when the whole index fits the budget', () => {
+    for (const budget of [full, full + 1000]) {
+      const p = planBudget(input(budget, 'auto'));
+      expect([p.code, p.adjacencyInDram, p.vectorsInDram]).toEqual([null, n, n]);
+      expect(p.reason).toContain('fits the budget at full precision');
+    }
+    expect(planBudget(input(full - 1, 'auto')).code).not.toBeNull();
+  });
+
   it('refuses a budget below the upper layers, which always stay in DRAM, in every code mode', () => {
     for (const codes of ['none', 'auto', ...CODE_KINDS] as const) {
       const e = expectStrataError(() => planBudget(input(upperBytes - 1, codes)), 'STRATA_DRAM_BUDGET');

@@ -1,0 +1,334 @@
+// Issue-9 benchmark: what tiering with codes buys, in process, one thread. For each data set it
+// builds one HNSW graph with hnswlib-node and lays it out several ways, then measures side by side
+// (contenders alternate within each repetition; medians reported):
+//   1. DRAM share and CXL bytes per query at a 10% budget: whole records (--codes none) vs codes;
+//   2. recall@10 at ef 64 against the re-rank pool size, vs full precision at the same ef;
+//   3. QPS at equal recall (interpolated on the ef curve): tiered with codes and CXL injection vs
+//      all-DRAM full precision and vs the same codes all in DRAM, at +90, +190 (default) and +400 ns;
+//   4. vs hnswlib-node's searchKnn, with the gain split into kernels, BFS renumbering and codes;
+//   6. DRAM bytes per vector and the layout time with and without codes.
+// Near-data (item 5) runs through the engine's worker threads: bench/engine-bench.ts.
+// Run: npm run bench:tiering -- [--sets sift,clustered,angular] [--count 100000] [--reps 3] [--json file]
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+import type { HierarchicalNSW } from 'hnswlib-node';
+import { buildHnswlib, extractGraph } from '../index/build/hnsw-build.js';
+import type { GraphImage } from '../index/graph/graph-image.js';
+import { graphFullPrecisionBytes, type PlaceOptions, placeAndLayout } from '../index/build/place-and-layout.js';
+import { profileGraph, sampleRows } from '../index/build/profile.js';
+import type { CodeKind } from '../index/codes/index.js';
+import { readDataset } from '../index/datasets/index.js';
+import { generateClustered } from '../index/generate/clustered.js';
+import { bruteForceKnn } from '../index/groundtruth.js';
+import { normalizeRows } from '../index/kernels/reference.js';
+import type { Metric } from '../index/kernels/kernels.js';
+import { runBatch } from '../index/search/batch.js';
+import { recallAtK } from '../index/search/recall.js';
+import type { SearchStats } from '../index/search/stats.js';
+import type { TieredIndex } from '../index/tiered/tiered-index.js';
+import { costModel, type CostModelParams, DEFAULT_COST_MODEL } from '../tiers/cost-model.js';
+
+interface DataSet {
+  name: string;
+  base: Float32Array;
+  queries: Float32Array;
+  dim: number;
+  metric: Metric;
+}
+
+interface Point {
+  ef: number;
+  recall: number;
+  qps: number;
+}
+
+const EFS = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+const TARGET_RECALL = 0.95;
+const K = 10;
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const f = (x: number | null, d = 0): string => (x === null ? 'n/a' : x.toFixed(d));
+
+/** QPS at `target` recall, interpolated linearly between the two ef points that bracket it. */
+function qpsAt(curve: Point[], target: number): number | null {
+  for (let i = 0; i < curve.length; i++) {
+    const p = curve[i]!;
+    if (p.recall >= target) {
+      if (i === 0) return p.qps;
+      const a = curve[i - 1]!;
+      const t = (target - a.recall) / (p.recall - a.recall);
+      return a.qps + t * (p.qps - a.qps);
+    }
+  }
+  return null;
+}
+
+class Contender {
+  readonly curve = new Map<number, { recall: number; qps: number[] }>();
+  constructor(
+    readonly name: string,
+    readonly run: (ef: number) => { qps: number; labels: Float64Array },
+  ) {}
+  measure(ef: number, recallOf: (labels: Float64Array) => number): void {
+    const r = this.run(ef);
+    const e = this.curve.get(ef) ?? { recall: recallOf(r.labels), qps: [] };
+    e.qps.push(r.qps);
+    this.curve.set(ef, e);
+  }
+  points(): Point[] {
+    return [...this.curve.entries()].sort((a, b) => a[0] - b[0]).map(([ef, e]) => ({ ef, recall: e.recall, qps: median(e.qps) }));
+  }
+}
+
+function loadSets(names: string[], count: number, queries: number): Promise<DataSet[]> {
+  return Promise.all(
+    names.map(async (name): Promise<DataSet | null> => {
+      if (name === 'sift') {
+        const dir = resolve('..', 'shared', 'datasets', 'sift-128-euclidean-10k');
+        if (!existsSync(join(dir, 'base.fvecs'))) {
+          process.stderr.write(`skipping sift: ${dir} is absent\n`);
+          return null;
+        }
+        const b = await readDataset(join(dir, 'base.fvecs'));
+        const q = await readDataset(join(dir, 'query.fvecs'));
+        return { name: 'sift-128-euclidean-10k', base: b.vectors, queries: q.vectors, dim: b.dim, metric: 'l2' };
+      }
+      if (name === 'clustered') {
+        const s = generateClustered({ count, dim: 128, clusters: 100, seed: 42 }, queries);
+        return { name: `clustered-${count / 1000}k-128`, base: s.base, queries: s.queries, dim: 128, metric: 'l2' };
+      }
+      if (name === 'angular') {
+        throw new Error('angular: TODO after the datasets move');
+      }
+      throw new Error(`unknown set ${name}: expected sift, clustered, angular`);
+    }),
+  ).then((xs) => xs.filter((x): x is DataSet => x !== null));
+}
+
+function hnswRunner(h: HierarchicalNSW, queries: Float32Array, dim: number, repeat: number): (ef: number) => { qps: number; labels: Float64Array } {
+  const nq = queries.length / dim;
+  const rows = Array.from({ length: nq }, (_, i) => Array.from(queries.subarray(i * dim, (i + 1) * dim)));
+  return (ef) => {
+    h.setEf(ef);
+    const labels = new Float64Array(nq * K).fill(-1);
+    const t0 = performance.now();
+    for (let r = 0; r < repeat; r++) {
+      for (let i = 0; i < nq; i++) {
+        const res = h.searchKnn(rows[i]!, K);
+        if (r === 0) for (let j = 0; j < res.neighbors.length; j++) labels[i * K + j] = res.neighbors[j]!;
+      }
+    }
+    return { qps: (repeat * nq) / ((performance.now() - t0) / 1000), labels };
+  };
+}
+
+function strataRunner(
+  index: TieredIndex,
+  queries: Float32Array,
+  repeat: number,
+  o: { inject?: boolean; cost?: CostModelParams; rerank?: number },
+): (ef: number) => { qps: number; labels: Float64Array } {
+  const tiled = new Float32Array(queries.length * repeat);
+  for (let r = 0; r < repeat; r++) tiled.set(queries, r * queries.length);
+  return (ef) => {
+    const b = runBatch(index, tiled, {
+      k: K,
+      ef,
+      inject: o.inject ?? false,
+      ...(o.cost ? { cost: o.cost } : {}),
+      ...(o.rerank !== undefined ? { rerank: o.rerank } : {}),
+    });
+    return { qps: b.qps, labels: b.labels.subarray(0, (queries.length / index.meta.dim) * K) };
+  };
+}
+
+async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto', lines: string[]): Promise<Record<string, unknown>> {
+  const { dim, metric } = ds;
+  let base = ds.base;
+  let queries = ds.queries;
+  if (metric === 'cosine') {
+    base = base.slice();
+    queries = queries.slice();
+    normalizeRows(base, dim);
+    normalizeRows(queries, dim);
+  }
+  const n = base.length / dim;
+  const nq = queries.length / dim;
+  const out: Record<string, unknown> = { set: ds.name, count: n, dim, metric, queries: nq };
+  lines.push(`## ${ds.name} (${n} × ${dim}, ${metric}, ${nq} queries)`, '');
+
+  const gt = bruteForceKnn(base, queries, dim, K, metric);
+  const recallOf = (labels: Float64Array): number => recallAtK({ k: K, results: labels, metric, gtIds: gt.ids, gtDim: gt.k }).mean;
+
+  let t0 = performance.now();
+  const h = buildHnswlib(base, dim, { metric: metric === 'l2' ? 'l2' : 'ip', m: 16, efConstruction: 200, seed: 100 });
+  const graph: GraphImage = extractGraph(h, dim);
+  const graphSeconds = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  const profile = profileGraph(graph, metric, sampleRows(base, dim, 1000, 3), K, 64);
+  const profileSeconds = (performance.now() - t0) / 1000;
+  const full = graphFullPrecisionBytes(graph);
+  const place = (share: number, codes: CodeKind | 'none' | 'auto', extra: Partial<PlaceOptions> = {}) => {
+    const t = performance.now();
+    const p = placeAndLayout(graph, metric, null, {
+      budgetBytes: Math.floor(full * share),
+      policy: 'profile',
+      profile: profile.accesses,
+      codes,
+      seed: 5,
+      ...extra,
+    });
+    return { ...p, seconds: (performance.now() - t) / 1000 };
+  };
+
+  // The layouts. `tiered` is what `strata build --dram-budget 10%` makes (auto picks the code).
+  const tiered = place(0.1, codeChoice);
+  const code = tiered.plan.code;
+  if (code === null) throw new Error(`${ds.name}: no code fits 10%`);
+  const records = place(0.1, 'none');
+  const allDram = place(1, 'none');
+  const codesDram = place(1, code);
+  const keepOrder = place(1, 'none', { renumber: 'keep', policy: 'id' });
+  const jsKernels = place(1, 'none', { renumber: 'keep', policy: 'id', kernels: 'js' });
+  const repeat = Math.max(1, Math.ceil(2000 / nq));
+  const costs = { 90: costModel({ cxlExtraLatencyNs: 90 }), 190: costModel(), 400: costModel({ cxlExtraLatencyNs: 400 }) };
+  out['plan'] = { code, reason: tiered.plan.reason, dram: tiered.plan.dram, cxl: tiered.plan.cxl, fullPrecisionBytes: full };
+
+  // 1. DRAM share and CXL bytes at 10%, ef 64, injection on at the default latency.
+  lines.push(`### 1. DRAM share at a 10% DRAM budget (ef 64, default model +${DEFAULT_COST_MODEL.cxlExtraLatencyNs} ns)`, '');
+  lines.push(
+    '| layout | recall@10 | distance DRAM share | access DRAM share | CXL KB/query | re-ranked/query | injected µs/query | stalled µs/query |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  const share: Array<Record<string, unknown>> = [];
+  const shareRow = (name: string, index: TieredIndex, rerank?: number): SearchStats => {
+    const b = runBatch(index, queries, { k: K, ef: 64, inject: true, ...(rerank !== undefined ? { rerank } : {}) });
+    const s = b.stats;
+    const rec = recallOf(b.labels);
+    share.push({
+      layout: name,
+      recall: rec,
+      distanceDramShare: s.distanceDramShare,
+      dramShare: s.dramShare,
+      cxlBytes: s.bytes.cxl,
+      reranked: s.reranked,
+      injectedNs: s.injectedNs,
+      stalledNs: s.stalledNs,
+    });
+    lines.push(
+      `| ${name} | ${rec.toFixed(4)} | ${s.distanceDramShare.toFixed(3)} | ${s.dramShare.toFixed(3)} | ${(s.bytes.cxl / 1000).toFixed(1)} | ${s.reranked.toFixed(1)} | ${(s.injectedNs / 1000).toFixed(1)} | ${(s.stalledNs / 1000).toFixed(1)} |`,
+    );
+    return s;
+  };
+  shareRow('whole records, no code (10%)', records.index);
+  shareRow(`${code} codes + hot neighbour lists (10%)`, tiered.index);
+  shareRow('all in DRAM, full precision', allDram.index);
+  out['dramShare'] = share;
+  lines.push('');
+
+  // 2. Recall against the re-rank pool, ef 64.
+  lines.push(`### 2. recall@10 at ef 64 against the re-rank pool (${code}, 10%)`, '');
+  const fullRecall = recallOf(runBatch(allDram.index, queries, { k: K, ef: 64 }).labels);
+  lines.push(`Full precision at ef 64: ${fullRecall.toFixed(4)}.`, '');
+  lines.push('| rerank (cap) | recall@10 | − full precision | re-ranked/query | skipped by the bound/query |', '|---|---|---|---|---|');
+  const rr: Array<Record<string, number>> = [];
+  for (const rerank of [0, 10, 20, 30, 50, 100, 200]) {
+    const b = runBatch(tiered.index, queries, { k: K, ef: 64, rerank });
+    const rec = recallOf(b.labels);
+    rr.push({ rerank, recall: rec, delta: rec - fullRecall, reranked: b.stats.reranked, skipped: b.stats.rerankSkipped });
+    lines.push(
+      `| ${rerank === 0 ? '0 (estimates)' : rerank} | ${rec.toFixed(4)} | ${(rec - fullRecall).toFixed(4)} | ${b.stats.reranked.toFixed(1)} | ${b.stats.rerankSkipped.toFixed(1)} |`,
+    );
+  }
+  out['rerank'] = { fullRecall, rows: rr };
+  lines.push('');
+
+  // 3 and 4: QPS-recall curves, contenders alternating within each repetition.
+  const contenders = [
+    new Contender('hnswlib-node searchKnn', hnswRunner(h, queries, dim, repeat)),
+    new Contender('Strata, graph order, JS kernels, full precision', strataRunner(jsKernels.index, queries, repeat, {})),
+    new Contender('Strata, graph order, WASM kernels, full precision', strataRunner(keepOrder.index, queries, repeat, {})),
+    new Contender('all DRAM, full precision (BFS order, WASM)', strataRunner(allDram.index, queries, repeat, {})),
+    new Contender(`all DRAM, ${code} codes`, strataRunner(codesDram.index, queries, repeat, {})),
+    new Contender(`tiered 10%, ${code} codes, CXL +90 ns`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[90] })),
+    new Contender(`tiered 10%, ${code} codes, CXL +190 ns (default)`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[190] })),
+    new Contender(`tiered 10%, ${code} codes, CXL +400 ns`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[400] })),
+    new Contender('tiered 10%, whole records, CXL +190 ns', strataRunner(records.index, queries, repeat, { inject: true, cost: costs[190] })),
+  ];
+  for (const c of contenders) c.run(32); // JIT warm-up
+  for (let r = 0; r < reps; r++) for (const ef of EFS) for (const c of contenders) c.measure(ef, recallOf);
+  const curves = Object.fromEntries(contenders.map((c) => [c.name, c.points()]));
+  const at = Object.fromEntries(contenders.map((c) => [c.name, qpsAt(c.points(), TARGET_RECALL)]));
+  out['curves'] = curves;
+  out['qpsAtRecall'] = { target: TARGET_RECALL, ...at };
+  lines.push(`### 3–4. QPS at recall@10 = ${TARGET_RECALL} (interpolated on ef ${EFS.join(', ')}; one thread; median of ${reps})`, '');
+  lines.push('| contender | QPS @ recall | ratio to hnswlib | ratio to all-DRAM full precision |', '|---|---|---|---|');
+  const hq = at['hnswlib-node searchKnn'] ?? null;
+  const aq = at['all DRAM, full precision (BFS order, WASM)'] ?? null;
+  for (const c of contenders) {
+    const q = at[c.name] ?? null;
+    lines.push(`| ${c.name} | ${f(q)} | ${q && hq ? (q / hq).toFixed(2) : 'n/a'} | ${q && aq ? (q / aq).toFixed(2) : 'n/a'} |`);
+  }
+  const js = at[contenders[1]!.name] ?? null;
+  const wasm = at[contenders[2]!.name] ?? null;
+  const codesQ = at[contenders[4]!.name] ?? null;
+  const tieredQ = at[contenders[6]!.name] ?? null;
+  if (js && wasm && aq && codesQ && hq) {
+    // Each cause's share of the total log-gain, from the chain JS → WASM → BFS → codes.
+    const steps: Array<[string, number]> = [
+      ['kernels (WASM SIMD vs JS)', wasm / js],
+      ['BFS renumbering', aq / wasm],
+      [`${code} codes`, codesQ / aq],
+    ];
+    const totalLog = steps.reduce((s, [, r]) => s + Math.log(r), 0);
+    lines.push(
+      '',
+      `Attribution (each step's QPS ratio at equal recall, and its share of the chain's log-gain): ${steps.map(([k, r]) => `${k} ×${r.toFixed(2)} (${((100 * Math.log(r)) / totalLog).toFixed(0)}%)`).join('; ')}. Strata with codes vs hnswlib: ×${(codesQ / hq).toFixed(2)}.`,
+    );
+    out['attribution'] = Object.fromEntries(steps);
+  }
+  if (tieredQ && aq && codesQ) {
+    lines.push(
+      `Tiered (10%, injection at +190 ns) vs all-DRAM full precision: ×${(tieredQ / aq).toFixed(2)}; vs the same codes all in DRAM: ×${(tieredQ / codesQ).toFixed(2)}.`,
+    );
+  }
+  lines.push('');
+
+  // 6. Bytes and build time.
+  const dramPerVector = tiered.plan.dram.total / n;
+  lines.push('### 6. Bytes and build time', '');
+  lines.push(
+    `DRAM per vector at 10%: ${dramPerVector.toFixed(1)} B = ${(dramPerVector / (4 * dim)).toFixed(3)} × the raw vector (${4 * dim} B): upper layers ${(tiered.plan.dram.upper / n).toFixed(1)}, ${code} codes ${(tiered.plan.dram.codes / n).toFixed(1)}, neighbour lists ${(tiered.plan.dram.adjacency / n).toFixed(1)}, vectors ${(tiered.plan.dram.vectors / n).toFixed(1)} B/vector.`,
+    `Build: HNSW graph ${graphSeconds.toFixed(1)} s, profiling ${profileSeconds.toFixed(1)} s; placement and layout without codes ${records.seconds.toFixed(2)} s, with ${code} (training and encoding included) ${tiered.seconds.toFixed(2)} s: the build takes ×${((graphSeconds + profileSeconds + tiered.seconds) / (graphSeconds + profileSeconds + records.seconds)).toFixed(3)} the time of --codes none.`,
+    '',
+  );
+  out['bytes'] = { dramPerVector, rawVector: 4 * dim, ratio: dramPerVector / (4 * dim) };
+  out['buildSeconds'] = { graph: graphSeconds, profile: profileSeconds, layoutNone: records.seconds, layoutCodes: tiered.seconds };
+  return out;
+}
+
+async function main(): Promise<void> {
+  const o = new Command('tiering-bench')
+    .option('--sets <list>', 'sift (../shared), clustered, angular', 'sift,clustered,angular')
+    .option('--count <n>', 'generated set size', (v) => Number(v), 100_000)
+    .option('--queries <n>', 'generated queries', (v) => Number(v), 1000)
+    .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 3)
+    .option('--code <kind>', "the tiered layout's code (default: what the planner picks at 10%)", 'auto')
+    .option('--json <file>', 'write results as JSON')
+    .parse(process.argv)
+    .opts<{ sets: string; count: number; queries: number; reps: number; code: CodeKind | 'auto'; json?: string }>();
+  const sets = await loadSets(o.sets.split(','), o.count, o.queries);
+  const results: unknown[] = [];
+  for (const ds of sets) {
+    const lines: string[] = [];
+    results.push(await benchSet(ds, o.reps, o.code, lines));
+    process.stdout.write(lines.join('\n') + '\n');
+  }
+  if (o.json) {
+    mkdirSync(resolve(o.json, '..'), { recursive: true });
+    writeFileSync(o.json, JSON.stringify({ node: process.version, date: new Date().toISOString(), results }, null, 2) + '\n');
+  }
+}
+
+await main();
