@@ -24,7 +24,7 @@ export interface SearcherOptions {
 export interface SearchResult {
   /** Internal node ids, nearest first. */
   ids: Int32Array;
-  /** hnswlib-convention distances (squared L2, or 1 - dot), exact. */
+  /** hnswlib-convention distances (squared L2, or 1 - dot): exact, except the codes' estimates when rerank is 0. */
   distances: Float32Array;
   /** Per-query counters (see STAT). */
   stats: Float64Array;

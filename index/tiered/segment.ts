@@ -13,7 +13,7 @@ export type RecordKind = 'adjacency' | 'vectors' | 'codes' | 'labels';
 
 export interface SegmentShape {
   kind: RecordKind;
-  /** Bytes per node record (a multiple of 4). */
+  /** Bytes per node record (a multiple of 4 for neighbour lists and vectors; code rows may be any size). */
   stride: number;
   /** Read-only bytes before the records: a code's parameters (0 for the other kinds). */
   headBytes: number;
