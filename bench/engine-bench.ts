@@ -15,6 +15,9 @@ import { costModel } from '../tiers/cost-model.js';
 
 interface Measured {
   qps: number;
+  /** Request latency percentiles, ms (closed loop: includes queueing behind the other outstanding requests). */
+  p50: number;
+  p99: number;
   modelledExtraUs: number;
   injectedUs: number;
   linkMessages: number;
@@ -44,11 +47,14 @@ async function measure(
     let injected = 0;
     let link = 0;
     const firstIds: string[] = [];
+    const lat = new Float64Array(requests);
     const t0 = performance.now();
     const worker = async (): Promise<void> => {
       while (next < requests) {
         const i = next++;
+        const t = performance.now();
         const r = await one(i);
+        lat[i] = performance.now() - t;
         extra += r.stats.modelledCxlExtraNs;
         injected += r.stats.injectedNs;
         link += r.stats.linkMessages;
@@ -57,8 +63,11 @@ async function measure(
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const s = (performance.now() - t0) / 1000;
+    lat.sort();
     return {
       qps: requests / s,
+      p50: lat[Math.floor(0.5 * (requests - 1))]!,
+      p99: lat[Math.floor(0.99 * (requests - 1))]!,
       modelledExtraUs: extra / requests / 1000,
       injectedUs: injected / requests / 1000,
       linkMessages: link / requests,
@@ -77,18 +86,20 @@ async function main(): Promise<void> {
     .option('--requests <n>', 'requests per measurement', (v) => Number(v), 3000)
     .option('--concurrency <n>', 'outstanding requests', (v) => Number(v), 64)
     .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 3)
+    .option('--codes <kind>', 'code of the generated index: auto (what the planner picks at 10%) or none (whole records)', 'auto')
     .option('--json <file>', 'write results as JSON')
     .parse(process.argv)
-    .opts<{ index?: string; queries?: string; count: number; requests: number; concurrency: number; reps: number; json?: string }>();
+    .opts<{ index?: string; queries?: string; count: number; requests: number; concurrency: number; reps: number; codes: 'auto' | 'none'; json?: string }>();
   let dir = o.index;
   let qfile = o.queries;
   if (!dir) {
     const work = join(tmpdir(), `strata-engine-bench-${o.count}`);
     if (!existsSync(join(work, 'data', 'query.fvecs')))
       await writeGeneratedSet(join(work, 'data'), { count: o.count, dim: 128, clusters: 100, seed: 42 }, 1000, 10);
-    dir = join(work, 'idx-10pct');
+    // What `strata build --dram-budget 10%` makes: codes in DRAM (auto), vectors and cold lists in CXL.
+    dir = join(work, `idx-10pct-v2-${o.codes}`);
     if (!existsSync(join(dir, 'manifest.json')))
-      await buildIndex({ input: join(work, 'data', 'base.fvecs'), out: dir, dramBudget: '10%', placement: 'profile' });
+      await buildIndex({ input: join(work, 'data', 'base.fvecs'), out: dir, dramBudget: '10%', placement: 'profile', codes: o.codes });
     qfile ??= join(work, 'data', 'query.fvecs');
   }
   if (!qfile) throw new Error('--queries is required with --index');
@@ -121,26 +132,61 @@ async function main(): Promise<void> {
     );
   }
 
-  // 2. latency sweep with injection.
-  lines.push('| CXL extra latency | local QPS | ndp QPS | ndp / local | modelled CXL extra µs/query local | ndp |', '|---|---|---|---|---|---|');
+  // 2. latency sweep with injection: local vs the two near-data models, QPS and p99.
+  lines.push(
+    '| CXL extra latency | local QPS | ndp host QPS | ndp device QPS | host / local | device / local | p99 ms local | host | device |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
   const sweep: Array<Record<string, number>> = [];
-  for (const lat of [0, 100, 200, 400, 800]) {
-    const base: OpenEngineOptions = { searchThreads: 1, ndp: true, inject: true, inflightPerThread: 32, cost: costModel({ cxlExtraLatencyNs: lat }) };
+  for (const lat of [0, 90, 190, 400, 800]) {
+    const cost = costModel({ cxlExtraLatencyNs: lat });
+    const base: OpenEngineOptions = { searchThreads: 1, ndp: true, inject: true, inflightPerThread: 32, cost };
     const l: Measured[] = [];
-    const n: Measured[] = [];
+    const h: Measured[] = [];
+    const d: Measured[] = [];
     for (let r = 0; r < o.reps; r++) {
       l.push(await run(base, 'local'));
-      n.push(await run(base, 'ndp'));
+      h.push(await run({ ...base, nearData: 'host' }, 'ndp'));
+      d.push(await run({ ...base, nearData: 'device' }, 'ndp'));
     }
-    const lq = median(l.map((x) => x.qps));
-    const nqps = median(n.map((x) => x.qps));
-    sweep.push({ latencyNs: lat, localQps: lq, ndpQps: nqps, ratio: nqps / lq, localExtraUs: l[0]!.modelledExtraUs, ndpExtraUs: n[0]!.modelledExtraUs });
+    const m = (xs: Measured[], f: (x: Measured) => number): number => median(xs.map(f));
+    const row = {
+      latencyNs: lat,
+      localQps: m(l, (x) => x.qps),
+      hostQps: m(h, (x) => x.qps),
+      deviceQps: m(d, (x) => x.qps),
+      localP99: m(l, (x) => x.p99),
+      hostP99: m(h, (x) => x.p99),
+      deviceP99: m(d, (x) => x.p99),
+    };
+    sweep.push(row);
     lines.push(
-      `| +${lat} ns | ${Math.round(lq)} | ${Math.round(nqps)} | ${(nqps / lq).toFixed(2)} | ${l[0]!.modelledExtraUs.toFixed(1)} | ${n[0]!.modelledExtraUs.toFixed(1)} |`,
+      `| +${lat} ns | ${Math.round(row.localQps)} | ${Math.round(row.hostQps)} | ${Math.round(row.deviceQps)} | ${(row.hostQps / row.localQps).toFixed(2)} | ${(row.deviceQps / row.localQps).toFixed(2)} | ${row.localP99.toFixed(2)} | ${row.hostP99.toFixed(2)} | ${row.deviceP99.toFixed(2)} |`,
     );
   }
   results['latencySweep'] = sweep;
-  lines.push('');
+  // Where host workers start to pay: the first latency at which their QPS reaches local's, interpolated.
+  let crossover: number | null = null;
+  for (let i = 0; i < sweep.length && crossover === null; i++) {
+    const r = sweep[i]!;
+    const gap = r['hostQps']! / r['localQps']! - 1;
+    if (gap >= 0) {
+      const p = sweep[i - 1];
+      if (!p) crossover = r['latencyNs']!;
+      else {
+        const pg = p['hostQps']! / p['localQps']! - 1;
+        crossover = p['latencyNs']! + ((r['latencyNs']! - p['latencyNs']!) * -pg) / (gap - pg);
+      }
+    }
+  }
+  results['hostCrossoverNs'] = crossover;
+  lines.push(
+    '',
+    crossover === null
+      ? 'Host workers do not catch up with local execution within the swept latencies.'
+      : `Host workers start to pay at about +${Math.round(crossover)} ns (interpolated).`,
+    '',
+  );
 
   // 3. prefetch and pipeline, ndp with injection at the default model.
   lines.push('| ndp schedule (injection on, default model) | QPS | modelled CXL extra µs/query |', '|---|---|---|');
