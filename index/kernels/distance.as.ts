@@ -85,7 +85,25 @@ export function ip(a: usize, b: usize, dim: i32): f32 {
  * whose local index is the u32 at ids + 4k, stored at base + index * stride. Results go to out as
  * f32. One call per hop and tier keeps the JS/WASM boundary off the per-vector path.
  */
+// Observable sink for touchRows' loads, so the optimiser keeps them.
+let touched: u32 = 0;
+
+/**
+ * Loads one word of every cache line of the n rows first: the rows are scattered, and these loads
+ * are independent, so their misses overlap (memory-level parallelism) instead of arriving one row
+ * at a time inside the distance loop, whose loads depend on the loop's progress.
+ */
+@inline function touchRows(base: usize, stride: usize, ids: usize, n: i32, bytes: usize): void {
+  let acc: u32 = 0;
+  for (let k = 0; k < n; k++) {
+    const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
+    for (let off: usize = 0; off < bytes; off += 64) acc ^= load<u8>(row + off);
+  }
+  touched ^= acc;
+}
+
 export function l2Batch(q: usize, base: usize, stride: usize, ids: usize, n: i32, dim: i32, out: usize): void {
+  touchRows(base, stride, ids, n, <usize>dim << 2);
   for (let k = 0; k < n; k++) {
     const row = <usize>load<u32>(ids + (<usize>k << 2));
     store<f32>(out + (<usize>k << 2), l2At(q, base + row * stride, dim));
@@ -93,6 +111,7 @@ export function l2Batch(q: usize, base: usize, stride: usize, ids: usize, n: i32
 }
 
 export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32, dim: i32, out: usize): void {
+  touchRows(base, stride, ids, n, <usize>dim << 2);
   for (let k = 0; k < n; k++) {
     const row = <usize>load<u32>(ids + (<usize>k << 2));
     store<f32>(out + (<usize>k << 2), <f32>1.0 - dotAt(q, base + row * stride, dim));
@@ -248,6 +267,7 @@ export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i
   const mSumW = load<f64>(q, 32);
   const table = q + <usize>load<u32>(q, 40);
   const planeW = <usize>dims << 1;
+  touchRows(base, stride, ids, n, stride);
   for (let k = 0; k < n; k++) {
     const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
     let p = row + planesOff;
