@@ -5,7 +5,7 @@
 //   plus a randomly rotated residual quantised to 2-4 bits with a per-vector scale; small enough for
 //   a 10% DRAM budget, with an error bound from that scale.
 import type { Metric } from '../kernels/kernels.js';
-import { PLANE_ORDER, planeBytes, planesFor } from './planes.js';
+import { planeBytes, planesFor } from './planes.js';
 
 export type CodeKind = 'sq8' | 'rq4' | 'rq3' | 'rq2';
 export const CODE_KINDS: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
@@ -95,27 +95,33 @@ export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
  * range: a lane sums a quarter of the dimensions.
  */
 export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number, dims: number): { W: number; sumW: number } {
+  // Once per query on the search path: plain loops over typed arrays, no allocation per call.
   const planes = planesFor(bits);
-  const maxShift = Math.max(...planes.map((p) => p.shift));
+  let maxShift = 0;
+  for (const p of planes) maxShift = Math.max(maxShift, p.shift);
   const maxValue = (1 << bits) - 1;
   let vmax = 0;
-  for (let i = 0; i < dims; i++) vmax = Math.max(vmax, Math.abs(v[i] ?? 0));
+  for (let i = 0; i < dims; i++) {
+    const a = Math.abs(v[i] ?? 0);
+    if (a > vmax) vmax = a;
+  }
   const laneLimit = Math.floor(2147483647 / (Math.ceil(dims / 4) * maxValue));
   const limit = Math.min(32767 >> maxShift, laneLimit);
   const W = vmax > 0 ? vmax / limit : 1;
-  const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const inv = 1 / W;
+  // The weights start at PREP_WEIGHTS (even): an i16 view writes them directly when out is aligned.
+  const aligned = (out.byteOffset & 1) === 0;
+  const w16 = aligned ? new Int16Array(out.buffer, out.byteOffset + PREP_WEIGHTS, planes.length * dims) : null;
+  const dv = aligned ? null : new DataView(out.buffer, out.byteOffset, out.byteLength);
   let sumW = 0;
-  const wi = new Int32Array(dims);
   for (let i = 0; i < dims; i++) {
-    wi[i] = Math.round((v[i] ?? 0) / W);
-    sumW += wi[i]!;
-  }
-  let at = PREP_WEIGHTS;
-  for (const kind of PLANE_ORDER) {
-    const p = planes.find((x) => x.kind === kind);
-    if (!p) continue;
-    for (let i = 0; i < dims; i++) dv.setInt16(at + 2 * i, wi[i]! << p.shift, true);
-    at += 2 * dims;
+    const wi = Math.round((v[i] ?? 0) * inv);
+    sumW += wi;
+    for (let p = 0; p < planes.length; p++) {
+      const val = wi << planes[p]!.shift;
+      if (w16 !== null) w16[p * dims + i] = val;
+      else dv!.setInt16(PREP_WEIGHTS + 2 * (p * dims + i), val, true);
+    }
   }
   return { W, sumW };
 }
