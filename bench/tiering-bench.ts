@@ -189,6 +189,8 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   const records = place(0.1, 'none');
   const allDram = place(1, 'none');
   const codesDram = place(1, code);
+  // sq8 (4x smaller than floats, the cheapest code kernel) all in DRAM: what codes alone do for speed.
+  const sq8Dram = place(1, 'sq8');
   const keepOrder = place(1, 'none', { renumber: 'keep', policy: 'id' });
   const jsKernels = place(1, 'none', { renumber: 'keep', policy: 'id', kernels: 'js' });
   const repeat = Math.max(1, Math.ceil(2000 / nq));
@@ -251,6 +253,7 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
     new Contender('Strata, graph order, WASM kernels, full precision', strataRunner(keepOrder.index, queries, repeat, {})),
     new Contender('all DRAM, full precision (BFS order, WASM)', strataRunner(allDram.index, queries, repeat, {})),
     new Contender(`all DRAM, ${code} codes`, strataRunner(codesDram.index, queries, repeat, {})),
+    new Contender('all DRAM, sq8 codes', strataRunner(sq8Dram.index, queries, repeat, {})),
     new Contender(`tiered 10%, ${code} codes, CXL +90 ns`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[90] })),
     new Contender(`tiered 10%, ${code} codes, CXL +190 ns (default)`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[190] })),
     new Contender(`tiered 10%, ${code} codes, CXL +400 ns`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[400] })),
@@ -273,18 +276,20 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   const js = at[contenders[1]!.name] ?? null;
   const wasm = at[contenders[2]!.name] ?? null;
   const codesQ = at[contenders[4]!.name] ?? null;
-  const tieredQ = at[contenders[6]!.name] ?? null;
-  if (js && wasm && aq && codesQ && hq) {
-    // Each cause's share of the total log-gain, from the chain JS → WASM → BFS → codes.
+  const sq8Q = at[contenders[5]!.name] ?? null;
+  const tieredQ = at[contenders[7]!.name] ?? null;
+  if (js && wasm && aq && codesQ && sq8Q && hq) {
+    // The chain JS kernels → WASM kernels → BFS renumbering → codes, one cause per step, each
+    // step's QPS ratio at equal recall (steps multiply: their product is the whole chain).
     const steps: Array<[string, number]> = [
       ['kernels (WASM SIMD vs JS)', wasm / js],
-      ['BFS renumbering', aq / wasm],
-      [`${code} codes`, codesQ / aq],
+      ['BFS renumbering (vs hnswlib node order)', aq / wasm],
+      ['sq8 codes (vs full precision)', sq8Q / aq],
+      [`${code} codes (vs full precision)`, codesQ / aq],
     ];
-    const totalLog = steps.reduce((s, [, r]) => s + Math.log(r), 0);
     lines.push(
       '',
-      `Attribution (each step's QPS ratio at equal recall, and its share of the chain's log-gain): ${steps.map(([k, r]) => `${k} ×${r.toFixed(2)} (${((100 * Math.log(r)) / totalLog).toFixed(0)}%)`).join('; ')}. Strata with codes vs hnswlib: ×${(codesQ / hq).toFixed(2)}.`,
+      `Attribution, each step's QPS ratio at equal recall: ${steps.map(([k, r]) => `${k} ×${r.toFixed(2)}`).join('; ')}. Against hnswlib-node: full precision ×${(aq / hq).toFixed(2)}, sq8 ×${(sq8Q / hq).toFixed(2)}, ${code} ×${(codesQ / hq).toFixed(2)}; hnswlib node order with WASM kernels ×${(wasm / hq).toFixed(2)}.`,
     );
     out['attribution'] = Object.fromEntries(steps);
   }
