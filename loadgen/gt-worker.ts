@@ -1,16 +1,14 @@
 // Worker thread of the ground-truth computation: exact k nearest neighbours of a slice of the
 // queries by brute force (float64), over a base shared with the other workers (no copy per thread).
 import { parentPort, workerData } from 'node:worker_threads';
-import { bruteForceKnn } from '../index/groundtruth.js';
-import type { Metric } from '../index/kernels/kernels.js';
+import { bruteForceKnn, type Metric } from '../datasets/index.js';
 
 export interface GtWorkerInput {
   base: SharedArrayBuffer;
   queries: Float32Array;
   dim: number;
   k: number;
-  /** l2 or ip: cosine arrives as ip over rows the caller unit-normalised. */
-  metric: Extract<Metric, 'l2' | 'ip'>;
+  metric: Metric;
 }
 
 export interface GtWorkerOutput {

@@ -1,6 +1,6 @@
 // `strata generate`: a deterministic clustered dataset with exact ground truth.
 import type { Command } from 'commander';
-import { writeGeneratedSet } from '../../index/generate/write-set.js';
+import { writeGeneratedSet } from '../../datasets/index.js';
 import { intOption } from '../options.js';
 
 export function registerGenerate(program: Command): void {

@@ -5,7 +5,7 @@ import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFvecsMatrix, readIvecs, writeFvecs } from '../../index/datasets/index.js';
+import { readFvecsMatrix, readIvecs, writeFvecs } from '../../datasets/index.js';
 import { loadIndex } from '../../index/format/load-index.js';
 import type { CodeKind } from '../../index/codes/index.js';
 import type { BudgetPlan } from '../../index/placement/planner.js';

@@ -1,10 +1,10 @@
 // The TEXMEX "vecs" family (.fvecs, .ivecs, .bvecs): each row is an int32 LE dimension followed by
 // that many f32 / i32 / u8 values, with no file header. Because every row repeats its dimension, a
 // file with mixed dimensions or a cut-off tail is only detectable by walking the row headers.
-import { checkFinite, dimensionError, formatError } from './dataset-errors.js';
-import { withSource, leToHost, type ByteSource } from './file-io.js';
-import { chunkRows, report } from './progress.js';
-import type { RowReadOptions } from './types.js';
+import { checkFinite, dimensionError, formatError } from '../dataset-errors.js';
+import { withSource, leToHost, type ByteSource } from '../file-io.js';
+import { chunkRows, report } from '../progress.js';
+import type { RowReadOptions } from '../types.js';
 
 export type VecsElement = 'f32' | 'i32' | 'u8';
 

@@ -1,7 +1,7 @@
 // Writers for the interchange formats Strata emits (sampled base sets, query sets, ground truth).
 // Rows are encoded a chunk at a time so writing a large matrix never needs a second full-size copy.
 import { open } from 'node:fs/promises';
-import { invalidArgument } from '../../common/errors.js';
+import { invalidArgument } from '../common/errors.js';
 import { leToHost } from './file-io.js';
 import { chunkRows } from './progress.js';
 

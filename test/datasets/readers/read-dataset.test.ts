@@ -12,7 +12,7 @@ import {
   writeFbin,
   writeFvecs,
   writeIvecs,
-} from '../../../index/datasets/index.js';
+} from '../../../datasets/index.js';
 import { binBytes, expectRejection, expectSameArray, expectThrow, f32, makeTempDir, writeBytes } from './helpers.js';
 
 const tmp = makeTempDir();

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readDataset } from '../../../index/datasets/index.js';
+import { readDataset } from '../../../datasets/index.js';
 import { expectRejection, makeTempDir } from './helpers.js';
 
 const tmp = makeTempDir();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readDataset, readFvecsMatrix, readGroundTruth, readIvecs, writeFvecs, writeIvecs } from '../../../index/datasets/index.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, readIvecs, writeFvecs, writeIvecs } from '../../../datasets/index.js';
 import { concat, expectRejection, expectSameArray, f32, makeTempDir, pack, vecsBytes, writeBytes } from './helpers.js';
 
 const tmp = makeTempDir();

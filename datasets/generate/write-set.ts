@@ -2,9 +2,9 @@
 // the same shape as the SIFT reference set, so every tool reads both the same way.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFvecs, writeIvecs } from '../datasets/index.js';
-import { bruteForceKnn } from '../groundtruth.js';
-import type { Metric } from '../kernels/kernels.js';
+import { bruteForceKnn } from '../ground-truth.js';
+import type { Metric } from '../types.js';
+import { writeFvecs, writeIvecs } from '../writers.js';
 import { generateClustered, type ClusteredSpec } from './clustered.js';
 
 export interface WrittenSet {

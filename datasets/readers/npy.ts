@@ -1,11 +1,11 @@
 // NumPy .npy: magic "\x93NUMPY", version byte pair, a little-endian header length (u16 in v1, u32
 // in v2/v3) and a Python-literal header dict. Only what a vector file needs is accepted: a 2-D,
 // C-ordered array of float32, float64 (narrowed to float32), uint8 or int8.
-import { checkFinite, formatError, nonFinite } from './dataset-errors.js';
-import { leToHost, withSource, type ByteSource } from './file-io.js';
+import { checkFinite, formatError, nonFinite } from '../dataset-errors.js';
+import { leToHost, withSource, type ByteSource } from '../file-io.js';
 import { parsePyLiteral, PyLiteralError, type PyValue } from './npy-header.js';
-import { chunkRows, report } from './progress.js';
-import type { RowReadOptions } from './types.js';
+import { chunkRows, report } from '../progress.js';
+import type { RowReadOptions } from '../types.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 

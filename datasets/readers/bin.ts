@@ -1,10 +1,10 @@
 // The big-ann-benchmarks "bin" family (.fbin, .u8bin, .i8bin, .ibin): an 8-byte header (u32 count,
 // u32 dimension) and then count*dim row-major values. The header fixes the exact file size, so
 // any mismatch means a truncated or mislabelled file and is rejected before reading data.
-import { checkFinite, formatError } from './dataset-errors.js';
-import { leToHost, withSource, type ByteSource } from './file-io.js';
-import { chunkRows, report } from './progress.js';
-import type { RowReadOptions } from './types.js';
+import { checkFinite, formatError } from '../dataset-errors.js';
+import { leToHost, withSource, type ByteSource } from '../file-io.js';
+import { chunkRows, report } from '../progress.js';
+import type { RowReadOptions } from '../types.js';
 
 export type BinElement = 'f32' | 'u8' | 'i8' | 'i32';
 

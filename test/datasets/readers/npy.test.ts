@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { readDataset } from '../../../index/datasets/index.js';
+import { readDataset } from '../../../datasets/index.js';
 import { concat, expectRejection, makeTempDir, npyBytes, npyDict, pack, writeBytes } from './helpers.js';
 
 const tmp = makeTempDir();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readDataset, readGroundTruth, writeFbin } from '../../../index/datasets/index.js';
+import { readDataset, readGroundTruth, writeFbin } from '../../../datasets/index.js';
 import { binBytes, concat, expectRejection, f32, makeTempDir, writeBytes } from './helpers.js';
 
 const tmp = makeTempDir();

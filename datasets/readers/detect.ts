@@ -1,8 +1,8 @@
 // Format detection is by extension only: the binary vector formats have no magic number (fvecs,
 // fbin) so sniffing contents could not tell them apart reliably.
 import { extname } from 'node:path';
-import { formatError } from './dataset-errors.js';
-import type { DatasetFormat } from './types.js';
+import { formatError } from '../dataset-errors.js';
+import type { DatasetFormat } from '../types.js';
 
 const BY_EXTENSION: Readonly<Record<string, DatasetFormat>> = {
   '.fvecs': 'fvecs',

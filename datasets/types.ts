@@ -1,11 +1,15 @@
-// Shapes shared by every reader and writer in this folder, kept apart so format modules do not
-// import each other.
+// Shapes shared by the readers, writers, generators and ground truth in this folder, kept apart so
+// format modules do not import each other.
 
 export type DatasetFormat = 'fvecs' | 'bvecs' | 'fbin' | 'u8bin' | 'i8bin' | 'npy' | 'hdf5' | 'jsonl';
 
 export const DATASET_FORMATS: readonly DatasetFormat[] = ['fvecs', 'bvecs', 'fbin', 'u8bin', 'i8bin', 'npy', 'hdf5', 'jsonl'];
 
-export type MetricHint = 'l2' | 'ip' | 'cosine';
+/** The same names as the index's metrics: l2, inner product, cosine. */
+export type Metric = 'l2' | 'ip' | 'cosine';
+
+/** The metric a file itself declares. */
+export type MetricHint = Metric;
 
 export interface Dataset {
   file: string;

@@ -3,7 +3,7 @@
 // lets `limit` skip the bytes it does not need.
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
-import { StrataError } from '../../common/errors.js';
+import { StrataError } from '../common/errors.js';
 import { formatError } from './dataset-errors.js';
 
 // fs reads are capped at 2 GiB per call; stay well below.

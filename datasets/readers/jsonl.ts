@@ -2,10 +2,10 @@
 // fields are ignored so exports from other systems can be fed in as they are. Errors name the
 // 0-based data row (what the rest of Strata counts) and the 1-based line (what an editor shows).
 import { readFile } from 'node:fs/promises';
-import { dimensionError, formatError, nonFinite, valueError } from './dataset-errors.js';
-import { openError } from './file-io.js';
-import { CHUNK_ROWS, report } from './progress.js';
-import type { RowReadOptions } from './types.js';
+import { dimensionError, formatError, nonFinite, valueError } from '../dataset-errors.js';
+import { openError } from '../file-io.js';
+import { CHUNK_ROWS, report } from '../progress.js';
+import type { RowReadOptions } from '../types.js';
 
 const NEWLINE = 0x0a;
 

@@ -3,10 +3,10 @@
 // h5wasm is loaded lazily so that reading any other format never pays for instantiating the wasm
 // HDF5 library.
 import { resolve } from 'node:path';
-import { formatError, nonFinite, valueError } from './dataset-errors.js';
-import { assertReadableFile } from './file-io.js';
-import { chunkRows, report } from './progress.js';
-import type { MetricHint, RowReadOptions } from './types.js';
+import { formatError, nonFinite, valueError } from '../dataset-errors.js';
+import { assertReadableFile } from '../file-io.js';
+import { chunkRows, report } from '../progress.js';
+import type { MetricHint, RowReadOptions } from '../types.js';
 
 type H5 = typeof import('h5wasm/node').default;
 type H5File = InstanceType<H5['File']>;

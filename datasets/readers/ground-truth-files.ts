@@ -1,11 +1,11 @@
 // Readers for evaluation inputs (ground-truth neighbour ids and distances). They are read whole:
 // recall needs every row, and these files are small next to the base vectors.
 import { extname } from 'node:path';
-import { formatError } from './dataset-errors.js';
+import { formatError } from '../dataset-errors.js';
 import { readIbinData } from './bin.js';
 import { readFvecsData, readIvecsData } from './fvecs.js';
 import { readHdf5Ints } from './hdf5.js';
-import type { FloatMatrix, IntMatrix, RowReadOptions } from './types.js';
+import type { FloatMatrix, IntMatrix, RowReadOptions } from '../types.js';
 
 const WHOLE_FILE: RowReadOptions = { limit: Infinity, onProgress: undefined };
 

@@ -7,7 +7,7 @@ import { readBvecsData, readFvecsData } from './fvecs.js';
 import { readHdf5Vectors } from './hdf5.js';
 import { readJsonlData } from './jsonl.js';
 import { readNpyData } from './npy.js';
-import { DATASET_FORMATS, type Dataset, type ReadOptions, type RowReadOptions } from './types.js';
+import { DATASET_FORMATS, type Dataset, type ReadOptions, type RowReadOptions } from '../types.js';
 
 export async function readDataset(file: string, opts: ReadOptions = {}): Promise<Dataset> {
   if (typeof file !== 'string' || file === '') throw invalidArgument('file', 'expected a dataset file path');

@@ -1,7 +1,7 @@
 import h5wasm from 'h5wasm/node';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDataset, readGroundTruth } from '../../../index/datasets/index.js';
+import { readDataset, readGroundTruth } from '../../../datasets/index.js';
 import { expectRejection, expectSameArray, f32, makeTempDir } from './helpers.js';
 
 const tmp = makeTempDir();

@@ -1,6 +1,6 @@
 // One place that shapes dataset errors, so every reader names the file first and fills the same
 // `details` keys ({file, row?, expected?, found?}) that the CLI prints and tests assert on.
-import { StrataError, type ErrorCode } from '../../common/errors.js';
+import { StrataError, type ErrorCode } from '../common/errors.js';
 
 export interface Where {
   row?: number;
