@@ -16,7 +16,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   index: ['common', 'datasets', 'tiers'],
   engine: ['common', 'datasets', 'index', 'tiers'],
   server: ['common', 'datasets', 'engine', 'index', 'tiers'],
-  loadgen: ['common', 'datasets', 'server'],
+  loadgen: ['common', 'datasets'],
 };
 
 function sources(dir: string): string[] {
