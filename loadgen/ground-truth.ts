@@ -7,6 +7,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { invalidArgument, StrataError } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
+import { fromWorker } from '../common/worker-errors.js';
 import { readDataset, readFvecsMatrix, readGroundTruth, type Dataset } from '../datasets/index.js';
 import type { GtWorkerInput, GtWorkerOutput } from './gt-worker.js';
 import type { GroundTruth, ScoreOrder } from './recall.js';
@@ -162,7 +163,7 @@ export async function bruteForceScores(
       return new Promise<GtWorkerOutput>((resolve, reject) => {
         const w = new Worker(file, { workerData: input });
         w.once('message', (m: GtWorkerOutput) => resolve(m));
-        w.once('error', reject);
+        w.once('error', (e) => reject(fromWorker(e, 'ground-truth worker')));
         w.once('exit', (code) => code !== 0 && reject(new StrataError('STRATA_WORKER_FAILED', `ground-truth worker exited with code ${code}`)));
       });
     }),
