@@ -9,4 +9,7 @@ export { writeFvecs, writeIvecs, writeFbin } from './writers.js';
 export { bruteForceKnn, type GroundTruth } from './ground-truth.js';
 export { judgeAnswer, TIE_TOLERANCE, type Judgement, type TruthRow } from './recall.js';
 export { generateClustered, type ClusteredSpec, type GeneratedSet } from './generate/clustered.js';
+export { generateEmbedding, type EmbeddingSpec } from './generate/embedding.js';
+export { GENERATOR_KINDS, generateSet, type GenerateSpec, type GeneratorKind } from './generate/kinds.js';
+export { estimateLid, lidFromDistances, type LidEstimate, type LidOptions } from './lid.js';
 export { writeGeneratedSet, type WrittenSet } from './generate/write-set.js';

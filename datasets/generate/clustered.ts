@@ -2,6 +2,8 @@
 // embeddings are clustered with uneven cluster sizes and spreads; uniform noise would make every
 // graph search look equally hard, so the generator imitates the former.
 import { gaussian, mulberry32 } from '../../common/random.js';
+import type { Metric } from '../types.js';
+import { weightedPicker, zipfWeights } from './sampling.js';
 
 export interface ClusteredSpec {
   count: number;
@@ -14,6 +16,8 @@ export interface GeneratedSet {
   base: Float32Array;
   queries: Float32Array;
   dim: number;
+  /** The metric the set is meant to be searched by (its ground truth's). */
+  metric: Metric;
 }
 
 export function generateClustered(spec: ClusteredSpec, queryCount: number): GeneratedSet {
@@ -23,27 +27,8 @@ export function generateClustered(spec: ClusteredSpec, queryCount: number): Gene
   const centers = new Float32Array(clusters * dim);
   for (let i = 0; i < centers.length; i++) centers[i] = g() * 10;
   const spread = new Float32Array(clusters);
-  const weight = new Float64Array(clusters);
-  let wsum = 0;
-  for (let c = 0; c < clusters; c++) {
-    spread[c] = 1 + 3 * rnd();
-    weight[c] = 1 / (c + 1) ** 0.5; // a Zipf-like spread of cluster sizes
-    wsum += weight[c]!;
-  }
-  const cdf = new Float64Array(clusters);
-  let acc = 0;
-  for (let c = 0; c < clusters; c++) cdf[c] = acc += weight[c]! / wsum;
-  const pick = (): number => {
-    const u = rnd();
-    let lo = 0;
-    let hi = clusters - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  for (let c = 0; c < clusters; c++) spread[c] = 1 + 3 * rnd();
+  const pick = weightedPicker(zipfWeights(clusters, 0.5), rnd);
   const fill = (out: Float32Array, rows: number): void => {
     for (let r = 0; r < rows; r++) {
       const c = pick();
@@ -55,5 +40,5 @@ export function generateClustered(spec: ClusteredSpec, queryCount: number): Gene
   fill(base, count);
   const queries = new Float32Array(queryCount * dim);
   fill(queries, queryCount);
-  return { base, queries, dim };
+  return { base, queries, dim, metric: 'l2' };
 }

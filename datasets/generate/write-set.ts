@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { bruteForceKnn } from '../ground-truth.js';
 import type { Metric } from '../types.js';
 import { writeFvecs, writeIvecs } from '../writers.js';
-import { generateClustered, type ClusteredSpec } from './clustered.js';
+import { generateSet, type GenerateSpec } from './kinds.js';
 
 export interface WrittenSet {
   dir: string;
@@ -13,18 +13,23 @@ export interface WrittenSet {
   query: string;
   groundtruth: string;
   groundtruthDist: string;
+  /** The metric of the ground truth: what to build the index with (--metric). */
+  metric: Metric;
 }
 
-export async function writeGeneratedSet(dir: string, spec: ClusteredSpec, queries: number, k: number, metric: Metric = 'l2'): Promise<WrittenSet> {
+/** Ground truth by `metric`, by default the one the set is meant for (clustered: l2, embedding: cosine). */
+export async function writeGeneratedSet(dir: string, spec: GenerateSpec, queries: number, k: number, metric?: Metric): Promise<WrittenSet> {
   mkdirSync(dir, { recursive: true });
-  const set = generateClustered(spec, queries);
-  const gt = bruteForceKnn(set.base, set.queries, set.dim, k, metric);
+  const set = generateSet(spec, queries);
+  const m = metric ?? set.metric;
+  const gt = bruteForceKnn(set.base, set.queries, set.dim, k, m);
   const files: WrittenSet = {
     dir,
     base: join(dir, 'base.fvecs'),
     query: join(dir, 'query.fvecs'),
     groundtruth: join(dir, 'groundtruth.ivecs'),
     groundtruthDist: join(dir, 'groundtruth_dist.fvecs'),
+    metric: m,
   };
   await writeFvecs(files.base, set.base, set.dim);
   await writeFvecs(files.query, set.queries, set.dim);
