@@ -9,8 +9,7 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { Engine, type OpenEngineOptions } from '../engine/engine.js';
 import { buildIndex } from '../index/build/build-index.js';
-import { readDataset } from '../index/datasets/index.js';
-import { writeGeneratedSet } from '../index/generate/write-set.js';
+import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { costModel } from '../tiers/cost-model.js';
 
 interface Measured {

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { Command } from 'commander';
 import Fastify from 'fastify';
-import { writeFvecs } from '../index/datasets/index.js';
+import { writeFvecs } from '../datasets/index.js';
 import { runLoadgen } from '../loadgen/index.js';
 import { machineInfo, packageVersions } from '../loadgen/report.js';
 

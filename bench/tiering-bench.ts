@@ -18,9 +18,7 @@ import type { GraphImage } from '../index/graph/graph-image.js';
 import { graphFullPrecisionBytes, type PlaceOptions, placeAndLayout } from '../index/build/place-and-layout.js';
 import { profileGraph, sampleRows } from '../index/build/profile.js';
 import type { CodeKind } from '../index/codes/index.js';
-import { readDataset } from '../index/datasets/index.js';
-import { generateClustered } from '../index/generate/clustered.js';
-import { bruteForceKnn } from '../index/groundtruth.js';
+import { bruteForceKnn, generateClustered, generateEmbedding, readDataset } from '../datasets/index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import { runBatch } from '../index/search/batch.js';
@@ -99,7 +97,9 @@ function loadSets(names: string[], count: number, queries: number): Promise<Data
         return { name: `clustered-${count / 1000}k-128`, base: s.base, queries: s.queries, dim: 128, metric: 'l2' };
       }
       if (name === 'angular') {
-        throw new Error('angular: TODO after the datasets move');
+        // GloVe-100's shape: 100 dimensions, angular, embedding-like (datasets/generate/embedding.ts).
+        const s = generateEmbedding({ count, dim: 100, seed: 7 }, queries);
+        return { name: `angular-${count / 1000}k-100`, base: s.base, queries: s.queries, dim: s.dim, metric: 'cosine' };
       }
       throw new Error(`unknown set ${name}: expected sift, clustered, angular`);
     }),

@@ -1,5 +1,6 @@
-// Locating build artifacts (the WASM kernels, the NUMA addon) must work both from the TypeScript
-// sources (tests) and from the compiled tree under dist/, whose depths differ: so walk up.
+// Locating build artifacts (the WASM kernels, the NUMA addon) and the files read at run time (the
+// gRPC contract) must work both from the TypeScript sources (tests) and from the compiled tree under
+// dist/, whose depths differ: so walk up.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,4 +28,12 @@ export function projectRoot(): string {
     if (up === dir) throw new Error('cannot locate the strata package root from ' + fileURLToPath(import.meta.url));
     dir = up;
   }
+}
+
+/**
+ * A file of the gRPC contract (proto/): the server and its clients (the load generator, tests) load
+ * the same .proto files at run time, so neither needs the other's code to agree on the messages.
+ */
+export function protoFile(name: 'strata.proto' | 'health.proto'): string {
+  return join(projectRoot(), 'proto', name);
 }

@@ -28,3 +28,32 @@ export function gaussian(rnd: () => number): () => number {
     return r * Math.cos(2 * Math.PI * v);
   };
 }
+
+/**
+ * A random n × n orthogonal matrix, row-major (rows orthonormal), by modified Gram-Schmidt over
+ * Gaussian rows: a basis in no preferred direction, for rotations that must not favour coordinates.
+ * O(n³): meant for the dimensions of vectors, not for their counts.
+ */
+export function randomOrthogonal(n: number, g: () => number): Float64Array {
+  const q = new Float64Array(n * n);
+  for (let i = 0; i < q.length; i++) q[i] = g();
+  // a (measure-zero) degenerate row is redrawn
+  for (let i = 0; i < n; i++) {
+    for (;;) {
+      for (let j = 0; j < i; j++) {
+        let d = 0;
+        for (let k = 0; k < n; k++) d += q[i * n + k]! * q[j * n + k]!;
+        for (let k = 0; k < n; k++) q[i * n + k] = q[i * n + k]! - d * q[j * n + k]!;
+      }
+      let s = 0;
+      for (let k = 0; k < n; k++) s += q[i * n + k]! ** 2;
+      if (s > 1e-12) {
+        const inv = 1 / Math.sqrt(s);
+        for (let k = 0; k < n; k++) q[i * n + k] = q[i * n + k]! * inv;
+        break;
+      }
+      for (let k = 0; k < n; k++) q[i * n + k] = g();
+    }
+  }
+  return q;
+}

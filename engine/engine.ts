@@ -4,6 +4,7 @@
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { fromWorker } from '../common/worker-errors.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
@@ -195,7 +196,9 @@ export class Engine {
           spin: opts.spin,
           cpus,
         };
-        const done = pool.run(args) as Promise<ServeReport>;
+        const done = (pool.run(args) as Promise<ServeReport>).catch((e: unknown) => {
+          throw fromWorker(e, 'tier worker');
+        });
         done.catch(() => {});
         tierPools.push({ pool, done, stop, bell: new Int32Array(l.ndp.bell), expander: e });
       }

@@ -2,8 +2,8 @@
 // threads. Both run the same runTask; the collection does not know which it talks to.
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { StrataError } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
+import { fromWorker } from '../common/worker-errors.js';
 import { runTask, type SearchContext } from './run-task.js';
 import type { QueryTask, TaskResult } from './task.js';
 import type { SearchWorkerData } from './workers/worker-data.js';
@@ -76,11 +76,9 @@ export class PoolExecutor implements Executor {
       this.busy += r.busyMs;
       return r;
     } catch (e) {
-      if (e instanceof StrataError) throw e;
-      const err = e as Error & { code?: string };
-      // StrataErrors thrown in a worker arrive as plain errors carrying their code.
-      if (typeof err.code === 'string' && err.code.startsWith('STRATA_')) throw new StrataError(err.code as 'STRATA_INVALID_ARGUMENT', err.message, {});
-      throw new StrataError('STRATA_WORKER_FAILED', `search thread failed: ${err.message}`, {}, { cause: e });
+      // The search worker sends StrataErrors across whole (common/worker-errors.ts); anything else
+      // thrown there, or by piscina itself, is the thread failing.
+      throw fromWorker(e, 'search thread');
     }
   }
   busyMs(): number {

@@ -7,8 +7,8 @@ import { basename, dirname, extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { invalidArgument, StrataError } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
-import { readDataset, readFvecsMatrix, readGroundTruth, type Dataset } from '../index/datasets/index.js';
-import { normalizeRows } from '../index/kernels/reference.js';
+import { fromWorker } from '../common/worker-errors.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, type Dataset } from '../datasets/index.js';
 import type { GtWorkerInput, GtWorkerOutput } from './gt-worker.js';
 import type { GroundTruth, ScoreOrder } from './recall.js';
 
@@ -152,25 +152,18 @@ export async function bruteForceScores(
 ): Promise<{ k: number; ids: Int32Array; scores: Float32Array }> {
   const nq = queries.length / dim;
   const shared = new SharedArrayBuffer(base.byteLength);
-  const b = new Float32Array(shared);
-  b.set(base);
-  let q = queries;
-  if (distance === 'Cosine') {
-    normalizeRows(b, dim);
-    q = queries.slice();
-    normalizeRows(q, dim);
-  }
-  const metric: GtWorkerInput['metric'] = distance === 'Euclid' ? 'l2' : 'ip';
+  new Float32Array(shared).set(base);
+  const metric: GtWorkerInput['metric'] = distance === 'Euclid' ? 'l2' : distance === 'Dot' ? 'ip' : 'cosine';
   const parts = Math.max(1, Math.min(threads, nq));
   const per = Math.ceil(nq / parts);
   const file = workerFile();
   const outs = await Promise.all(
     Array.from({ length: parts }, (_, p) => {
-      const input: GtWorkerInput = { base: shared, queries: q.slice(p * per * dim, Math.min(nq, (p + 1) * per) * dim), dim, k, metric };
+      const input: GtWorkerInput = { base: shared, queries: queries.slice(p * per * dim, Math.min(nq, (p + 1) * per) * dim), dim, k, metric };
       return new Promise<GtWorkerOutput>((resolve, reject) => {
         const w = new Worker(file, { workerData: input });
         w.once('message', (m: GtWorkerOutput) => resolve(m));
-        w.once('error', reject);
+        w.once('error', (e) => reject(fromWorker(e, 'ground-truth worker')));
         w.once('exit', (code) => code !== 0 && reject(new StrataError('STRATA_WORKER_FAILED', `ground-truth worker exited with code ${code}`)));
       });
     }),
@@ -181,7 +174,7 @@ export async function bruteForceScores(
   let o = 0;
   for (const part of outs) {
     ids.set(part.ids, o);
-    // l2: the Euclidean distance is the Euclid score; ip: the distance is 1 - dot, the score dot.
+    // l2: the Euclidean distance is the Euclid score; ip and cosine: the distance is 1 - score.
     for (let i = 0; i < part.distances.length; i++) scores[o + i] = metric === 'l2' ? part.distances[i]! : 1 - part.distances[i]!;
     o += part.ids.length;
   }

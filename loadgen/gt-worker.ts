@@ -1,16 +1,15 @@
 // Worker thread of the ground-truth computation: exact k nearest neighbours of a slice of the
 // queries by brute force (float64), over a base shared with the other workers (no copy per thread).
 import { parentPort, workerData } from 'node:worker_threads';
-import { bruteForceKnn } from '../index/groundtruth.js';
-import type { Metric } from '../index/kernels/kernels.js';
+import { toWire } from '../common/worker-errors.js';
+import { bruteForceKnn, type Metric } from '../datasets/index.js';
 
 export interface GtWorkerInput {
   base: SharedArrayBuffer;
   queries: Float32Array;
   dim: number;
   k: number;
-  /** l2 or ip: cosine arrives as ip over rows the caller unit-normalised. */
-  metric: Extract<Metric, 'l2' | 'ip'>;
+  metric: Metric;
 }
 
 export interface GtWorkerOutput {
@@ -20,7 +19,12 @@ export interface GtWorkerOutput {
 }
 
 const input = workerData as GtWorkerInput;
-const r = bruteForceKnn(new Float32Array(input.base), input.queries, input.dim, input.k, input.metric);
-const out: GtWorkerOutput = { k: r.k, ids: r.ids, distances: r.distances };
-// bruteForceKnn allocates plain (non-shared) arrays: their buffers move to the parent without a copy.
-parentPort!.postMessage(out, [r.ids.buffer as ArrayBuffer, r.distances.buffer as ArrayBuffer]);
+try {
+  const r = bruteForceKnn(new Float32Array(input.base), input.queries, input.dim, input.k, input.metric);
+  const out: GtWorkerOutput = { k: r.k, ids: r.ids, distances: r.distances };
+  // bruteForceKnn allocates plain (non-shared) arrays: their buffers move to the parent without a copy.
+  parentPort!.postMessage(out, [r.ids.buffer as ArrayBuffer, r.distances.buffer as ArrayBuffer]);
+} catch (e) {
+  // uncaught, it reaches the parent's 'error' listener; as a WireError a StrataError keeps its class
+  throw toWire(e);
+}

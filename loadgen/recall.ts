@@ -1,12 +1,12 @@
 // recall@k of the answers a server sent, judged against ground truth.
 //
-// The rule is index/search/recall.ts's: a hit is a true top-k id, or a tie at the true k-th score
+// The rule is datasets/recall.ts's (in-process recall uses it too): a hit is a true top-k id, or a tie at the true k-th score
 // (judged on the true score of a listed id, and on the reported score only where the list is too
 // short to rule an id out); an id repeated in one answer counts once. Tie-aware recall needs true
 // scores in the server's convention: Qdrant's Euclid score is the Euclidean distance, Dot and Cosine
 // are similarities (ties are judged within TIE_EPSILON either way). Without them recall compares ids
 // with the true top k.
-import { judgeAnswer, TIE_TOLERANCE, type Judgement } from '../index/search/recall.js';
+import { judgeAnswer, TIE_TOLERANCE, type Judgement } from '../datasets/index.js';
 
 export const TIE_EPSILON = TIE_TOLERANCE;
 

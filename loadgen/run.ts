@@ -1,7 +1,7 @@
 // A whole load-generator run: check the target, read the queries and the ground truth, then for each
 // (ef, concurrency[, rate]) step open a client, warm up, apply load, and turn what was recorded into
 // a result. Returns the report; printing and writing files is the caller's (the CLI's) job.
-import { readDataset } from '../index/datasets/index.js';
+import { readDataset } from '../datasets/index.js';
 import { grpcClient } from './clients/grpc.js';
 import { restClient } from './clients/rest.js';
 import type { SearchClient } from './clients/types.js';

@@ -1,7 +1,7 @@
 // `strata build <input> --out <dir>`
 import type { Command } from 'commander';
 import { buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
-import type { DatasetFormat } from '../../index/datasets/index.js';
+import type { DatasetFormat } from '../../datasets/index.js';
 import type { Metric } from '../../index/kernels/kernels.js';
 import { CODE_KINDS } from '../../index/codes/index.js';
 

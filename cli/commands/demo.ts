@@ -4,12 +4,10 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildIndex } from '../../index/build/build-index.js';
-import { readDataset, readGroundTruth } from '../../index/datasets/index.js';
-import { writeGeneratedSet } from '../../index/generate/write-set.js';
+import { readDataset, readGroundTruth, writeGeneratedSet, readFvecsMatrix } from '../../datasets/index.js';
 import { openIndex } from '../../index/open-index.js';
 import { runBatch } from '../../index/search/batch.js';
 import { recallAtK } from '../../index/search/recall.js';
-import { readFvecsMatrix } from '../../index/datasets/index.js';
 import { intOption } from '../options.js';
 import { phaseProgress } from '../progress.js';
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { StrataError } from '../../common/errors.js';
-import { readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../../index/datasets/index.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
 import { runQueries } from '../../engine/run-queries.js';
 import { recallAtK } from '../../index/search/recall.js';

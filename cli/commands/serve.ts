@@ -69,7 +69,7 @@ function announce(engine: Engine, a: ServerAddresses, withKey: boolean): void {
       .map((c) => `${c.name} (${c.count()} points, ${c.index.meta.dim}-d)`)
       .join(', ')}`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
-    a.grpc ? `gRPC  ${a.grpc}   (server/proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
+    a.grpc ? `gRPC  ${a.grpc}   (proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
     withKey ? 'try (with STRATA_API_KEY set to the key in your shell):' : 'try:',
     curlExample(engine, a.rest, withKey),
   ];

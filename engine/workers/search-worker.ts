@@ -2,6 +2,7 @@
 // collection. Contexts are built on the first task and kept; the thread claims its own set of
 // near-data channels, so each search thread talks to the tier workers over its own channels.
 import { workerData } from 'node:worker_threads';
+import { throwsAcrossThreads } from '../../common/worker-errors.js';
 import { TieredIndex } from '../../index/tiered/tiered-index.js';
 import { setThreadAffinity } from '../../tiers/numa.js';
 import { NdpRunner } from '../ndp/ndp-runner.js';
@@ -34,7 +35,9 @@ function init(): SearchContext[] {
   });
 }
 
-export default function search(task: QueryTask): TaskResult {
+function search(task: QueryTask): TaskResult {
   contexts ??= init();
   return runTask(contexts[task.collection]!, task);
 }
+
+export default throwsAcrossThreads(search);

@@ -1,6 +1,7 @@
 // A tier worker: owns one CXL expander's part of a tier and computes distances there, on the data
 // where it lives. Started as one long-running piscina task that serves every search thread's
 // channels until the engine stops it; only ids and distances cross.
+import { throwsAcrossThreads } from '../../common/worker-errors.js';
 import { setThreadAffinity, setThreadMemoryPolicy } from '../../tiers/numa.js';
 import { stallNs } from '../../tiers/stall.js';
 import { TieredIndex, type SharedIndexHandle } from '../../index/tiered/tiered-index.js';
@@ -26,7 +27,7 @@ export interface ServeReport {
   injectedNs: number;
 }
 
-export default function serve(a: ServeArgs): ServeReport {
+function serve(a: ServeArgs): ServeReport {
   if (a.node !== null) {
     try {
       setThreadMemoryPolicy(a.node);
@@ -89,3 +90,5 @@ export default function serve(a: ServeArgs): ServeReport {
   }
   return rep;
 }
+
+export default throwsAcrossThreads(serve);

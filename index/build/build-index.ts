@@ -2,7 +2,7 @@
 // tiered layout -> index directory. Each phase reports progress through one callback so the CLI decides how to show it.
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { readDataset, type DatasetFormat } from '../datasets/index.js';
+import { readDataset, type DatasetFormat } from '../../datasets/index.js';
 import { checkOutput } from '../format/output-path.js';
 import { recoverInterruptedSwap } from '../format/replace-dir.js';
 import { writeIndex } from '../format/write-index.js';

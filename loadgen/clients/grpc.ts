@@ -1,9 +1,9 @@
 // gRPC search (strata.v1.Points/Search) with @grpc/grpc-js over one HTTP/2 channel: concurrent calls
 // are multiplexed streams on it, which is how a gRPC client normally runs. Messages are loaded from
-// server/proto/strata.proto at run time, the same file the server serves.
+// proto/strata.proto at run time, the same file the server serves (the contract, not server code).
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { STRATA_PROTO } from '../../server/grpc/protos.js';
+import { protoFile } from '../../common/paths.js';
 import { costFrom, hitsFrom, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
 
 type Callback = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined) => void;
@@ -30,7 +30,7 @@ let pkg: StrataPackage | null = null;
 function strataPackage(): StrataPackage {
   // longs as Number: ids are below 2^53; keepCase: field names as in the REST API.
   pkg ??= grpc.loadPackageDefinition(
-    protoLoader.loadSync(STRATA_PROTO, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true }),
+    protoLoader.loadSync(protoFile('strata.proto'), { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true }),
   ) as unknown as StrataPackage;
   return pkg;
 }

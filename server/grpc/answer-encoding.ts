@@ -4,7 +4,7 @@
 // 1M points without vectors ~3 s — long enough to fail a liveness probe. Here an answer is measured,
 // then written into one buffer: vectors as blocks of little-endian float32 (which is what packed
 // float is on the wire), the rest as varints and fixed-width numbers. Field numbers are those of
-// server/proto/strata.proto; a test decodes these bytes with proto-loader and compares them with
+// proto/strata.proto; a test decodes these bytes with proto-loader and compares them with
 // protobufjs's own encoding.
 import { endianness } from 'node:os';
 import type { StrataSearchStats, TierCounts } from '../api/stats-view.js';

@@ -1,15 +1,13 @@
-// Loading server/proto/*.proto with proto-loader. The .proto files are read at run time from the
-// project root (they are not compiled into dist/), so the server, the tests and any client use the
-// same files. Field names stay snake_case (keepCase) so a decoded message has the REST body's names.
-import { join } from 'node:path';
+// Loading proto/*.proto with proto-loader. The .proto files are read at run time from the project
+// root (they are not compiled into dist/), so the server, the tests and any client use the same
+// files. Field names stay snake_case (keepCase) so a decoded message has the REST body's names.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { projectRoot } from '../../common/paths.js';
+import { protoFile } from '../../common/paths.js';
 import { encodeGetResponse, encodeSearchBatchResponse, encodeSearchResponse } from './answer-encoding.js';
 
-export const PROTO_DIR = join(projectRoot(), 'server', 'proto');
-export const STRATA_PROTO = join(PROTO_DIR, 'strata.proto');
-export const HEALTH_PROTO = join(PROTO_DIR, 'health.proto');
+export const STRATA_PROTO = protoFile('strata.proto');
+export const HEALTH_PROTO = protoFile('health.proto');
 
 /** longs as Number: ids are below 2^53; defaults: absent scalars read as 0 / "" / false. */
 export const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };

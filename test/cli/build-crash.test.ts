@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFvecs } from '../../index/datasets/index.js';
+import { writeFvecs } from '../../datasets/index.js';
 import { loadIndex, readManifest } from '../../index/format/load-index.js';
 import type { CrashStep } from '../../index/format/crash-point.js';
 import { exchangePaths } from '../../tiers/numa.js';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFvecs } from '../../index/datasets/index.js';
+import { writeFvecs } from '../../datasets/index.js';
 import { loadIndex } from '../../index/format/load-index.js';
 import { BIN, ensureBuilt, ROOT, strata, type CliResult } from '../helpers/cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';

@@ -5,7 +5,7 @@ import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFvecsMatrix, readIvecs, writeFvecs } from '../../index/datasets/index.js';
+import { readFvecsMatrix, readIvecs, writeFvecs } from '../../datasets/index.js';
 import { loadIndex } from '../../index/format/load-index.js';
 import type { CodeKind } from '../../index/codes/index.js';
 import type { BudgetPlan } from '../../index/placement/planner.js';
@@ -164,8 +164,44 @@ describe('strata generate', () => {
       query: join(again, 'query.fvecs'),
       groundtruth: join(again, 'groundtruth.ivecs'),
       groundtruthDist: join(again, 'groundtruth_dist.fvecs'),
+      metric: 'l2',
     });
     for (const f of ['base.fvecs', 'query.fvecs', 'groundtruth.ivecs', 'groundtruth_dist.fvecs']) expect(sha256(join(again, f))).toBe(sha256(join(data, f)));
+  });
+
+  it('--kind embedding writes an angular set with cosine ground truth and says so (and its LID with --lid)', async () => {
+    const dir = tmp.path('embedding');
+    const r = strata(['generate', '--out-dir', dir, ...'--kind embedding --count 1500 --dim 24 --queries 5 --clusters 50 --k 5 --lid'.split(' ')]);
+    expectOk(r);
+    const w = jsonLine<{ metric: string; lid: { mean: number; k: number; rows: number } }>(r);
+    expect(w.metric).toBe('cosine');
+    expect([w.lid.k, w.lid.rows]).toEqual([20, 1000]);
+    expect(w.lid.mean).toBeGreaterThan(3);
+    expect(w.lid.mean).toBeLessThan(24);
+    const base = await readFvecsMatrix(join(dir, 'base.fvecs'));
+    const q = await readFvecsMatrix(join(dir, 'query.fvecs'));
+    const gt = await readIvecs(join(dir, 'groundtruth.ivecs'));
+    const gd = await readFvecsMatrix(join(dir, 'groundtruth_dist.fvecs'));
+    expect([base.count, base.dim, q.count, gt.dim]).toEqual([1500, 24, 5, 5]);
+    const nn = gt.data[0]!;
+    let dot = 0;
+    let qq = 0;
+    let bb = 0;
+    for (let d = 0; d < 24; d++) {
+      dot += q.data[d]! * base.data[nn * 24 + d]!;
+      qq += q.data[d]! ** 2;
+      bb += base.data[nn * 24 + d]! ** 2;
+    }
+    expect(gd.data[0]!).toBeCloseTo(1 - dot / Math.sqrt(qq * bb), 5);
+  });
+
+  it('refuses an unknown --kind, and an embedding --dim past its cap, naming the option', () => {
+    const kind = strata(['generate', '--out-dir', tmp.path('x'), '--kind', 'uniform']);
+    expect(kind.status).not.toBe(0);
+    expect(kind.stderr).toMatch(/--kind must be one of clustered, embedding/);
+    const dim = strata(['generate', '--out-dir', tmp.path('y'), '--kind', 'embedding', '--dim', '5000']);
+    expect(dim.status).toBe(2);
+    expect(dim.stderr).toMatch(/STRATA_INVALID_ARGUMENT: --dim: at most 4096/);
   });
 });
 

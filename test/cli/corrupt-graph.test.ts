@@ -2,7 +2,7 @@
 // command that loads it: `serve` and `search` exit with STRATA_INDEX_CORRUPT naming the node instead
 // of serving 500s or hanging, and `verify` reports every problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFvecs } from '../../index/datasets/index.js';
+import { writeFvecs } from '../../datasets/index.js';
 import { loadIndex } from '../../index/format/load-index.js';
 import { writeIndex } from '../../index/format/write-index.js';
 import { ensureBuilt, jsonLine, strata } from '../helpers/cli.js';

@@ -4,7 +4,7 @@ import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout, type Placed }
 import { buildGraph } from '../../index/build/hnsw-build.js';
 import type { CodeKind } from '../../index/codes/index.js';
 import type { ManifestInfo } from '../../index/format/write-index.js';
-import { generateClustered } from '../../index/generate/clustered.js';
+import { generateClustered } from '../../datasets/index.js';
 import type { GraphImage } from '../../index/graph/graph-image.js';
 import type { AllocateOptions, TieredIndex } from '../../index/tiered/tiered-index.js';
 

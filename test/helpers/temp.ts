@@ -28,6 +28,16 @@ export function thrown(fn: () => unknown): unknown {
   throw new Error('expected the call to throw, it returned normally');
 }
 
+/** Awaits p and returns what it rejected with; fails the test if it resolved. */
+export async function rejected(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected the promise to reject, it resolved');
+}
+
 /** Asserts that fn throws a StrataError with `code`, and returns it for further checks. */
 export function expectStrataError(fn: () => unknown, code: ErrorCode): StrataError {
   const e = thrown(fn);

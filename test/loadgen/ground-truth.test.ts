@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
-import { writeFvecs, writeIvecs } from '../../index/datasets/index.js';
-import { bruteForceKnn } from '../../index/groundtruth.js';
+import { writeFvecs, writeIvecs, bruteForceKnn } from '../../datasets/index.js';
 import { bruteForceScores, distancesFileBeside, groundTruthFromBase, groundTruthFromFile } from '../../loadgen/ground-truth.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 import { ensureLoadgenBuilt } from './built.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bruteForceKnn } from '../../index/groundtruth.js';
+import { bruteForceKnn } from '../../datasets/index.js';
 import { recallAtK } from '../../index/search/recall.js';
 import { judgeQuery, nearestRank, queryRecall, recallOfAnswers, summarizeRecall, type GroundTruth } from '../../loadgen/recall.js';
 import { mulberry32 } from '../../common/random.js';

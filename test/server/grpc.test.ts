@@ -1,4 +1,4 @@
-// gRPC with a real client (proto-loader over server/proto/strata.proto): Points and Collections
+// gRPC with a real client (proto-loader over proto/strata.proto): Points and Collections
 // answer what the engine answers, SearchStream answers in order, errors map to gRPC status codes
 // with messages naming the field, and the standard health service reports readiness.
 import * as grpc from '@grpc/grpc-js';

@@ -6,7 +6,7 @@ import { graphFullPrecisionBytes } from '../../../index/build/place-and-layout.j
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { profileGraph, sampleRows, predictedDramShare } from '../../../index/build/profile.js';
 import { CODE_KINDS, type CodeKind, trainCodec } from '../../../index/codes/index.js';
-import { generateClustered } from '../../../index/generate/clustered.js';
+import { generateClustered } from '../../../datasets/index.js';
 import { bfsFromEntry } from '../../../index/placement/bfs.js';
 import { orderNodes, parseBudget, PLACEMENT_POLICIES, type PlacementPolicy, rankNodes } from '../../../index/placement/placement.js';
 import { CODE_PREFERENCE, fullPrecisionBytes, planBudget, type PlannerInput, upperLayersBytesFor } from '../../../index/placement/planner.js';

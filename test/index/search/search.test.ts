@@ -5,9 +5,7 @@ import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout } from '../../
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { profileGraph, sampleRows } from '../../../index/build/profile.js';
 import type { CodeKind } from '../../../index/codes/index.js';
-import { readDataset, readFvecsMatrix, readGroundTruth } from '../../../index/datasets/index.js';
-import { generateClustered } from '../../../index/generate/clustered.js';
-import { bruteForceKnn } from '../../../index/groundtruth.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, generateClustered, bruteForceKnn } from '../../../datasets/index.js';
 import { distanceRef } from '../../../index/kernels/reference.js';
 import { PLACEMENT_POLICIES } from '../../../index/placement/placement.js';
 import { runBatch } from '../../../index/search/batch.js';

@@ -1,0 +1,15 @@
+// Public surface of datasets/: readers, writers, generators and exact ground truth; other folders
+// import from here only.
+export type { DatasetFormat, Dataset, ReadOptions, IntMatrix, FloatMatrix, Metric, MetricHint, ProgressCallback } from './types.js';
+export { DATASET_FORMATS } from './types.js';
+export { detectFormat, SUPPORTED_EXTENSIONS } from './readers/detect.js';
+export { readDataset } from './readers/read-dataset.js';
+export { readIvecs, readFvecsMatrix, readGroundTruth } from './readers/ground-truth-files.js';
+export { writeFvecs, writeIvecs, writeFbin } from './writers.js';
+export { bruteForceKnn, type GroundTruth } from './ground-truth.js';
+export { judgeAnswer, TIE_TOLERANCE, type Judgement, type TruthRow } from './recall.js';
+export { generateClustered, type ClusteredSpec, type GeneratedSet } from './generate/clustered.js';
+export { generateEmbedding, type EmbeddingSpec } from './generate/embedding.js';
+export { GENERATOR_KINDS, generateSet, type GenerateSpec, type GeneratorKind } from './generate/kinds.js';
+export { estimateLid, lidFromDistances, type LidEstimate, type LidOptions } from './lid.js';
+export { writeGeneratedSet, type WrittenSet } from './generate/write-set.js';
