@@ -58,6 +58,8 @@ export interface CollectionSpec {
 export interface OpenEngineOptions extends EngineOptions {
   memory?: MemoryRequest;
   cost?: CostModelParams;
+  /** Largest tier segment, bytes (default 1 GiB): tests make it small so one expander holds several. */
+  segmentBytes?: number;
 }
 
 interface TierPool {
@@ -145,7 +147,11 @@ export class Engine {
       if (names.has(name)) throw new StrataError('STRATA_INVALID_ARGUMENT', `two collections named ${quoted(name)}: pass distinct names`, { field: 'name' });
       names.add(name);
       // With E expanders the CXL tier needs at least E segments: one group of segments per expander.
-      const oi = openIndex(spec.dir, o.memory ?? {}, { slots, ...(opts.ndp ? { cxlSegments: opts.expanders } : {}) });
+      const oi = openIndex(spec.dir, o.memory ?? {}, {
+        slots,
+        ...(opts.ndp ? { cxlSegments: opts.expanders } : {}),
+        ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
+      });
       opened.push(oi);
       const handle = oi.index.share();
       let ndp: CollectionLinks['ndp'] = null;

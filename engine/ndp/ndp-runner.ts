@@ -206,7 +206,12 @@ export class NdpRunner {
         const ch = g.channels[e]!;
         if (ch.size === ch.maxEntries) this.flush(g, e);
         ch.add(s, q.slot, c);
-        g.entries[e]!.push([q, c]);
+        // One entry per query and message: a request spanning two segments of one expander waits
+        // for the message once, so it is charged once.
+        const list = g.entries[e]!;
+        const last = list[list.length - 1];
+        if (last !== undefined && last[0] === q) last[1] += c;
+        else list.push([q, c]);
         this.acct.remoteReads(q.stats, 'vector', 1, c, this.index.vectors.shape.stride);
       }
       q.pending = true;

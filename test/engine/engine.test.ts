@@ -106,6 +106,23 @@ describe('engine execution modes', () => {
     }
   });
 
+  it('charges a query once per message it waited on, even when its request spans several segments of one expander', async () => {
+    // Small segments: the one expander holds many CXL segments, so one request touches several.
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, segmentBytes: 16 * 1024, memory: { mode: 'emulate' } });
+    let reports: Awaited<ReturnType<Engine['close']>>['tierReports'];
+    let messages = 0;
+    try {
+      expect(e.collections()[0]!.index.vectors.segments.filter((s) => s.tier === 1).length).toBeGreaterThan(2);
+      // One query alone: every message the worker answers is one this query waited on.
+      const r = await e.collections()[0]!.search({ vector: q(3), k: 10, ef: 48, mode: 'ndp' });
+      messages = r.stats.linkMessages;
+    } finally {
+      reports = (await e.close()).tierReports;
+    }
+    expect(messages).toBeGreaterThan(0);
+    expect(messages).toBe(reports.reduce((a, t) => a + t.messages, 0));
+  });
+
   it('in ndp mode with injection, the tier worker really stalls at least what the model asks', async () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, inject: true, memory: { mode: 'emulate' } });
     try {
