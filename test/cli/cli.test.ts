@@ -57,6 +57,7 @@ interface SearchJson {
   modelledMemoryNsPerQuery: number;
   modelledCxlExtraNsPerQuery: number;
   injectedNsPerQuery: number;
+  stalledNsPerQuery: number;
   inject: boolean;
   kernels: string;
   code: { kind: string; bytesPerVector: number } | null;
@@ -441,6 +442,8 @@ describe('strata search', () => {
     expect(s.inject).toBe(true);
     expect(s.injectedNsPerQuery).toBeGreaterThan(0);
     expect(Math.abs(s.injectedNsPerQuery - s.modelledCxlExtraNsPerQuery)).toBeLessThanOrEqual(0.01 * s.modelledCxlExtraNsPerQuery);
+    // Measured apart from the model: a stall lasts at least what it was asked.
+    expect(s.stalledNsPerQuery).toBeGreaterThanOrEqual(s.injectedNsPerQuery);
     expect(s.recall).toBeGreaterThanOrEqual(0.9);
   });
 
