@@ -7,6 +7,7 @@ import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
+import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
@@ -121,7 +122,7 @@ export class Engine {
       ndp: o.ndp ?? mode === 'ndp',
       expanders: o.expanders ?? 1,
       inject: o.inject ?? false,
-      prefetch: o.prefetch ?? false,
+      prefetch: o.prefetch ?? DEFAULT_PREFETCH,
       pipeline: o.pipeline ?? false,
       defaultEf: o.defaultEf ?? 64,
       spin: o.spin ?? 20000,

@@ -89,7 +89,7 @@ export interface EngineOptions {
   expanders?: number;
   /** Stall by the modelled CXL extra time (emulated CXL end to end). */
   inject?: boolean;
-  /** CXL-ANNS foreseeing: prefetch the next candidate's neighbour list one step ahead. */
+  /** CXL-ANNS foreseeing: prefetch the next candidate's neighbour list one step ahead (default on). */
   prefetch?: boolean;
   /** Near-data model: host worker threads (read CXL at CXL cost), or a computational device (reads its own DRAM). */
   nearData?: NearDataModel;

@@ -7,7 +7,7 @@ import { readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../..
 import { Engine } from '../../engine/engine.js';
 import { runQueries } from '../../engine/run-queries.js';
 import { recallAtK } from '../../index/search/recall.js';
-import { MAX_EF, MAX_K } from '../../index/search/searcher.js';
+import { DEFAULT_PREFETCH, MAX_EF, MAX_K } from '../../index/search/searcher.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
 import { choiceOption, intOption } from '../options.js';
 
@@ -59,7 +59,7 @@ export function registerSearch(program: Command): void {
       )
       .option('--threads <n>', 'search threads (0: this thread)', intOption('--threads', 0, 256), 0)
       .option('--inflight <n>', 'queries per search thread at once', intOption('--inflight', 1, 1024), 32)
-      .option('--prefetch', 'foresee the next candidate and fetch its neighbour list a step ahead')
+      .option('--no-prefetch', 'do not foresee the next candidate (by default its neighbour list is fetched a step ahead)')
       .option('--pipeline', "ndp: overlap one query group's deferrable work with the other's tier work"),
   ).action(async (dir: string, f: SearchFlags) => {
     const engine = await Engine.open([{ dir }], {
@@ -69,7 +69,7 @@ export function registerSearch(program: Command): void {
       searchThreads: f.threads,
       inflightPerThread: f.inflight,
       inject: f.inject ?? false,
-      prefetch: f.prefetch ?? false,
+      prefetch: f.prefetch ?? DEFAULT_PREFETCH,
       pipeline: f.pipeline ?? false,
       maxQueue: 1 << 30,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),

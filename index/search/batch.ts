@@ -3,7 +3,7 @@ import type { CostModelParams } from '../../tiers/cost-model.js';
 import { normalizeRows } from '../kernels/reference.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { invalidArgument } from '../../common/errors.js';
-import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K, Searcher } from './searcher.js';
+import { DEFAULT_PREFETCH, DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K, Searcher } from './searcher.js';
 import { addStats, STAT_FIELDS, statsView, type SearchStats } from './stats.js';
 
 export interface BatchOptions {
@@ -46,7 +46,7 @@ export function runBatch(index: TieredIndex, queriesIn: Float32Array, o: BatchOp
     queries = queriesIn.slice();
     normalizeRows(queries, dim);
   }
-  const s = new Searcher(index, { ...(o.cost ? { cost: o.cost } : {}), inject: o.inject ?? false, prefetch: o.prefetch ?? false });
+  const s = new Searcher(index, { ...(o.cost ? { cost: o.cost } : {}), inject: o.inject ?? false, prefetch: o.prefetch ?? DEFAULT_PREFETCH });
   const labels = new Float64Array(nq * o.k).fill(-1);
   const distances = new Float32Array(nq * o.k).fill(Infinity);
   const total = new Float64Array(STAT_FIELDS);

@@ -17,7 +17,7 @@ export interface SearcherOptions {
   inject?: boolean;
   /** Per-node expansion counts (neighbour-list reads), accumulated across searches: placement profiling. */
   trace?: Float64Array;
-  /** CXL-ANNS foreseeing: fetch the next candidate's neighbour list one step ahead. */
+  /** CXL-ANNS foreseeing: fetch the next candidate's neighbour list one step ahead (default DEFAULT_PREFETCH). */
   prefetch?: boolean;
 }
 
@@ -29,6 +29,13 @@ export interface SearchResult {
   /** Per-query counters (see STAT). */
   stats: Float64Array;
 }
+
+/**
+ * Foreseeing is on unless turned off: fetching the next candidate's neighbour list one step ahead
+ * hides its latency when the guess is right (about two times in three), and with the lists mostly
+ * in CXL at small budgets that is most of what CXL still costs a search (docs/benchmarks.md).
+ */
+export const DEFAULT_PREFETCH = true;
 
 export const MAX_EF = 10_000;
 export const MAX_K = 10_000;
@@ -50,7 +57,7 @@ export class Searcher {
     this.index = index;
     this.slot = index.acquireSlot();
     const acct = new Accountant(tierCosts(opts.cost ?? costModel()));
-    this.traversal = new Traversal(index, acct, opts.prefetch ?? false, opts.trace ?? null);
+    this.traversal = new Traversal(index, acct, opts.prefetch ?? DEFAULT_PREFETCH, opts.trace ?? null);
     this.scorer = new Scorer(index, acct);
     this.st = new QueryState(index.batchMax, index.meta.count);
     this.st.slot = this.slot;

@@ -136,8 +136,18 @@ describe('engine execution modes', () => {
     }
   });
 
+  it('prefetches by default', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, memory: { mode: 'emulate' } });
+    try {
+      const r = await e.collections()[0]!.search({ vector: q(7), k: 10, ef: 48 });
+      expect(r.stats.prefetchIssued).toBeGreaterThan(0);
+    } finally {
+      await e.close();
+    }
+  });
+
   it('hides neighbour-list latency with prefetch without changing answers', async () => {
-    const off = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, memory: { mode: 'emulate' } });
+    const off = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, prefetch: false, memory: { mode: 'emulate' } });
     const on = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, prefetch: true, memory: { mode: 'emulate' } });
     try {
       for (const mode of ['local', 'ndp'] as const) {
@@ -147,6 +157,7 @@ describe('engine execution modes', () => {
         expect(b.stats.prefetchHits).toBeGreaterThan(0);
         expect(b.stats.prefetchHits).toBeLessThanOrEqual(b.stats.prefetchIssued);
         expect(b.stats.modelledMemoryNs).toBeLessThan(a.stats.modelledMemoryNs);
+        expect(a.stats.prefetchIssued).toBe(0);
       }
     } finally {
       await off.close();
