@@ -191,9 +191,9 @@ async function main(): Promise<void> {
   lines.push('| ndp schedule (injection on, default model) | QPS | modelled CXL extra µs/query |', '|---|---|---|');
   const sched: Array<Record<string, number | string>> = [];
   for (const [name, extra] of [
-    ['plain', {}],
+    ['plain', { prefetch: false }],
     ['prefetch', { prefetch: true }],
-    ['pipeline', { pipeline: true }],
+    ['pipeline', { prefetch: false, pipeline: true }],
     ['prefetch + pipeline', { prefetch: true, pipeline: true }],
   ] as const) {
     const xs: Measured[] = [];
