@@ -49,3 +49,19 @@ export function nonFinite(file: string, row: number, column: number, v: number, 
     found,
   });
 }
+
+/**
+ * Narrows n wider values (float64, or integers) into out[o..o+n) as float32, refusing any value that
+ * is not finite or does not fit float32, named by its row and column (out holds rows of dim).
+ */
+export function storeAsFloat32(file: string, values: ArrayLike<number>, n: number, out: Float32Array, o: number, dim: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    const f = Math.fround(v);
+    if (f - f !== 0) {
+      const at = o + i;
+      throw nonFinite(file, Math.floor(at / dim), at % dim, v, Number.isFinite(v) ? ' (outside the float32 range)' : '');
+    }
+    out[o + i] = f;
+  }
+}

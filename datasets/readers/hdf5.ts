@@ -3,7 +3,7 @@
 // h5wasm is loaded lazily so that reading any other format never pays for instantiating the wasm
 // HDF5 library.
 import { resolve } from 'node:path';
-import { formatError, nonFinite, valueError } from '../dataset-errors.js';
+import { formatError, storeAsFloat32, valueError } from '../dataset-errors.js';
 import { assertReadableFile } from '../file-io.js';
 import { chunkRows, report } from '../progress.js';
 import type { MetricHint, RowReadOptions } from '../types.js';
@@ -63,16 +63,7 @@ export async function readHdf5Vectors(
       if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
         throw formatError(file, `dataset "${name}" returned 64-bit integers; expected float or <= 32-bit integer data`, { dataset: name });
       }
-      const o = first * dim;
-      for (let i = 0; i < values.length; i++) {
-        const v = values[i]!;
-        const x = Math.fround(v);
-        if (x - x !== 0) {
-          const at = o + i;
-          throw nonFinite(file, Math.floor(at / dim), at % dim, v, Number.isFinite(v) ? ' (outside the float32 range)' : '');
-        }
-        out[o + i] = x;
-      }
+      storeAsFloat32(file, values, values.length, out, first * dim, dim);
       await report(opts.onProgress, first + rowsHere, count);
     }
     return { dim, count, data: out, metric: metricOf(f) };

@@ -1,7 +1,7 @@
 // NumPy .npy: magic "\x93NUMPY", version byte pair, a little-endian header length (u16 in v1, u32
 // in v2/v3) and a Python-literal header dict. Only what a vector file needs is accepted: a 2-D,
 // C-ordered array of float32, float64 (narrowed to float32), uint8 or int8.
-import { checkFinite, formatError, nonFinite } from '../dataset-errors.js';
+import { checkFinite, formatError, storeAsFloat32 } from '../dataset-errors.js';
 import { leToHost, withSource, type ByteSource } from '../file-io.js';
 import { parsePyLiteral, PyLiteralError, type PyValue } from './npy-header.js';
 import { chunkRows, report } from '../progress.js';
@@ -47,16 +47,7 @@ export async function readNpyData(file: string, opts: RowReadOptions): Promise<{
         await src.readInto(bytes, pos);
         if (h.element === 'f8') {
           leToHost(bytes, 8);
-          const f64 = new Float64Array(stage.buffer, 0, n);
-          for (let i = 0; i < n; i++) {
-            const v = f64[i]!;
-            const f = Math.fround(v);
-            if (f - f !== 0) {
-              const at = o + i;
-              throw nonFinite(file, Math.floor(at / dim), at % dim, v, Number.isFinite(v) ? ' (outside the float32 range)' : '');
-            }
-            out[o + i] = f;
-          }
+          storeAsFloat32(file, new Float64Array(stage.buffer, 0, n), n, out, o, dim);
         } else {
           const values = h.element === 'i1' ? new Int8Array(stage.buffer, 0, n) : bytes;
           for (let i = 0; i < n; i++) out[o + i] = values[i]!;

@@ -135,3 +135,19 @@ export function preparedLayout(bits: number, dims: number, centroids: number): {
 export function planesBytes(bits: number, dims: number): number {
   return planesFor(bits).reduce((a, p) => a + planeBytes(p.kind, dims), 0);
 }
+
+const VIEWS = new WeakMap<ArrayBufferLike, DataView>();
+
+/**
+ * A DataView over the whole buffer under `u8` (add u8.byteOffset to positions), made once per
+ * buffer: error bounds are read per re-rank candidate, and a view per call was an allocation on
+ * the search path.
+ */
+export function bufferView(u8: Uint8Array): DataView {
+  let dv = VIEWS.get(u8.buffer);
+  if (dv === undefined) {
+    dv = new DataView(u8.buffer);
+    VIEWS.set(u8.buffer, dv);
+  }
+  return dv;
+}

@@ -12,7 +12,18 @@
 import { invalidArgument } from '../../common/errors.js';
 import { mulberry32 } from '../../common/random.js';
 import { RowScorer } from '../kernels/row-scorer.js';
-import { BOUND_SIGMAS, type Codec, type CodeKind, type CodeSpec, pad16, planesBytes, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
+import {
+  BOUND_SIGMAS,
+  bufferView,
+  type Codec,
+  type CodeKind,
+  type CodeSpec,
+  pad16,
+  planesBytes,
+  preparedLayout,
+  writePreparedHeader,
+  writeWeights,
+} from './codec.js';
 import { kmeans } from './kmeans.js';
 import { packPlanes, unpackPlanes } from './planes.js';
 import { randomRotation } from './rotation.js';
@@ -211,15 +222,16 @@ export class RqCodec implements Codec {
    * BOUND_SIGMAS·|a|·|e|/√dims (RaBitQ's argument); |a|² = T[c] for l2 and |q|² for ip.
    */
   errorBound(u8: Uint8Array, rowAt: number, prepAt: number, _estimate: number): number {
-    const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
-    const s = Math.abs(dv.getFloat32(rowAt + this.scaleOffset, true));
+    const dv = bufferView(u8);
+    const at = u8.byteOffset;
+    const s = Math.abs(dv.getFloat32(at + rowAt + this.scaleOffset, true));
     const e = (s * Math.sqrt(this.spec.dims) * u8[rowAt + this.errorOffset]!) / ERROR_STEPS;
     const perDim = e / Math.sqrt(this.spec.dims);
     if (this.spec.metric === 'l2') {
-      const t = dv.getFloat32(prepAt + this.tableOffset + 4 * u8[rowAt + this.centroidOffset]!, true);
+      const t = dv.getFloat32(at + prepAt + this.tableOffset + 4 * u8[rowAt + this.centroidOffset]!, true);
       return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, t)) * perDim;
     }
-    return BOUND_SIGMAS * dv.getFloat32(prepAt + 48, true) * perDim;
+    return BOUND_SIGMAS * dv.getFloat32(at + prepAt + 48, true) * perDim;
   }
 
   decode(row: Uint8Array): Float64Array {

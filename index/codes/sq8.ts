@@ -4,7 +4,7 @@
 //   ip: 1 - q·x̂ = (1 - Σ q·lo) - Σ q·step·c
 // so the kernel only computes an integer dot product of the prepared weights with the codes.
 import { invalidArgument } from '../../common/errors.js';
-import { BOUND_SIGMAS, type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
+import { BOUND_SIGMAS, bufferView, type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
 import { packPlanes, unpackPlanes } from './planes.js';
 
 /** Share of values clipped at each end of a dimension's range: a stray outlier must not widen every step. */
@@ -114,7 +114,7 @@ export class Sq8Codec implements Codec {
   errorBound(u8: Uint8Array, _rowAt: number, prepAt: number, estimate: number): number {
     const sd = this.rmsStep / Math.sqrt(12);
     if (this.spec.metric === 'l2') return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, estimate)) * sd;
-    return BOUND_SIGMAS * new DataView(u8.buffer, u8.byteOffset, u8.byteLength).getFloat32(prepAt + 48, true) * sd;
+    return BOUND_SIGMAS * bufferView(u8).getFloat32(u8.byteOffset + prepAt + 48, true) * sd;
   }
 
   decode(row: Uint8Array): Float64Array {

@@ -237,14 +237,7 @@ export class Traversal {
       return;
     }
     // The beam, best first by approximate distance; the best `rerank` of it are re-scored.
-    const top = st.top;
-    const size = top.size;
-    st.ensurePool(size);
-    for (let j = size - 1; j >= 0; j--) {
-      st.poolIds[j] = top.i[0]!;
-      st.poolD[j] = top.d[0]!;
-      top.pop();
-    }
+    const size = this.drainBeam(st);
     if (st.rerank === 0) {
       // No re-rank asked for (rescore off): the code's estimates are the answer.
       st.poolN = size;
@@ -286,6 +279,7 @@ export class Traversal {
     st.poolN = m;
   }
 
+  /** The pool, ordered (ties by label: the pops give ascending distances, so only runs of equal ones move), is the answer. */
   private endRerank(st: QueryState): void {
     sortByDistanceThenLabel(st.poolIds, st.poolD, st.poolN, this.index.labels);
     const k = Math.min(st.k, st.poolN);
@@ -296,6 +290,12 @@ export class Traversal {
 
   /** Exact traversal distances (no codes): the beam is the answer. */
   private finish(st: QueryState): void {
+    st.poolN = this.drainBeam(st);
+    this.endRerank(st);
+  }
+
+  /** Empties the beam into the pool, best first; returns its size. */
+  private drainBeam(st: QueryState): number {
     const top = st.top;
     const n = top.size;
     st.ensurePool(n);
@@ -304,13 +304,7 @@ export class Traversal {
       st.poolD[j] = top.d[0]!;
       top.pop();
     }
-    st.poolN = n;
-    // The pops give ascending distances: only runs of equal distances need ordering by label.
-    sortByDistanceThenLabel(st.poolIds, st.poolD, n, this.index.labels);
-    const k = Math.min(st.k, n);
-    st.resultIds = st.poolIds.slice(0, k);
-    st.resultD = Float32Array.from(st.poolD.subarray(0, k));
-    st.phase = PHASE.DONE;
+    return n;
   }
 }
 
