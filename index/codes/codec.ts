@@ -30,6 +30,13 @@ export interface Codec {
   readonly params: Float32Array;
   /** Bytes of a prepared query (a segment slot's query area). */
   readonly queryBytes: number;
+  /**
+   * Read-only bytes the kernel reads in every code segment, just before the rows (the centroids of
+   * rq codes, whose query table the kernel fills lazily); 0 when there are none.
+   */
+  readonly headBytes: number;
+  /** Writes those bytes into a segment's head (headBytes long). */
+  writeHead(out: Uint8Array): void;
   /** Encodes rows [from, from + count) of vectors into out (count × stride bytes). */
   encode(vectors: Float32Array, from: number, count: number, out: Uint8Array): void;
   /** Prepares q into out (queryBytes): what the kernel reads. */
@@ -41,10 +48,10 @@ export interface Codec {
   decode(row: Uint8Array): Float64Array;
   /**
    * Half-width of the interval the true distance lies in around the estimate, for the row at byte
-   * rowAt of u8 and the query prepared at byte prepAt of the same memory (docs/codes.md: how it is
-   * derived, and how often it held when measured).
+   * rowAt of the memory under dv and the query prepared at byte prepAt of it (docs/codes.md: how it
+   * is derived, and how often it held when measured).
    */
-  errorBound(u8: Uint8Array, rowAt: number, prepAt: number, estimate: number): number;
+  errorBound(dv: DataView, rowAt: number, prepAt: number, estimate: number): number;
 }
 
 /** Bound multiplier: the estimate's error in units of its standard deviation (coverage measured in tests). */
@@ -65,7 +72,17 @@ export interface PreparedHeader {
   constA: number;
   mSumW: number;
   tableOffset: number;
+  /**
+   * A centroid table filled lazily by the kernel: entries start as NaN and the kernel computes
+   * T[c] from the float query (at queryOffset in the slot) and centroid c (headBack bytes before
+   * the rows) the first time a row of centroid c is scored. A query meets only the centroids near
+   * its path, so most of the table is never computed.
+   */
+  lazyTable?: { queryOffset: number; headBack: number; dim: number; metric: 'l2' | 'ip' };
 }
+
+/** The head's size as the segment lays it out (segment.ts aligns the rows to 64 bytes after it). */
+export const headSpan = (headBytes: number): number => Math.ceil(headBytes / 64) * 64;
 
 export const PREP_WEIGHTS = 64;
 
@@ -86,25 +103,59 @@ export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
   dv.setFloat32(28, h.constA, true);
   dv.setFloat64(32, h.mSumW, true);
   dv.setUint32(40, h.tableOffset, true);
+  const lazy = h.lazyTable;
+  dv.setUint32(44, lazy ? lazy.queryOffset : 0, true);
+  dv.setUint32(52, lazy ? lazy.headBack : 0, true);
+  dv.setInt32(56, lazy ? lazy.dim : 0, true);
+  dv.setUint32(60, lazy?.metric === 'ip' ? 1 : 0, true);
 }
 
 /**
- * Quantises per-dimension query weights to i16 for the integer dot product and writes them, plane
- * by plane, each multiplied by what its plane's value is worth. Returns W (weight = W × i16) and
- * the sum of the integer weights. The bound keeps every i32 lane of the kernel's accumulator in
- * range: a lane sums a quarter of the dimensions.
+ * Whether a code of `bits` bits is scored with i8 weights (values of at most 4 bits, assembled from
+ * their planes into one byte per dimension and multiplied byte by byte) or with i16 weights per plane
+ * (sq8's 8-bit values, which do not fit a signed byte).
+ */
+export const byteWeights = (bits: number): boolean => bits <= 4;
+
+/** Bytes of the prepared query's weights. */
+export function weightBytes(bits: number, dims: number): number {
+  return byteWeights(bits) ? dims : 2 * dims * planesFor(bits).length;
+}
+
+/** Largest i8 weight. */
+const I8_LIMIT = 127;
+
+/**
+ * Quantises per-dimension query weights to integers for the kernel's integer dot product and writes
+ * them in natural dimension order: one i8 per dimension for codes of at most 4 bits, else i16 per
+ * plane, each multiplied by what its plane's value is worth. Returns W (weight = W × integer) and
+ * the sum of the integer weights. The i16 bound keeps every i32 lane of the kernel's accumulator in
+ * range (a lane sums a quarter of the dimensions); with i8 weights the kernel's i16 partial sums
+ * stay in range over a 64-dimension block.
  */
 export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number, dims: number): { W: number; sumW: number } {
   // Once per query on the search path: plain loops over typed arrays, no allocation per call.
-  const planes = planesFor(bits);
-  let maxShift = 0;
-  for (const p of planes) maxShift = Math.max(maxShift, p.shift);
-  const maxValue = (1 << bits) - 1;
   let vmax = 0;
   for (let i = 0; i < dims; i++) {
     const a = Math.abs(v[i] ?? 0);
     if (a > vmax) vmax = a;
   }
+  if (byteWeights(bits)) {
+    const W = vmax > 0 ? vmax / I8_LIMIT : 1;
+    const inv = 1 / W;
+    const w8 = new Int8Array(out.buffer, out.byteOffset + PREP_WEIGHTS, dims);
+    let sumW = 0;
+    for (let i = 0; i < dims; i++) {
+      const wi = Math.round((v[i] ?? 0) * inv);
+      w8[i] = wi;
+      sumW += wi;
+    }
+    return { W, sumW };
+  }
+  const planes = planesFor(bits);
+  let maxShift = 0;
+  for (const p of planes) maxShift = Math.max(maxShift, p.shift);
+  const maxValue = (1 << bits) - 1;
   const laneLimit = Math.floor(2147483647 / (Math.ceil(dims / 4) * maxValue));
   const limit = Math.min(32767 >> maxShift, laneLimit);
   const W = vmax > 0 ? vmax / limit : 1;
@@ -126,28 +177,16 @@ export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number
   return { W, sumW };
 }
 
-/** Bytes of the prepared-query area: header, weights of every plane, then the centroid table. */
-export function preparedLayout(bits: number, dims: number, centroids: number): { tableOffset: number; bytes: number } {
-  const tableOffset = Math.ceil((PREP_WEIGHTS + 2 * dims * planesFor(bits).length) / 16) * 16;
-  return { tableOffset, bytes: tableOffset + 4 * centroids + 16 };
+/**
+ * Bytes of the prepared-query area: header, weights, the centroid table and, when there is a
+ * table, the float query the kernel fills it from.
+ */
+export function preparedLayout(bits: number, dims: number, centroids: number, dim = 0): { tableOffset: number; queryOffset: number; bytes: number } {
+  const tableOffset = Math.ceil((PREP_WEIGHTS + weightBytes(bits, dims)) / 16) * 16;
+  const queryOffset = Math.ceil((tableOffset + 4 * centroids) / 16) * 16;
+  return { tableOffset, queryOffset, bytes: queryOffset + (centroids > 0 ? 4 * dim : 0) + 16 };
 }
 
 export function planesBytes(bits: number, dims: number): number {
   return planesFor(bits).reduce((a, p) => a + planeBytes(p.kind, dims), 0);
-}
-
-const VIEWS = new WeakMap<ArrayBufferLike, DataView>();
-
-/**
- * A DataView over the whole buffer under `u8` (add u8.byteOffset to positions), made once per
- * buffer: error bounds are read per re-rank candidate, and a view per call was an allocation on
- * the search path.
- */
-export function bufferView(u8: Uint8Array): DataView {
-  let dv = VIEWS.get(u8.buffer);
-  if (dv === undefined) {
-    dv = new DataView(u8.buffer);
-    VIEWS.set(u8.buffer, dv);
-  }
-  return dv;
 }

@@ -14,8 +14,8 @@ import { mulberry32 } from '../../common/random.js';
 import { RowScorer } from '../kernels/row-scorer.js';
 import {
   BOUND_SIGMAS,
-  bufferView,
   type Codec,
+  headSpan,
   type CodeKind,
   type CodeSpec,
   pad16,
@@ -77,6 +77,7 @@ export function trainRq(vectors: Float32Array, dim: number, metric: 'l2' | 'ip',
 
 export class RqCodec implements Codec {
   readonly queryBytes: number;
+  readonly headBytes: number;
   private readonly rotation: Float32Array;
   private readonly centroids: Float32Array;
   /** Rotated centroids (for β), centroids × dims. */
@@ -91,6 +92,7 @@ export class RqCodec implements Codec {
   private readonly centroidOffset: number;
   private readonly errorOffset: number;
   private readonly tableOffset: number;
+  private readonly queryOffset: number;
   private readonly pq: Float64Array;
   private readonly resid: Float64Array;
   private readonly x: Int32Array;
@@ -111,9 +113,11 @@ export class RqCodec implements Codec {
     this.planesOffset = metric === 'l2' ? 8 : 4;
     this.centroidOffset = spec.stride - 2;
     this.errorOffset = spec.stride - 1;
-    const layout = preparedLayout(bits, dims, k);
+    const layout = preparedLayout(bits, dims, k, dim);
     this.queryBytes = layout.bytes;
     this.tableOffset = layout.tableOffset;
+    this.queryOffset = layout.queryOffset;
+    this.headBytes = 4 * k * dim;
     this.pq = new Float64Array(dims);
     this.resid = new Float64Array(dim);
     this.x = new Int32Array(dims);
@@ -192,15 +196,21 @@ export class RqCodec implements Codec {
     }
   }
 
+  writeHead(out: Uint8Array): void {
+    new Float32Array(out.buffer, out.byteOffset, this.centroids.length).set(this.centroids);
+  }
+
   prepare(q: Float32Array, out: Uint8Array): void {
-    const { dims, bits, metric, centroids: k } = this.spec;
+    const { dim, dims, bits, metric, centroids: k } = this.spec;
     const pq = this.rotateInto(q);
     const { W, sumW } = writeWeights(out, pq, bits, dims);
-    const table = this.toCentroids.score(q, metric === 'l2' ? 'l2' : 'ip');
     let qq = 0;
     for (let i = 0; i < q.length; i++) qq += q[i]! * q[i]!;
     new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(48, Math.sqrt(qq), true);
-    new Float32Array(out.buffer, out.byteOffset + this.tableOffset, k).set(table);
+    // The table is the kernel's to fill (lazyTable below): a query meets few of the centroids, and
+    // computing all of them was a fifth of a search.
+    new Float32Array(out.buffer, out.byteOffset + this.tableOffset, k).fill(Number.NaN);
+    new Float32Array(out.buffer, out.byteOffset + this.queryOffset, dim).set(q);
     writePreparedHeader(out, {
       bits,
       dims,
@@ -212,7 +222,23 @@ export class RqCodec implements Codec {
       constA: 0,
       mSumW: this.mid * sumW,
       tableOffset: this.tableOffset,
+      lazyTable: { queryOffset: this.queryOffset, headBack: headSpan(this.headBytes), dim, metric },
     });
+  }
+
+  /** T[c] for the query prepared at prepAt: the kernel's entry once it has filled it, else computed here. */
+  private tableEntry(dv: DataView, prepAt: number, c: number): number {
+    const t = dv.getFloat32(prepAt + this.tableOffset + 4 * c, true);
+    if (!Number.isNaN(t)) return t;
+    const { dim } = this.spec;
+    const qAt = prepAt + this.queryOffset;
+    let s = 0;
+    for (let d = 0; d < dim; d++) {
+      const qd = dv.getFloat32(qAt + 4 * d, true);
+      const cd = this.centroids[c * dim + d]!;
+      s += this.spec.metric === 'l2' ? (qd - cd) ** 2 : qd * cd;
+    }
+    return this.spec.metric === 'l2' ? s : 1 - s;
   }
 
   /**
@@ -221,17 +247,19 @@ export class RqCodec implements Codec {
    * their cosine is about N(0, 1/dims): with BOUND_SIGMAS standard deviations the term stays within
    * BOUND_SIGMAS·|a|·|e|/√dims (RaBitQ's argument); |a|² = T[c] for l2 and |q|² for ip.
    */
-  errorBound(u8: Uint8Array, rowAt: number, prepAt: number, _estimate: number): number {
-    const dv = bufferView(u8);
-    const at = u8.byteOffset;
-    const s = Math.abs(dv.getFloat32(at + rowAt + this.scaleOffset, true));
-    const e = (s * Math.sqrt(this.spec.dims) * u8[rowAt + this.errorOffset]!) / ERROR_STEPS;
-    const perDim = e / Math.sqrt(this.spec.dims);
-    if (this.spec.metric === 'l2') {
-      const t = dv.getFloat32(at + prepAt + this.tableOffset + 4 * u8[rowAt + this.centroidOffset]!, true);
-      return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, t)) * perDim;
-    }
-    return BOUND_SIGMAS * dv.getFloat32(at + prepAt + 48, true) * perDim;
+  errorBound(dv: DataView, rowAt: number, prepAt: number, _estimate: number): number {
+    const s = Math.abs(dv.getFloat32(rowAt + this.scaleOffset, true));
+    const perDim = (s * dv.getUint8(rowAt + this.errorOffset)) / ERROR_STEPS;
+    // The query's weights are rounded to i8 (codec.ts): each is off by at most half a unit, which
+    // adds |gammaW|·s·Σ ε_i·x̃_i, ε uniform, with |x̃| at most mid·√dims; independent of the
+    // residual's error, so the two add in quadrature.
+    const weights = BOUND_SIGMAS * Math.abs(dv.getFloat32(prepAt + 24, true)) * s * this.mid * Math.sqrt(this.spec.dims / 12);
+    const a =
+      this.spec.metric === 'l2'
+        ? 2 * Math.sqrt(Math.max(0, this.tableEntry(dv, prepAt, dv.getUint8(rowAt + this.centroidOffset))))
+        : dv.getFloat32(prepAt + 48, true);
+    const main = BOUND_SIGMAS * a * perDim;
+    return Math.sqrt(main * main + weights * weights);
   }
 
   decode(row: Uint8Array): Float64Array {

@@ -4,7 +4,7 @@
 //   ip: 1 - q·x̂ = (1 - Σ q·lo) - Σ q·step·c
 // so the kernel only computes an integer dot product of the prepared weights with the codes.
 import { invalidArgument } from '../../common/errors.js';
-import { BOUND_SIGMAS, bufferView, type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
+import { BOUND_SIGMAS, type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
 import { packPlanes, unpackPlanes } from './planes.js';
 
 /** Share of values clipped at each end of a dimension's range: a stray outlier must not widen every step. */
@@ -31,6 +31,7 @@ export function trainSq8(vectors: Float32Array, dim: number, metric: 'l2' | 'ip'
 
 export class Sq8Codec implements Codec {
   readonly queryBytes: number;
+  readonly headBytes = 0;
   private readonly lo: Float32Array;
   private readonly step: Float32Array;
   private readonly planesOffset: number;
@@ -52,6 +53,8 @@ export class Sq8Codec implements Codec {
     for (let d = 0; d < spec.dim; d++) ss += this.step[d]! ** 2;
     this.rmsStep = Math.sqrt(ss / spec.dim);
   }
+
+  writeHead(_out: Uint8Array): void {}
 
   encode(vectors: Float32Array, from: number, count: number, out: Uint8Array): void {
     const { dim, dims, stride, metric } = this.spec;
@@ -111,10 +114,10 @@ export class Sq8Codec implements Codec {
    * so the cross term a·e (a = q - x̂) has standard deviation √(Σ a_d²·step_d²/12) ≈ |a|·rms(step)/√12
    * (central limit); BOUND_SIGMAS of it bound the estimate's error, twice for l2's 2·a·e.
    */
-  errorBound(u8: Uint8Array, _rowAt: number, prepAt: number, estimate: number): number {
+  errorBound(dv: DataView, _rowAt: number, prepAt: number, estimate: number): number {
     const sd = this.rmsStep / Math.sqrt(12);
     if (this.spec.metric === 'l2') return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, estimate)) * sd;
-    return BOUND_SIGMAS * bufferView(u8).getFloat32(u8.byteOffset + prepAt + 48, true) * sd;
+    return BOUND_SIGMAS * dv.getFloat32(prepAt + 48, true) * sd;
   }
 
   decode(row: Uint8Array): Float64Array {

@@ -98,6 +98,8 @@ let touched: u32 = 0;
   for (let k = 0; k < n; k++) {
     const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
     for (let off: usize = 0; off < bytes; off += 64) acc ^= load<u8>(row + off);
+    // A row whose size is not a multiple of the line (codes) usually ends in one more line.
+    acc ^= load<u8>(row + bytes - 1);
   }
   touched ^= acc;
 }
@@ -122,18 +124,20 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
 // One kernel scores every code kind (docs/codes.md). A code row holds optional per-vector factors
 // (scale, additive term, centroid number) and up to four planes of unsigned integers, one value per
 // (rotated) dimension: bytes (8 bits), nibbles (4), crumbs (2) and bits (1). A value of B bits is the
-// sum of its planes (3 bits = crumb + bit << 2, the bit plane's weights carrying the << 2). The
-// query side is prepared once per query into the slot: i16 weights per plane, in the order the
-// planes unpack, and a few constants. The estimate is
-//   d = T[centroid] + beta + gammaW * scale * (sum_planes dot(w, plane) - mSumW)
+// sum of its planes (3 bits = crumb + bit << 2). The query side is prepared once per query into the
+// slot: integer weights in natural dimension order (i16 for sq8's bytes, i8 for values of at most
+// 4 bits) and a few constants. The estimate is
+//   d = T[centroid] + beta + gammaW * scale * (dot(w, value) - mSumW)
 // and every plane unpacks with constant shifts only, so 16 dimensions move per SIMD step.
 //
 // Prepared query header (bytes): 0 planes mask (1 bits, 2 crumbs, 4 nibbles, 8 bytes), 4 dims
 // (a multiple of 16), 8 planes offset in the row, 12 scale offset (-1: none), 16 beta offset (-1),
 // 20 centroid offset (-1), 24 gammaW f32, 28 constant A f32 (used without centroids), 32 mSumW f64,
-// 40 table offset (T, f32 per centroid, from the slot start), 48 |q| f32 (for error bounds, not read
-// here), 64.. the i16 weights, plane by plane
-// (bytes, nibbles, crumbs, bits), dims × 2 bytes each.
+// 40 table offset (T, f32 per centroid, from the slot start), 44 float query offset (from the slot
+// start), 48 |q| f32 (for error bounds, not read here), 52 bytes from the centroids to the rows
+// (the segment head holds the centroids, f32, dim each), 56 dim, 60 table kind (0: |q - c|²,
+// 1: 1 - q·c), 64.. the weights (dims × i16 for bytes, dims × i8 otherwise). The table starts as NaN: the kernel fills an entry the first time it meets a row of that
+// centroid, since a query meets only the centroids near its path.
 
 @inline function dotW(acc: v128, vals8: v128, w: usize): v128 {
   return i32x4.add(acc, i32x4.dot_i16x8_s(vals8, v128.load(w)));
@@ -156,97 +160,92 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
   return hsum(acc);
 }
 
-/** Nibbles plane: per 32 dims, byte j holds dims j (low) and 16 + j (high); a 16-dim tail: j and 8 + j. */
-@inline function dotNibbles(p: usize, w: usize, dims: i32): f64 {
+// ---- Small values (at most 4 bits): one i8 weight per dimension --------------------------------
+// A value of the rq codes fits a signed byte, and so does its weight: 16 dimensions multiply in two
+// extmul steps (i8 × i8 → i16) instead of four widen-and-dot steps per plane with i16 weights; rq3
+// first assembles each value from its crumb and its bit (crumb | bit << 2) so that the multiply
+// happens once. Partial sums stay in i16 over a block (at most 8 products of 15 × 127 per lane) and
+// widen to i32 per block. Blocks shorter than the plane's main block (dims not a multiple of 64)
+// gather their values into dimension order with byte shuffles first.
+
+/** Products of 16 small values and 16 i8 weights, pairwise summed into i16 lanes. */
+@inline function mul16(vals: v128, w: usize): v128 {
+  const wv = v128.load(w);
+  return i16x8.add(i16x8.extmul_low_i8x16_s(vals, wv), i16x8.extmul_high_i8x16_s(vals, wv));
+}
+
+@inline function widen(acc: v128, a16: v128): v128 {
+  return i32x4.add(acc, i32x4.extadd_pairwise_i16x8_s(a16));
+}
+
+/** Nibbles (rq4): dot of the values with i8 weights w (natural order). */
+@inline function dotNibbles8(p: usize, w: usize, dims: i32): f64 {
   let acc = i32x4.splat(0);
   const lowMask = i8x16.splat(0x0f);
   let i = 0;
   for (; i + 32 <= dims; i += 32) {
     const v = v128.load(p + (<usize>i >> 1));
-    const lo = v128.and(v, lowMask);
-    const hi = i8x16.shr_u(v, 4);
-    const wi = w + (<usize>i << 1);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(lo), wi);
-    acc = dotW(acc, i16x8.extend_high_i8x16_u(lo), wi + 16);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(hi), wi + 32);
-    acc = dotW(acc, i16x8.extend_high_i8x16_u(hi), wi + 48);
+    const wi = w + <usize>i;
+    acc = widen(acc, i16x8.add(mul16(v128.and(v, lowMask), wi), mul16(i8x16.shr_u(v, 4), wi + 16)));
   }
   if (i < dims) {
+    // A 16-dim tail: byte j holds dims j (low) and 8 + j (high); the halves side by side are the
+    // 16 values in order.
     const v = v128.load64_zero(p + (<usize>i >> 1));
-    const wi = w + (<usize>i << 1);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(v, lowMask)), wi);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(i8x16.shr_u(v, 4)), wi + 16);
+    const vals = i8x16.shuffle(v128.and(v, lowMask), i8x16.shr_u(v, 4), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    acc = widen(acc, mul16(vals, w + <usize>i));
   }
   return hsum(acc);
 }
 
-/** Crumbs plane: per 64 dims, byte j holds dim 16s + j in bits 2s; a 16-dim tail block of 4 bytes: 4s + j. */
-@inline function dotCrumbs(p: usize, w: usize, dims: i32): f64 {
+/**
+ * Crumbs (rq2), or crumbs and bits (rq3, withBits): the bit plane follows the crumb plane and is
+ * worth 4. In a 64-dim block, crumb step s holds dims 16s + j in lane j; the bit plane's 8 bytes
+ * hold dim 8t + j in bit t of byte j, so doubling them (the upper copy shifted by one bit) puts the
+ * bits of dims 16s + j in bit 2s of lane j as well.
+ */
+@inline function dotCrumbs8(p: usize, w: usize, dims: i32, withBits: bool): f64 {
   let acc = i32x4.splat(0);
   const m = i8x16.splat(3);
+  const four = i8x16.splat(4);
+  const pb = p + (<usize>dims >> 2);
   let i = 0;
-  // Unrolled by hand with constant shifts: a shift by a loop variable kept the loop and cost ~2x.
   for (; i + 64 <= dims; i += 64) {
     const v = v128.load(p + (<usize>i >> 2));
-    const wi = w + (<usize>i << 1);
-    const c0 = v128.and(v, m);
-    const c1 = v128.and(i8x16.shr_u(v, 2), m);
-    const c2 = v128.and(i8x16.shr_u(v, 4), m);
-    const c3 = i8x16.shr_u(v, 6);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(c0), wi);
-    acc = dotW(acc, i16x8.extend_high_i8x16_u(c0), wi + 16);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(c1), wi + 32);
-    acc = dotW(acc, i16x8.extend_high_i8x16_u(c1), wi + 48);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(c2), wi + 64);
-    acc = dotW(acc, i16x8.extend_high_i8x16_u(c2), wi + 80);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(c3), wi + 96);
-    acc = dotW(acc, i16x8.extend_high_i8x16_u(c3), wi + 112);
+    const wi = w + <usize>i;
+    let c0 = v128.and(v, m);
+    let c1 = v128.and(i8x16.shr_u(v, 2), m);
+    let c2 = v128.and(i8x16.shr_u(v, 4), m);
+    let c3 = i8x16.shr_u(v, 6);
+    if (withBits) {
+      const b = v128.load64_zero(pb + (<usize>i >> 3));
+      const d = i8x16.shuffle(b, i8x16.shr_u(b, 1), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      c0 = v128.or(c0, v128.and(i8x16.shl(d, 2), four));
+      c1 = v128.or(c1, v128.and(d, four));
+      c2 = v128.or(c2, v128.and(i8x16.shr_u(d, 2), four));
+      c3 = v128.or(c3, v128.and(i8x16.shr_u(d, 4), four));
+    }
+    let a16 = i16x8.add(mul16(c0, wi), mul16(c1, wi + 16));
+    a16 = i16x8.add(a16, i16x8.add(mul16(c2, wi + 32), mul16(c3, wi + 48)));
+    acc = widen(acc, a16);
   }
   for (; i < dims; i += 16) {
-    // Lanes 4..7 of each step are zero (load32_zero), so the weights they meet do not matter.
+    // Tail blocks of 16 dims: byte j of the 4 crumb bytes holds dim 4s + j in bits 2s, and byte j
+    // of the 2 bit bytes holds dim 2t + j in bit t. Copies of those bytes in every lane, then per
+    // lane the right crumb (selected by quarter) and the right bit (masked), give the values in
+    // dimension order.
     const v = v128.load32_zero(p + (<usize>i >> 2));
-    const wi = w + (<usize>i << 1);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(v, m)), wi);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, 2), m)), wi + 8);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, 4), m)), wi + 16);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(i8x16.shr_u(v, 6)), wi + 24);
-  }
-  return hsum(acc);
-}
-
-/** One bit of each of 8 bytes, widened to i16 lanes: bit t of byte j is lane j. */
-@inline function bitLanes(v: v128, t: i32): v128 {
-  return i16x8.extend_low_i8x16_u(v128.and(i8x16.shr_u(v, t), i8x16.splat(1)));
-}
-
-/** Bits plane: per 64 dims, byte j holds dim 8t + j in bit t; a 16-dim tail block of 2 bytes: 2t + j. */
-@inline function dotBits(p: usize, w: usize, dims: i32): f64 {
-  let acc = i32x4.splat(0);
-  let i = 0;
-  // Unrolled by hand with constant shifts (see dotCrumbs).
-  for (; i + 64 <= dims; i += 64) {
-    const v = v128.load64_zero(p + (<usize>i >> 3));
-    const wi = w + (<usize>i << 1);
-    acc = dotW(acc, bitLanes(v, 0), wi);
-    acc = dotW(acc, bitLanes(v, 1), wi + 16);
-    acc = dotW(acc, bitLanes(v, 2), wi + 32);
-    acc = dotW(acc, bitLanes(v, 3), wi + 48);
-    acc = dotW(acc, bitLanes(v, 4), wi + 64);
-    acc = dotW(acc, bitLanes(v, 5), wi + 80);
-    acc = dotW(acc, bitLanes(v, 6), wi + 96);
-    acc = dotW(acc, i16x8.extend_low_i8x16_u(i8x16.shr_u(v, 7)), wi + 112);
-  }
-  for (; i < dims; i += 16) {
-    const v = v128.load16_lane(p + (<usize>i >> 3), i32x4.splat(0), 0);
-    const wi = w + (<usize>i << 1);
-    acc = dotW(acc, bitLanes(v, 0), wi);
-    acc = dotW(acc, bitLanes(v, 1), wi + 4);
-    acc = dotW(acc, bitLanes(v, 2), wi + 8);
-    acc = dotW(acc, bitLanes(v, 3), wi + 12);
-    acc = dotW(acc, bitLanes(v, 4), wi + 16);
-    acc = dotW(acc, bitLanes(v, 5), wi + 20);
-    acc = dotW(acc, bitLanes(v, 6), wi + 24);
-    acc = dotW(acc, bitLanes(v, 7), wi + 28);
+    const r = i8x16.shuffle(v, v, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
+    let vals = v128.bitselect(v128.and(r, m), v128.and(i8x16.shr_u(r, 2), m), i32x4(-1, 0, 0, 0));
+    vals = v128.bitselect(vals, v128.and(i8x16.shr_u(r, 4), m), i32x4(-1, -1, 0, 0));
+    vals = v128.bitselect(vals, i8x16.shr_u(r, 6), i32x4(-1, -1, -1, 0));
+    if (withBits) {
+      const b = v128.load16_lane(pb + (<usize>i >> 3), i32x4.splat(0), 0);
+      const rb = i8x16.shuffle(b, b, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
+      const bit = i8x16.ne(v128.and(rb, i8x16(1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 32, 32, 64, 64, -128, -128)), i8x16.splat(0));
+      vals = v128.or(vals, v128.and(bit, four));
+    }
+    acc = widen(acc, mul16(vals, w + <usize>i));
   }
   return hsum(acc);
 }
@@ -266,31 +265,31 @@ export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i
   const constA = <f64>load<f32>(q, 28);
   const mSumW = load<f64>(q, 32);
   const table = q + <usize>load<u32>(q, 40);
-  const planeW = <usize>dims << 1;
+  const qf = q + <usize>load<u32>(q, 44);
+  const lazyBack = <usize>load<u32>(q, 52);
+  const lazyDim = load<i32>(q, 56);
+  const lazyIp = load<u32>(q, 60) == 1;
+  // Codes of at most 4 bits (no bytes plane) carry i8 weights, one per dimension (codec.ts).
+  const small = (planes & 8) == 0;
   touchRows(base, stride, ids, n, stride);
   for (let k = 0; k < n; k++) {
     const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
-    let p = row + planesOff;
-    let w = q + 64;
-    let dot: f64 = 0;
-    if (planes & 8) {
-      dot += dotBytes(p, w, dims);
-      p += <usize>dims;
-      w += planeW;
-    }
-    if (planes & 4) {
-      dot += dotNibbles(p, w, dims);
-      p += <usize>dims >> 1;
-      w += planeW;
-    }
-    if (planes & 2) {
-      dot += dotCrumbs(p, w, dims);
-      p += <usize>dims >> 2;
-      w += planeW;
-    }
-    if (planes & 1) dot += dotBits(p, w, dims);
+    const p = row + planesOff;
+    const w = q + 64;
+    const dot = !small ? dotBytes(p, w, dims) : planes == 4 ? dotNibbles8(p, w, dims) : dotCrumbs8(p, w, dims, (planes & 1) != 0);
     const scale = scaleOff >= 0 ? <f64>load<f32>(row + <usize>scaleOff) : 1.0;
-    let d = centOff >= 0 ? <f64>load<f32>(table + (<usize>load<u8>(row + <usize>centOff) << 2)) : constA;
+    let d = constA;
+    if (centOff >= 0) {
+      const at = table + (<usize>load<u8>(row + <usize>centOff) << 2);
+      let t = load<f32>(at);
+      if (t != t) {
+        // First row of this centroid for this query: fill its table entry (see the header notes).
+        const cp = base - lazyBack + <usize>load<u8>(row + <usize>centOff) * (<usize>lazyDim << 2);
+        t = lazyIp ? <f32>1.0 - dotAt(qf, cp, lazyDim) : l2At(qf, cp, lazyDim);
+        store<f32>(at, t);
+      }
+      d = <f64>t;
+    }
     if (betaOff >= 0) d += <f64>load<f32>(row + <usize>betaOff);
     d += gammaW * scale * (dot - mSumW);
     store<f32>(out + (<usize>k << 2), <f32>d);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StrataError } from '../../common/errors.js';
 import { projectRoot } from '../../common/paths.js';
-import { PLANE_BITS, PLANE_ORDER, planeValue } from '../codes/planes.js';
+import { PLANE, PLANE_BITS, PLANE_ORDER, planeValue } from '../codes/planes.js';
 
 export type Metric = 'l2' | 'ip' | 'cosine';
 
@@ -95,19 +95,50 @@ function jsCodeBatch(memory: WebAssembly.Memory): CodeKernel {
     const constA = dv.getFloat32(q + 28, true);
     const mSumW = dv.getFloat64(q + 32, true);
     const table = q + dv.getUint32(q + 40, true);
+    const qf = q + dv.getUint32(q + 44, true);
+    const lazyBack = dv.getUint32(q + 52, true);
+    const lazyDim = dv.getInt32(q + 56, true);
+    const lazyIp = dv.getUint32(q + 60, true) === 1;
+    // What each plane's value is worth: the crumbs' bits sit above them (3 bits = crumb + bit << 2).
+    const shifts: Record<number, number> = (planes & PLANE.crumbs) !== 0 ? { [PLANE.bits]: 2 } : {};
     for (let k = 0; k < n; k++) {
       const row = base + dv.getUint32(ids + 4 * k, true) * stride;
-      let p = row + planesOff;
-      let w = q + 64;
+      const p = row + planesOff;
+      const w = q + 64;
       let dot = 0;
-      for (const kind of PLANE_ORDER) {
-        if ((planes & kind) === 0) continue;
-        for (let i = 0; i < dims; i++) dot += dv.getInt16(w + 2 * i, true) * planeValue(u8, p, kind, i, dims);
-        p += (dims * PLANE_BITS[kind]!) / 8;
-        w += 2 * dims;
+      if ((planes & PLANE.bytes) !== 0) {
+        for (let i = 0; i < dims; i++) dot += dv.getInt16(w + 2 * i, true) * planeValue(u8, p, PLANE.bytes, i, dims);
+      } else {
+        // One i8 weight per dimension, met by the value assembled from its planes.
+        for (let i = 0; i < dims; i++) {
+          let value = 0;
+          let at = p;
+          for (const kind of PLANE_ORDER) {
+            if ((planes & kind) === 0) continue;
+            value += planeValue(u8, at, kind, i, dims) << (shifts[kind] ?? 0);
+            at += (dims * PLANE_BITS[kind]!) / 8;
+          }
+          dot += dv.getInt8(w + i) * value;
+        }
       }
       const scale = scaleOff >= 0 ? dv.getFloat32(row + scaleOff, true) : 1;
-      let d = centOff >= 0 ? dv.getFloat32(table + 4 * u8[row + centOff]!, true) : constA;
+      let d = constA;
+      if (centOff >= 0) {
+        const c = u8[row + centOff]!;
+        let t = dv.getFloat32(table + 4 * c, true);
+        if (Number.isNaN(t)) {
+          const cp = base - lazyBack + c * 4 * lazyDim;
+          let s = 0;
+          for (let i = 0; i < lazyDim; i++) {
+            const a = dv.getFloat32(qf + 4 * i, true);
+            const b = dv.getFloat32(cp + 4 * i, true);
+            s += lazyIp ? a * b : (a - b) ** 2;
+          }
+          t = Math.fround(lazyIp ? 1 - s : s);
+          dv.setFloat32(table + 4 * c, t, true);
+        }
+        d = t;
+      }
       if (betaOff >= 0) d += dv.getFloat32(row + betaOff, true);
       d += gammaW * scale * (dot - mSumW);
       dv.setFloat32(out + 4 * k, d, true);

@@ -268,7 +268,7 @@ export class Traversal {
       const est = st.poolD[j]!;
       const seg = codes.segmentOf(id);
       const bound = st.pruneByBound
-        ? codec.errorBound(seg.u8, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est)
+        ? codec.errorBound(seg.dv, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est)
         : Infinity;
       if (est - bound <= kth) {
         st.poolIds[m] = id;

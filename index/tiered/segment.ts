@@ -60,6 +60,8 @@ export class Segment {
   readonly u8: Uint8Array;
   readonly u32: Uint32Array;
   readonly f32: Float32Array;
+  /** Over the whole memory, for the few unaligned reads (code rows' factors on the re-rank path). */
+  readonly dv: DataView;
   /** The segment's own kernel instance (null for neighbour lists, which are only read). */
   readonly kernels: KernelSet | null;
   /** u32 index of node `start`'s record (neighbour lists are read word by word). */
@@ -75,6 +77,7 @@ export class Segment {
     this.u8 = new Uint8Array(this.region.buffer);
     this.u32 = new Uint32Array(this.region.buffer);
     this.f32 = new Float32Array(this.region.buffer);
+    this.dv = new DataView(this.region.buffer);
     this.kernels = shape.queryBytes > 0 ? (kernels === 'js' ? jsKernels(this.region.memory) : instantiateKernels(this.region.memory)) : null;
     this.recordBase = this.layout.recordOffset >>> 2;
   }

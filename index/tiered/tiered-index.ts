@@ -156,7 +156,7 @@ export class TieredIndex {
     return {
       adjacency: { ...base, kind: 'adjacency', stride: 4 * (1 + m.maxM0), queryBytes: 0 },
       vectors: { ...base, kind: 'vectors', stride: 4 * m.dim, queryBytes: 4 * m.dim },
-      codes: codec ? { ...base, kind: 'codes', stride: codec.spec.stride, queryBytes: codec.queryBytes } : null,
+      codes: codec ? { ...base, kind: 'codes', stride: codec.spec.stride, queryBytes: codec.queryBytes, headBytes: codec.headBytes } : null,
       labels: { ...base, kind: 'labels', stride: 8, queryBytes: 0 },
     };
   }
@@ -184,6 +184,9 @@ export class TieredIndex {
       codes: make(shapes.codes, m.count),
       labels: make(shapes.labels, 0),
     };
+    // The code's head (what the kernel reads beside the rows) is derived from its parameters, not
+    // stored: every code segment gets it here, before any row is read or written.
+    if (codec && stores.codes) for (const seg of stores.codes.segments) codec.writeHead(seg.headBytes());
     return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))));
   }
 

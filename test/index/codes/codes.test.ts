@@ -3,6 +3,7 @@
 // for every kind, both metrics and dimensions that exercise every plane's tail path.
 import { describe, expect, it } from 'vitest';
 import { gaussian, mulberry32 } from '../../../common/random.js';
+import { headSpan } from '../../../index/codes/codec.js';
 import { CODE_KINDS, type Codec, type CodeKind, trainCodec } from '../../../index/codes/index.js';
 import { PLANE, packPlanes, planeSlot, unpackPlanes } from '../../../index/codes/planes.js';
 import { RQ_BITS } from '../../../index/codes/rq.js';
@@ -43,10 +44,13 @@ function runKernel(which: 'wasm' | 'js', codec: Codec, codes: Uint8Array, rows: 
   const prepAt = 0;
   const idsAt = Math.ceil(codec.queryBytes / 64) * 64;
   const outAt = idsAt + 4 * rows;
-  const base = Math.ceil((outAt + 4 * rows) / 64) * 64;
+  // The rows follow the code's head (rq's centroids), as in a segment.
+  const headAt = Math.ceil((outAt + 4 * rows) / 64) * 64;
+  const base = headAt + headSpan(codec.headBytes);
   const region = allocateRegion(base + codes.byteLength + 64);
   const k: KernelSet = which === 'wasm' ? instantiateKernels(region.memory) : jsKernels(region.memory);
   const u8 = new Uint8Array(region.buffer);
+  codec.writeHead(u8.subarray(headAt, headAt + codec.headBytes));
   u8.set(codes, base);
   const u32 = new Uint32Array(region.buffer);
   for (let i = 0; i < rows; i++) u32[(idsAt >>> 2) + i] = i;
@@ -186,7 +190,8 @@ describe('error bounds', () => {
       for (const qi of [1600, 1700, 1800, 1900]) {
         const q = data.slice(qi * dim, (qi + 1) * dim);
         const est = runKernel('wasm', codec, codes, rows, q);
-        // The bound reads the prepared query and the row from one memory, as the search does.
+        // The bound reads the prepared query and the row from one memory, as the search does (its
+        // centroid table still unfilled here: the bound computes the entries it needs itself).
         const prepAt = 0;
         const rowsAt = Math.ceil(codec.queryBytes / 64) * 64;
         const mem = new Uint8Array(rowsAt + codes.byteLength);
@@ -194,7 +199,7 @@ describe('error bounds', () => {
         mem.set(codes, rowsAt);
         for (let r = 0; r < rows; r++) {
           const truth = dist(metric, q, data.subarray(r * dim, r * dim + dim), dim);
-          const b = codec.errorBound(mem, rowsAt + r * codec.spec.stride, prepAt, est[r]!);
+          const b = codec.errorBound(new DataView(mem.buffer), rowsAt + r * codec.spec.stride, prepAt, est[r]!);
           // A vector that is its own centroid has no residual: a zero bound, and an exact estimate.
           expect(b).toBeGreaterThanOrEqual(0);
           if (Math.abs(truth - est[r]!) <= b + 1e-5 * Math.abs(truth)) inside++;
