@@ -39,8 +39,10 @@ export class QueryState {
   rerank = 0;
   /** Whether the answer's distances are exact (false only for a code index asked not to re-rank). */
   exactDistances = true;
-  /** Re-rank: 0 while the best k are re-scored, 1 while the candidates that may still win are. */
+  /** Re-rank: 0 while the best k are re-scored, then one stage per round of bound-selected candidates. */
   rerankStage = 0;
+  /** Re-rank: the first pool entry not yet selected or dropped (entries up to rerankCap are candidates). */
+  undecidedAt = 0;
   /** Skip re-scoring candidates the code's error bound rules out (off: re-score all up to the cap). */
   pruneByBound = true;
   rerankCap = 0;
@@ -84,6 +86,14 @@ export class QueryState {
     this.visited = nodes > 0 && nodes <= DENSE_VISITED_MAX_NODES ? new DenseVisited(nodes) : new VisitedSet();
     this.ids = new Int32Array(batchMax);
     this.dist = new Float32Array(batchMax);
+  }
+
+  private scratch = new Float64Array(64);
+
+  /** Scratch for the re-rank's k-th exact distance. */
+  kthScratch(n: number): Float64Array {
+    if (this.scratch.length < n) this.scratch = new Float64Array(Math.max(n, 2 * this.scratch.length));
+    return this.scratch;
   }
 
   ensurePool(n: number): void {

@@ -88,7 +88,7 @@ export class Traversal {
           continue;
         case PHASE.RERANK: {
           let left = st.poolN - st.poolAt;
-          if (left === 0 && st.rerankStage === 0) {
+          while (left === 0 && st.undecidedAt < st.rerankCap) {
             this.selectByBound(st);
             left = st.poolN - st.poolAt;
           }
@@ -244,39 +244,65 @@ export class Traversal {
       this.endRerank(st);
       return;
     }
-    // Stage 0 re-scores the best k by estimate; stage 1 only those of the rest (up to `rerank`) whose
-    // error bound leaves them a chance against the k-th exact distance (selectByBound).
+    // Stage 0 re-scores the best k by estimate; each later stage only those of the rest (up to
+    // `rerank`) whose error bound leaves them a chance against the k-th exact distance so far
+    // (selectByBound). The k-th tightens with every stage, so later candidates are pruned harder.
     st.rerankCap = Math.min(size, st.rerank);
     st.poolN = Math.min(size, st.k);
     st.poolAt = 0;
+    st.undecidedAt = st.poolN;
     st.rerankStage = 0;
     st.phase = PHASE.RERANK;
   }
 
-  /** Keeps, from pool[k .. cap), the candidates whose estimate minus its error bound beats the k-th exact distance. */
+  /**
+   * The next stage: from the undecided candidates (best estimate first), the first k·2^(stage-1)
+   * whose estimate minus its error bound beats the k-th exact distance found so far; those that do
+   * not are dropped for good (the k-th only shrinks). Stages grow so that a query needs few of them:
+   * each is one round trip to the vectors' tier.
+   */
   private selectByBound(st: QueryState): void {
-    st.rerankStage = 1;
-    const k = st.poolN;
-    if (st.rerankCap <= k) return;
-    let kth = Number.NEGATIVE_INFINITY;
-    for (let j = 0; j < k; j++) if (st.poolD[j]! > kth) kth = st.poolD[j]!;
+    const stage = ++st.rerankStage;
+    const done = st.poolAt;
+    const kth = st.pruneByBound ? this.kthExact(st, done) : Number.POSITIVE_INFINITY;
+    const want = st.pruneByBound ? st.k << Math.min(stage - 1, 20) : st.rerankCap;
     const codes = this.index.codes!;
     const codec = this.index.codec!;
-    let m = k;
-    for (let j = k; j < st.rerankCap; j++) {
+    let m = done;
+    let j = st.undecidedAt;
+    for (; j < st.rerankCap && m - done < want; j++) {
       const id = st.poolIds[j]!;
       const est = st.poolD[j]!;
-      const seg = codes.segmentOf(id);
-      const bound = st.pruneByBound
-        ? codec.errorBound(seg.dv, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est)
-        : Infinity;
-      if (est - bound <= kth) {
+      let keep = true;
+      if (st.pruneByBound && est > kth) {
+        const seg = codes.segmentOf(id);
+        keep = est - codec.errorBound(seg.dv, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est) <= kth;
+      }
+      if (keep) {
         st.poolIds[m] = id;
         st.poolD[m] = est;
         m++;
       } else st.stats[STAT.rerankSkipped]!++;
     }
+    st.undecidedAt = j;
     st.poolN = m;
+  }
+
+  /** The k-th smallest exact distance among the first `done` of the pool (+∞ with fewer than k). */
+  private kthExact(st: QueryState, done: number): number {
+    const k = st.k;
+    if (done < k) return Number.POSITIVE_INFINITY;
+    const scratch = st.kthScratch(done);
+    for (let j = 0; j < done; j++) scratch[j] = st.poolD[j]!;
+    // Partial selection sort of the k smallest: pools are a few dozen.
+    for (let a = 0; a < k; a++) {
+      let best = a;
+      for (let b = a + 1; b < done; b++) if (scratch[b]! < scratch[best]!) best = b;
+      const t = scratch[a]!;
+      scratch[a] = scratch[best]!;
+      scratch[best] = t;
+    }
+    return scratch[k - 1]!;
   }
 
   /** The pool, ordered (ties by label: the pops give ascending distances, so only runs of equal ones move), is the answer. */

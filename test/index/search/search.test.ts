@@ -11,6 +11,7 @@ import { PLACEMENT_POLICIES } from '../../../index/placement/placement.js';
 import { runBatch } from '../../../index/search/batch.js';
 import { recallAtK } from '../../../index/search/recall.js';
 import { Searcher } from '../../../index/search/searcher.js';
+import { STAT } from '../../../index/search/stats.js';
 import { costModel } from '../../../tiers/cost-model.js';
 
 const SIFT = join(__dirname, '..', '..', '..', '..', 'shared', 'datasets', 'sift-128-euclidean-10k');
@@ -77,6 +78,37 @@ describe('tiered HNSW search', () => {
         if (j > 0) expect(r.distances[q * 10 + j]!).toBeGreaterThanOrEqual(r.distances[q * 10 + j - 1]!);
       }
     }
+  });
+
+  it('re-ranks in stages that prune by the k-th exact distance so far, and answers as re-ranking the whole pool', () => {
+    const idx = place(0.12, 'rq3');
+    const pruned = new Searcher(idx);
+    const whole = new Searcher(idx);
+    let same = 0;
+    let reranked = 0;
+    let skipped = 0;
+    try {
+      for (let q = 0; q < 100; q++) {
+        const v = set.queries.subarray(q * dim, (q + 1) * dim);
+        const a = pruned.search(v, 10, 48, 40, true);
+        const b = whole.search(v, 10, 48, 40, false);
+        if (Array.from(a.ids).join() === Array.from(b.ids).join()) same++;
+        reranked += a.stats[STAT.reranked]!;
+        skipped += a.stats[STAT.rerankSkipped]!;
+        expect(b.stats[STAT.reranked]).toBe(40);
+        expect(a.stats[STAT.reranked]! + a.stats[STAT.rerankSkipped]!).toBe(40);
+      }
+    } finally {
+      pruned.close();
+      whole.close();
+    }
+    // The bound is probabilistic (3σ): a rare candidate it wrongly rules out may change an answer.
+    expect(same).toBeGreaterThanOrEqual(98);
+    // The k-th tightens stage by stage, so later candidates are ruled out more often.
+    // Measured on this seeded set: 25.5 re-ranked per query in stages, 29.4 with the k-th of the
+    // best k alone (one stage after the first).
+    expect(skipped / 100).toBeGreaterThan(12.5);
+    expect(reranked / 100).toBeLessThan(27.5);
   });
 
   it('exact search equals brute force', () => {
