@@ -8,7 +8,7 @@ import { STAT_FIELDS, statsView, addStats } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { Executor } from './executor.js';
 import { AdmissionQueue, type Pending } from './queue.js';
-import type { QueryTask } from './task.js';
+import { allocTask } from './task.js';
 import type { CollectionHealth, CollectionInfo, ExecutionMode, SearchRequest, SearchResponse, TierInfo } from './types.js';
 
 /** Largest finite float32. */
@@ -190,17 +190,7 @@ export class Collection {
   private dispatch(taken: Array<Pending<Job, SearchResponse>>, mode: ExecutionMode): void {
     const dim = this.index.meta.dim;
     const n = taken.length;
-    const task: QueryTask = {
-      collection: this.s.id,
-      mode,
-      dim,
-      vectors: new Float32Array(n * dim),
-      k: new Int32Array(n),
-      ef: new Int32Array(n),
-      rerank: new Int32Array(n),
-      prune: new Uint8Array(n),
-      exact: new Uint8Array(n),
-    };
+    const task = allocTask(this.s.id, mode, dim, n);
     taken.forEach((p, i) => {
       task.vectors.set(p.item.vector, i * dim);
       task.k[i] = p.item.k;

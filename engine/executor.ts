@@ -5,7 +5,7 @@ import { Piscina } from 'piscina';
 import { projectRoot } from '../common/paths.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { runTask, type SearchContext } from './run-task.js';
-import type { QueryTask, TaskResult } from './task.js';
+import { type QueryTask, resultFromBuffer, type TaskResult, taskBuffer } from './task.js';
 import type { SearchWorkerData } from './workers/worker-data.js';
 
 export interface Executor {
@@ -72,7 +72,8 @@ export class PoolExecutor implements Executor {
   }
   async run(task: QueryTask): Promise<TaskResult> {
     try {
-      const r = (await this.pool.run(task, { transferList: [task.vectors.buffer as ArrayBuffer] })) as TaskResult;
+      const buf = taskBuffer(task);
+      const r = resultFromBuffer((await this.pool.run(buf, { transferList: [buf] })) as ArrayBuffer);
       this.busy += r.busyMs;
       return r;
     } catch (e) {

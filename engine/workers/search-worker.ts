@@ -2,12 +2,13 @@
 // collection. Contexts are built on the first task and kept; the thread claims its own set of
 // near-data channels, so each search thread talks to the tier workers over its own channels.
 import { workerData } from 'node:worker_threads';
+import { move } from 'piscina';
 import { throwsAcrossThreads } from '../../common/worker-errors.js';
 import { TieredIndex } from '../../index/tiered/tiered-index.js';
 import { setThreadAffinity } from '../../tiers/numa.js';
 import { NdpRunner } from '../ndp/ndp-runner.js';
 import { makeContext, runTask, type SearchContext } from '../run-task.js';
-import type { QueryTask, TaskResult } from '../task.js';
+import { resultBuffer, taskFromBuffer } from '../task.js';
 import type { SearchWorkerData } from './worker-data.js';
 
 const data = workerData as SearchWorkerData;
@@ -35,9 +36,11 @@ function init(): SearchContext[] {
   });
 }
 
-function search(task: QueryTask): TaskResult {
+/** One task in, one result out, each a single transferred buffer (engine/task.ts). */
+function search(buf: ArrayBuffer): ArrayBuffer {
   contexts ??= init();
-  return runTask(contexts[task.collection]!, task);
+  const task = taskFromBuffer(buf);
+  return move(resultBuffer(runTask(contexts[task.collection]!, task))) as ArrayBuffer;
 }
 
 export default throwsAcrossThreads(search);

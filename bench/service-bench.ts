@@ -1,0 +1,313 @@
+// Issue-10 benchmark: what the service costs per request, with the client in its own process. For
+// each search-thread count it starts `strata serve` as a child, drives it with `strata loadgen` (a
+// second child: undici or gRPC, closed loop) over each protocol, and measures
+// - QPS, p99 and recall from the load generator's report;
+// - CPU per request of the server (all its threads) and of the client, from /proc;
+// - the in-process QPS of the same index with the same search threads (`strata search`, a third
+//   child, so that no process measures itself);
+// - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
+//   the server's main-thread CPU per request by stage, from the profile's frames.
+// Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { projectRoot } from '../common/paths.js';
+
+const STRATA = join(projectRoot(), 'bin', 'strata.js');
+const TICK_US = 1e6 / 100; // USER_HZ: /proc times are in 1/100 s on Linux
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The monotonic clock V8's profiles are stamped with, µs. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** user + system CPU of a live process, µs. */
+function procCpuUs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(after[11]) + Number(after[12])) * TICK_US;
+}
+
+/** CPU of this process's reaped children (cutime + cstime), µs. */
+function childrenCpuUs(): number {
+  const f = readFileSync('/proc/self/stat', 'utf8');
+  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(after[13]) + Number(after[14])) * TICK_US;
+}
+
+function run(args: string[], nodeFlags: string[] = []): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [...nodeFlags, STRATA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`strata ${args[0]} exited ${code}: ${err.slice(-2000)}`))));
+  });
+}
+
+interface Served {
+  child: ChildProcess;
+  rest: string;
+  grpc: string;
+}
+
+function serve(index: string, threads: number, nodeFlags: string[]): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeFlags,
+        STRATA,
+        'serve',
+        index,
+        '--name',
+        'bench',
+        '--port',
+        '0',
+        '--grpc-port',
+        '0',
+        '--search-threads',
+        String(threads),
+        '--log-level',
+        'silent',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const rest = /REST {2}(http:\/\/\S+)/.exec(out);
+      const grpc = /gRPC {2}(\S+:\d+)/.exec(out);
+      if (rest && grpc) resolve({ child, rest: rest[1]!, grpc: grpc[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`strata serve exited ${code} before listening`)));
+  });
+}
+
+async function stop(s: Served): Promise<void> {
+  const exited = new Promise<void>((resolve) => s.child.once('exit', () => resolve()));
+  s.child.kill('SIGTERM');
+  await exited;
+}
+
+/** The stage a profile frame's time belongs to (the server's main thread). */
+function stageOf(fn: string, url: string): string {
+  if (fn === '(idle)') return 'idle';
+  if (fn === '(garbage collector)') return 'gc';
+  if (/node_modules\/piscina|postMessage|receiveMessageOnPort/.test(url + fn) || /dist\/engine\//.test(url)) return 'queue + hand-off';
+  if (/dist\/(index|tiers)\//.test(url) || url.startsWith('wasm://')) return 'search';
+  if (/node_modules\/(msgpackr|protobufjs|@grpc\/proto-loader)/.test(url) || fn === 'stringify' || fn === 'parse') return 'encode / decode';
+  if (/dist\/server\/grpc\//.test(url) || /node_modules\/@grpc\//.test(url)) return 'grpc framework';
+  if (/dist\/server\//.test(url)) return 'parse + validate (strata)';
+  if (/node_modules\/(fastify|find-my-way|avvio|light-my-request|fast-json-stringify|ajv|pino|@fastify)/.test(url)) return 'fastify';
+  if (/node_modules\/prom-client/.test(url)) return 'metrics';
+  if (
+    /^node:(_http|http|net|internal\/(streams|stream_base|http|net|js_stream))/.test(url) ||
+    /^(writev|writeBuffer|writeUtf8String|read|onStreamRead)$/.test(fn)
+  )
+    return 'http + socket';
+  if (fn === '(program)') return 'V8 / native (unattributed)';
+  return 'other';
+}
+
+/** Main-thread time by stage over [fromUs, toUs] (the load, not the index loading before it). */
+function stagesOf(file: string, fromUs: number, toUs: number): Map<string, number> {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const out = new Map<string, number>();
+  let t = p.startTime;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i]!;
+    if (t < fromUs || t > toUs) continue;
+    const n = byId.get(p.samples[i]!)!;
+    const s = stageOf(n.callFrame.functionName, n.callFrame.url);
+    out.set(s, (out.get(s) ?? 0) + p.timeDeltas[i]!);
+  }
+  return out;
+}
+
+interface Row {
+  threads: number;
+  protocol: string;
+  qps: number;
+  p99Ms: number;
+  recall: number | null;
+  serverCpuUs: number;
+  clientCpuUs: number;
+  inProcessQps: number;
+  ratio: number;
+}
+
+async function main(): Promise<void> {
+  const o = new Command('service-bench')
+    .option('--index <dir>', 'a built index (default: generate a 100k × 100 angular embedding-like set and build it)')
+    .option('--queries <file>', 'query vectors (with --index)')
+    .option('--gt <file>', 'ground truth (with --index)')
+    .option('--count <n>', 'generated vectors', (v) => Number(v), 100_000)
+    .option('--threads <list>', 'search threads to compare', '0,1')
+    .option('--protocols <list>', 'msgpack, json, grpc', 'msgpack,json,grpc')
+    .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
+    .option('--ef <n>', 'hnsw_ef', (v) => Number(v), 64)
+    .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
+    .option('--profile-dir <dir>', 'keep the server CPU profiles here')
+    .option('--json <file>', 'also write the results as JSON')
+    .parse(process.argv)
+    .opts<{
+      index?: string;
+      queries?: string;
+      gt?: string;
+      count: number;
+      threads: string;
+      protocols: string;
+      concurrency: number;
+      ef: number;
+      duration: number;
+      profileDir?: string;
+      json?: string;
+    }>();
+
+  const tmp = mkdtempSync(join(tmpdir(), 'strata-service-bench-'));
+  try {
+    let index = o.index;
+    let queries = o.queries;
+    let gt = o.gt;
+    if (!index) {
+      const data = join(tmp, 'data');
+      process.stderr.write(`generating ${o.count} × 100 angular vectors and building with the default budget\n`);
+      await run(['generate', '--kind', 'embedding', '--count', String(o.count), '--dim', '100', '--queries', '1000', '--k', '10', '-o', data]);
+      index = join(tmp, 'index');
+      await run(['build', join(data, 'base.fvecs'), '--out', index, '--metric', 'cosine', '--name', 'bench']);
+      queries = join(data, 'query.fvecs');
+      gt = join(data, 'groundtruth.ivecs');
+    }
+    if (!queries || !gt) throw new Error('--queries and --gt are required with --index');
+    const q = queries;
+    const truth = gt;
+    /** One closed-loop step against a served index: the timed rows and the profiled pass run the same. */
+    const loadgenArgs = (at: Served, protocol: string, report: string): string[] => [
+      'loadgen',
+      ...['--url', at.rest, '--grpc-url', at.grpc, '--collection', 'bench', '-q', q, '--gt', truth, '--protocol', protocol],
+      ...['--concurrency', String(o.concurrency), '--ef', String(o.ef), '--duration', String(o.duration)],
+      ...['--warmup', '500', '--no-progress', '--report', report],
+    ];
+    const threadsList = o.threads.split(',').map(Number);
+    const protocols = o.protocols.split(',');
+    const rows: Row[] = [];
+    const stages: Record<string, Record<string, number>> = {};
+    for (const threads of threadsList) {
+      // In-process QPS, measured before and after the served rows (the machine is noisy): the mean.
+      const inProcess = async (): Promise<number> => {
+        const lines = (await run(['search', index, '-q', queries, '--gt', gt, '--ef', String(o.ef), '--threads', String(threads)])).trim().split('\n');
+        return (JSON.parse(lines[lines.length - 1]!) as { qps: number }).qps;
+      };
+      const before = await inProcess();
+      const firstRow = rows.length;
+      const s = await serve(index, threads, []);
+      try {
+        for (const protocol of protocols) {
+          const report = join(tmp, `r-${threads}-${protocol}.json`);
+          const args = loadgenArgs(s, protocol, report);
+          const s0 = procCpuUs(s.child.pid!);
+          const c0 = childrenCpuUs();
+          await run(args);
+          const serverUs = procCpuUs(s.child.pid!) - s0;
+          const clientUs = childrenCpuUs() - c0;
+          const r = (
+            JSON.parse(readFileSync(report, 'utf8')) as {
+              results: Array<{ qps: number; sent: number; latencyMs: { p99Ms: number }; recall: { mean: number } | null }>;
+            }
+          ).results[0]!;
+          // The warm-up requests are in the CPU figures too.
+          const requests = r.sent + 500;
+          rows.push({
+            threads,
+            protocol,
+            qps: r.qps,
+            p99Ms: r.latencyMs.p99Ms,
+            recall: r.recall?.mean ?? null,
+            serverCpuUs: serverUs / requests,
+            clientCpuUs: clientUs / requests,
+            inProcessQps: before,
+            ratio: 0,
+          });
+          process.stderr.write(`threads ${threads} ${protocol}: ${r.qps.toFixed(0)} QPS\n`);
+        }
+      } finally {
+        await stop(s);
+      }
+      const inProc = (before + (await inProcess())) / 2;
+      for (const r of rows.slice(firstRow)) {
+        r.inProcessQps = inProc;
+        r.ratio = r.qps / inProc;
+      }
+      // The profiled pass: MessagePack only, the server's main thread split by stage.
+      const profDir = o.profileDir ? join(o.profileDir, `threads-${threads}`) : join(tmp, `prof-${threads}`);
+      rmSync(profDir, { recursive: true, force: true });
+      mkdirSync(profDir, { recursive: true });
+      const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+      let sent = 0;
+      let fromUs = 0;
+      let toUs = 0;
+      try {
+        const report = join(tmp, `p-${threads}.json`);
+        fromUs = monotonicUs();
+        await run(loadgenArgs(p, 'msgpack', report));
+        toUs = monotonicUs();
+        sent = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ sent: number }> }).results[0]!.sent + 500;
+      } finally {
+        await stop(p);
+      }
+      // The main thread's profile is the first one written (thread 0).
+      const main = readdirSync(profDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort()[0]!;
+      const st = stagesOf(join(profDir, main), fromUs, toUs);
+      stages[String(threads)] = Object.fromEntries([...st.entries()].filter(([k]) => k !== 'idle').map(([k, v]) => [k, v / sent]));
+    }
+
+    const lines = [
+      `${o.concurrency} clients in their own process (strata loadgen), ef ${o.ef}, ${o.duration} s per row; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
+      '',
+      '| search threads | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/req | client CPU µs/req |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.threads} | ${r.protocol} | ${r.qps.toFixed(0)} | ${r.p99Ms.toFixed(2)} | ${r.recall?.toFixed(4) ?? '–'} | ${r.ratio.toFixed(2)} (${r.inProcessQps.toFixed(0)}) | ${r.serverCpuUs.toFixed(0)} | ${r.clientCpuUs.toFixed(0)} |`,
+      ),
+      '',
+      "Server main thread, CPU µs per request by stage (MessagePack, profiled pass, samples during the load only; with threads the search's own time is on the search thread):",
+      '',
+      `| stage | ${threadsList.map((t) => `${t} search threads`).join(' | ')} |`,
+      `|---|${threadsList.map(() => '---|').join('')}`,
+    ];
+    const names = [...new Set(Object.values(stages).flatMap((s) => Object.keys(s)))].sort(
+      (a, b) => (stages[String(threadsList[0])]![b] ?? 0) - (stages[String(threadsList[0])]![a] ?? 0),
+    );
+    for (const n of names) lines.push(`| ${n} | ${threadsList.map((t) => (stages[String(t)]![n] ?? 0).toFixed(1)).join(' | ')} |`);
+    lines.push(
+      `| **total** | ${threadsList
+        .map((t) =>
+          Object.values(stages[String(t)]!)
+            .reduce((a, b) => a + b, 0)
+            .toFixed(1),
+        )
+        .join(' | ')} |`,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+    if (o.json) writeFileSync(o.json, `${JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, stages }, null, 2)}\n`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
