@@ -1,6 +1,7 @@
 // Public surface of the load generator: the CLI commands (loadgen, plot) and tests import from here.
 export { runLoadgen, type RunHooks } from './run.js';
 export {
+  DEFAULT_STATS_EVERY,
   resolveOptions,
   stepsOf,
   MAX_STEP_SECONDS,

@@ -41,6 +41,8 @@ export interface LoadgenOptions {
   /** Open loop: most requests in flight. */
   maxInflight?: number;
   timeoutMs?: number;
+  /** Every n-th query asks for the server's per-search cost (with_stats); 0: none (default 16). */
+  statsEvery?: number;
   apiKey?: string;
   allowRemote?: boolean;
   label?: string;
@@ -54,6 +56,12 @@ function intList(field: string, v: readonly number[], min: number, max: number):
   for (const x of v) if (!Number.isInteger(x) || x < min || x > max) throw invalidArgument(field, `values must be whole numbers in ${min}..${max}, got ${x}`);
   return [...v];
 }
+
+/**
+ * The server's cost columns come from a sample of the queries: asking for them makes the server
+ * build and send a stats block, which every answer would otherwise pay for.
+ */
+export const DEFAULT_STATS_EVERY = 16;
 
 export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
   const r: ResolvedOptions = {
@@ -71,6 +79,7 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     rate: o.rate ? [...o.rate] : null,
     maxInflight: o.maxInflight ?? 1024,
     timeoutMs: o.timeoutMs ?? 10_000,
+    statsEvery: o.statsEvery ?? DEFAULT_STATS_EVERY,
     allowRemote: o.allowRemote ?? false,
     label: o.label ?? '',
     ...(o.queriesLimit !== undefined ? { queriesLimit: o.queriesLimit } : {}),
@@ -99,6 +108,8 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     throw invalidArgument('--max-inflight', `must be a whole number in 1..65536, got ${r.maxInflight}`);
   if (!Number.isInteger(r.timeoutMs) || r.timeoutMs < 1 || r.timeoutMs > 600_000)
     throw invalidArgument('--timeout', `must be a whole number of ms in 1..600000, got ${r.timeoutMs}`);
+  if (!Number.isInteger(r.statsEvery) || r.statsEvery < 0 || r.statsEvery > 1_000_000)
+    throw invalidArgument('--stats-every', `must be a whole number in 0..1000000, got ${r.statsEvery}`);
   if (r.gt !== undefined && r.base !== undefined) throw invalidArgument('--gt', 'give --gt (ground truth ids) or --base (to compute them), not both');
   const seconds = stepsOf(r).length * r.durationS;
   if (seconds > MAX_SWEEP_SECONDS)

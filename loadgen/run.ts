@@ -70,6 +70,7 @@ function clientFor(p: Prepared, step: StepPlan, clock: Clock): SearchClient {
     k: p.o.k,
     ef: step.ef,
     timeoutMs: p.o.timeoutMs,
+    statsEvery: p.o.statsEvery,
     now: () => clock.now(),
     ...(p.o.apiKey !== undefined ? { apiKey: p.o.apiKey } : {}),
   };

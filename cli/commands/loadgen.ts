@@ -5,7 +5,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { formatTable, progressSink, renderSvg, runLoadgen, type LoadgenOptions, type LoopMode, type Protocol } from '../../loadgen/index.js';
+import {
+  DEFAULT_STATS_EVERY,
+  formatTable,
+  progressSink,
+  renderSvg,
+  runLoadgen,
+  type LoadgenOptions,
+  type LoopMode,
+  type Protocol,
+} from '../../loadgen/index.js';
 import { choiceOption, intOption, numberOption } from '../options.js';
 
 interface LoadgenFlags {
@@ -29,6 +38,7 @@ interface LoadgenFlags {
   rate?: number[];
   maxInflight: number;
   timeout: number;
+  statsEvery: number;
   apiKey?: string;
   allowRemote?: boolean;
   report?: string;
@@ -99,6 +109,12 @@ export function registerLoadgen(program: Command): void {
       1024,
     )
     .option('--timeout <ms>', 'per-request timeout', intOption('--timeout', 1, 600_000), 10_000)
+    .option(
+      '--stats-every <n>',
+      "every n-th query asks for the server's cost (with_stats) for the cost columns; 0: none",
+      intOption('--stats-every', 0, 1_000_000),
+      DEFAULT_STATS_EVERY,
+    )
     .option('--api-key <key>', 'API key (default $STRATA_API_KEY)')
     .option('--allow-remote', 'allow a non-loopback --url / --grpc-url')
     .option('--report <file.json>', 'write the JSON report')
@@ -121,6 +137,7 @@ export function registerLoadgen(program: Command): void {
         mode: f.mode,
         maxInflight: f.maxInflight,
         timeoutMs: f.timeout,
+        statsEvery: f.statsEvery,
         allowRemote: f.allowRemote ?? false,
         ...(f.queriesLimit !== undefined ? { queriesLimit: f.queriesLimit } : {}),
         ...(f.gt !== undefined ? { gt: f.gt } : {}),

@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoFile } from '../../common/paths.js';
-import { costFrom, hitsFrom, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+import { asksStats, costFrom, hitsFrom, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
 
 type Callback = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined) => void;
 
@@ -70,6 +70,7 @@ export function grpcClient(o: GrpcClientOptions): SearchClient {
     vector: Array.from(o.queries.subarray(q * o.dim, (q + 1) * o.dim)),
     limit: o.k,
     params: { hnsw_ef: o.ef },
+    with_stats: asksStats(o, q),
   }));
   const md = apiKeyMetadata(o.apiKey);
   return {

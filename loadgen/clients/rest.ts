@@ -3,7 +3,7 @@
 // sending bytes and decoding the answer: the load generator's own limit stays far above the server's.
 import { Packr, Unpackr } from 'msgpackr';
 import { Pool } from 'undici';
-import { costFrom, hitsFrom, transportStatus, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+import { asksStats, costFrom, hitsFrom, transportStatus, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
 
 export type RestEncoding = 'json' | 'msgpack';
 
@@ -25,7 +25,12 @@ function encodeBodies(o: RestClientOptions): Buffer[] {
   const out: Buffer[] = new Array<Buffer>(n);
   for (let q = 0; q < n; q++) {
     const v = o.queries.subarray(q * o.dim, (q + 1) * o.dim);
-    const req = { vector: o.encoding === 'json' ? Array.from(v) : v.slice(), limit: o.k, params: { hnsw_ef: o.ef } };
+    const req = {
+      vector: o.encoding === 'json' ? Array.from(v) : v.slice(),
+      limit: o.k,
+      params: { hnsw_ef: o.ef },
+      ...(asksStats(o, q) ? { with_stats: true } : {}),
+    };
     out[q] = o.encoding === 'json' ? Buffer.from(JSON.stringify(req)) : packr.pack(req);
   }
   return out;

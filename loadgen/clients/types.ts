@@ -51,7 +51,12 @@ export interface ClientOptions {
   timeoutMs: number;
   apiKey?: string;
   now: () => number;
+  /** Every n-th query asks for the server's cost (with_stats); 0: none. Asking costs the server, so it samples. */
+  statsEvery: number;
 }
+
+/** Whether query q asks for the server's cost. */
+export const asksStats = (o: ClientOptions, q: number): boolean => o.statsEvery > 0 && q % o.statsEvery === 0;
 
 /** A transport error's short name: its errno code when there is one. */
 export function transportStatus(e: unknown): string {

@@ -23,7 +23,8 @@ export interface ScoredHit {
 export interface SearchAnswer {
   hits: ScoredHit[];
   withPayload: boolean;
-  stats: StrataSearchStats;
+  /** Only when the plan asked for it (with_stats): building and sending it costs every answer. */
+  stats: StrataSearchStats | null;
 }
 
 export interface PointRecord {
@@ -57,7 +58,7 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     if (!passesThreshold(metric, score, p.scoreThreshold)) break;
     hits.push({ id: h.id, score, vector: p.withVector ? storedVector(c, h.id) : null });
   }
-  return { hits, withPayload: p.withPayload, stats: strataStats(r.stats, r.mode) };
+  return { hits, withPayload: p.withPayload, stats: p.withStats ? strataStats(r.stats, r.mode) : null };
 }
 
 /**

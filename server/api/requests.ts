@@ -32,6 +32,8 @@ export interface SearchPlan {
   withVector: boolean;
   withPayload: boolean;
   scoreThreshold: number | undefined;
+  /** Whether the answer carries Strata's per-search cost (`strata`): off unless asked for. */
+  withStats: boolean;
 }
 
 export interface RetrievePlan {
@@ -124,6 +126,7 @@ function plan(b: Fields, vector: Float32Array, at: string, defaultLimit: number 
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
+    withStats: optionalBool(b['with_stats'], `${at}with_stats`) ?? false,
   };
 }
 

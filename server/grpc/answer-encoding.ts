@@ -21,7 +21,8 @@ export interface ScoredPointOut extends PointOut {
 
 export interface SearchResponseOut {
   result: ScoredPointOut[];
-  strata: StrataSearchStats;
+  /** Absent unless the request asked for it (with_stats). */
+  strata: StrataSearchStats | null;
   time: number;
 }
 
@@ -162,15 +163,17 @@ function writeStats(o: Out, s: StrataSearchStats): void {
 
 // SearchResponse {result = 1; strata = 2; time = 3}
 function responseSize(r: SearchResponseOut): number {
-  let size = framed(statsSize(r.strata)) + 9;
+  let size = (r.strata !== null ? framed(statsSize(r.strata)) : 0) + 9;
   for (const p of r.result) size += framed(scoredSize(p));
   return size;
 }
 
 function writeResponse(o: Out, r: SearchResponseOut): void {
   for (const p of r.result) writeScored(o, p);
-  o.header(2, statsSize(r.strata));
-  writeStats(o, r.strata);
+  if (r.strata !== null) {
+    o.header(2, statsSize(r.strata));
+    writeStats(o, r.strata);
+  }
   o.double(3, r.time);
 }
 

@@ -18,6 +18,7 @@ export interface SearchRequestMsg {
   with_vector: boolean;
   score_threshold?: number;
   timeout_ms?: number;
+  with_stats?: boolean;
 }
 
 /** Points answers are written by answer-encoding.ts, not by proto-loader: vectors stay Float32Array. */

@@ -17,7 +17,7 @@ const MSGPACK = 'application/msgpack';
 /** Both encodings of a body: JSON, and MessagePack with the same structure (vectors may be float32 typed arrays). */
 const content = (schema: Obj): Obj => ({ 'application/json': { schema }, [MSGPACK]: { schema } });
 
-/** Qdrant's envelope around a result, optionally with Strata's `strata` field. */
+/** Qdrant's envelope around a result, optionally with Strata's `strata` field (present only when asked for: with_stats). */
 const envelope = (result: Obj, strata?: Obj): Obj => ({
   type: 'object',
   required: ['result', 'status', 'time'],
@@ -122,6 +122,7 @@ function schemas(): Obj {
     },
     with_vector: { type: 'boolean', default: false },
     score_threshold: { type: 'number', description: 'Euclid: keep score <= threshold; Dot and Cosine: keep score >= threshold.' },
+    with_stats: { type: 'boolean', default: false, description: "Answer with Strata's cost of the search in the envelope's `strata` field." },
   };
   const tierCounts: Obj = { type: 'object', properties: { dram: { type: 'number' }, cxl: { type: 'number' } } };
   return {

@@ -32,6 +32,13 @@ describe('load generator options', () => {
     expect(() => resolveOptions({ ...base, ef: Array.from({ length: 40 }, (_, i) => i + 1), durationS: 600 })).toThrow(/over the 14400 s cap/);
   });
 
+  it("samples the server's cost on every 16th query by default; 0 asks for none, and a bad value names --stats-every", () => {
+    expect(resolveOptions(base).statsEvery).toBe(16);
+    expect(resolveOptions({ ...base, statsEvery: 0 }).statsEvery).toBe(0);
+    expect(() => resolveOptions({ ...base, statsEvery: -1 })).toThrow(/--stats-every: must be a whole number/);
+    expect(() => resolveOptions({ ...base, statsEvery: 1.5 })).toThrow(/--stats-every/);
+  });
+
   it('refuses --gt together with --base, and out-of-range lists, naming the option', () => {
     expect(() => resolveOptions({ ...base, gt: 'a.ivecs', base: 'b.fvecs' })).toThrow(/--gt: .*not both/);
     expect(() => resolveOptions({ ...base, ef: [] })).toThrow(/--ef: needs at least one value/);

@@ -94,14 +94,14 @@ describe('gRPC answer encoding', () => {
     };
   }
 
-  it('decodes to what protobufjs encodes for Search, SearchBatch and Get (ids past 2^32, empty vectors, zero values)', () => {
+  it('decodes to what protobufjs encodes for Search, SearchBatch and Get (ids past 2^32, empty vectors, zero values, no stats)', () => {
     const search = method('Search');
-    for (const r of [response(30, 16, 1), response(0, 0, 2), response(5, 0, 3)]) {
+    for (const r of [response(30, 16, 1), response(0, 0, 2), response(5, 0, 3), { ...response(4, 2, 4), strata: null }]) {
       const want = search.responseDeserialize(search.responseSerialize(plain(r)));
       expect(search.responseDeserialize(encodeSearchResponse(r))).toEqual(want);
     }
     const batch = method('SearchBatch');
-    const b = { result: [response(10, 4, 0), response(0, 4, 1), response(300, 3, 2)], time: 0 };
+    const b = { result: [response(10, 4, 0), response(0, 4, 1), response(300, 3, 2), { ...response(2, 3, 3), strata: null }], time: 0 };
     expect(batch.responseDeserialize(encodeSearchBatchResponse(b))).toEqual(batch.responseDeserialize(batch.responseSerialize(plain(b))));
     const get = method('Get');
     const g = {

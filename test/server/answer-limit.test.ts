@@ -89,7 +89,7 @@ describe('answer limit', () => {
   it('streams a large answer in chunks whose content is the full answer (JSON and MessagePack)', async () => {
     const limit = 300;
     const want = await referenceIds(limit);
-    const body = { searches: Array.from({ length: 64 }, (_, i) => search(i, limit, true)) };
+    const body = { searches: Array.from({ length: 64 }, (_, i) => ({ ...search(i, limit, true), with_stats: true })) };
     for (const msgpack of [false, true]) {
       const r = await http(t.srv.url, 'POST', '/collections/vectors/points/search/batch', body, { msgpack });
       expect(r.status).toBe(200);

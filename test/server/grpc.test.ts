@@ -52,10 +52,12 @@ async function engineHits(q: Float32Array, k: number): Promise<Array<{ id: numbe
 }
 
 describe('gRPC Points', () => {
-  it("Search answers the engine's ids and scores, with per-query stats", async () => {
+  it("Search answers the engine's ids and scores, with per-query stats only when asked for", async () => {
+    const plain = await unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(ix.query(0)), limit: 10 });
+    expect(plain['strata'] ?? null).toBeNull();
     for (let i = 0; i < 6; i++) {
       const q = ix.query(i);
-      const r = await unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(q), limit: 10 });
+      const r = await unary(c.points, 'Search', { collection_name: 'vectors', vector: Array.from(q), limit: 10, with_stats: true });
       expect((r['result'] as ScoredMsg[]).map((p) => ({ id: p.id, score: p.score }))).toEqual(await engineHits(q, 10));
       expect((r['strata'] as { distance_computations: number; mode: string }).distance_computations).toBeGreaterThan(0);
       expect((r['strata'] as { mode: string }).mode).toBe('local');

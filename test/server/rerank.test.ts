@@ -9,7 +9,7 @@ const v = (): number[] => Array.from({ length: DIM }, (_, i) => Math.sin(i + 1))
 type Answer = { result: Array<{ id: number; score: number }>; strata: { reranked: number; vectors?: unknown; distance_dram_share: number; accesses: unknown } };
 
 async function search(params: object, limit = 5): Promise<Answer> {
-  const r = await http(s.srv.url, 'POST', '/collections/vectors/points/search', { vector: v(), limit, params });
+  const r = await http(s.srv.url, 'POST', '/collections/vectors/points/search', { vector: v(), limit, params, with_stats: true });
   expect(r.status).toBe(200);
   return r.body as Answer;
 }
@@ -56,9 +56,15 @@ describe('re-rank parameters', () => {
   it('gRPC carries the same parameters and stats', async () => {
     const c = grpcClients(s.srv.addr.grpc!);
     try {
-      const a = await unary(c.points, 'Search', { collection_name: 'vectors', vector: v(), limit: 5, params: { quantization: { rescore: false } } });
+      const a = await unary(c.points, 'Search', {
+        collection_name: 'vectors',
+        vector: v(),
+        limit: 5,
+        with_stats: true,
+        params: { quantization: { rescore: false } },
+      });
       expect((a['strata'] as { reranked: number }).reranked).toBe(0);
-      const b = await unary(c.points, 'Search', { collection_name: 'vectors', vector: v(), limit: 5, params: { rerank: 6 } });
+      const b = await unary(c.points, 'Search', { collection_name: 'vectors', vector: v(), limit: 5, with_stats: true, params: { rerank: 6 } });
       expect((b['strata'] as { reranked: number }).reranked).toBeLessThanOrEqual(6);
       const f = await grpcFailure(unary(c.points, 'Search', { collection_name: 'vectors', vector: v(), limit: 5, params: { rerank: 2 } }));
       expect(f.code).toBe(3);

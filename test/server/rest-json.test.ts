@@ -145,14 +145,16 @@ describe('REST search (JSON)', () => {
     const q = ix.query(8);
     const exact = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 10, params: { exact: true } });
     expect(exact.body.result.map((p) => p.id)).toEqual((await engineHits('vectors', q, 10, { exact: true })).map((h) => h.id));
-    const low = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 10, params: { hnsw_ef: 10 } });
-    const high = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 10, params: { hnsw_ef: 300 } });
+    const low = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 10, with_stats: true, params: { hnsw_ef: 10 } });
+    const high = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(q), limit: 10, with_stats: true, params: { hnsw_ef: 300 } });
     expect(low.body.result.map((p) => p.id)).toEqual((await engineHits('vectors', q, 10, { ef: 10 })).map((h) => h.id));
     expect(Number(high.body.strata!['distance_computations'])).toBeGreaterThan(Number(low.body.strata!['distance_computations']));
   });
 
-  it("reports per-query cost in the envelope's strata field: hops, distances, per-tier accesses and bytes, DRAM share, modelled time", async () => {
-    const r = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(ix.query(9)), limit: 10 });
+  it("reports per-query cost in the envelope's strata field when asked (with_stats): hops, distances, per-tier accesses and bytes, DRAM share, modelled time", async () => {
+    const plain = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(ix.query(9)), limit: 10 });
+    expect(plain.body.strata).toBeUndefined();
+    const r = await post<Scored[]>('/collections/vectors/points/search', { vector: Array.from(ix.query(9)), limit: 10, with_stats: true });
     const s = r.body.strata as {
       mode: string;
       hops: number;
@@ -185,12 +187,19 @@ describe('REST search (JSON)', () => {
     expect(r.body.result.map((p) => p.id)).toEqual((await engineHits('vectors', q, 4)).map((h) => h.id));
   });
 
-  it('answers search/batch in request order, with one stats object per search', async () => {
+  it('answers search/batch in request order, with one stats entry per search (null where not asked for)', async () => {
     const qs = [0, 1, 2, 3].map((i) => ix.query(i));
-    const r = await post<Scored[][]>('/collections/vectors/points/search/batch', { searches: qs.map((q, i) => ({ vector: Array.from(q), limit: 3 + i })) });
+    const plain = await post<Scored[][]>('/collections/vectors/points/search/batch', { searches: qs.map((q, i) => ({ vector: Array.from(q), limit: 3 + i })) });
+    expect(plain.body.strata).toBeUndefined();
+    const r = await post<Scored[][]>('/collections/vectors/points/search/batch', {
+      searches: qs.map((q, i) => ({ vector: Array.from(q), limit: 3 + i, with_stats: i !== 2 })),
+    });
     expect(r.status).toBe(200);
     for (let i = 0; i < qs.length; i++) expect(r.body.result[i]!.map((p) => p.id)).toEqual((await engineHits('vectors', qs[i]!, 3 + i)).map((h) => h.id));
     expect(r.body.strata).toHaveLength(4);
+    const entries = r.body.strata as unknown as Array<Record<string, unknown> | null>;
+    expect(entries[2]).toBeNull();
+    expect(Number(entries[3]!['distance_computations'])).toBeGreaterThan(0);
   });
 
   it('answers query with a plain vector or {nearest: vector}, defaulting limit to 10', async () => {

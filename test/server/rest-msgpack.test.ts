@@ -41,7 +41,7 @@ describe('REST over MessagePack', () => {
   it("takes a Float32Array query vector and answers the engine's hits in MessagePack", async () => {
     for (let i = 0; i < 8; i++) {
       const q = ix.query(i);
-      const r = await mp('/collections/vectors/points/search', { vector: q, limit: 10 });
+      const r = await mp('/collections/vectors/points/search', { vector: q, limit: 10, with_stats: true });
       expect(r.status).toBe(200);
       expect(r.headers['content-type']).toMatch(/application\/msgpack/);
       const body = r.body as { result: Scored[]; status: string; strata: { distance_computations: number } };

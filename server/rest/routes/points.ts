@@ -21,6 +21,11 @@ interface PostRoute {
   Body: unknown;
 }
 
+/** The envelope's `strata` field, when the request asked for it (with_stats). */
+function statsField(stats: SearchAnswer['stats']): { strata?: NonNullable<SearchAnswer['stats']> } {
+  return stats === null ? {} : { strata: stats };
+}
+
 /** The counted size of search answers (it decides whether the answer is streamed). */
 function hitsBytes(answers: readonly SearchAnswer[], dim: number): number {
   let bytes = 0;
@@ -45,7 +50,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
       ok(
         reply,
         a.hits.map((h) => scoredPoint(h, a.withPayload, codec)),
-        { strata: a.stats },
+        statsField(a.stats),
       ),
     );
   });
@@ -58,7 +63,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const answers = await searchBatch(c, plans, callControl(req));
     const codec = codecFor(req, hitsBytes(answers, dim));
     const result = answers.map((a) => a.hits.map((h) => scoredPoint(h, a.withPayload, codec)));
-    return send(reply, codec, ok(reply, result, { strata: answers.map((a) => a.stats) }));
+    return send(reply, codec, ok(reply, result, answers.some((a) => a.stats !== null) ? { strata: answers.map((a) => a.stats) } : {}));
   });
 
   app.post<PostRoute>(`${base}/query`, async (req, reply) => {
@@ -68,7 +73,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     checkSearchAnswers([plan], dim, answerLimit);
     const a = await searchPoints(c, plan, callControl(req));
     const codec = codecFor(req, hitsBytes([a], dim));
-    return send(reply, codec, ok(reply, { points: a.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }, { strata: a.stats }));
+    return send(reply, codec, ok(reply, { points: a.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }, statsField(a.stats)));
   });
 
   app.post<PostRoute>(base, async (req, reply) => {
