@@ -4,7 +4,7 @@ import { invalidArgument, type StrataError } from '../common/errors.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
-import { STAT_FIELDS, statsView, addStats } from '../index/search/stats.js';
+import { addStats, type SearchStats, STAT_FIELDS, statsView } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { Executor } from './executor.js';
 import { AdmissionQueue, type Pending } from './queue.js';
@@ -228,7 +228,16 @@ export class Collection {
               addStats(this.totals, st);
               this.searches++;
             }
-            p.resolve({ hits, stats: statsView(st), mode });
+            // The stats object is built only if read: most answers do not carry it (with_stats).
+            let view: SearchStats | null = null;
+            p.resolve({
+              hits,
+              get stats(): SearchStats {
+                view ??= statsView(st);
+                return view;
+              },
+              mode,
+            });
           });
         },
         (e: Error) => {
