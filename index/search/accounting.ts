@@ -18,8 +18,8 @@ export class Accountant {
   /** Bytes moved from a tier whose latency is hidden (a prefetch that was not used): bandwidth only. */
   bytesOnly(st: Float64Array, tier: number, bytes: number): number {
     const c = this.costs;
-    const ns = bytes * c.nsPerByte[tier]!;
     const dramNs = bytes * c.nsPerByte[0]!;
+    const ns = tier === 0 ? dramNs : bytes * c.nsPerByte[tier]!;
     st[STAT.modelledNs]! += ns;
     st[STAT.modelledDramOnlyNs]! += dramNs;
     return ns - dramNs;
@@ -35,8 +35,9 @@ export class Accountant {
       st[STAT.adjBytesCxl]! += bytes;
     }
     if (latencyHidden) return this.bytesOnly(st, tier, bytes);
-    const ns = batchCostNs(this.costs, tier, 1, bytes);
+    // On the hot path: a DRAM read costs what it costs in DRAM, so it is priced once.
     const dramNs = batchCostNs(this.costs, 0, 1, bytes);
+    const ns = tier === 0 ? dramNs : batchCostNs(this.costs, tier, 1, bytes);
     st[STAT.modelledNs]! += ns;
     st[STAT.modelledDramOnlyNs]! += dramNs;
     return ns - dramNs;
@@ -48,8 +49,8 @@ export class Accountant {
     st[READS[what][tier]!]! += count;
     st[BYTES[what][tier]!]! += bytes;
     st[STAT.distances]! += count;
-    const ns = batchCostNs(this.costs, tier, count, bytes);
     const dramNs = batchCostNs(this.costs, 0, count, bytes);
+    const ns = tier === 0 ? dramNs : batchCostNs(this.costs, tier, count, bytes);
     st[STAT.modelledNs]! += ns;
     st[STAT.modelledDramOnlyNs]! += dramNs;
     return ns - dramNs;

@@ -66,6 +66,9 @@ export class Segment {
   readonly kernels: KernelSet | null;
   /** u32 index of node `start`'s record (neighbour lists are read word by word). */
   readonly recordBase: number;
+  /** Offsets of a slot's id list and results from the slot's start (read on every hop). */
+  private readonly idsAt: number;
+  private readonly outAt: number;
 
   constructor(tier: number, start: number, count: number, shape: SegmentShape, region?: SharedRegion, kernels: KernelChoice = 'wasm') {
     this.tier = tier;
@@ -80,6 +83,8 @@ export class Segment {
     this.dv = new DataView(this.region.buffer);
     this.kernels = shape.queryBytes > 0 ? (kernels === 'js' ? jsKernels(this.region.memory) : instantiateKernels(this.region.memory)) : null;
     this.recordBase = this.layout.recordOffset >>> 2;
+    this.idsAt = align(shape.queryBytes, 64);
+    this.outAt = this.idsAt + 4 * shape.batchMax;
   }
 
   /** Everything read from the index file (head + records): what is bound to a node and checked. */
@@ -101,10 +106,10 @@ export class Segment {
   }
 
   slotIds(slot: number): number {
-    return slot * this.layout.slotBytes + align(this.shape.queryBytes, 64);
+    return slot * this.layout.slotBytes + this.idsAt;
   }
 
   slotOut(slot: number): number {
-    return this.slotIds(slot) + 4 * this.shape.batchMax;
+    return slot * this.layout.slotBytes + this.outAt;
   }
 }
