@@ -292,16 +292,10 @@ export class Traversal {
   private kthExact(st: QueryState, done: number): number {
     const k = st.k;
     if (done < k) return Number.POSITIVE_INFINITY;
-    const scratch = st.kthScratch(done);
-    for (let j = 0; j < done; j++) scratch[j] = st.poolD[j]!;
-    // Partial selection sort of the k smallest: pools are a few dozen.
-    for (let a = 0; a < k; a++) {
-      let best = a;
-      for (let b = a + 1; b < done; b++) if (scratch[b]! < scratch[best]!) best = b;
-      const t = scratch[a]!;
-      scratch[a] = scratch[best]!;
-      scratch[best] = t;
-    }
+    const scratch = st.kthScratch(done).subarray(0, done);
+    scratch.set(st.poolD.subarray(0, done));
+    // A typed array sorts numerically in native code: O(n log n) also for k and pools in the thousands.
+    scratch.sort();
     return scratch[k - 1]!;
   }
 
