@@ -59,30 +59,25 @@ interface Served {
   grpc: string;
 }
 
-function serve(index: string, threads: number, nodeFlags: string[]): Promise<Served> {
+function serve(index: string, threads: number, nodeFlags: string[], handoff: string): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        ...nodeFlags,
-        STRATA,
-        'serve',
-        index,
-        '--name',
-        'bench',
-        '--port',
-        '0',
-        '--grpc-port',
-        '0',
-        '--search-threads',
-        String(threads),
-        '--log-level',
-        'silent',
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const args = [
+      'serve',
+      index,
+      '--name',
+      'bench',
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--search-threads',
+      String(threads),
+      '--handoff',
+      handoff,
+      '--log-level',
+      'silent',
+    ];
+    const child = spawn(process.execPath, [...nodeFlags, STRATA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -156,6 +151,7 @@ async function main(): Promise<void> {
     .option('--count <n>', 'generated vectors', (v) => Number(v), 100_000)
     .option('--threads <list>', 'search threads to compare', '0,1')
     .option('--protocols <list>', 'msgpack, json, grpc', 'msgpack,json,grpc')
+    .option('--handoff <how>', 'ring | piscina (strata serve --handoff)', 'ring')
     .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
     .option('--ef <n>', 'hnsw_ef', (v) => Number(v), 64)
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
@@ -174,6 +170,7 @@ async function main(): Promise<void> {
       duration: number;
       profileDir?: string;
       json?: string;
+      handoff: string;
     }>();
 
   const tmp = mkdtempSync(join(tmpdir(), 'strata-service-bench-'));
@@ -212,7 +209,7 @@ async function main(): Promise<void> {
       };
       const before = await inProcess();
       const firstRow = rows.length;
-      const s = await serve(index, threads, []);
+      const s = await serve(index, threads, [], o.handoff);
       try {
         for (const protocol of protocols) {
           const report = join(tmp, `r-${threads}-${protocol}.json`);
@@ -254,7 +251,7 @@ async function main(): Promise<void> {
       const profDir = o.profileDir ? join(o.profileDir, `threads-${threads}`) : join(tmp, `prof-${threads}`);
       rmSync(profDir, { recursive: true, force: true });
       mkdirSync(profDir, { recursive: true });
-      const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+      const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], o.handoff);
       let sent = 0;
       let fromUs = 0;
       let toUs = 0;
@@ -276,7 +273,7 @@ async function main(): Promise<void> {
     }
 
     const lines = [
-      `${o.concurrency} clients in their own process (strata loadgen), ef ${o.ef}, ${o.duration} s per row; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
+      `${o.concurrency} clients in their own process (strata loadgen), ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
       '',
       '| search threads | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/req | client CPU µs/req |',
       '|---|---|---|---|---|---|---|---|',

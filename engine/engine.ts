@@ -7,7 +7,7 @@ import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
-import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
+import { DEFAULT_PREFETCH, MAX_K } from '../index/search/searcher.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
@@ -15,6 +15,8 @@ import { Collection } from './collection.js';
 import { InlineExecutor, PoolExecutor, workerFile, type Executor } from './executor.js';
 import { createChannel } from './ndp/channel.js';
 import { NdpRunner, type NdpOptions } from './ndp/ndp-runner.js';
+import { RingExecutor } from './ring-executor.js';
+import { ringShape } from './ring-protocol.js';
 import { makeContext } from './run-task.js';
 import type { EngineOptions } from './types.js';
 import type { ServeArgs, ServeReport } from './workers/tier-worker.js';
@@ -22,6 +24,9 @@ import type { CollectionLinks } from './workers/worker-data.js';
 
 /** Longest collection name, UTF-8 bytes (Qdrant's limit). */
 export const MAX_COLLECTION_NAME_BYTES = 255;
+
+/** Task slots per search thread's ring: tasks beyond them wait in the executor. */
+const RING_SLOTS = 4;
 
 /** How long threads get to stop once the drain is over before they are terminated, ms. */
 export const THREAD_STOP_GRACE_MS = 1000;
@@ -226,7 +231,11 @@ export class Engine {
       });
       executor = new InlineExecutor(contexts);
     } else {
-      executor = new PoolExecutor(opts.searchThreads, { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus });
+      const data = { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus };
+      if ((o.handoff ?? 'ring') === 'ring') {
+        const maxDim = Math.max(...opened.map((oi) => oi.index.meta.dim));
+        executor = new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, maxDim, MAX_K));
+      } else executor = new PoolExecutor(opts.searchThreads, data);
     }
     const collections = opened.map(
       (oi, id) =>

@@ -25,6 +25,7 @@ interface ServeFlags extends MemoryFlags {
   apiKey?: string;
   insecureNoAuth?: boolean;
   searchThreads: number;
+  handoff: 'ring' | 'piscina';
   maxQueue: number;
   mode: 'local' | 'ndp';
   inject?: boolean;
@@ -114,6 +115,12 @@ export function registerServe(program: Command): void {
       )
       .option('--insecure-no-auth', 'allow serving a non-loopback --host without an API key (anyone who reaches the port can query)')
       .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
+      .option(
+        '--handoff <how>',
+        'how searches reach the search threads: ring (shared memory) | piscina',
+        choiceOption('--handoff', ['ring', 'piscina'] as const),
+        'ring',
+      )
       .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
       .option(
         '--mode <mode>',
@@ -170,6 +177,7 @@ export function registerServe(program: Command): void {
       memory: memoryRequest(f),
       cost: costFromFlags(f),
       searchThreads: f.searchThreads,
+      handoff: f.handoff,
       maxQueue: f.maxQueue,
       mode: f.mode,
       inject: f.inject ?? false,

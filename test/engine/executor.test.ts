@@ -1,30 +1,40 @@
-// The search threads' side of the error contract: what a task throws in a worker reaches the caller
-// as the same StrataError (code, message, details), not as a generic thread failure.
+// The search threads, fed by piscina (PoolExecutor) or by shared-memory rings (RingExecutor): both
+// answer tasks, keep the error contract (what a task throws in a worker reaches the caller as the
+// same StrataError, anything else as STRATA_WORKER_FAILED) and keep serving after a failure.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StrataError } from '../../common/errors.js';
-import { PoolExecutor } from '../../engine/executor.js';
+import { type Executor, PoolExecutor } from '../../engine/executor.js';
+import { RingExecutor } from '../../engine/ring-executor.js';
+import { ringShape } from '../../engine/ring-protocol.js';
+import type { SearchWorkerData } from '../../engine/workers/worker-data.js';
 import type { QueryTask } from '../../engine/task.js';
 import { costModel } from '../../tiers/cost-model.js';
 import { buildSmallIndex, type SmallIndex } from '../helpers/small-index.js';
 import { rejected } from '../helpers/temp.js';
 
 let small: SmallIndex;
-let pool: PoolExecutor;
+const executors: Record<string, Executor> = {};
 
-beforeAll(() => {
-  small = buildSmallIndex({ count: 500, queries: 4 });
+function workerData(): SearchWorkerData {
   const cost = costModel();
-  pool = new PoolExecutor(1, {
+  return {
     collections: [{ handle: small.index.share(), ndp: null }],
     searcherOptions: { cost, inject: false, prefetch: false },
     ndpOptions: { inflight: 4, pipeline: false, prefetch: false, inject: false, cost, model: 'host', spin: 100 },
     threadCounter: new SharedArrayBuffer(4),
     cpus: null,
-  });
+  };
+}
+
+beforeAll(() => {
+  small = buildSmallIndex({ count: 500, queries: 4 });
+  executors['piscina'] = new PoolExecutor(1, workerData());
+  // Two slots, so that the tests below queue tasks beyond them.
+  executors['ring'] = new RingExecutor(2, workerData(), ringShape(2, 4, small.index.meta.dim, 50));
 });
 
 afterAll(async () => {
-  await pool.destroy();
+  for (const e of Object.values(executors)) await e.destroy();
 });
 
 function task(over: Partial<QueryTask>): QueryTask {
@@ -43,16 +53,26 @@ function task(over: Partial<QueryTask>): QueryTask {
   };
 }
 
-describe('search threads (piscina)', () => {
+describe.each(['piscina', 'ring'])('search threads (%s)', (name) => {
+  const pool = (): Executor => executors[name]!;
+
   it('answers a task', async () => {
-    const r = await pool.run(task({}));
+    const r = await pool().run(task({}));
     expect(r.labels.length).toBe(5);
     expect(r.labels[0]).toBeGreaterThanOrEqual(0);
   });
 
+  it('answers many tasks at once (more than the threads hold) each with its own answer', async () => {
+    const dim = small.index.meta.dim;
+    const one = async (q: number) => (await pool().run(task({ vectors: small.queries.slice(q * dim, (q + 1) * dim) }))).labels;
+    const alone = await Promise.all([0, 1, 2, 3].map(one));
+    const together = await Promise.all(Array.from({ length: 24 }, (_, i) => one(i % 4)));
+    together.forEach((labels, i) => expect(Array.from(labels)).toEqual(Array.from(alone[i % 4]!)));
+  });
+
   it('hand a StrataError raised in the worker to the caller with its code, message and details', async () => {
     // an ndp task on a collection without tier workers: runTask refuses it inside the thread
-    const e = await rejected(pool.run(task({ mode: 'ndp' })));
+    const e = await rejected(pool().run(task({ mode: 'ndp' })));
     expect(e).toBeInstanceOf(StrataError);
     const s = e as StrataError;
     expect(s.code).toBe('STRATA_INVALID_ARGUMENT');
@@ -62,10 +82,29 @@ describe('search threads (piscina)', () => {
   });
 
   it('report any other failure in the worker as STRATA_WORKER_FAILED, and keep serving', async () => {
-    const e = await rejected(pool.run(task({ collection: 7 })));
+    const e = await rejected(pool().run(task({ collection: 7 })));
     expect(e).toBeInstanceOf(StrataError);
     expect((e as StrataError).code).toBe('STRATA_WORKER_FAILED');
     expect((e as StrataError).message).toMatch(/^search thread failed: /);
-    expect((await pool.run(task({}))).labels.length).toBe(5);
+    expect((await pool().run(task({}))).labels.length).toBe(5);
+  });
+});
+
+describe('ring search threads, stopping', () => {
+  it('close waits for the tasks in flight; destroy fails them and refuses new ones', async () => {
+    const ring = new RingExecutor(1, workerData(), ringShape(2, 4, small.index.meta.dim, 50));
+    const inFlight = Array.from({ length: 6 }, () => ring.run(task({})));
+    await ring.close();
+    for (const r of await Promise.all(inFlight)) expect(r.labels.length).toBe(5);
+    expect((await rejected(ring.run(task({})))) as StrataError).toMatchObject({ code: 'STRATA_SHUTTING_DOWN' });
+    const other = new RingExecutor(1, workerData(), ringShape(2, 4, small.index.meta.dim, 50));
+    const doomed = other.run(task({ ef: Int32Array.of(400) }));
+    await other.destroy();
+    const e = await doomed.then(
+      () => null,
+      (x: unknown) => x,
+    );
+    // Either it finished before the threads were stopped, or it failed saying so.
+    if (e !== null) expect(e).toMatchObject({ code: 'STRATA_SHUTTING_DOWN' });
   });
 });

@@ -1,0 +1,63 @@
+// The shared-memory ring between the engine and one search thread (ring-executor.ts, and its worker
+// workers/ring-worker.ts). Posting a task through piscina cost a structured clone, a message-port
+// event and piscina's bookkeeping each way; here a task is bytes written into a slot, a counter and
+// one futex wake, and the answer comes back the same way (Atomics.waitAsync on the engine's side).
+//
+// Control block (i32): requests posted, responses written, stop flag, then one state per slot.
+// Each slot: request length (i32), result length (i32), 8 bytes spare, the request area, the result
+// area. Sizes are fixed when the ring is made: the largest task (batch × dim) and the largest result
+// (batch × MAX_K hits and the stats).
+import { STAT_FIELDS } from '../index/search/stats.js';
+
+export const CTL_REQUESTS = 0;
+export const CTL_RESPONSES = 1;
+export const CTL_STOP = 2;
+const CTL_SLOTS = 4;
+
+export const SLOT_FREE = 0;
+export const SLOT_REQUESTED = 1;
+export const SLOT_DONE = 2;
+/** The result area holds a JSON error (a WireError, or {message, stack}). */
+export const SLOT_FAILED = 3;
+
+const SLOT_HEAD = 16;
+const align8 = (x: number): number => Math.ceil(x / 8) * 8;
+
+export interface RingShape {
+  slots: number;
+  requestBytes: number;
+  resultBytes: number;
+}
+
+/** The shape that holds any task of at most `batch` queries of at most `dim` dimensions and k ≤ maxK. */
+export function ringShape(slots: number, batch: number, dim: number, maxK: number): RingShape {
+  // Task: 16-byte header, 3 × i32 and 2 × u8 per query, the vectors (engine/task.ts).
+  const requestBytes = align8(16 + 14 * batch) + 4 * batch * dim + 8;
+  // Result: 24-byte header, f64 label + f32 distance per hit, the stats.
+  const resultBytes = 24 + 12 * batch * maxK + 8 * batch * STAT_FIELDS + 8;
+  return { slots, requestBytes: align8(requestBytes), resultBytes: align8(resultBytes) };
+}
+
+export function slotStride(s: RingShape): number {
+  return SLOT_HEAD + s.requestBytes + s.resultBytes;
+}
+
+export const stateIndex = (slot: number): number => CTL_SLOTS + slot;
+export const requestAt = (s: RingShape, slot: number): number => slot * slotStride(s) + SLOT_HEAD;
+export const resultAt = (s: RingShape, slot: number): number => requestAt(s, slot) + s.requestBytes;
+/** i32 index (into the data as Int32Array) of a slot's request and result lengths. */
+export const lengthsIndex = (s: RingShape, slot: number): number => (slot * slotStride(s)) >>> 2;
+
+export interface RingMemory {
+  shape: RingShape;
+  ctl: SharedArrayBuffer;
+  data: SharedArrayBuffer;
+}
+
+export function allocateRing(shape: RingShape): RingMemory {
+  return {
+    shape,
+    ctl: new SharedArrayBuffer(4 * (CTL_SLOTS + shape.slots)),
+    data: new SharedArrayBuffer(shape.slots * slotStride(shape)),
+  };
+}

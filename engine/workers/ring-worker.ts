@@ -1,0 +1,72 @@
+// A search thread fed by the shared-memory ring (engine/ring-protocol.ts); its twin fed by piscina
+// is search-worker.ts. It sleeps on the request counter, serves every requested slot, and wakes the
+// engine through the response counter. A failure is written into the slot, never thrown: the thread
+// keeps serving.
+import { workerData } from 'node:worker_threads';
+import { toWire } from '../../common/worker-errors.js';
+import {
+  CTL_REQUESTS,
+  CTL_RESPONSES,
+  CTL_STOP,
+  lengthsIndex,
+  type RingMemory,
+  requestAt,
+  resultAt,
+  SLOT_DONE,
+  SLOT_FAILED,
+  SLOT_REQUESTED,
+  stateIndex,
+} from '../ring-protocol.js';
+import { runTask, type SearchContext } from '../run-task.js';
+import { resultBuffer, taskFromBuffer } from '../task.js';
+import { searchContexts } from './search-contexts.js';
+import type { SearchWorkerData } from './worker-data.js';
+
+export interface RingWorkerData extends SearchWorkerData {
+  ring: RingMemory;
+}
+
+const data = workerData as RingWorkerData;
+const { shape } = data.ring;
+const ctl = new Int32Array(data.ring.ctl);
+const u8 = new Uint8Array(data.ring.data);
+const i32 = new Int32Array(data.ring.data);
+let contexts: SearchContext[] | null = null;
+
+function writeFailure(slot: number, e: unknown): void {
+  const wire = toWire(e);
+  const plain = wire instanceof Error ? { message: wire.message, stack: wire.stack ?? null } : wire;
+  const bytes = new TextEncoder().encode(JSON.stringify(plain)).subarray(0, shape.resultBytes);
+  u8.set(bytes, resultAt(shape, slot));
+  i32[lengthsIndex(shape, slot) + 1] = bytes.byteLength;
+  Atomics.store(ctl, stateIndex(slot), SLOT_FAILED);
+}
+
+function serve(slot: number): void {
+  try {
+    contexts ??= searchContexts(data);
+    const len = i32[lengthsIndex(shape, slot)]!;
+    // The task's views need a buffer of their own (its offsets count from 0): one small copy.
+    const from = requestAt(shape, slot);
+    const task = taskFromBuffer(u8.slice(from, from + len).buffer);
+    const out = new Uint8Array(resultBuffer(runTask(contexts[task.collection]!, task)));
+    if (out.byteLength > shape.resultBytes) throw new Error(`a result of ${out.byteLength} bytes does not fit the ring's ${shape.resultBytes}`);
+    u8.set(out, resultAt(shape, slot));
+    i32[lengthsIndex(shape, slot) + 1] = out.byteLength;
+    Atomics.store(ctl, stateIndex(slot), SLOT_DONE);
+  } catch (e) {
+    writeFailure(slot, e);
+  }
+  Atomics.add(ctl, CTL_RESPONSES, 1);
+  Atomics.notify(ctl, CTL_RESPONSES);
+}
+
+let seen = 0;
+for (;;) {
+  Atomics.wait(ctl, CTL_REQUESTS, seen);
+  if (Atomics.load(ctl, CTL_STOP) !== 0) break;
+  // Read the counter before scanning: a request posted during the scan changes it, so the next wait
+  // returns at once and the slot is served then.
+  seen = Atomics.load(ctl, CTL_REQUESTS);
+  for (let s = 0; s < shape.slots; s++) if (Atomics.load(ctl, stateIndex(s)) === SLOT_REQUESTED) serve(s);
+}
