@@ -7,7 +7,7 @@ import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
-import { DEFAULT_PREFETCH, MAX_K } from '../index/search/searcher.js';
+import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
@@ -16,7 +16,7 @@ import { InlineExecutor, PoolExecutor, workerFile, type Executor } from './execu
 import { createChannel } from './ndp/channel.js';
 import { NdpRunner, type NdpOptions } from './ndp/ndp-runner.js';
 import { RingExecutor } from './ring-executor.js';
-import { ringShape } from './ring-protocol.js';
+import { RING_HITS_PER_QUERY, ringShape } from './ring-protocol.js';
 import { makeContext } from './run-task.js';
 import type { EngineOptions } from './types.js';
 import type { ServeArgs, ServeReport } from './workers/tier-worker.js';
@@ -234,7 +234,7 @@ export class Engine {
       const data = { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus };
       if ((o.handoff ?? 'ring') === 'ring') {
         const maxDim = Math.max(...opened.map((oi) => oi.index.meta.dim));
-        executor = new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, maxDim, MAX_K));
+        executor = new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, maxDim, RING_HITS_PER_QUERY));
       } else executor = new PoolExecutor(opts.searchThreads, data);
     }
     const collections = opened.map(

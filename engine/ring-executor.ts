@@ -61,6 +61,8 @@ class Ring {
     this.i32 = new Int32Array(mem.data);
     this.pending = new Array<Waiting | null>(mem.shape.slots).fill(null);
     worker.on('error', (e) => this.fail(fromWorker(e, 'search thread')));
+    // Results too large for their slot arrive here (SLOT_OVERFLOW), in the order the thread sent them.
+    worker.on('message', (m: { slot: number; result: ArrayBuffer }) => this.settle(m.slot, resultFromBuffer(m.result)));
     worker.on('exit', (code) => {
       this.exited = true;
       this.fail(this.stopping ?? new StrataError('STRATA_WORKER_FAILED', `search thread failed: it exited (code ${code})`, {}));
@@ -114,14 +116,23 @@ class Ring {
       const at = resultAt(shape, s);
       // Copied out, so that the slot is free again at once.
       const out = this.u8.slice(at, at + len);
-      this.pending[s] = null;
-      this.inFlight--;
-      Atomics.store(this.ctl, stateIndex(s), SLOT_FREE);
-      if (state === SLOT_DONE) w.resolve(resultFromBuffer(out.buffer));
-      else w.reject(fromWorker(decodeFailure(out), 'search thread'));
+      if (state === SLOT_DONE) this.settle(s, resultFromBuffer(out.buffer));
+      else this.settle(s, fromWorker(decodeFailure(out), 'search thread'));
     }
     this.onSettled();
     this.arm();
+  }
+
+  /** Frees slot s and answers its task (an overflowed result settles here from the port). */
+  private settle(s: number, outcome: TaskResult | StrataError): void {
+    const w = this.pending[s];
+    if (!w) return;
+    this.pending[s] = null;
+    this.inFlight--;
+    Atomics.store(this.ctl, stateIndex(s), SLOT_FREE);
+    if (outcome instanceof StrataError) w.reject(outcome);
+    else w.resolve(outcome);
+    this.onSettled();
   }
 
   /** Fails every task in flight (the thread died or was terminated). */

@@ -5,10 +5,9 @@
 //
 // Control block (i32): requests posted, responses written, stop flag, then one state per slot.
 // Each slot: request length (i32), result length (i32), 8 bytes spare, the request area, the result
-// area. Sizes are fixed when the ring is made: the largest task (batch × dim) and the largest result
-// (batch × MAX_K hits and the stats, ~1.9 MB per slot at batch 16). Shared memory is zero-filled on
-// first touch, so what a slot never writes (the tail of a result area, almost always) costs address
-// space, not resident memory.
+// area. Sizes are fixed when the ring is made: the largest task (batch × dim), and results of up to
+// `hitsPerQuery` hits per query; a larger result (k up to MAX_K) travels as a message on the
+// worker's port instead (SLOT_OVERFLOW), so that slots stay small whatever k a request may ask.
 import { STAT_FIELDS } from '../index/search/stats.js';
 
 export const CTL_REQUESTS = 0;
@@ -21,6 +20,8 @@ export const SLOT_REQUESTED = 1;
 export const SLOT_DONE = 2;
 /** The result area holds a JSON error (a WireError, or {message, stack}). */
 export const SLOT_FAILED = 3;
+/** The result did not fit the result area: it comes as a message on the worker's port instead. */
+export const SLOT_OVERFLOW = 4;
 
 const SLOT_HEAD = 16;
 const align8 = (x: number): number => Math.ceil(x / 8) * 8;
@@ -31,7 +32,10 @@ export interface RingShape {
   resultBytes: number;
 }
 
-/** The shape that holds any task of at most `batch` queries of at most `dim` dimensions and k ≤ maxK. */
+/** Hits per query a slot's result area holds; larger results overflow to a message. */
+export const RING_HITS_PER_QUERY = 1024;
+
+/** The shape that holds any task of at most `batch` queries of at most `dim` dimensions, and results of k ≤ maxK in place. */
 export function ringShape(slots: number, batch: number, dim: number, maxK: number): RingShape {
   // Task: 16-byte header, 3 × i32 and 2 × u8 per query, the vectors (engine/task.ts).
   const requestBytes = align8(16 + 14 * batch) + 4 * batch * dim + 8;

@@ -2,7 +2,7 @@
 // is search-worker.ts. It sleeps on the request counter, serves every requested slot, and wakes the
 // engine through the response counter. A failure is written into the slot, never thrown: the thread
 // keeps serving.
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../../common/worker-errors.js';
 import {
   CTL_REQUESTS,
@@ -14,6 +14,7 @@ import {
   resultAt,
   SLOT_DONE,
   SLOT_FAILED,
+  SLOT_OVERFLOW,
   SLOT_REQUESTED,
   stateIndex,
 } from '../ring-protocol.js';
@@ -49,11 +50,16 @@ function serve(slot: number): void {
     // The task's views need a buffer of their own (its offsets count from 0): one small copy.
     const from = requestAt(shape, slot);
     const task = taskFromBuffer(u8.slice(from, from + len).buffer);
-    const out = new Uint8Array(resultBuffer(runTask(contexts[task.collection]!, task)));
-    if (out.byteLength > shape.resultBytes) throw new Error(`a result of ${out.byteLength} bytes does not fit the ring's ${shape.resultBytes}`);
-    u8.set(out, resultAt(shape, slot));
-    i32[lengthsIndex(shape, slot) + 1] = out.byteLength;
-    Atomics.store(ctl, stateIndex(slot), SLOT_DONE);
+    const result = resultBuffer(runTask(contexts[task.collection]!, task));
+    if (result.byteLength > shape.resultBytes) {
+      // Too large for the slot (a k in the thousands): the port carries it, the slot says so.
+      parentPort!.postMessage({ slot, result }, [result]);
+      Atomics.store(ctl, stateIndex(slot), SLOT_OVERFLOW);
+    } else {
+      u8.set(new Uint8Array(result), resultAt(shape, slot));
+      i32[lengthsIndex(shape, slot) + 1] = result.byteLength;
+      Atomics.store(ctl, stateIndex(slot), SLOT_DONE);
+    }
   } catch (e) {
     writeFailure(slot, e);
   }

@@ -90,6 +90,24 @@ describe.each(['piscina', 'ring'])('search threads (%s)', (name) => {
   });
 });
 
+describe('ring search threads, large answers', () => {
+  it('answers a result too large for its slot through the port, the same as piscina', async () => {
+    // Slots sized for 3 hits per query: k = 40 overflows.
+    const ring = new RingExecutor(1, workerData(), ringShape(2, 4, small.index.meta.dim, 3));
+    try {
+      const big = task({ k: Int32Array.of(40), ef: Int32Array.of(64) });
+      const [viaRing, viaPool] = await Promise.all([ring.run(big), executors['piscina']!.run(task({ k: Int32Array.of(40), ef: Int32Array.of(64) }))]);
+      expect(viaRing.kMax).toBe(40);
+      expect(Array.from(viaRing.labels)).toEqual(Array.from(viaPool.labels));
+      expect(Array.from(viaRing.distances)).toEqual(Array.from(viaPool.distances));
+      // and the slot is free again: small answers keep coming through the ring
+      expect((await ring.run(task({ k: Int32Array.of(3) }))).labels.length).toBe(3);
+    } finally {
+      await ring.destroy();
+    }
+  });
+});
+
 describe('ring search threads, stopping', () => {
   it('close waits for the tasks in flight; destroy fails them and refuses new ones', async () => {
     const ring = new RingExecutor(1, workerData(), ringShape(2, 4, small.index.meta.dim, 50));
