@@ -84,7 +84,6 @@ class Ring {
       return;
     }
     this.u8.set(bytes, requestAt(this.shape, slot));
-    this.i32[lengthsIndex(this.shape, slot)] = bytes.byteLength;
     this.pending[slot] = w;
     this.inFlight++;
     Atomics.store(this.ctl, stateIndex(slot), SLOT_REQUESTED);
@@ -199,13 +198,21 @@ export class RingExecutor implements Executor {
   private dispatch(): void {
     while (this.waiting.length > 0) {
       let best: Ring | null = null;
-      for (const r of this.rings) if (r.freeSlot() >= 0 && (best === null || r.inFlight < best.inFlight)) best = r;
+      let slot = -1;
+      for (const r of this.rings) {
+        if (best !== null && r.inFlight >= best.inFlight) continue;
+        const s = r.freeSlot();
+        if (s >= 0) {
+          best = r;
+          slot = s;
+        }
+      }
       if (best === null) {
         if (this.rings.every((r) => r.exited))
           for (const w of this.waiting.splice(0)) w.reject(new StrataError('STRATA_WORKER_FAILED', 'search thread failed: every search thread has exited', {}));
         return;
       }
-      best.post(best.freeSlot(), this.waiting.shift()!);
+      best.post(slot, this.waiting.shift()!);
     }
   }
 

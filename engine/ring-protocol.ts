@@ -4,10 +4,11 @@
 // one futex wake, and the answer comes back the same way (Atomics.waitAsync on the engine's side).
 //
 // Control block (i32): requests posted, responses written, stop flag, then one state per slot.
-// Each slot: request length (i32), result length (i32), 8 bytes spare, the request area, the result
-// area. Sizes are fixed when the ring is made: the largest task (batch × dim), and results of up to
-// `hitsPerQuery` hits per query; a larger result (k up to MAX_K) travels as a message on the
-// worker's port instead (SLOT_OVERFLOW), so that slots stay small whatever k a request may ask.
+// Each slot: 4 bytes spare, result length (i32), 8 bytes spare, the request area (a task as
+// engine/task.ts lays it out, read in place), the result area. Sizes are fixed when the ring is
+// made: the largest task (batch × dim), and results of up to `hitsPerQuery` hits per query; a larger
+// result (k up to MAX_K) travels as a message on the worker's port instead (SLOT_OVERFLOW), so that
+// slots stay small whatever k a request may ask.
 import { STAT_FIELDS } from '../index/search/stats.js';
 
 export const CTL_REQUESTS = 0;
@@ -35,12 +36,12 @@ export interface RingShape {
 /** Hits per query a slot's result area holds; larger results overflow to a message. */
 export const RING_HITS_PER_QUERY = 1024;
 
-/** The shape that holds any task of at most `batch` queries of at most `dim` dimensions, and results of k ≤ maxK in place. */
-export function ringShape(slots: number, batch: number, dim: number, maxK: number): RingShape {
+/** The shape that holds any task of at most `batch` queries of at most `dim` dimensions, and results of up to `hitsPerQuery` hits per query in place. */
+export function ringShape(slots: number, batch: number, dim: number, hitsPerQuery: number): RingShape {
   // Task: 16-byte header, 3 × i32 and 2 × u8 per query, the vectors (engine/task.ts).
   const requestBytes = align8(16 + 14 * batch) + 4 * batch * dim + 8;
   // Result: 24-byte header, f64 label + f32 distance per hit, the stats.
-  const resultBytes = 24 + 12 * batch * maxK + 8 * batch * STAT_FIELDS + 8;
+  const resultBytes = 24 + 12 * batch * hitsPerQuery + 8 * batch * STAT_FIELDS + 8;
   return { slots, requestBytes: align8(requestBytes), resultBytes: align8(resultBytes) };
 }
 
@@ -51,7 +52,7 @@ export function slotStride(s: RingShape): number {
 export const stateIndex = (slot: number): number => CTL_SLOTS + slot;
 export const requestAt = (s: RingShape, slot: number): number => slot * slotStride(s) + SLOT_HEAD;
 export const resultAt = (s: RingShape, slot: number): number => requestAt(s, slot) + s.requestBytes;
-/** i32 index (into the data as Int32Array) of a slot's request and result lengths. */
+/** i32 index (into the data as Int32Array) of a slot's header; its result length is the next word. */
 export const lengthsIndex = (s: RingShape, slot: number): number => (slot * slotStride(s)) >>> 2;
 
 export interface RingMemory {

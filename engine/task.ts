@@ -53,18 +53,18 @@ function taskLayout(n: number, dim: number): { k: number; ef: number; rerank: nu
   return { k, ef, rerank, prune, exact, vectors, bytes: vectors + 4 * n * dim };
 }
 
-function taskViews(buf: ArrayBuffer, collection: number, mode: ExecutionMode, dim: number, n: number): QueryTask {
+function taskViews(buf: ArrayBufferLike, at: number, collection: number, mode: ExecutionMode, dim: number, n: number): QueryTask {
   const l = taskLayout(n, dim);
   return {
     collection,
     mode,
     dim,
-    vectors: new Float32Array(buf, l.vectors, n * dim),
-    k: new Int32Array(buf, l.k, n),
-    ef: new Int32Array(buf, l.ef, n),
-    rerank: new Int32Array(buf, l.rerank, n),
-    prune: new Uint8Array(buf, l.prune, n),
-    exact: new Uint8Array(buf, l.exact, n),
+    vectors: new Float32Array(buf, at + l.vectors, n * dim),
+    k: new Int32Array(buf, at + l.k, n),
+    ef: new Int32Array(buf, at + l.ef, n),
+    rerank: new Int32Array(buf, at + l.rerank, n),
+    prune: new Uint8Array(buf, at + l.prune, n),
+    exact: new Uint8Array(buf, at + l.exact, n),
   };
 }
 
@@ -72,7 +72,7 @@ function taskViews(buf: ArrayBuffer, collection: number, mode: ExecutionMode, di
 export function allocTask(collection: number, mode: ExecutionMode, dim: number, n: number): QueryTask {
   const buf = new ArrayBuffer(taskLayout(n, dim).bytes);
   new Int32Array(buf, 0, 4).set([collection, MODES.indexOf(mode), dim, n]);
-  return taskViews(buf, collection, mode, dim, n);
+  return taskViews(buf, 0, collection, mode, dim, n);
 }
 
 /** The one buffer under a task (copied into one first unless allocTask made it): what crosses to a search thread. */
@@ -92,10 +92,10 @@ export function taskBuffer(t: QueryTask): ArrayBuffer {
   return c.k.buffer as ArrayBuffer;
 }
 
-/** The task in a buffer from taskBuffer (views, no copy). */
-export function taskFromBuffer(buf: ArrayBuffer): QueryTask {
-  const [collection, mode, dim, n] = new Int32Array(buf, 0, 4);
-  return taskViews(buf, collection!, MODES[mode!]!, dim!, n!);
+/** The task whose bytes from taskBuffer sit at byte `at` of buf (8-aligned): views, no copy. */
+export function taskFromBuffer(buf: ArrayBufferLike, at = 0): QueryTask {
+  const [collection, mode, dim, n] = new Int32Array(buf, at, 4);
+  return taskViews(buf, at, collection!, MODES[mode!]!, dim!, n!);
 }
 
 function resultViews(buf: ArrayBuffer, n: number, kMax: number): TaskResult {

@@ -19,35 +19,29 @@ export interface VecsMatrix<T> {
 
 export async function readFvecsData(file: string, opts: RowReadOptions): Promise<VecsMatrix<Float32Array>> {
   return withSource(file, (src) =>
-    walkVecs(src, 'f32', opts, (count, dim) => {
-      const out = new Float32Array(count * dim);
-      return {
-        out,
-        copy(chunk, firstRow, rows, rowBytes) {
-          const view = new Float32Array(chunk.buffer, chunk.byteOffset, chunk.length / 4);
-          const stride = rowBytes / 4;
-          for (let r = 0; r < rows; r++) out.set(view.subarray(r * stride + 1, (r + 1) * stride), (firstRow + r) * dim);
-          checkFinite(file, out, dim, firstRow * dim, (firstRow + rows) * dim);
-        },
-      };
-    }),
+    walkVecs(src, 'f32', opts, (count, dim) => wordRows(new Float32Array(count * dim), dim, (out, from, to) => checkFinite(file, out, dim, from, to))),
   );
 }
 
 export async function readIvecsData(file: string, opts: RowReadOptions): Promise<VecsMatrix<Int32Array>> {
-  return withSource(file, (src) =>
-    walkVecs(src, 'i32', opts, (count, dim) => {
-      const out = new Int32Array(count * dim);
-      return {
-        out,
-        copy(chunk, firstRow, rows, rowBytes) {
-          const view = new Int32Array(chunk.buffer, chunk.byteOffset, chunk.length / 4);
-          const stride = rowBytes / 4;
-          for (let r = 0; r < rows; r++) out.set(view.subarray(r * stride + 1, (r + 1) * stride), (firstRow + r) * dim);
-        },
-      };
-    }),
-  );
+  return withSource(file, (src) => walkVecs(src, 'i32', opts, (count, dim) => wordRows(new Int32Array(count * dim), dim)));
+}
+
+/**
+ * The sink of a 4-byte element type (.fvecs, .ivecs): each row's values are copied past its
+ * dimension word; `check` sees the copied range [from, to) of `out`.
+ */
+function wordRows<T extends Float32Array | Int32Array>(out: T, dim: number, check?: (out: T, from: number, to: number) => void): Sink<T> {
+  const Ctor = out.constructor as new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T;
+  return {
+    out,
+    copy(chunk, firstRow, rows, rowBytes) {
+      const view = new Ctor(chunk.buffer, chunk.byteOffset, chunk.length / 4);
+      const stride = rowBytes / 4;
+      for (let r = 0; r < rows; r++) out.set(view.subarray(r * stride + 1, (r + 1) * stride), (firstRow + r) * dim);
+      check?.(out, firstRow * dim, (firstRow + rows) * dim);
+    },
+  };
 }
 
 /** .bvecs rows are uint8; they are widened to float32 because the index works in float32. */

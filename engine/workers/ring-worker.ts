@@ -46,10 +46,8 @@ function writeFailure(slot: number, e: unknown): void {
 function serve(slot: number): void {
   try {
     contexts ??= searchContexts(data);
-    const len = i32[lengthsIndex(shape, slot)]!;
-    // The task's views need a buffer of their own (its offsets count from 0): one small copy.
-    const from = requestAt(shape, slot);
-    const task = taskFromBuffer(u8.slice(from, from + len).buffer);
+    // Read in place: the slot is this thread's until it marks it done.
+    const task = taskFromBuffer(data.ring.data, requestAt(shape, slot));
     const result = resultBuffer(runTask(contexts[task.collection]!, task));
     if (result.byteLength > shape.resultBytes) {
       // Too large for the slot (a k in the thousands): the port carries it, the slot says so.

@@ -81,7 +81,7 @@ export interface PreparedHeader {
   lazyTable?: { queryOffset: number; headBack: number; dim: number; metric: 'l2' | 'ip' };
 }
 
-/** The head's size as the segment lays it out (segment.ts aligns the rows to 64 bytes after it). */
+/** The head's size as a segment lays it out (tiered/segment.ts): the rows start on the next 64 bytes after it. */
 export const headSpan = (headBytes: number): number => Math.ceil(headBytes / 64) * 64;
 
 export const PREP_WEIGHTS = 64;

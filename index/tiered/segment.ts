@@ -4,6 +4,7 @@
 // of a batch and its distances sit, so the segment's own WASM kernel instance reaches all three:
 // the records never leave the memory they live in.
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
+import { headSpan } from '../codes/codec.js';
 import { instantiateKernels, jsKernels, type KernelChoice, type KernelSet } from '../kernels/kernels.js';
 
 /** Scratch slots per segment: how many searchers (threads × in-flight queries) can use it at once. */
@@ -38,7 +39,7 @@ export function segmentLayout(shape: SegmentShape, nodes: number): SegmentLayout
   const slotBytes = shape.queryBytes > 0 ? align(shape.queryBytes, 64) + align(8 * shape.batchMax, 64) : 0;
   // Data starts on a page so that it can be bound to a NUMA node apart from the scratch.
   const headOffset = align(slotBytes * shape.slots, 4096);
-  const recordOffset = headOffset + align(shape.headBytes, 64);
+  const recordOffset = headOffset + headSpan(shape.headBytes);
   return { slotBytes, headOffset, recordOffset, bytes: align(recordOffset + nodes * shape.stride, 4096) };
 }
 
