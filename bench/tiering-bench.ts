@@ -127,7 +127,7 @@ function strataRunner(
   index: TieredIndex,
   queries: Float32Array,
   repeat: number,
-  o: { inject?: boolean; cost?: CostModelParams; rerank?: number },
+  o: { inject?: boolean; cost?: CostModelParams; rerank?: number; fused?: boolean },
 ): (ef: number) => { qps: number; labels: Float64Array } {
   const tiled = new Float32Array(queries.length * repeat);
   for (let r = 0; r < repeat; r++) tiled.set(queries, r * queries.length);
@@ -136,6 +136,7 @@ function strataRunner(
       k: K,
       ef,
       inject: o.inject ?? false,
+      fused: o.fused ?? true,
       ...(o.cost ? { cost: o.cost } : {}),
       ...(o.rerank !== undefined ? { rerank: o.rerank } : {}),
     });
@@ -250,13 +251,18 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   const contenders = [
     new Contender('hnswlib-node searchKnn', hnswRunner(h, queries, dim, repeat)),
     new Contender('Strata, graph order, JS kernels, full precision', strataRunner(jsKernels.index, queries, repeat, {})),
-    new Contender('Strata, graph order, WASM kernels, full precision', strataRunner(keepOrder.index, queries, repeat, {})),
+    new Contender('Strata, graph order, WASM kernels, full precision, JS beam', strataRunner(keepOrder.index, queries, repeat, { fused: false })),
+    new Contender('all DRAM, full precision (BFS order, WASM), JS beam', strataRunner(allDram.index, queries, repeat, { fused: false })),
     new Contender('all DRAM, full precision (BFS order, WASM)', strataRunner(allDram.index, queries, repeat, {})),
     new Contender(`all DRAM, ${code} codes`, strataRunner(codesDram.index, queries, repeat, {})),
     new Contender('all DRAM, sq8 codes', strataRunner(sq8Dram.index, queries, repeat, {})),
     new Contender(`tiered 10%, ${code} codes, CXL +90 ns`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[90] })),
     new Contender(`tiered 10%, ${code} codes, CXL +190 ns (default)`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[190] })),
     new Contender(`tiered 10%, ${code} codes, CXL +400 ns`, strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[400] })),
+    new Contender(
+      `tiered 10%, ${code} codes, CXL +190 ns, JS beam`,
+      strataRunner(tiered.index, queries, repeat, { inject: true, cost: costs[190], fused: false }),
+    ),
     new Contender('tiered 10%, whole records, CXL +190 ns', strataRunner(records.index, queries, repeat, { inject: true, cost: costs[190] })),
   ];
   for (const c of contenders) c.run(32); // JIT warm-up
@@ -275,15 +281,18 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   }
   const js = at[contenders[1]!.name] ?? null;
   const wasm = at[contenders[2]!.name] ?? null;
-  const codesQ = at[contenders[4]!.name] ?? null;
-  const sq8Q = at[contenders[5]!.name] ?? null;
-  const tieredQ = at[contenders[7]!.name] ?? null;
-  if (js && wasm && aq && codesQ && sq8Q && hq) {
+  const aqJs = at[contenders[3]!.name] ?? null;
+  const codesQ = at[contenders[5]!.name] ?? null;
+  const sq8Q = at[contenders[6]!.name] ?? null;
+  const tieredQ = at[contenders[8]!.name] ?? null;
+  const tieredJsQ = at[contenders[10]!.name] ?? null;
+  if (js && wasm && aqJs && aq && codesQ && sq8Q && hq) {
     // The chain JS kernels → WASM kernels → BFS renumbering → codes, one cause per step, each
     // step's QPS ratio at equal recall (steps multiply: their product is the whole chain).
     const steps: Array<[string, number]> = [
       ['kernels (WASM SIMD vs JS)', wasm / js],
-      ['BFS renumbering (vs hnswlib node order)', aq / wasm],
+      ['BFS renumbering (vs hnswlib node order)', aqJs / wasm],
+      ['fused WASM beam (vs the JS beam)', aq / aqJs],
       ['sq8 codes (vs full precision)', sq8Q / aq],
       [`${code} codes (vs full precision)`, codesQ / aq],
     ];
@@ -295,7 +304,7 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   }
   if (tieredQ && aq && codesQ) {
     lines.push(
-      `Tiered (10%, injection at +190 ns) vs all-DRAM full precision: ×${(tieredQ / aq).toFixed(2)}; vs the same codes all in DRAM: ×${(tieredQ / codesQ).toFixed(2)}.`,
+      `Tiered (10%, injection at +190 ns) vs all-DRAM full precision: ×${(tieredQ / aq).toFixed(2)}; vs the same codes all in DRAM: ×${(tieredQ / codesQ).toFixed(2)}.${tieredJsQ ? ` The fused beam's share in the tiered index: ×${(tieredQ / tieredJsQ).toFixed(2)} over its JS beam.` : ''}`,
     );
   }
   lines.push('');

@@ -7,6 +7,7 @@
 // local (DRAM segments) are computed while the workers work. With `pipeline` the queries form two
 // groups and one group's deferrable work overlaps the other group's tier work.
 import { Accountant, messageCost } from '../../index/search/accounting.js';
+import { FusedTraversal } from '../../index/search/fused-traversal.js';
 import { QueryState } from '../../index/search/query-state.js';
 import { Scorer, Staged } from '../../index/search/scorer.js';
 import { STAT, STAT_FIELDS } from '../../index/search/stats.js';
@@ -40,7 +41,6 @@ export interface NdpLinks {
 
 class InFlight extends QueryState {
   readonly staged: Staged;
-  epoch = 0;
   /** Waiting for a tier worker's answer to its pending request. */
   pending = false;
   done = false;
@@ -66,6 +66,7 @@ export class NdpRunner {
   private readonly acct: Accountant;
   private readonly traversal: Traversal;
   private readonly scorer: Scorer;
+  private readonly fused: FusedTraversal | null;
   private readonly groups: Group[];
   private readonly free: InFlight[] = [];
   private readonly slots: number[] = [];
@@ -81,8 +82,11 @@ export class NdpRunner {
   ) {
     this.costs = tierCosts(opts.cost);
     this.acct = new Accountant(this.costs);
-    this.traversal = new Traversal(index, this.acct, opts.prefetch);
     this.scorer = new Scorer(index, this.acct);
+    // With codes the whole traversal is local (codes live in DRAM): one fused WASM call per query.
+    // Without them the traversal's vectors are partly the expanders' to compute on, so the JS beam runs.
+    this.fused = index.codes !== null ? FusedTraversal.open(index, this.scorer, this.acct, opts.prefetch) : null;
+    this.traversal = new Traversal(index, this.acct, opts.prefetch, null, this.fused);
     const vecSegs = index.vectors.segments;
     // A segment is computed here unless it is a vector segment an expander owns.
     const owned = new Set(vecSegs.filter((_, i) => links.expanderOfSegment[i]! >= 0));
@@ -100,6 +104,7 @@ export class NdpRunner {
   }
 
   close(): void {
+    this.fused?.close();
     for (const s of this.slots) this.index.releaseSlot(s);
     this.slots.length = 0;
   }

@@ -295,3 +295,343 @@ export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i
     store<f32>(out + (<usize>k << 2), <f32>d);
   }
 }
+
+// ---- Fused traversal ----------------------------------------------------------------------------
+// A whole traversal run to completion in WASM: the entry point, greedy descent through the upper
+// layers, then the level-0 beam of width ef. It serves an index whose traversal records (codes, or
+// vectors without codes), neighbour lists, upper layers and a searcher's lane (visited tags, heaps,
+// scratch) share one memory (index/tiered/fused-region.ts). Twin of the JS steps in
+// index/search/traversal.ts (next/apply for ENTRY, UPPER and LEVEL0, expand, foresee): the same
+// requests, pops, pushes and comparisons in the same order, so both return the same answers;
+// test/index/search/fused-beam.test.ts holds them to it. It only counts memory accesses: fused-beam.ts
+// prices the counts with the one accountant.
+// Control block (byte offsets), written by FusedBeam (index/search/fused-beam.ts, its B table):
+const B_KIND: usize = 0; // 0 codes, 1 l2, 2 ip
+const B_DIM: usize = 4;
+const B_STRIDE: usize = 8; // traversal record bytes
+const B_SPLIT: usize = 12; // first node whose traversal record is in the second (CXL) segment
+const B_Q0: usize = 16; // prepared query of each traversal segment
+const B_BASE0: usize = 20; // address of the segment's first record
+const B_Q1: usize = 24;
+const B_BASE1: usize = 28;
+const B_ADJ_SPLIT: usize = 32; // first node whose neighbour list is in the CXL segment
+const B_ADJ0: usize = 36;
+const B_ADJ1: usize = 40;
+const B_ADJ_STRIDE: usize = 44;
+const B_EF: usize = 48;
+const B_ENTRY: usize = 52;
+const B_MAX_LEVEL: usize = 56;
+const B_PREFETCH: usize = 60;
+const B_MLP: usize = 64; // f64
+const B_VISITED: usize = 72; // u8 tag per node
+const B_EPOCH: usize = 76;
+const B_CAND: usize = 80; // cand heap: cap f32 distances, then cap u32 ids
+const B_CAND_CAP: usize = 84;
+const B_TOP: usize = 88; // top heap: cap f32 distances, then cap u32 ids
+const B_TOP_CAP: usize = 92;
+const B_SCRATCH: usize = 96; // 6 arrays of maxDegree words: request, ids and results per segment, distances
+const B_MAX_DEG: usize = 100;
+const B_UP_IDS: usize = 104; // upper layers (upper-layers.ts): sorted ids, their offsets, the links
+const B_UP_COUNT: usize = 108;
+const B_UP_OFFSETS: usize = 112;
+const B_UP_LINKS: usize = 116;
+const B_MAX_M: usize = 120;
+// Outputs.
+const BEAM_STATUS: usize = 128; // 0 done, 1 candidate heap full (the caller runs the JS traversal)
+const O_TOP_N: usize = 132;
+const O_HOPS: usize = 136;
+const O_HITS: usize = 140;
+const O_ISSUED: usize = 144;
+const O_DIST: usize = 148; // [2] distances per traversal segment
+const O_GROUPS: usize = 156; // [2] f64: sum over requests of ceil(n / mlp)
+const O_MISS: usize = 172; // [2] neighbour-list reads whose latency was paid
+const O_MISS_B: usize = 180; // [2] their bytes
+const O_HID: usize = 188; // [2] reads foreseen (latency hidden)
+const O_HID_B: usize = 196;
+const O_WASTE_B: usize = 204; // [2] bytes of foreseen lists never used
+const BEAM_CONTROL_BYTES: usize = 256;
+
+// The two heaps are MinHeap and MaxHeap of index/search/heaps.ts over lane memory: the same sift
+// steps and comparisons, so equal distances leave in the same order as in the JS steps. topPush and
+// topPop are the max-heap twins of candPush and candPop.
+let candD: usize = 0;
+let candI: usize = 0;
+let candN: i32 = 0;
+let topD: usize = 0;
+let topI: usize = 0;
+let topN: i32 = 0;
+
+@inline function candPush(dist: f32, id: u32): void {
+  let k = candN++;
+  while (k > 0) {
+    const p = (k - 1) >> 1;
+    const dp = load<f32>(candD + (<usize>p << 2));
+    if (dp <= dist) break;
+    store<f32>(candD + (<usize>k << 2), dp);
+    store<u32>(candI + (<usize>k << 2), load<u32>(candI + (<usize>p << 2)));
+    k = p;
+  }
+  store<f32>(candD + (<usize>k << 2), dist);
+  store<u32>(candI + (<usize>k << 2), id);
+}
+
+@inline function candPop(): void {
+  const n = --candN;
+  if (n == 0) return;
+  const ld = load<f32>(candD + (<usize>n << 2));
+  const li = load<u32>(candI + (<usize>n << 2));
+  let k = 0;
+  for (;;) {
+    let c = 2 * k + 1;
+    if (c >= n) break;
+    if (c + 1 < n && load<f32>(candD + (<usize>(c + 1) << 2)) < load<f32>(candD + (<usize>c << 2))) c++;
+    const dc = load<f32>(candD + (<usize>c << 2));
+    if (dc >= ld) break;
+    store<f32>(candD + (<usize>k << 2), dc);
+    store<u32>(candI + (<usize>k << 2), load<u32>(candI + (<usize>c << 2)));
+    k = c;
+  }
+  store<f32>(candD + (<usize>k << 2), ld);
+  store<u32>(candI + (<usize>k << 2), li);
+}
+
+@inline function topPush(dist: f32, id: u32): void {
+  let k = topN++;
+  while (k > 0) {
+    const p = (k - 1) >> 1;
+    const dp = load<f32>(topD + (<usize>p << 2));
+    if (dp >= dist) break;
+    store<f32>(topD + (<usize>k << 2), dp);
+    store<u32>(topI + (<usize>k << 2), load<u32>(topI + (<usize>p << 2)));
+    k = p;
+  }
+  store<f32>(topD + (<usize>k << 2), dist);
+  store<u32>(topI + (<usize>k << 2), id);
+}
+
+@inline function topPop(): void {
+  const n = --topN;
+  if (n == 0) return;
+  const ld = load<f32>(topD + (<usize>n << 2));
+  const li = load<u32>(topI + (<usize>n << 2));
+  let k = 0;
+  for (;;) {
+    let c = 2 * k + 1;
+    if (c >= n) break;
+    if (c + 1 < n && load<f32>(topD + (<usize>(c + 1) << 2)) > load<f32>(topD + (<usize>c << 2))) c++;
+    const dc = load<f32>(topD + (<usize>c << 2));
+    if (dc <= ld) break;
+    store<f32>(topD + (<usize>k << 2), dc);
+    store<u32>(topI + (<usize>k << 2), load<u32>(topI + (<usize>c << 2)));
+    k = c;
+  }
+  store<f32>(topD + (<usize>k << 2), ld);
+  store<u32>(topI + (<usize>k << 2), li);
+}
+
+@inline function addU32(at: usize, v: u32): void {
+  store<u32>(at, load<u32>(at) + v);
+}
+
+@inline function distances(b: usize, q: usize, base: usize, ids: usize, n: i32, out: usize): void {
+  const kind = load<u32>(b, B_KIND);
+  if (kind == 0) codeBatch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, out);
+  else if (kind == 1) l2Batch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, load<i32>(b, B_DIM), out);
+  else ipBatch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, load<i32>(b, B_DIM), out);
+}
+
+/**
+ * Distances of the m nodes of the request array (scratch 0) into the distance array (scratch 5), in
+ * request order: one kernel call per traversal segment the request touches (Scorer.stage,
+ * computeLocal and gather are the twin), counted per segment.
+ */
+function score(b: usize, m: i32): void {
+  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
+  const order = <usize>load<u32>(b, B_SCRATCH);
+  const ids0 = order + (maxDeg << 2);
+  const ids1 = ids0 + (maxDeg << 2);
+  const out0 = ids1 + (maxDeg << 2);
+  const out1 = out0 + (maxDeg << 2);
+  const dist = out1 + (maxDeg << 2);
+  const split = load<u32>(b, B_SPLIT);
+  let m0: i32 = 0;
+  let m1: i32 = 0;
+  for (let j = 0; j < m; j++) {
+    const nb = load<u32>(order + (<usize>j << 2));
+    if (nb < split) {
+      store<u32>(ids0 + (<usize>m0 << 2), nb);
+      m0++;
+    } else {
+      store<u32>(ids1 + (<usize>m1 << 2), nb - split);
+      m1++;
+    }
+  }
+  const mlp = load<f64>(b, B_MLP);
+  if (m0 > 0) {
+    distances(b, <usize>load<u32>(b, B_Q0), <usize>load<u32>(b, B_BASE0), ids0, m0, out0);
+    addU32(b + O_DIST, m0);
+    store<f64>(b + O_GROUPS, load<f64>(b + O_GROUPS) + Math.ceil(<f64>m0 / mlp));
+  }
+  if (m1 > 0) {
+    distances(b, <usize>load<u32>(b, B_Q1), <usize>load<u32>(b, B_BASE1), ids1, m1, out1);
+    addU32(b + O_DIST + 4, m1);
+    store<f64>(b + O_GROUPS + 8, load<f64>(b + O_GROUPS + 8) + Math.ceil(<f64>m1 / mlp));
+  }
+  let i0: usize = 0;
+  let i1: usize = 0;
+  for (let j = 0; j < m; j++) {
+    let d: f32;
+    if (load<u32>(order + (<usize>j << 2)) < split) {
+      d = load<f32>(out0 + (i0 << 2));
+      i0++;
+    } else {
+      d = load<f32>(out1 + (i1 << 2));
+      i1++;
+    }
+    store<f32>(dist + (<usize>j << 2), d);
+  }
+}
+
+/** Position of node in the sorted upper ids (upperIndexOf in upper-layers.ts is the twin). */
+@inline function upperIndex(ids: usize, count: i32, node: u32): i32 {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = load<u32>(ids + (<usize>mid << 2));
+    if (v == node) return mid;
+    if (v < node) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Runs the traversal described by the control block at b; the answer is the top heap (see the block). */
+export function traverse(b: usize): void {
+  for (let o: usize = BEAM_STATUS; o < BEAM_CONTROL_BYTES; o += 4) store<u32>(b + o, 0);
+  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
+  const order = <usize>load<u32>(b, B_SCRATCH);
+  const dist = order + 5 * (maxDeg << 2);
+
+  // Entry point and greedy descent (Traversal.next/apply, ENTRY and UPPER).
+  let cur = load<u32>(b, B_ENTRY);
+  store<u32>(order, cur);
+  score(b, 1);
+  let curDist = load<f32>(dist);
+  const upIds = <usize>load<u32>(b, B_UP_IDS);
+  const upCount = load<i32>(b, B_UP_COUNT);
+  const upOffsets = <usize>load<u32>(b, B_UP_OFFSETS);
+  const upLinks = <usize>load<u32>(b, B_UP_LINKS);
+  const maxM = <usize>load<u32>(b, B_MAX_M);
+  for (let level = load<i32>(b, B_MAX_LEVEL); level > 0; ) {
+    const at = upLinks + ((<usize>load<u32>(upOffsets + (<usize>upperIndex(upIds, upCount, cur) << 2)) + <usize>(level - 1) * (1 + maxM)) << 2);
+    const n = load<u32>(at);
+    addU32(b + O_HOPS, 1);
+    // Upper layers always live in DRAM.
+    addU32(b + O_MISS, 1);
+    addU32(b + O_MISS_B, (n + 1) << 2);
+    if (n == 0) {
+      level--;
+      continue;
+    }
+    for (let j: usize = 0; j < <usize>n; j++) store<u32>(order + (j << 2), load<u32>(at + ((j + 1) << 2)));
+    score(b, <i32>n);
+    let changed = false;
+    for (let j: usize = 0; j < <usize>n; j++) {
+      const d = load<f32>(dist + (j << 2));
+      if (d < curDist) {
+        curDist = d;
+        cur = load<u32>(order + (j << 2));
+        changed = true;
+      }
+    }
+    if (!changed) level--;
+  }
+
+  // Level-0 beam (Traversal.startLevel0, expand, foresee and apply's LEVEL0 case).
+  const adjSplit = load<u32>(b, B_ADJ_SPLIT);
+  const adj0 = <usize>load<u32>(b, B_ADJ0);
+  const adj1 = <usize>load<u32>(b, B_ADJ1);
+  const adjStride = <usize>load<u32>(b, B_ADJ_STRIDE);
+  const ef = load<i32>(b, B_EF);
+  const prefetch = load<u32>(b, B_PREFETCH) != 0;
+  const visited = <usize>load<u32>(b, B_VISITED);
+  const epoch = load<u8>(b, B_EPOCH);
+  const candCap = load<i32>(b, B_CAND_CAP);
+  candD = <usize>load<u32>(b, B_CAND);
+  candI = candD + (<usize>candCap << 2);
+  topD = <usize>load<u32>(b, B_TOP);
+  topI = topD + (<usize>load<u32>(b, B_TOP_CAP) << 2);
+  candN = 0;
+  topN = 0;
+  store<u8>(visited + <usize>cur, epoch);
+  candPush(curDist, cur);
+  topPush(curDist, cur);
+  let lowerBound = curDist;
+  let foreseen: i64 = -1;
+  let foreseenBytes: u32 = 0;
+  let sink: u32 = 0;
+  while (candN > 0) {
+    if (load<f32>(candD) > lowerBound) break;
+    const c = load<u32>(candI);
+    candPop();
+    addU32(b + O_HOPS, 1);
+    const tier: usize = c < adjSplit ? 0 : 1;
+    const list = tier == 0 ? adj0 + <usize>c * adjStride : adj1 + <usize>(c - adjSplit) * adjStride;
+    const n = load<u32>(list);
+    const bytes = (n + 1) << 2;
+    if (prefetch) {
+      // CXL-ANNS foreseeing (Traversal.foresee is the twin).
+      const hit = foreseen == <i64>c;
+      if (hit) addU32(b + O_HITS, 1);
+      else if (foreseen >= 0) addU32(b + O_WASTE_B + (foreseen < <i64>adjSplit ? 0 : 4), foreseenBytes);
+      if (hit) {
+        addU32(b + O_HID + (tier << 2), 1);
+        addU32(b + O_HID_B + (tier << 2), bytes);
+      } else {
+        addU32(b + O_MISS + (tier << 2), 1);
+        addU32(b + O_MISS_B + (tier << 2), bytes);
+      }
+      if (candN > 0) {
+        const next = load<u32>(candI);
+        foreseen = <i64>next;
+        const nl = next < adjSplit ? adj0 + <usize>next * adjStride : adj1 + <usize>(next - adjSplit) * adjStride;
+        const deg = load<u32>(nl);
+        sink ^= deg;
+        foreseenBytes = (deg + 1) << 2;
+        addU32(b + O_ISSUED, 1);
+      } else foreseen = -1;
+    } else {
+      addU32(b + O_MISS + (tier << 2), 1);
+      addU32(b + O_MISS_B + (tier << 2), bytes);
+    }
+    let m: i32 = 0;
+    for (let j: usize = 1; j <= <usize>n; j++) {
+      const nb = load<u32>(list + (j << 2));
+      const tag = visited + <usize>nb;
+      if (load<u8>(tag) == epoch) continue;
+      store<u8>(tag, epoch);
+      store<u32>(order + (<usize>m << 2), nb);
+      m++;
+    }
+    if (m == 0) continue;
+    score(b, m);
+    for (let j: usize = 0; j < <usize>m; j++) {
+      const d = load<f32>(dist + (j << 2));
+      if (topN < ef || d < lowerBound) {
+        if (candN == candCap) {
+          store<u32>(b + BEAM_STATUS, 1);
+          return;
+        }
+        const nb = load<u32>(order + (j << 2));
+        candPush(d, nb);
+        topPush(d, nb);
+        if (topN > ef) topPop();
+        lowerBound = load<f32>(topD);
+      }
+    }
+  }
+  if (prefetch && foreseen >= 0) addU32(b + O_WASTE_B + (foreseen < <i64>adjSplit ? 0 : 4), foreseenBytes);
+  touched ^= sink;
+  store<i32>(b + O_TOP_N, topN);
+}

@@ -52,6 +52,14 @@ export function instantiateKernels(memory: WebAssembly.Memory): KernelSet {
   return { kind: 'wasm-simd', l2Batch: ex.l2Batch, ipBatch: ex.ipBatch, codeBatch: ex.codeBatch };
 }
 
+/** The fused traversal (distance.as.ts `traverse`) over memory, or null without WASM SIMD. */
+export function instantiateTraverse(memory: WebAssembly.Memory): ((control: number) => void) | null {
+  const mod = kernelModule();
+  if (mod === null) return null;
+  const inst = new WebAssembly.Instance(mod, { env: { memory } });
+  return (inst.exports as unknown as { traverse: (control: number) => void }).traverse;
+}
+
 export function jsKernels(memory: WebAssembly.Memory): KernelSet {
   const f32 = new Float32Array(memory.buffer);
   const u32 = new Uint32Array(memory.buffer);

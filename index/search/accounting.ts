@@ -43,6 +43,41 @@ export class Accountant {
     return ns - dramNs;
   }
 
+  /**
+   * `reads` neighbour-list reads of one tier, `bytes` in all: what as many adjacency() calls would
+   * record and return (the fused beam counts in WASM and prices here, once per beam).
+   */
+  adjacencyMany(st: Float64Array, tier: number, reads: number, bytes: number, latencyHidden: boolean): number {
+    if (reads === 0) return 0;
+    st[tier === 0 ? STAT.adjReadsDram : STAT.adjReadsCxl]! += reads;
+    st[tier === 0 ? STAT.adjBytesDram : STAT.adjBytesCxl]! += bytes;
+    if (latencyHidden) return this.bytesOnly(st, tier, bytes);
+    return this.latencies(st, tier, reads, bytes);
+  }
+
+  /**
+   * `count` record reads of one tier made in batches, where `groups` is the sum over the batches of
+   * ceil(batch / mlp): what as many reads() calls would record and return.
+   */
+  readsMany(st: Float64Array, what: RecordClass, tier: number, count: number, groups: number, bytesEach: number): number {
+    if (count === 0) return 0;
+    const bytes = count * bytesEach;
+    st[READS[what][tier]!]! += count;
+    st[BYTES[what][tier]!]! += bytes;
+    st[STAT.distances]! += count;
+    return this.latencies(st, tier, groups, bytes);
+  }
+
+  /** `latencies` serial latencies and `bytes` moved on a tier, recorded; returns the CXL extra. */
+  private latencies(st: Float64Array, tier: number, latencies: number, bytes: number): number {
+    const c = this.costs;
+    const dramNs = latencies * c.latencyNs[0]! + bytes * c.nsPerByte[0]!;
+    const ns = tier === 0 ? dramNs : latencies * c.latencyNs[tier]! + bytes * c.nsPerByte[tier]!;
+    st[STAT.modelledNs]! += ns;
+    st[STAT.modelledDramOnlyNs]! += dramNs;
+    return ns - dramNs;
+  }
+
   /** `count` independent record reads on one tier by the calling thread (they overlap, mlp at a time). */
   reads(st: Float64Array, what: RecordClass, tier: number, count: number, bytesEach: number): number {
     const bytes = count * bytesEach;

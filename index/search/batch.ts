@@ -12,6 +12,8 @@ export interface BatchOptions {
   /** Re-ranked candidates (indexes with codes; default 5 × k). */
   rerank?: number;
   prefetch?: boolean;
+  /** Run level 0 as one fused WASM call where the index allows (default true; false: the JS beam). */
+  fused?: boolean;
   exact?: boolean;
   inject?: boolean;
   cost?: CostModelParams;
@@ -46,7 +48,12 @@ export function runBatch(index: TieredIndex, queriesIn: Float32Array, o: BatchOp
     queries = queriesIn.slice();
     normalizeRows(queries, dim);
   }
-  const s = new Searcher(index, { ...(o.cost ? { cost: o.cost } : {}), inject: o.inject ?? false, prefetch: o.prefetch ?? DEFAULT_PREFETCH });
+  const s = new Searcher(index, {
+    ...(o.cost ? { cost: o.cost } : {}),
+    inject: o.inject ?? false,
+    prefetch: o.prefetch ?? DEFAULT_PREFETCH,
+    fused: o.fused ?? true,
+  });
   const labels = new Float64Array(nq * o.k).fill(-1);
   const distances = new Float32Array(nq * o.k).fill(Infinity);
   const total = new Float64Array(STAT_FIELDS);

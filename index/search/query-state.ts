@@ -80,6 +80,10 @@ export class QueryState {
   /** Driver bookkeeping: which slot the query's scratch lives in, and the query's number in its task. */
   slot = -1;
   tag = -1;
+  /** The scorer epoch the query's prepared forms carry (Scorer.nextEpoch, set by the driver). */
+  epoch = 0;
+  /** The query is to run as one fused WASM traversal (fused-traversal.ts) before any JS step. */
+  fusedPending = false;
 
   /** nodes > 0 asks for a dense visited set over that many nodes (one query at a time per thread). */
   constructor(batchMax: number, nodes = 0) {

@@ -103,6 +103,13 @@ export class Scorer {
     return queryBytesToCxl;
   }
 
+  /** Prepares st's query in every traversal segment's slot (the fused beam may reach any of them). */
+  prepareTraversal(st: QueryState): void {
+    const which = SCORER.TRAVERSE;
+    const segs = this.stores[which].segments;
+    for (let s = 0; s < segs.length; s++) this.prepare(st, which, segs[s]!, s, st.epoch, this.prepared[which]);
+  }
+
   /** Puts the query, in the form seg's kernel reads, into its slot once per query. */
   private prepare(st: QueryState, which: number, seg: Segment, s: number, epoch: number, prepared: Uint32Array): number {
     const key = st.slot * this.stores[which]!.segments.length + s;

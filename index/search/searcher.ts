@@ -5,6 +5,7 @@ import { costModel, type CostModelParams, tierCosts } from '../../tiers/cost-mod
 import { Stall } from '../../tiers/stall.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { Accountant } from './accounting.js';
+import { FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
 import { QueryState } from './query-state.js';
 import { ALL_LOCAL, Scorer, Staged } from './scorer.js';
@@ -19,6 +20,8 @@ export interface SearcherOptions {
   trace?: Float64Array;
   /** CXL-ANNS foreseeing: fetch the next candidate's neighbour list one step ahead (default DEFAULT_PREFETCH). */
   prefetch?: boolean;
+  /** Run the traversal as one WASM call when the index has a fused region and a free lane (default true). */
+  fused?: boolean;
 }
 
 export interface SearchResult {
@@ -47,6 +50,8 @@ export class Searcher {
   readonly slot: number;
   readonly traversal: Traversal;
   private readonly scorer: Scorer;
+  /** The fused traversal's lane, or null (no fused region, no free lane, or turned off). */
+  readonly fused: FusedTraversal | null;
   private readonly st: QueryState;
   private readonly staged: Staged;
   private readonly inject: boolean;
@@ -57,8 +62,10 @@ export class Searcher {
     this.index = index;
     this.slot = index.acquireSlot();
     const acct = new Accountant(tierCosts(opts.cost ?? costModel()));
-    this.traversal = new Traversal(index, acct, opts.prefetch ?? DEFAULT_PREFETCH, opts.trace ?? null);
+    const prefetch = opts.prefetch ?? DEFAULT_PREFETCH;
     this.scorer = new Scorer(index, acct);
+    this.fused = opts.fused !== false && opts.trace === undefined ? FusedTraversal.open(index, this.scorer, acct, prefetch) : null;
+    this.traversal = new Traversal(index, acct, prefetch, opts.trace ?? null, this.fused);
     this.st = new QueryState(index.batchMax, index.meta.count);
     this.st.slot = this.slot;
     this.staged = new Staged(Math.max(index.vectors.segments.length, index.codes?.segments.length ?? 0) + 1);
@@ -68,6 +75,7 @@ export class Searcher {
   close(): void {
     if (!this.closed) {
       this.closed = true;
+      this.fused?.close();
       this.index.releaseSlot(this.slot);
     }
   }
@@ -83,6 +91,7 @@ export class Searcher {
     const staged = this.staged;
     trav.begin(st, q, k, ef, rerank, pruneByBound);
     const epoch = scorer.nextEpoch();
+    st.epoch = epoch;
     while (trav.next(st)) {
       scorer.stage(st, epoch, staged);
       st.owedNs += scorer.computeLocal(st, staged, ALL_LOCAL);

@@ -9,7 +9,9 @@
 // with codes, the best `rerank` candidates re-scored with full vectors.
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
+import { FUSED_MAX_EF } from '../tiered/fused-region.js';
 import type { Accountant } from './accounting.js';
+import type { FusedTraversal } from './fused-traversal.js';
 import { PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
 
@@ -25,6 +27,8 @@ export class Traversal {
     readonly prefetch: boolean,
     /** Profiling: level-0 expansions per node, accumulated across queries (placement input). */
     readonly trace: Float64Array | null = null,
+    /** Runs the whole traversal as one WASM call where it can (fused-traversal.ts); the steps here are its twin. */
+    readonly fused: FusedTraversal | null = null,
   ) {
     this.adjWords = index.adjacency.shape.stride >>> 2;
     this.batchMax = index.batchMax;
@@ -42,6 +46,7 @@ export class Traversal {
     st.stats.fill(0);
     st.owedNs = 0;
     st.foreseen = -1;
+    st.fusedPending = this.fused !== null && this.trace === null && st.ef <= FUSED_MAX_EF && this.index.meta.count > 0;
     st.n = 0;
     st.visited.clear();
     st.cand.clear();
@@ -56,6 +61,15 @@ export class Traversal {
     for (;;) {
       switch (st.phase) {
         case PHASE.START:
+          // The fused traversal ends with the beam in the top heap and no candidates left, so the
+          // LEVEL0 step only closes it; when it cannot run the query (false), the steps below do.
+          if (st.fusedPending) {
+            st.fusedPending = false;
+            if (this.fused!.run(st)) {
+              st.phase = PHASE.LEVEL0;
+              continue;
+            }
+          }
           if (meta.count === 0) {
             this.finish(st);
             return false;

@@ -33,15 +33,17 @@ export class NodeStore {
     this.perDram = Math.max(1, layout.perDram);
     this.perCxl = Math.max(1, layout.perCxl);
     this.dramSegments = Math.ceil(layout.split / this.perDram);
-    if (segments) {
-      this.segments = segments;
-    } else {
-      this.segments = [];
-      for (let s = 0; s < layout.split; s += this.perDram)
-        this.segments.push(new Segment(0, s, Math.min(this.perDram, layout.split - s), shape, undefined, kernels));
-      for (let s = layout.split; s < count; s += this.perCxl)
-        this.segments.push(new Segment(1, s, Math.min(this.perCxl, count - s), shape, undefined, kernels));
-    }
+    this.segments = segments ?? NodeStore.runs(count, layout).map((r) => new Segment(r.tier, r.start, r.count, shape, undefined, kernels));
+  }
+
+  /** The segments' node runs for `count` nodes in `layout`: DRAM runs first. */
+  static runs(count: number, layout: StoreLayout): Array<{ tier: number; start: number; count: number }> {
+    const perDram = Math.max(1, layout.perDram);
+    const perCxl = Math.max(1, layout.perCxl);
+    const out: Array<{ tier: number; start: number; count: number }> = [];
+    for (let s = 0; s < layout.split; s += perDram) out.push({ tier: 0, start: s, count: Math.min(perDram, layout.split - s) });
+    for (let s = layout.split; s < count; s += perCxl) out.push({ tier: 1, start: s, count: Math.min(perCxl, count - s) });
+    return out;
   }
 
   /** Index (in `segments`) of the segment holding node id. */

@@ -67,17 +67,38 @@ export class Segment {
   readonly kernels: KernelSet | null;
   /** u32 index of node `start`'s record (neighbour lists are read word by word). */
   readonly recordBase: number;
+  /** Byte offset of the segment in its region (0 unless it shares one). */
+  readonly base: number;
+  readonly sharesRegion: boolean;
   /** Offsets of a slot's id list and results from the slot's start (read on every hop). */
   private readonly idsAt: number;
   private readonly outAt: number;
 
-  constructor(tier: number, start: number, count: number, shape: SegmentShape, region?: SharedRegion, kernels: KernelChoice = 'wasm') {
+  /**
+   * `placedAt` puts the segment inside a region it shares with others (page-aligned): the fused
+   * traversal region holds the codes, the neighbour lists and the searchers' lanes in one memory,
+   * so that one WASM call can run a whole beam. Layout offsets are absolute in the region.
+   */
+  constructor(
+    tier: number,
+    start: number,
+    count: number,
+    shape: SegmentShape,
+    region?: SharedRegion,
+    kernels: KernelChoice = 'wasm',
+    /** Byte offset in a region shared with other segments; null: the segment has the region to itself. */
+    placedAt: number | null = null,
+  ) {
+    this.base = placedAt ?? 0;
+    this.sharesRegion = placedAt !== null;
+    const base = this.base;
     this.tier = tier;
     this.start = start;
     this.count = count;
     this.shape = shape;
-    this.layout = segmentLayout(shape, count);
-    this.region = region ?? allocateRegion(this.layout.bytes);
+    const own = segmentLayout(shape, count);
+    this.layout = { ...own, headOffset: base + own.headOffset, recordOffset: base + own.recordOffset };
+    this.region = region ?? allocateRegion(own.bytes);
     this.u8 = new Uint8Array(this.region.buffer);
     this.u32 = new Uint32Array(this.region.buffer);
     this.f32 = new Float32Array(this.region.buffer);
@@ -90,7 +111,12 @@ export class Segment {
 
   /** Everything read from the index file (head + records): what is bound to a node and checked. */
   dataView(): Uint8Array {
-    return this.u8.subarray(this.layout.headOffset, this.layout.bytes);
+    return this.u8.subarray(this.layout.headOffset, this.base + this.layout.bytes);
+  }
+
+  /** Bytes of the region this segment occupies (the whole region unless it shares one). */
+  get spanBytes(): number {
+    return this.sharesRegion ? this.layout.bytes : this.region.bytes;
   }
 
   headBytes(): Uint8Array {
@@ -103,14 +129,14 @@ export class Segment {
 
   /** Byte offsets of a slot's query area, id list and results. */
   slotQuery(slot: number): number {
-    return slot * this.layout.slotBytes;
+    return this.base + slot * this.layout.slotBytes;
   }
 
   slotIds(slot: number): number {
-    return slot * this.layout.slotBytes + this.idsAt;
+    return this.base + slot * this.layout.slotBytes + this.idsAt;
   }
 
   slotOut(slot: number): number {
-    return slot * this.layout.slotBytes + this.outAt;
+    return this.base + slot * this.layout.slotBytes + this.outAt;
   }
 }

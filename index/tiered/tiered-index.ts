@@ -7,9 +7,11 @@
 // Nodes are numbered so that every store's DRAM part is a prefix of the ids. The upper layers are
 // small and always in DRAM.
 import { StrataError } from '../../common/errors.js';
+import { availableParallelism } from 'node:os';
 import { adoptRegion } from '../../tiers/shared-region.js';
 import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
-import type { KernelChoice, Metric } from '../kernels/kernels.js';
+import { type KernelChoice, kernelModule, type Metric } from '../kernels/kernels.js';
+import { buildFused, type FusedHandle, planFused } from './fused-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
@@ -70,7 +72,17 @@ export interface AllocateOptions {
   cxlSegments?: number;
   /** Distance kernels: WASM SIMD (default) or their plain-JS twins (benchmarks attribute the kernels' share). */
   kernels?: KernelChoice;
+  /**
+   * Searcher lanes of the fused traversal region (fused-region.ts; default DEFAULT_FUSED_LANES).
+   * 0 keeps every store in regions of its own, and every search on the JS beam.
+   */
+  fusedLanes?: number;
+  /** Candidate heap entries per lane (default FUSED_CAND_CAP; tests shrink it to reach the JS fallback). */
+  fusedCandCap?: number;
 }
+
+/** Lanes by default: one per thread that searches on a small host, and the engine's main thread. */
+export const DEFAULT_FUSED_LANES = Math.min(16, availableParallelism() + 2);
 
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
 export const STORE_KINDS = ['adjacency', 'vectors', 'codes', 'labels'] as const;
@@ -79,7 +91,8 @@ export type StoreKind = (typeof STORE_KINDS)[number];
 interface StoreHandle {
   shape: SegmentShape;
   layout: StoreLayout;
-  segments: Array<{ tier: number; start: number; count: number; memory: WebAssembly.Memory }>;
+  /** base: the segment's offset in a region it shares (the fused region), else null. */
+  segments: Array<{ tier: number; start: number; count: number; memory: WebAssembly.Memory; base: number | null }>;
 }
 
 /** Everything a worker thread needs to search the same index without copying it. */
@@ -90,6 +103,7 @@ export interface SharedIndexHandle {
   codeParams: Float32Array | null;
   slotLocks: Int32Array;
   stores: Record<string, StoreHandle | null>;
+  fused: FusedHandle | null;
   bindings: TierBinding[];
 }
 
@@ -120,6 +134,8 @@ export class TieredIndex {
   readonly batchMax: number;
   /** Slot ownership, in shared memory so that searchers on any thread can claim slots. */
   readonly slotLocks: Int32Array;
+  /** The fused traversal region (traversal records + neighbour lists + lanes), or null. */
+  readonly fused: FusedHandle | null;
   private labelView: Float64Array | null = null;
 
   private constructor(
@@ -127,8 +143,10 @@ export class TieredIndex {
     stores: Record<StoreKind, NodeStore | null>,
     codec: Codec | null,
     slotLocks: Int32Array,
+    fused: FusedHandle | null,
     bindings?: TierBinding[],
   ) {
+    this.fused = fused;
     this.meta = parts.meta;
     this.plan = parts.plan;
     this.upper = parts.upper;
@@ -162,7 +180,8 @@ export class TieredIndex {
   }
 
   /** Allocates empty stores for `parts`; callers fill them (layout) or read them from a file (load). */
-  static allocate(parts: TieredIndexParts, opts: AllocateOptions = {}): TieredIndex {
+  static allocate(partsIn: TieredIndexParts, opts: AllocateOptions = {}): TieredIndex {
+    let parts = partsIn;
     const m = parts.meta;
     const p = parts.plan;
     if (p.adjacencyInDram < 0 || p.adjacencyInDram > m.count || p.vectorsInDram < 0 || p.vectorsInDram > m.count) {
@@ -171,23 +190,46 @@ export class TieredIndex {
     const codec = p.code && parts.codeParams ? createCodec(p.code, parts.codeParams) : null;
     const shapes = TieredIndex.shapes(parts, codec, opts.slots ?? DEFAULT_SLOTS);
     const segBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
-    const make = (shape: SegmentShape | null, split: number, cxlSegments = 1): NodeStore | null => {
-      if (!shape) return null;
+    const layoutOf = (shape: SegmentShape, split: number, cxlSegments = 1): StoreLayout => {
       const per = nodesPerSegment(shape, segBytes);
       const cxl = m.count - split;
       const perCxl = cxlSegments > 1 ? Math.min(per, Math.max(1, Math.ceil(cxl / cxlSegments))) : per;
-      return new NodeStore(shape, m.count, { split, perDram: per, perCxl }, undefined, opts.kernels);
+      return { split, perDram: per, perCxl };
+    };
+    const layouts: Record<StoreKind, StoreLayout> = {
+      adjacency: layoutOf(shapes.adjacency!, p.adjacencyInDram),
+      vectors: layoutOf(shapes.vectors!, p.vectorsInDram, opts.cxlSegments ?? 1),
+      codes: layoutOf(shapes.codes ?? shapes.vectors!, m.count),
+      labels: layoutOf(shapes.labels!, 0),
+    };
+    // The traversal's records and the neighbour lists share one memory when they can (fused-region.ts).
+    const travKind: StoreKind = shapes.codes ? 'codes' : 'vectors';
+    const fusedStores = (['adjacency', travKind] as const).map((name) => ({ name, shape: shapes[name]!, layout: layouts[name] }));
+    const lanes = opts.fusedLanes ?? DEFAULT_FUSED_LANES;
+    const fusedPlan =
+      opts.kernels !== 'js' && kernelModule() !== null
+        ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, opts.fusedCandCap)
+        : null;
+    const built = fusedPlan ? buildFused(fusedPlan, fusedStores, m.count, parts.upper) : null;
+    // The upper layers now live in the region (the JS steps read the same arrays there).
+    if (built) parts = { ...parts, upper: built.upper };
+    const make = (kind: StoreKind): NodeStore | null => {
+      const shape = shapes[kind];
+      if (!shape) return null;
+      return new NodeStore(shape, m.count, layouts[kind], built?.segments.get(kind), opts.kernels);
     };
     const stores: Record<StoreKind, NodeStore | null> = {
-      adjacency: make(shapes.adjacency, p.adjacencyInDram),
-      vectors: make(shapes.vectors, p.vectorsInDram, opts.cxlSegments ?? 1),
-      codes: make(shapes.codes, m.count),
-      labels: make(shapes.labels, 0),
+      adjacency: make('adjacency'),
+      vectors: make('vectors'),
+      codes: make('codes'),
+      labels: make('labels'),
     };
+    const fused: FusedHandle | null =
+      built && fusedPlan ? { memory: built.region.memory, lanes: fusedPlan.lanes, laneLocks: new Int32Array(new SharedArrayBuffer(4 * lanes)) } : null;
     // The code's head (what the kernel reads beside the rows) is derived from its parameters, not
     // stored: every code segment gets it here, before any row is read or written.
     if (codec && stores.codes) for (const seg of stores.codes.segments) codec.writeHead(seg.headBytes());
-    return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))));
+    return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))), fused);
   }
 
   /** Moves the small DRAM arrays to shared memory (once) and describes the index for workers. */
@@ -200,7 +242,17 @@ export class TieredIndex {
     };
     if (this.codeParams) this.codeParams = toShared(this.codeParams);
     const handle = (s: NodeStore | null): StoreHandle | null =>
-      s && { shape: s.shape, layout: s.layout(), segments: s.segments.map((g) => ({ tier: g.tier, start: g.start, count: g.count, memory: g.region.memory })) };
+      s && {
+        shape: s.shape,
+        layout: s.layout(),
+        segments: s.segments.map((g) => ({
+          tier: g.tier,
+          start: g.start,
+          count: g.count,
+          memory: g.region.memory,
+          base: g.sharesRegion ? g.base : null,
+        })),
+      };
     return {
       meta: this.meta,
       plan: this.plan,
@@ -208,6 +260,7 @@ export class TieredIndex {
       codeParams: this.codeParams,
       slotLocks: this.slotLocks,
       stores: { adjacency: handle(this.adjacency), vectors: handle(this.vectors), codes: handle(this.codes), labels: handle(this.labelStore) },
+      fused: this.fused,
       bindings: this.tiers.map((t) => t.binding),
     };
   }
@@ -220,7 +273,7 @@ export class TieredIndex {
             sh.shape,
             h.meta.count,
             sh.layout,
-            sh.segments.map((g) => new Segment(g.tier, g.start, g.count, sh.shape, adoptRegion(g.memory))),
+            sh.segments.map((g) => new Segment(g.tier, g.start, g.count, sh.shape, adoptRegion(g.memory), 'wasm', g.base)),
           )
         : null;
     const codec = h.plan.code && h.codeParams ? createCodec(h.plan.code, h.codeParams) : null;
@@ -230,7 +283,7 @@ export class TieredIndex {
       codes: store(h.stores['codes']),
       labels: store(h.stores['labels']),
     };
-    return new TieredIndex({ meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams }, stores, codec, h.slotLocks, h.bindings);
+    return new TieredIndex({ meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams }, stores, codec, h.slotLocks, h.fused, h.bindings);
   }
 
   /** External labels by node (a view of the label store when it is one segment). */
@@ -272,6 +325,20 @@ export class TieredIndex {
     Atomics.store(this.slotLocks, slot, 0);
   }
 
+  /** Claims a free lane of the fused region; -1 when there is none (the searcher then runs the JS beam). */
+  acquireLane(): number {
+    const locks = this.fused?.laneLocks;
+    if (!locks) return -1;
+    for (let i = 0; i < locks.length; i++) {
+      if (Atomics.compareExchange(locks, i, 0, 1) === 0) return i;
+    }
+    return -1;
+  }
+
+  releaseLane(lane: number): void {
+    if (lane >= 0 && this.fused) Atomics.store(this.fused.laneLocks, lane, 0);
+  }
+
   /** Record bytes per tier and per kind (upper layers counted in DRAM). */
   tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper', [number, number]> } {
     const upper = this.upper.ids.byteLength + this.upper.levels.byteLength + this.upper.offsets.byteLength + this.upper.links.byteLength;
@@ -293,6 +360,7 @@ export class TieredIndex {
 
   /** Resident bytes (whole regions, scratch included) per tier. */
   residentBytes(): number[] {
-    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.region.bytes, 0) + (t.index === 0 ? this.tierBytes().byKind.upper[0] : 0));
+    const lanes = this.fused ? this.fused.lanes.lanes * this.fused.lanes.laneBytes : 0;
+    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? this.tierBytes().byKind.upper[0] + lanes : 0));
   }
 }

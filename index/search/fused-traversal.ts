@@ -1,0 +1,212 @@
+// A whole traversal (entry, upper layers, level-0 beam) as one WASM call (distance.as.ts
+// `traverse`) for indexes with a fused traversal region (index/tiered/fused-region.ts). The JS steps
+// in traversal.ts are its twin and stay the reference: both request, pop, push and compare in the
+// same order, so a query gets the same answer and the same counts either way. What the WASM loop
+// saves is the per-hop JS work (a JS step, a JS-to-WASM kernel call and a heap push per neighbour),
+// about half of a query on codes. The WASM side only counts memory accesses; they are priced here,
+// with the one accountant, as the JS steps would have priced them hop by hop. The re-rank stays in
+// JS: it is a few requests per query, and in near-data mode they go to the tier workers.
+import { instantiateTraverse } from '../kernels/kernels.js';
+import type { FusedHandle } from '../tiered/fused-region.js';
+import type { TieredIndex } from '../tiered/tiered-index.js';
+import type { Accountant } from './accounting.js';
+import type { QueryState } from './query-state.js';
+import type { Scorer } from './scorer.js';
+import { STAT } from './stats.js';
+
+// Control block offsets: the twins of the B_* / O_* constants in distance.as.ts.
+const B = {
+  kind: 0,
+  dim: 4,
+  stride: 8,
+  split: 12,
+  q0: 16,
+  base0: 20,
+  q1: 24,
+  base1: 28,
+  adjSplit: 32,
+  adj0: 36,
+  adj1: 40,
+  adjStride: 44,
+  ef: 48,
+  entry: 52,
+  maxLevel: 56,
+  prefetch: 60,
+  mlp: 64,
+  visited: 72,
+  epoch: 76,
+  cand: 80,
+  candCap: 84,
+  top: 88,
+  topCap: 92,
+  scratch: 96,
+  maxDeg: 100,
+  upIds: 104,
+  upCount: 108,
+  upOffsets: 112,
+  upLinks: 116,
+  maxM: 120,
+  status: 128,
+  topN: 132,
+  hops: 136,
+  hits: 140,
+  issued: 144,
+  dist: 148,
+  groups: 156,
+  miss: 172,
+  missBytes: 180,
+  hidden: 188,
+  hiddenBytes: 196,
+  wasteBytes: 204,
+} as const;
+
+export class FusedTraversal {
+  private readonly u8: Uint8Array;
+  private readonly u32: Uint32Array;
+  private readonly f32: Float32Array;
+  private readonly dv: DataView;
+  /** Byte offset of this lane's control block; the lane's arrays follow it. */
+  private readonly at: number;
+  private readonly what: 'code' | 'vector';
+  private readonly travStride: number;
+  private closed = false;
+
+  private constructor(
+    private readonly index: TieredIndex,
+    private readonly fused: FusedHandle,
+    private readonly scorer: Scorer,
+    private readonly acct: Accountant,
+    private readonly prefetch: boolean,
+    private readonly traverse: (control: number) => void,
+    private readonly lane: number,
+  ) {
+    const buf = fused.memory.buffer;
+    this.u8 = new Uint8Array(buf);
+    this.u32 = new Uint32Array(buf);
+    this.f32 = new Float32Array(buf);
+    this.dv = new DataView(buf);
+    this.at = fused.lanes.laneBase + lane * fused.lanes.laneBytes;
+    this.what = index.codes !== null ? 'code' : 'vector';
+    this.travStride = (index.codes ?? index.vectors).shape.stride;
+    this.writeFixed();
+  }
+
+  /** A traversal on a free lane of index's fused region; null when it has none (or no WASM): the JS steps run. */
+  static open(index: TieredIndex, scorer: Scorer, acct: Accountant, prefetch: boolean): FusedTraversal | null {
+    const fused = index.fused;
+    if (fused === null || index.upper.links.buffer !== fused.memory.buffer) return null;
+    const traverse = instantiateTraverse(fused.memory);
+    if (traverse === null) return null;
+    const lane = index.acquireLane();
+    if (lane < 0) return null;
+    return new FusedTraversal(index, fused, scorer, acct, prefetch, traverse, lane);
+  }
+
+  close(): void {
+    if (!this.closed) {
+      this.closed = true;
+      this.index.releaseLane(this.lane);
+    }
+  }
+
+  /** The control fields that do not change from query to query. */
+  private writeFixed(): void {
+    const idx = this.index;
+    const dv = this.dv;
+    const b = this.at;
+    const L = this.fused.lanes;
+    const trav = idx.codes ?? idx.vectors;
+    const put = (off: number, v: number): void => dv.setUint32(b + off, v >>> 0, true);
+    put(B.kind, idx.codes !== null ? 0 : idx.meta.metric === 'l2' ? 1 : 2);
+    put(B.dim, idx.meta.dim);
+    put(B.stride, trav.shape.stride);
+    put(B.split, trav.split);
+    const travDram = trav.segments.find((s) => s.tier === 0);
+    const travCxl = trav.segments.find((s) => s.tier === 1);
+    put(B.base0, travDram?.layout.recordOffset ?? 0);
+    put(B.base1, travCxl?.layout.recordOffset ?? 0);
+    const adj = idx.adjacency;
+    put(B.adjSplit, adj.split);
+    put(B.adj0, adj.segments.find((s) => s.tier === 0)?.layout.recordOffset ?? 0);
+    put(B.adj1, adj.segments.find((s) => s.tier === 1)?.layout.recordOffset ?? 0);
+    put(B.adjStride, adj.shape.stride);
+    put(B.prefetch, this.prefetch ? 1 : 0);
+    dv.setFloat64(b + B.mlp, this.acct.costs.mlp, true);
+    put(B.visited, b + L.visitedAt);
+    put(B.cand, b + L.candAt);
+    put(B.candCap, L.candCap);
+    put(B.top, b + L.topAt);
+    put(B.topCap, L.topCap);
+    put(B.scratch, b + L.scratchAt);
+    put(B.maxDeg, L.maxDegree);
+    put(B.entry, idx.meta.entry);
+    put(B.maxLevel, idx.meta.maxLevel);
+    put(B.upIds, idx.upper.ids.byteOffset);
+    put(B.upCount, idx.upper.ids.length);
+    put(B.upOffsets, idx.upper.offsets.byteOffset);
+    put(B.upLinks, idx.upper.links.byteOffset);
+    put(B.maxM, idx.meta.maxM);
+  }
+
+  /**
+   * Runs st's traversal: on return the top heap holds the beam and the candidate heap is empty, as
+   * when the JS beam ends, and the accesses are priced into st. False (nothing changed in st) when
+   * the beam outgrew the lane's candidate heap: the JS steps then run the query from its start.
+   */
+  run(st: QueryState): boolean {
+    const idx = this.index;
+    const trav = idx.codes ?? idx.vectors;
+    this.scorer.prepareTraversal(st);
+    const dv = this.dv;
+    const b = this.at;
+    const put = (off: number, v: number): void => dv.setUint32(b + off, v >>> 0, true);
+    const dram = trav.segments.find((s) => s.tier === 0);
+    const cxl = trav.segments.find((s) => s.tier === 1);
+    put(B.q0, dram ? dram.slotQuery(st.slot) : 0);
+    put(B.q1, cxl ? cxl.slotQuery(st.slot) : 0);
+    put(B.ef, st.ef);
+    // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
+    let epoch = this.u8[b + B.epoch]! + 1;
+    if (epoch > 255) epoch = 1;
+    if (epoch === 1) this.u8.fill(0, b + this.fused.lanes.visitedAt, b + this.fused.lanes.visitedAt + idx.meta.count);
+    this.u8[b + B.epoch] = epoch;
+    this.traverse(b);
+    if (dv.getUint32(b + B.status, true) !== 0) return false;
+
+    const n = dv.getUint32(b + B.topN, true);
+    const top = st.top;
+    top.ensure(n + 2);
+    const dAt = (dv.getUint32(b + B.top, true) >>> 2) as number;
+    const iAt = dAt + dv.getUint32(b + B.topCap, true);
+    for (let j = 0; j < n; j++) {
+      top.d[j] = this.f32[dAt + j]!;
+      top.i[j] = this.u32[iAt + j]!;
+    }
+    top.size = n;
+    st.cand.clear();
+    st.lowerBound = top.d[0]!;
+    st.foreseen = -1;
+    this.price(st);
+    return true;
+  }
+
+  private price(st: QueryState): void {
+    const dv = this.dv;
+    const b = this.at;
+    const get = (off: number): number => dv.getUint32(b + off, true);
+    const stats = st.stats;
+    const acct = this.acct;
+    stats[STAT.hops]! += get(B.hops);
+    stats[STAT.prefetchHits]! += get(B.hits);
+    stats[STAT.prefetchIssued]! += get(B.issued);
+    let owed = 0;
+    for (let t = 0; t < 2; t++) {
+      owed += acct.adjacencyMany(stats, t, get(B.miss + 4 * t), get(B.missBytes + 4 * t), false);
+      owed += acct.adjacencyMany(stats, t, get(B.hidden + 4 * t), get(B.hiddenBytes + 4 * t), true);
+      const waste = get(B.wasteBytes + 4 * t);
+      if (waste > 0) owed += acct.bytesOnly(stats, t, waste);
+      owed += acct.readsMany(stats, this.what, t, get(B.dist + 4 * t), dv.getFloat64(b + B.groups + 8 * t, true), this.travStride);
+    }
+    st.owedNs += owed;
+  }
+}

@@ -1,0 +1,133 @@
+// The fused traversal region: the traversal records (codes, or vectors when there are none), every
+// neighbour list, the upper layers and a few searcher lanes in ONE shared WebAssembly.Memory. A WASM
+// instance reaches one memory only, so this is what lets a whole traversal run in one call
+// (distance.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what they were: each segment is a
+// page-aligned range of the region, bound to its tier's NUMA node on its own (memory-binding.ts binds
+// ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
+// heaps and the hop's id lists; they count as DRAM.
+import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
+import { NodeStore, type StoreLayout } from './node-store.js';
+import { Segment, type SegmentShape, segmentLayout } from './segment.js';
+import type { UpperLayers } from './upper-layers.js';
+
+/** Largest ef the fused beam serves (its top heap is sized for it); larger ones run the JS beam. */
+export const FUSED_MAX_EF = 4096;
+/** Candidate heap entries per lane; a beam that would need more runs again in JS (rare: see the test). */
+export const FUSED_CAND_CAP = 1 << 15;
+/** Bytes of a lane's control block (distance.as.ts BEAM_CONTROL_BYTES). */
+export const BEAM_CONTROL_BYTES = 256;
+
+export interface LaneLayout {
+  lanes: number;
+  /** Byte offset of lane 0, and bytes per lane. */
+  laneBase: number;
+  laneBytes: number;
+  /** Offsets within a lane. */
+  visitedAt: number;
+  candAt: number;
+  candCap: number;
+  topAt: number;
+  topCap: number;
+  scratchAt: number;
+  maxDegree: number;
+}
+
+/** What workers need to rebuild the same view of the region. */
+export interface FusedHandle {
+  memory: WebAssembly.Memory;
+  lanes: LaneLayout;
+  laneLocks: Int32Array;
+}
+
+const align = (x: number, a: number): number => Math.ceil(x / a) * a;
+
+export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, candCapMax = FUSED_CAND_CAP): LaneLayout {
+  const visitedAt = BEAM_CONTROL_BYTES;
+  // A beam pushes each node at most once, so count + 1 entries never fill.
+  const candCap = Math.max(2, Math.min(candCapMax, count + 1));
+  const candAt = align(visitedAt + count, 64);
+  const topCap = FUSED_MAX_EF + 2;
+  const topAt = align(candAt + 8 * candCap, 64);
+  const scratchAt = align(topAt + 8 * topCap, 64);
+  const laneBytes = align(scratchAt + 6 * 4 * maxDegree, 4096);
+  return { lanes, laneBase, laneBytes, visitedAt, candAt, candCap, topAt, topCap, scratchAt, maxDegree };
+}
+
+export interface FusedPlan {
+  bytes: number;
+  /** Byte offset of the upper layers' arrays. */
+  upperAt: number;
+  /** Byte offset of each segment run, per store, in NodeStore.runs order. */
+  bases: Map<string, number[]>;
+  lanes: LaneLayout;
+}
+
+/**
+ * Places the given stores' segments and `lanes` lanes in one region, or returns null when that is
+ * not possible: more than one segment per tier in a store (the beam addresses a DRAM and a CXL
+ * segment), or more than a wasm32 memory holds.
+ */
+export function planFused(
+  stores: Array<{ name: string; shape: SegmentShape; layout: StoreLayout }>,
+  count: number,
+  maxDegree: number,
+  lanes: number,
+  upper: UpperLayers,
+  candCapMax = FUSED_CAND_CAP,
+): FusedPlan | null {
+  if (lanes <= 0 || count === 0) return null;
+  let at = 0;
+  const bases = new Map<string, number[]>();
+  for (const s of stores) {
+    const runs = NodeStore.runs(count, s.layout);
+    if (runs.filter((r) => r.tier === 0).length > 1 || runs.filter((r) => r.tier === 1).length > 1) return null;
+    const list: number[] = [];
+    for (const r of runs) {
+      list.push(at);
+      at += segmentLayout(s.shape, r.count).bytes;
+    }
+    bases.set(s.name, list);
+  }
+  const upperAt = at;
+  at = align(at + upperSpan(upper), 4096);
+  const lane = laneLayout(count, maxDegree, lanes, at, candCapMax);
+  const bytes = at + lanes * lane.laneBytes;
+  if (bytes > MAX_REGION_BYTES - 65536) return null;
+  return { bytes, upperAt, bases, lanes: lane };
+}
+
+const upperSpan = (u: UpperLayers): number =>
+  align(u.ids.byteLength, 64) + align(u.offsets.byteLength, 64) + align(u.links.byteLength, 64) + u.levels.byteLength;
+
+/** The upper layers copied into the region at `at`: the same arrays, as views of the region. */
+function placeUpper(region: SharedRegion, at: number, u: UpperLayers): UpperLayers {
+  const buf = region.buffer;
+  const ids = new Int32Array(buf, at, u.ids.length);
+  const offsets = new Int32Array(buf, align(at + ids.byteLength, 64), u.offsets.length);
+  const links = new Uint32Array(buf, align(offsets.byteOffset + offsets.byteLength, 64), u.links.length);
+  const levels = new Uint8Array(buf, align(links.byteOffset + links.byteLength, 64), u.levels.length);
+  ids.set(u.ids);
+  offsets.set(u.offsets);
+  links.set(u.links);
+  levels.set(u.levels);
+  return { ids, levels, offsets, links };
+}
+
+/** Allocates the planned region, builds each store's segments inside it and copies the upper layers in. */
+export function buildFused(
+  plan: FusedPlan,
+  stores: Array<{ name: string; shape: SegmentShape; layout: StoreLayout }>,
+  count: number,
+  upper: UpperLayers,
+): { region: SharedRegion; segments: Map<string, Segment[]>; upper: UpperLayers } {
+  const region = allocateRegion(plan.bytes);
+  const segments = new Map<string, Segment[]>();
+  for (const s of stores) {
+    const bases = plan.bases.get(s.name)!;
+    segments.set(
+      s.name,
+      NodeStore.runs(count, s.layout).map((r, i) => new Segment(r.tier, r.start, r.count, s.shape, region, 'wasm', bases[i]!)),
+    );
+  }
+  return { region, segments, upper: placeUpper(region, plan.upperAt, upper) };
+}

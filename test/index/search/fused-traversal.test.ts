@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { bruteForceKnn, generateClustered, generateEmbedding } from '../../../datasets/index.js';
+import { buildGraph } from '../../../index/build/hnsw-build.js';
+import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
+import type { CodeKind } from '../../../index/codes/index.js';
+import { normalizeRows } from '../../../index/kernels/reference.js';
+import { runBatch } from '../../../index/search/batch.js';
+import { Searcher } from '../../../index/search/searcher.js';
+import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
+import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { costModel } from '../../../tiers/cost-model.js';
+
+type Metric = 'l2' | 'cosine';
+
+function makeSet(metric: Metric) {
+  const dim = metric === 'l2' ? 32 : 40;
+  const set = metric === 'l2' ? generateClustered({ count: 3000, dim, clusters: 12, seed: 21 }, 60) : generateEmbedding({ count: 3000, dim, seed: 22 }, 60);
+  const base = set.base.slice();
+  const queries = set.queries.slice();
+  if (metric === 'cosine') {
+    normalizeRows(base, dim);
+    normalizeRows(queries, dim);
+  }
+  const graph = buildGraph(base, dim, { metric: metric === 'l2' ? 'l2' : 'ip', m: 10, efConstruction: 80, seed: 4 });
+  return { dim, base, queries, graph };
+}
+
+const sets = { l2: makeSet('l2'), cosine: makeSet('cosine') };
+
+function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: { fusedLanes?: number; fusedCandCap?: number } = {}): TieredIndex {
+  const { graph } = sets[metric];
+  return placeAndLayout(graph, metric, null, {
+    budgetBytes: Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * share)),
+    policy: 'hops',
+    codes,
+    seed: 9,
+    ...extra,
+  }).index;
+}
+
+/** Runs every query with the fused beam and with the JS beam, side by side, and compares everything. */
+function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; prefetch: boolean; inject?: boolean }) {
+  const dim = index.meta.dim;
+  const cost = costModel({ cxlExtraLatencyNs: 300 });
+  const fused = new Searcher(index, { prefetch: opts.prefetch, cost, inject: opts.inject ?? false });
+  const js = new Searcher(index, { prefetch: opts.prefetch, cost, inject: opts.inject ?? false, fused: false });
+  try {
+    expect(fused.fused).not.toBeNull();
+    expect(js.fused).toBeNull();
+    const sumF = new Float64Array(STAT_FIELDS);
+    const sumJ = new Float64Array(STAT_FIELDS);
+    for (let i = 0; i < queries.length / dim; i++) {
+      const q = queries.subarray(i * dim, (i + 1) * dim);
+      const a = fused.search(q, 10, opts.ef);
+      const b = js.search(q, 10, opts.ef);
+      expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
+      expect(Array.from(a.distances)).toEqual(Array.from(b.distances));
+      for (let j = 0; j < STAT_FIELDS; j++) {
+        sumF[j]! += a.stats[j]!;
+        sumJ[j]! += b.stats[j]!;
+      }
+    }
+    // Counts are equal; modelled times are sums in another order, so equal to rounding. Measured
+    // stall times differ by nature and are not compared.
+    const counted = [
+      STAT.hops,
+      STAT.distances,
+      STAT.adjReadsDram,
+      STAT.adjReadsCxl,
+      STAT.adjBytesDram,
+      STAT.adjBytesCxl,
+      STAT.prefetchHits,
+      STAT.prefetchIssued,
+      STAT.codeReadsDram,
+      STAT.vecReadsDram,
+      STAT.vecReadsCxl,
+      STAT.vecBytesCxl,
+      STAT.reranked,
+    ];
+    for (const j of counted) expect(sumF[j], `stat ${j}`).toBe(sumJ[j]);
+    for (const j of [STAT.modelledNs, STAT.modelledDramOnlyNs, STAT.injectedNs])
+      expect(sumF[j]! / Math.max(1, sumJ[j]!)).toBeCloseTo(sumJ[j]! / Math.max(1, sumJ[j]!), 9);
+    return { fused: sumF, js: sumJ };
+  } finally {
+    fused.close();
+    js.close();
+  }
+}
+
+describe('fused traversal (one WASM call per query)', () => {
+  it('returns the answers of the JS steps, distances and access counts for every code kind, metric and tier split', () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      for (const [codes, share] of [
+        ['none', 0.05],
+        ['none', 1],
+        ['sq8', 0.3],
+        ['rq3', 0.2],
+        ['rq2', 0.2],
+      ] as const) {
+        const index = place(metric, share, codes);
+        // The split cases put neighbour lists (and, without codes, vectors) on both tiers.
+        if (share < 1) expect(index.adjacency.split).toBeLessThan(index.meta.count);
+        const r = compare(index, sets[metric].queries, { ef: 48, prefetch: true });
+        expect(r.fused[STAT.hops]).toBeGreaterThan(0);
+        if (share < 1) expect(r.fused[STAT.adjReadsCxl]).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('agrees with the JS beam on data full of exact ties (duplicate rows, small integer coordinates)', () => {
+    // Equal distances are where heap order and strict comparisons show: both beams must break ties alike.
+    const dim = 16;
+    let seed = 7;
+    const rnd = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 16;
+    };
+    const distinct = Float32Array.from({ length: 1000 * dim }, () => rnd() % 3);
+    const base = new Float32Array(3000 * dim);
+    for (let i = 0; i < 3000; i++) base.set(distinct.subarray((i % 1000) * dim, ((i % 1000) + 1) * dim), i * dim);
+    const queries = Float32Array.from({ length: 40 * dim }, () => rnd() % 3);
+    const graph = buildGraph(base, dim, { metric: 'l2', m: 8, efConstruction: 60, seed: 2 });
+    for (const [codes, share] of [
+      ['none', 0.1],
+      ['sq8', 0.5],
+    ] as const) {
+      const index = placeAndLayout(graph, 'l2', null, {
+        budgetBytes: Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * share)),
+        policy: 'hops',
+        codes,
+        seed: 3,
+      }).index;
+      compare(index, queries, { ef: 40, prefetch: true });
+    }
+  });
+
+  it('agrees with the JS beam without foreseeing, with injection, and at ef beyond the fused limit', () => {
+    const index = place('l2', 0.2, 'rq3');
+    compare(index, sets.l2.queries, { ef: 32, prefetch: false });
+    compare(index, sets.l2.queries.subarray(0, 10 * sets.l2.dim), { ef: 32, prefetch: true, inject: true });
+    // ef 5000 > FUSED_MAX_EF: the JS beam runs for both searchers.
+    compare(index, sets.l2.queries.subarray(0, 4 * sets.l2.dim), { ef: 5000, prefetch: true });
+  });
+
+  it('clears the visited tags when their 8-bit epoch wraps', () => {
+    // Query A, then 254 queries far from it (they re-tag only their own corner of the graph), then A
+    // again: its 256th query reuses epoch 1, and A's nodes still carry the 1 of the first query
+    // unless the wrap cleared the tags.
+    const index = place('l2', 0.2, 'rq3');
+    const { base, dim } = sets.l2;
+    const a = base.subarray(0, dim);
+    const queries = new Float32Array(257 * dim);
+    queries.set(a, 0);
+    for (let i = 1; i < 255; i++) queries.fill(1000, i * dim, (i + 1) * dim);
+    queries.set(a, 255 * dim);
+    queries.set(a, 256 * dim);
+    compare(index, queries, { ef: 32, prefetch: true });
+  });
+
+  it('runs the JS beam when the candidate heap would overflow, with the same answers', () => {
+    const index = place('l2', 0.3, 'sq8', { fusedCandCap: 8 });
+    const r = compare(index, sets.l2.queries, { ef: 64, prefetch: true });
+    expect(r.fused[STAT.hops]).toBe(r.js[STAT.hops]);
+  });
+
+  it('serves searchers beyond the lanes with the JS beam, and frees lanes on close', () => {
+    const index = place('l2', 0.2, 'rq3', { fusedLanes: 1 });
+    const a = new Searcher(index);
+    const b = new Searcher(index);
+    expect(a.fused).not.toBeNull();
+    expect(b.fused).toBeNull();
+    const dim = index.meta.dim;
+    const q = sets.l2.queries.subarray(0, dim);
+    expect(Array.from(a.search(q, 10, 40).ids)).toEqual(Array.from(b.search(q, 10, 40).ids));
+    a.close();
+    const c = new Searcher(index);
+    expect(c.fused).not.toBeNull();
+    c.close();
+    b.close();
+    const none = place('l2', 0.2, 'rq3', { fusedLanes: 0 });
+    expect(none.fused).toBeNull();
+    const s = new Searcher(none);
+    expect(s.fused).toBeNull();
+    s.close();
+  });
+
+  it('keeps each tier in its own page-aligned range of the one region, counted once', () => {
+    const index = place('l2', 0.2, 'rq3');
+    const fused = index.fused!;
+    const inRegion = [...index.adjacency.segments, ...index.codes!.segments];
+    for (const s of inRegion) {
+      expect(s.region.memory).toBe(fused.memory);
+      expect(s.dataView().byteOffset % 4096).toBe(0);
+    }
+    // Ranges do not overlap, and the lanes come after them.
+    const ranges = inRegion.map((s) => [s.base, s.base + s.layout.bytes] as const).sort((x, y) => x[0] - y[0]);
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBeGreaterThanOrEqual(ranges[i - 1]![1]);
+    expect(fused.lanes.laneBase).toBeGreaterThanOrEqual(ranges[ranges.length - 1]![1]);
+    // Resident bytes count the shared region once (not once per segment in it).
+    const resident = index.residentBytes().reduce((a, b) => a + b, 0);
+    const others = [...index.vectors.segments, ...index.labelStore.segments].reduce((a, s) => a + s.region.bytes, 0);
+    const upper = index.tierBytes().byKind.upper[0];
+    expect(resident).toBeLessThanOrEqual(fused.memory.buffer.byteLength + others + upper);
+    expect(resident).toBeGreaterThan(fused.memory.buffer.byteLength - 65536 + others);
+  });
+
+  it('finds the true neighbours as well as the JS beam on an angular set (recall against brute force)', () => {
+    const { base, queries, dim } = sets.cosine;
+    const gt = bruteForceKnn(base, queries, dim, 10, 'ip');
+    const index = place('cosine', 0.2, 'rq3');
+    const r = runBatch(index, queries, { k: 10, ef: 64 });
+    let hit = 0;
+    for (let i = 0; i < queries.length / dim; i++) {
+      const want = new Set(Array.from(gt.ids.subarray(i * 10, i * 10 + 10)));
+      for (let j = 0; j < 10; j++) if (want.has(r.labels[i * 10 + j]!)) hit++;
+    }
+    expect(hit / ((queries.length / dim) * 10)).toBeGreaterThan(0.9);
+  });
+});
