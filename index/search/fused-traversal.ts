@@ -8,6 +8,7 @@
 // JS: it is a few requests per query, and in near-data mode they go to the tier workers.
 import { instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
+import type { Segment } from '../tiered/segment.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Accountant } from './accounting.js';
 import type { QueryState } from './query-state.js';
@@ -69,6 +70,9 @@ export class FusedTraversal {
   private readonly at: number;
   private readonly what: 'code' | 'vector';
   private readonly travStride: number;
+  /** The traversal store's DRAM and CXL segments (a fused region holds at most one of each). */
+  private readonly travDram: Segment | undefined;
+  private readonly travCxl: Segment | undefined;
   private closed = false;
 
   private constructor(
@@ -87,7 +91,10 @@ export class FusedTraversal {
     this.dv = new DataView(buf);
     this.at = fused.lanes.laneBase + lane * fused.lanes.laneBytes;
     this.what = index.codes !== null ? 'code' : 'vector';
-    this.travStride = (index.codes ?? index.vectors).shape.stride;
+    const trav = index.codes ?? index.vectors;
+    this.travStride = trav.shape.stride;
+    this.travDram = trav.segments.find((s) => s.tier === 0);
+    this.travCxl = trav.segments.find((s) => s.tier === 1);
     this.writeFixed();
   }
 
@@ -121,10 +128,8 @@ export class FusedTraversal {
     put(B.dim, idx.meta.dim);
     put(B.stride, trav.shape.stride);
     put(B.split, trav.split);
-    const travDram = trav.segments.find((s) => s.tier === 0);
-    const travCxl = trav.segments.find((s) => s.tier === 1);
-    put(B.base0, travDram?.layout.recordOffset ?? 0);
-    put(B.base1, travCxl?.layout.recordOffset ?? 0);
+    put(B.base0, this.travDram?.layout.recordOffset ?? 0);
+    put(B.base1, this.travCxl?.layout.recordOffset ?? 0);
     const adj = idx.adjacency;
     put(B.adjSplit, adj.split);
     put(B.adj0, adj.segments.find((s) => s.tier === 0)?.layout.recordOffset ?? 0);
@@ -155,15 +160,12 @@ export class FusedTraversal {
    */
   run(st: QueryState): boolean {
     const idx = this.index;
-    const trav = idx.codes ?? idx.vectors;
     this.scorer.prepareTraversal(st);
     const dv = this.dv;
     const b = this.at;
     const put = (off: number, v: number): void => dv.setUint32(b + off, v >>> 0, true);
-    const dram = trav.segments.find((s) => s.tier === 0);
-    const cxl = trav.segments.find((s) => s.tier === 1);
-    put(B.q0, dram ? dram.slotQuery(st.slot) : 0);
-    put(B.q1, cxl ? cxl.slotQuery(st.slot) : 0);
+    put(B.q0, this.travDram ? this.travDram.slotQuery(st.slot) : 0);
+    put(B.q1, this.travCxl ? this.travCxl.slotQuery(st.slot) : 0);
     put(B.ef, st.ef);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + B.epoch]! + 1;
@@ -176,7 +178,7 @@ export class FusedTraversal {
     const n = dv.getUint32(b + B.topN, true);
     const top = st.top;
     top.ensure(n + 2);
-    const dAt = (dv.getUint32(b + B.top, true) >>> 2) as number;
+    const dAt = dv.getUint32(b + B.top, true) >>> 2;
     const iAt = dAt + dv.getUint32(b + B.topCap, true);
     for (let j = 0; j < n; j++) {
       top.d[j] = this.f32[dAt + j]!;
