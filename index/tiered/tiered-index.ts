@@ -204,13 +204,20 @@ export class TieredIndex {
     };
     // The traversal's records and the neighbour lists share one memory when they can (fused-region.ts).
     const travKind: StoreKind = shapes.codes ? 'codes' : 'vectors';
-    const fusedStores = (['adjacency', travKind] as const).map((name) => ({ name, shape: shapes[name]!, layout: layouts[name] }));
+    // In the fused region a store has one segment per tier whatever its size (the region's 4 GiB is
+    // the limit), unless the caller asked for a segment size (tests exercising many segments) or for
+    // several CXL vector segments (one per expander group in near-data mode).
+    const keep = (name: StoreKind): boolean => opts.segmentBytes !== undefined || (name === 'vectors' && (opts.cxlSegments ?? 1) > 1);
+    const whole = (name: StoreKind, l: StoreLayout): StoreLayout =>
+      keep(name) ? l : { split: l.split, perDram: Math.max(1, m.count), perCxl: Math.max(1, m.count) };
+    const fusedStores = (['adjacency', travKind] as const).map((name) => ({ name, shape: shapes[name]!, layout: whole(name, layouts[name]) }));
     const lanes = opts.fusedLanes ?? DEFAULT_FUSED_LANES;
     const fusedPlan =
       opts.kernels !== 'js' && kernelModule() !== null
         ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, opts.fusedCandCap)
         : null;
     const built = fusedPlan ? buildFused(fusedPlan, fusedStores, m.count, parts.upper) : null;
+    if (built) for (const s of fusedStores) layouts[s.name] = s.layout;
     // The upper layers now live in the region (the JS steps read the same arrays there).
     if (built) parts = { ...parts, upper: built.upper };
     const make = (kind: StoreKind): NodeStore | null => {
