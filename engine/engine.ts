@@ -153,8 +153,11 @@ export class Engine {
       if (names.has(name)) throw new StrataError('STRATA_INVALID_ARGUMENT', `two collections named ${quoted(name)}: pass distinct names`, { field: 'name' });
       names.add(name);
       // With E expanders the CXL tier needs at least E segments: one group of segments per expander.
+      // A fused-traversal lane for every searcher that may run at once: each search thread's local
+      // searcher and near-data runner, and the main thread's (exact queries, searchThreads 0).
       const oi = openIndex(spec.dir, o.memory ?? {}, {
         slots,
+        fusedLanes: 2 * threads + 2,
         ...(opts.ndp ? { cxlSegments: opts.expanders } : {}),
         ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
       });
