@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   STRATA_PAYLOAD_TOO_LARGE: 'A request body, message or batch, or the answer it asks for, exceeds the server limit.',
   STRATA_UNSUPPORTED_MEDIA_TYPE: 'The request body has a content type the server does not read.',
   STRATA_ROUTE_NOT_FOUND: 'No such endpoint.',
+  STRATA_STORAGE: 'Writing to the data directory failed (disk full, read-only file system, no permission): the write was not acknowledged.',
   STRATA_INTERNAL: 'An unexpected failure inside the server (a bug): see the server log.',
 } as const;
 

@@ -37,6 +37,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
   STRATA_PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   STRATA_UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT },
   STRATA_ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
+  // 507 Insufficient Storage: the server's disk, not the request, is at fault; retry once it is fixed.
+  STRATA_STORAGE: { http: 507, grpc: GrpcStatus.UNAVAILABLE },
   STRATA_INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
 };
 

@@ -175,6 +175,7 @@ describe('error code mapping', () => {
       STRATA_OVERLOADED: [429, grpc.status.RESOURCE_EXHAUSTED],
       STRATA_SHUTTING_DOWN: [503, grpc.status.UNAVAILABLE],
       STRATA_DEADLINE_EXCEEDED: [504, grpc.status.DEADLINE_EXCEEDED],
+      STRATA_STORAGE: [507, grpc.status.UNAVAILABLE],
       STRATA_INTERNAL: [500, grpc.status.INTERNAL],
     };
     for (const [code, [http, g]] of Object.entries(want) as Array<[ErrorCode, [number, grpc.status]]>) expect(STATUS_OF[code], code).toEqual({ http, grpc: g });
