@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isStrataError } from '../../../common/errors.js';
 import { recoverLog, WriteAheadLog } from '../../../index/live/wal.js';
-import { makeTempDir, type TempDir } from '../../helpers/temp.js';
+import { makeTempDir, type TempDir, thrown } from '../../helpers/temp.js';
 
 let tmp: TempDir;
 afterEach(() => tmp?.cleanup());
@@ -91,12 +91,7 @@ describe('write-ahead log', () => {
     // Flip a payload byte of the second record (16-byte header, 17-byte record heads, 16-byte payloads).
     buf[16 + 33 + 17 + 3]! ^= 0xff;
     writeFileSync(file, buf);
-    let err: unknown = null;
-    try {
-      recoverLog(file);
-    } catch (e) {
-      err = e;
-    }
+    const err = thrown(() => recoverLog(file));
     expect(isStrataError(err, 'STRATA_INDEX_CORRUPT')).toBe(true);
     expect((err as Error).message).toMatch(/record 2 .*damaged.*corrupt in the middle/);
     expect(statSync(file).size).toBe(size);
@@ -111,12 +106,7 @@ describe('write-ahead log', () => {
     v2.write('STRATWAL', 0, 'latin1');
     v2.writeUInt32LE(2, 8);
     writeFileSync(file, v2);
-    let err: unknown = null;
-    try {
-      recoverLog(file);
-    } catch (e) {
-      err = e;
-    }
+    const err = thrown(() => recoverLog(file));
     expect(isStrataError(err, 'STRATA_INDEX_VERSION')).toBe(true);
   });
 
