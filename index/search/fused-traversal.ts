@@ -74,6 +74,8 @@ export class FusedTraversal {
   private readonly travDram: Segment | undefined;
   private readonly travCxl: Segment | undefined;
   private closed = false;
+  /** Queries handed back to the JS steps because the candidate heap filled. */
+  fallbacks = 0;
 
   private constructor(
     private readonly index: TieredIndex,
@@ -173,7 +175,10 @@ export class FusedTraversal {
     if (epoch === 1) this.u8.fill(0, b + this.fused.lanes.visitedAt, b + this.fused.lanes.visitedAt + idx.meta.count);
     this.u8[b + B.epoch] = epoch;
     this.traverse(b);
-    if (dv.getUint32(b + B.status, true) !== 0) return false;
+    if (dv.getUint32(b + B.status, true) !== 0) {
+      this.fallbacks++;
+      return false;
+    }
 
     const n = dv.getUint32(b + B.topN, true);
     const top = st.top;

@@ -11,9 +11,13 @@ import { Segment, type SegmentShape, segmentLayout } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
 
 /** Largest ef the fused beam serves (its top heap is sized for it); larger ones run the JS beam. */
-export const FUSED_MAX_EF = 4096;
-/** Candidate heap entries per lane; a beam that would need more runs again in JS (rare: see the test). */
-export const FUSED_CAND_CAP = 1 << 15;
+export const FUSED_MAX_EF = 1024;
+/**
+ * Candidate heap entries per lane; a beam that would need more runs again in JS. A beam pushes at
+ * most the nodes it scores (~2,000 at ef 64, ~9,000 at ef 1,024 on 100k nodes), so this bounds a
+ * lane's heaps to ~72 KB while only the widest beams fall back.
+ */
+export const FUSED_CAND_CAP = 1 << 13;
 /** Bytes of a lane's control block (distance.as.ts BEAM_CONTROL_BYTES). */
 export const BEAM_CONTROL_BYTES = 256;
 
