@@ -53,7 +53,8 @@ export class QueryState {
   lowerBound = 0;
   readonly cand = new MinHeap(256);
   readonly top = new MaxHeap(256);
-  readonly visited: VisitedSet | DenseVisited;
+  private visitedSet: VisitedSet | DenseVisited | null = null;
+  private readonly denseNodes: number;
 
   /** The pending request: n ids whose distances (from `scorer`) the driver writes into dist. */
   scorer: number = SCORER.TRAVERSE;
@@ -87,9 +88,18 @@ export class QueryState {
 
   /** nodes > 0 asks for a dense visited set over that many nodes (one query at a time per thread). */
   constructor(batchMax: number, nodes = 0) {
-    this.visited = nodes > 0 && nodes <= DENSE_VISITED_MAX_NODES ? new DenseVisited(nodes) : new VisitedSet();
+    this.denseNodes = nodes > 0 && nodes <= DENSE_VISITED_MAX_NODES ? nodes : 0;
     this.ids = new Int32Array(batchMax);
     this.dist = new Float32Array(batchMax);
+  }
+
+  /**
+   * The JS steps' visited set, made on first use: a searcher whose queries all run fused (their
+   * visited tags live in its lane) never pays the dense set's 2 bytes per node.
+   */
+  get visited(): VisitedSet | DenseVisited {
+    this.visitedSet ??= this.denseNodes > 0 ? new DenseVisited(this.denseNodes) : new VisitedSet();
+    return this.visitedSet;
   }
 
   private scratch = new Float64Array(64);

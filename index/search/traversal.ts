@@ -48,7 +48,6 @@ export class Traversal {
     st.foreseen = -1;
     st.fusedPending = this.fused !== null && this.trace === null && st.ef <= FUSED_MAX_EF && this.index.meta.count > 0;
     st.n = 0;
-    st.visited.clear();
     st.cand.clear();
     st.top.clear();
     st.top.ensure(st.ef + 2);
@@ -181,6 +180,7 @@ export class Traversal {
 
   private startLevel0(st: QueryState): void {
     st.phase = PHASE.LEVEL0;
+    st.visited.clear();
     st.visited.add(st.cur);
     st.cand.push(st.curDist, st.cur);
     st.top.push(st.curDist, st.cur);
