@@ -44,6 +44,7 @@ export interface FusedHandle {
 }
 
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
+const HUGE_PAGE = 2 << 20;
 
 export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, candCapMax = FUSED_CAND_CAP): LaneLayout {
   const visitedAt = BEAM_CONTROL_BYTES;
@@ -88,12 +89,15 @@ export function planFused(
     const list: number[] = [];
     for (const r of runs) {
       list.push(at);
-      at += segmentLayout(s.shape, r.count).bytes;
+      // Each range starts on a huge-page boundary, so that a transparent huge page faulted in for one
+      // range (the code head, the upper layers) never covers the start of another tier's range
+      // before that range is bound. The padding is address space, never touched.
+      at = align(at + segmentLayout(s.shape, r.count).bytes, HUGE_PAGE);
     }
     bases.set(s.name, list);
   }
   const upperAt = at;
-  at = align(at + upperSpan(upper), 4096);
+  at = align(at + upperSpan(upper), HUGE_PAGE);
   const lane = laneLayout(count, maxDegree, lanes, at, candCapMax);
   const bytes = at + lanes * lane.laneBytes;
   if (bytes > MAX_REGION_BYTES - 65536) return null;
