@@ -1,6 +1,7 @@
 // `strata build <input> --out <dir>`
 import type { Command } from 'commander';
-import { buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
+import { type BuildPhase, buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
+import { buildShards, MAX_SHARDS } from '../../index/build/build-shards.js';
 import type { DatasetFormat } from '../../datasets/index.js';
 import type { Metric } from '../../index/kernels/kernels.js';
 import { CODE_KINDS } from '../../index/codes/index.js';
@@ -30,6 +31,7 @@ interface BuildFlags {
   force?: boolean;
   limit?: number;
   segmentBytes?: number;
+  shards?: number;
   json?: boolean;
 }
 
@@ -71,31 +73,56 @@ export function registerBuild(program: Command): void {
     .option('--name <name>', 'collection name (default: the directory name)')
     .option('--limit <n>', 'index only the first n vectors', intOption('--limit', 1))
     .option('--segment-bytes <n>', 'largest tier segment in bytes', intOption('--segment-bytes', 65536))
+    .option(
+      '--shards <n>',
+      `split the rows by a hash of their id into n shard indexes and a shard map (2..${MAX_SHARDS})`,
+      intOption('--shards', 2, MAX_SHARDS),
+    )
     .option('--force', 'replace an existing index directory')
     .option('--json', 'print the summary as JSON')
     .action(async (input: string, f: BuildFlags) => {
       const progress = phaseProgress();
       let summary: Awaited<ReturnType<typeof buildIndex>>;
+      const options = {
+        input,
+        out: f.out,
+        m: f.m,
+        efConstruction: f.efConstruction,
+        seed: f.seed,
+        dramBudget: f.dramBudget,
+        placement: f.placement,
+        codes: f.codes,
+        profileSamples: f.profileSamples,
+        force: f.force ?? false,
+        ...(f.format ? { format: f.format } : {}),
+        ...(f.metric ? { metric: f.metric } : {}),
+        ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),
+        ...(f.name ? { name: f.name } : {}),
+        ...(f.limit ? { limit: f.limit } : {}),
+        ...(f.segmentBytes ? { segmentBytes: f.segmentBytes } : {}),
+        onProgress: (phase: BuildPhase, done: number, total: number) => progress.update(phase, done, total),
+      };
+      if (f.shards !== undefined) {
+        let set: Awaited<ReturnType<typeof buildShards>>;
+        try {
+          set = await buildShards({ ...options, shards: f.shards });
+        } finally {
+          progress.stop();
+        }
+        if (f.json) {
+          process.stdout.write(JSON.stringify({ out: set.out, map: set.map }) + '\n');
+          return;
+        }
+        const lines = [
+          `built ${set.shards.length} shards in ${set.out}: ${set.map.count} vectors x ${set.map.dim} (${set.map.metric}), rows by ${set.map.hash} of their id`,
+          ...set.shards.map((s, i) => `  shard ${i}: ${s.count} vectors, ${s.seconds.total.toFixed(1)} s, ${s.plan.code ?? 'no'} codes`),
+          `shard map: ${set.out}/shards.json`,
+        ];
+        process.stdout.write(lines.join('\n') + '\n');
+        return;
+      }
       try {
-        summary = await buildIndex({
-          input,
-          out: f.out,
-          m: f.m,
-          efConstruction: f.efConstruction,
-          seed: f.seed,
-          dramBudget: f.dramBudget,
-          placement: f.placement,
-          codes: f.codes,
-          profileSamples: f.profileSamples,
-          force: f.force ?? false,
-          ...(f.format ? { format: f.format } : {}),
-          ...(f.metric ? { metric: f.metric } : {}),
-          ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),
-          ...(f.name ? { name: f.name } : {}),
-          ...(f.limit ? { limit: f.limit } : {}),
-          ...(f.segmentBytes ? { segmentBytes: f.segmentBytes } : {}),
-          onProgress: (phase, done, total) => progress.update(phase, done, total),
-        });
+        summary = await buildIndex(options);
       } finally {
         progress.stop();
       }

@@ -2,7 +2,7 @@
 // tiered layout -> index directory. Each phase reports progress through one callback so the CLI decides how to show it.
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { readDataset, type DatasetFormat } from '../../datasets/index.js';
+import { type Dataset, readDataset, type DatasetFormat } from '../../datasets/index.js';
 import { checkOutput } from '../format/output-path.js';
 import { recoverInterruptedSwap } from '../format/replace-dir.js';
 import { writeIndex } from '../format/write-index.js';
@@ -40,6 +40,8 @@ export interface BuildIndexOptions {
   limit?: number;
   segmentBytes?: number;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
+  /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
+  dataset?: Dataset;
 }
 
 export interface BuildSummary {
@@ -92,11 +94,13 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   recoverInterruptedSwap(o.out);
   checkOutput(o.out, { force: o.force ?? false, inputs });
 
-  const ds = await readDataset(o.input, {
-    ...(o.format ? { format: o.format } : {}),
-    ...(o.limit ? { limit: o.limit } : {}),
-    onProgress: (d, t) => progress('read', d, t),
-  });
+  const ds =
+    o.dataset ??
+    (await readDataset(o.input, {
+      ...(o.format ? { format: o.format } : {}),
+      ...(o.limit ? { limit: o.limit } : {}),
+      onProgress: (d, t) => progress('read', d, t),
+    }));
   if (ds.count === 0) throw new StrataError('STRATA_DATASET_FORMAT', `${ds.file}: no vectors to index`, { file: ds.file });
   const metric: Metric = o.metric ?? ds.metric ?? 'l2';
   if (metric === 'cosine') normalizeRows(ds.vectors, ds.dim);
