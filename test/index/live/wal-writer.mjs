@@ -1,7 +1,7 @@
 // Child process for the WAL crash test: appends records of known content as fast as the log takes
 // them (many in flight, so group commit is exercised), and prints "ack <lsn> <seed>" on stdout
 // only after each append resolved, i.e. once the record is durable. The parent kills it with
-// SIGKILL at a random moment. Runs the compiled module (dist/), as the CLI does.
+// SIGKILL at a random moment, or runs it under a file-size limit until the disk is "full". Runs the compiled module (dist/), as the CLI does.
 import { WriteAheadLog } from '../../../dist/index/live/wal.js';
 
 const [file, startSeed] = process.argv.slice(2);
@@ -20,5 +20,11 @@ for (;;) {
     const s = seed++;
     batch.push(wal.append(s % 251, payloadOf(s)).then((lsn) => process.stdout.write(`ack ${lsn} ${s}\n`)));
   }
-  await Promise.all(batch);
+  try {
+    await Promise.all(batch);
+  } catch (e) {
+    // A storage failure (the full-disk test runs this under a file-size limit): say so and stop.
+    process.stdout.write(`error ${e.code} ${e.details?.errno}\n`);
+    process.exit(0);
+  }
 }

@@ -126,6 +126,33 @@ describe('write-ahead log', () => {
     expect(recoverLog(file).records.map((x) => text(x.payload))).toEqual(['durable']);
   });
 
+  it('on a full disk (a file-size limit cutting a write short) fails with STRATA_STORAGE, keeps every acknowledged record and truncates the torn write', async () => {
+    tmp = makeTempDir();
+    const file = tmp.path('wal.log');
+    const writer = join(__dirname, 'wal-writer.mjs');
+    // RLIMIT_FSIZE: writes past 256 KiB fail with EFBIG after writing what fits, as a full disk does.
+    const child = spawn('bash', ['-c', `ulimit -f 256 && exec "${process.execPath}" "${writer}" "${file}" 0`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    await new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const acked = new Map<bigint, number>();
+    for (const line of out.split('\n')) {
+      const m = /^ack (\d+) (\d+)$/.exec(line);
+      if (m) acked.set(BigInt(m[1]!), Number(m[2]!));
+    }
+    expect(out).toMatch(/^error STRATA_STORAGE EFBIG$/m);
+    expect(acked.size).toBeGreaterThan(0);
+    const { records, report } = recoverLog(file);
+    const byLsn = new Map(records.map((r) => [r.lsn, r]));
+    for (const [lsn, s] of acked) expect(Buffer.from(byLsn.get(lsn)!.payload).equals(Buffer.from(payloadOf(s)))).toBe(true);
+    records.forEach((r, i) => expect(r.lsn).toBe(BigInt(i + 1)));
+    // The write that hit the limit left part of a batch behind: cut off and reported.
+    expect(report.truncatedBytes).toBeGreaterThan(0);
+    expect(statSync(file).size).toBeLessThanOrEqual(256 * 1024);
+  });
+
   it(
     'loses no acknowledged record when its writer is killed with SIGKILL at random moments',
     async () => {
