@@ -352,8 +352,7 @@ const O_WASTE_B: usize = 204; // [2] bytes of foreseen lists never used
 const BEAM_CONTROL_BYTES: usize = 256;
 
 // The two heaps are MinHeap and MaxHeap of index/search/heaps.ts over lane memory: the same sift
-// steps and comparisons, so equal distances leave in the same order as in the JS steps. topPush and
-// topPop are the max-heap twins of candPush and candPop.
+// steps and comparisons, so equal distances leave in the same order as in the JS steps.
 let candD: usize = 0;
 let candI: usize = 0;
 let candN: i32 = 0;
@@ -361,72 +360,57 @@ let topD: usize = 0;
 let topI: usize = 0;
 let topN: i32 = 0;
 
-@inline function candPush(dist: f32, id: u32): void {
-  let k = candN++;
+// One sift-up and one sift-down serve both heaps (`max` is a constant at every call, so each call
+// site compiles to its own comparisons).
+@inline function siftUp(d: usize, ids: usize, k: i32, dist: f32, id: u32, max: bool): void {
   while (k > 0) {
     const p = (k - 1) >> 1;
-    const dp = load<f32>(candD + (<usize>p << 2));
-    if (dp <= dist) break;
-    store<f32>(candD + (<usize>k << 2), dp);
-    store<u32>(candI + (<usize>k << 2), load<u32>(candI + (<usize>p << 2)));
+    const dp = load<f32>(d + (<usize>p << 2));
+    if (max ? dp >= dist : dp <= dist) break;
+    store<f32>(d + (<usize>k << 2), dp);
+    store<u32>(ids + (<usize>k << 2), load<u32>(ids + (<usize>p << 2)));
     k = p;
   }
-  store<f32>(candD + (<usize>k << 2), dist);
-  store<u32>(candI + (<usize>k << 2), id);
+  store<f32>(d + (<usize>k << 2), dist);
+  store<u32>(ids + (<usize>k << 2), id);
+}
+
+/** Moves the last of n + 1 entries into the root's place (the root was just taken). */
+@inline function siftDown(d: usize, ids: usize, n: i32, max: bool): void {
+  if (n == 0) return;
+  const ld = load<f32>(d + (<usize>n << 2));
+  const li = load<u32>(ids + (<usize>n << 2));
+  let k = 0;
+  for (;;) {
+    let c = 2 * k + 1;
+    if (c >= n) break;
+    const d1 = load<f32>(d + (<usize>(c + 1) << 2));
+    const d0 = load<f32>(d + (<usize>c << 2));
+    if (c + 1 < n && (max ? d1 > d0 : d1 < d0)) c++;
+    const dc = load<f32>(d + (<usize>c << 2));
+    if (max ? dc <= ld : dc >= ld) break;
+    store<f32>(d + (<usize>k << 2), dc);
+    store<u32>(ids + (<usize>k << 2), load<u32>(ids + (<usize>c << 2)));
+    k = c;
+  }
+  store<f32>(d + (<usize>k << 2), ld);
+  store<u32>(ids + (<usize>k << 2), li);
+}
+
+@inline function candPush(dist: f32, id: u32): void {
+  siftUp(candD, candI, candN++, dist, id, false);
 }
 
 @inline function candPop(): void {
-  const n = --candN;
-  if (n == 0) return;
-  const ld = load<f32>(candD + (<usize>n << 2));
-  const li = load<u32>(candI + (<usize>n << 2));
-  let k = 0;
-  for (;;) {
-    let c = 2 * k + 1;
-    if (c >= n) break;
-    if (c + 1 < n && load<f32>(candD + (<usize>(c + 1) << 2)) < load<f32>(candD + (<usize>c << 2))) c++;
-    const dc = load<f32>(candD + (<usize>c << 2));
-    if (dc >= ld) break;
-    store<f32>(candD + (<usize>k << 2), dc);
-    store<u32>(candI + (<usize>k << 2), load<u32>(candI + (<usize>c << 2)));
-    k = c;
-  }
-  store<f32>(candD + (<usize>k << 2), ld);
-  store<u32>(candI + (<usize>k << 2), li);
+  siftDown(candD, candI, --candN, false);
 }
 
 @inline function topPush(dist: f32, id: u32): void {
-  let k = topN++;
-  while (k > 0) {
-    const p = (k - 1) >> 1;
-    const dp = load<f32>(topD + (<usize>p << 2));
-    if (dp >= dist) break;
-    store<f32>(topD + (<usize>k << 2), dp);
-    store<u32>(topI + (<usize>k << 2), load<u32>(topI + (<usize>p << 2)));
-    k = p;
-  }
-  store<f32>(topD + (<usize>k << 2), dist);
-  store<u32>(topI + (<usize>k << 2), id);
+  siftUp(topD, topI, topN++, dist, id, true);
 }
 
 @inline function topPop(): void {
-  const n = --topN;
-  if (n == 0) return;
-  const ld = load<f32>(topD + (<usize>n << 2));
-  const li = load<u32>(topI + (<usize>n << 2));
-  let k = 0;
-  for (;;) {
-    let c = 2 * k + 1;
-    if (c >= n) break;
-    if (c + 1 < n && load<f32>(topD + (<usize>(c + 1) << 2)) > load<f32>(topD + (<usize>c << 2))) c++;
-    const dc = load<f32>(topD + (<usize>c << 2));
-    if (dc <= ld) break;
-    store<f32>(topD + (<usize>k << 2), dc);
-    store<u32>(topI + (<usize>k << 2), load<u32>(topI + (<usize>c << 2)));
-    k = c;
-  }
-  store<f32>(topD + (<usize>k << 2), ld);
-  store<u32>(topI + (<usize>k << 2), li);
+  siftDown(topD, topI, --topN, true);
 }
 
 @inline function addU32(at: usize, v: u32): void {
@@ -454,6 +438,14 @@ function score(b: usize, m: i32): void {
   const out1 = out0 + (maxDeg << 2);
   const dist = out1 + (maxDeg << 2);
   const split = load<u32>(b, B_SPLIT);
+  const mlp = load<f64>(b, B_MLP);
+  if (load<u32>(b, B_BASE1) == 0) {
+    // One traversal segment (no CXL part: codes always): the request is already its id list.
+    distances(b, <usize>load<u32>(b, B_Q0), <usize>load<u32>(b, B_BASE0), order, m, dist);
+    addU32(b + O_DIST, m);
+    store<f64>(b + O_GROUPS, load<f64>(b + O_GROUPS) + Math.ceil(<f64>m / mlp));
+    return;
+  }
   let m0: i32 = 0;
   let m1: i32 = 0;
   for (let j = 0; j < m; j++) {
@@ -466,7 +458,6 @@ function score(b: usize, m: i32): void {
       m1++;
     }
   }
-  const mlp = load<f64>(b, B_MLP);
   if (m0 > 0) {
     distances(b, <usize>load<u32>(b, B_Q0), <usize>load<u32>(b, B_BASE0), ids0, m0, out0);
     addU32(b + O_DIST, m0);

@@ -27,20 +27,7 @@ export class Accountant {
 
   /** One neighbour-list read: a dependent access (the next step needs it), unless it was foreseen. */
   adjacency(st: Float64Array, tier: number, bytes: number, latencyHidden: boolean): number {
-    if (tier === 0) {
-      st[STAT.adjReadsDram]!++;
-      st[STAT.adjBytesDram]! += bytes;
-    } else {
-      st[STAT.adjReadsCxl]!++;
-      st[STAT.adjBytesCxl]! += bytes;
-    }
-    if (latencyHidden) return this.bytesOnly(st, tier, bytes);
-    // On the hot path: a DRAM read costs what it costs in DRAM, so it is priced once.
-    const dramNs = batchCostNs(this.costs, 0, 1, bytes);
-    const ns = tier === 0 ? dramNs : batchCostNs(this.costs, tier, 1, bytes);
-    st[STAT.modelledNs]! += ns;
-    st[STAT.modelledDramOnlyNs]! += dramNs;
-    return ns - dramNs;
+    return this.adjacencyMany(st, tier, 1, bytes, latencyHidden);
   }
 
   /**
@@ -80,15 +67,7 @@ export class Accountant {
 
   /** `count` independent record reads on one tier by the calling thread (they overlap, mlp at a time). */
   reads(st: Float64Array, what: RecordClass, tier: number, count: number, bytesEach: number): number {
-    const bytes = count * bytesEach;
-    st[READS[what][tier]!]! += count;
-    st[BYTES[what][tier]!]! += bytes;
-    st[STAT.distances]! += count;
-    const dramNs = batchCostNs(this.costs, 0, count, bytes);
-    const ns = tier === 0 ? dramNs : batchCostNs(this.costs, tier, count, bytes);
-    st[STAT.modelledNs]! += ns;
-    st[STAT.modelledDramOnlyNs]! += dramNs;
-    return ns - dramNs;
+    return this.readsMany(st, what, tier, count, Math.ceil(count / this.costs.mlp), bytesEach);
   }
 
   /**
