@@ -68,6 +68,25 @@ export const DEFAULT_BUILD = {
   profileEf: 64,
 };
 
+/** The options that can be judged without the data (budget, code, samples): checked before any read. */
+export function checkBuildOptions(o: BuildIndexOptions): { budgetText: string; codes: CodeKind | 'none' | 'auto'; samples: number } {
+  const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
+  parseBudget(budgetText, 0);
+  const codes = parseCodeKind(o.codes ?? 'auto');
+  const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
+  if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
+  return { budgetText, codes, samples };
+}
+
+/** Reads the build's input as the options say (format, limit), reporting the 'read' phase. */
+export function readBuildInput(o: BuildIndexOptions): Promise<Dataset> {
+  return readDataset(o.input, {
+    ...(o.format ? { format: o.format } : {}),
+    ...(o.limit ? { limit: o.limit } : {}),
+    onProgress: (d, t) => o.onProgress?.('read', d, t),
+  });
+}
+
 export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const t0 = performance.now();
   const seconds: Record<BuildPhase | 'total', number> = { read: 0, graph: 0, profile: 0, layout: 0, write: 0, total: 0 };
@@ -85,22 +104,12 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
 
   // Everything that can be judged without the data is judged before reading it: a bad option or
   // output path must not cost a whole graph build.
-  const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
-  parseBudget(budgetText, 0);
-  const codes = parseCodeKind(o.codes ?? 'auto');
-  const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
-  if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
+  const { budgetText, codes, samples } = checkBuildOptions(o);
   const inputs = [o.input, ...(o.profileQueries ? [o.profileQueries] : [])];
   recoverInterruptedSwap(o.out);
   checkOutput(o.out, { force: o.force ?? false, inputs });
 
-  const ds =
-    o.dataset ??
-    (await readDataset(o.input, {
-      ...(o.format ? { format: o.format } : {}),
-      ...(o.limit ? { limit: o.limit } : {}),
-      onProgress: (d, t) => progress('read', d, t),
-    }));
+  const ds = o.dataset ?? (await readBuildInput(o));
   if (ds.count === 0) throw new StrataError('STRATA_DATASET_FORMAT', `${ds.file}: no vectors to index`, { file: ds.file });
   const metric: Metric = o.metric ?? ds.metric ?? 'l2';
   if (metric === 'cosine') normalizeRows(ds.vectors, ds.dim);

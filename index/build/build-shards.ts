@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { type Dataset, readDataset } from '../../datasets/index.js';
+import type { Dataset } from '../../datasets/index.js';
 import type { Metric } from '../kernels/kernels.js';
-import { type BuildIndexOptions, type BuildSummary, buildIndex } from './build-index.js';
+import { type BuildIndexOptions, type BuildSummary, buildIndex, checkBuildOptions, readBuildInput } from './build-index.js';
 
 export const SHARD_MAP_FILE = 'shards.json';
 export const SHARD_MAP_FORMAT = 'strata-shard-map';
@@ -94,6 +94,7 @@ export interface ShardBuildSummary {
 export async function buildShards(o: BuildIndexOptions & { shards: number }): Promise<ShardBuildSummary> {
   const n = o.shards;
   if (!Number.isInteger(n) || n < 2 || n > MAX_SHARDS) throw invalidArgument('shards', `must be an integer in 2..${MAX_SHARDS}, got ${n}`);
+  checkBuildOptions(o);
   const out = resolve(o.out);
   if (existsSync(out)) {
     if (!o.force) throw new StrataError('STRATA_INDEX_EXISTS', `${out} exists already: choose another --out or pass --force to replace it`, { path: out });
@@ -101,11 +102,7 @@ export async function buildShards(o: BuildIndexOptions & { shards: number }): Pr
       throw new StrataError('STRATA_INDEX_EXISTS', `${out} is not a shard set this command wrote: --force replaces only those`, { path: out });
     rmSync(out, { recursive: true, force: true });
   }
-  const ds = await readDataset(o.input, {
-    ...(o.format ? { format: o.format } : {}),
-    ...(o.limit ? { limit: o.limit } : {}),
-    onProgress: (d, t) => o.onProgress?.('read', d, t),
-  });
+  const ds = await readBuildInput(o);
   // Rows per shard, in input order.
   const rows: number[][] = Array.from({ length: n }, () => []);
   for (let r = 0; r < ds.count; r++) rows[shardOf(ds.ids ? ds.ids[r]! : r, n)]!.push(r);
