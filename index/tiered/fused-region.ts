@@ -1,9 +1,9 @@
 // The fused traversal region: the traversal records (codes, or vectors when there are none), every
 // neighbour list, the upper layers and a few searcher lanes in ONE shared WebAssembly.Memory. A WASM
 // instance reaches one memory only, so this is what lets a whole traversal run in one call
-// (distance.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what they were: each segment is a
-// page-aligned range of the region, bound to its tier's NUMA node on its own (memory-binding.ts binds
-// ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
+// (distance.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what
+// they were: each segment is a range of the region starting on a huge-page boundary, bound to its
+// tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
 // heaps and the hop's id lists; they count as DRAM.
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
@@ -14,8 +14,8 @@ import type { UpperLayers } from './upper-layers.js';
 export const FUSED_MAX_EF = 1024;
 /**
  * Candidate heap entries per lane; a beam that would need more runs again in JS. A beam pushes at
- * most the nodes it scores (~2,000 at ef 64, ~9,000 at ef 1,024 on 100k nodes), so this bounds a
- * lane's heaps to ~72 KB while only the widest beams fall back.
+ * most the nodes it scores (~900 at ef 64, ~2,400 at ef 1,024 on the clustered 100k set, where no
+ * query fell back), so this bounds a lane's heaps to ~72 KB.
  */
 export const FUSED_CAND_CAP = 1 << 13;
 /** Bytes of a lane's control block (distance.as.ts BEAM_CONTROL_BYTES). */
