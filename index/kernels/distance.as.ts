@@ -167,6 +167,9 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
 // happens once. Partial sums stay in i16 over a block (at most 8 products of 15 × 127 per lane) and
 // widen to i32 per block. Blocks shorter than the plane's main block (dims not a multiple of 64)
 // gather their values into dimension order with byte shuffles first.
+// Values leave their bytes by 16-bit shifts and a mask, never by i8x16 shifts: x86 has no byte
+// shift, so V8 emulates one with several instructions, and the mask is needed anyway (measured: rq3
+// searches +22% on the 100-d angular set when the byte shifts went).
 
 /** Products of 16 small values and 16 i8 weights, pairwise summed into i16 lanes. */
 @inline function mul16(vals: v128, w: usize): v128 {
@@ -186,13 +189,13 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
   for (; i + 32 <= dims; i += 32) {
     const v = v128.load(p + (<usize>i >> 1));
     const wi = w + <usize>i;
-    acc = widen(acc, i16x8.add(mul16(v128.and(v, lowMask), wi), mul16(i8x16.shr_u(v, 4), wi + 16)));
+    acc = widen(acc, i16x8.add(mul16(v128.and(v, lowMask), wi), mul16(v128.and(i16x8.shr_u(v, 4), lowMask), wi + 16)));
   }
   if (i < dims) {
     // A 16-dim tail: byte j holds dims j (low) and 8 + j (high); the halves side by side are the
     // 16 values in order.
     const v = v128.load64_zero(p + (<usize>i >> 1));
-    const vals = i8x16.shuffle(v128.and(v, lowMask), i8x16.shr_u(v, 4), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const vals = i8x16.shuffle(v128.and(v, lowMask), v128.and(i16x8.shr_u(v, 4), lowMask), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
     acc = widen(acc, mul16(vals, w + <usize>i));
   }
   return hsum(acc);
@@ -214,16 +217,16 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
     const v = v128.load(p + (<usize>i >> 2));
     const wi = w + <usize>i;
     let c0 = v128.and(v, m);
-    let c1 = v128.and(i8x16.shr_u(v, 2), m);
-    let c2 = v128.and(i8x16.shr_u(v, 4), m);
-    let c3 = i8x16.shr_u(v, 6);
+    let c1 = v128.and(i16x8.shr_u(v, 2), m);
+    let c2 = v128.and(i16x8.shr_u(v, 4), m);
+    let c3 = v128.and(i16x8.shr_u(v, 6), m);
     if (withBits) {
       const b = v128.load64_zero(pb + (<usize>i >> 3));
-      const d = i8x16.shuffle(b, i8x16.shr_u(b, 1), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-      c0 = v128.or(c0, v128.and(i8x16.shl(d, 2), four));
+      const d = i8x16.shuffle(b, i16x8.shr_u(b, 1), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      c0 = v128.or(c0, v128.and(i16x8.shl(d, 2), four));
       c1 = v128.or(c1, v128.and(d, four));
-      c2 = v128.or(c2, v128.and(i8x16.shr_u(d, 2), four));
-      c3 = v128.or(c3, v128.and(i8x16.shr_u(d, 4), four));
+      c2 = v128.or(c2, v128.and(i16x8.shr_u(d, 2), four));
+      c3 = v128.or(c3, v128.and(i16x8.shr_u(d, 4), four));
     }
     let a16 = i16x8.add(mul16(c0, wi), mul16(c1, wi + 16));
     a16 = i16x8.add(a16, i16x8.add(mul16(c2, wi + 32), mul16(c3, wi + 48)));
@@ -236,9 +239,9 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
     // dimension order.
     const v = v128.load32_zero(p + (<usize>i >> 2));
     const r = i8x16.shuffle(v, v, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
-    let vals = v128.bitselect(v128.and(r, m), v128.and(i8x16.shr_u(r, 2), m), i32x4(-1, 0, 0, 0));
-    vals = v128.bitselect(vals, v128.and(i8x16.shr_u(r, 4), m), i32x4(-1, -1, 0, 0));
-    vals = v128.bitselect(vals, i8x16.shr_u(r, 6), i32x4(-1, -1, -1, 0));
+    let vals = v128.bitselect(v128.and(r, m), v128.and(i16x8.shr_u(r, 2), m), i32x4(-1, 0, 0, 0));
+    vals = v128.bitselect(vals, v128.and(i16x8.shr_u(r, 4), m), i32x4(-1, -1, 0, 0));
+    vals = v128.bitselect(vals, v128.and(i16x8.shr_u(r, 6), m), i32x4(-1, -1, -1, 0));
     if (withBits) {
       const b = v128.load16_lane(pb + (<usize>i >> 3), i32x4.splat(0), 0);
       const rb = i8x16.shuffle(b, b, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
