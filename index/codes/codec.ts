@@ -110,28 +110,18 @@ export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
   dv.setUint32(60, lazy?.metric === 'ip' ? 1 : 0, true);
 }
 
-/**
- * Whether a code of `bits` bits is scored with i8 weights (values of at most 4 bits, assembled from
- * their planes into one byte per dimension and multiplied byte by byte) or with i16 weights per plane
- * (sq8's 8-bit values, which do not fit a signed byte).
- */
-export const byteWeights = (bits: number): boolean => bits <= 4;
-
-/** Bytes of the prepared query's weights. */
-export function weightBytes(bits: number, dims: number): number {
-  return byteWeights(bits) ? dims : 2 * dims * planesFor(bits).length;
+/** Bytes of the prepared query's weights: one i16 per (padded) dimension, for every code kind. */
+export function weightBytes(dims: number): number {
+  return 2 * dims;
 }
 
-/** Largest i8 weight. */
-const I8_LIMIT = 127;
-
 /**
- * Quantises per-dimension query weights to integers for the kernel's integer dot product and writes
- * them in natural dimension order: one i8 per dimension for codes of at most 4 bits, else i16 per
- * plane, each multiplied by what its plane's value is worth. Returns W (weight = W × integer) and
- * the sum of the integer weights. The i16 bound keeps every i32 lane of the kernel's accumulator in
- * range (a lane sums a quarter of the dimensions); with i8 weights the kernel's i16 partial sums
- * stay in range over a 64-dimension block.
+ * Quantises per-dimension query weights to i16 for the kernel's integer dot product and writes them
+ * in natural dimension order, one per dimension: the kernel assembles a value from its planes before
+ * it multiplies (a value of the rq codes from its crumb and bit, say). Returns W (weight = W ×
+ * integer) and the sum of the integer weights. The bound keeps every i32 lane of the kernel's
+ * accumulator in range: a lane sums a quarter of the dimensions, each a product of a weight and a
+ * value below 2^bits.
  */
 export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number, dims: number): { W: number; sumW: number } {
   // Once per query on the search path: plain loops over typed arrays, no allocation per call.
@@ -140,39 +130,20 @@ export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number
     const a = Math.abs(v[i] ?? 0);
     if (a > vmax) vmax = a;
   }
-  if (byteWeights(bits)) {
-    const W = vmax > 0 ? vmax / I8_LIMIT : 1;
-    const inv = 1 / W;
-    const w8 = new Int8Array(out.buffer, out.byteOffset + PREP_WEIGHTS, dims);
-    let sumW = 0;
-    for (let i = 0; i < dims; i++) {
-      const wi = Math.round((v[i] ?? 0) * inv);
-      w8[i] = wi;
-      sumW += wi;
-    }
-    return { W, sumW };
-  }
-  const planes = planesFor(bits);
-  let maxShift = 0;
-  for (const p of planes) maxShift = Math.max(maxShift, p.shift);
   const maxValue = (1 << bits) - 1;
-  const laneLimit = Math.floor(2147483647 / (Math.ceil(dims / 4) * maxValue));
-  const limit = Math.min(32767 >> maxShift, laneLimit);
+  const limit = Math.min(32767, Math.floor(2147483647 / (Math.ceil(dims / 4) * maxValue)));
   const W = vmax > 0 ? vmax / limit : 1;
   const inv = 1 / W;
   // The weights start at PREP_WEIGHTS (even): an i16 view writes them directly when out is aligned.
   const aligned = (out.byteOffset & 1) === 0;
-  const w16 = aligned ? new Int16Array(out.buffer, out.byteOffset + PREP_WEIGHTS, planes.length * dims) : null;
+  const w16 = aligned ? new Int16Array(out.buffer, out.byteOffset + PREP_WEIGHTS, dims) : null;
   const dv = aligned ? null : new DataView(out.buffer, out.byteOffset, out.byteLength);
   let sumW = 0;
   for (let i = 0; i < dims; i++) {
     const wi = Math.round((v[i] ?? 0) * inv);
     sumW += wi;
-    for (let p = 0; p < planes.length; p++) {
-      const val = wi << planes[p]!.shift;
-      if (w16 !== null) w16[p * dims + i] = val;
-      else dv!.setInt16(PREP_WEIGHTS + 2 * (p * dims + i), val, true);
-    }
+    if (w16 !== null) w16[i] = wi;
+    else dv!.setInt16(PREP_WEIGHTS + 2 * i, wi, true);
   }
   return { W, sumW };
 }
@@ -181,8 +152,8 @@ export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number
  * Bytes of the prepared-query area: header, weights, the centroid table and, when there is a
  * table, the float query the kernel fills it from.
  */
-export function preparedLayout(bits: number, dims: number, centroids: number, dim = 0): { tableOffset: number; queryOffset: number; bytes: number } {
-  const tableOffset = Math.ceil((PREP_WEIGHTS + weightBytes(bits, dims)) / 16) * 16;
+export function preparedLayout(dims: number, centroids: number, dim = 0): { tableOffset: number; queryOffset: number; bytes: number } {
+  const tableOffset = Math.ceil((PREP_WEIGHTS + weightBytes(dims)) / 16) * 16;
   const queryOffset = Math.ceil((tableOffset + 4 * centroids) / 16) * 16;
   return { tableOffset, queryOffset, bytes: queryOffset + (centroids > 0 ? 4 * dim : 0) + 16 };
 }

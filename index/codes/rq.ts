@@ -113,7 +113,7 @@ export class RqCodec implements Codec {
     this.planesOffset = metric === 'l2' ? 8 : 4;
     this.centroidOffset = spec.stride - 2;
     this.errorOffset = spec.stride - 1;
-    const layout = preparedLayout(bits, dims, k, dim);
+    const layout = preparedLayout(dims, k, dim);
     this.queryBytes = layout.bytes;
     this.tableOffset = layout.tableOffset;
     this.queryOffset = layout.queryOffset;
@@ -250,7 +250,7 @@ export class RqCodec implements Codec {
   errorBound(dv: DataView, rowAt: number, prepAt: number, _estimate: number): number {
     const s = Math.abs(dv.getFloat32(rowAt + this.scaleOffset, true));
     const perDim = (s * dv.getUint8(rowAt + this.errorOffset)) / ERROR_STEPS;
-    // The query's weights are rounded to i8 (codec.ts): each is off by at most half a unit, which
+    // The query's weights are rounded to integers (codec.ts): each is off by at most half a unit, which
     // adds |gammaW|·s·Σ ε_i·x̃_i, ε uniform, with |x̃| at most mid·√dims; independent of the
     // residual's error, so the two add in quadrature.
     const weights = BOUND_SIGMAS * Math.abs(dv.getFloat32(prepAt + 24, true)) * s * this.mid * Math.sqrt(this.spec.dims / 12);

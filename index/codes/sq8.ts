@@ -46,7 +46,7 @@ export class Sq8Codec implements Codec {
     this.lo = params.subarray(0, spec.dim);
     this.step = params.subarray(spec.dim, 2 * spec.dim);
     this.planesOffset = spec.metric === 'l2' ? 4 : 0;
-    this.queryBytes = preparedLayout(8, spec.dims, 0).bytes;
+    this.queryBytes = preparedLayout(spec.dims, 0).bytes;
     this.v = new Float64Array(spec.dims);
     this.codes = new Int32Array(spec.dims);
     let ss = 0;

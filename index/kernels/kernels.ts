@@ -117,7 +117,7 @@ function jsCodeBatch(memory: WebAssembly.Memory): CodeKernel {
       if ((planes & PLANE.bytes) !== 0) {
         for (let i = 0; i < dims; i++) dot += dv.getInt16(w + 2 * i, true) * planeValue(u8, p, PLANE.bytes, i, dims);
       } else {
-        // One i8 weight per dimension, met by the value assembled from its planes.
+        // One i16 weight per dimension, met by the value assembled from its planes.
         for (let i = 0; i < dims; i++) {
           let value = 0;
           let at = p;
@@ -126,7 +126,7 @@ function jsCodeBatch(memory: WebAssembly.Memory): CodeKernel {
             value += planeValue(u8, at, kind, i, dims) << (shifts[kind] ?? 0);
             at += (dims * PLANE_BITS[kind]!) / 8;
           }
-          dot += dv.getInt8(w + i) * value;
+          dot += dv.getInt16(w + 2 * i, true) * value;
         }
       }
       const scale = scaleOff >= 0 ? dv.getFloat32(row + scaleOff, true) : 1;
