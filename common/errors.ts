@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   STRATA_NUMA_BIND: 'Binding memory to a NUMA node failed (no such node, no permission, ...).',
   STRATA_KERNEL: 'The distance kernels could not be loaded.',
   STRATA_COLLECTION_NOT_FOUND: 'No collection (loaded index) of that name.',
+  STRATA_COLLECTION_EXISTS: 'A collection of that name exists already: delete it first, or pick another name.',
   STRATA_OVERLOADED: 'The engine queue is full: the request was rejected at once instead of queued.',
   STRATA_DEADLINE_EXCEEDED: 'The request did not finish before its deadline.',
   STRATA_CANCELLED: 'The request was cancelled by its caller.',
@@ -24,7 +25,8 @@ export const ERROR_CODES = {
   STRATA_UNREACHABLE: 'Nothing answers at the given address (connection refused, reset or timed out).',
   STRATA_POINT_NOT_FOUND: 'No point with that id in the collection.',
   STRATA_UNAUTHENTICATED: 'The request carries no valid API key.',
-  STRATA_READ_ONLY: 'Collections are read-only: indexes are built offline with strata build.',
+  STRATA_READ_ONLY:
+    'The collection or operation takes no writes: the server runs without a data directory (--data-dir), or the collection was built offline and cannot be deleted over the API.',
   STRATA_PAYLOAD_TOO_LARGE: 'A request body, message or batch, or the answer it asks for, exceeds the server limit.',
   STRATA_UNSUPPORTED_MEDIA_TYPE: 'The request body has a content type the server does not read.',
   STRATA_ROUTE_NOT_FOUND: 'No such endpoint.',

@@ -1,6 +1,11 @@
-// One loaded index as a collection: admission (bounded queue, deadlines, cancellation), batching of
-// requests into tasks for the search threads, and the read-only point API.
-import { invalidArgument, type StrataError } from '../common/errors.js';
+// One collection: a loaded index (the base) and, when it is writable, its live store (the fresh
+// layer, tombstones and payloads behind a write-ahead log); a collection created over the API has
+// only the live store until it is compacted. Admission (bounded queue, deadlines, cancellation),
+// batching of base searches into tasks for the search threads, the merge of base and fresh answers,
+// and the point API.
+import { invalidArgument, StrataError } from '../common/errors.js';
+import type { Metric } from '../index/kernels/kernels.js';
+import type { LiveStore, Payload, PointWrite } from '../index/live/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
@@ -50,6 +55,7 @@ interface Job {
 }
 
 export interface CollectionSettings {
+  /** The collection's number among the search threads' contexts (-1: no base index). */
   id: number;
   name: string;
   maxQueue: number;
@@ -60,9 +66,22 @@ export interface CollectionSettings {
   defaultEf: number;
 }
 
+/** The shape of a collection without a base index (created over the API). */
+export interface LiveShape {
+  dim: number;
+  metric: Metric;
+  m: number;
+  efConstruction: number;
+}
+
 export class Collection {
   readonly name: string;
-  readonly index: TieredIndex;
+  /** The base index, or null for a collection created over the API and not yet compacted. */
+  readonly index: TieredIndex | null;
+  readonly dim: number;
+  readonly metric: Metric;
+  /** The writable part, or null (read-only: served without a data directory). */
+  live: LiveStore | null = null;
   private readonly queue: AdmissionQueue<Job, SearchResponse>;
   private tasksInFlight = 0;
   private byLabel: Map<number, number> | null = null;
@@ -76,12 +95,17 @@ export class Collection {
   private readonly running = new Set<Array<Pending<Job, SearchResponse>>>();
 
   constructor(
-    private readonly opened: OpenedIndex,
+    private readonly opened: OpenedIndex | null,
     private readonly executor: Executor,
     private readonly s: CollectionSettings,
+    readonly shape: LiveShape | null = null,
   ) {
     this.name = s.name;
-    this.index = opened.index;
+    this.index = opened?.index ?? null;
+    const meta = opened?.index.meta ?? shape;
+    if (!meta) throw new Error('a collection needs a base index or a shape');
+    this.dim = meta.dim;
+    this.metric = meta.metric;
     this.queue = new AdmissionQueue<Job, SearchResponse>(s.maxQueue, () => this.pump());
   }
 
@@ -102,6 +126,7 @@ export class Collection {
   health(): CollectionHealth {
     if (this.refused) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
     const reasons: string[] = [];
+    if (this.index === null || this.opened === null) return { status: 'green', reasons };
     for (const t of this.index.tiers) {
       const wanted = this.opened.memory.nodes[t.index] ?? null;
       const b = t.binding;
@@ -112,20 +137,42 @@ export class Collection {
   }
 
   info(): CollectionInfo {
+    const live = this.live ? { fresh: this.live.fresh.size, hidden: this.live.tombstones.size, appliedLsn: Number(this.live.appliedLsn) } : null;
+    if (this.index === null || this.opened === null) {
+      const shape = this.shape!;
+      const count = this.count();
+      return {
+        name: this.name,
+        health: this.health(),
+        segments: 0,
+        dim: this.dim,
+        metric: this.metric,
+        count,
+        indexed: count,
+        tiers: [],
+        placement: { policy: 'none', dramBudgetBytes: 0, predictedDramShare: null },
+        code: null,
+        build: { m: shape.m, efConstruction: shape.efConstruction, source: null },
+        memory: { mode: 'emulated', reason: 'no base index yet: every point is in the fresh layer, in DRAM' },
+        live,
+      };
+    }
+    const index = this.index;
     const m = this.opened.manifest;
-    const resident = this.index.residentBytes();
+    const resident = index.residentBytes();
+    const count = this.count();
     return {
       name: this.name,
       health: this.health(),
-      segments: this.index.tiers.reduce((a, t) => a + t.segments.length, 0),
+      segments: index.tiers.reduce((a, t) => a + t.segments.length, 0),
       dim: m.dim,
       metric: m.metric,
-      count: m.count,
-      indexed: m.count - m.graph.unreachable,
-      tiers: this.index.tiers.map((t, i) => ({
+      count,
+      indexed: count - m.graph.unreachable,
+      tiers: index.tiers.map((t, i) => ({
         kind: t.kind,
-        nodes: i === 0 ? this.index.plan.adjacencyInDram : m.count - this.index.plan.adjacencyInDram,
-        holds: holdsOf(this.index, i),
+        nodes: i === 0 ? index.plan.adjacencyInDram : m.count - index.plan.adjacencyInDram,
+        holds: holdsOf(index, i),
         bytes: m.tiers[i]?.bytes ?? 0,
         residentBytes: resident[i] ?? 0,
         binding: t.binding,
@@ -134,12 +181,13 @@ export class Collection {
       code: m.plan.code ? { kind: m.plan.code.kind, bytesPerVector: m.plan.code.stride } : null,
       build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
       memory: { mode: this.opened.memory.mode, reason: this.opened.memory.reason },
+      live,
     };
   }
 
   /** Validates a request; errors name the field. */
   private job(r: SearchRequest): Job {
-    const dim = this.index.meta.dim;
+    const dim = this.dim;
     if (!(r.vector instanceof Float32Array)) throw invalidArgument('vector', 'must be an array of numbers');
     if (r.vector.length !== dim) throw invalidArgument('vector', `expected ${dim} dimensions, got ${r.vector.length}`);
     checkQueryVector(r.vector, dim, 'vector');
@@ -153,7 +201,7 @@ export class Collection {
     if (mode !== 'local' && mode !== 'ndp') throw invalidArgument('mode', `must be local or ndp, got ${String(mode)}`);
     if (mode === 'ndp' && !this.s.ndpAvailable) throw invalidArgument('mode', 'ndp needs the engine started with tier workers');
     let vector = r.vector;
-    if (this.index.meta.metric === 'cosine') {
+    if (this.metric === 'cosine') {
       vector = vector.slice();
       normalizeRows(vector, dim);
     }
@@ -168,7 +216,55 @@ export class Collection {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.queue.submit(job, { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) });
+    const ctl = { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) };
+    const live = this.live;
+    if (live === null) return this.queue.submit(job, ctl);
+    if (this.index === null) return Promise.resolve({ hits: freshHits(live, job), stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode });
+    // Base hits that are hidden (deleted or superseded) are dropped after the search: ask the base
+    // for enough more that k usually survive. The merge happens when the base answers, in one
+    // synchronous step, against the live state of that moment: a write applied meanwhile is seen
+    // whole in both parts (its tombstone and its fresh copy), never half.
+    const kBase = baseK(job.k, live.tombstones.size, this.index.meta.count);
+    const baseJob = kBase === job.k ? job : { ...job, k: kBase, ef: Math.max(job.ef, kBase), rerank: job.rerank === 0 ? 0 : Math.max(job.rerank, kBase) };
+    return this.queue.submit(baseJob, ctl).then((res) => {
+      const hits = res.hits.filter((h) => live.baseLive(h.id));
+      hits.push(...freshHits(live, job));
+      hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
+      if (hits.length > job.k) hits.length = job.k;
+      return { hits, stats: res.stats, mode: res.mode };
+    });
+  }
+
+  /** Logs and applies an upsert; resolves once it is durable and visible to search. */
+  upsert(points: PointWrite[]): Promise<bigint> {
+    const live = this.writable();
+    // Dimensions and values are the edge's to check (server/api/writes.ts); the copy is ours.
+    for (const p of points) {
+      // Stored as searched: unit-normalised for cosine, and never the caller's buffer.
+      p.vector = p.vector.slice();
+      if (this.metric === 'cosine') normalizeRows(p.vector, this.dim);
+    }
+    return live.upsert(points);
+  }
+
+  deletePoints(ids: number[]): Promise<bigint> {
+    return this.writable().delete(ids);
+  }
+
+  setPayload(ids: number[], payload: Payload, overwrite: boolean): Promise<bigint> {
+    return this.writable().setPayload(ids, payload, overwrite);
+  }
+
+  payload(id: number): Payload | null {
+    return this.live?.payload(id) ?? null;
+  }
+
+  /** The live store, or STRATA_READ_ONLY (no data directory) / the shutdown error. */
+  writable(): LiveStore {
+    if (this.refused) throw this.refused;
+    if (this.live === null)
+      throw new StrataError('STRATA_READ_ONLY', `collection ${this.name} is read-only: serve it with --data-dir to take writes`, { collection: this.name });
+    return this.live;
   }
 
   searchBatch(rs: SearchRequest[]): Promise<SearchResponse[]> {
@@ -188,7 +284,7 @@ export class Collection {
   }
 
   private dispatch(taken: Array<Pending<Job, SearchResponse>>, mode: ExecutionMode): void {
-    const dim = this.index.meta.dim;
+    const dim = this.dim;
     const n = taken.length;
     const task = allocTask(this.s.id, mode, dim, n);
     taken.forEach((p, i) => {
@@ -252,47 +348,81 @@ export class Collection {
   }
 
   count(): number {
-    return this.index.meta.count;
+    return this.live ? this.live.count() : (this.index?.meta.count ?? 0);
   }
 
-  private labelMap(): Map<number, number> {
+  private labelMap(index: TieredIndex): Map<number, number> {
     if (this.byLabel === null) {
       const m = new Map<number, number>();
-      const labels = this.index.labels;
+      const labels = index.labels;
       for (let i = 0; i < labels.length; i++) m.set(labels[i]!, i);
       this.byLabel = m;
     }
     return this.byLabel;
   }
 
+  /** Whether the base index holds `id` (hidden or not). */
+  baseHas(id: number): boolean {
+    return this.index !== null && this.labelMap(this.index).has(id);
+  }
+
   /** The stored vector of a point (unit-normalised for cosine), or null. */
   getPoint(id: number): { id: number; vector: Float32Array } | null {
-    const node = this.labelMap().get(id);
+    const live = this.live;
+    if (live) {
+      const v = live.fresh.vector(id);
+      if (v) return { id, vector: v.slice() };
+      if (!live.baseLive(id)) return null;
+    }
+    if (this.index === null) return null;
+    const node = this.labelMap(this.index).get(id);
     if (node === undefined) return null;
     return { id, vector: this.index.vectorOf(node).slice() };
   }
 
-  /** Points in ascending id order, from `offset` (an id) on. */
+  /** Points in ascending id order, from `offset` (an id) on: the base's live ones and the fresh ones. */
   scroll(offset: number | null, limit: number): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
+    const from = offset ?? Number.NEGATIVE_INFINITY;
+    const live = this.live;
+    const fresh = live ? live.fresh.ids() : [];
+    const labels = this.index?.labels ?? null;
+    const order = this.baseOrder();
+    let f = lowerBound(fresh.length, (i) => fresh[i]!, from);
+    let b = labels === null ? 0 : lowerBound(order.length, (i) => labels[order[i]!]!, from);
+    const ids: number[] = [];
+    // One more than asked for: its id is the next page's offset.
+    while (ids.length <= limit) {
+      let bi = Number.POSITIVE_INFINITY;
+      while (labels !== null && b < order.length) {
+        const id = labels[order[b]!]!;
+        if (live === null || live.baseLive(id)) {
+          bi = id;
+          break;
+        }
+        b++;
+      }
+      const fi = f < fresh.length ? fresh[f]! : Number.POSITIVE_INFINITY;
+      if (bi === Number.POSITIVE_INFINITY && fi === Number.POSITIVE_INFINITY) break;
+      // A base id with a fresh copy is hidden, so the two never hold the same live id.
+      if (bi < fi) {
+        ids.push(bi);
+        b++;
+      } else {
+        ids.push(fi);
+        f++;
+      }
+    }
+    const next = ids.length > limit ? ids.pop()! : null;
+    return { points: ids.map((id) => this.getPoint(id)!), next };
+  }
+
+  /** The base's node numbers in ascending label order (computed once: the base is immutable). */
+  private baseOrder(): Int32Array {
     if (this.sorted === null) {
-      const labels = this.index.labels;
+      const labels = this.index?.labels ?? new Float64Array(0);
       this.sorted = Int32Array.from({ length: labels.length }, (_, i) => i).sort((a, b) => labels[a]! - labels[b]!);
     }
-    const labels = this.index.labels;
-    const order = this.sorted;
-    let lo = 0;
-    let hi = order.length;
-    if (offset !== null) {
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (labels[order[mid]!]! < offset) lo = mid + 1;
-        else hi = mid;
-      }
-    } else hi = order.length;
-    const points = [];
-    let i = lo;
-    for (; i < order.length && points.length < limit; i++) points.push({ id: labels[order[i]!]!, vector: this.index.vectorOf(order[i]!).slice() });
-    return { points, next: i < order.length ? labels[order[i]!]! : null };
+    return this.sorted;
   }
 
   /** Stops taking new searches (they fail with `e`); those already queued or running go on. */
@@ -314,6 +444,33 @@ export class Collection {
 /** Largest re-rank pool a request may ask for. */
 export const MAX_RERANK = MAX_EF;
 
+/**
+ * How many base hits to ask for so that k usually survive the hidden ones: with a fraction f of the
+ * base hidden, about k / (1 - f) plus a few standard deviations; never more than k + hidden (all of
+ * the hidden could be among them) nor MAX_K.
+ */
+export function baseK(k: number, hidden: number, baseCount: number): number {
+  if (hidden === 0) return k;
+  const f = Math.min(0.95, hidden / Math.max(1, baseCount));
+  const want = Math.ceil(k / (1 - f) + 3 * Math.sqrt(k * f) + 1);
+  return Math.min(MAX_K, k + hidden, Math.max(k, want));
+}
+
+function freshHits(live: LiveStore, job: Job): Array<{ id: number; distance: number }> {
+  return job.exact ? live.fresh.exact(job.vector, job.k) : live.fresh.search(job.vector, job.k, job.ef);
+}
+
+/** First i in 0..n whose value at(i) (ascending in i) is at least x. */
+function lowerBound(n: number, at: (i: number) => number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at(mid) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 /** Nodes whose records of each kind live in tier i. */
 function holdsOf(index: TieredIndex, i: number): TierInfo['holds'] {
   const n = index.meta.count;

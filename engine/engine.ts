@@ -1,10 +1,14 @@
 // The engine: every loaded index as a collection, one set of search threads for all of them, and,
 // for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
 // the benchmarks alike.
+import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
+import { type CollectionConfig, collectionDir, createdCollectionDirs, readConfig, removeCollectionDir, writeConfig } from '../index/live/collection-dir.js';
+import { LiveStore } from '../index/live/live-store.js';
+import { storageError } from '../index/live/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
 import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
@@ -66,6 +70,11 @@ export interface OpenEngineOptions extends EngineOptions {
   cost?: CostModelParams;
   /** Largest tier segment, bytes (default 1 GiB): tests make it small so one expander holds several. */
   segmentBytes?: number;
+  /**
+   * Where writable collections keep their logs: with it, every collection takes writes and new ones
+   * can be created; without it, collections are read-only.
+   */
+  dataDir?: string;
 }
 
 interface TierPool {
@@ -113,8 +122,90 @@ export class Engine {
     private readonly executor: Executor,
     collections: Collection[],
     private readonly tierPools: TierPool[],
+    readonly dataDir: string | null,
   ) {
     for (const c of collections) this.byName.set(c.name, c);
+  }
+
+  /** Settings of a collection with no base index (created over the API). */
+  private liveSettings(name: string): ConstructorParameters<typeof Collection>[2] {
+    const o = this.options;
+    return { id: -1, name, maxQueue: o.maxQueue, batch: o.inflightPerThread, maxTasks: 1, defaultMode: 'local', ndpAvailable: false, defaultEf: o.defaultEf };
+  }
+
+  /** Opens the data directory: a live store for every collection, and the collections created over the API. */
+  private async openDataDir(dataDir: string): Promise<void> {
+    try {
+      mkdirSync(dataDir, { recursive: true });
+    } catch (e) {
+      throw storageError(dataDir, 'create', e);
+    }
+    for (const c of this.byName.values()) {
+      const index = c.index!;
+      const { store } = await LiveStore.open(collectionDir(dataDir, c.name), c.dim, c.metric, { has: (id) => c.baseHas(id), count: index.meta.count });
+      c.live = store;
+    }
+    for (const dir of createdCollectionDirs(dataDir)) {
+      const cfg = readConfig(dir);
+      if (this.byName.has(cfg.name))
+        throw new StrataError('STRATA_INVALID_ARGUMENT', `${dir}: collection ${quoted(cfg.name)} is also served from an index directory`, { field: 'dataDir' });
+      await this.attachCreated(dir, cfg);
+    }
+  }
+
+  private async attachCreated(dir: string, cfg: CollectionConfig): Promise<Collection> {
+    const c = new Collection(null, this.executor, this.liveSettings(cfg.name), {
+      dim: cfg.dim,
+      metric: cfg.metric,
+      m: cfg.m,
+      efConstruction: cfg.efConstruction,
+    });
+    const { store } = await LiveStore.open(dir, cfg.dim, cfg.metric, null, { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 });
+    c.live = store;
+    this.byName.set(cfg.name, c);
+    return c;
+  }
+
+  /** Names being created right now: a second create of the same name fails at once. */
+  private readonly creating = new Set<string>();
+
+  /** Creates an empty writable collection (validated by the caller: dim, metric, m, efConstruction). */
+  async createCollection(cfg: CollectionConfig): Promise<Collection> {
+    checkCollectionName(cfg.name, 'collection_name');
+    if (this.closing) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: retry on another replica', {});
+    if (this.dataDir === null)
+      throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir to create collections', { allow: 'GET' });
+    if (this.byName.has(cfg.name) || this.creating.has(cfg.name))
+      throw new StrataError('STRATA_COLLECTION_EXISTS', `collection ${quoted(cfg.name)} exists already`, { collection: cfg.name.slice(0, 64) });
+    this.creating.add(cfg.name);
+    try {
+      const dir = collectionDir(this.dataDir, cfg.name);
+      // A directory left by an earlier collection of this name that was not fully removed.
+      removeCollectionDir(dir);
+      try {
+        mkdirSync(dir, { recursive: true });
+      } catch (e) {
+        throw storageError(dir, 'create', e);
+      }
+      writeConfig(dir, cfg);
+      return await this.attachCreated(dir, cfg);
+    } finally {
+      this.creating.delete(cfg.name);
+    }
+  }
+
+  /** Deletes a collection created over the API, and its files; false when there is none of that name. */
+  async deleteCollection(name: string): Promise<boolean> {
+    checkCollectionName(name, 'collection_name');
+    const c = this.byName.get(name);
+    if (!c) return false;
+    if (c.index !== null || this.dataDir === null)
+      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: stop serving it instead`, { allow: 'GET' });
+    this.byName.delete(name);
+    c.refuse(new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection ${quoted(name)} was deleted`, { collection: name.slice(0, 64) }));
+    await c.live?.close();
+    removeCollectionDir(collectionDir(this.dataDir, name));
+    return true;
   }
 
   static async open(specs: CollectionSpec[], o: OpenEngineOptions = {}): Promise<Engine> {
@@ -236,7 +327,7 @@ export class Engine {
     } else {
       const data = { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus };
       if ((o.handoff ?? 'ring') === 'ring') {
-        const maxDim = Math.max(...opened.map((oi) => oi.index.meta.dim));
+        const maxDim = Math.max(1, ...opened.map((oi) => oi.index.meta.dim));
         executor = new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, maxDim, RING_HITS_PER_QUERY));
       } else executor = new PoolExecutor(opts.searchThreads, data);
     }
@@ -253,7 +344,16 @@ export class Engine {
           defaultEf: opts.defaultEf,
         }),
     );
-    return new Engine(opts, executor, collections, tierPools);
+    const engine = new Engine(opts, executor, collections, tierPools, o.dataDir ?? null);
+    if (o.dataDir !== undefined) {
+      try {
+        await engine.openDataDir(o.dataDir);
+      } catch (e) {
+        await engine.close(0);
+        throw e;
+      }
+    }
+    return engine;
   }
 
   collections(): Collection[] {
@@ -315,6 +415,8 @@ export class Engine {
       Atomics.add(t.bell, t.expander, 1);
       Atomics.notify(t.bell, t.expander);
     }
+    // Appends already queued are flushed (and acknowledged) before the logs close.
+    await Promise.all(this.collections().map((c) => c.live?.close()));
     const tierReports = await Promise.all(
       this.tierPools.map(async (t) => {
         const stopped = await settlesWithin(t.done, THREAD_STOP_GRACE_MS);

@@ -23,7 +23,7 @@ export interface QueriesResult {
 }
 
 export async function runQueries(c: Collection, vectors: Float32Array, o: QueriesOptions): Promise<QueriesResult> {
-  const dim = c.index.meta.dim;
+  const dim = c.dim;
   const n = vectors.length / dim;
   const submit = () =>
     Promise.all(

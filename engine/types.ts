@@ -72,6 +72,11 @@ export interface CollectionInfo {
   code: { kind: string; bytesPerVector: number } | null;
   build: { m: number; efConstruction: number; source: string | null };
   memory: { mode: 'numa' | 'emulated'; reason: string };
+  /**
+   * The writable part, or null (read-only): points in the fresh layer, base points hidden (deleted
+   * or superseded by a fresh copy), and the last write applied (its log sequence number).
+   */
+  live: { fresh: number; hidden: number; appliedLsn: number } | null;
 }
 
 export interface EngineOptions {

@@ -24,6 +24,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
   STRATA_NUMA_BIND: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION },
   STRATA_KERNEL: { http: 500, grpc: GrpcStatus.INTERNAL },
   STRATA_COLLECTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  STRATA_COLLECTION_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
   STRATA_OVERLOADED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   STRATA_DEADLINE_EXCEEDED: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   // 499 (client closed request): the client is gone and will not read it, but logs and metrics do.

@@ -75,14 +75,14 @@ export function registerSearch(program: Command): void {
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
     });
     const collection = engine.collections()[0]!;
-    const index = collection.index;
+    const dim = collection.dim;
     const info = collection.info();
     const qs = await readDataset(f.queries, f.limit ? { limit: f.limit } : {});
-    if (qs.dim !== index.meta.dim) {
+    if (qs.dim !== dim) {
       await engine.close();
-      throw new StrataError('STRATA_DATASET_DIMENSION', `${qs.file}: queries have ${qs.dim} dimensions, the index ${index.meta.dim}`, {
+      throw new StrataError('STRATA_DATASET_DIMENSION', `${qs.file}: queries have ${qs.dim} dimensions, the index ${dim}`, {
         file: qs.file,
-        expected: index.meta.dim,
+        expected: dim,
         found: qs.dim,
       });
     }
@@ -105,7 +105,7 @@ export function registerSearch(program: Command): void {
       const rr = recallAtK({
         k: f.k,
         results: r.labels,
-        metric: index.meta.metric,
+        metric: collection.metric,
         gtIds: gt.data,
         gtDim: gt.dim,
         ...(useD ? { resultDistances: r.distances, gtDistances: gd.data } : {}),
@@ -152,7 +152,7 @@ export function registerSearch(program: Command): void {
         linkBytesPerQuery: s.linkBytes,
         prefetch: { issued: s.prefetchIssued, hits: s.prefetchHits },
         inject: f.inject ?? false,
-        kernels: index.vectors.segments[0]?.kernels?.kind ?? 'none',
+        kernels: collection.index?.vectors.segments[0]?.kernels?.kind ?? 'none',
         code: info.code,
         memory: { mode: info.memory.mode, reason: info.memory.reason, tiers: info.tiers.map((t) => ({ kind: t.kind, nodes: t.nodes, binding: t.binding })) },
       }) + '\n',

@@ -34,6 +34,7 @@ interface ServeFlags extends MemoryFlags {
   maxBatch: number;
   drainMs: number;
   logLevel: LogLevel;
+  dataDir?: string;
 }
 
 /** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
@@ -56,19 +57,22 @@ const collect = (v: string, prev: string[]): string[] => [...prev, v];
  * the shell fills it in from $STRATA_API_KEY: stdout ends up in journald and `kubectl logs`.
  */
 function curlExample(engine: Engine, rest: string, withKey: boolean): string {
-  const c = engine.collections()[0]!;
+  const c = engine.collections()[0];
+  if (!c) return `curl -s ${rest}/collections${withKey ? ' -H "api-key: $STRATA_API_KEY"' : ''}`;
   const first = c.scroll(null, 1).points[0];
-  const vector = first ? Array.from(first.vector, (x) => Number(x.toFixed(3))) : new Array<number>(c.index.meta.dim).fill(0);
+  const vector = first ? Array.from(first.vector, (x) => Number(x.toFixed(3))) : new Array<number>(c.dim).fill(0);
   const auth = withKey ? ' -H "api-key: $STRATA_API_KEY"' : '';
   return `curl -s -X POST ${rest}/collections/${encodeURIComponent(c.name)}/points/search -H 'Content-Type: application/json'${auth} -d '${JSON.stringify({ vector, limit: 5, with_payload: false })}'`;
 }
 
 function announce(engine: Engine, a: ServerAddresses, withKey: boolean): void {
   const lines = [
-    `strata serve: ${engine
-      .collections()
-      .map((c) => `${c.name} (${c.count()} points, ${c.index.meta.dim}-d)`)
-      .join(', ')}`,
+    `strata serve: ${
+      engine
+        .collections()
+        .map((c) => `${c.name} (${c.count()} points, ${c.dim}-d)`)
+        .join(', ') || 'no collections yet (create one: PUT /collections/{name})'
+    }`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
     a.grpc ? `gRPC  ${a.grpc}   (proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
     withKey ? 'try (with STRATA_API_KEY set to the key in your shell):' : 'try:',
@@ -82,6 +86,8 @@ async function specsFrom(dirs: string[], f: ServeFlags): Promise<CollectionSpec[
     throw new StrataError('STRATA_INVALID_ARGUMENT', '--demo serves the embedded dataset: pass either --demo or index directories, not both', {
       field: 'demo',
     });
+  // A data directory alone serves the collections created in it (and takes new ones).
+  if (dirs.length === 0 && !f.demo && f.dataDir !== undefined) return [];
   if (dirs.length === 0) {
     const { indexDir } = await prepareDemo(f.demoDir, DEMO_SPEC.count);
     return [{ dir: indexDir, name: f.name[0] ?? 'demo' }];
@@ -105,6 +111,10 @@ export function registerServe(program: Command): void {
       .option('--name <name>', "collection name, once per directory in order (default: the manifest's name)", collect, [])
       .option('--demo', 'serve the embedded default dataset as collection "demo" (built on first use)')
       .option('--demo-dir <dir>', 'working directory of --demo', DEMO_DIR)
+      .option(
+        '--data-dir <dir>',
+        'make collections writable: write-ahead logs of upserts and deletes, and the collections created over the API, live here (replayed on start); without it collections are read-only',
+      )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
       .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
@@ -182,6 +192,7 @@ export function registerServe(program: Command): void {
       mode: f.mode,
       inject: f.inject ?? false,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
+      ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
     });
     const server = buildServer(engine, serverOptions);
     let addresses: ServerAddresses;

@@ -60,7 +60,10 @@ export interface QdrantCollectionView {
     placement: { policy: string; dram_budget_bytes: number; predicted_dram_share: number | null };
     memory: { mode: 'numa' | 'emulated'; reason: string };
     build: { source: string | null };
-    read_only: true;
+    /** True when the collection takes no writes (the server has no --data-dir). */
+    read_only: boolean;
+    /** The writable part: points in the fresh layer, base points hidden, the last write applied. */
+    live: { fresh_points: number; hidden_base_points: number; applied_operation_id: number } | null;
   };
 }
 
@@ -114,7 +117,8 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
       placement: { policy: info.placement.policy, dram_budget_bytes: info.placement.dramBudgetBytes, predicted_dram_share: info.placement.predictedDramShare },
       memory: { mode: info.memory.mode, reason: info.memory.reason },
       build: { source: info.build.source },
-      read_only: true,
+      read_only: info.live === null,
+      live: info.live ? { fresh_points: info.live.fresh, hidden_base_points: info.live.hidden, applied_operation_id: info.live.appliedLsn } : null,
     },
   };
 }

@@ -131,7 +131,7 @@ export function emptyFilterAt(v: unknown, field: string): void {
   const f = objectAt(v, field);
   for (const [key, conds] of Object.entries(f)) {
     if (isAbsent(conds) || (Array.isArray(conds) && conds.length === 0)) continue;
-    throw invalidArgument(field, `filter conditions are not supported (${quoted(key, 32)}): Strata points carry no payload, so pass no filter or an empty one`);
+    throw invalidArgument(field, `filter conditions are not supported yet (${quoted(key, 32)}): pass no filter or an empty one`);
   }
 }
 

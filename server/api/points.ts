@@ -3,6 +3,7 @@
 // each protocol decides how to put them on the wire.
 import { quoted, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/collection.js';
+import type { Payload } from '../../index/live/live-store.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';
@@ -16,6 +17,8 @@ export interface CallControl {
 export interface ScoredHit {
   id: number;
   score: number;
+  /** The point's payload (null: none stored). */
+  payload: Payload | null;
   /** The stored vector (unit-normalised for Cosine), when asked for. */
   vector: Float32Array | null;
 }
@@ -29,6 +32,7 @@ export interface SearchAnswer {
 
 export interface PointRecord {
   id: number;
+  payload: Payload | null;
   vector: Float32Array | null;
 }
 
@@ -49,14 +53,14 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     ...(ctl.timeoutMs !== undefined ? { timeoutMs: ctl.timeoutMs } : {}),
     ...(ctl.signal ? { signal: ctl.signal } : {}),
   });
-  const metric = c.index.meta.metric;
+  const metric = c.metric;
   const hits: ScoredHit[] = [];
   for (let i = p.offset; i < r.hits.length; i++) {
     const h = r.hits[i]!;
     const score = scoreOf(metric, h.distance);
     // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
     if (!passesThreshold(metric, score, p.scoreThreshold)) break;
-    hits.push({ id: h.id, score, vector: p.withVector ? storedVector(c, h.id) : null });
+    hits.push({ id: h.id, score, payload: p.withPayload ? c.payload(h.id) : null, vector: p.withVector ? storedVector(c, h.id) : null });
   }
   return { hits, withPayload: p.withPayload, stats: p.withStats ? strataStats(r.stats, r.mode) : null };
 }
@@ -77,12 +81,12 @@ export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
     if (id === null || seen.has(id)) continue;
     seen.add(id);
     const pt = c.getPoint(id);
-    if (pt) out.push({ id, vector: p.withVector ? pt.vector : null });
+    if (pt) out.push({ id, payload: p.withPayload ? c.payload(id) : null, vector: p.withVector ? pt.vector : null });
   }
   return out;
 }
 
-export function getPointOrThrow(c: Collection, id: number | null, shown: string): PointRecord & { vector: Float32Array } {
+export function getPointOrThrow(c: Collection, id: number | null, shown: string): { id: number; vector: Float32Array } {
   const pt = id === null ? null : c.getPoint(id);
   if (!pt)
     throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${quoted(shown)} in collection ${quoted(c.name)}`, {
@@ -94,5 +98,8 @@ export function getPointOrThrow(c: Collection, id: number | null, shown: string)
 
 export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: number | null } {
   const r = c.scroll(p.offset, p.limit);
-  return { points: r.points.map((pt) => ({ id: pt.id, vector: p.withVector ? pt.vector : null })), next: r.next };
+  return {
+    points: r.points.map((pt) => ({ id: pt.id, payload: p.withPayload ? c.payload(pt.id) : null, vector: p.withVector ? pt.vector : null })),
+    next: r.next,
+  };
 }

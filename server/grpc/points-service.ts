@@ -38,8 +38,8 @@ function toMessage(a: SearchAnswer, t0: number): SearchResponseMsg {
 async function search(ctx: GrpcContext, req: SearchRequestMsg, call: AnyCall, signal: AbortSignal | undefined): Promise<SearchResponseMsg> {
   const t0 = performance.now();
   const c = collectionOf(ctx, req.collection_name);
-  const plan = parseSearch(req as unknown as Fields, c.index.meta.dim);
-  checkSearchAnswers([plan], c.index.meta.dim, ctx.options.answerLimit);
+  const plan = parseSearch(req as unknown as Fields, c.dim);
+  checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
   return toMessage(await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
 }
 
@@ -142,9 +142,9 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
             `must be empty or ${quoted(req.collection_name)} (one collection per batch), got ${quoted(s.collection_name)}`,
           );
         }
-        return parseSearch(s as unknown as Fields, c.index.meta.dim, `searches[${i}].`);
+        return parseSearch(s as unknown as Fields, c.dim, `searches[${i}].`);
       });
-      checkSearchAnswers(plans, c.index.meta.dim, ctx.options.answerLimit);
+      checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
       const answers = await searchBatch(c, plans, requestControl(call, undefined, req.timeout_ms));
       return { result: answers.map((a) => toMessage(a, t0)), time: secondsSince(t0) };
     }),
@@ -153,7 +153,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false });
-      checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.index.meta.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
+      checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
       const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
     }),

@@ -193,14 +193,14 @@ function schemas(): Obj {
         id: { type: 'integer' },
         version: { type: 'integer', const: 0 },
         score: { type: 'number', description: 'Euclid: Euclidean distance (smaller is better). Dot: dot product. Cosine: cosine similarity.' },
-        payload: { oneOf: [{ type: 'object', maxProperties: 0 }, { type: 'null' }] },
+        payload: { type: ['object', 'null'] },
         vector: ref('Vector'),
       },
     },
     Record: {
       type: 'object',
       required: ['id', 'payload'],
-      properties: { id: { type: 'integer' }, payload: { oneOf: [{ type: 'object', maxProperties: 0 }, { type: 'null' }] }, vector: ref('Vector') },
+      properties: { id: { type: 'integer' }, payload: { type: ['object', 'null'] }, vector: ref('Vector') },
     },
     StrataSearchStats: {
       type: 'object',
@@ -281,7 +281,11 @@ function schemas(): Obj {
               properties: { policy: { type: 'string' }, dram_budget_bytes: { type: 'integer' }, predicted_dram_share: { type: ['number', 'null'] } },
             },
             memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
-            read_only: { const: true },
+            read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
+            live: {
+              type: ['object', 'null'],
+              properties: { fresh_points: { type: 'integer' }, hidden_base_points: { type: 'integer' }, applied_operation_id: { type: 'integer' } },
+            },
           },
         },
       },
@@ -294,6 +298,99 @@ function schemas(): Obj {
         result: { type: 'null' },
         time: { type: 'number' },
       },
+    },
+  };
+}
+
+/** The writes Strata takes (server/rest/routes/writes.ts). */
+function livePaths(C: string): Obj {
+  const wait: Obj = {
+    name: 'wait',
+    in: 'query',
+    required: false,
+    description:
+      'true: answer once durable and visible to search (status completed); false (default): once durable (status acknowledged). Strata makes a write visible in the step that learns it is durable, so both answer at the same moment.',
+    schema: { type: 'boolean' },
+  };
+  const writeErrors: Obj = {
+    ...ERRORS,
+    '405': errorResponse('The server has no --data-dir, or the collection was built offline (STRATA_READ_ONLY).'),
+    '507': errorResponse('The data directory refused the write (disk full, read-only, no permission): nothing was acknowledged (STRATA_STORAGE).'),
+  };
+  const update = envelope({
+    type: 'object',
+    properties: {
+      operation_id: { type: 'integer', description: 'The write-ahead log sequence number of the write.' },
+      status: { enum: ['completed', 'acknowledged'] },
+    },
+  });
+  const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
+  const write = (summary: string, body: Obj): Obj => ({
+    summary,
+    parameters: [collectionName, wait],
+    requestBody: { required: true, content: content(body) },
+    responses: { '200': { description: 'Durable (and visible)', content: content(update) }, ...writeErrors },
+  });
+  const payloadBody = { type: 'object', required: ['payload', 'points'], properties: { payload: { type: 'object' }, points: ids } };
+  return {
+    [C]: {
+      put: {
+        summary: 'Create an empty writable collection (needs --data-dir)',
+        parameters: [collectionName],
+        requestBody: {
+          required: true,
+          content: content({
+            type: 'object',
+            required: ['vectors'],
+            properties: {
+              vectors: {
+                type: 'object',
+                required: ['size', 'distance'],
+                properties: { size: { type: 'integer', minimum: 1 }, distance: { enum: ['Cosine', 'Euclid', 'Dot'] } },
+              },
+              hnsw_config: {
+                type: 'object',
+                properties: { m: { type: 'integer', minimum: 2, maximum: 128 }, ef_construct: { type: 'integer', minimum: 4, maximum: 4096 } },
+              },
+            },
+          }),
+        },
+        responses: {
+          '200': { description: 'Created', content: content(envelope({ const: true })) },
+          ...writeErrors,
+          '409': errorResponse('A collection of that name exists (STRATA_COLLECTION_EXISTS).'),
+        },
+      },
+      delete: {
+        summary: 'Delete a collection created over the API, with its files',
+        parameters: [collectionName],
+        responses: { '200': { description: 'Whether it existed', content: content(envelope({ type: 'boolean' })) }, ...writeErrors },
+      },
+    },
+    [`${C}/points`]: {
+      put: write('Upsert points: rows (points) or columns (batch); a point id is an unsigned integer below 2^53', {
+        type: 'object',
+        properties: {
+          points: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'vector'],
+              properties: { id: { type: 'integer' }, vector: ref('Vector'), payload: { type: ['object', 'null'] } },
+            },
+          },
+          batch: {
+            type: 'object',
+            required: ['ids', 'vectors'],
+            properties: { ids, vectors: { type: 'array', items: ref('Vector') }, payloads: { type: 'array' } },
+          },
+        },
+      }),
+    },
+    [`${C}/points/delete`]: { post: write('Delete points by id', { type: 'object', required: ['points'], properties: { points: ids } }) },
+    [`${C}/points/payload`]: {
+      post: write('Set payload keys of existing points (merged into what they have)', payloadBody),
+      put: write('Overwrite the payload of existing points', payloadBody),
     },
   };
 }
@@ -419,7 +516,7 @@ export function openApiDocument(): Obj {
     },
   };
   const paths: Obj = { ...readPaths };
-  for (const [p, ops] of Object.entries(writePaths())) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
+  for (const [p, ops] of [...Object.entries(livePaths(C)), ...Object.entries(writePaths())]) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
   return {
     openapi: '3.1.0',
     info: {

@@ -1,5 +1,6 @@
 // Qdrant's JSON shapes of points: a scored point ({id, version, score, payload, vector?}) and a
-// record ({id, payload, vector?}). Strata points carry no payload: `{}` when asked for, else null.
+// record ({id, payload, vector?}). The payload is the stored one ({} when none) when asked for, else null.
+import type { Payload } from '../../index/live/live-store.js';
 import type { PointRecord, ScoredHit } from '../api/points.js';
 import type { Codec } from './codec.js';
 
@@ -7,24 +8,24 @@ export interface ScoredPointJson {
   id: number;
   version: number;
   score: number;
-  payload: Record<string, never> | null;
+  payload: Payload | null;
   vector?: Float32Array | number[];
 }
 
 export interface RecordJson {
   id: number;
-  payload: Record<string, never> | null;
+  payload: Payload | null;
   vector?: Float32Array | number[];
 }
 
 export function scoredPoint(h: ScoredHit, withPayload: boolean, codec: Codec): ScoredPointJson {
-  const p: ScoredPointJson = { id: h.id, version: 0, score: h.score, payload: withPayload ? {} : null };
+  const p: ScoredPointJson = { id: h.id, version: 0, score: h.score, payload: withPayload ? (h.payload ?? {}) : null };
   if (h.vector) p.vector = codec.vector(h.vector);
   return p;
 }
 
 export function record(r: PointRecord, withPayload: boolean, codec: Codec): RecordJson {
-  const p: RecordJson = { id: r.id, payload: withPayload ? {} : null };
+  const p: RecordJson = { id: r.id, payload: withPayload ? (r.payload ?? {}) : null };
   if (r.vector) p.vector = codec.vector(r.vector);
   return p;
 }

@@ -52,7 +52,7 @@ describe('REST bad input', () => {
       'a filter with conditions',
       'search',
       { vector: v(), limit: 3, filter: { must: [{ key: 'city', match: { value: 'x' } }] } },
-      /^filter: filter conditions are not supported \("must"\)/,
+      /^filter: filter conditions are not supported yet \("must"\)/,
     ],
     ['a non-boolean with_vector', 'search', { vector: v(), limit: 3, with_vector: 'yes' }, /^with_vector: /],
     ['a string score_threshold', 'search', { vector: v(), limit: 3, score_threshold: 'x' }, /^score_threshold: must be a finite number/],

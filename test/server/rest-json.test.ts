@@ -260,17 +260,26 @@ describe('REST points (JSON)', () => {
 });
 
 describe('REST read-only and unknown routes', () => {
-  it('refuses Qdrant writes with 405, saying collections are built with strata build', async () => {
+  it('refuses Qdrant writes with 405 and an Allow header, saying how to take writes (--data-dir)', async () => {
     for (const [method, path] of [
       ['PUT', '/collections/vectors/points'],
       ['PUT', '/collections/newone'],
       ['DELETE', '/collections/vectors'],
       ['POST', '/collections/vectors/points/delete'],
       ['POST', '/collections/vectors/points/payload'],
+      ['PATCH', '/collections/vectors'],
+      ['POST', '/collections/vectors/points/batch'],
     ] as const) {
-      const r = await http(srv.url, method, path, { points: [{ id: 1, vector: [1, 2] }] });
+      const body = path.endsWith('/points')
+        ? { points: [{ id: 1, vector: Array.from({ length: 16 }, () => 1) }] }
+        : path.endsWith('payload')
+          ? { payload: { a: 1 }, points: [1] }
+          : path.endsWith('delete')
+            ? { points: [1] }
+            : { vectors: { size: 4, distance: 'Cosine' } };
+      const r = await http(srv.url, method, path, body);
       expect(r.status, `${method} ${path}`).toBe(405);
-      expect((r.body as { status: { error: string } }).status.error).toMatch(/read-only: build with strata build/);
+      expect((r.body as { status: { error: string } }).status.error).toMatch(method === 'DELETE' ? /served from an index directory/ : /--data-dir/);
     }
     expect((await http(srv.url, 'PUT', '/collections/vectors/points', {})).headers['allow']).toBe('POST');
   });

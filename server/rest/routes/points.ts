@@ -39,7 +39,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.post<PostRoute>(`${base}/search`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.index.meta.dim;
+    const dim = c.dim;
     const plan = parseSearch(bodyObject(req.body), dim);
     checkSearchAnswers([plan], dim, answerLimit);
     const a = await searchPoints(c, plan, callControl(req));
@@ -57,7 +57,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.post<PostRoute>(`${base}/search/batch`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.index.meta.dim;
+    const dim = c.dim;
     const plans = parseSearchBatch(bodyObject(req.body), dim, ctx.options.maxBatch);
     checkSearchAnswers(plans, dim, answerLimit);
     const answers = await searchBatch(c, plans, callControl(req));
@@ -68,7 +68,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.post<PostRoute>(`${base}/query`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.index.meta.dim;
+    const dim = c.dim;
     const plan = parseQuery(bodyObject(req.body), dim);
     checkSearchAnswers([plan], dim, answerLimit);
     const a = await searchPoints(c, plan, callControl(req));
@@ -78,7 +78,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.post<PostRoute>(base, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.index.meta.dim;
+    const dim = c.dim;
     const plan = parseRetrieve(bodyObject(req.body));
     checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], dim, answerLimit, `${plan.ids.length} ids`);
     const points = retrievePoints(c, plan);
@@ -97,12 +97,12 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const c = ctx.engine.collection(req.params.collection_name);
     const pt = getPointOrThrow(c, pointIdAt(req.params.id, 'id'), req.params.id);
     const codec = codecFor(req);
-    return send(reply, codec, ok(reply, record(pt, true, codec)));
+    return send(reply, codec, ok(reply, record({ ...pt, payload: c.payload(pt.id) }, true, codec)));
   });
 
   app.post<PostRoute>(`${base}/scroll`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.index.meta.dim;
+    const dim = c.dim;
     const plan = parseScroll(bodyObject(req.body));
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], dim, answerLimit, `scroll limit ${plan.limit}`);
     const page = scrollPoints(c, plan);

@@ -1,23 +1,18 @@
-// Write endpoints of the Qdrant API answer 405: collections are built offline by `strata build` and
-// served read-only. Answering them explicitly (rather than 404) tells a Qdrant client's user why.
+// Qdrant write endpoints Strata does not take answer 405 (the supported writes are in writes.ts):
+// answering them explicitly (rather than 404) tells a Qdrant client's user why.
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { StrataError } from '../../../common/errors.js';
 
 const C = '/collections/:collection_name';
 
-export const READ_ONLY_MESSAGE = 'collections are read-only: build with strata build (then serve the index directory with strata serve)';
+export const READ_ONLY_MESSAGE =
+  'this write is not supported: Strata takes collection create/delete, point upsert/delete and payload set/overwrite (with --data-dir); build large collections offline with strata build';
 
 /** Qdrant's write routes, each with the methods its path does answer here (the Allow header). */
 export const WRITE_ROUTES: ReadonlyArray<{ method: HTTPMethods; url: string; allow: string }> = [
-  { method: 'PUT', url: C, allow: 'GET' },
-  { method: 'PATCH', url: C, allow: 'GET' },
-  { method: 'DELETE', url: C, allow: 'GET' },
-  { method: 'PUT', url: `${C}/points`, allow: 'POST' },
-  { method: 'POST', url: `${C}/points/delete`, allow: '' },
+  { method: 'PATCH', url: C, allow: 'GET, PUT, DELETE' },
   { method: 'PUT', url: `${C}/points/vectors`, allow: '' },
   { method: 'POST', url: `${C}/points/vectors/delete`, allow: '' },
-  { method: 'POST', url: `${C}/points/payload`, allow: '' },
-  { method: 'PUT', url: `${C}/points/payload`, allow: '' },
   { method: 'POST', url: `${C}/points/payload/delete`, allow: '' },
   { method: 'POST', url: `${C}/points/payload/clear`, allow: '' },
   { method: 'POST', url: `${C}/points/batch`, allow: '' },

@@ -1,0 +1,102 @@
+// Where a writable collection keeps its files in the data directory, and the config file of a
+// collection created over the API. A collection's directory is named from a hash of its name: names
+// are up to 255 bytes of any UTF-8 (slashes and dots included), which no file name can hold safely.
+// The config file (collection.json) has a format tag, a version and a CRC-32 of its body; it is
+// written to a temporary file, synced and renamed, so a crash leaves the old file or the new one.
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { StrataError } from '../../common/errors.js';
+import type { Metric } from '../kernels/kernels.js';
+import { storageError } from './wal.js';
+
+export const CONFIG_FILE = 'collection.json';
+const FORMAT = 'strata-collection';
+const VERSION = 1;
+
+export interface CollectionConfig {
+  name: string;
+  dim: number;
+  metric: Metric;
+  m: number;
+  efConstruction: number;
+}
+
+/** The directory of collection `name` under dataDir. */
+export function collectionDir(dataDir: string, name: string): string {
+  return join(dataDir, `c-${createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 24)}`);
+}
+
+function body(c: CollectionConfig): string {
+  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction });
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function writeConfig(dir: string, c: CollectionConfig): void {
+  const text = body(c);
+  const file = join(dir, CONFIG_FILE);
+  const tmp = `${file}.tmp`;
+  try {
+    const fd = openSync(tmp, 'w', 0o644);
+    try {
+      writeSync(fd, `${JSON.stringify({ format: FORMAT, version: VERSION, crc32: crc32(text) >>> 0, config: JSON.parse(text) as unknown })}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    syncDir(dirname(file));
+  } catch (e) {
+    throw storageError(file, 'write', e);
+  }
+}
+
+export function readConfig(dir: string): CollectionConfig {
+  const file = join(dir, CONFIG_FILE);
+  let parsed: { format?: unknown; version?: unknown; crc32?: unknown; config?: CollectionConfig };
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as typeof parsed;
+  } catch (e) {
+    throw new StrataError('STRATA_INDEX_CORRUPT', `${file}: not a readable collection config (${(e as Error).message})`, { file });
+  }
+  if (parsed.format !== FORMAT) throw new StrataError('STRATA_INDEX_CORRUPT', `${file}: not a ${FORMAT} file`, { file });
+  if (parsed.version !== VERSION)
+    throw new StrataError('STRATA_INDEX_VERSION', `${file}: collection config version ${String(parsed.version)}, this build reads ${VERSION}`, { file });
+  const c = parsed.config;
+  if (!c || crc32(body(c)) >>> 0 !== parsed.crc32) throw new StrataError('STRATA_INDEX_CORRUPT', `${file}: checksum mismatch`, { file });
+  return c;
+}
+
+/** The directories of collections created over the API (those with a config file). */
+export function createdCollectionDirs(dataDir: string): string[] {
+  if (!existsSync(dataDir)) return [];
+  return readdirSync(dataDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name.startsWith('c-') && existsSync(join(dataDir, d.name, CONFIG_FILE)))
+    .map((d) => join(dataDir, d.name));
+}
+
+/**
+ * Removes a collection's directory: the config file goes first (renamed away and synced), so a
+ * crash midway leaves a directory that is no longer a collection rather than half of one.
+ */
+export function removeCollectionDir(dir: string): void {
+  try {
+    const file = join(dir, CONFIG_FILE);
+    if (existsSync(file)) {
+      renameSync(file, `${file}.deleted`);
+      syncDir(dir);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  } catch (e) {
+    throw storageError(dir, 'remove', e);
+  }
+}

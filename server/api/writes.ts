@@ -1,0 +1,111 @@
+// The write requests both protocols take, parsed into plans: create a collection, upsert points (in
+// Qdrant's row form `points` and its columnar form `batch`), delete points by id, set or overwrite a
+// payload. Every field is checked here, at the edge, with errors naming its path; the engine trusts
+// what it gets (it copies vectors before keeping them: a MessagePack Float32Array is a view of the
+// request's buffer).
+import { invalidArgument } from '../../common/errors.js';
+import type { CollectionConfig } from '../../index/live/collection-dir.js';
+import type { Payload, PointWrite } from '../../index/live/live-store.js';
+import type { Metric } from '../../index/kernels/kernels.js';
+import { arrayAt, describe, type Fields, intAt, isAbsent, objectAt, vectorAt } from './fields.js';
+import { MAX_IDS } from '../options.js';
+
+/** Largest vector size a created collection may have. */
+export const MAX_DIM = 65_536;
+/** Most points in one upsert (rows or batch columns); the body limit bounds the bytes as well. */
+export const MAX_UPSERT = 100_000;
+
+const DISTANCES: Readonly<Record<string, Metric>> = { Cosine: 'cosine', Euclid: 'l2', Dot: 'ip' };
+
+export function parseCreateCollection(name: string, body: Fields): CollectionConfig {
+  const vectors = objectAt(body['vectors'], 'vectors');
+  const dim = intAt(vectors['size'], 'vectors.size', 1, MAX_DIM);
+  const d = vectors['distance'];
+  const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
+  if (metric === undefined) throw invalidArgument('vectors.distance', `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
+  const hnsw = isAbsent(body['hnsw_config']) ? {} : objectAt(body['hnsw_config'], 'hnsw_config');
+  const m = isAbsent(hnsw['m']) ? 16 : intAt(hnsw['m'], 'hnsw_config.m', 2, 128);
+  const efConstruction = isAbsent(hnsw['ef_construct']) ? 100 : intAt(hnsw['ef_construct'], 'hnsw_config.ef_construct', 4, 4096);
+  return { name, dim, metric, m, efConstruction };
+}
+
+/** A point id for a write: an unsigned integer below 2^53 (UUIDs are not stored yet). */
+export function writeIdAt(v: unknown, field: string): number {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === 'string' && /^\d{1,16}$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
+  throw invalidArgument(field, `must be an unsigned integer below 2^53, got ${describe(v)} (UUID ids are not supported yet)`);
+}
+
+function payloadAt(v: unknown, field: string): Payload | null {
+  if (isAbsent(v)) return null;
+  return { ...objectAt(v, field) };
+}
+
+/** Qdrant's upsert body: {points: [{id, vector, payload?}]} or {batch: {ids, vectors, payloads?}}. */
+export function parseUpsert(body: Fields, dim: number): PointWrite[] {
+  const out: PointWrite[] = [];
+  const seen = new Map<number, number>();
+  const add = (p: PointWrite): void => {
+    // A repeated id in one request: the last one wins, as if upserted in order.
+    const at = seen.get(p.id);
+    if (at !== undefined) out[at] = p;
+    else {
+      seen.set(p.id, out.length);
+      out.push(p);
+    }
+  };
+  if (!isAbsent(body['points'])) {
+    if (!isAbsent(body['batch'])) throw invalidArgument('batch', 'give either points or batch, not both');
+    arrayAt(body['points'], 'points', MAX_UPSERT).forEach((raw, i) => {
+      const p = objectAt(raw, `points[${i}]`);
+      add({
+        id: writeIdAt(p['id'], `points[${i}].id`),
+        vector: vectorAt(p['vector'], `points[${i}].vector`, dim),
+        payload: payloadAt(p['payload'], `points[${i}].payload`),
+      });
+    });
+    return out;
+  }
+  const b = objectAt(body['batch'], 'batch');
+  const ids = arrayAt(b['ids'], 'batch.ids', MAX_UPSERT);
+  const vectors = arrayAt(b['vectors'], 'batch.vectors', MAX_UPSERT);
+  if (vectors.length !== ids.length) throw invalidArgument('batch.vectors', `${vectors.length} vectors for ${ids.length} ids`);
+  const payloads = isAbsent(b['payloads']) ? null : arrayAt(b['payloads'], 'batch.payloads', MAX_UPSERT);
+  if (payloads && payloads.length !== ids.length) throw invalidArgument('batch.payloads', `${payloads.length} payloads for ${ids.length} ids`);
+  ids.forEach((id, i) => {
+    add({
+      id: writeIdAt(id, `batch.ids[${i}]`),
+      vector: vectorAt(vectors[i], `batch.vectors[${i}]`, dim),
+      payload: payloads ? payloadAt(payloads[i], `batch.payloads[${i}]`) : null,
+    });
+  });
+  return out;
+}
+
+/** Qdrant's delete body: {points: [id, …]} (a filter selector is not supported: points carry no index on payload). */
+export function parseDeleteIds(body: Fields): number[] {
+  if (isAbsent(body['points'])) {
+    if (!isAbsent(body['filter'])) throw invalidArgument('filter', 'delete by filter is not supported: list the ids in points');
+    throw invalidArgument('points', 'must list the ids to delete');
+  }
+  return [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))];
+}
+
+/** Qdrant's set/overwrite payload body: {payload: {…}, points: [id, …]}. */
+export function parsePayload(body: Fields): { ids: number[]; payload: Payload } {
+  const payload = payloadAt(body['payload'], 'payload');
+  if (payload === null) throw invalidArgument('payload', 'must be an object');
+  if (isAbsent(body['points'])) throw invalidArgument('points', 'must list the ids whose payload to set (filters are not supported)');
+  return { ids: [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))], payload };
+}
+
+/**
+ * Qdrant's `?wait=` flag (default false): true answers once the write is durable and visible to
+ * search, false once it is durable. Strata applies a write in the same step that learns it is
+ * durable, so both answer at the same moment; the flag only sets the status the answer reports.
+ */
+export function waitFlag(raw: unknown): boolean {
+  if (raw === undefined || raw === 'false' || raw === false) return false;
+  if (raw === 'true' || raw === true || raw === '') return true;
+  throw invalidArgument('wait', `must be true or false, got ${describe(raw)}`);
+}

@@ -1,0 +1,224 @@
+// Live collections over REST, on a real server with a data directory: the official Qdrant client and
+// plain undici create collections, upsert (rows and columns), delete, set payloads and read them
+// back; a built collection becomes writable (its base points hidden when deleted or replaced);
+// searches merge the base and the fresh layer, and exact search over the merge equals brute force
+// over the final data; bad input changes nothing; a restart replays the log to the same state.
+import { existsSync } from 'node:fs';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../engine/engine.js';
+import { collectionDir } from '../../index/live/collection-dir.js';
+import { mulberry32 } from '../../common/random.js';
+import { buildIndexes, COUNT, DIM, http, openEngine, startServer, type Indexes, type Running } from './fixture.js';
+
+let ix: Indexes;
+let dataDir: string;
+let engine: Engine;
+let srv: Running;
+let client: QdrantClient;
+
+async function start(): Promise<void> {
+  engine = await openEngine(ix, { dataDir });
+  srv = await startServer(engine);
+  client = new QdrantClient({ url: srv.url, checkCompatibility: false });
+}
+
+async function stop(): Promise<void> {
+  await srv.close();
+  await engine.close();
+}
+
+beforeAll(async () => {
+  ix = await buildIndexes();
+  dataDir = ix.tmp.path('data');
+  await start();
+});
+
+afterAll(async () => {
+  await srv?.close();
+  await engine?.close();
+  ix?.tmp.cleanup();
+});
+
+const rnd = mulberry32(5);
+const randomVector = (dim = DIM): number[] => Array.from({ length: dim }, () => rnd() * 2 - 1);
+const body = <T>(r: { body: unknown }): T => (r.body as { result: T }).result;
+
+/** Brute force over (id, vector) pairs: ids of the k nearest by cosine similarity. */
+function bruteCosine(points: Map<number, number[]>, q: number[], k: number): number[] {
+  const norm = (v: number[]): number => Math.hypot(...v);
+  const qn = norm(q);
+  return [...points.entries()]
+    .map(([id, v]) => ({ id, s: v.reduce((a, x, i) => a + x * q[i]!, 0) / (norm(v) * qn) }))
+    .sort((a, b) => b.s - a.s || a.id - b.id)
+    .slice(0, k)
+    .map((x) => x.id);
+}
+
+describe('collections created over the API', () => {
+  const name = 'fresh/one';
+  const final = new Map<number, number[]>();
+
+  it('creates a collection with the Qdrant client and describes it as writable and empty', async () => {
+    expect(await client.createCollection(name, { vectors: { size: 8, distance: 'Cosine' } })).toBe(true);
+    expect((await client.collectionExists(name)).exists).toBe(true);
+    const info = await client.getCollection(name);
+    expect(info.points_count).toBe(0);
+    expect(info.config.params.vectors).toMatchObject({ size: 8, distance: 'Cosine' });
+    const raw = await http(srv.url, 'GET', `/collections/${encodeURIComponent(name)}`);
+    expect(body<{ strata: { read_only: boolean; live: { fresh_points: number } } }>(raw).strata).toMatchObject({ read_only: false, live: { fresh_points: 0 } });
+    // Its files live under a directory named from the name's hash (the name holds a slash).
+    expect(existsSync(collectionDir(dataDir, name))).toBe(true);
+  });
+
+  it('refuses a second create of the same name with 409 STRATA_COLLECTION_EXISTS', async () => {
+    const r = await http(srv.url, 'PUT', `/collections/${encodeURIComponent(name)}`, { vectors: { size: 8, distance: 'Cosine' } });
+    expect(r.status).toBe(409);
+    expect(r.text).toMatch(/exists already/);
+  });
+
+  it('upserts rows with payloads and columns (batch), then retrieves, counts and searches them', async () => {
+    const rows = Array.from({ length: 60 }, (_, i) => ({ id: i, vector: randomVector(8), payload: { n: i, tag: i % 2 === 0 ? 'even' : 'odd' } }));
+    const up = await client.upsert(name, { wait: true, points: rows });
+    expect(up.status).toBe('completed');
+    for (const r of rows) final.set(r.id, r.vector);
+    const ids = Array.from({ length: 40 }, (_, i) => 1000 + i);
+    const vectors = ids.map(() => randomVector(8));
+    const b = await http(srv.url, 'PUT', `/collections/${encodeURIComponent(name)}/points`, { batch: { ids, vectors } });
+    expect(b.status).toBe(200);
+    expect(body<{ status: string; operation_id: number }>(b)).toMatchObject({ status: 'acknowledged', operation_id: expect.any(Number) });
+    ids.forEach((id, i) => final.set(id, vectors[i]!));
+    expect((await client.count(name)).count).toBe(100);
+
+    const got = await client.retrieve(name, { ids: [3, 1005, 99999], with_payload: true, with_vector: true });
+    expect(got.map((p) => p.id).sort()).toEqual([1005, 3]);
+    const p3 = got.find((p) => p.id === 3)!;
+    expect(p3.payload).toEqual({ n: 3, tag: 'odd' });
+    // Stored unit-normalised (cosine), as searched.
+    const v3 = final.get(3)!;
+    const n3 = Math.hypot(...v3);
+    (p3.vector as number[]).forEach((x, i) => expect(x).toBeCloseTo(v3[i]! / n3, 5));
+
+    const hits = await client.search(name, { vector: v3, limit: 5, with_payload: true });
+    expect(hits[0]).toMatchObject({ id: 3, payload: { n: 3, tag: 'odd' } });
+    expect(hits[0]!.score).toBeCloseTo(1, 5);
+  });
+
+  it('deletes points: gone from search, retrieve, scroll and count', async () => {
+    const del = await client.delete(name, { wait: true, points: [3, 1005] });
+    expect(del.status).toBe('completed');
+    final.delete(3);
+    final.delete(1005);
+    expect((await client.count(name)).count).toBe(98);
+    expect(await client.retrieve(name, { ids: [3, 1005] })).toEqual([]);
+    const hits = await client.search(name, { vector: randomVector(8), limit: 100 });
+    expect(hits.map((h) => h.id)).not.toContain(3);
+    const page = await client.scroll(name, { limit: 200 });
+    expect(page.points.map((p) => p.id)).toEqual([...final.keys()].sort((a, b) => a - b));
+  });
+
+  it('sets and overwrites payloads', async () => {
+    await client.setPayload(name, { wait: true, points: [4], payload: { color: 'red' } });
+    expect((await client.retrieve(name, { ids: [4], with_payload: true }))[0]!.payload).toEqual({ n: 4, tag: 'even', color: 'red' });
+    await client.overwritePayload(name, { wait: true, points: [4], payload: { only: true } });
+    expect((await client.retrieve(name, { ids: [4], with_payload: true }))[0]!.payload).toEqual({ only: true });
+  });
+
+  it('answers exact search over the live points exactly as brute force does', async () => {
+    for (let i = 0; i < 10; i++) {
+      const q = randomVector(8);
+      const r = await http(srv.url, 'POST', `/collections/${encodeURIComponent(name)}/points/search`, { vector: q, limit: 10, params: { exact: true } });
+      expect(body<Array<{ id: number }>>(r).map((h) => h.id)).toEqual(bruteCosine(final, q, 10));
+    }
+  });
+
+  it('refuses bad writes with 400 naming the field, and applies nothing of them', async () => {
+    const before = (await client.count(name)).count;
+    const cases: Array<[unknown, RegExp]> = [
+      [
+        {
+          points: [
+            { id: 7000, vector: randomVector(8) },
+            { id: 7001, vector: randomVector(7) },
+          ],
+        },
+        /^points\[1\]\.vector: expected 8 dimensions/,
+      ],
+      [{ points: [{ id: -1, vector: randomVector(8) }] }, /^points\[0\]\.id: must be an unsigned integer/],
+      [{ points: [{ id: 7002, vector: [...randomVector(7), Number.NaN] }] }, /^points\[0\]\.vector: /],
+      [{ points: [{ id: 7003, vector: randomVector(8), payload: 5 }] }, /^points\[0\]\.payload: must be an object/],
+      [{ batch: { ids: [7004, 7005], vectors: [randomVector(8)] } }, /^batch\.vectors: 1 vectors for 2 ids/],
+      [{}, /^batch: must be an object/],
+    ];
+    for (const [b, message] of cases) {
+      const r = await http(srv.url, 'PUT', `/collections/${encodeURIComponent(name)}/points`, b);
+      expect(r.status, JSON.stringify(b).slice(0, 80)).toBe(400);
+      expect((r.body as { status: { error: string } }).status.error).toMatch(message);
+    }
+    const d = await http(srv.url, 'POST', `/collections/${encodeURIComponent(name)}/points/delete`, { filter: { must: [] } });
+    expect(d.status).toBe(400);
+    expect((await client.count(name)).count).toBe(before);
+    expect(await client.retrieve(name, { ids: [7000, 7001, 7002, 7003, 7004] })).toEqual([]);
+  });
+
+  it('comes back after a restart with the same points, payloads and answers (the log is replayed)', async () => {
+    const q = randomVector(8);
+    const before = await client.search(name, { vector: q, limit: 10, with_payload: true });
+    await stop();
+    await start();
+    expect((await client.count(name)).count).toBe(final.size);
+    expect((await client.retrieve(name, { ids: [4], with_payload: true }))[0]!.payload).toEqual({ only: true });
+    expect(await client.search(name, { vector: q, limit: 10, with_payload: true })).toEqual(before);
+  });
+
+  it('deletes the collection and its files; the name can be created again', async () => {
+    expect(await client.deleteCollection(name)).toBe(true);
+    expect((await client.collectionExists(name)).exists).toBe(false);
+    expect(existsSync(collectionDir(dataDir, name))).toBe(false);
+    expect((await http(srv.url, 'DELETE', `/collections/${encodeURIComponent(name)}`)).body).toMatchObject({ result: false });
+    expect(await client.createCollection(name, { vectors: { size: 4, distance: 'Euclid' } })).toBe(true);
+    expect((await client.count(name)).count).toBe(0);
+  });
+});
+
+describe('a built collection served with a data directory', () => {
+  it('takes upserts and deletes over its base: hidden base points never come back, replaced ones answer with their new vector', async () => {
+    const c = engine.collection('vectors');
+    const v7 = Array.from(c.getPoint(7)!.vector);
+    const v9 = Array.from(c.getPoint(9)!.vector);
+    const far = randomVector().map((x) => x * 1000);
+    await client.upsert('vectors', {
+      wait: true,
+      points: [
+        { id: 9, vector: far, payload: { moved: true } },
+        { id: 500_000, vector: v7 },
+      ],
+    });
+    await client.delete('vectors', { wait: true, points: [7] });
+    expect((await client.count('vectors')).count).toBe(COUNT);
+
+    // 7's old vector now finds the fresh point 500000 first, and never 7.
+    const near7 = await client.search('vectors', { vector: v7, limit: 10 });
+    expect(near7[0]!.id).toBe(500_000);
+    expect(near7.map((h) => h.id)).not.toContain(7);
+    // 9 answers from its new place only.
+    expect((await client.search('vectors', { vector: far, limit: 1, with_payload: true }))[0]).toMatchObject({ id: 9, payload: { moved: true } });
+    expect((await client.search('vectors', { vector: v9, limit: 20 })).map((h) => h.id)).not.toContain(9);
+    expect((await client.retrieve('vectors', { ids: [7] })).length).toBe(0);
+    const page = await client.scroll('vectors', { offset: 5, limit: 5 });
+    expect(page.points.map((p) => p.id)).toEqual([5, 6, 8, 9, 10]);
+    const tail = await client.scroll('vectors', { offset: COUNT - 1, limit: 5 });
+    expect(tail.points.map((p) => p.id)).toEqual([COUNT - 1, 500_000]);
+
+    await stop();
+    await start();
+    expect((await client.search('vectors', { vector: v7, limit: 10 })).map((h) => h.id)).not.toContain(7);
+    expect((await client.retrieve('vectors', { ids: [9], with_vector: true }))[0]!.vector).toEqual(far.map((x) => Math.fround(x)));
+  });
+
+  it('refuses to delete a built collection over the API (405)', async () => {
+    const r = await http(srv.url, 'DELETE', '/collections/vectors');
+    expect(r.status).toBe(405);
+    expect(r.headers['allow']).toBe('GET');
+  });
+});
