@@ -16,9 +16,16 @@ function isPlainObject(v: unknown): v is Fields {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 }
 
-/** Lists are written element by element; an object is opened only when it holds a list (the envelope). */
+/**
+ * Lists are written element by element; an object is opened only when it holds a list, at any
+ * depth (the envelope, and scroll's {points: […]} result inside it): a list left inside a leaf would
+ * be encoded in one call, and by JSON.stringify, which writes a Float32Array as an object.
+ */
 function holdsList(o: Fields): boolean {
-  for (const k in o) if (Array.isArray(o[k])) return true;
+  for (const k in o) {
+    const v = o[k];
+    if (Array.isArray(v) || (isPlainObject(v) && holdsList(v))) return true;
+  }
   return false;
 }
 

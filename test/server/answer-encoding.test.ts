@@ -59,6 +59,12 @@ describe('chunked REST answers', () => {
     for (const body of [
       batchAnswer(70, 40, 16),
       { result: { points: [], next_page_offset: null }, status: 'ok', time: 0 },
+      // scroll's shape: the list sits one object down, and its vectors must still become arrays.
+      {
+        result: { points: Array.from({ length: 3000 }, (_, i) => ({ id: i, payload: { id: i }, vector: vec(16) })), next_page_offset: 3000 },
+        status: 'ok',
+        time: 0,
+      },
       { result: [[], [{ id: 1, version: 0, score: 0.5, payload: null }]], status: 'ok', time: 1, strata: [] },
     ]) {
       const { bytes, chunks } = await collect(chunkedAnswer(body));
