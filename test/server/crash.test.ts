@@ -94,9 +94,16 @@ describe('live collections survive SIGKILL', () => {
 
       /** Checks the server's points against the writes made so far, then settles the unacknowledged ones. */
       async function verify(rest: string): Promise<void> {
-        const r = await http(rest, 'POST', `/collections/${name}/points/scroll`, { limit: 10_000, with_vector: true, with_payload: true });
-        expect(r.status).toBe(200);
-        const points = (r.body as { result: { points: Array<{ id: number; vector: number[]; payload: { id: number } }> } }).result.points;
+        type Page = { points: Array<{ id: number; vector: number[]; payload: { id: number } }>; next_page_offset: number | null };
+        const points: Page['points'] = [];
+        for (let offset: number | null = null; ; ) {
+          const r = await http(rest, 'POST', `/collections/${name}/points/scroll`, { offset, limit: 5000, with_vector: true, with_payload: true });
+          expect(r.status).toBe(200);
+          const page = (r.body as { result: Page }).result;
+          points.push(...page.points);
+          offset = page.next_page_offset;
+          if (offset === null) break;
+        }
         const present = new Map(points.map((p) => [p.id, p]));
         const sent = new Set(writes.filter((w) => w.kind === 'upsert').flatMap((w) => w.ids));
         for (const p of points) {
