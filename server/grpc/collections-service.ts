@@ -1,10 +1,16 @@
-// strata.v1.Collections: List and Get (the REST collection view, flattened into a message).
+// strata.v1.Collections: List and Get (the REST collection view, flattened into a message), Create
+// and Delete (the REST bodies' parsers and the engine's operations).
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument } from '../../common/errors.js';
 import { qdrantDistance } from '../api/scores.js';
+import { parseCreateCollection } from '../api/writes.js';
 import { secondsSince, unary, type GrpcContext } from './calls.js';
 import type {
   CollectionInfoMsg,
+  CreateCollectionRequestMsg,
+  CreateCollectionResponseMsg,
+  DeleteCollectionRequestMsg,
+  DeleteCollectionResponseMsg,
   GetCollectionRequestMsg,
   GetCollectionResponseMsg,
   ListCollectionsRequestMsg,
@@ -49,6 +55,21 @@ export function collectionsService(ctx: GrpcContext): grpc.UntypedServiceImpleme
         ...(info.placement.predictedDramShare !== null ? { predicted_dram_share: info.placement.predictedDramShare } : {}),
       };
       return { result, time: secondsSince(t0) };
+    }),
+    Create: unary<CreateCollectionRequestMsg, CreateCollectionResponseMsg>(ctx, 'Collections/Create', async (req) => {
+      const t0 = performance.now();
+      if (req.collection_name === '') throw invalidArgument('collection_name', 'required: the name of the collection to create');
+      const cfg = parseCreateCollection(req.collection_name, {
+        vectors: { size: req.dimension, distance: req.distance },
+        hnsw_config: { ...(req.hnsw_m ? { m: req.hnsw_m } : {}), ...(req.hnsw_ef_construct ? { ef_construct: req.hnsw_ef_construct } : {}) },
+      });
+      await ctx.engine.createCollection(cfg);
+      return { result: true, time: secondsSince(t0) };
+    }),
+    Delete: unary<DeleteCollectionRequestMsg, DeleteCollectionResponseMsg>(ctx, 'Collections/Delete', async (req) => {
+      const t0 = performance.now();
+      if (req.collection_name === '') throw invalidArgument('collection_name', 'required: the name of the collection to delete');
+      return { result: await ctx.engine.deleteCollection(req.collection_name), time: secondsSince(t0) };
     }),
   };
 }

@@ -104,3 +104,47 @@ export interface HealthCheckRequestMsg {
 export interface HealthCheckResponseMsg {
   status: ServingStatus;
 }
+
+export interface PointStructMsg {
+  id: number;
+  vector: number[];
+  payload_json: string;
+}
+
+export interface UpsertRequestMsg {
+  collection_name: string;
+  points: PointStructMsg[];
+}
+
+export interface DeletePointsRequestMsg {
+  collection_name: string;
+  ids: number[];
+}
+
+export interface UpdateResponseMsg {
+  operation_id: number;
+  status: string;
+  time: number;
+}
+
+export interface CreateCollectionRequestMsg {
+  collection_name: string;
+  dimension: number;
+  distance: string;
+  hnsw_m: number;
+  hnsw_ef_construct: number;
+}
+
+export interface CreateCollectionResponseMsg {
+  result: boolean;
+  time: number;
+}
+
+export interface DeleteCollectionRequestMsg {
+  collection_name: string;
+}
+
+export interface DeleteCollectionResponseMsg {
+  result: boolean;
+  time: number;
+}

@@ -1,4 +1,4 @@
-// strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count. Messages use the REST bodies'
+// strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count, Upsert, Delete. Messages use the REST bodies'
 // field names, so they go through the same parsers (server/api/requests.ts) and operations.
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument, quoted } from '../../common/errors.js';
@@ -7,18 +7,32 @@ import { checkAnswerSize, checkSearchAnswers } from '../api/answer-size.js';
 import type { Fields } from '../api/fields.js';
 import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
+import { parseDeleteIds, parseUpsert } from '../api/writes.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,
   CountResponseMsg,
+  DeletePointsRequestMsg,
   GetRequestMsg,
   GetResponseMsg,
   SearchBatchRequestMsg,
   SearchBatchResponseMsg,
   SearchRequestMsg,
   SearchResponseMsg,
+  UpdateResponseMsg,
+  UpsertRequestMsg,
 } from './messages.js';
 import type { Malformed } from './protos.js';
+
+/** A payload sent as JSON text: an object, or nothing when empty. */
+function payloadOf(text: string, field: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw invalidArgument(field, `is not JSON: ${e instanceof Error ? e.message.slice(0, 80) : 'cannot parse'}`);
+  }
+}
 
 function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name'): Collection {
   if (name === '') throw invalidArgument(field, 'required: the name of a collection (Collections/List lists them)');
@@ -160,6 +174,27 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
     Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {
       const t0 = performance.now();
       return { count: collectionOf(ctx, req.collection_name).count(), time: secondsSince(t0) };
+    }),
+    Upsert: unary<UpsertRequestMsg, UpdateResponseMsg>(ctx, 'Upsert', async (req) => {
+      const t0 = performance.now();
+      const c = collectionOf(ctx, req.collection_name);
+      c.writable();
+      // The REST row form, so the same checks name the same fields (points[i].vector, …).
+      const points = parseUpsert(
+        {
+          points: req.points.map((p, i) => ({ id: p.id, vector: p.vector, payload: payloadOf(p.payload_json, `points[${i}].payload_json`) })),
+        },
+        c.dim,
+      );
+      const lsn = await c.upsert(points);
+      return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
+    }),
+    Delete: unary<DeletePointsRequestMsg, UpdateResponseMsg>(ctx, 'Delete', async (req) => {
+      const t0 = performance.now();
+      const c = collectionOf(ctx, req.collection_name);
+      c.writable();
+      const lsn = await c.deletePoints(parseDeleteIds({ points: req.ids }));
+      return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
     }),
   };
 }

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
 import { collectionDir } from '../../index/live/collection-dir.js';
 import { mulberry32 } from '../../common/random.js';
-import { buildIndexes, COUNT, DIM, http, openEngine, startServer, type Indexes, type Running } from './fixture.js';
+import * as grpc from '@grpc/grpc-js';
+import { buildIndexes, COUNT, DIM, grpcClients, grpcFailure, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';
 
 let ix: Indexes;
 let dataDir: string;
@@ -220,5 +221,43 @@ describe('a built collection served with a data directory', () => {
     const r = await http(srv.url, 'DELETE', '/collections/vectors');
     expect(r.status).toBe(405);
     expect(r.headers['allow']).toBe('GET');
+  });
+});
+
+describe('writes over gRPC', () => {
+  it('creates a collection, upserts with payloads, deletes, and the reads see it; errors carry their status', async () => {
+    const g = grpcClients(srv.addr.grpc!);
+    try {
+      const name = 'grpc-live';
+      expect(await unary(g.collections, 'Create', { collection_name: name, dimension: 4, distance: 'Euclid' })).toMatchObject({ result: true });
+      const dup = await grpcFailure(unary(g.collections, 'Create', { collection_name: name, dimension: 4, distance: 'Euclid' }));
+      expect(dup).toMatchObject({ code: grpc.status.ALREADY_EXISTS, strataCode: 'STRATA_COLLECTION_EXISTS' });
+      const up = await unary(g.points, 'Upsert', {
+        collection_name: name,
+        points: [
+          { id: 1, vector: [0, 0, 0, 1], payload_json: '{"a":1}' },
+          { id: 2, vector: [0, 0, 1, 0] },
+          { id: 3, vector: [5, 5, 5, 5] },
+        ],
+      });
+      expect(up).toMatchObject({ status: 'completed', operation_id: expect.any(Number) });
+      expect(await unary(g.points, 'Count', { collection_name: name })).toMatchObject({ count: 3 });
+      const hits = (await unary(g.points, 'Search', { collection_name: name, vector: [0, 0, 0, 0.9], limit: 2 })) as { result: Array<{ id: number }> };
+      expect(hits.result.map((h) => Number(h.id))).toEqual([1, 2]);
+      expect((await client.retrieve(name, { ids: [1], with_payload: true }))[0]!.payload).toEqual({ a: 1 });
+
+      const bad = await grpcFailure(unary(g.points, 'Upsert', { collection_name: name, points: [{ id: 9, vector: [1, 2, 3] }] }));
+      expect(bad).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+      expect(bad.details).toMatch(/^points\[0\]\.vector: expected 4 dimensions/);
+      const badJson = await grpcFailure(unary(g.points, 'Upsert', { collection_name: name, points: [{ id: 9, vector: [1, 2, 3, 4], payload_json: '{' }] }));
+      expect(badJson.details).toMatch(/^points\[0\]\.payload_json: is not JSON/);
+
+      await unary(g.points, 'Delete', { collection_name: name, ids: [1, 77] });
+      expect(await unary(g.points, 'Count', { collection_name: name })).toMatchObject({ count: 2 });
+      expect(await unary(g.collections, 'Delete', { collection_name: name })).toMatchObject({ result: true });
+      expect(await grpcFailure(unary(g.points, 'Count', { collection_name: name }))).toMatchObject({ code: grpc.status.NOT_FOUND });
+    } finally {
+      g.close();
+    }
   });
 });
