@@ -2,6 +2,11 @@
 // DRAM (hnswlib-node), searched beside the tiered base index (FreshDiskANN's design). Vectors arrive
 // already unit-normalised for cosine, so the graph's 'ip' space gives the base index's distance
 // convention (1 - dot; squared L2 for l2) and answers from both merge by distance directly.
+//
+// hnswlib deletes by marking: a deleted point stays a graph node that searches walk through and
+// skip. Once the marked nodes outnumber the live ones (and a thousand), the layer rebuilds its graph
+// from the live vectors in the background, a slice per event-loop turn, while the old graph keeps
+// answering; writes made meanwhile go to both graphs, and the new one takes over when complete.
 import hnswlib from 'hnswlib-node';
 import type { Metric } from '../kernels/kernels.js';
 
@@ -13,26 +18,74 @@ export interface FreshOptions {
 
 export const DEFAULT_FRESH: FreshOptions = { m: 16, efConstruction: 100, seed: 100 };
 const FIRST_CAPACITY = 1024;
+/** A rebuild starts when marked-deleted nodes exceed both this and the live points. */
+const REBUILD_MIN_DELETED = 1024;
+/** Points copied into the new graph per event-loop turn during a rebuild (~20 ms of inserts). */
+const REBUILD_SLICE = 256;
+
+/** One hnswlib graph and the labels it holds, live and marked deleted. */
+class Graph {
+  readonly h: hnswlib.HierarchicalNSW;
+  private capacity: number;
+  private readonly labels = new Set<number>();
+  readonly deleted = new Set<number>();
+
+  constructor(dim: number, metric: Metric, o: FreshOptions, capacity: number) {
+    this.capacity = Math.max(FIRST_CAPACITY, capacity);
+    this.h = new hnswlib.HierarchicalNSW(metric === 'l2' ? 'l2' : 'ip', dim);
+    this.h.initIndex(this.capacity, o.m, o.efConstruction, o.seed);
+  }
+
+  /** Nodes in the graph, deleted ones included. */
+  get nodes(): number {
+    return this.labels.size;
+  }
+
+  upsert(id: number, v: Float32Array): void {
+    if (this.deleted.delete(id)) this.h.unmarkDelete(id);
+    else if (!this.labels.has(id) && this.labels.size >= this.capacity) {
+      this.capacity *= 2;
+      this.h.resizeIndex(this.capacity);
+    }
+    // A label already in the graph is updated in place; a new one is inserted.
+    this.h.addPoint(Array.from(v), id);
+    this.labels.add(id);
+  }
+
+  delete(id: number): void {
+    if (this.labels.has(id) && !this.deleted.has(id)) {
+      this.h.markDelete(id);
+      this.deleted.add(id);
+    }
+  }
+}
 
 export class FreshLayer {
-  private readonly graph: hnswlib.HierarchicalNSW;
-  private capacity = FIRST_CAPACITY;
+  private graph: Graph;
+  /** The graph being rebuilt, and the ids still to copy into it. */
+  private next: { graph: Graph; todo: number[] } | null = null;
   /** The live fresh points' vectors (what get, scroll and compaction read), by id. */
   private readonly vectors = new Map<number, Float32Array>();
-  /** Labels ever added to the graph (a deleted one stays, marked, and is revived by an upsert). */
-  private readonly inGraph = new Set<number>();
+  /** Rebuilds completed (for metrics and tests). */
+  rebuilds = 0;
+  /** Resolves when the rebuild running now (if any) has taken over. */
+  private rebuilt: Promise<void> = Promise.resolve();
 
   constructor(
     readonly dim: number,
     readonly metric: Metric,
-    o: FreshOptions = DEFAULT_FRESH,
+    private readonly o: FreshOptions = DEFAULT_FRESH,
   ) {
-    this.graph = new hnswlib.HierarchicalNSW(metric === 'l2' ? 'l2' : 'ip', dim);
-    this.graph.initIndex(this.capacity, o.m, o.efConstruction, o.seed);
+    this.graph = new Graph(dim, metric, o, FIRST_CAPACITY);
   }
 
   get size(): number {
     return this.vectors.size;
+  }
+
+  /** Nodes of the serving graph, deleted ones included. */
+  get graphNodes(): number {
+    return this.graph.nodes;
   }
 
   has(id: number): boolean {
@@ -45,29 +98,57 @@ export class FreshLayer {
 
   /** Adds or replaces the point `id` (vector already normalised for cosine). */
   upsert(id: number, v: Float32Array): void {
-    if (this.inGraph.size >= this.capacity) {
-      this.capacity *= 2;
-      this.graph.resizeIndex(this.capacity);
-    }
-    // hnswlib revives a marked-deleted label on addPoint and updates an existing one in place.
-    this.graph.addPoint(Array.from(v), id);
-    this.inGraph.add(id);
+    this.graph.upsert(id, v);
+    this.next?.graph.upsert(id, v);
     this.vectors.set(id, v);
   }
 
   /** Removes `id`; false when it is not a fresh point. */
   delete(id: number): boolean {
     if (!this.vectors.delete(id)) return false;
-    this.graph.markDelete(id);
+    this.graph.delete(id);
+    this.next?.graph.delete(id);
+    if (this.next === null && this.graph.deleted.size > Math.max(REBUILD_MIN_DELETED, this.vectors.size)) this.startRebuild();
     return true;
+  }
+
+  /** Waits for a running rebuild to take over (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.rebuilt;
+  }
+
+  private startRebuild(): void {
+    const next = { graph: new Graph(this.dim, this.metric, this.o, Math.ceil(this.vectors.size * 1.25)), todo: [...this.vectors.keys()] };
+    this.next = next;
+    this.rebuilt = new Promise<void>((resolve) => {
+      const step = (): void => {
+        // A point written since the rebuild began is in the new graph already (upsert writes both);
+        // one deleted since is skipped.
+        for (let n = 0; n < REBUILD_SLICE && next.todo.length > 0; n++) {
+          const id = next.todo.pop()!;
+          const v = this.vectors.get(id);
+          if (v !== undefined) next.graph.upsert(id, v);
+        }
+        if (next.todo.length > 0) {
+          setImmediate(step);
+          return;
+        }
+        this.graph = next.graph;
+        this.next = null;
+        this.rebuilds++;
+        resolve();
+      };
+      setImmediate(step);
+    });
   }
 
   /** The k nearest fresh points, nearest first, as (id, distance) in the base index's convention. */
   search(q: Float32Array, k: number, ef: number): Array<{ id: number; distance: number }> {
     const n = Math.min(k, this.vectors.size);
     if (n === 0) return [];
-    this.graph.setEf(Math.max(ef, n));
-    const r = this.graph.searchKnn(Array.from(q), n);
+    const h = this.graph.h;
+    h.setEf(Math.max(ef, n));
+    const r = h.searchKnn(Array.from(q), n);
     const out = r.neighbors.map((id, i) => ({ id, distance: r.distances[i]! }));
     out.sort((a, b) => a.distance - b.distance || a.id - b.id);
     return out;

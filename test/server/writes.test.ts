@@ -150,6 +150,8 @@ describe('collections created over the API', () => {
       [{ points: [{ id: 7003, vector: randomVector(8), payload: 5 }] }, /^points\[0\]\.payload: must be an object/],
       [{ batch: { ids: [7004, 7005], vectors: [randomVector(8)] } }, /^batch\.vectors: 1 vectors for 2 ids/],
       [{}, /^batch: must be an object/],
+      // One write holds the event loop while it is applied whole: requests are capped (writes.ts).
+      [{ points: new Array(1001).fill(0) }, /^points: at most 1000 items, got 1001/],
     ];
     for (const [b, message] of cases) {
       const r = await http(srv.url, 'PUT', `/collections/${encodeURIComponent(name)}/points`, b);

@@ -1,0 +1,71 @@
+// The fresh layer: its HNSW search agrees with brute force over the live points after upserts,
+// updates and deletes; a deleted point never comes back; and once deleted nodes outnumber live ones
+// its graph is rebuilt in the background, without losing a point written meanwhile.
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../../common/random.js';
+import { FreshLayer } from '../../../index/live/fresh-layer.js';
+
+const DIM = 12;
+const rnd = mulberry32(9);
+const vec = (): Float32Array => Float32Array.from({ length: DIM }, () => rnd() * 2 - 1);
+
+/** Share of the exact k nearest that the graph search returns, over `queries` random queries. */
+function recall(f: FreshLayer, queries: number, k = 10): number {
+  let hit = 0;
+  for (let i = 0; i < queries; i++) {
+    const q = vec();
+    const truth = new Set(f.exact(q, k).map((h) => h.id));
+    for (const h of f.search(q, k, 64)) if (truth.has(h.id)) hit++;
+  }
+  return hit / (queries * k);
+}
+
+describe('fresh layer', () => {
+  it('finds what brute force finds after upserts, in-place updates and deletes; deleted points never come back', () => {
+    const f = new FreshLayer(DIM, 'l2');
+    for (let id = 0; id < 2000; id++) f.upsert(id, vec());
+    const far = Float32Array.from({ length: DIM }, () => 50);
+    f.upsert(7, far);
+    for (let id = 100; id < 300; id++) f.delete(id);
+    expect(f.size).toBe(1800);
+    expect(f.search(far, 1, 64)[0]).toMatchObject({ id: 7 });
+    for (let i = 0; i < 50; i++) for (const h of f.search(vec(), 20, 64)) expect(h.id < 100 || h.id >= 300).toBe(true);
+    expect(recall(f, 100)).toBeGreaterThan(0.95);
+    // A deleted id upserted again is live again.
+    f.upsert(150, far);
+    expect(f.search(far, 2, 64).map((h) => h.id)).toEqual([7, 150]);
+  });
+
+  it('rebuilds its graph once deleted nodes outnumber live ones, keeping every write made during the rebuild', async () => {
+    const f = new FreshLayer(DIM, 'cosine');
+    const norm = (v: Float32Array): Float32Array => {
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    for (let id = 0; id < 4000; id++) f.upsert(id, norm(vec()));
+    for (let id = 0; id < 2800; id++) f.delete(id);
+    expect(f.graphNodes).toBe(4000);
+    // The rebuild copies a slice per event-loop turn (highest ids first): write between slices, so
+    // that some writes hit points already copied and some points not yet copied.
+    const gone = new Set<number>();
+    let fresh = 10_000;
+    for (let turn = 0; turn < 10; turn++) {
+      await new Promise((r) => setImmediate(r));
+      for (let j = 0; j < 20; j++) f.upsert(fresh++, norm(vec()));
+      for (const id of [3999 - turn, 3000 + turn]) {
+        f.delete(id);
+        gone.add(id);
+      }
+      f.upsert(3500 + turn, norm(vec()));
+    }
+    await f.settled();
+    expect(f.rebuilds).toBe(1);
+    expect(f.size).toBe(1200 - gone.size + 200);
+    // The new graph holds the live points and at most the few deleted after being copied.
+    expect(f.graphNodes).toBeGreaterThanOrEqual(f.size);
+    expect(f.graphNodes).toBeLessThanOrEqual(f.size + gone.size);
+    expect(recall(f, 100)).toBeGreaterThan(0.95);
+    for (let i = 0; i < 50; i++) for (const h of f.search(norm(vec()), 30, 64)) expect(h.id >= 2800 && !gone.has(h.id)).toBe(true);
+    for (const id of gone) expect(f.has(id)).toBe(false);
+  });
+});
