@@ -6,6 +6,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerLoadgen } from './commands/loadgen.js';
 import { registerPlot } from './commands/plot.js';
+import { registerRouter } from './commands/router.js';
 import { registerSearch } from './commands/search.js';
 import { registerServe } from './commands/serve.js';
 import { registerTiers } from './commands/tiers.js';
@@ -20,6 +21,7 @@ export function program(): Command {
   registerGenerate(p);
   registerDemo(p);
   registerServe(p);
+  registerRouter(p);
   registerLoadgen(p);
   registerPlot(p);
   return p;

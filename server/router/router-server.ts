@@ -1,0 +1,348 @@
+// `strata router`: a stateless REST front (the same Qdrant-compatible paths, JSON or MessagePack)
+// over shard servers built by `strata build --shards N`. Searches fan out to every shard and their
+// hits merge by score; counts add up; a point is fetched from the shard its id hashes to (the
+// shard map's function, shardOf); writes go to that shard. Shards answer the router in MessagePack.
+// When a shard does not answer (every replica failed, or the per-shard deadline passed), the policy
+// decides: `fail` (default) answers 502 STRATA_UNREACHABLE naming the shard; `allow` answers from
+// the shards that did, and says so in the envelope: `partial: true, missing_shards: [i, …]`.
+import { fastify, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { Counter, Registry } from 'prom-client';
+import { invalidArgument, StrataError } from '../../common/errors.js';
+import { shardOf } from '../../index/build/build-shards.js';
+import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
+import { arrayAt, bodyObject, type Fields, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
+import { MAX_LIMIT } from '../options.js';
+import { codecFor, registerMsgpackParser, send } from '../rest/codec.js';
+import { ok } from '../rest/envelope.js';
+import { answerError, MAX_PARAM_LENGTH } from '../rest/error-handler.js';
+import { type ShardAnswer, ShardFailure, ShardSet, shardsUnreachable } from './shard-set.js';
+
+export type PartialPolicy = 'fail' | 'allow';
+
+export interface RouterOptions {
+  shards: string[][];
+  partial: PartialPolicy;
+  timeoutMs: number;
+  hedgeMs: number;
+  apiKey: string | null;
+  bodyLimit: number;
+  logLevel: string;
+}
+
+interface Hit {
+  id: number;
+  score: number;
+  [k: string]: unknown;
+}
+
+type Params = { collection_name: string };
+const C = '/collections/:collection_name';
+const enc = (name: string): string => encodeURIComponent(name);
+
+/** A shard's answer passed on to the client as is (a 4xx: the request's fault, named by the shard). */
+class Relayed extends Error {
+  constructor(readonly answer: ShardAnswer) {
+    super(`relayed ${answer.status}`);
+  }
+}
+
+export interface StrataRouter {
+  app: FastifyInstance;
+  shards: ShardSet;
+  close(): Promise<void>;
+}
+
+export function buildRouter(o: RouterOptions): StrataRouter {
+  const shards = new ShardSet(o.shards, { timeoutMs: o.timeoutMs, hedgeMs: o.hedgeMs });
+  const app = fastify({
+    logger: { level: o.logLevel },
+    bodyLimit: o.bodyLimit,
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (err, req, reply) => {
+      answerError(err, req, reply, o.bodyLimit);
+    },
+  });
+  registerMsgpackParser(app);
+  const registry = new Registry();
+  const missingTotal = new Counter({
+    name: 'strata_router_missing_shards_total',
+    help: 'Requests answered or failed without a shard, by shard.',
+    labelNames: ['shard'],
+    registers: [registry],
+  });
+  const check = keyCheck(o.apiKey);
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (req.routeOptions.config?.public === true) return done();
+    if (check && !check(presentedKey(req.headers['api-key'], req.headers.authorization)))
+      return done(new StrataError('STRATA_UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE, {}));
+    done();
+  });
+  // Relayed shard answers keep their status and envelope; every other error is answered as the
+  // server answers it (server/rest/error-handler.ts).
+  app.setErrorHandler((err: unknown, req, reply) => {
+    if (err instanceof Relayed) return reply.code(err.answer.status).send(err.answer.body);
+    return answerError(err, req, reply, o.bodyLimit);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    answerError(
+      new StrataError('STRATA_ROUTE_NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0] ?? ''} on the router`, {}),
+      req,
+      reply,
+      o.bodyLimit,
+    ),
+  );
+
+  /** Every shard's answer to one call, with the policy applied to the missing ones. */
+  async function fanOut(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ answers: ShardAnswer[]; missing: number[] }> {
+    const all = await shards.all(method, path, body);
+    const failed = all.filter((a): a is ShardFailure => a instanceof ShardFailure);
+    for (const f of failed) missingTotal.inc({ shard: String(f.shard) });
+    const answers = all.filter((a): a is ShardAnswer => !(a instanceof ShardFailure));
+    // A request one shard refuses (4xx) every shard refuses: pass the first refusal on.
+    const refused = answers.find((a) => a.status >= 400);
+    if (refused) throw new Relayed(refused);
+    if (failed.length > 0 && (o.partial === 'fail' || answers.length === 0)) throw shardsUnreachable(failed);
+    return { answers, missing: failed.map((f) => f.shard) };
+  }
+
+  const resultOf = <T>(a: ShardAnswer): T => (a.body as { result: T }).result;
+  const partialFields = (missing: number[]): Record<string, unknown> => (missing.length > 0 ? { partial: true, missing_shards: missing } : {});
+
+  /** Whether larger scores are better: Euclid scores are distances, Dot and Cosine similarities. */
+  const distanceOf = new Map<string, string>();
+  async function higherIsBetter(name: string): Promise<boolean> {
+    let d = distanceOf.get(name);
+    if (d === undefined) {
+      const { answers } = await fanOut('GET', `/collections/${enc(name)}`);
+      d = String(resultOf<{ config: { params: { vectors: { distance: string } } } }>(answers[0]!).config.params.vectors.distance);
+      distanceOf.set(name, d);
+    }
+    return d !== 'Euclid';
+  }
+
+  function mergeHits(lists: Hit[][], higher: boolean, offset: number, limit: number): Hit[] {
+    const all = lists.flat();
+    all.sort((a, b) => (higher ? b.score - a.score : a.score - b.score) || a.id - b.id);
+    return all.slice(offset, offset + limit);
+  }
+
+  /** limit and offset of a search body; each shard is asked for limit + offset from 0. */
+  function window(b: Fields, at = ''): { limit: number; offset: number } {
+    const limit = optionalInt(b['limit'], `${at}limit`, 1, MAX_LIMIT) ?? 10;
+    const offset = optionalInt(b['offset'], `${at}offset`, 0, MAX_LIMIT) ?? 0;
+    if (limit + offset > MAX_LIMIT) throw invalidArgument(`${at}limit`, `limit + offset must be at most ${MAX_LIMIT}`);
+    return { limit, offset };
+  }
+
+  // Shards answer the router in MessagePack, so vectors arrive as Float32Array: MessagePack passes
+  // them on as they are; JSON writes them as arrays of numbers.
+  const asArrays = (_k: string, v: unknown): unknown => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v);
+  const reply = (req: FastifyRequest, r: FastifyReply, result: unknown, extra: Record<string, unknown> = {}): FastifyReply => {
+    const codec = codecFor(req);
+    if (!codec.msgpack) r.type('application/json; charset=utf-8').serializer((p) => JSON.stringify(p, asArrays));
+    return send(r, codec, ok(r, result, extra));
+  };
+
+  const open = { config: { public: true } };
+  app.get('/livez', open, async (_req, r) => r.type('text/plain').send('livez check passed'));
+  app.get('/healthz', open, async (_req, r) => r.type('text/plain').send('healthz check passed'));
+  app.get('/readyz', open, async (_req, r) => {
+    const all = await shards.all('GET', '/readyz');
+    const down = all.map((a, i) => (a instanceof ShardFailure || a.status !== 200 ? i : -1)).filter((i) => i >= 0);
+    const ready = down.length === 0 || (o.partial === 'allow' && down.length < all.length);
+    return r
+      .code(ready ? 200 : 503)
+      .type('text/plain')
+      .send(down.length === 0 ? `ready: ${all.length} shards` : `${ready ? 'ready (partial)' : 'not ready'}: shards ${down.join(', ')} not ready`);
+  });
+  app.get('/metrics', async (_req, r) => {
+    const lines = [...shards.calls.entries()].map(([k, n]) => {
+      const [shard, url, outcome] = k.split(' ');
+      return `strata_router_shard_calls_total{shard="${shard}",replica="${url}",outcome="${outcome}"} ${n}`;
+    });
+    return r
+      .type('text/plain')
+      .send(
+        `${await registry.metrics()}# HELP strata_router_shard_calls_total Calls to shard replicas, by outcome.\n# TYPE strata_router_shard_calls_total counter\n${lines.join('\n')}\n`,
+      );
+  });
+  app.get('/', async () => ({ title: 'strata router', version: '0.1.0', shards: shards.count }));
+
+  app.get('/collections', async (req, r) => {
+    const { answers, missing } = await fanOut('GET', '/collections');
+    const names = new Set<string>();
+    for (const a of answers) for (const c of resultOf<{ collections: Array<{ name: string }> }>(a).collections) names.add(c.name);
+    return reply(req, r, { collections: [...names].map((name) => ({ name })) }, partialFields(missing));
+  });
+
+  app.get<{ Params: Params }>(C, async (req, r) => {
+    const { answers, missing } = await fanOut('GET', `/collections/${enc(req.params.collection_name)}`);
+    const views = answers.map((a) =>
+      resultOf<Record<string, unknown> & { status: string; points_count: number; indexed_vectors_count: number; segments_count: number }>(a),
+    );
+    const rank = { green: 0, yellow: 1, red: 2 } as Record<string, number>;
+    const worst = views.reduce((w, v) => ((rank[v.status] ?? 2) > (rank[w] ?? 2) ? v.status : w), 'green');
+    const sum = (k: 'points_count' | 'indexed_vectors_count' | 'segments_count'): number => views.reduce((s, v) => s + (v[k] ?? 0), 0);
+    const view = {
+      ...views[0],
+      status: missing.length > 0 ? 'red' : worst,
+      points_count: sum('points_count'),
+      indexed_vectors_count: sum('indexed_vectors_count'),
+      segments_count: sum('segments_count'),
+      router: { shards: shards.count, missing_shards: missing },
+    };
+    return reply(req, r, view, partialFields(missing));
+  });
+
+  app.post<{ Params: Params; Body: unknown }>(`${C}/points/search`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const { limit, offset } = window(b);
+    const name = req.params.collection_name;
+    const { answers, missing } = await fanOut('POST', `/collections/${enc(name)}/points/search`, { ...b, limit: limit + offset, offset: 0 });
+    const hits = mergeHits(
+      answers.map((a) => resultOf<Hit[]>(a)),
+      await higherIsBetter(name),
+      offset,
+      limit,
+    );
+    return reply(req, r, hits, partialFields(missing));
+  });
+
+  app.post<{ Params: Params; Body: unknown }>(`${C}/points/search/batch`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
+    const windows = searches.map((s, i) => window(s, `searches[${i}].`));
+    const name = req.params.collection_name;
+    const { answers, missing } = await fanOut('POST', `/collections/${enc(name)}/points/search/batch`, {
+      ...b,
+      searches: searches.map((s, i) => ({ ...s, limit: windows[i]!.limit + windows[i]!.offset, offset: 0 })),
+    });
+    const higher = await higherIsBetter(name);
+    const lists = answers.map((a) => resultOf<Hit[][]>(a));
+    const result = windows.map((w, i) =>
+      mergeHits(
+        lists.map((l) => l[i] ?? []),
+        higher,
+        w.offset,
+        w.limit,
+      ),
+    );
+    return reply(req, r, result, partialFields(missing));
+  });
+
+  app.post<{ Params: Params; Body: unknown }>(`${C}/points/count`, async (req, r) => {
+    const { answers, missing } = await fanOut('POST', `/collections/${enc(req.params.collection_name)}/points/count`, bodyObject(req.body));
+    return reply(req, r, { count: answers.reduce((s, a) => s + resultOf<{ count: number }>(a).count, 0) }, partialFields(missing));
+  });
+
+  app.post<{ Params: Params; Body: unknown }>(`${C}/points`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const ids = arrayAt(b['ids'], 'ids', MAX_LIMIT).map((v, i) => pointIdAt(v, `ids[${i}]`));
+    const { answers, missing } = await fanOut('POST', `/collections/${enc(req.params.collection_name)}/points`, b);
+    const byId = new Map<number, unknown>();
+    for (const a of answers) for (const p of resultOf<Array<{ id: number }>>(a)) byId.set(Number(p.id), p);
+    // In request order, each existing id once (as a single server answers).
+    const seen = new Set<number>();
+    const out: unknown[] = [];
+    for (const id of ids) {
+      if (id === null || seen.has(id) || !byId.has(id)) continue;
+      seen.add(id);
+      out.push(byId.get(id));
+    }
+    return reply(req, r, out, partialFields(missing));
+  });
+
+  app.get<{ Params: Params & { id: string } }>(`${C}/points/:id`, async (req, r) => {
+    const id = pointIdAt(req.params.id, 'id');
+    if (id === null) throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${req.params.id.slice(0, 64)}`, {});
+    const shard = shardOf(id, shards.count);
+    const a = await shards.call(shard, 'GET', `/collections/${enc(req.params.collection_name)}/points/${id}`).catch((e: unknown) => {
+      throw e instanceof ShardFailure ? shardsUnreachable([e]) : e;
+    });
+    if (a.status >= 400) throw new Relayed(a);
+    return reply(req, r, resultOf(a));
+  });
+
+  app.post<{ Params: Params; Body: unknown }>(`${C}/points/scroll`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const limit = optionalInt(b['limit'], 'limit', 1, MAX_LIMIT) ?? 10;
+    const { answers, missing } = await fanOut('POST', `/collections/${enc(req.params.collection_name)}/points/scroll`, { ...b, limit });
+    const pages = answers.map((a) => resultOf<{ points: Array<{ id: number }>; next_page_offset: number | null }>(a));
+    const points = pages.flatMap((p) => p.points).sort((x, y) => Number(x.id) - Number(y.id));
+    // The next page starts at the first id not returned: the (limit+1)-th merged id, or the
+    // smallest next offset a shard gave.
+    const nexts = pages.map((p) => p.next_page_offset).filter((n): n is number => n !== null);
+    const next = points.length > limit ? Number(points[limit]!.id) : nexts.length > 0 ? Math.min(...nexts) : null;
+    return reply(req, r, { points: points.slice(0, limit), next_page_offset: next }, partialFields(missing));
+  });
+
+  /** Writes go to the shard of each id: the groups must all be acknowledged. */
+  async function routeWrites(
+    name: string,
+    method: 'PUT' | 'POST',
+    path: string,
+    groups: Map<number, unknown>,
+  ): Promise<Array<{ operation_id: number; status: string }>> {
+    for (const shard of groups.keys()) {
+      if (shards.replicas(shard).length > 1)
+        throw new StrataError(
+          'STRATA_READ_ONLY',
+          `shard ${shard} has ${shards.replicas(shard).length} replicas: writes to replicated shards need the replicated log, which is not built yet; write to single-replica shards`,
+          { allow: '' },
+        );
+    }
+    const results = await Promise.all(
+      [...groups.entries()].map(async ([shard, body]) => {
+        const a = await shards.call(shard, method, `/collections/${enc(name)}${path}`, body).catch((e: unknown) => {
+          throw e instanceof ShardFailure ? shardsUnreachable([e]) : e;
+        });
+        if (a.status >= 400) throw new Relayed(a);
+        return resultOf<{ operation_id: number; status: string }>(a);
+      }),
+    );
+    return results;
+  }
+
+  app.put<{ Params: Params; Body: unknown; Querystring: { wait?: string } }>(`${C}/points`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const points = arrayAt(b['points'], 'points', 1000).map((p, i) => objectAt(p, `points[${i}]`));
+    const groups = new Map<number, { points: Fields[] }>();
+    points.forEach((p, i) => {
+      const id = pointIdAt(p['id'], `points[${i}].id`);
+      if (id === null) throw invalidArgument(`points[${i}].id`, 'must be an unsigned integer below 2^53');
+      const s = shardOf(id, shards.count);
+      const g = groups.get(s) ?? { points: [] };
+      g.points.push(p);
+      groups.set(s, g);
+    });
+    const wait = req.query.wait === 'true' ? '?wait=true' : '';
+    const results = await routeWrites(req.params.collection_name, 'PUT', `/points${wait}`, groups);
+    return reply(req, r, { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' });
+  });
+
+  app.post<{ Params: Params; Body: unknown; Querystring: { wait?: string } }>(`${C}/points/delete`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const groups = new Map<number, { points: number[] }>();
+    arrayAt(b['points'], 'points', MAX_LIMIT).forEach((v, i) => {
+      const id = pointIdAt(v, `points[${i}]`);
+      if (id === null) return;
+      const s = shardOf(id, shards.count);
+      const g = groups.get(s) ?? { points: [] };
+      g.points.push(id);
+      groups.set(s, g);
+    });
+    const wait = req.query.wait === 'true' ? '?wait=true' : '';
+    const results = await routeWrites(req.params.collection_name, 'POST', `/points/delete${wait}`, groups);
+    return reply(req, r, { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' });
+  });
+
+  return {
+    app,
+    shards,
+    close: async () => {
+      await app.close();
+      await shards.close();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// `strata router` on loopback: three shard servers built by `strata build --shards 3` (shard 0 with
+// two replicas) behind one router, all real servers on real ports, driven by undici. Recall through
+// the router equals one index over all the data (within 0.01); a killed replica changes no answer;
+// a killed shard fails with 502 naming it, or (--partial allow) answers marked partial; a restarted
+// shard is picked up again; writes reach the shard their id hashes to.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bruteForceKnn, generateClustered, writeFvecs } from '../../datasets/index.js';
+import { Engine } from '../../engine/engine.js';
+import { buildIndex } from '../../index/build/build-index.js';
+import { buildShards, shardOf } from '../../index/build/build-shards.js';
+import { buildRouter, type StrataRouter } from '../../server/router/router-server.js';
+import { makeTempDir } from '../helpers/temp.js';
+import { http, startServer, type Running } from './fixture.js';
+
+const DIM = 16;
+const COUNT = 3000;
+const tmp = makeTempDir('strata-router-');
+const set = generateClustered({ count: COUNT, dim: DIM, clusters: 10, seed: 21 }, 40);
+const build = { metric: 'l2' as const, m: 8, efConstruction: 64, dramBudget: '20%', placement: 'profile' as const, profileSamples: 200 };
+
+const engines: Engine[] = [];
+let single: Running;
+let replicaA: Running;
+let replicaB: Running;
+let shard1: Running;
+let shard2: Running;
+let shard2Engine: Engine;
+let router: StrataRouter;
+let routerUrl: string;
+let allowRouter: StrataRouter;
+let allowUrl: string;
+
+async function serve(dir: string, port = 0, dataDir?: string): Promise<{ srv: Running; engine: Engine }> {
+  const engine = await Engine.open([{ dir, name: 'vectors' }], { searchThreads: 0, memory: { mode: 'emulate' }, ...(dataDir ? { dataDir } : {}) });
+  engines.push(engine);
+  return { srv: await startServer(engine, { port, grpcPort: null }), engine };
+}
+
+async function startRouter(shards: string[][], partial: 'fail' | 'allow'): Promise<{ r: StrataRouter; url: string }> {
+  const r = buildRouter({ shards, partial, timeoutMs: 2000, hedgeMs: 50, apiKey: null, bodyLimit: 32 << 20, logLevel: 'silent' });
+  return { r, url: await r.app.listen({ host: '127.0.0.1', port: 0 }) };
+}
+
+beforeAll(async () => {
+  const input = tmp.path('base.fvecs');
+  await writeFvecs(input, set.base, DIM);
+  await buildShards({ input, out: tmp.path('shards'), shards: 3, ...build });
+  await buildIndex({ input, out: tmp.path('single'), ...build });
+  single = (await serve(tmp.path('single'))).srv;
+  replicaA = (await serve(tmp.path('shards', 'shard-0'))).srv;
+  replicaB = (await serve(tmp.path('shards', 'shard-0'))).srv;
+  shard1 = (await serve(tmp.path('shards', 'shard-1'), 0, tmp.path('data-1'))).srv;
+  ({ srv: shard2, engine: shard2Engine } = await serve(tmp.path('shards', 'shard-2'), 0, tmp.path('data-2')));
+  const shards = [[replicaA.url, replicaB.url], [shard1.url], [shard2.url]];
+  ({ r: router, url: routerUrl } = await startRouter(shards, 'fail'));
+  ({ r: allowRouter, url: allowUrl } = await startRouter(shards, 'allow'));
+}, 120_000);
+
+afterAll(async () => {
+  await router?.close();
+  await allowRouter?.close();
+  for (const s of [single, replicaA, replicaB, shard1, shard2]) await s?.close().catch(() => {});
+  for (const e of engines) await e.close();
+  tmp.cleanup();
+});
+
+const query = (i: number): number[] => Array.from(set.queries.subarray(i * DIM, (i + 1) * DIM));
+const ids = (r: { body: unknown }): number[] => (r.body as { result: Array<{ id: number }> }).result.map((h) => h.id);
+const search = (url: string, i: number) => http(url, 'POST', '/collections/vectors/points/search', { vector: query(i), limit: 10, params: { hnsw_ef: 64 } });
+
+describe('strata router', () => {
+  it('answers with the recall of one index over all the data (within 0.01), and counts every point', async () => {
+    const gt = bruteForceKnn(set.base, set.queries, DIM, 10, 'l2');
+    let viaRouter = 0;
+    let viaSingle = 0;
+    for (let q = 0; q < 40; q++) {
+      const truth = new Set(gt.ids.subarray(q * 10, (q + 1) * 10));
+      viaRouter += ids(await search(routerUrl, q)).filter((id) => truth.has(id)).length;
+      viaSingle += ids(await search(single.url, q)).filter((id) => truth.has(id)).length;
+    }
+    expect(Math.abs(viaRouter - viaSingle) / 400).toBeLessThanOrEqual(0.01);
+    expect(viaRouter / 400).toBeGreaterThan(0.9);
+    expect((await http(routerUrl, 'POST', '/collections/vectors/points/count', {})).body).toMatchObject({ result: { count: COUNT } });
+    expect((await http(routerUrl, 'GET', '/collections/vectors')).body).toMatchObject({
+      result: { points_count: COUNT, router: { shards: 3, missing_shards: [] } },
+    });
+    // offset pages through the merged ranking.
+    const page = await http(routerUrl, 'POST', '/collections/vectors/points/search', { vector: query(0), limit: 5, offset: 5, params: { hnsw_ef: 64 } });
+    expect(ids(page)).toEqual(ids(await search(routerUrl, 0)).slice(5, 10));
+  });
+
+  it('fetches points from the shard their id hashes to, and scrolls in id order across shards', async () => {
+    const picks = [0, 1, 2, 3, 1234, 2999];
+    const got = await http(routerUrl, 'POST', '/collections/vectors/points', { ids: picks, with_vector: true });
+    expect(ids(got)).toEqual(picks);
+    for (const id of picks) {
+      const one = await http(routerUrl, 'GET', `/collections/vectors/points/${id}`);
+      expect(one.status).toBe(200);
+      expect((one.body as { result: { vector: number[] } }).result.vector).toEqual(Array.from(set.base.subarray(id * DIM, (id + 1) * DIM)));
+    }
+    const scrolled = await http(routerUrl, 'POST', '/collections/vectors/points/scroll', { offset: 100, limit: 7 });
+    expect((scrolled.body as { result: { points: Array<{ id: number }>; next_page_offset: number } }).result).toMatchObject({
+      points: [100, 101, 102, 103, 104, 105, 106].map((id) => ({ id })),
+      next_page_offset: 107,
+    });
+  });
+
+  it('passes a bad request through with the shard\u2019s 400 naming the field', async () => {
+    const r = await http(routerUrl, 'POST', '/collections/vectors/points/search', { vector: [1, 2], limit: 3 });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/vector: expected 16 dimensions/);
+  });
+
+  it('routes writes by id hash to their shard (single-replica shards), and refuses them on a replicated one', async () => {
+    // An id of shard 1 or 2, which run with a data directory.
+    let id = 10_000;
+    while (shardOf(id, 3) === 0) id++;
+    const far = Array.from({ length: DIM }, () => 500);
+    const w = await http(routerUrl, 'PUT', '/collections/vectors/points?wait=true', { points: [{ id, vector: far }] });
+    expect(w.status, w.text).toBe(200);
+    expect(ids(await http(routerUrl, 'POST', '/collections/vectors/points/search', { vector: far, limit: 1 }))).toEqual([id]);
+    expect((await http(routerUrl, 'POST', '/collections/vectors/points/count', {})).body).toMatchObject({ result: { count: COUNT + 1 } });
+    await http(routerUrl, 'POST', '/collections/vectors/points/delete?wait=true', { points: [id] });
+    expect((await http(routerUrl, 'POST', '/collections/vectors/points/count', {})).body).toMatchObject({ result: { count: COUNT } });
+    let id0 = 10_000;
+    while (shardOf(id0, 3) !== 0) id0++;
+    const refused = await http(routerUrl, 'PUT', '/collections/vectors/points', { points: [{ id: id0, vector: far }] });
+    expect(refused.status).toBe(405);
+    expect(refused.text).toMatch(/replicated log/);
+  });
+
+  it('answers the same after a replica dies; fails (or, allowed, answers partial) while a shard is down; picks the shard up again', async () => {
+    const before = await Promise.all(Array.from({ length: 10 }, (_, q) => search(routerUrl, q).then(ids)));
+    await replicaA.close();
+    for (let q = 0; q < 10; q++) expect(ids(await search(routerUrl, q))).toEqual(before[q]);
+
+    const port = Number(new URL(shard2.url).port);
+    await shard2.close();
+    const failed = await search(routerUrl, 0);
+    expect(failed.status).toBe(502);
+    expect(failed.text).toMatch(/shard 2 did not answer/);
+    expect((await http(routerUrl, 'GET', '/readyz')).status).toBe(503);
+    const partial = await search(allowUrl, 0);
+    expect(partial.status).toBe(200);
+    expect(partial.body).toMatchObject({ partial: true, missing_shards: [2] });
+    for (const id of ids(partial)) expect(shardOf(id, 3)).not.toBe(2);
+    expect((await http(allowUrl, 'GET', '/readyz')).status).toBe(200);
+
+    shard2 = await startServer(shard2Engine, { port, grpcPort: null });
+    for (let q = 0; q < 10; q++) expect(ids(await search(routerUrl, q))).toEqual(before[q]);
+    expect((await http(routerUrl, 'GET', '/readyz')).status).toBe(200);
+  });
+});
