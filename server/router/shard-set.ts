@@ -121,7 +121,8 @@ export class ShardSet {
         done = true;
         clearTimeout(deadline);
         if (hedge) clearTimeout(hedge);
-        ac.abort();
+        // Cancel the hedged requests still out (an abort costs an exception: only when one is).
+        if (launched - failed > 1) ac.abort();
         f();
       };
       const launch = (): void => {
