@@ -88,8 +88,11 @@ try {
         ...['--url', url, '--collection', 'bench', '-q', join(data, 'query.fvecs'), '--gt', join(data, 'groundtruth.ivecs'), '--protocol', 'msgpack'],
         ...['--concurrency', String(concurrency), '--ef', '64', '--duration', String(o.duration), '--warmup', '300', '--no-progress', '--report', report],
       ]);
-      const r = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ qps: number; latencyMs: { p50Ms: number; p99Ms: number }; recall: { mean: number } | null }> })
-        .results[0]!;
+      const r = (
+        JSON.parse(readFileSync(report, 'utf8')) as {
+          results: Array<{ qps: number; latencyMs: { p50Ms: number; p99Ms: number }; recall: { mean: number } | null }>;
+        }
+      ).results[0]!;
       rows.push({ concurrency, target: label, qps: r.qps, p50Ms: r.latencyMs.p50Ms, p99Ms: r.latencyMs.p99Ms, recall: r.recall?.mean ?? Number.NaN });
     }
   }
