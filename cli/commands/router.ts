@@ -19,6 +19,7 @@ interface RouterFlags {
   shardTimeoutMs: number;
   hedgeMs: number;
   apiKey?: string;
+  shardApiKey?: string;
   insecureNoAuth?: boolean;
   logLevel: string;
 }
@@ -40,6 +41,7 @@ export function registerRouter(program: Command): void {
     .option('--shard-timeout-ms <ms>', 'per-shard deadline', intOption('--shard-timeout-ms', 1, 600_000), 2000)
     .option('--hedge-ms <ms>', 'ask another replica of a shard that has not answered after this long', intOption('--hedge-ms', 1, 600_000), 50)
     .option('--api-key <key>', 'clients must send this key (default: $STRATA_API_KEY)')
+    .option('--shard-api-key <key>', 'the key the shard servers ask for (default: $STRATA_SHARD_API_KEY, else the --api-key)')
     .option('--insecure-no-auth', 'allow a non-loopback --host without an API key')
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent', 'info')
     .action(async (f: RouterFlags) => {
@@ -53,12 +55,14 @@ export function registerRouter(program: Command): void {
       if (apiKey !== null && apiKey.trim() === '') throw invalidArgument('--api-key', 'is set but empty');
       if (apiKey === null && !isLoopback(f.host) && !f.insecureNoAuth)
         throw invalidArgument('--host', `${f.host} is reachable from other hosts: give --api-key, or --insecure-no-auth`);
+      const shardApiKey = f.shardApiKey ?? process.env['STRATA_SHARD_API_KEY'] ?? apiKey;
       const router = buildRouter({
         shards,
         partial: f.partial,
         timeoutMs: f.shardTimeoutMs,
         hedgeMs: f.hedgeMs,
         apiKey,
+        shardApiKey,
         bodyLimit: 32 * 1024 * 1024,
         logLevel: f.logLevel,
       });

@@ -25,6 +25,8 @@ export interface RouterOptions {
   timeoutMs: number;
   hedgeMs: number;
   apiKey: string | null;
+  /** The key the shard servers ask for (default: none). */
+  shardApiKey?: string | null;
   bodyLimit: number;
   logLevel: string;
 }
@@ -53,7 +55,7 @@ export interface StrataRouter {
 }
 
 export function buildRouter(o: RouterOptions): StrataRouter {
-  const shards = new ShardSet(o.shards, { timeoutMs: o.timeoutMs, hedgeMs: o.hedgeMs });
+  const shards = new ShardSet(o.shards, { timeoutMs: o.timeoutMs, hedgeMs: o.hedgeMs, apiKey: o.shardApiKey ?? null });
   const app = fastify({
     logger: { level: o.logLevel },
     bodyLimit: o.bodyLimit,

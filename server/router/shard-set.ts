@@ -13,6 +13,8 @@ export interface ShardSetOptions {
   timeoutMs: number;
   /** Delay before a hedged request to another replica, ms. */
   hedgeMs: number;
+  /** The key the shard servers ask for (sent as the api-key header), or null. */
+  apiKey?: string | null;
 }
 
 export interface ShardAnswer {
@@ -90,7 +92,11 @@ export class ShardSet {
     const res = await r.pool.request({
       method,
       path,
-      headers: { accept: 'application/msgpack', ...(body !== undefined ? { 'content-type': 'application/msgpack' } : {}) },
+      headers: {
+        accept: 'application/msgpack',
+        ...(body !== undefined ? { 'content-type': 'application/msgpack' } : {}),
+        ...(this.o.apiKey ? { 'api-key': this.o.apiKey } : {}),
+      },
       ...(body !== undefined ? { body: packMsgpack(body) } : {}),
       signal,
     });

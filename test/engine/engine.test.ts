@@ -73,7 +73,7 @@ describe('engine execution modes', () => {
     });
     let reports: Awaited<ReturnType<Engine['close']>>['tierReports'];
     try {
-      expect(e.collections()[0]!.index.vectors.segments.filter((s) => s.tier === 1).length).toBeGreaterThanOrEqual(2);
+      expect(e.collections()[0]!.index!.vectors.segments.filter((s) => s.tier === 1).length).toBeGreaterThanOrEqual(2);
       expect(await allAnswers(e, 'ndp')).toEqual(expected());
       expect(await allAnswers(e, 'local')).toEqual(expected());
     } finally {
@@ -112,7 +112,7 @@ describe('engine execution modes', () => {
     let reports: Awaited<ReturnType<Engine['close']>>['tierReports'];
     let messages = 0;
     try {
-      expect(e.collections()[0]!.index.vectors.segments.filter((s) => s.tier === 1).length).toBeGreaterThan(2);
+      expect(e.collections()[0]!.index!.vectors.segments.filter((s) => s.tier === 1).length).toBeGreaterThan(2);
       // One query alone: every message the worker answers is one this query waited on.
       const r = await e.collections()[0]!.search({ vector: q(3), k: 10, ef: 48, mode: 'ndp' });
       messages = r.stats.linkMessages;
@@ -290,7 +290,7 @@ describe('collection status', () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, ndp: true, expanders: 2, memory: { mode: 'emulate' } });
     const c = e.collections()[0]!;
     const info = c.info();
-    expect(info.segments).toBe(c.index.tiers.reduce((a, t) => a + t.segments.length, 0));
+    expect(info.segments).toBe(c.index!.tiers.reduce((a, t) => a + t.segments.length, 0));
     expect(info.segments).toBeGreaterThanOrEqual(3); // one DRAM segment, the CXL tier split for two expanders
     expect(info.health).toEqual({ status: 'green', reasons: [] });
     await e.close();
@@ -307,7 +307,7 @@ describe('collection status', () => {
     });
     try {
       const c = e.collections()[0]!;
-      const fellBack = c.index.tiers.some((t) => t.binding.mode !== 'numa' || (t.binding.pagesElsewhere ?? 0) > 0);
+      const fellBack = c.index!.tiers.some((t) => t.binding.mode !== 'numa' || (t.binding.pagesElsewhere ?? 0) > 0);
       const h = c.health();
       if (fellBack) {
         expect(h.status).toBe('yellow');

@@ -31,7 +31,7 @@ describe('collection info', () => {
     const srv = await startServer(engine);
     const c = grpcClients(srv.addr.grpc!);
     try {
-      const index = engine.collection('vectors').index;
+      const index = engine.collection('vectors').index!;
       const segments = index.tiers.reduce((a, t) => a + t.segments.length, 0);
       expect(index.vectors.segments.filter((s) => s.tier === 1)).toHaveLength(2);
       expect(segments).toBeGreaterThan(3);
@@ -78,7 +78,7 @@ describe('collection info', () => {
     const srv = await startServer(engine);
     const c = grpcClients(srv.addr.grpc!);
     try {
-      const tiers = engine.collection('vectors').index.tiers;
+      const tiers = engine.collection('vectors').index!.tiers;
       const degraded = tiers.some((t) => t.binding.mode !== 'numa' || (t.binding.pagesElsewhere ?? 0) > 0);
       const view = ((await http(srv.url, 'GET', '/collections/vectors')).body as { result: View }).result;
       const g = (await unary(c.collections, 'Get', { collection_name: 'vectors' }))['result'] as Record<string, unknown>;

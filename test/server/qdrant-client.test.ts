@@ -27,7 +27,7 @@ afterAll(async () => {
 async function engineHits(collection: string, q: Float32Array, k: number): Promise<Array<{ id: number; score: number }>> {
   const c = engine.collection(collection);
   const r = await c.search({ vector: q, k });
-  return r.hits.map((h) => ({ id: h.id, score: expectedScore(c.index.meta.metric, h.distance) }));
+  return r.hits.map((h) => ({ id: h.id, score: expectedScore(c.metric, h.distance) }));
 }
 
 describe('official Qdrant client', () => {

@@ -45,7 +45,7 @@ async function engineHits(
 ): Promise<Array<{ id: number; score: number }>> {
   const c = engine.collection(collection);
   const r = await c.search({ vector: q, k, ...extra });
-  return r.hits.map((h) => ({ id: h.id, score: expectedScore(c.index.meta.metric, h.distance) }));
+  return r.hits.map((h) => ({ id: h.id, score: expectedScore(c.metric, h.distance) }));
 }
 
 describe('REST collections (JSON)', () => {

@@ -63,7 +63,7 @@ describe.skipIf(skip)('--memory numa on a real index (both tiers on node 0)', ()
         ['dram', 'numa', 0],
         ['cxl', 'numa', 0],
       ]);
-      expectBoundToNode0(c.index);
+      expectBoundToNode0(c.index!);
       const r = await c.search({ vector: small.queries.subarray(0, 16), k: 5, ef: 32 });
       expect(r.hits.length).toBe(5);
     } finally {
