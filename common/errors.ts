@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   STRATA_WORKER_FAILED: 'A worker thread failed while serving the request.',
   STRATA_UNREACHABLE: 'Nothing answers at the given address (connection refused, reset or timed out).',
   STRATA_POINT_NOT_FOUND: 'No point with that id in the collection.',
+  STRATA_SNAPSHOT_NOT_FOUND: 'No snapshot of that name for the collection.',
   STRATA_UNAUTHENTICATED: 'The request carries no valid API key.',
   STRATA_READ_ONLY:
     'The collection or operation takes no writes: the server runs without a data directory (--data-dir), or the collection was built offline and cannot be deleted over the API.',

@@ -1,13 +1,14 @@
 // The engine: every loaded index as a collection, one set of search threads for all of them, and,
 // for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
 // the benchmarks alike.
-import { mkdirSync } from 'node:fs';
-import { basename } from 'node:path';
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { Piscina } from 'piscina';
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { type CollectionConfig, collectionDir, createdCollectionDirs, readConfig, removeCollectionDir, writeConfig } from '../index/live/collection-dir.js';
 import { LiveStore } from '../index/live/live-store.js';
+import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
 import { storageError } from '../index/live/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { readManifest } from '../index/format/load-index.js';
@@ -192,6 +193,86 @@ export class Engine {
     } finally {
       this.creating.delete(cfg.name);
     }
+  }
+
+  /** Where a collection's snapshots live: beside, not inside, its directory (they outlive it). */
+  private snapshotDir(name: string): string {
+    return join(this.dataDir!, 'snapshots', basename(collectionDir(this.dataDir!, name)));
+  }
+
+  /** A collection created over the API, or STRATA_READ_ONLY naming why snapshots do not apply. */
+  private created(name: string): Collection {
+    const c = this.collection(name);
+    if (this.dataDir === null || c.index !== null || c.live === null || c.shape === null)
+      throw new StrataError(
+        'STRATA_READ_ONLY',
+        `collection ${quoted(name)} is ${this.dataDir === null ? 'not writable (no --data-dir)' : 'served from an index directory: back up that directory and the data directory instead'}; snapshots are of collections created over the API`,
+        { allow: 'GET' },
+      );
+    return c;
+  }
+
+  /** A snapshot of a collection created over the API: its config and every acknowledged write. */
+  createSnapshot(name: string): SnapshotDescription {
+    const c = this.created(name);
+    const live = c.live!;
+    const cfg: CollectionConfig = { name, dim: c.dim, metric: c.metric, m: c.shape!.m, efConstruction: c.shape!.efConstruction };
+    return writeSnapshot(this.snapshotDir(name), live.appliedLsn, [
+      ['collection.json', Buffer.from(JSON.stringify(cfg))],
+      ['wal.log', live.logPrefix()],
+    ]);
+  }
+
+  listSnapshots(name: string): SnapshotDescription[] {
+    this.created(name);
+    return listSnapshots(this.snapshotDir(name));
+  }
+
+  snapshotFile(name: string, snapshot: string): string {
+    this.created(name);
+    return snapshotFile(this.snapshotDir(name), snapshot);
+  }
+
+  deleteSnapshot(name: string, snapshot: string): void {
+    this.created(name);
+    deleteSnapshot(this.snapshotDir(name), snapshot);
+  }
+
+  /**
+   * Restores a snapshot (its bytes) as collection `name`, replacing a collection of that name
+   * created over the API: its log is written and replayed, so the collection answers as the
+   * snapshot's source did when it was taken.
+   */
+  async recoverSnapshot(name: string, bytes: Buffer, source: string): Promise<Collection> {
+    checkCollectionName(name, 'collection_name');
+    if (this.dataDir === null) throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir', { allow: 'GET' });
+    const entries = decodeSnapshot(bytes, source);
+    const cfgBytes = entries.get('collection.json');
+    const wal = entries.get('wal.log');
+    if (!cfgBytes || !wal) throw invalidArgument('location', `${source}: a snapshot needs collection.json and wal.log`);
+    const src = JSON.parse(cfgBytes.toString('utf8')) as CollectionConfig;
+    const existing = this.byName.get(name);
+    if (existing && existing.index !== null)
+      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: restore under another name`, { allow: 'GET' });
+    if (existing) await this.deleteCollection(name);
+    const dir = collectionDir(this.dataDir, name);
+    removeCollectionDir(dir);
+    const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction };
+    try {
+      mkdirSync(dir, { recursive: true });
+      const fd = openSync(join(dir, 'wal.log'), 'w', 0o644);
+      try {
+        writeSync(fd, wal);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (e) {
+      throw storageError(dir, 'write', e);
+    }
+    // The config last: a crash before it leaves a directory that is not a collection.
+    writeConfig(dir, cfg);
+    return this.attachCreated(dir, cfg);
   }
 
   /** Deletes a collection created over the API, and its files; false when there is none of that name. */

@@ -5,7 +5,7 @@
 // not at all. On open the log is replayed the same way, so the state after a crash is the state
 // after the last acknowledged write (and perhaps a few whose acknowledgement was lost with the
 // process, but never half of one).
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { StrataError } from '../../common/errors.js';
@@ -168,6 +168,27 @@ export class LiveStore {
   /** Live points: the base's unhidden ones plus the fresh ones. */
   count(): number {
     return (this.base?.count ?? 0) - this.tombstones.size + this.fresh.size;
+  }
+
+  /**
+   * The log's durable prefix: every write acknowledged so far, whole, and nothing partial (a
+   * snapshot of the collection is its config and this).
+   */
+  logPrefix(): Buffer {
+    const n = this.wal.durableBytes;
+    const out = Buffer.alloc(n);
+    const fd = openSync(this.wal.file, 'r');
+    try {
+      let done = 0;
+      while (done < n) {
+        const r = readSync(fd, out, done, n - done, done);
+        if (r === 0) throw new StrataError('STRATA_INDEX_CORRUPT', `${this.wal.file}: shorter than its ${n} durable bytes`, { file: this.wal.file });
+        done += r;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return out;
   }
 
   close(): Promise<void> {

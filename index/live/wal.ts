@@ -185,6 +185,11 @@ export class WriteAheadLog {
     return { wal: new WriteAheadLog(file, fh, size, nextLsn), records, report };
   }
 
+  /** Bytes of the file that are durable: whole records, each already fdatasync'ed (a snapshot copies these). */
+  get durableBytes(): number {
+    return this.offset;
+  }
+
   /** Appends one record; resolves with its lsn once it is on disk (fdatasync), never before. */
   append(type: number, payload: Uint8Array): Promise<bigint> {
     if (this.closed) return Promise.reject(new StrataError('STRATA_SHUTTING_DOWN', `${this.file}: the log is closed`, { file: this.file }));

@@ -302,6 +302,54 @@ function schemas(): Obj {
   };
 }
 
+/** Snapshots of collections created over the API (server/rest/routes/snapshots.ts). */
+function snapshotPaths(C: string, errors: Obj): Obj {
+  const description = {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      creation_time: { type: 'string' },
+      size: { type: 'integer' },
+      checksum: { type: 'string', description: 'SHA-256 of the file' },
+    },
+  };
+  const name = { name: 'snapshot_name', in: 'path', required: true, schema: { type: 'string' } };
+  const answer = (d: string, schema: Obj): Obj => ({ '200': { description: d, content: content(envelope(schema)) }, ...errors });
+  return {
+    [`${C}/snapshots`]: {
+      post: {
+        summary: 'Snapshot the collection: its config and every acknowledged write',
+        parameters: [collectionName],
+        responses: answer('The snapshot', description),
+      },
+      get: { summary: "The collection's snapshots", parameters: [collectionName], responses: answer('Snapshots', { type: 'array', items: description }) },
+    },
+    [`${C}/snapshots/{snapshot_name}`]: {
+      get: {
+        summary: 'Download a snapshot',
+        parameters: [collectionName, name],
+        responses: { '200': { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errors },
+      },
+      delete: { summary: 'Delete a snapshot', parameters: [collectionName, name], responses: answer('Deleted', { const: true }) },
+    },
+    [`${C}/snapshots/recover`]: {
+      put: {
+        summary: 'Restore a snapshot as this collection (replacing one created over the API)',
+        parameters: [collectionName],
+        requestBody: {
+          required: true,
+          content: content({
+            type: 'object',
+            required: ['location'],
+            properties: { location: { type: 'string', description: 'http(s) URL, or file:// inside the snapshot directory' }, checksum: { type: 'string' } },
+          }),
+        },
+        responses: answer('Restored', { const: true }),
+      },
+    },
+  };
+}
+
 /** The writes Strata takes (server/rest/routes/writes.ts). */
 function livePaths(C: string): Obj {
   const wait: Obj = {
@@ -388,6 +436,7 @@ function livePaths(C: string): Obj {
       }),
     },
     [`${C}/points/delete`]: { post: write('Delete points by id', { type: 'object', required: ['points'], properties: { points: ids } }) },
+    ...snapshotPaths(C, writeErrors),
     [`${C}/points/payload`]: {
       post: write('Set payload keys of existing points (merged into what they have)', payloadBody),
       put: write('Overwrite the payload of existing points', payloadBody),

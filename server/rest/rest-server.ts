@@ -12,6 +12,7 @@ import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerPointRoutes } from './routes/points.js';
 import { registerReadOnlyRoutes } from './routes/read-only.js';
+import { registerSnapshotRoutes } from './routes/snapshots.js';
 import { registerWriteRoutes } from './routes/writes.js';
 
 declare module 'fastify' {
@@ -67,6 +68,7 @@ export function buildRest(ctx: RestContext): FastifyInstance {
   registerCollectionRoutes(app, ctx);
   registerPointRoutes(app, ctx);
   registerWriteRoutes(app, ctx);
+  registerSnapshotRoutes(app, ctx);
   registerReadOnlyRoutes(app);
   registerMetricsRoutes(app, ctx);
   registerOpenApiRoute(app);

@@ -3,8 +3,12 @@
 // back; a built collection becomes writable (its base points hidden when deleted or replaced);
 // searches merge the base and the fresh layer, and exact search over the merge equals brute force
 // over the final data; bad input changes nothing; a restart replays the log to the same state.
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { QdrantClient } from '@qdrant/js-client-rest';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
 import { collectionDir } from '../../index/live/collection-dir.js';
@@ -261,5 +265,63 @@ describe('writes over gRPC', () => {
     } finally {
       g.close();
     }
+  });
+});
+
+describe('snapshots of live collections', () => {
+  it('restores a snapshot (fetched from the download URL) into a collection that answers exactly as the original did', async () => {
+    const src = 'snap-src';
+    await client.createCollection(src, { vectors: { size: 8, distance: 'Dot' } });
+    const points = Array.from({ length: 300 }, (_, i) => ({ id: i * 7, vector: randomVector(8), payload: { i } }));
+    await client.upsert(src, { wait: true, points });
+    await client.delete(src, { wait: true, points: [7, 14] });
+    const queries = Array.from({ length: 8 }, () => randomVector(8));
+    const before = await Promise.all(queries.map((q) => client.search(src, { vector: q, limit: 10, with_payload: true })));
+
+    const snap = await client.createSnapshot(src);
+    expect(snap).toMatchObject({ name: expect.stringMatching(/\.snapshot$/), size: expect.any(Number), checksum: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect((await client.listSnapshots(src)).map((s) => s.name)).toContain(snap!.name);
+    // Writes after the snapshot are not in it.
+    await client.upsert(src, { wait: true, points: [{ id: 99_999, vector: randomVector(8) }] });
+    await client.delete(src, { wait: true, points: [21] });
+
+    const location = `${srv.url}/collections/${src}/snapshots/${snap!.name}`;
+    expect(await client.recoverSnapshot('snap-dst', { location, checksum: snap!.checksum! })).toBe(true);
+    expect((await client.count('snap-dst')).count).toBe(298);
+    const after = await Promise.all(queries.map((q) => client.search('snap-dst', { vector: q, limit: 10, with_payload: true })));
+    expect(after).toEqual(before);
+
+    // The download is the file whose SHA-256 the listing gives.
+    const dl = await request(location);
+    expect(dl.statusCode).toBe(200);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await dl.body.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(snap!.checksum);
+  });
+
+  it('refuses a wrong checksum, a damaged snapshot and a file outside the snapshot directory with 400 naming the field, and changes nothing', async () => {
+    const snap = (await client.listSnapshots('snap-src'))[0]!;
+    const location = `${srv.url}/collections/snap-src/snapshots/${snap.name}`;
+    const wrong = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location, checksum: '0'.repeat(64) });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toMatch(/checksum/);
+    // A damaged copy inside the snapshot directory: one byte flipped.
+    const file = join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'snap-src')), snap.name);
+    const damaged = file.replace(/\.snapshot$/, '0.snapshot').replace('snapshot-', 'snapshot-9');
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(damaged, bytes);
+    const bad = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location: pathToFileURL(damaged).href });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/not a valid snapshot \(SHA-256 mismatch/);
+    const outside = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location: pathToFileURL('/etc/passwd').href });
+    expect(outside.status).toBe(400);
+    expect(outside.text).toMatch(/^.*location: a file location must be inside/);
+    expect((await client.count('snap-dst')).count).toBe(298);
+    expect((await http(srv.url, 'GET', '/collections/snap-src/snapshots/snapshot-x.snapshot')).status).toBe(400);
+    await client.deleteSnapshot('snap-src', snap.name);
+    expect((await client.listSnapshots('snap-src')).map((s) => s.name)).not.toContain(snap.name);
   });
 });
