@@ -16,12 +16,18 @@ export interface ServeChild {
 }
 
 /** `strata serve <args>` with `env` over this process's environment (STRATA_API_KEY unset unless given). */
-export async function serveChild(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<ServeChild> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--grpc-port', '0', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, STRATA_API_KEY: undefined, ...env },
-  });
+export async function serveChild(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  /** Run under bash with `ulimit -f <KiB>`: writes past it fail with EFBIG, as on a full disk. */
+  fileSizeLimitKiB?: number,
+): Promise<ServeChild> {
+  const argv = [BIN, 'serve', '--port', '0', '--grpc-port', '0', ...args];
+  const opts = { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATA_API_KEY: undefined, ...env } };
+  const child =
+    fileSizeLimitKiB === undefined
+      ? spawn(process.execPath, argv, opts)
+      : spawn('bash', ['-c', `ulimit -f ${fileSizeLimitKiB} && exec "$0" "$@"`, process.execPath, ...argv], opts);
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
