@@ -123,11 +123,12 @@ export function weightBytes(dims: number): number {
  * accumulator in range: a lane sums a quarter of the dimensions, each a product of a weight and a
  * value below 2^bits.
  */
-export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number, dims: number): { W: number; sumW: number } {
-  // Once per query on the search path: plain loops over typed arrays, no allocation per call.
+export function writeWeights(out: Uint8Array, v: Float64Array, bits: number, dims: number): { W: number; sumW: number } {
+  // Once per query on the search path: plain loops over one typed-array type (monomorphic), no
+  // allocation per call. v holds at least dims values (zero past the input's dimensions).
   let vmax = 0;
   for (let i = 0; i < dims; i++) {
-    const a = Math.abs(v[i] ?? 0);
+    const a = Math.abs(v[i]!);
     if (a > vmax) vmax = a;
   }
   const maxValue = (1 << bits) - 1;
@@ -140,7 +141,7 @@ export function writeWeights(out: Uint8Array, v: ArrayLike<number>, bits: number
   const dv = aligned ? null : new DataView(out.buffer, out.byteOffset, out.byteLength);
   let sumW = 0;
   for (let i = 0; i < dims; i++) {
-    const wi = Math.round((v[i] ?? 0) * inv);
+    const wi = Math.round(v[i]! * inv);
     sumW += wi;
     if (w16 !== null) w16[i] = wi;
     else dv!.setInt16(PREP_WEIGHTS + 2 * i, wi, true);

@@ -306,8 +306,26 @@ export class Traversal {
   private kthExact(st: QueryState, done: number): number {
     const k = st.k;
     if (done < k) return Number.POSITIVE_INFINITY;
+    const d = st.poolD;
+    if (k <= 32) {
+      // The k smallest kept sorted by insertion: a pool of a few dozen, k of ten, is O(done·k) with
+      // no copy, cheaper than sorting a copy.
+      const best = st.kthScratch(k);
+      let n = 0;
+      for (let i = 0; i < done; i++) {
+        const x = d[i]!;
+        if (n === k && x >= best[k - 1]!) continue;
+        let p = n < k ? n++ : k - 1;
+        while (p > 0 && best[p - 1]! > x) {
+          best[p] = best[p - 1]!;
+          p--;
+        }
+        best[p] = x;
+      }
+      return best[k - 1]!;
+    }
     const scratch = st.kthScratch(done).subarray(0, done);
-    scratch.set(st.poolD.subarray(0, done));
+    scratch.set(d.subarray(0, done));
     // A typed array sorts numerically in native code: O(n log n) also for k and pools in the thousands.
     scratch.sort();
     return scratch[k - 1]!;
@@ -318,7 +336,7 @@ export class Traversal {
     sortByDistanceThenLabel(st.poolIds, st.poolD, st.poolN, this.index.labels);
     const k = Math.min(st.k, st.poolN);
     st.resultIds = st.poolIds.slice(0, k);
-    st.resultD = Float32Array.from(st.poolD.subarray(0, k));
+    st.resultD = new Float32Array(st.poolD.subarray(0, k));
     st.phase = PHASE.DONE;
   }
 
