@@ -10,7 +10,7 @@
 // valid follows it, truncates the file there and reports what it cut. A bad record followed by a
 // good one is not a torn tail but damage in the middle of the log: it is refused (STRATA_INDEX_CORRUPT),
 // never skipped, because the writes after it may depend on it.
-import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { StrataError } from '../../common/errors.js';
@@ -77,6 +77,55 @@ function validRecordAfter(buf: Buffer, from: number): number {
 }
 
 /**
+ * Walks the records of a whole log file (header included): those valid and in sequence, where they
+ * end, and why the walk stopped before the end (a torn tail), or null. Damage followed by a valid
+ * record is not a torn tail: STRATA_INDEX_CORRUPT.
+ */
+export function scanLog(buf: Buffer, file: string): { records: WalRecord[]; validEnd: number; reason: string | null } {
+  if (buf.toString('latin1', 0, 8) !== WAL_MAGIC) throw new StrataError('STRATA_INDEX_CORRUPT', `${file}: not a Strata write-ahead log (bad magic)`, { file });
+  const version = buf.readUInt32LE(8);
+  if (version !== WAL_VERSION)
+    throw new StrataError('STRATA_INDEX_VERSION', `${file}: write-ahead log version ${version}; this build reads ${WAL_VERSION}`, { file, version });
+  const records: WalRecord[] = [];
+  let at = HEADER_BYTES;
+  let next = 1n;
+  let reason: string | null = null;
+  while (at < buf.length) {
+    const r = parseAt(buf, at, next);
+    if ('bad' in r) {
+      reason = r.bad;
+      break;
+    }
+    records.push(r.record);
+    next++;
+    at = r.end;
+  }
+  if (reason !== null) {
+    const later = validRecordAfter(buf, at);
+    if (later >= 0)
+      throw new StrataError(
+        'STRATA_INDEX_CORRUPT',
+        `${file}: record ${next} at byte ${at} is damaged (${reason}) but a valid record follows at byte ${later}: the log is corrupt in the middle, not torn at its end`,
+        { file, offset: at, lsn: Number(next) },
+      );
+  }
+  return { records, validEnd: at, reason };
+}
+
+/** Checks a log without changing it (strata verify): what recovery would keep and cut. */
+export function checkLog(file: string): { records: WalRecord[]; report: RecoveryReport } {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch (e) {
+    throw storageError(file, 'read', e);
+  }
+  if (buf.length < HEADER_BYTES) return { records: [], report: { records: 0, truncatedBytes: buf.length, reason: buf.length > 0 ? 'header cut short' : null } };
+  const { records, validEnd, reason } = scanLog(buf, file);
+  return { records, report: { records: records.length, truncatedBytes: buf.length - validEnd, reason } };
+}
+
+/**
  * Reads and checks the log at `file` (created empty if missing), truncating a torn tail. Returns the
  * records in order and what was cut. Runs once, on open, before any append.
  */
@@ -105,33 +154,9 @@ export function recoverLog(file: string): { records: WalRecord[]; report: Recove
     }
     const buf = Buffer.allocUnsafe(size);
     readSync(fd, buf, 0, size, 0);
-    if (buf.toString('latin1', 0, 8) !== WAL_MAGIC)
-      throw new StrataError('STRATA_INDEX_CORRUPT', `${file}: not a Strata write-ahead log (bad magic)`, { file });
-    const version = buf.readUInt32LE(8);
-    if (version !== WAL_VERSION)
-      throw new StrataError('STRATA_INDEX_VERSION', `${file}: write-ahead log version ${version}; this build reads ${WAL_VERSION}`, { file, version });
-    const records: WalRecord[] = [];
-    let at = HEADER_BYTES;
-    let next = 1n;
-    let reason: string | null = null;
-    while (at < size) {
-      const r = parseAt(buf, at, next);
-      if ('bad' in r) {
-        reason = r.bad;
-        break;
-      }
-      records.push(r.record);
-      next++;
-      at = r.end;
-    }
+    const { records, validEnd: at, reason } = scanLog(buf, file);
+    const next = BigInt(records.length + 1);
     if (reason !== null) {
-      const later = validRecordAfter(buf, at);
-      if (later >= 0)
-        throw new StrataError(
-          'STRATA_INDEX_CORRUPT',
-          `${file}: record ${next} at byte ${at} is damaged (${reason}) but a valid record follows at byte ${later}: the log is corrupt in the middle, not torn at its end`,
-          { file, offset: at, lsn: Number(next) },
-        );
       try {
         ftruncateSync(fd, at);
         fdatasyncSync(fd);
