@@ -148,3 +148,10 @@ export interface DeleteCollectionResponseMsg {
   result: boolean;
   time: number;
 }
+
+export interface SetPayloadRequestMsg {
+  collection_name: string;
+  ids: number[];
+  payload_json: string;
+  overwrite: boolean;
+}

@@ -7,7 +7,7 @@ import { checkAnswerSize, checkSearchAnswers } from '../api/answer-size.js';
 import type { Fields } from '../api/fields.js';
 import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
-import { parseDeleteIds, parseUpsert } from '../api/writes.js';
+import { parseDeleteIds, parsePayload, parseUpsert } from '../api/writes.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,
@@ -19,6 +19,7 @@ import type {
   SearchBatchResponseMsg,
   SearchRequestMsg,
   SearchResponseMsg,
+  SetPayloadRequestMsg,
   UpdateResponseMsg,
   UpsertRequestMsg,
 } from './messages.js';
@@ -194,6 +195,14 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const c = collectionOf(ctx, req.collection_name);
       c.writable();
       const lsn = await c.deletePoints(parseDeleteIds({ points: req.ids }));
+      return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
+    }),
+    SetPayload: unary<SetPayloadRequestMsg, UpdateResponseMsg>(ctx, 'SetPayload', async (req) => {
+      const t0 = performance.now();
+      const c = collectionOf(ctx, req.collection_name);
+      c.writable();
+      const { ids, payload } = parsePayload({ points: req.ids, payload: payloadOf(req.payload_json, 'payload_json') });
+      const lsn = await c.setPayload(ids, payload, req.overwrite);
       return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
     }),
   };

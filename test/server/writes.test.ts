@@ -258,6 +258,13 @@ describe('writes over gRPC', () => {
       const badJson = await grpcFailure(unary(g.points, 'Upsert', { collection_name: name, points: [{ id: 9, vector: [1, 2, 3, 4], payload_json: '{' }] }));
       expect(badJson.details).toMatch(/^points\[0\]\.payload_json: is not JSON/);
 
+      await unary(g.points, 'SetPayload', { collection_name: name, ids: [2], payload_json: '{"b":2}' });
+      await unary(g.points, 'SetPayload', { collection_name: name, ids: [1], payload_json: '{"c":3}' });
+      expect((await client.retrieve(name, { ids: [1, 2], with_payload: true })).map((p) => p.payload)).toEqual([{ a: 1, c: 3 }, { b: 2 }]);
+      await unary(g.points, 'SetPayload', { collection_name: name, ids: [1], payload_json: '{"d":4}', overwrite: true });
+      expect((await client.retrieve(name, { ids: [1], with_payload: true }))[0]!.payload).toEqual({ d: 4 });
+      const notObject = await grpcFailure(unary(g.points, 'SetPayload', { collection_name: name, ids: [1], payload_json: '[1]' }));
+      expect(notObject.details).toMatch(/^payload: must be an object/);
       await unary(g.points, 'Delete', { collection_name: name, ids: [1, 77] });
       expect(await unary(g.points, 'Count', { collection_name: name })).toMatchObject({ count: 2 });
       expect(await unary(g.collections, 'Delete', { collection_name: name })).toMatchObject({ result: true });
