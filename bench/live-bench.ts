@@ -104,7 +104,7 @@ try {
     await Promise.all(
       Array.from({ length: writers }, async () => {
         while (performance.now() - t0 < o.seconds * 1000) {
-          const ps = Array.from({ length: batch }, () => ({ id: scratchId++, vector: row(scratchId % o.count).slice(), payload: null }));
+          const ps = Array.from({ length: batch }, () => ({ key: scratchId++, vector: row(scratchId % o.count).slice(), payload: null }));
           await scratchCol.upsert(ps);
           points += batch;
           writes++;
@@ -129,7 +129,7 @@ try {
     const t0 = performance.now();
     for (let id = baseCount; id < o.count; id += 100) {
       const ps = [];
-      for (let j = id; j < Math.min(o.count, id + 100); j++) ps.push({ id: j, vector: row(j).slice(), payload: { row: j } });
+      for (let j = id; j < Math.min(o.count, id + 100); j++) ps.push({ key: j, vector: row(j).slice(), payload: { row: j } });
       await c.upsert(ps);
     }
     streaming = false;

@@ -5,7 +5,7 @@
 // and the point API.
 import { invalidArgument, StrataError } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import type { LiveStore, Payload, PointWrite } from '../index/live/live-store.js';
+import type { KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../index/live/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
@@ -236,23 +236,39 @@ export class Collection {
   }
 
   /** Logs and applies an upsert; resolves once it is durable and visible to search. */
-  upsert(points: PointWrite[]): Promise<bigint> {
+  upsert(points: KeyedPoint[]): Promise<bigint> {
     const live = this.writable();
     // Dimensions and values are the edge's to check (server/api/writes.ts); the copy is ours.
-    for (const p of points) {
+    const writes: PointWrite[] = points.map((p) => {
       // Stored as searched: unit-normalised for cosine, and never the caller's buffer.
-      p.vector = p.vector.slice();
-      if (this.metric === 'cosine') normalizeRows(p.vector, this.dim);
-    }
-    return live.upsert(points);
+      const vector = p.vector.slice();
+      if (this.metric === 'cosine') normalizeRows(vector, this.dim);
+      const uuid = typeof p.key === 'string' ? p.key : null;
+      return { id: uuid === null ? (p.key as number) : live.idOfUuid(uuid, true)!, uuid, vector, payload: p.payload };
+    });
+    return live.upsert(writes);
   }
 
-  deletePoints(ids: number[]): Promise<bigint> {
-    return this.writable().delete(ids);
+  deletePoints(keys: PointKey[]): Promise<bigint> {
+    return this.writable().delete(this.resolveAll(keys));
   }
 
-  setPayload(ids: number[], payload: Payload, overwrite: boolean): Promise<bigint> {
-    return this.writable().setPayload(ids, payload, overwrite);
+  setPayload(keys: PointKey[], payload: Payload, overwrite: boolean): Promise<bigint> {
+    return this.writable().setPayload(this.resolveAll(keys), payload, overwrite);
+  }
+
+  /** The internal id of a point key (a UUID through the live store), or null when there is none. */
+  resolveKey(key: PointKey): number | null {
+    return typeof key === 'number' ? key : (this.live?.idOfUuid(key, false) ?? null);
+  }
+
+  private resolveAll(keys: PointKey[]): number[] {
+    return keys.map((k) => this.resolveKey(k)).filter((id): id is number => id !== null);
+  }
+
+  /** The id users know a point by: its UUID, or the integer itself. */
+  externalId(id: number): PointKey {
+    return this.live?.uuidOf(id) ?? id;
   }
 
   payload(id: number): Payload | null {

@@ -23,11 +23,15 @@ const REBUILD_MIN_DELETED = 1024;
 /** Points copied into the new graph per event-loop turn during a rebuild (~20 ms of inserts). */
 const REBUILD_SLICE = 256;
 
-/** One hnswlib graph and the labels it holds, live and marked deleted. */
+/**
+ * One hnswlib graph and the points it holds, live and marked deleted. hnswlib-node takes 32-bit
+ * labels, and point ids go up to 2^53: each point gets the next label here, and answers map back.
+ */
 class Graph {
   readonly h: hnswlib.HierarchicalNSW;
   private capacity: number;
-  private readonly labels = new Set<number>();
+  private readonly labels = new Map<number, number>();
+  private readonly ids: number[] = [];
   readonly deleted = new Set<number>();
 
   constructor(dim: number, metric: Metric, o: FreshOptions, capacity: number) {
@@ -42,21 +46,31 @@ class Graph {
   }
 
   upsert(id: number, v: Float32Array): void {
-    if (this.deleted.delete(id)) this.h.unmarkDelete(id);
-    else if (!this.labels.has(id) && this.labels.size >= this.capacity) {
-      this.capacity *= 2;
-      this.h.resizeIndex(this.capacity);
-    }
+    let label = this.labels.get(id);
+    if (label === undefined) {
+      if (this.labels.size >= this.capacity) {
+        this.capacity *= 2;
+        this.h.resizeIndex(this.capacity);
+      }
+      label = this.ids.length;
+      this.ids.push(id);
+      this.labels.set(id, label);
+    } else if (this.deleted.delete(id)) this.h.unmarkDelete(label);
     // A label already in the graph is updated in place; a new one is inserted.
-    this.h.addPoint(Array.from(v), id);
-    this.labels.add(id);
+    this.h.addPoint(Array.from(v), label);
   }
 
   delete(id: number): void {
-    if (this.labels.has(id) && !this.deleted.has(id)) {
-      this.h.markDelete(id);
+    const label = this.labels.get(id);
+    if (label !== undefined && !this.deleted.has(id)) {
+      this.h.markDelete(label);
       this.deleted.add(id);
     }
+  }
+
+  /** The point id of a graph label. */
+  idOf(label: number): number {
+    return this.ids[label]!;
   }
 }
 
@@ -146,10 +160,10 @@ export class FreshLayer {
   search(q: Float32Array, k: number, ef: number): Array<{ id: number; distance: number }> {
     const n = Math.min(k, this.vectors.size);
     if (n === 0) return [];
-    const h = this.graph.h;
-    h.setEf(Math.max(ef, n));
-    const r = h.searchKnn(Array.from(q), n);
-    const out = r.neighbors.map((id, i) => ({ id, distance: r.distances[i]! }));
+    const g = this.graph;
+    g.h.setEf(Math.max(ef, n));
+    const r = g.h.searchKnn(Array.from(q), n);
+    const out = r.neighbors.map((label, i) => ({ id: g.idOf(label), distance: r.distances[i]! }));
     out.sort((a, b) => a.distance - b.distance || a.id - b.id);
     return out;
   }

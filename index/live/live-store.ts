@@ -15,8 +15,24 @@ import { type RecoveryReport, storageError, WriteAheadLog } from './wal.js';
 
 export type Payload = Record<string, unknown>;
 
+/** A point's id as users spell it: an integer below 2^52, or a UUID (canonical form). */
+export type PointKey = number | string;
+
+/** A point to upsert, by the id users gave it. */
+export interface KeyedPoint {
+  key: PointKey;
+  vector: Float32Array;
+  payload: Payload | null;
+}
+
+/** Internal ids from here on number a collection's UUID points, in the order they first appear. */
+export const UUID_ID_BASE = 2 ** 52;
+
 export interface PointWrite {
+  /** The internal id (a UUID point's is assigned by idOfUuid). */
   id: number;
+  /** The point's UUID, when it has one (canonical form). */
+  uuid?: string | null;
   /** dim floats, unit-normalised for cosine (the edge checks and normalises). */
   vector: Float32Array;
   payload: Payload | null;
@@ -33,6 +49,8 @@ const REC = { upsert: 1, delete: 2, setPayload: 3 } as const;
 
 interface UpsertRecord {
   ids: number[];
+  /** The UUID of each point that has one (absent when none does): the id map is in the log. */
+  uuids?: Array<string | null>;
   /** The vectors, float32 little-endian, one after another. */
   vectors: Uint8Array;
   payloads: Array<Payload | null>;
@@ -57,6 +75,9 @@ export class LiveStore {
   appliedLsn = 0n;
   /** Writes applied since open (replayed ones included), for metrics. */
   applied = { upserted: 0, deleted: 0 };
+  private readonly uuidIds = new Map<string, number>();
+  private readonly idUuids = new Map<number, string>();
+  private nextUuidId = UUID_ID_BASE;
 
   private constructor(
     private readonly wal: WriteAheadLog,
@@ -93,6 +114,7 @@ export class LiveStore {
     const f = new Float32Array(vectors.buffer);
     points.forEach((p, i) => f.set(p.vector, i * this.dim));
     const rec: UpsertRecord = { ids: points.map((p) => p.id), vectors, payloads: points.map((p) => p.payload) };
+    if (points.some((p) => p.uuid)) rec.uuids = points.map((p) => p.uuid ?? null);
     return this.log(REC.upsert, rec);
   }
 
@@ -124,6 +146,8 @@ export class LiveStore {
       // The bytes come from a decoder's buffer: copy them to an aligned array before viewing floats.
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
       r.ids.forEach((id, i) => {
+        const uuid = r.uuids?.[i];
+        if (uuid) this.mapUuid(uuid, id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
         const p = r.payloads[i];
@@ -149,6 +173,29 @@ export class LiveStore {
       throw new StrataError('STRATA_INDEX_CORRUPT', `${this.wal.file}: record ${lsn} has unknown type ${type}`, { file: this.wal.file, lsn: String(lsn) });
     }
     this.appliedLsn = lsn;
+  }
+
+  private mapUuid(uuid: string, id: number): void {
+    this.uuidIds.set(uuid, id);
+    this.idUuids.set(id, uuid);
+    if (id >= this.nextUuidId) this.nextUuidId = id + 1;
+  }
+
+  /**
+   * The internal id of a UUID point, or null; with `assign`, a UUID not seen before gets the next id
+   * at once (so that two writes of it in flight agree), and the write that carries it logs the pair.
+   */
+  idOfUuid(uuid: string, assign: boolean): number | null {
+    const known = this.uuidIds.get(uuid);
+    if (known !== undefined || !assign) return known ?? null;
+    const id = this.nextUuidId;
+    this.mapUuid(uuid, id);
+    return id;
+  }
+
+  /** The UUID of an internal id, or null (an integer id). */
+  uuidOf(id: number): string | null {
+    return this.idUuids.get(id) ?? null;
   }
 
   /** Whether `id` is a live point (fresh, or in the base and not hidden). */

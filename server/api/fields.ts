@@ -102,13 +102,13 @@ export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
   return vec;
 }
 
-const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const U64_MAX = 18446744073709551615n;
 
 /**
- * A point id as Qdrant spells them: an unsigned 64-bit integer or a UUID string. Strata's points have
- * integer ids below 2^53 (the input's ids or row numbers), so a well-formed UUID or a larger integer
- * is valid but never matches: it comes back as null ("no such point") rather than as a 400.
+ * A point id as Qdrant spells them, as an integer: an unsigned 64-bit integer or a UUID string. A
+ * well-formed UUID or an integer past 2^53 is valid but has no integer form: it comes back as null
+ * (the router's "no such point"); the server reads ids with pointKeyAt, which keeps UUIDs.
  */
 export function pointIdAt(v: unknown, field: string): number | null {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return Number.isSafeInteger(v) ? v : null;
@@ -120,6 +120,24 @@ export function pointIdAt(v: unknown, field: string): number | null {
     if (UUID.test(v)) return null;
   }
   throw invalidArgument(field, `must be an unsigned integer or a UUID, got ${describe(v)}`);
+}
+
+export type { PointKey } from '../../index/live/live-store.js';
+import type { PointKey } from '../../index/live/live-store.js';
+
+/** Canonical form of a UUID: lowercase, 8-4-4-4-12. */
+export function canonicalUuid(v: string): string {
+  const h = v.toLowerCase().replace(/-/g, '');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * A point id as Qdrant spells them, kept: an unsigned integer (null past 2^53: it never matches) or
+ * a UUID, canonical. Live collections store UUID points (engine/collection.ts resolves them).
+ */
+export function pointKeyAt(v: unknown, field: string): PointKey | null {
+  if (typeof v === 'string' && UUID.test(v)) return canonicalUuid(v);
+  return pointIdAt(v, field);
 }
 
 /**

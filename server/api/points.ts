@@ -3,7 +3,7 @@
 // each protocol decides how to put them on the wire.
 import { quoted, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/collection.js';
-import type { Payload } from '../../index/live/live-store.js';
+import type { Payload, PointKey } from '../../index/live/live-store.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';
@@ -15,7 +15,8 @@ export interface CallControl {
 }
 
 export interface ScoredHit {
-  id: number;
+  /** The id users know the point by: an integer, or its UUID. */
+  id: PointKey;
   score: number;
   /** The point's payload (null: none stored). */
   payload: Payload | null;
@@ -31,7 +32,7 @@ export interface SearchAnswer {
 }
 
 export interface PointRecord {
-  id: number;
+  id: PointKey;
   payload: Payload | null;
   vector: Float32Array | null;
 }
@@ -60,7 +61,7 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     const score = scoreOf(metric, h.distance);
     // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
     if (!passesThreshold(metric, score, p.scoreThreshold)) break;
-    hits.push({ id: h.id, score, payload: p.withPayload ? c.payload(h.id) : null, vector: p.withVector ? storedVector(c, h.id) : null });
+    hits.push({ id: c.externalId(h.id), score, payload: p.withPayload ? c.payload(h.id) : null, vector: p.withVector ? storedVector(c, h.id) : null });
   }
   return { hits, withPayload: p.withPayload, stats: p.withStats ? strataStats(r.stats, r.mode) : null };
 }
@@ -76,30 +77,35 @@ export function searchBatch(c: Collection, plans: readonly SearchPlan[], ctl: Ca
 export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
   const out: PointRecord[] = [];
   const seen = new Set<number>();
-  for (const id of p.ids) {
+  for (const key of p.ids) {
     // Qdrant answers each existing id once and leaves out those that do not exist.
+    const id = key === null ? null : c.resolveKey(key);
     if (id === null || seen.has(id)) continue;
     seen.add(id);
     const pt = c.getPoint(id);
-    if (pt) out.push({ id, payload: p.withPayload ? c.payload(id) : null, vector: p.withVector ? pt.vector : null });
+    if (pt) out.push({ id: key!, payload: p.withPayload ? c.payload(id) : null, vector: p.withVector ? pt.vector : null });
   }
   return out;
 }
 
-export function getPointOrThrow(c: Collection, id: number | null, shown: string): { id: number; vector: Float32Array } {
+export function getPointOrThrow(c: Collection, key: PointKey | null, shown: string): { id: number; key: PointKey; vector: Float32Array } {
+  const id = key === null ? null : c.resolveKey(key);
   const pt = id === null ? null : c.getPoint(id);
   if (!pt)
     throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${quoted(shown)} in collection ${quoted(c.name)}`, {
       collection: c.name,
       id: shown.slice(0, 64),
     });
-  return pt;
+  return { ...pt, key: key! };
 }
 
-export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: number | null } {
-  const r = c.scroll(p.offset, p.limit);
+export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: PointKey | null } {
+  // A UUID offset starts at its point (UUID points follow the integer ids, in the order they were
+  // first written); one the collection does not know starts past every point: an empty page.
+  const offset = p.offset === null ? null : (c.resolveKey(p.offset) ?? Number.MAX_SAFE_INTEGER);
+  const r = c.scroll(offset, p.limit);
   return {
-    points: r.points.map((pt) => ({ id: pt.id, payload: p.withPayload ? c.payload(pt.id) : null, vector: p.withVector ? pt.vector : null })),
-    next: r.next,
+    points: r.points.map((pt) => ({ id: c.externalId(pt.id), payload: p.withPayload ? c.payload(pt.id) : null, vector: p.withVector ? pt.vector : null })),
+    next: r.next === null ? null : c.externalId(r.next),
   };
 }

@@ -15,7 +15,8 @@ import {
   optionalInt,
   optionalNumber,
   optionalString,
-  pointIdAt,
+  type PointKey,
+  pointKeyAt,
   vectorAt,
   withPayloadAt,
   type Fields,
@@ -37,14 +38,14 @@ export interface SearchPlan {
 }
 
 export interface RetrievePlan {
-  /** null: a UUID, which never matches a Strata point. */
-  ids: Array<number | null>;
+  /** Integer ids or canonical UUIDs; null: an integer past 2^53, which never matches. */
+  ids: Array<PointKey | null>;
   withVector: boolean;
   withPayload: boolean;
 }
 
 export interface ScrollPlan {
-  offset: number | null;
+  offset: PointKey | null;
   limit: number;
   withVector: boolean;
   withPayload: boolean;
@@ -192,7 +193,7 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
 
 /** POST …/points: {ids, with_vector, with_payload}. */
 export function parseRetrieve(body: Fields): RetrievePlan {
-  const ids = arrayAt(body['ids'], 'ids', MAX_IDS).map((v, i) => pointIdAt(v, `ids[${i}]`));
+  const ids = arrayAt(body['ids'], 'ids', MAX_IDS).map((v, i) => pointKeyAt(v, `ids[${i}]`));
   return {
     ids,
     withVector: withVectorAt(body['with_vector'], 'with_vector', false),
@@ -204,8 +205,8 @@ export function parseRetrieve(body: Fields): RetrievePlan {
 export function parseScroll(body: Fields): ScrollPlan {
   emptyFilterAt(body['filter'], 'filter');
   if (!isAbsent(body['order_by'])) throw invalidArgument('order_by', 'ordering by payload is not supported: points come in id order');
-  // An id that cannot exist here (a UUID, or past 2^53) starts past every Strata id: an empty page.
-  const offset = isAbsent(body['offset']) ? null : (pointIdAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
+  // An integer past 2^53 starts past every Strata id: an empty page. A UUID is resolved by the collection.
+  const offset = isAbsent(body['offset']) ? null : (pointKeyAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
   return {
     offset,
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,

@@ -5,9 +5,10 @@
 // request's buffer).
 import { invalidArgument } from '../../common/errors.js';
 import type { CollectionConfig } from '../../index/live/collection-dir.js';
-import type { Payload, PointWrite } from '../../index/live/live-store.js';
+import type { KeyedPoint, Payload } from '../../index/live/live-store.js';
 import type { Metric } from '../../index/kernels/kernels.js';
-import { arrayAt, describe, type Fields, intAt, isAbsent, objectAt, vectorAt } from './fields.js';
+import { UUID_ID_BASE } from '../../index/live/live-store.js';
+import { arrayAt, canonicalUuid, describe, type Fields, intAt, isAbsent, objectAt, type PointKey, UUID, vectorAt } from './fields.js';
 import { MAX_IDS } from '../options.js';
 
 /** Largest vector size a created collection may have. */
@@ -34,11 +35,15 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
   return { name, dim, metric, m, efConstruction };
 }
 
-/** A point id for a write: an unsigned integer below 2^53 (UUIDs are not stored yet). */
-export function writeIdAt(v: unknown, field: string): number {
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v === 'string' && /^\d{1,16}$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  throw invalidArgument(field, `must be an unsigned integer below 2^53, got ${describe(v)} (UUID ids are not supported yet)`);
+/**
+ * A point id for a write: an unsigned integer below 2^52, or a UUID (canonical). Integers from 2^52
+ * on are where a collection numbers its UUID points (live-store.ts), so they are refused as ids.
+ */
+export function writeIdAt(v: unknown, field: string): PointKey {
+  if (typeof v === 'string' && UUID.test(v)) return canonicalUuid(v);
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : Number.NaN;
+  if (Number.isSafeInteger(n) && n >= 0 && n < UUID_ID_BASE) return n;
+  throw invalidArgument(field, `must be an unsigned integer below 2^52 or a UUID, got ${describe(v)}`);
 }
 
 function payloadAt(v: unknown, field: string): Payload | null {
@@ -47,15 +52,15 @@ function payloadAt(v: unknown, field: string): Payload | null {
 }
 
 /** Qdrant's upsert body: {points: [{id, vector, payload?}]} or {batch: {ids, vectors, payloads?}}. */
-export function parseUpsert(body: Fields, dim: number): PointWrite[] {
-  const out: PointWrite[] = [];
-  const seen = new Map<number, number>();
-  const add = (p: PointWrite): void => {
+export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
+  const out: KeyedPoint[] = [];
+  const seen = new Map<PointKey, number>();
+  const add = (p: KeyedPoint): void => {
     // A repeated id in one request: the last one wins, as if upserted in order.
-    const at = seen.get(p.id);
+    const at = seen.get(p.key);
     if (at !== undefined) out[at] = p;
     else {
-      seen.set(p.id, out.length);
+      seen.set(p.key, out.length);
       out.push(p);
     }
   };
@@ -64,7 +69,7 @@ export function parseUpsert(body: Fields, dim: number): PointWrite[] {
     arrayAt(body['points'], 'points', MAX_UPSERT).forEach((raw, i) => {
       const p = objectAt(raw, `points[${i}]`);
       add({
-        id: writeIdAt(p['id'], `points[${i}].id`),
+        key: writeIdAt(p['id'], `points[${i}].id`),
         vector: vectorAt(p['vector'], `points[${i}].vector`, dim),
         payload: payloadAt(p['payload'], `points[${i}].payload`),
       });
@@ -79,7 +84,7 @@ export function parseUpsert(body: Fields, dim: number): PointWrite[] {
   if (payloads && payloads.length !== ids.length) throw invalidArgument('batch.payloads', `${payloads.length} payloads for ${ids.length} ids`);
   ids.forEach((id, i) => {
     add({
-      id: writeIdAt(id, `batch.ids[${i}]`),
+      key: writeIdAt(id, `batch.ids[${i}]`),
       vector: vectorAt(vectors[i], `batch.vectors[${i}]`, dim),
       payload: payloads ? payloadAt(payloads[i], `batch.payloads[${i}]`) : null,
     });
@@ -88,7 +93,7 @@ export function parseUpsert(body: Fields, dim: number): PointWrite[] {
 }
 
 /** Qdrant's delete body: {points: [id, …]} (a filter selector is not supported: points carry no index on payload). */
-export function parseDeleteIds(body: Fields): number[] {
+export function parseDeleteIds(body: Fields): PointKey[] {
   if (isAbsent(body['points'])) {
     if (!isAbsent(body['filter'])) throw invalidArgument('filter', 'delete by filter is not supported: list the ids in points');
     throw invalidArgument('points', 'must list the ids to delete');
@@ -97,7 +102,7 @@ export function parseDeleteIds(body: Fields): number[] {
 }
 
 /** Qdrant's set/overwrite payload body: {payload: {…}, points: [id, …]}. */
-export function parsePayload(body: Fields): { ids: number[]; payload: Payload } {
+export function parsePayload(body: Fields): { ids: PointKey[]; payload: Payload } {
   const payload = payloadAt(body['payload'], 'payload');
   if (payload === null) throw invalidArgument('payload', 'must be an object');
   if (isAbsent(body['points'])) throw invalidArgument('points', 'must list the ids whose payload to set (filters are not supported)');

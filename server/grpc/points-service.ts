@@ -8,6 +8,7 @@ import type { Fields } from '../api/fields.js';
 import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
 import { parseDeleteIds, parsePayload, parseUpsert } from '../api/writes.js';
+import type { PointKey } from '../../index/live/live-store.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,
@@ -42,9 +43,17 @@ function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name')
 
 const NO_VECTOR = new Float32Array(0);
 
-function toMessage(a: SearchAnswer, t0: number): SearchResponseMsg {
+/**
+ * gRPC ids are uint64: a UUID point (REST only) goes out as its internal number, from 2^52 on
+ * (docs/api.md).
+ */
+function wireId(c: Collection, key: PointKey): number {
+  return typeof key === 'number' ? key : (c.resolveKey(key) ?? 0);
+}
+
+function toMessage(c: Collection, a: SearchAnswer, t0: number): SearchResponseMsg {
   return {
-    result: a.hits.map((h) => ({ id: h.id, score: h.score, vector: h.vector ?? NO_VECTOR })),
+    result: a.hits.map((h) => ({ id: wireId(c, h.id), score: h.score, vector: h.vector ?? NO_VECTOR })),
     strata: a.stats,
     time: secondsSince(t0),
   };
@@ -55,7 +64,7 @@ async function search(ctx: GrpcContext, req: SearchRequestMsg, call: AnyCall, si
   const c = collectionOf(ctx, req.collection_name);
   const plan = parseSearch(req as unknown as Fields, c.dim);
   checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
-  return toMessage(await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
+  return toMessage(c, await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
 }
 
 /**
@@ -161,7 +170,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       });
       checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
       const answers = await searchBatch(c, plans, requestControl(call, undefined, req.timeout_ms));
-      return { result: answers.map((a) => toMessage(a, t0)), time: secondsSince(t0) };
+      return { result: answers.map((a) => toMessage(c, a, t0)), time: secondsSince(t0) };
     }),
     SearchStream: searchStream(ctx),
     Get: unary<GetRequestMsg, GetResponseMsg>(ctx, 'Get', (req) => {
@@ -169,7 +178,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const c = collectionOf(ctx, req.collection_name);
       const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false });
       checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
-      const result = retrievePoints(c, plan).map((p) => ({ id: p.id, vector: p.vector ?? NO_VECTOR }));
+      const result = retrievePoints(c, plan).map((p) => ({ id: wireId(c, p.id), vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
     }),
     Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {

@@ -1,11 +1,11 @@
 // Qdrant's JSON shapes of points: a scored point ({id, version, score, payload, vector?}) and a
 // record ({id, payload, vector?}). The payload is the stored one ({} when none) when asked for, else null.
-import type { Payload } from '../../index/live/live-store.js';
+import type { Payload, PointKey } from '../../index/live/live-store.js';
 import type { PointRecord, ScoredHit } from '../api/points.js';
 import type { Codec } from './codec.js';
 
 export interface ScoredPointJson {
-  id: number;
+  id: PointKey;
   version: number;
   score: number;
   payload: Payload | null;
@@ -13,7 +13,7 @@ export interface ScoredPointJson {
 }
 
 export interface RecordJson {
-  id: number;
+  id: PointKey;
   payload: Payload | null;
   vector?: Float32Array | number[];
 }

@@ -332,3 +332,46 @@ describe('snapshots of live collections', () => {
     expect((await client.listSnapshots('snap-src')).map((s) => s.name)).not.toContain(snap.name);
   });
 });
+
+describe('UUID point ids', () => {
+  it('stores points under UUIDs beside integer ids: search, retrieve, scroll, delete and payloads by UUID, across a restart', async () => {
+    const name = 'uuids';
+    await client.createCollection(name, { vectors: { size: 4, distance: 'Euclid' } });
+    const a = '0d4a4a4e-6ae4-4e7c-8f1b-3a2c9d1e5f60';
+    const b = 'F1E2D3C4-B5A6-4978-8695-A4B3C2D1E0F9';
+    await client.upsert(name, {
+      wait: true,
+      points: [
+        { id: a, vector: [1, 0, 0, 0], payload: { who: 'a' } },
+        { id: b, vector: [0, 1, 0, 0], payload: { who: 'b' } },
+        { id: 5, vector: [0, 0, 1, 0] },
+      ],
+    });
+    expect((await client.search(name, { vector: [0.9, 0, 0, 0], limit: 1, with_payload: true }))[0]).toMatchObject({ id: a, payload: { who: 'a' } });
+    // Any spelling of a UUID finds it; answers use the canonical (lowercase) form.
+    const got = await client.retrieve(name, { ids: [b.toLowerCase(), 5], with_payload: true, with_vector: true });
+    expect(got.map((p) => p.id)).toEqual([b.toLowerCase(), 5]);
+    expect((await http(srv.url, 'GET', `/collections/${name}/points/${b}`)).body).toMatchObject({ result: { id: b.toLowerCase(), payload: { who: 'b' } } });
+    // Integer ids first, then UUID points in the order they were first written.
+    expect((await client.scroll(name, { limit: 10 })).points.map((p) => p.id)).toEqual([5, a, b.toLowerCase()]);
+    await client.setPayload(name, { wait: true, points: [a], payload: { more: 1 } });
+    await client.upsert(name, { wait: true, points: [{ id: a, vector: [0, 0, 0, 1], payload: { who: 'a2' } }] });
+    expect((await client.count(name)).count).toBe(3);
+    await client.delete(name, { wait: true, points: [b] });
+    expect(await client.retrieve(name, { ids: [b] })).toEqual([]);
+
+    await stop();
+    await start();
+    expect((await client.scroll(name, { limit: 10, with_payload: true })).points.map((p) => [p.id, p.payload])).toEqual([
+      [5, {}],
+      [a, { who: 'a2' }],
+    ]);
+    expect((await client.search(name, { vector: [0, 0, 0, 1], limit: 1 }))[0]!.id).toBe(a);
+    // The same UUID keeps its point after the restart: no second copy.
+    await client.upsert(name, { wait: true, points: [{ id: a, vector: [0, 0, 0, 2] }] });
+    expect((await client.count(name)).count).toBe(2);
+    const big = await http(srv.url, 'PUT', `/collections/${name}/points`, { points: [{ id: 2 ** 52, vector: [0, 0, 0, 1] }] });
+    expect(big.status).toBe(400);
+    expect(big.text).toMatch(/points\[0\]\.id: must be an unsigned integer below 2\^52 or a UUID/);
+  });
+});

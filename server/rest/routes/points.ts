@@ -5,7 +5,7 @@
 // over path and query costs more on these hot routes than the checks themselves.
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
-import { bodyObject, pointIdAt } from '../../api/fields.js';
+import { bodyObject, pointKeyAt } from '../../api/fields.js';
 import { getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
 import { parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, parseSearchBatch } from '../../api/requests.js';
 import { callControl } from '../call-control.js';
@@ -95,9 +95,9 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
 
   app.get<{ Params: CollectionParams & { id: string } }>(`${base}/:id`, { schema: { params: pointParams } }, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const pt = getPointOrThrow(c, pointIdAt(req.params.id, 'id'), req.params.id);
+    const pt = getPointOrThrow(c, pointKeyAt(req.params.id, 'id'), req.params.id);
     const codec = codecFor(req);
-    return send(reply, codec, ok(reply, record({ ...pt, payload: c.payload(pt.id) }, true, codec)));
+    return send(reply, codec, ok(reply, record({ id: pt.key, vector: pt.vector, payload: c.payload(pt.id) }, true, codec)));
   });
 
   app.post<PostRoute>(`${base}/scroll`, async (req, reply) => {

@@ -36,6 +36,22 @@ describe('fresh layer', () => {
     expect(f.search(far, 2, 64).map((h) => h.id)).toEqual([7, 150]);
   });
 
+  it('keeps ids past 2^32 apart (hnswlib labels are 32-bit: the layer numbers its own)', () => {
+    const f = new FreshLayer(DIM, 'l2');
+    const far = Float32Array.from({ length: DIM }, () => 40);
+    const near = Float32Array.from({ length: DIM }, () => 0);
+    f.upsert(2 ** 40 + 3, far);
+    f.upsert(3, near);
+    f.upsert(
+      2 ** 52 + 1,
+      near.map((x) => x + 1),
+    );
+    expect(f.search(far, 1, 16)).toEqual([{ id: 2 ** 40 + 3, distance: 0 }]);
+    expect(f.search(near, 3, 16).map((h) => h.id)).toEqual([3, 2 ** 52 + 1, 2 ** 40 + 3]);
+    f.delete(2 ** 40 + 3);
+    expect(f.search(far, 3, 16).map((h) => h.id)).toEqual([2 ** 52 + 1, 3]);
+  });
+
   it('rebuilds its graph once deleted nodes outnumber live ones, keeping every write made during the rebuild', async () => {
     const f = new FreshLayer(DIM, 'cosine');
     const norm = (v: Float32Array): Float32Array => {
