@@ -123,6 +123,23 @@ export class ServerMetrics {
         for (const c of engine.metrics().collections) this.set({ collection: c.name }, c.queue.depth);
       },
     });
+    // Live collections (with --data-dir): the fresh layer, the hidden base points, the log.
+    const live = (name: string, help: string, read: (l: NonNullable<ReturnType<Engine['collections']>[number]['live']>) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['collection'],
+        registers,
+        collect() {
+          this.reset();
+          for (const c of engine.collections()) if (c.live) this.set({ collection: c.name }, read(c.live));
+        },
+      });
+    };
+    live('strata_live_fresh_points', 'Points in the fresh layer (written while serving, not yet compacted).', (l) => l.fresh.size);
+    live('strata_live_hidden_base_points', 'Base-index points hidden by a delete or a newer copy.', (l) => l.tombstones.size);
+    live('strata_live_applied_operation_id', 'Sequence number of the last write applied.', (l) => Number(l.appliedLsn));
+    live('strata_live_fresh_graph_rebuilds', 'Background rebuilds of the fresh graph (deleted nodes had outnumbered live ones).', (l) => l.fresh.rebuilds);
     new Gauge({
       name: 'strata_search_threads',
       help: 'Search threads (0: searches run on the main thread).',

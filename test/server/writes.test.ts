@@ -107,6 +107,9 @@ describe('collections created over the API', () => {
     const hits = await client.search(name, { vector: v3, limit: 5, with_payload: true });
     expect(hits[0]).toMatchObject({ id: 3, payload: { n: 3, tag: 'odd' } });
     expect(hits[0]!.score).toBeCloseTo(1, 5);
+    const metrics = (await http(srv.url, 'GET', '/metrics')).text;
+    expect(metrics).toContain(`strata_live_fresh_points{collection="${name}"} 100`);
+    expect(metrics).toMatch(new RegExp(`strata_live_applied_operation_id\\{collection="${name}"\\} [1-9]`));
   });
 
   it('deletes points: gone from search, retrieve, scroll and count', async () => {
