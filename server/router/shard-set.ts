@@ -120,6 +120,7 @@ export class ShardSet {
     return new Promise<ShardAnswer>((resolve, reject) => {
       let launched = 0;
       let failed = 0;
+      let settled = 0;
       let done = false;
       let hedge: NodeJS.Timeout | null = null;
       const finish = (f: () => void): void => {
@@ -127,8 +128,9 @@ export class ShardSet {
         done = true;
         clearTimeout(deadline);
         if (hedge) clearTimeout(hedge);
-        // Cancel the hedged requests still out (an abort costs an exception: only when one is).
-        if (launched - failed > 1) ac.abort();
+        // Cancel the requests still out: hedged ones, or all of them past the deadline (an abort
+        // costs an exception: only when one is). A request left out would also hold close().
+        if (launched > settled) ac.abort();
         f();
       };
       const launch = (): void => {
@@ -137,21 +139,28 @@ export class ShardSet {
         launched++;
         if (hedge) clearTimeout(hedge);
         if (launched < replicas.length) hedge = setTimeout(launch, this.o.hedgeMs);
+        const fail = (why: string): void => {
+          if (done) return;
+          r.failures++;
+          this.count_(`${shard} ${r.url} failed`);
+          reasons.push(why);
+          failed++;
+          if (failed === replicas.length) finish(() => reject(new ShardFailure(shard, reasons)));
+          else launch();
+        };
         this.once(r, method, path, body, ac.signal).then(
           (a) => {
-            if (a.status >= 500) throw new Error(`${r.url} answered ${a.status}`);
+            settled++;
+            // A 5xx is the replica's fault: the next replica is asked, as after a refused connection.
+            if (a.status >= 500) return fail(`${r.url} answered ${a.status}`);
+            if (done) return;
             r.failures = 0;
             this.count_(`${shard} ${r.url} ok`);
             finish(() => resolve(a));
           },
           (e: unknown) => {
-            if (done) return;
-            r.failures++;
-            this.count_(`${shard} ${r.url} failed`);
-            reasons.push(`${r.url}: ${e instanceof Error ? e.message : String(e)}`);
-            failed++;
-            if (failed === replicas.length) finish(() => reject(new ShardFailure(shard, reasons)));
-            else launch();
+            settled++;
+            fail(`${r.url}: ${e instanceof Error ? e.message : String(e)}`);
           },
         );
       };

@@ -3,6 +3,8 @@
 // the router equals one index over all the data (within 0.01); a killed replica changes no answer;
 // a killed shard fails with 502 naming it, or (--partial allow) answers marked partial; a restarted
 // shard is picked up again; writes reach the shard their id hashes to.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bruteForceKnn, generateClustered, writeFvecs } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
@@ -127,6 +129,64 @@ describe('strata router', () => {
     const refused = await http(routerUrl, 'PUT', '/collections/vectors/points', { points: [{ id: id0, vector: far }] });
     expect(refused.status).toBe(405);
     expect(refused.text).toMatch(/replicated log/);
+  });
+
+  it('hedges: a replica that stalls is overtaken by the next one after --hedge-ms, and the answer is the same', async () => {
+    // A replica that accepts the connection and never answers, in front of a healthy one.
+    const stall = createServer(() => {});
+    await new Promise<void>((r) => stall.listen(0, '127.0.0.1', () => r()));
+    const port = (stall.address() as AddressInfo).port;
+    const { r, url } = await startRouter([[`http://127.0.0.1:${port}`, replicaB.url], [shard1.url], [shard2.url]], 'fail');
+    try {
+      const want = ids(await search(routerUrl, 3));
+      // Round robin starts every call at a different replica: some of these go to the stalled one first.
+      for (let i = 0; i < 4; i++) {
+        const got = await search(url, 3);
+        expect(got.status).toBe(200);
+        expect(ids(got)).toEqual(want);
+      }
+      const calls = [...r.shards.calls.entries()].filter(([k]) => k.startsWith('0 ')).map(([k, n]) => `${k}=${n}`);
+      expect(calls.some((c) => c.startsWith(`0 ${replicaB.url} ok`))).toBe(true);
+      expect(calls.some((c) => c.includes(`127.0.0.1:${port}`) && c.includes(' ok'))).toBe(false);
+    } finally {
+      await r.close();
+      stall.closeAllConnections();
+      await new Promise((res) => stall.close(res));
+    }
+  });
+
+  it('fails over at once from a replica that answers 5xx', async () => {
+    const broken = createServer((_req, res) => {
+      res.statusCode = 500;
+      res.end('{"status":{"error":"broken"},"result":null,"time":0}');
+    });
+    await new Promise<void>((r) => broken.listen(0, '127.0.0.1', () => r()));
+    const port = (broken.address() as AddressInfo).port;
+    // Hedge and deadline far beyond the test's own time limit: only the failover can answer.
+    const r = buildRouter({
+      shards: [[`http://127.0.0.1:${port}`, replicaB.url], [shard1.url], [shard2.url]],
+      partial: 'fail',
+      timeoutMs: 600_000,
+      hedgeMs: 600_000,
+      apiKey: null,
+      bodyLimit: 1 << 20,
+      logLevel: 'silent',
+    });
+    const url = await r.app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const want = ids(await search(routerUrl, 4));
+      for (let i = 0; i < 4; i++) {
+        const got = await search(url, 4);
+        expect(got.status).toBe(200);
+        expect(ids(got)).toEqual(want);
+      }
+      // Round robin sends about half of the calls to the broken replica first: each fails over to B.
+      expect(r.shards.calls.get(`0 http://127.0.0.1:${port} failed`)).toBeGreaterThanOrEqual(2);
+      expect(r.shards.calls.get(`0 ${replicaB.url} ok`)).toBeGreaterThanOrEqual(4);
+    } finally {
+      await r.close();
+      await new Promise((res) => broken.close(res));
+    }
   });
 
   it('answers the same after a replica dies; fails (or, allowed, answers partial) while a shard is down; picks the shard up again', async () => {
