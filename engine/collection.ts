@@ -126,7 +126,9 @@ export class Collection {
   health(): CollectionHealth {
     if (this.refused) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
     const reasons: string[] = [];
-    if (this.index === null || this.opened === null) return { status: 'green', reasons };
+    // Qdrant shows an optimizing collection yellow: here, the fresh graph being rebuilt.
+    if (this.live?.fresh.rebuilding) reasons.push('optimizing: rebuilding the fresh graph (its deleted points outnumbered the live ones)');
+    if (this.index === null || this.opened === null) return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
     for (const t of this.index.tiers) {
       const wanted = this.opened.memory.nodes[t.index] ?? null;
       const b = t.binding;

@@ -49,7 +49,8 @@ export interface TierInfo {
 
 /**
  * green: serving, every tier where the memory plan put it; yellow: serving, degraded (a tier fell
- * back to emulation or has pages on another node: `reasons` says which); red: not serving (closing).
+ * back to emulation or has pages on another node) or optimizing (the fresh graph being rebuilt):
+ * `reasons` says which; red: not serving (closing).
  */
 export interface CollectionHealth {
   status: 'green' | 'yellow' | 'red';

@@ -97,6 +97,11 @@ export class FreshLayer {
     return this.vectors.size;
   }
 
+  /** Whether a rebuild of the graph is under way (the collection reports itself optimizing). */
+  get rebuilding(): boolean {
+    return this.next !== null;
+  }
+
   /** Nodes of the serving graph, deleted ones included. */
   get graphNodes(): number {
     return this.graph.nodes;

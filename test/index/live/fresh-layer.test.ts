@@ -1,9 +1,12 @@
 // The fresh layer: its HNSW search agrees with brute force over the live points after upserts,
 // updates and deletes; a deleted point never comes back; and once deleted nodes outnumber live ones
-// its graph is rebuilt in the background, without losing a point written meanwhile.
+// its graph is rebuilt in the background, without losing a point written meanwhile, the collection
+// reporting itself yellow (optimizing) while it is.
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../common/random.js';
+import { Engine } from '../../../engine/engine.js';
 import { FreshLayer } from '../../../index/live/fresh-layer.js';
+import { makeTempDir } from '../../helpers/temp.js';
 
 const DIM = 12;
 const rnd = mulberry32(9);
@@ -83,5 +86,26 @@ describe('fresh layer', () => {
     expect(recall(f, 100)).toBeGreaterThan(0.95);
     for (let i = 0; i < 50; i++) for (const h of f.search(norm(vec()), 30, 64)) expect(h.id >= 2800 && !gone.has(h.id)).toBe(true);
     for (const id of gone) expect(f.has(id)).toBe(false);
+  });
+});
+
+describe('a live collection while its fresh graph is rebuilt', () => {
+  it('reports itself yellow (optimizing) until the rebuild takes over, then green', async () => {
+    const tmp = makeTempDir('strata-optimizing-');
+    const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.path('data') });
+    try {
+      const c = await engine.createCollection({ name: 'c', dim: DIM, metric: 'l2', m: 8, efConstruction: 32 });
+      const ids = Array.from({ length: 3000 }, (_, i) => i);
+      for (let i = 0; i < ids.length; i += 500) await c.upsert(ids.slice(i, i + 500).map((key) => ({ key, vector: vec(), payload: null })));
+      expect(c.health().status).toBe('green');
+      await c.deletePoints(ids.slice(0, 2000));
+      expect(c.health()).toMatchObject({ status: 'yellow', reasons: [expect.stringMatching(/^optimizing: rebuilding the fresh graph/)] });
+      await c.live!.fresh.settled();
+      expect(c.health().status).toBe('green');
+      expect(c.count()).toBe(1000);
+    } finally {
+      await engine.close();
+      tmp.cleanup();
+    }
   });
 });
