@@ -1,12 +1,20 @@
 // The engine: every loaded index as a collection, one set of search threads for all of them, and,
 // for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
 // the benchmarks alike.
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Piscina } from 'piscina';
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
-import { type CollectionConfig, collectionDir, createdCollectionDirs, readConfig, removeCollectionDir, writeConfig } from '../index/live/collection-dir.js';
+import {
+  type CollectionConfig,
+  collectionDir,
+  createdCollectionDirs,
+  installCollection,
+  readConfig,
+  removeCollectionDir,
+  writeConfig,
+} from '../index/live/collection-dir.js';
 import { LiveStore } from '../index/live/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
 import { storageError } from '../index/live/wal.js';
@@ -258,20 +266,7 @@ export class Engine {
     const dir = collectionDir(this.dataDir, name);
     removeCollectionDir(dir);
     const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction };
-    try {
-      mkdirSync(dir, { recursive: true });
-      const fd = openSync(join(dir, 'wal.log'), 'w', 0o644);
-      try {
-        writeSync(fd, wal);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    } catch (e) {
-      throw storageError(dir, 'write', e);
-    }
-    // The config last: a crash before it leaves a directory that is not a collection.
-    writeConfig(dir, cfg);
+    installCollection(dir, cfg, wal);
     return this.attachCreated(dir, cfg);
   }
 

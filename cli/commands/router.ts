@@ -8,7 +8,7 @@ import { readShardMap } from '../../index/build/build-shards.js';
 import { isLoopback } from '../../server/options.js';
 import { buildRouter, type PartialPolicy } from '../../server/router/router-server.js';
 import { parseShards } from '../../server/router/shard-set.js';
-import { choiceOption, intOption } from '../options.js';
+import { apiKeyOf, choiceOption, intOption } from '../options.js';
 
 interface RouterFlags {
   shards: string;
@@ -51,8 +51,7 @@ export function registerRouter(program: Command): void {
         if (map.shards.length !== shards.length)
           throw invalidArgument('--shards', `${shards.length} shards given, the shard map ${f.shardMap} has ${map.shards.length}`);
       }
-      const apiKey = f.apiKey ?? process.env['STRATA_API_KEY'] ?? null;
-      if (apiKey !== null && apiKey.trim() === '') throw invalidArgument('--api-key', 'is set but empty');
+      const apiKey = apiKeyOf(f.apiKey) ?? null;
       if (apiKey === null && !isLoopback(f.host) && !f.insecureNoAuth)
         throw invalidArgument('--host', `${f.host} is reachable from other hosts: give --api-key, or --insecure-no-auth`);
       const shardApiKey = f.shardApiKey ?? process.env['STRATA_SHARD_API_KEY'] ?? apiKey;

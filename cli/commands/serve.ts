@@ -11,7 +11,7 @@ import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
-import { choiceOption, intOption } from '../options.js';
+import { apiKeyOf, choiceOption, intOption } from '../options.js';
 import { DEMO_DIR, DEMO_SPEC, prepareDemo } from './demo.js';
 
 interface ServeFlags extends MemoryFlags {
@@ -163,7 +163,7 @@ export function registerServe(program: Command): void {
         'info',
       ),
   ).action(async (dirs: string[], f: ServeFlags) => {
-    const apiKey = apiKeyOf(f);
+    const apiKey = apiKeyOf(f.apiKey);
     const serverOptions: ServerOptions = {
       host: f.host,
       port: f.port,
@@ -230,13 +230,4 @@ export function registerServe(program: Command): void {
     });
     process.stderr.write('strata serve: stopped\n');
   });
-}
-
-/** The key from --api-key or $STRATA_API_KEY; set but empty is an error naming where it came from. */
-function apiKeyOf(f: ServeFlags): string | undefined {
-  const fromEnv = process.env['STRATA_API_KEY'];
-  const [key, source] = f.apiKey !== undefined ? [f.apiKey, '--api-key'] : [fromEnv, 'STRATA_API_KEY'];
-  if (key !== undefined && key.trim() === '')
-    throw invalidArgument(source, 'is set but empty: give the key, or unset it to serve without one (only on 127.0.0.1, or with --insecure-no-auth)');
-  return key;
 }

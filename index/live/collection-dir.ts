@@ -4,12 +4,16 @@
 // The config file (collection.json) has a format tag, a version and a CRC-32 of its body; it is
 // written to a temporary file, synced and renamed, so a crash leaves the old file or the new one.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { StrataError } from '../../common/errors.js';
 import type { Metric } from '../kernels/kernels.js';
+import { fsyncDir } from '../format/replace-dir.js';
 import { storageError } from './wal.js';
+
+/** The log's file name in a collection's directory (live-store.ts opens it). */
+export const WAL_LOG_FILE = 'wal.log';
 
 export const CONFIG_FILE = 'collection.json';
 const FORMAT = 'strata-collection';
@@ -32,32 +36,47 @@ function body(c: CollectionConfig): string {
   return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction });
 }
 
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-export function writeConfig(dir: string, c: CollectionConfig): void {
-  const text = body(c);
-  const file = join(dir, CONFIG_FILE);
+/**
+ * Writes bytes to `file` durably: to a temporary beside it, synced, renamed over it, the directory
+ * synced; a crash leaves the old file or the new one. Storage failures are STRATA_STORAGE.
+ */
+export function writeFileDurably(file: string, bytes: string | Uint8Array): void {
   const tmp = `${file}.tmp`;
   try {
     const fd = openSync(tmp, 'w', 0o644);
     try {
-      writeSync(fd, `${JSON.stringify({ format: FORMAT, version: VERSION, crc32: crc32(text) >>> 0, config: JSON.parse(text) as unknown })}\n`);
+      writeSync(fd, typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(tmp, file);
-    syncDir(dirname(file));
+    fsyncDir(dirname(file));
   } catch (e) {
     throw storageError(file, 'write', e);
   }
+}
+
+export function writeConfig(dir: string, c: CollectionConfig): void {
+  const text = body(c);
+  writeFileDurably(
+    join(dir, CONFIG_FILE),
+    `${JSON.stringify({ format: FORMAT, version: VERSION, crc32: crc32(text) >>> 0, config: JSON.parse(text) as unknown })}\n`,
+  );
+}
+
+/**
+ * Makes `dir` the collection `c` with the given write-ahead log (a snapshot's): the log first, the
+ * config last, so a crash in between leaves a directory that is not a collection.
+ */
+export function installCollection(dir: string, c: CollectionConfig, log: Uint8Array): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw storageError(dir, 'create', e);
+  }
+  writeFileDurably(join(dir, WAL_LOG_FILE), log);
+  writeConfig(dir, c);
 }
 
 export function readConfig(dir: string): CollectionConfig {
@@ -93,7 +112,7 @@ export function removeCollectionDir(dir: string): void {
     const file = join(dir, CONFIG_FILE);
     if (existsSync(file)) {
       renameSync(file, `${file}.deleted`);
-      syncDir(dir);
+      fsyncDir(dir);
     }
     rmSync(dir, { recursive: true, force: true });
   } catch (e) {

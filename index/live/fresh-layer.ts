@@ -9,6 +9,7 @@
 // answering; writes made meanwhile go to both graphs, and the new one takes over when complete.
 import hnswlib from 'hnswlib-node';
 import type { Metric } from '../kernels/kernels.js';
+import { distanceRef } from '../kernels/reference.js';
 
 export interface FreshOptions {
   m: number;
@@ -176,15 +177,7 @@ export class FreshLayer {
   /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
   exact(q: Float32Array, k: number): Array<{ id: number; distance: number }> {
     const out: Array<{ id: number; distance: number }> = [];
-    for (const [id, v] of this.vectors) {
-      let s = 0;
-      if (this.metric === 'l2') for (let i = 0; i < v.length; i++) s += (q[i]! - v[i]!) ** 2;
-      else {
-        for (let i = 0; i < v.length; i++) s += q[i]! * v[i]!;
-        s = 1 - s;
-      }
-      out.push({ id, distance: Math.fround(s) });
-    }
+    for (const [id, v] of this.vectors) out.push({ id, distance: Math.fround(distanceRef(this.metric, q, 0, v, 0, this.dim)) });
     out.sort((a, b) => a.distance - b.distance || a.id - b.id);
     return out.slice(0, k);
   }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { StrataError } from '../../common/errors.js';
 import type { Metric } from '../kernels/kernels.js';
+import { WAL_LOG_FILE } from './collection-dir.js';
 import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
 import { type RecoveryReport, storageError, WriteAheadLog } from './wal.js';
 
@@ -44,8 +45,8 @@ export interface BaseIds {
   readonly count: number;
 }
 
-/** Log record types. */
-const REC = { upsert: 1, delete: 2, setPayload: 3 } as const;
+/** Log record types (verify-live.ts reads them too). */
+export const REC = { upsert: 1, delete: 2, setPayload: 3 } as const;
 
 interface UpsertRecord {
   ids: number[];
@@ -64,7 +65,7 @@ interface PayloadRecord {
   overwrite: boolean;
 }
 
-export const WAL_FILE = 'wal.log';
+export const WAL_FILE = WAL_LOG_FILE;
 
 export class LiveStore {
   readonly fresh: FreshLayer;

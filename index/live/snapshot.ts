@@ -7,10 +7,11 @@
 // (32 bytes). Little-endian. The checksum the API reports is the SHA-256 of the whole file. A snapshot is written to a temporary
 // file, synced and renamed, so a listed snapshot is always whole.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { invalidArgument, StrataError } from '../../common/errors.js';
+import { writeFileDurably } from './collection-dir.js';
 import { storageError } from './wal.js';
 
 export const SNAPSHOT_MAGIC = 'STRATSNP';
@@ -84,20 +85,12 @@ export function writeSnapshot(dir: string, lsn: bigint, entries: ReadonlyArray<[
   const now = new Date();
   const name = `snapshot-${now.toISOString().replace(/:/g, '-')}-${lsn}.snapshot`;
   const bytes = encodeSnapshot(entries);
-  const file = join(dir, name);
   try {
     mkdirSync(dir, { recursive: true });
-    const fd = openSync(`${file}.tmp`, 'w', 0o644);
-    try {
-      writeSync(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(`${file}.tmp`, file);
   } catch (e) {
-    throw storageError(file, 'write', e);
+    throw storageError(dir, 'create', e);
   }
+  writeFileDurably(join(dir, name), bytes);
   return { name, creation_time: now.toISOString(), size: bytes.length, checksum: createHash('sha256').update(bytes).digest('hex') };
 }
 

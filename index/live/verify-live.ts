@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import { CONFIG_FILE, readConfig } from './collection-dir.js';
-import { WAL_FILE } from './live-store.js';
+import { REC, WAL_FILE } from './live-store.js';
 import { checkLog } from './wal.js';
 
 export interface LiveCheck {
@@ -41,13 +41,13 @@ export function verifyCollectionDir(dir: string): LiveCheck {
     for (const r of records) {
       const rec = unpack(r.payload) as { ids?: unknown; vectors?: Uint8Array; payloads?: unknown[]; payload?: unknown };
       if (!isIdList(rec.ids)) throw new Error(`record ${r.lsn}: ids are not a list of unsigned integers`);
-      if (r.type === 1) {
+      if (r.type === REC.upsert) {
         if (cfg && rec.vectors?.length !== rec.ids.length * cfg.dim * 4)
           throw new Error(`record ${r.lsn}: ${rec.vectors?.length} vector bytes for ${rec.ids.length} × ${cfg.dim}-d`);
         if (!Array.isArray(rec.payloads) || rec.payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
         for (const id of rec.ids) live.add(id);
-      } else if (r.type === 2) for (const id of rec.ids) live.delete(id);
-      else if (r.type !== 3) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
+      } else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
+      else if (r.type !== REC.setPayload) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
     }
     out.points = cfg ? live.size : null;
     out.ok = true;

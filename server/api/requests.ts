@@ -103,7 +103,7 @@ function searchParams(v: unknown, at: string): { ef: number | undefined; exact: 
 }
 
 /** limit and offset, with limit + offset within what one search can return. */
-function window(b: Fields, at: string, defaultLimit: number | null): { limit: number; offset: number } {
+export function window(b: Fields, at: string, defaultLimit: number | null): { limit: number; offset: number } {
   const limit = isAbsent(b['limit']) && defaultLimit !== null ? defaultLimit : intAt(b['limit'], `${at}limit`, 1, MAX_LIMIT);
   const offset = optionalInt(b['offset'], `${at}offset`, 0, MAX_LIMIT) ?? 0;
   if (limit + offset > MAX_LIMIT) throw invalidArgument(`${at}offset`, `limit + offset must be at most ${MAX_LIMIT}, got ${limit} + ${offset}`);

@@ -10,7 +10,9 @@ import { Counter, Registry } from 'prom-client';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { shardOf } from '../../index/build/build-shards.js';
 import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
-import { arrayAt, bodyObject, type Fields, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
+import { arrayAt, bodyObject, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
+import { window } from '../api/requests.js';
+import { MAX_UPSERT } from '../api/writes.js';
 import { MAX_LIMIT } from '../options.js';
 import { codecFor, registerMsgpackParser, send } from '../rest/codec.js';
 import { ok } from '../rest/envelope.js';
@@ -129,14 +131,6 @@ export function buildRouter(o: RouterOptions): StrataRouter {
     return all.slice(offset, offset + limit);
   }
 
-  /** limit and offset of a search body; each shard is asked for limit + offset from 0. */
-  function window(b: Fields, at = ''): { limit: number; offset: number } {
-    const limit = optionalInt(b['limit'], `${at}limit`, 1, MAX_LIMIT) ?? 10;
-    const offset = optionalInt(b['offset'], `${at}offset`, 0, MAX_LIMIT) ?? 0;
-    if (limit + offset > MAX_LIMIT) throw invalidArgument(`${at}limit`, `limit + offset must be at most ${MAX_LIMIT}`);
-    return { limit, offset };
-  }
-
   // Shards answer the router in MessagePack, so vectors arrive as Float32Array: MessagePack passes
   // them on as they are; JSON writes them as arrays of numbers.
   const asArrays = (_k: string, v: unknown): unknown => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v);
@@ -199,7 +193,8 @@ export function buildRouter(o: RouterOptions): StrataRouter {
 
   app.post<{ Params: Params; Body: unknown }>(`${C}/points/search`, async (req, r) => {
     const b = bodyObject(req.body);
-    const { limit, offset } = window(b);
+    // Each shard is asked for limit + offset from 0 (the server's own window rules, limit 10 by default).
+    const { limit, offset } = window(b, '', 10);
     const name = req.params.collection_name;
     const { answers, missing } = await fanOut('POST', `/collections/${enc(name)}/points/search`, { ...b, limit: limit + offset, offset: 0 });
     const hits = mergeHits(
@@ -214,7 +209,7 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   app.post<{ Params: Params; Body: unknown }>(`${C}/points/search/batch`, async (req, r) => {
     const b = bodyObject(req.body);
     const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
-    const windows = searches.map((s, i) => window(s, `searches[${i}].`));
+    const windows = searches.map((s, i) => window(s, `searches[${i}].`, 10));
     const name = req.params.collection_name;
     const { answers, missing } = await fanOut('POST', `/collections/${enc(name)}/points/search/batch`, {
       ...b,
@@ -255,15 +250,34 @@ export function buildRouter(o: RouterOptions): StrataRouter {
     return reply(req, r, out, partialFields(missing));
   });
 
+  /** One call to one shard: its failure is the request's 502, a 4xx its answer. */
+  async function callOne(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<ShardAnswer> {
+    const a = await shards.call(shard, method, path, body).catch((e: unknown) => {
+      throw e instanceof ShardFailure ? shardsUnreachable([e]) : e;
+    });
+    if (a.status >= 400) throw new Relayed(a);
+    return a;
+  }
+
+  /** Ids grouped by the shard they hash to (null ids, which never match, left out). */
+  function byShard<T>(items: readonly T[], idOf: (item: T, i: number) => number | null): Map<number, T[]> {
+    const groups = new Map<number, T[]>();
+    items.forEach((item, i) => {
+      const id = idOf(item, i);
+      if (id === null) return;
+      const s = shardOf(id, shards.count);
+      const g = groups.get(s);
+      if (g) g.push(item);
+      else groups.set(s, [item]);
+    });
+    return groups;
+  }
+
   app.get<{ Params: Params & { id: string } }>(`${C}/points/:id`, async (req, r) => {
     const id = pointIdAt(req.params.id, 'id');
     if (id === null) throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${req.params.id.slice(0, 64)}`, {});
     const shard = shardOf(id, shards.count);
-    const a = await shards.call(shard, 'GET', `/collections/${enc(req.params.collection_name)}/points/${id}`).catch((e: unknown) => {
-      throw e instanceof ShardFailure ? shardsUnreachable([e]) : e;
-    });
-    if (a.status >= 400) throw new Relayed(a);
-    return reply(req, r, resultOf(a));
+    return reply(req, r, resultOf(await callOne(shard, 'GET', `/collections/${enc(req.params.collection_name)}/points/${id}`)));
   });
 
   app.post<{ Params: Params; Body: unknown }>(`${C}/points/scroll`, async (req, r) => {
@@ -280,11 +294,12 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   });
 
   /** Writes go to the shard of each id: the groups must all be acknowledged. */
-  async function routeWrites(
+  async function routeWrites<T>(
     name: string,
     method: 'PUT' | 'POST',
     path: string,
-    groups: Map<number, unknown>,
+    groups: Map<number, T[]>,
+    bodyOf: (items: T[]) => unknown,
   ): Promise<Array<{ operation_id: number; status: string }>> {
     for (const shard of groups.keys()) {
       if (shards.replicas(shard).length > 1)
@@ -294,49 +309,38 @@ export function buildRouter(o: RouterOptions): StrataRouter {
           { allow: '' },
         );
     }
-    const results = await Promise.all(
-      [...groups.entries()].map(async ([shard, body]) => {
-        const a = await shards.call(shard, method, `/collections/${enc(name)}${path}`, body).catch((e: unknown) => {
-          throw e instanceof ShardFailure ? shardsUnreachable([e]) : e;
-        });
-        if (a.status >= 400) throw new Relayed(a);
-        return resultOf<{ operation_id: number; status: string }>(a);
-      }),
+    return Promise.all(
+      [...groups.entries()].map(async ([shard, items]) =>
+        resultOf<{ operation_id: number; status: string }>(await callOne(shard, method, `/collections/${enc(name)}${path}`, bodyOf(items))),
+      ),
     );
-    return results;
   }
+
+  const waitQuery = (wait: string | undefined): string => (wait === 'true' ? '?wait=true' : '');
+  /** The shards' answers to one write as one: the highest operation id, and their status. */
+  const writeAnswer = (req: FastifyRequest, r: FastifyReply, results: Array<{ operation_id: number; status: string }>): FastifyReply =>
+    reply(req, r, { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' });
 
   app.put<{ Params: Params; Body: unknown; Querystring: { wait?: string } }>(`${C}/points`, async (req, r) => {
     const b = bodyObject(req.body);
-    const points = arrayAt(b['points'], 'points', 1000).map((p, i) => objectAt(p, `points[${i}]`));
-    const groups = new Map<number, { points: Fields[] }>();
-    points.forEach((p, i) => {
+    const points = arrayAt(b['points'], 'points', MAX_UPSERT).map((p, i) => objectAt(p, `points[${i}]`));
+    const groups = byShard(points, (p, i) => {
       const id = pointIdAt(p['id'], `points[${i}].id`);
       if (id === null) throw invalidArgument(`points[${i}].id`, 'must be an unsigned integer below 2^53');
-      const s = shardOf(id, shards.count);
-      const g = groups.get(s) ?? { points: [] };
-      g.points.push(p);
-      groups.set(s, g);
+      return id;
     });
-    const wait = req.query.wait === 'true' ? '?wait=true' : '';
-    const results = await routeWrites(req.params.collection_name, 'PUT', `/points${wait}`, groups);
-    return reply(req, r, { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' });
+    return writeAnswer(req, r, await routeWrites(req.params.collection_name, 'PUT', `/points${waitQuery(req.query.wait)}`, groups, (ps) => ({ points: ps })));
   });
 
   app.post<{ Params: Params; Body: unknown; Querystring: { wait?: string } }>(`${C}/points/delete`, async (req, r) => {
     const b = bodyObject(req.body);
-    const groups = new Map<number, { points: number[] }>();
-    arrayAt(b['points'], 'points', MAX_LIMIT).forEach((v, i) => {
-      const id = pointIdAt(v, `points[${i}]`);
-      if (id === null) return;
-      const s = shardOf(id, shards.count);
-      const g = groups.get(s) ?? { points: [] };
-      g.points.push(id);
-      groups.set(s, g);
-    });
-    const wait = req.query.wait === 'true' ? '?wait=true' : '';
-    const results = await routeWrites(req.params.collection_name, 'POST', `/points/delete${wait}`, groups);
-    return reply(req, r, { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' });
+    const ids = arrayAt(b['points'], 'points', MAX_LIMIT).map((v, i) => pointIdAt(v, `points[${i}]`));
+    const groups = byShard(ids, (id) => id);
+    return writeAnswer(
+      req,
+      r,
+      await routeWrites(req.params.collection_name, 'POST', `/points/delete${waitQuery(req.query.wait)}`, groups, (ps) => ({ points: ps })),
+    );
   });
 
   return {
