@@ -56,7 +56,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
   const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs');
-  const codec = plan.code ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed }) : null;
+  const codec = plan.code ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed, dims: plan.codeDims }) : null;
   const alloc: AllocateOptions = {
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
     ...(o.slots ? { slots: o.slots } : {}),

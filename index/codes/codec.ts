@@ -12,7 +12,7 @@ export const CODE_KINDS: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
 
 export interface CodeSpec {
   kind: CodeKind;
-  /** Input dimensions, and the coded (padded, rotated) dimensions: a multiple of 16. */
+  /** Input dimensions, and the coded (padded, rotated) dimensions: a multiple of 16 (planes.ts lays them out). */
   dim: number;
   dims: number;
   bits: number;
@@ -154,7 +154,9 @@ export function writeWeights(out: Uint8Array, v: Float64Array, bits: number, dim
  * table, the float query the kernel fills it from.
  */
 export function preparedLayout(dims: number, centroids: number, dim = 0): { tableOffset: number; queryOffset: number; bytes: number } {
-  const tableOffset = Math.ceil((PREP_WEIGHTS + weightBytes(dims)) / 16) * 16;
+  // The last step of a short crumb block reads up to 8 bytes of weights past the last dimension's
+  // (times zero values): the slack keeps those reads inside the query's own area.
+  const tableOffset = Math.ceil((PREP_WEIGHTS + weightBytes(dims) + 16) / 16) * 16;
   const queryOffset = Math.ceil((tableOffset + 4 * centroids) / 16) * 16;
   return { tableOffset, queryOffset, bytes: queryOffset + (centroids > 0 ? 4 * dim : 0) + 16 };
 }

@@ -57,28 +57,28 @@ export function planeSlot(kind: PlaneKind, i: number, dims: number): { byte: num
       return { byte: blockStart / 2 + (r % 8), shift: r < 8 ? 0 : 4 };
     }
     case PLANE.crumbs: {
-      // 64-dim blocks: byte j holds 16s + j in bits 2s; 16-dim tail blocks of 4 bytes: 4s + j.
-      const blockStart = i - (i % 64);
-      if (blockStart + 64 <= dims) {
-        const r = i - blockStart;
-        return { byte: blockStart / 4 + (r % 16), shift: 2 * Math.floor(r / 16) };
-      }
-      const sub = i - (i % 16);
-      const r = i - sub;
-      return { byte: sub / 4 + (r % 4), shift: 2 * Math.floor(r / 4) };
+      // Blocks of w = 64 dims (the last one 16, 32 or 48 wide), q = w / 4 lanes per SIMD step:
+      // byte j holds dim q·s + j in bits 2s. A tail thus costs the kernel what a full block does,
+      // not twice as much per dimension, and its unused lanes read as zero.
+      const { start, q } = crumbBlock(i, dims);
+      const r = i - start;
+      return { byte: start / 4 + (r % q), shift: 2 * Math.floor(r / q) };
     }
     default: {
-      // bits: 64-dim blocks: byte j holds 8t + j in bit t; 16-dim tail blocks of 2 bytes: 2t + j.
-      const blockStart = i - (i % 64);
-      if (blockStart + 64 <= dims) {
-        const r = i - blockStart;
-        return { byte: blockStart / 8 + (r % 8), shift: Math.floor(r / 8) };
-      }
-      const sub = i - (i % 16);
-      const r = i - sub;
-      return { byte: sub / 8 + (r % 2), shift: Math.floor(r / 2) };
+      // bits: in the same blocks, h = w / 8 bytes: byte j holds dim h·t + j in bit t, so that a byte
+      // and its copy shifted by one bit put the bits of step s's lanes in bit 2s, as the crumbs are.
+      const { start, q } = crumbBlock(i, dims);
+      const h = q / 2;
+      const r = i - start;
+      return { byte: start / 8 + (r % h), shift: Math.floor(r / h) };
     }
   }
+}
+
+/** The 64-dim block (or the narrower last one) dimension i of a crumb or bit plane sits in. */
+function crumbBlock(i: number, dims: number): { start: number; q: number } {
+  const start = i - (i % 64);
+  return { start, q: Math.min(64, dims - start) / 4 };
 }
 
 const MASK: Readonly<Record<number, number>> = { [PLANE.bits]: 1, [PLANE.crumbs]: 3, [PLANE.nibbles]: 15, [PLANE.bytes]: 255 };

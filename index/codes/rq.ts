@@ -42,6 +42,8 @@ export interface RqTrainOptions {
   /** Rows k-means runs on (a seeded sample). */
   sampleRows?: number;
   iterations?: number;
+  /** Coded (rotated) dimensions: a multiple of 16, at least dim; pad16(dim) when absent. */
+  dims?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -67,7 +69,9 @@ export function trainRq(vectors: Float32Array, dim: number, metric: 'l2' | 'ip',
   // Enough points per centroid for a stable mean, at most one byte of centroid number.
   const k = Math.max(1, Math.min(MAX_CENTROIDS, Math.floor(sampleRows / 32)));
   const { centroids } = kmeans(sample, dim, k, o.iterations ?? 12, o.seed);
-  const dims = pad16(dim);
+  const dims = o.dims ?? pad16(dim);
+  if (dims % 16 !== 0 || dims < dim)
+    throw invalidArgument('codes', `${dims} coded dimensions for ${dim}-d vectors: expected a multiple of 16, at least ${dim}`);
   const rotation = randomRotation(dim, dims, o.seed ^ 0x5eed);
   const params = new Float32Array(rotation.length + centroids.length);
   params.set(rotation, 0);

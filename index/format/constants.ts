@@ -1,12 +1,13 @@
-// Strata index format, version 2 (docs/index-format.md). A directory holding manifest.json,
+// Strata index format, version 3 (docs/index-format.md). A directory holding manifest.json,
 // graph.bin (upper layers), codes.bin (the code's parameters and a row per node, when the index has
 // a code) and one file per store and tier (neighbour lists, vectors, labels). Every binary file
 // starts with an 8-byte magic and a u32 version; the manifest holds the size and SHA-256 of every
-// file, and names the format and its version. Version 1 (whole records per tier, no codes) is
-// refused with a message saying how to rebuild.
+// file, and names the format and its version. Older versions are refused with a message saying how
+// to rebuild: version 1 stored whole records per tier and no codes; version 2's rq2/rq3 rows laid a
+// short last block of dimensions out differently (planes.ts).
 
 export const FORMAT_NAME = 'strata-index';
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 export const MANIFEST = 'manifest.json';
 export const GRAPH_FILE = 'graph.bin';
 export const CODES_FILE = 'codes.bin';

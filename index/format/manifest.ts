@@ -96,7 +96,9 @@ export function checkManifest(raw: unknown, file: string): Manifest {
     const why =
       m['version'] === 1
         ? 'version 1 stores whole records per tier and no compact codes; rebuild it with' + source
-        : `this build reads version ${FORMAT_VERSION}`;
+        : m['version'] === 2
+          ? 'version 2 lays out the last short block of rq2/rq3 codes differently; rebuild it with' + source
+          : `this build reads version ${FORMAT_VERSION}`;
     throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${String(m['version'])}: ${why}`, { file, version: String(m['version']) });
   }
   str(m['name'], 'name');

@@ -165,8 +165,8 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
 // one i16 weight per dimension, in natural order: widened to i16 (one instruction on x86) and
 // multiplied-and-paired into i32 lanes by i32x4.dot_i16x8_s (pmaddwd). That is fewer instructions than
 // i8 weights with extmul, whose high half V8 lowers to several, and the query keeps 15 bits of
-// precision instead of 7. Blocks shorter than the plane's main block (dims not a multiple of 64)
-// gather their values into dimension order with byte shuffles first.
+// precision instead of 7. A crumb block shorter than 64 dims (the last, when dims are not a multiple
+// of 64) is laid out like a full one with fewer lanes per step (planes.ts), so it costs no more.
 // Values leave their bytes by 16-bit shifts and a mask, never by i8x16 shifts: x86 has no byte
 // shift, so V8 emulates one with several instructions, and the mask is needed anyway (measured: rq3
 // searches +22% on the 100-d angular set when the byte shifts went).
@@ -197,52 +197,78 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
 }
 
 /**
+ * acc plus one crumb block's four SIMD steps (planes.ts: block width w, q = w / 4 lanes a step):
+ * lane j of step s is dim q·s + j, its crumb in bits 2s of byte j of v and, with bits, its bit in
+ * bit 2s of lane j of d; lanes from q on are zero in both. Step s meets the weights from dim q·s,
+ * 2q bytes further each step (a narrow step's zero lanes meet the next step's weights, and the last
+ * step's the prepared query's slack: times zero). Narrow steps (q ≤ 8) widen only their low half.
+ */
+@inline function crumbSteps(acc: v128, v: v128, d: v128, wi: usize, q: usize, withBits: bool): v128 {
+  const m = i8x16.splat(3);
+  const four = i8x16.splat(4);
+  let c0 = v128.and(v, m);
+  let c1 = v128.and(i16x8.shr_u(v, 2), m);
+  let c2 = v128.and(i16x8.shr_u(v, 4), m);
+  let c3 = v128.and(i16x8.shr_u(v, 6), m);
+  if (withBits) {
+    c0 = v128.or(c0, v128.and(i16x8.shl(d, 2), four));
+    c1 = v128.or(c1, v128.and(d, four));
+    c2 = v128.or(c2, v128.and(i16x8.shr_u(d, 2), four));
+    c3 = v128.or(c3, v128.and(i16x8.shr_u(d, 4), four));
+  }
+  const st = q << 1;
+  if (q > 8) return dot16(dot16(dot16(dot16(acc, c0, wi), c1, wi + st), c2, wi + 2 * st), c3, wi + 3 * st);
+  acc = dotW(dotW(acc, i16x8.extend_low_i8x16_u(c0), wi), i16x8.extend_low_i8x16_u(c1), wi + st);
+  return dotW(dotW(acc, i16x8.extend_low_i8x16_u(c2), wi + 2 * st), i16x8.extend_low_i8x16_u(c3), wi + 3 * st);
+}
+
+/**
  * Crumbs (rq2), or crumbs and bits (rq3, withBits): the bit plane follows the crumb plane and is
- * worth 4. In a 64-dim block, crumb step s holds dims 16s + j in lane j; the bit plane's 8 bytes
- * hold dim 8t + j in bit t of byte j, so doubling them (the upper copy shifted by one bit) puts the
- * bits of dims 16s + j in bit 2s of lane j as well.
+ * worth 4. A block's h = q / 2 bit bytes hold dim h·t + j in bit t of byte j, so the bytes beside a
+ * copy shifted by one bit (lanes 0..h-1, then h..2h-1) put the bit of lane j of step s in bit 2s.
+ * Tails (16, 32 or 48 dims) load only their own bytes, so their unused lanes are zero.
  */
 @inline function dotCrumbs8(p: usize, w: usize, dims: i32, withBits: bool): f64 {
   let acc = i32x4.splat(0);
-  const m = i8x16.splat(3);
-  const four = i8x16.splat(4);
+  const zero = i32x4.splat(0);
   const pb = p + (<usize>dims >> 2);
   let i = 0;
   for (; i + 64 <= dims; i += 64) {
     const v = v128.load(p + (<usize>i >> 2));
-    const wi = w + (<usize>i << 1);
-    let c0 = v128.and(v, m);
-    let c1 = v128.and(i16x8.shr_u(v, 2), m);
-    let c2 = v128.and(i16x8.shr_u(v, 4), m);
-    let c3 = v128.and(i16x8.shr_u(v, 6), m);
+    let d = zero;
     if (withBits) {
       const b = v128.load64_zero(pb + (<usize>i >> 3));
-      const d = i8x16.shuffle(b, i16x8.shr_u(b, 1), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-      c0 = v128.or(c0, v128.and(i16x8.shl(d, 2), four));
-      c1 = v128.or(c1, v128.and(d, four));
-      c2 = v128.or(c2, v128.and(i16x8.shr_u(d, 2), four));
-      c3 = v128.or(c3, v128.and(i16x8.shr_u(d, 4), four));
+      d = i8x16.shuffle(b, i16x8.shr_u(b, 1), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
     }
-    acc = dot16(dot16(acc, c0, wi), c1, wi + 32);
-    acc = dot16(dot16(acc, c2, wi + 64), c3, wi + 96);
+    acc = crumbSteps(acc, v, d, w + (<usize>i << 1), 16, withBits);
   }
-  for (; i < dims; i += 16) {
-    // Tail blocks of 16 dims: byte j of the 4 crumb bytes holds dim 4s + j in bits 2s, and byte j
-    // of the 2 bit bytes holds dim 2t + j in bit t. Copies of those bytes in every lane, then per
-    // lane the right crumb (selected by quarter) and the right bit (masked), give the values in
-    // dimension order.
-    const v = v128.load32_zero(p + (<usize>i >> 2));
-    const r = i8x16.shuffle(v, v, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
-    let vals = v128.bitselect(v128.and(r, m), v128.and(i16x8.shr_u(r, 2), m), i32x4(-1, 0, 0, 0));
-    vals = v128.bitselect(vals, v128.and(i16x8.shr_u(r, 4), m), i32x4(-1, -1, 0, 0));
-    vals = v128.bitselect(vals, v128.and(i16x8.shr_u(r, 6), m), i32x4(-1, -1, -1, 0));
+  const t = dims - i;
+  if (t == 0) return hsum(acc);
+  const pc = p + (<usize>i >> 2);
+  const pt = pb + (<usize>i >> 3);
+  const wi = w + (<usize>i << 1);
+  let d = zero;
+  if (t == 48) {
+    const v = v128.load32_lane(pc + 8, v128.load64_zero(pc), 2);
     if (withBits) {
-      const b = v128.load16_lane(pb + (<usize>i >> 3), i32x4.splat(0), 0);
-      const rb = i8x16.shuffle(b, b, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1);
-      const bit = i8x16.ne(v128.and(rb, i8x16(1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 32, 32, 64, 64, -128, -128)), i8x16.splat(0));
-      vals = v128.or(vals, v128.and(bit, four));
+      const b = v128.load16_lane(pt + 4, v128.load32_zero(pt), 2);
+      d = i8x16.shuffle(b, i16x8.shr_u(b, 1), 0, 1, 2, 3, 4, 5, 16, 17, 18, 19, 20, 21, 15, 15, 15, 15);
     }
-    acc = dot16(acc, vals, w + (<usize>i << 1));
+    acc = crumbSteps(acc, v, d, wi, 12, withBits);
+  } else if (t == 32) {
+    const v = v128.load64_zero(pc);
+    if (withBits) {
+      const b = v128.load32_zero(pt);
+      d = i8x16.shuffle(b, i16x8.shr_u(b, 1), 0, 1, 2, 3, 16, 17, 18, 19, 15, 15, 15, 15, 15, 15, 15, 15);
+    }
+    acc = crumbSteps(acc, v, d, wi, 8, withBits);
+  } else {
+    const v = v128.load32_zero(pc);
+    if (withBits) {
+      const b = v128.load16_lane(pt, zero, 0);
+      d = i8x16.shuffle(b, i16x8.shr_u(b, 1), 0, 1, 16, 17, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    }
+    acc = crumbSteps(acc, v, d, wi, 4, withBits);
   }
   return hsum(acc);
 }

@@ -1,11 +1,12 @@
 // The DRAM budget planner. Given a budget it (1) keeps the upper layers, which every search starts
-// in, (2) picks the most precise code whose rows for every node fit what is left, and (3) spends the
+// in, (2) picks the most precise code whose rows for every node fit what is left (with the wider
+// padding of codeDims when those rows fit too), and (3) spends the
 // rest on the neighbour lists of the most visited nodes, then, only once every list is in DRAM, on
 // full vectors. Neighbour lists are placed apart from vectors, so about 5× more hot nodes fit than
 // with whole records. Without a code (--codes none) the unit is the whole record (list + vector),
 // as CXL-ANNS places it: the full-precision baseline.
 import { StrataError } from '../../common/errors.js';
-import { type CodeKind, codeRowBytes } from '../codes/index.js';
+import { type CodeKind, codeDims, codeRowBytes } from '../codes/index.js';
 
 /** Codes from the most precise to the smallest: auto takes the first that fits. */
 export const CODE_PREFERENCE: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
@@ -25,6 +26,8 @@ export interface BudgetPlan {
   budgetBytes: number;
   code: CodeKind | null;
   codeRowBytes: number;
+  /** Coded dimensions (codeDims): the wider padding when its rows fit too; 0 without a code. */
+  codeDims: number;
   /** Neighbour lists and full vectors of the first nodes (in placement order) held in DRAM. */
   adjacencyInDram: number;
   vectorsInDram: number;
@@ -85,7 +88,11 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     }
     reason = `${code}: as asked`;
   }
-  const rowBytes = code ? codeRowBytes(code, i.dim, i.metric) : 0;
+  // A code that fits may widen its padding when the wider rows fit too (codeDims: more precision at
+  // the same kernel cost; the neighbour lists get what is left either way).
+  const wide = code !== null && n * codeRowBytes(code, i.dim, i.metric, true) <= free;
+  const rowBytes = code ? codeRowBytes(code, i.dim, i.metric, wide) : 0;
+  const dims = code ? codeDims(code, i.dim, wide) : 0;
   let left = free - n * rowBytes;
   let hot: number;
   let vectorsInDram: number;
@@ -103,7 +110,18 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   dram.total = dram.upper + dram.codes + dram.adjacency + dram.vectors;
   const cxl = { adjacency: (n - hot) * adj, vectors: (n - vectorsInDram) * vec, labels: n * LABEL_BYTES, total: 0 };
   cxl.total = cxl.adjacency + cxl.vectors + cxl.labels;
-  return { budgetBytes: i.budgetBytes, code, codeRowBytes: rowBytes, adjacencyInDram: hot, vectorsInDram, dram, cxl, fullPrecisionBytes: full, reason };
+  return {
+    budgetBytes: i.budgetBytes,
+    code,
+    codeRowBytes: rowBytes,
+    codeDims: dims,
+    adjacencyInDram: hot,
+    vectorsInDram,
+    dram,
+    cxl,
+    fullPrecisionBytes: full,
+    reason,
+  };
 }
 
 /** Upper-layer bytes of a graph whose nodes have these levels (see upper-layers.ts). */

@@ -285,7 +285,9 @@ describe('strata build plan and --codes', () => {
     expect(lines[plan]).toContain(`30.0% of`);
     expect(lines[plan]).toContain(p.reason);
     expect(lines[plan + 1]).toMatch(
-      new RegExp(`^  DRAM .*: upper layers .*, ${p.code} codes .* \\(${p.codeRowBytes} B each\\), neighbour lists of ${p.adjacencyInDram} hottest nodes`),
+      new RegExp(
+        `^  DRAM .*: upper layers .*, ${p.code} codes .* \\(${p.codeRowBytes} B each, ${p.codeDims} coded dims\\), neighbour lists of ${p.adjacencyInDram} hottest nodes`,
+      ),
     );
     expect(lines[plan + 2]).toMatch(
       new RegExp(`^  CXL  .*: neighbour lists of ${1000 - p.adjacencyInDram} nodes .*, vectors of ${1000 - p.vectorsInDram} nodes`),

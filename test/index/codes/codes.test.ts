@@ -90,7 +90,7 @@ describe('plane layouts', () => {
 
 describe.each(CODE_KINDS)('%s codes', (kind: CodeKind) => {
   for (const metric of ['l2', 'ip'] as const) {
-    for (const dim of [24, 100, 128]) {
+    for (const dim of [8, 24, 100, 128, 140]) {
       it(`${metric}, ${dim} dims: the WASM and JS kernels give the float64 reference estimate`, () => {
         const n = 600;
         let data = anisotropic(n, dim, dim + (metric === 'l2' ? 1 : 2));

@@ -211,7 +211,7 @@ describe('writeIndex / loadIndex round trip', () => {
     expect(m).toEqual(goldenManifest);
     expect(m.format).toBe('strata-index');
     expect(m.version).toBe(FORMAT_VERSION);
-    expect(FORMAT_VERSION).toBe(2);
+    expect(FORMAT_VERSION).toBe(3);
     expect([m.count, m.dim, m.metric]).toEqual([COUNT, 16, 'l2']);
     expect(m.graph).toEqual({
       maxM0: 16,
@@ -463,11 +463,21 @@ describe('loadIndex rejects damaged indexes', () => {
   it('a manifest of a later version fails with STRATA_INDEX_VERSION naming the version this build reads', () => {
     const dir = copyGolden();
     const mf = editManifest(dir, (m) => {
-      m.version = 3;
+      m.version = 4;
     });
     const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
     expect(e.message).toContain(mf);
-    expect(e.message).toMatch(/format version 3: this build reads version 2/);
+    expect(e.message).toMatch(/format version 4: this build reads version 3/);
+  });
+
+  it('a version 2 manifest (rq2/rq3 rows laid out the old way) fails with STRATA_INDEX_VERSION saying how to rebuild', () => {
+    const dir = copyGolden();
+    const mf = editManifest(dir, (m) => {
+      m.version = 2;
+    });
+    const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
+    expect(e.message).toContain(mf);
+    expect(e.message).toMatch(/format version 2: version 2 lays out .* rebuild it with strata build/);
   });
 
   it('a manifest that is not JSON, or of another format, fails with STRATA_INDEX_CORRUPT naming manifest.json', () => {
@@ -640,8 +650,8 @@ describe('loadIndex rejects damaged indexes', () => {
     expect(e.message).toMatch(/bad magic "NOTSTRAT"/);
   });
 
-  it.each(DATA_FILES)('a binary header of version 1 or 3 in %s (with a matching checksum) fails with STRATA_INDEX_VERSION', (name) => {
-    for (const version of [1, 3]) {
+  it.each(DATA_FILES)('a binary header of version 2 or 4 in %s (with a matching checksum) fails with STRATA_INDEX_VERSION', (name) => {
+    for (const version of [2, 4]) {
       const dir = copyGolden();
       const file = join(dir, name);
       const buf = readFileSync(file);
@@ -650,7 +660,7 @@ describe('loadIndex rejects damaged indexes', () => {
       resealManifest(dir, name);
       const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
       expect(e.message).toContain(file);
-      expect(e.message).toContain(`format version ${version}, this build reads version 2`);
+      expect(e.message).toContain(`format version ${version}, this build reads version 3`);
     }
   });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { graphFullPrecisionBytes } from '../../../index/build/place-and-layout.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { profileGraph, sampleRows, predictedDramShare } from '../../../index/build/profile.js';
-import { CODE_KINDS, type CodeKind, trainCodec } from '../../../index/codes/index.js';
+import { CODE_KINDS, type CodeKind, codeDims, codeRowBytes, trainCodec } from '../../../index/codes/index.js';
 import { generateClustered } from '../../../datasets/index.js';
 import { bfsFromEntry } from '../../../index/placement/bfs.js';
 import { orderNodes, parseBudget, PLACEMENT_POLICIES, type PlacementPolicy, rankNodes } from '../../../index/placement/placement.js';
@@ -242,6 +242,24 @@ describe('planBudget', () => {
     const sq8Need = upperBytes + n * rowBytes('sq8', 'l2');
     expect(planBudget(input(sq8Need, 'auto')).code).toBe('sq8');
     expect(planBudget(input(sq8Need - 1, 'auto')).code).toBe('rq4');
+  });
+
+  it('widens rq2/rq3 padding to 64 dimensions (at most a fifth more) only when those rows fit, and trains the code it planned', () => {
+    expect([codeDims('rq3', 100, true), codeDims('rq3', 100, false), codeDims('rq2', 100, true)]).toEqual([128, 112, 128]);
+    // A 32-d vector would double, a 200-d one grow by 23%: they keep the narrow padding; rq4 and sq8 always do.
+    expect([codeDims('rq3', 32, true), codeDims('rq3', 200, true), codeDims('rq4', 100, true), codeDims('sq8', 100, true)]).toEqual([32, 208, 112, 112]);
+    const big = { count: 1000, dim: 100, metric: 'ip' as const, maxM0: 32, upperBytes: 5000, codes: 'rq3' as const };
+    const narrowRows = 1000 * codeRowBytes('rq3', 100, 'ip');
+    const wideRows = 1000 * codeRowBytes('rq3', 100, 'ip', true);
+    expect(wideRows - narrowRows).toBe(1000 * ((3 * 16) / 8));
+    const atWide = planBudget({ ...big, budgetBytes: 5000 + wideRows });
+    expect([atWide.codeDims, atWide.codeRowBytes, atWide.adjacencyInDram]).toEqual([128, wideRows / 1000, 0]);
+    const belowWide = planBudget({ ...big, budgetBytes: 5000 + wideRows - 1 });
+    expect([belowWide.codeDims, belowWide.codeRowBytes]).toEqual([112, narrowRows / 1000]);
+    expect(belowWide.dram.total).toBeLessThanOrEqual(5000 + wideRows - 1);
+    const vectors = new Float32Array(300 * 100).map((_, i) => Math.sin(i * 0.37));
+    const codec = trainCodec('rq3', vectors, 100, 'ip', { seed: 1, dims: atWide.codeDims });
+    expect([codec.spec.dims, codec.spec.stride]).toEqual([128, atWide.codeRowBytes]);
   });
 
   it('auto falls back to whole records without a code, naming the bytes rq2 would need, when even rq2 does not fit', () => {
