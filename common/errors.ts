@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   STRATA_UNSUPPORTED_MEDIA_TYPE: 'The request body has a content type the server does not read.',
   STRATA_ROUTE_NOT_FOUND: 'No such endpoint.',
   STRATA_STORAGE: 'Writing to the data directory failed (disk full, read-only file system, no permission): the write was not acknowledged.',
+  STRATA_WRITE_LOG:
+    "The shared write log a shard's replicas follow (NATS JetStream) did not store the write, or did not deliver it back to this replica in time: it was not acknowledged; retry it (an upsert or delete of the same ids is idempotent).",
   STRATA_INTERNAL: 'An unexpected failure inside the server (a bug): see the server log.',
 } as const;
 

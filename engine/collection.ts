@@ -139,7 +139,10 @@ export class Collection {
   }
 
   info(): CollectionInfo {
-    const live = this.live ? { fresh: this.live.fresh.size, hidden: this.live.tombstones.size, appliedLsn: Number(this.live.appliedLsn) } : null;
+    const l = this.live;
+    const live = l
+      ? { fresh: l.fresh.size, hidden: l.tombstones.size, appliedLsn: Number(l.appliedLsn), writeLogSeq: l.replicated ? l.sharedSeq : null }
+      : null;
     if (this.index === null || this.opened === null) {
       const shape = this.shape!;
       const count = this.count();
@@ -246,7 +249,10 @@ export class Collection {
       const vector = p.vector.slice();
       if (this.metric === 'cosine') normalizeRows(vector, this.dim);
       const uuid = typeof p.key === 'string' ? p.key : null;
-      return { id: uuid === null ? (p.key as number) : live.idOfUuid(uuid, true)!, uuid, vector, payload: p.payload };
+      // Behind a shared log a new UUID is numbered when applied (-1 here), in log order, alike on
+      // every replica; otherwise at once, so that two writes of it in flight agree.
+      const id = uuid === null ? (p.key as number) : (live.idOfUuid(uuid, !live.replicated) ?? -1);
+      return { id, uuid, vector, payload: p.payload };
     });
     return live.upsert(writes);
   }

@@ -19,6 +19,7 @@ import { LiveStore } from '../index/live/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
 import { storageError } from '../index/live/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
+import { type WriteLogOptions, WriteLogService } from './replication/jetstream-log.js';
 import { readManifest } from '../index/format/load-index.js';
 import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
@@ -84,6 +85,11 @@ export interface OpenEngineOptions extends EngineOptions {
    * can be created; without it, collections are read-only.
    */
   dataDir?: string;
+  /**
+   * The shared write log this server's replicas of a shard follow (NATS JetStream): with it, writes
+   * are published there and applied as the log delivers them, on every replica alike.
+   */
+  writeLog?: WriteLogOptions;
 }
 
 interface TierPool {
@@ -102,8 +108,23 @@ export interface EngineMetrics {
   collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array }>;
 }
 
+/** The write-log service and the collections following it. */
+class SharedLogs {
+  constructor(private readonly service: WriteLogService) {}
+
+  follow(name: string, store: LiveStore): void {
+    store.follow(this.service.logOf(name));
+  }
+
+  close(): Promise<void> {
+    return this.service.close();
+  }
+}
+
 export class Engine {
   private readonly byName = new Map<string, Collection>();
+  /** Set when the engine follows a shared write log (OpenEngineOptions.writeLog). */
+  private writeLog: SharedLogs | null = null;
   private closing = false;
   private closed: Promise<{ tierReports: ServeReport[] }> | null = null;
   /** performance.now() past which close() stops waiting for searches (it only ever moves earlier). */
@@ -153,6 +174,7 @@ export class Engine {
       const index = c.index!;
       const { store } = await LiveStore.open(collectionDir(dataDir, c.name), c.dim, c.metric, { has: (id) => c.baseHas(id), count: index.meta.count });
       c.live = store;
+      this.writeLog?.follow(c.name, store);
     }
     for (const dir of createdCollectionDirs(dataDir)) {
       const cfg = readConfig(dir);
@@ -171,6 +193,7 @@ export class Engine {
     });
     const { store } = await LiveStore.open(dir, cfg.dim, cfg.metric, null, { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 });
     c.live = store;
+    this.writeLog?.follow(cfg.name, store);
     this.byName.set(cfg.name, c);
     return c;
   }
@@ -423,6 +446,7 @@ export class Engine {
     const engine = new Engine(opts, executor, collections, tierPools, o.dataDir ?? null);
     if (o.dataDir !== undefined) {
       try {
+        if (o.writeLog) engine.writeLog = new SharedLogs(await WriteLogService.open(o.writeLog));
         await engine.openDataDir(o.dataDir);
       } catch (e) {
         await engine.close(0);
@@ -493,6 +517,7 @@ export class Engine {
     }
     // Appends already queued are flushed (and acknowledged) before the logs close.
     await Promise.all(this.collections().map((c) => c.live?.close()));
+    await this.writeLog?.close();
     const tierReports = await Promise.all(
       this.tierPools.map(async (t) => {
         const stopped = await settlesWithin(t.done, THREAD_STOP_GRACE_MS);

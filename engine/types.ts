@@ -77,7 +77,8 @@ export interface CollectionInfo {
    * The writable part, or null (read-only): points in the fresh layer, base points hidden (deleted
    * or superseded by a fresh copy), and the last write applied (its log sequence number).
    */
-  live: { fresh: number; hidden: number; appliedLsn: number } | null;
+  /** writeLogSeq: the shared write log's sequence of the last write applied (null: no shared log). */
+  live: { fresh: number; hidden: number; appliedLsn: number; writeLogSeq: number | null } | null;
 }
 
 export interface EngineOptions {

@@ -41,6 +41,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
   STRATA_ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
   // 507 Insufficient Storage: the server's disk, not the request, is at fault; retry once it is fixed.
   STRATA_STORAGE: { http: 507, grpc: GrpcStatus.UNAVAILABLE },
+  STRATA_WRITE_LOG: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   STRATA_INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
 };
 

@@ -22,6 +22,7 @@ interface RouterFlags {
   shardApiKey?: string;
   insecureNoAuth?: boolean;
   logLevel: string;
+  replicatedWrites?: boolean;
 }
 
 export function registerRouter(program: Command): void {
@@ -44,6 +45,10 @@ export function registerRouter(program: Command): void {
     .option('--shard-api-key <key>', 'the key the shard servers ask for (default: $STRATA_SHARD_API_KEY, else the --api-key)')
     .option('--insecure-no-auth', 'allow a non-loopback --host without an API key')
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent', 'info')
+    .option(
+      '--replicated-writes',
+      'the shard servers follow a shared write log (strata serve --write-log): send each write to any replica of its shard (without it, shards with several replicas refuse writes)',
+    )
     .action(async (f: RouterFlags) => {
       const shards = parseShards(f.shards);
       if (f.shardMap !== undefined) {
@@ -64,6 +69,7 @@ export function registerRouter(program: Command): void {
         shardApiKey,
         bodyLimit: 32 * 1024 * 1024,
         logLevel: f.logLevel,
+        replicatedWrites: f.replicatedWrites === true,
       });
       const addr = await router.app.listen({ host: f.host, port: f.port });
       process.stdout.write(

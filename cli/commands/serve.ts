@@ -35,6 +35,9 @@ interface ServeFlags extends MemoryFlags {
   drainMs: number;
   logLevel: LogLevel;
   dataDir?: string;
+  writeLog?: string;
+  writeLogStream?: string;
+  writeLogReplicas: number;
 }
 
 /** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
@@ -115,6 +118,17 @@ export function registerServe(program: Command): void {
         '--data-dir <dir>',
         'make collections writable: write-ahead logs of upserts and deletes, and the collections created over the API, live here (replayed on start); without it collections are read-only',
       )
+      .option(
+        '--write-log <urls>',
+        "follow a shard's shared write log on these NATS JetStream servers (nats://host:4222, comma-separated): writes are published there and every replica applies them in the log's order (needs --data-dir)",
+      )
+      .option('--write-log-stream <name>', "the shard's JetStream stream (one per shard; created if missing)", 'strata-shard-0')
+      .option(
+        '--write-log-replicas <n>',
+        'copies JetStream keeps of the stream when this server creates it (3 on a three-node NATS cluster)',
+        intOption('--write-log-replicas', 1, 5),
+        1,
+      )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
       .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
@@ -182,6 +196,10 @@ export function registerServe(program: Command): void {
     } catch (e) {
       throw e instanceof StrataError && e.details['field'] === 'host' ? invalidArgument('--host', e.message.replace(/^host: /, '')) : e;
     }
+    if (f.writeLog !== undefined && f.dataDir === undefined)
+      throw invalidArgument('--write-log', 'needs --data-dir: a replica keeps what it applied from the log there');
+    if (f.writeLogStream !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(f.writeLogStream))
+      throw invalidArgument('--write-log-stream', `must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(f.writeLogStream)}`);
     const specs = await specsFrom(dirs, f);
     const engine = await Engine.open(specs, {
       memory: memoryRequest(f),
@@ -193,6 +211,7 @@ export function registerServe(program: Command): void {
       inject: f.inject ?? false,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
       ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
+      ...(f.writeLog !== undefined ? { writeLog: { servers: f.writeLog, stream: f.writeLogStream ?? 'strata-shard-0', replicas: f.writeLogReplicas } } : {}),
     });
     const server = buildServer(engine, serverOptions);
     let addresses: ServerAddresses;

@@ -48,7 +48,41 @@ export interface BaseIds {
 /** Log record types (verify-live.ts reads them too). */
 export const REC = { upsert: 1, delete: 2, setPayload: 3 } as const;
 
-interface UpsertRecord {
+/**
+ * A replicated write log kept by a log service (engine/replication: NATS JetStream), which the
+ * replicas of a shard follow. A write is published there, and every replica — the one that
+ * published it too — applies it when it arrives, in the log's order; the store never orders writes
+ * itself.
+ */
+export interface SharedLog {
+  /** Stores one record durably in the log service; resolves with its sequence number there. */
+  publish(type: number, bytes: Uint8Array): Promise<number>;
+  /**
+   * Delivers every record from sequence `from` on, in order, to `deliver` (sequences rise, with gaps
+   * where the log holds other collections' records), until close.
+   */
+  follow(from: number, deliver: (type: number, bytes: Uint8Array, seq: number) => void): void;
+  close(): Promise<void>;
+}
+
+/** A write the shared log has not delivered back yet: it answers once this replica applied it. */
+interface Awaited {
+  seq: number;
+  resolve: (lsn: bigint) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** How long a write published to the shared log waits to come back before it fails (the log holds it). */
+export const SHARED_LOG_WAIT_MS = 30_000;
+
+/** Fields every record may carry: `seq`, its sequence in the shared log, when it came from one. */
+interface Logged {
+  seq?: number;
+}
+
+interface UpsertRecord extends Logged {
+  /** Internal ids; -1 for a UUID the publisher had not seen (numbered when applied, in log order). */
   ids: number[];
   /** The UUID of each point that has one (absent when none does): the id map is in the log. */
   uuids?: Array<string | null>;
@@ -56,10 +90,10 @@ interface UpsertRecord {
   vectors: Uint8Array;
   payloads: Array<Payload | null>;
 }
-interface DeleteRecord {
+interface DeleteRecord extends Logged {
   ids: number[];
 }
-interface PayloadRecord {
+interface PayloadRecord extends Logged {
   ids: number[];
   payload: Payload;
   overwrite: boolean;
@@ -79,6 +113,11 @@ export class LiveStore {
   private readonly uuidIds = new Map<string, number>();
   private readonly idUuids = new Map<number, string>();
   private nextUuidId = UUID_ID_BASE;
+  /** The shared log this store follows, or null (its own log orders its writes). */
+  private shared: SharedLog | null = null;
+  /** Sequence in the shared log of the last record applied (0: none). */
+  sharedSeq = 0;
+  private readonly awaiting: Awaited[] = [];
 
   private constructor(
     private readonly wal: WriteAheadLog,
@@ -130,8 +169,46 @@ export class LiveStore {
     return this.log(REC.setPayload, rec);
   }
 
+  /** Whether writes go through a shared log (a UUID point's number is then assigned when applied). */
+  get replicated(): boolean {
+    return this.shared !== null;
+  }
+
+  /**
+   * From now on, writes go through `log` and this store applies what the log delivers, from the record
+   * after the last one it applied (kept in its own log: a restarted replica catches up from there).
+   */
+  follow(log: SharedLog): void {
+    this.shared = log;
+    log.follow(this.sharedSeq + 1, (type, bytes, seq) => this.receive(type, bytes, seq));
+  }
+
+  /** A record from the shared log: logged here with its sequence (durably, in order), then applied. */
+  private receive(type: number, bytes: Uint8Array, seq: number): void {
+    const rec = unpack(bytes) as Logged;
+    rec.seq = seq;
+    const mine = pack(rec);
+    this.wal.append(type, mine).then(
+      (lsn) => {
+        this.apply(type, mine, lsn);
+        while (this.awaiting.length > 0 && this.awaiting[0]!.seq <= seq) {
+          const w = this.awaiting.shift()!;
+          clearTimeout(w.timer);
+          w.resolve(lsn);
+        }
+      },
+      (e: Error) => {
+        for (const w of this.awaiting.splice(0)) {
+          clearTimeout(w.timer);
+          w.reject(e);
+        }
+      },
+    );
+  }
+
   private log(type: number, rec: UpsertRecord | DeleteRecord | PayloadRecord): Promise<bigint> {
     const bytes = pack(rec);
+    if (this.shared !== null) return this.publish(this.shared, type, bytes);
     // The then-callbacks run in the order the appends resolve, which is log order (one flush
     // resolves its records in sequence): writes are applied in the order they are logged.
     return this.wal.append(type, bytes).then((lsn) => {
@@ -140,14 +217,39 @@ export class LiveStore {
     });
   }
 
+  /** Publishes a write to the shared log; resolves once this replica has applied it (read-your-writes). */
+  private async publish(log: SharedLog, type: number, bytes: Uint8Array): Promise<bigint> {
+    const seq = await log.publish(type, bytes);
+    if (seq <= this.sharedSeq) return this.appliedLsn;
+    return new Promise<bigint>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const at = this.awaiting.findIndex((w) => w.timer === timer);
+        if (at >= 0) this.awaiting.splice(at, 1);
+        reject(
+          new StrataError('STRATA_WRITE_LOG', `write ${seq} is in the shared log but this replica has not applied it within ${SHARED_LOG_WAIT_MS} ms`, {
+            seq: String(seq),
+          }),
+        );
+      }, SHARED_LOG_WAIT_MS);
+      const w: Awaited = { seq, resolve, reject, timer };
+      // Kept in sequence order: publishes may be acknowledged out of order.
+      let i = this.awaiting.length;
+      while (i > 0 && this.awaiting[i - 1]!.seq > seq) i--;
+      this.awaiting.splice(i, 0, w);
+    });
+  }
+
   /** Applies one logged write, whole (no await inside: nothing interleaves with it). */
   private apply(type: number, bytes: Uint8Array, lsn: bigint): void {
+    const rec = unpack(bytes) as Logged;
     if (type === REC.upsert) {
-      const r = unpack(bytes) as UpsertRecord;
+      const r = rec as UpsertRecord;
       // The bytes come from a decoder's buffer: copy them to an aligned array before viewing floats.
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
-      r.ids.forEach((id, i) => {
+      r.ids.forEach((given, i) => {
         const uuid = r.uuids?.[i];
+        // -1: a UUID numbered here, in log order, so every replica gives it the same number.
+        const id = given >= 0 ? given : this.idOfUuid(uuid!, true)!;
         if (uuid) this.mapUuid(uuid, id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
@@ -157,7 +259,7 @@ export class LiveStore {
       });
       this.applied.upserted += r.ids.length;
     } else if (type === REC.delete) {
-      const r = unpack(bytes) as DeleteRecord;
+      const r = rec as DeleteRecord;
       for (const id of r.ids) {
         this.fresh.delete(id);
         if (this.base?.has(id)) this.tombstones.add(id);
@@ -165,7 +267,7 @@ export class LiveStore {
       }
       this.applied.deleted += r.ids.length;
     } else if (type === REC.setPayload) {
-      const r = unpack(bytes) as PayloadRecord;
+      const r = rec as PayloadRecord;
       for (const id of r.ids) {
         if (!this.exists(id)) continue;
         this.payloads.set(id, r.overwrite ? { ...r.payload } : { ...(this.payloads.get(id) ?? {}), ...r.payload });
@@ -174,6 +276,7 @@ export class LiveStore {
       throw new StrataError('STRATA_INDEX_CORRUPT', `${this.wal.file}: record ${lsn} has unknown type ${type}`, { file: this.wal.file, lsn: String(lsn) });
     }
     this.appliedLsn = lsn;
+    if (rec.seq !== undefined && rec.seq > this.sharedSeq) this.sharedSeq = rec.seq;
   }
 
   private mapUuid(uuid: string, id: number): void {
@@ -239,7 +342,9 @@ export class LiveStore {
     return out;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.shared?.close();
+    this.shared = null;
     return this.wal.close();
   }
 }

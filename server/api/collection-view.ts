@@ -63,7 +63,7 @@ export interface QdrantCollectionView {
     /** True when the collection takes no writes (the server has no --data-dir). */
     read_only: boolean;
     /** The writable part: points in the fresh layer, base points hidden, the last write applied. */
-    live: { fresh_points: number; hidden_base_points: number; applied_operation_id: number } | null;
+    live: { fresh_points: number; hidden_base_points: number; applied_operation_id: number; write_log_seq: number | null } | null;
   };
 }
 
@@ -118,7 +118,14 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
       memory: { mode: info.memory.mode, reason: info.memory.reason },
       build: { source: info.build.source },
       read_only: info.live === null,
-      live: info.live ? { fresh_points: info.live.fresh, hidden_base_points: info.live.hidden, applied_operation_id: info.live.appliedLsn } : null,
+      live: info.live
+        ? {
+            fresh_points: info.live.fresh,
+            hidden_base_points: info.live.hidden,
+            applied_operation_id: info.live.appliedLsn,
+            write_log_seq: info.live.writeLogSeq,
+          }
+        : null,
     },
   };
 }

@@ -284,7 +284,15 @@ function schemas(): Obj {
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
             live: {
               type: ['object', 'null'],
-              properties: { fresh_points: { type: 'integer' }, hidden_base_points: { type: 'integer' }, applied_operation_id: { type: 'integer' } },
+              properties: {
+                fresh_points: { type: 'integer' },
+                hidden_base_points: { type: 'integer' },
+                applied_operation_id: { type: 'integer' },
+                write_log_seq: {
+                  type: ['integer', 'null'],
+                  description: 'Sequence in the shared write log (strata serve --write-log) of the last write applied; null without one.',
+                },
+              },
             },
           },
         },

@@ -31,6 +31,12 @@ export interface RouterOptions {
   shardApiKey?: string | null;
   bodyLimit: number;
   logLevel: string;
+  /**
+   * The shard servers follow a shared write log (`strata serve --write-log`): a write goes to any
+   * replica of its shard, which publishes it there for all of them. Without it a shard with more
+   * than one replica refuses writes (they would reach one replica only).
+   */
+  replicatedWrites?: boolean;
 }
 
 interface Hit {
@@ -302,10 +308,10 @@ export function buildRouter(o: RouterOptions): StrataRouter {
     bodyOf: (items: T[]) => unknown,
   ): Promise<Array<{ operation_id: number; status: string }>> {
     for (const shard of groups.keys()) {
-      if (shards.replicas(shard).length > 1)
+      if (shards.replicas(shard).length > 1 && o.replicatedWrites !== true)
         throw new StrataError(
           'STRATA_READ_ONLY',
-          `shard ${shard} has ${shards.replicas(shard).length} replicas: writes to replicated shards need the replicated log, which is not built yet; write to single-replica shards`,
+          `shard ${shard} has ${shards.replicas(shard).length} replicas: a write would reach one of them only; start the shard servers with --write-log and the router with --replicated-writes`,
           { allow: '' },
         );
     }

@@ -128,7 +128,7 @@ describe('strata router', () => {
     while (shardOf(id0, 3) !== 0) id0++;
     const refused = await http(routerUrl, 'PUT', '/collections/vectors/points', { points: [{ id: id0, vector: far }] });
     expect(refused.status).toBe(405);
-    expect(refused.text).toMatch(/replicated log/);
+    expect(refused.text).toMatch(/--write-log .* --replicated-writes/);
   });
 
   it('hedges: a replica that stalls is overtaken by the next one after --hedge-ms, and the answer is the same', async () => {
