@@ -128,6 +128,8 @@ export class Collection {
     const reasons: string[] = [];
     // Qdrant shows an optimizing collection yellow: here, the fresh graph being rebuilt.
     if (this.live?.fresh.rebuilding) reasons.push('optimizing: rebuilding the fresh graph (its deleted points outnumbered the live ones)');
+    const behind = this.live?.catchingUp;
+    if (behind) reasons.push(`catching up with the shared write log: applied ${behind.at} of ${behind.to}`);
     if (this.index === null || this.opened === null) return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
     for (const t of this.index.tiers) {
       const wanted = this.opened.memory.nodes[t.index] ?? null;
@@ -240,8 +242,11 @@ export class Collection {
     });
   }
 
-  /** Logs and applies an upsert; resolves once it is durable and visible to search. */
-  upsert(points: KeyedPoint[]): Promise<bigint> {
+  /**
+   * Logs and applies an upsert; resolves once it is durable and visible to search. `writeId` names
+   * the write across retries (behind a shared log, a write with the same id is applied once).
+   */
+  upsert(points: KeyedPoint[], writeId?: string): Promise<bigint> {
     const live = this.writable();
     // Dimensions and values are the edge's to check (server/api/writes.ts); the copy is ours.
     const writes: PointWrite[] = points.map((p) => {
@@ -254,15 +259,20 @@ export class Collection {
       const id = uuid === null ? (p.key as number) : (live.idOfUuid(uuid, !live.replicated) ?? -1);
       return { id, uuid, vector, payload: p.payload };
     });
-    return live.upsert(writes);
+    return live.upsert(writes, writeId);
   }
 
-  deletePoints(keys: PointKey[]): Promise<bigint> {
-    return this.writable().delete(this.resolveAll(keys));
+  deletePoints(keys: PointKey[], writeId?: string): Promise<bigint> {
+    return this.writable().delete(this.resolveAll(keys), writeId);
   }
 
-  setPayload(keys: PointKey[], payload: Payload, overwrite: boolean): Promise<bigint> {
-    return this.writable().setPayload(this.resolveAll(keys), payload, overwrite);
+  setPayload(keys: PointKey[], payload: Payload, overwrite: boolean, writeId?: string): Promise<bigint> {
+    return this.writable().setPayload(this.resolveAll(keys), payload, overwrite, writeId);
+  }
+
+  /** Resolves once this collection has applied its shared write log up to `seq` (read-your-writes). */
+  waitForWriteSeq(seq: number): Promise<void> {
+    return this.live?.waitForSeq(seq) ?? Promise.resolve();
   }
 
   /** The internal id of a point key (a UUID through the live store), or null when there is none. */

@@ -112,8 +112,8 @@ export interface EngineMetrics {
 class SharedLogs {
   constructor(private readonly service: WriteLogService) {}
 
-  follow(name: string, store: LiveStore): void {
-    store.follow(this.service.logOf(name));
+  follow(name: string, store: LiveStore): Promise<void> {
+    return store.follow(this.service.logOf(name));
   }
 
   close(): Promise<void> {
@@ -174,7 +174,7 @@ export class Engine {
       const index = c.index!;
       const { store } = await LiveStore.open(collectionDir(dataDir, c.name), c.dim, c.metric, { has: (id) => c.baseHas(id), count: index.meta.count });
       c.live = store;
-      this.writeLog?.follow(c.name, store);
+      await this.writeLog?.follow(c.name, store);
     }
     for (const dir of createdCollectionDirs(dataDir)) {
       const cfg = readConfig(dir);
@@ -193,7 +193,7 @@ export class Engine {
     });
     const { store } = await LiveStore.open(dir, cfg.dim, cfg.metric, null, { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 });
     c.live = store;
-    this.writeLog?.follow(cfg.name, store);
+    await this.writeLog?.follow(cfg.name, store);
     this.byName.set(cfg.name, c);
     return c;
   }
@@ -472,6 +472,15 @@ export class Engine {
 
   get ready(): boolean {
     return !this.closing;
+  }
+
+  /** A collection still applying what its shared write log held when it began following it, or null. */
+  catchingUp(): string | null {
+    for (const c of this.byName.values()) {
+      const at = c.live?.catchingUp;
+      if (at) return `collection ${quoted(c.name)} is catching up with its write log (applied ${at.at} of ${at.to})`;
+    }
+    return null;
   }
 
   metrics(): EngineMetrics {

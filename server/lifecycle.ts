@@ -16,9 +16,12 @@ export class Lifecycle {
 
   constructor(private readonly engine: Engine) {}
 
-  /** Every collection is loaded and its tiers bound (Engine.open did that) and nothing is closing. */
+  /**
+   * Every collection is loaded and its tiers bound (Engine.open did that), caught up with its shared
+   * write log if it follows one, and nothing is closing.
+   */
   get ready(): boolean {
-    return this.listening && !this.closing && this.engine.ready;
+    return this.listening && !this.closing && this.engine.ready && this.engine.catchingUp() === null;
   }
 
   get draining(): boolean {
@@ -29,7 +32,7 @@ export class Lifecycle {
   get reason(): string {
     if (this.closing || !this.engine.ready) return 'shutting down';
     if (!this.listening) return 'not listening yet';
-    return 'ready';
+    return this.engine.catchingUp() ?? 'ready';
   }
 
   /** Admitted requests not yet answered (REST answers and gRPC calls). */

@@ -2,7 +2,7 @@
 // subject per collection in it. Replicas publish their writes there and apply what an ordered
 // consumer delivers back, so every replica applies the same writes in the same order; JetStream,
 // not Strata, keeps the log durable and (with stream replicas) replicated.
-import { type ConsumerMessages, DeliverPolicy, type JetStreamClient, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { type ConsumerMessages, DeliverPolicy, type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { StrataError } from '../../common/errors.js';
 import type { SharedLog } from '../../index/live/live-store.js';
@@ -21,6 +21,7 @@ export class WriteLogService {
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
     readonly stream: string,
   ) {}
 
@@ -39,12 +40,12 @@ export class WriteLogService {
       // Created by the first replica up; a concurrent creation of the same config succeeds as well.
       await jsm.streams.add({ name: o.stream, subjects: [`${o.stream}.>`], num_replicas: o.replicas ?? 1 });
     }
-    return new WriteLogService(nc, jetstream(nc), o.stream);
+    return new WriteLogService(nc, jetstream(nc), jsm, o.stream);
   }
 
   /** The log of one collection (its subject: a hex key, since collection names may hold any character). */
   logOf(collection: string): SharedLog {
-    return new JetStreamLog(this.js, this.stream, `${this.stream}.${Buffer.from(collection, 'utf8').toString('hex')}`);
+    return new JetStreamLog(this.js, this.jsm, this.stream, `${this.stream}.${Buffer.from(collection, 'utf8').toString('hex')}`);
   }
 
   close(): Promise<void> {
@@ -58,17 +59,36 @@ class JetStreamLog implements SharedLog {
 
   constructor(
     private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
     private readonly stream: string,
     private readonly subject: string,
   ) {}
 
-  async publish(type: number, bytes: Uint8Array): Promise<number> {
+  async last(): Promise<number> {
+    try {
+      const m = await this.jsm.streams.getMessage(this.stream, { last_by_subj: this.subject });
+      return m?.seq ?? 0;
+    } catch (e) {
+      // No message on the subject yet is an answer (0), not a failure.
+      if (/no message found/i.test((e as Error).message)) return 0;
+      throw new StrataError(
+        'STRATA_WRITE_LOG',
+        `cannot read the write log (stream ${this.stream}): ${(e as Error).message}`,
+        { stream: this.stream },
+        { cause: e },
+      );
+    }
+  }
+
+  async publish(type: number, bytes: Uint8Array, writeId?: string): Promise<number> {
     // One byte of record type, then the record (live-store.ts).
     const data = new Uint8Array(1 + bytes.length);
     data[0] = type;
     data.set(bytes, 1);
     try {
-      const ack = await this.js.publish(this.subject, data);
+      // JetStream drops a message whose id it stored within its duplicate window (2 minutes by
+      // default) and acknowledges the first one's sequence: a retried write is applied once.
+      const ack = await this.js.publish(this.subject, data, writeId !== undefined ? { msgID: writeId } : undefined);
       return ack.seq;
     } catch (e) {
       throw new StrataError(

@@ -55,20 +55,26 @@ export const REC = { upsert: 1, delete: 2, setPayload: 3 } as const;
  * itself.
  */
 export interface SharedLog {
-  /** Stores one record durably in the log service; resolves with its sequence number there. */
-  publish(type: number, bytes: Uint8Array): Promise<number>;
+  /**
+   * Stores one record durably in the log service; resolves with its sequence number there. A record
+   * published again with the same writeId (a retried or hedged write) is stored once: the log
+   * service drops the copy and answers with the first one's sequence.
+   */
+  publish(type: number, bytes: Uint8Array, writeId?: string): Promise<number>;
   /**
    * Delivers every record from sequence `from` on, in order, to `deliver` (sequences rise, with gaps
    * where the log holds other collections' records), until close.
    */
   follow(from: number, deliver: (type: number, bytes: Uint8Array, seq: number) => void): void;
+  /** The sequence of the last record the log holds for this collection (0: none). */
+  last(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** A write the shared log has not delivered back yet: it answers once this replica applied it. */
 interface Awaited {
   seq: number;
-  resolve: (lsn: bigint) => void;
+  resolve: () => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -117,6 +123,8 @@ export class LiveStore {
   private shared: SharedLog | null = null;
   /** Sequence in the shared log of the last record applied (0: none). */
   sharedSeq = 0;
+  /** The log's last sequence when this store began following it: behind it, the store is catching up. */
+  private catchUpTo = 0;
   private readonly awaiting: Awaited[] = [];
 
   private constructor(
@@ -148,25 +156,28 @@ export class LiveStore {
     return { store, report };
   }
 
-  /** Logs the points and, once durable, applies them; resolves with the write's sequence number. */
-  upsert(points: readonly PointWrite[]): Promise<bigint> {
+  /**
+   * Logs the points and, once durable, applies them; resolves with the write's sequence number (in
+   * the shared log when there is one). `writeId` names the write across retries (shared log only).
+   */
+  upsert(points: readonly PointWrite[], writeId?: string): Promise<bigint> {
     const vectors = new Uint8Array(points.length * this.dim * 4);
     const f = new Float32Array(vectors.buffer);
     points.forEach((p, i) => f.set(p.vector, i * this.dim));
     const rec: UpsertRecord = { ids: points.map((p) => p.id), vectors, payloads: points.map((p) => p.payload) };
     if (points.some((p) => p.uuid)) rec.uuids = points.map((p) => p.uuid ?? null);
-    return this.log(REC.upsert, rec);
+    return this.log(REC.upsert, rec, writeId);
   }
 
-  delete(ids: readonly number[]): Promise<bigint> {
+  delete(ids: readonly number[], writeId?: string): Promise<bigint> {
     const rec: DeleteRecord = { ids: [...ids] };
-    return this.log(REC.delete, rec);
+    return this.log(REC.delete, rec, writeId);
   }
 
   /** Sets (merges into, or with overwrite replaces) the payload of the existing points among ids. */
-  setPayload(ids: readonly number[], payload: Payload, overwrite: boolean): Promise<bigint> {
+  setPayload(ids: readonly number[], payload: Payload, overwrite: boolean, writeId?: string): Promise<bigint> {
     const rec: PayloadRecord = { ids: [...ids], payload, overwrite };
-    return this.log(REC.setPayload, rec);
+    return this.log(REC.setPayload, rec, writeId);
   }
 
   /** Whether writes go through a shared log (a UUID point's number is then assigned when applied). */
@@ -178,9 +189,18 @@ export class LiveStore {
    * From now on, writes go through `log` and this store applies what the log delivers, from the record
    * after the last one it applied (kept in its own log: a restarted replica catches up from there).
    */
-  follow(log: SharedLog): void {
+  async follow(log: SharedLog): Promise<void> {
     this.shared = log;
+    this.catchUpTo = await log.last();
     log.follow(this.sharedSeq + 1, (type, bytes, seq) => this.receive(type, bytes, seq));
+  }
+
+  /**
+   * Still applying what the shared log held when this store began following it (a replica
+   * restarted after others took writes): it must not count as ready, or it would answer stale reads.
+   */
+  get catchingUp(): { at: number; to: number } | null {
+    return this.shared !== null && this.sharedSeq < this.catchUpTo ? { at: this.sharedSeq, to: this.catchUpTo } : null;
   }
 
   /** A record from the shared log: logged here with its sequence (durably, in order), then applied. */
@@ -194,7 +214,7 @@ export class LiveStore {
         while (this.awaiting.length > 0 && this.awaiting[0]!.seq <= seq) {
           const w = this.awaiting.shift()!;
           clearTimeout(w.timer);
-          w.resolve(lsn);
+          w.resolve();
         }
       },
       (e: Error) => {
@@ -206,9 +226,9 @@ export class LiveStore {
     );
   }
 
-  private log(type: number, rec: UpsertRecord | DeleteRecord | PayloadRecord): Promise<bigint> {
+  private log(type: number, rec: UpsertRecord | DeleteRecord | PayloadRecord, writeId?: string): Promise<bigint> {
     const bytes = pack(rec);
-    if (this.shared !== null) return this.publish(this.shared, type, bytes);
+    if (this.shared !== null) return this.publish(this.shared, type, bytes, writeId);
     // The then-callbacks run in the order the appends resolve, which is log order (one flush
     // resolves its records in sequence): writes are applied in the order they are logged.
     return this.wal.append(type, bytes).then((lsn) => {
@@ -217,16 +237,32 @@ export class LiveStore {
     });
   }
 
-  /** Publishes a write to the shared log; resolves once this replica has applied it (read-your-writes). */
-  private async publish(log: SharedLog, type: number, bytes: Uint8Array): Promise<bigint> {
-    const seq = await log.publish(type, bytes);
-    if (seq <= this.sharedSeq) return this.appliedLsn;
-    return new Promise<bigint>((resolve, reject) => {
+  /**
+   * Publishes a write to the shared log; resolves with its sequence there once this replica has
+   * applied it (read-your-writes).
+   */
+  private async publish(log: SharedLog, type: number, bytes: Uint8Array, writeId?: string): Promise<bigint> {
+    const seq = await log.publish(type, bytes, writeId);
+    await this.appliedUpTo(seq);
+    return BigInt(seq);
+  }
+
+  /**
+   * Resolves once this replica has applied the shared log up to `seq` (at once without a shared
+   * log: there is nothing to wait for); fails with STRATA_WRITE_LOG past SHARED_LOG_WAIT_MS.
+   */
+  waitForSeq(seq: number): Promise<void> {
+    return this.shared === null ? Promise.resolve() : this.appliedUpTo(seq);
+  }
+
+  private appliedUpTo(seq: number): Promise<void> {
+    if (seq <= this.sharedSeq) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const at = this.awaiting.findIndex((w) => w.timer === timer);
         if (at >= 0) this.awaiting.splice(at, 1);
         reject(
-          new StrataError('STRATA_WRITE_LOG', `write ${seq} is in the shared log but this replica has not applied it within ${SHARED_LOG_WAIT_MS} ms`, {
+          new StrataError('STRATA_WRITE_LOG', `this replica has not applied the shared log up to ${seq} within ${SHARED_LOG_WAIT_MS} ms`, {
             seq: String(seq),
           }),
         );

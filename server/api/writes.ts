@@ -119,3 +119,24 @@ export function waitFlag(raw: unknown): boolean {
   if (raw === 'true' || raw === true || raw === '') return true;
   throw invalidArgument('wait', `must be true or false, got ${describe(raw)}`);
 }
+
+/** Names a write across retries: behind a shared write log, a write sent again with the same id is applied once. */
+export const WRITE_ID_HEADER = 'strata-write-id';
+/** Asks a replica to answer only once it has applied its shared write log up to this sequence. */
+export const WRITE_SEQ_HEADER = 'strata-write-seq';
+
+/** The strata-write-id header: absent, or 1 to 128 characters of letters, digits and . _ : - */
+export function writeIdOf(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(raw))
+    throw invalidArgument(WRITE_ID_HEADER, 'must be 1 to 128 letters, digits or . _ : - (one header)');
+  return raw;
+}
+
+/** The strata-write-seq header: absent, or a positive integer (a shared write log's sequence). */
+export function writeSeqOf(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw invalidArgument(WRITE_SEQ_HEADER, `must be a positive integer, got ${describe(raw)}`);
+  return n;
+}

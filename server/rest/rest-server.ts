@@ -2,6 +2,7 @@
 // hooks for draining, authentication and metrics, and the route modules.
 import { fastify, LogController, type FastifyInstance } from 'fastify';
 import { StrataError } from '../../common/errors.js';
+import { WRITE_SEQ_HEADER, writeSeqOf } from '../api/writes.js';
 import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
 import { registerMsgpackParser } from './codec.js';
 import type { RestContext } from './context.js';
@@ -55,6 +56,24 @@ export function buildRest(ctx: RestContext): FastifyInstance {
     // Admitted: shutdown waits for its answer.
     ctx.lifecycle.trackResponse(reply.raw);
     done();
+  });
+  // Read-your-writes by log sequence: a request naming a shared write log's sequence waits until
+  // its collection has applied the log that far (the router sends it after a write with wait=true).
+  app.addHook('preHandler', (req, _reply, done) => {
+    const raw = req.headers[WRITE_SEQ_HEADER];
+    if (raw === undefined) return done();
+    const name = (req.params as { collection_name?: string } | undefined)?.collection_name;
+    let seq: number | undefined;
+    try {
+      seq = writeSeqOf(raw);
+      if (name === undefined || seq === undefined) return done();
+      ctx.engine
+        .collection(name)
+        .waitForWriteSeq(seq)
+        .then(() => done(), done);
+    } catch (e) {
+      done(e as Error);
+    }
   });
   app.addHook('onResponse', (req, reply, done) => {
     // Unmatched paths share one label so that scanners cannot grow the metric's cardinality.

@@ -5,6 +5,7 @@
 // When a shard does not answer (every replica failed, or the per-shard deadline passed), the policy
 // decides: `fail` (default) answers 502 STRATA_UNREACHABLE naming the shard; `allow` answers from
 // the shards that did, and says so in the envelope: `partial: true, missing_shards: [i, …]`.
+import { randomUUID } from 'node:crypto';
 import { fastify, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { Counter, Registry } from 'prom-client';
 import { invalidArgument, StrataError } from '../../common/errors.js';
@@ -12,7 +13,7 @@ import { shardOf } from '../../index/build/build-shards.js';
 import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
 import { arrayAt, bodyObject, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
 import { window } from '../api/requests.js';
-import { MAX_UPSERT } from '../api/writes.js';
+import { MAX_UPSERT, WRITE_ID_HEADER, WRITE_SEQ_HEADER } from '../api/writes.js';
 import { MAX_LIMIT } from '../options.js';
 import { codecFor, registerMsgpackParser, send } from '../rest/codec.js';
 import { ok } from '../rest/envelope.js';
@@ -257,8 +258,8 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   });
 
   /** One call to one shard: its failure is the request's 502, a 4xx its answer. */
-  async function callOne(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<ShardAnswer> {
-    const a = await shards.call(shard, method, path, body).catch((e: unknown) => {
+  async function callOne(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers?: Record<string, string>): Promise<ShardAnswer> {
+    const a = await shards.call(shard, method, path, body, headers).catch((e: unknown) => {
       throw e instanceof ShardFailure ? shardsUnreachable([e]) : e;
     });
     if (a.status >= 400) throw new Relayed(a);
@@ -304,6 +305,7 @@ export function buildRouter(o: RouterOptions): StrataRouter {
     name: string,
     method: 'PUT' | 'POST',
     path: string,
+    wait: boolean,
     groups: Map<number, T[]>,
     bodyOf: (items: T[]) => unknown,
   ): Promise<Array<{ operation_id: number; status: string }>> {
@@ -316,9 +318,21 @@ export function buildRouter(o: RouterOptions): StrataRouter {
         );
     }
     return Promise.all(
-      [...groups.entries()].map(async ([shard, items]) =>
-        resultOf<{ operation_id: number; status: string }>(await callOne(shard, method, `/collections/${enc(name)}${path}`, bodyOf(items))),
-      ),
+      [...groups.entries()].map(async ([shard, items]) => {
+        // One id per write and shard, the same on a failover or hedged retry: behind a shared write
+        // log the copy is dropped, so a write retried on another replica is applied once.
+        const headers = o.replicatedWrites === true ? { [WRITE_ID_HEADER]: randomUUID() } : undefined;
+        const result = resultOf<{ operation_id: number; status: string }>(
+          await callOne(shard, method, `/collections/${enc(name)}${path}`, bodyOf(items), headers),
+        );
+        // wait=true: read-your-writes through the router, whichever replica the next read reaches.
+        // Every replica is asked to answer once it has applied the log up to the write's sequence
+        // (its operation_id); one that is down or slow is skipped (restarted, it catches up from
+        // the log, but may answer reads before it has: docs/api.md).
+        if (headers !== undefined && wait && shards.replicas(shard).length > 1 && result.operation_id > 0)
+          await shards.everyReplica(shard, 'GET', `/collections/${enc(name)}`, { [WRITE_SEQ_HEADER]: String(result.operation_id) });
+        return result;
+      }),
     );
   }
 
@@ -335,7 +349,11 @@ export function buildRouter(o: RouterOptions): StrataRouter {
       if (id === null) throw invalidArgument(`points[${i}].id`, 'must be an unsigned integer below 2^53');
       return id;
     });
-    return writeAnswer(req, r, await routeWrites(req.params.collection_name, 'PUT', `/points${waitQuery(req.query.wait)}`, groups, (ps) => ({ points: ps })));
+    return writeAnswer(
+      req,
+      r,
+      await routeWrites(req.params.collection_name, 'PUT', `/points${waitQuery(req.query.wait)}`, req.query.wait === 'true', groups, (ps) => ({ points: ps })),
+    );
   });
 
   app.post<{ Params: Params; Body: unknown; Querystring: { wait?: string } }>(`${C}/points/delete`, async (req, r) => {
@@ -345,7 +363,9 @@ export function buildRouter(o: RouterOptions): StrataRouter {
     return writeAnswer(
       req,
       r,
-      await routeWrites(req.params.collection_name, 'POST', `/points/delete${waitQuery(req.query.wait)}`, groups, (ps) => ({ points: ps })),
+      await routeWrites(req.params.collection_name, 'POST', `/points/delete${waitQuery(req.query.wait)}`, req.query.wait === 'true', groups, (ps) => ({
+        points: ps,
+      })),
     );
   });
 

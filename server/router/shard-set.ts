@@ -88,11 +88,19 @@ export class ShardSet {
     this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
   }
 
-  private async once(r: Replica, method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, signal: AbortSignal): Promise<ShardAnswer> {
+  private async once(
+    r: Replica,
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    headers: Record<string, string> = {},
+  ): Promise<ShardAnswer> {
     const res = await r.pool.request({
       method,
       path,
       headers: {
+        ...headers,
         accept: 'application/msgpack',
         ...(body !== undefined ? { 'content-type': 'application/msgpack' } : {}),
         ...(this.o.apiKey ? { 'api-key': this.o.apiKey } : {}),
@@ -111,7 +119,7 @@ export class ShardSet {
    * the hedge delay, the first answer (2xx or 4xx) wins. Rejects with ShardFailure when every
    * replica failed or the deadline passed.
    */
-  call(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<ShardAnswer> {
+  call(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers?: Record<string, string>): Promise<ShardAnswer> {
     const replicas = this.shards[shard]!;
     const start = this.next[shard]!;
     this.next[shard] = (start + 1) % replicas.length;
@@ -148,7 +156,7 @@ export class ShardSet {
           if (failed === replicas.length) finish(() => reject(new ShardFailure(shard, reasons)));
           else launch();
         };
-        this.once(r, method, path, body, ac.signal).then(
+        this.once(r, method, path, body, ac.signal, headers).then(
           (a) => {
             settled++;
             // A 5xx is the replica's fault: the next replica is asked, as after a refused connection.
@@ -170,6 +178,24 @@ export class ShardSet {
       }, this.o.timeoutMs);
       launch();
     });
+  }
+
+  /**
+   * The same call to every replica of a shard, within the per-shard deadline; resolves with the
+   * replicas that answered 2xx (the others are down, slow, or refused).
+   */
+  async everyReplica(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, headers: Record<string, string>): Promise<string[]> {
+    const ac = new AbortController();
+    const deadline = setTimeout(() => ac.abort(), this.o.timeoutMs);
+    try {
+      const answers = await Promise.allSettled(this.shards[shard]!.map((r) => this.once(r, method, path, undefined, ac.signal, headers)));
+      return this.shards[shard]!.filter((_, i) => {
+        const a = answers[i]!;
+        return a.status === 'fulfilled' && a.value.status < 300;
+      }).map((r) => r.url);
+    } finally {
+      clearTimeout(deadline);
+    }
   }
 
   /** The same call to every shard; each settles to its answer or its failure. */

@@ -3,8 +3,9 @@
 // of a `strata build --shards 2` set, a third serves shard 1, and the router sends each write to
 // any replica of its shard (--replicated-writes). Upserts through the router reach both replicas;
 // a write taken by either replica reaches the other; a replica killed with SIGKILL while writes go
-// on catches up from the log when restarted, and nothing acknowledged is lost; UUIDs written to two
-// replicas at once are numbered alike on both (in log order).
+// on catches up from the log when restarted, and nothing acknowledged is lost; wait=true through the
+// router is read-your-writes on every replica (by log sequence); a write retried with its write id
+// is applied once; UUIDs written to two replicas at once are numbered alike on both (in log order).
 import { type ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -62,8 +63,10 @@ async function startNats(): Promise<void> {
   natsUrl = `nats://127.0.0.1:${port}`;
 }
 
-async function replica(dataDir: string, shard: number): Promise<ServeChild> {
+async function replica(dataDir: string, shard: number, port = 0): Promise<ServeChild> {
   const s = await serveChild([
+    '--port',
+    String(port),
     tmp.path('shards', `shard-${shard}`),
     '--name',
     NAME,
@@ -187,8 +190,9 @@ describe.skipIf(NATS === null)('replicas following a NATS JetStream write log', 
     for (const id of direct) note(id, true);
     await converges(replicaA.rest, expected0);
 
-    // Restarted on its data directory, B applies what it missed, from its last applied record on.
-    replicaB = await replica(tmp.path('b'), 0);
+    // Restarted on its data directory (and port: the router knows it there), B applies what it
+    // missed, from its last applied record on.
+    replicaB = await replica(tmp.path('b'), 0, Number(new URL(replicaB.rest).port));
     await converges(replicaB.rest, expected0);
     const count = async (url: string): Promise<number> =>
       ((await http(url, 'POST', `/collections/${NAME}/points/count`, {})).body as { result: { count: number } }).result.count;
@@ -203,6 +207,72 @@ describe.skipIf(NATS === null)('replicas following a NATS JetStream write log', 
     await converges(replicaA.rest, expected0);
     await converges(shard1.rest, expected1);
   }, 120_000);
+
+  it('wait=true through the router is read-your-writes on every replica, by log sequence', async () => {
+    for (let round = 0; round < 5; round++) {
+      const ids = Array.from({ length: 20 }, (_, i) => 500_000 + round * 20 + i).filter((id) => shardOf(id, 2) === 0);
+      const w = await upsert(routerUrl, ids);
+      expect(w.status, w.text).toBe(200);
+      const seq = (w.body as { result: { operation_id: number } }).result.operation_id;
+      // No polling: the router answered once every replica had applied the write's sequence.
+      for (const url of [replicaA.rest, replicaB.rest]) {
+        const got = await held(url, ids);
+        expect(
+          ids.map((id) => got.get(String(id))?.join()),
+          url,
+        ).toEqual(ids.map((id) => vectorOf(id).join()));
+        const info = await http(url, 'GET', `/collections/${NAME}`);
+        expect((info.body as { result: { strata: { live: { write_log_seq: number } } } }).result.strata.live.write_log_seq).toBeGreaterThanOrEqual(seq);
+      }
+    }
+    // With replica B paused, the router's answer waits for it (the write itself reaches A, after
+    // the hedge delay if it was sent to B first); resumed, B has the write when the answer comes.
+    const ids = Array.from({ length: 20 }, (_, i) => 600_000 + i).filter((id) => shardOf(id, 2) === 0);
+    replicaB.child.kill('SIGSTOP');
+    let answered = false;
+    const pending = upsert(routerUrl, ids).then((r) => {
+      answered = true;
+      return r;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(answered).toBe(false);
+    } finally {
+      replicaB.child.kill('SIGCONT');
+    }
+    expect((await pending).status).toBe(200);
+    expect([...(await held(replicaB.rest, ids)).keys()].sort()).toEqual(ids.map(String).sort());
+    const bad = await http(replicaA.rest, 'GET', `/collections/${NAME}`, undefined, { headers: { 'strata-write-seq': 'soon' } });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/strata-write-seq/);
+  }, 60_000);
+
+  it('applies a write retried with the same write id once: a late copy does not undo a later write of the same point', async () => {
+    const id = 700_000;
+    const body = (v: number[]) => ({ points: [{ id, vector: v }] });
+    const first = vectorOf(1);
+    const second = vectorOf(2);
+    const put = (url: string, v: number[], writeId: string) =>
+      http(url, 'PUT', `/collections/${NAME}/points?wait=true`, body(v), { headers: { 'strata-write-id': writeId } });
+    const w1 = await put(replicaA.rest, first, 'write-one');
+    const w2 = await put(replicaB.rest, second, 'write-two');
+    // The first write again, as a failover or hedge would resend it, after the second one.
+    const again = await put(replicaB.rest, first, 'write-one');
+    expect([w1.status, w2.status, again.status]).toEqual([200, 200, 200]);
+    const seqOf = (r: { body: unknown }): number => (r.body as { result: { operation_id: number } }).result.operation_id;
+    expect(seqOf(again)).toBe(seqOf(w1));
+    expect(seqOf(w2)).toBeGreaterThan(seqOf(w1));
+    const until = Date.now() + 20_000;
+    for (const url of [replicaA.rest, replicaB.rest]) {
+      let v: number[] | undefined;
+      do v = (await held(url, [id])).get(String(id));
+      while (v?.join() !== second.join() && Date.now() < until);
+      expect(v, url).toEqual(second);
+    }
+    const badId = await http(replicaA.rest, 'PUT', `/collections/${NAME}/points`, body(first), { headers: { 'strata-write-id': 'no spaces allowed' } });
+    expect(badId.status).toBe(400);
+    expect(badId.text).toMatch(/strata-write-id/);
+  }, 60_000);
 
   it('numbers UUID points written to two replicas at once alike on both (in log order)', async () => {
     const uuids = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);

@@ -1,11 +1,12 @@
 // Write routes (Qdrant's paths and shapes): create and delete a collection; upsert and delete points;
 // set and overwrite payloads. A write is answered once it is durable (fdatasync of the collection's
-// write-ahead log) and, in the same step, visible to search. Without a data directory every one of
-// them is STRATA_READ_ONLY (405).
+// write-ahead log) and, in the same step, visible to search; behind a shared write log, once this
+// replica has applied it, with the log's sequence as operation_id. Without a data directory every
+// one of them is STRATA_READ_ONLY (405).
 import type { FastifyInstance } from 'fastify';
 import { isStrataError, StrataError } from '../../../common/errors.js';
 import { bodyObject } from '../../api/fields.js';
-import { parseCreateCollection, parseDeleteIds, parsePayload, parseUpsert, waitFlag } from '../../api/writes.js';
+import { parseCreateCollection, parseDeleteIds, parsePayload, parseUpsert, WRITE_ID_HEADER, waitFlag, writeIdOf } from '../../api/writes.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -52,7 +53,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     // A read-only collection refuses before the body is read: 405, whatever the body.
     const lsn = await allowing('POST', () => {
       col.writable();
-      return col.upsert(parseUpsert(bodyObject(req.body), col.dim));
+      return col.upsert(parseUpsert(bodyObject(req.body), col.dim), writeIdOf(req.headers[WRITE_ID_HEADER]));
     });
     return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
   });
@@ -62,7 +63,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     const col = ctx.engine.collection(req.params.collection_name);
     const lsn = await allowing('', () => {
       col.writable();
-      return col.deletePoints(parseDeleteIds(bodyObject(req.body)));
+      return col.deletePoints(parseDeleteIds(bodyObject(req.body)), writeIdOf(req.headers[WRITE_ID_HEADER]));
     });
     return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
   });
@@ -80,7 +81,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
         const lsn = await allowing('', () => {
           col.writable();
           const { ids, payload } = parsePayload(bodyObject(req.body));
-          return col.setPayload(ids, payload, overwrite);
+          return col.setPayload(ids, payload, overwrite, writeIdOf(req.headers[WRITE_ID_HEADER]));
         });
         return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
       },
