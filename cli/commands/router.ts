@@ -1,11 +1,13 @@
-// `strata router`: a stateless REST front over shard servers (server/router/router-server.ts).
+// `strata router`: a stateless REST and gRPC front over shard servers (server/router/).
 // `--shards` lists each shard's replicas ("|" between replicas, "," between shards), or
 // `--shard-map` reads a shard set's shards.json for the count (URLs are still given with --shards,
 // in shard order: the map says how ids hash, not where servers run).
 import type { Command } from 'commander';
 import { invalidArgument } from '../../common/errors.js';
 import { readShardMap } from '../../index/build/build-shards.js';
-import { isLoopback } from '../../server/options.js';
+import { bindGrpc, shutdownGrpc } from '../../server/grpc/grpc-server.js';
+import { DEFAULT_MAX_BATCH, isLoopback } from '../../server/options.js';
+import { buildRouterGrpc } from '../../server/router/router-grpc.js';
 import { buildRouter, type PartialPolicy } from '../../server/router/router-server.js';
 import { parseShards } from '../../server/router/shard-set.js';
 import { apiKeyOf, choiceOption, intOption } from '../options.js';
@@ -23,6 +25,8 @@ interface RouterFlags {
   insecureNoAuth?: boolean;
   logLevel: string;
   replicatedWrites?: boolean;
+  grpcPort: number;
+  grpc: boolean;
 }
 
 export function registerRouter(program: Command): void {
@@ -33,6 +37,8 @@ export function registerRouter(program: Command): void {
     .option('--shard-map <dir>', "a shard set's directory (strata build --shards): checks the shard count against its shards.json")
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
+    .option('--grpc-port <port>', 'gRPC port (0: a free port): the same services as strata serve', intOption('--grpc-port', 0, 65535), 6334)
+    .option('--no-grpc', 'do not start the gRPC server')
     .option(
       '--partial <policy>',
       'a shard that does not answer: fail the request (502) or answer from the others, marked partial',
@@ -72,12 +78,14 @@ export function registerRouter(program: Command): void {
         replicatedWrites: f.replicatedWrites === true,
       });
       const addr = await router.app.listen({ host: f.host, port: f.port });
+      const grpcServer = f.grpc ? buildRouterGrpc(router, { bodyLimit: 32 * 1024 * 1024, maxBatch: DEFAULT_MAX_BATCH }) : null;
+      const grpcPort = grpcServer ? await bindGrpc(grpcServer, f.host, f.grpcPort) : null;
       process.stdout.write(
-        `strata router: ${shards.length} shards (${shards.map((r) => r.length).join('/')} replicas), partial answers: ${f.partial}\nREST  ${addr}\n`,
+        `strata router: ${shards.length} shards (${shards.map((r) => r.length).join('/')} replicas), partial answers: ${f.partial}\nREST  ${addr}\n${grpcPort !== null ? `gRPC  ${f.host}:${grpcPort}\n` : ''}`,
       );
       await new Promise<void>((resolve) => {
         const stop = (): void => {
-          void router.close().then(resolve, resolve);
+          void Promise.all([router.close(), grpcServer ? shutdownGrpc(grpcServer, 5000) : null]).then(() => resolve(), resolve);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

@@ -77,6 +77,8 @@ export function answerError(err: unknown, req: FastifyRequest, reply: FastifyRep
   // Shutting down: the client should open its next connection elsewhere, not reuse this one.
   if (status === 503) reply.header('connection', 'close');
   if (status === 405 && typeof e.details['allow'] === 'string') reply.header('allow', e.details['allow']);
+  // The stable code, for clients that branch on it (and the router's gRPC front, which maps it).
+  reply.header('strata-code', e.code);
   reply.code(status);
   return send(reply, codecFor(req), failure(reply, messageOf(e)));
 }

@@ -92,7 +92,10 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   // Relayed shard answers keep their status and envelope; every other error is answered as the
   // server answers it (server/rest/error-handler.ts).
   app.setErrorHandler((err: unknown, req, reply) => {
-    if (err instanceof Relayed) return reply.code(err.answer.status).send(err.answer.body);
+    if (err instanceof Relayed) {
+      if (err.answer.code !== undefined) reply.header('strata-code', err.answer.code);
+      return reply.code(err.answer.status).send(err.answer.body);
+    }
     return answerError(err, req, reply, o.bodyLimit);
   });
   app.setNotFoundHandler((req, reply) =>
@@ -368,6 +371,26 @@ export function buildRouter(o: RouterOptions): StrataRouter {
       })),
     );
   });
+
+  // Set (POST: merge) or overwrite (PUT) payloads: the ids grouped by shard, the payload to each.
+  for (const method of ['POST', 'PUT'] as const) {
+    app.route<{ Params: Params; Body: unknown; Querystring: { wait?: string } }>({
+      method,
+      url: `${C}/points/payload`,
+      handler: async (req, r) => {
+        const b = bodyObject(req.body);
+        const payload = objectAt(b['payload'], 'payload');
+        const ids = arrayAt(b['points'], 'points', MAX_LIMIT).map((v, i) => pointIdAt(v, `points[${i}]`));
+        const groups = byShard(ids, (id) => id);
+        const path = `/points/payload${waitQuery(req.query.wait)}`;
+        return writeAnswer(
+          req,
+          r,
+          await routeWrites(req.params.collection_name, method, path, req.query.wait === 'true', groups, (ps) => ({ points: ps, payload })),
+        );
+      },
+    });
+  }
 
   return {
     app,

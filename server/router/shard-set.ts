@@ -20,6 +20,8 @@ export interface ShardSetOptions {
 export interface ShardAnswer {
   status: number;
   body: unknown;
+  /** The shard's Strata error code (its strata-code header), on a failure. */
+  code?: string;
 }
 
 export class ShardFailure extends Error {
@@ -111,7 +113,8 @@ export class ShardSet {
     const buf = Buffer.from(await res.body.arrayBuffer());
     const type = String(res.headers['content-type'] ?? '');
     const parsed = type.includes('msgpack') ? unpackMsgpack(buf) : type.includes('json') ? (JSON.parse(buf.toString('utf8')) as unknown) : buf.toString('utf8');
-    return { status: res.statusCode, body: parsed };
+    const code = res.headers['strata-code'];
+    return { status: res.statusCode, body: parsed, ...(typeof code === 'string' ? { code } : {}) };
   }
 
   /**

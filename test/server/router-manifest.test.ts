@@ -67,6 +67,7 @@ describe('deploy/k8s/strata-router.yaml', () => {
     for (const f of command.filter((a) => a.startsWith('--'))) expect(help, f).toContain(f);
     expect(['fail', 'allow']).toContain(flagValue('--partial'));
     expect(Number(flagValue('--port'))).toBe(container.ports.find((p) => p.name === 'rest')!.containerPort);
+    expect(Number(flagValue('--grpc-port'))).toBe(container.ports.find((p) => p.name === 'grpc')!.containerPort);
   });
 
   it('names every shard pod of the StatefulSet, in ordinal order, on its REST port', () => {

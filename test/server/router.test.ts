@@ -10,9 +10,12 @@ import { bruteForceKnn, generateClustered, writeFvecs } from '../../datasets/ind
 import { Engine } from '../../engine/engine.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { buildShards, shardOf } from '../../index/build/build-shards.js';
+import * as grpc from '@grpc/grpc-js';
+import { bindGrpc, shutdownGrpc } from '../../server/grpc/grpc-server.js';
+import { buildRouterGrpc } from '../../server/router/router-grpc.js';
 import { buildRouter, type StrataRouter } from '../../server/router/router-server.js';
 import { makeTempDir } from '../helpers/temp.js';
-import { http, startServer, type Running } from './fixture.js';
+import { grpcClients, grpcFailure, http, startServer, type Running, unary } from './fixture.js';
 
 const DIM = 16;
 const COUNT = 3000;
@@ -129,6 +132,60 @@ describe('strata router', () => {
     const refused = await http(routerUrl, 'PUT', '/collections/vectors/points', { points: [{ id: id0, vector: far }] });
     expect(refused.status).toBe(405);
     expect(refused.text).toMatch(/--write-log .* --replicated-writes/);
+  });
+
+  it('serves the gRPC API of strata serve: searches, counts, gets, writes and errors answer as over REST', async () => {
+    const grpcServer = buildRouterGrpc(router, { bodyLimit: 32 << 20, maxBatch: 64 });
+    const port = await bindGrpc(grpcServer, '127.0.0.1', 0);
+    const c = grpcClients(`127.0.0.1:${port}`);
+    try {
+      for (let q = 0; q < 5; q++) {
+        const viaGrpc = (await unary(c.points, 'Search', { collection_name: 'vectors', vector: query(q), limit: 10, params: { hnsw_ef: 64 } })) as {
+          result: Array<{ id: number; score: number }>;
+        };
+        const viaRest = (await search(routerUrl, q)).body as { result: Array<{ id: number; score: number }> };
+        expect(viaGrpc.result.map((h) => h.id)).toEqual(viaRest.result.map((h) => h.id));
+        viaGrpc.result.forEach((h, i) => expect(h.score).toBeCloseTo(viaRest.result[i]!.score, 4));
+      }
+      const batch = (await unary(c.points, 'SearchBatch', {
+        collection_name: 'vectors',
+        searches: [0, 1].map((q) => ({ vector: query(q), limit: 5, params: { hnsw_ef: 64 } })),
+      })) as { result: Array<{ result: Array<{ id: number }> }> };
+      expect(batch.result.map((r) => r.result.map((h) => h.id))).toEqual([
+        ids(await search(routerUrl, 0)).slice(0, 5),
+        ids(await search(routerUrl, 1)).slice(0, 5),
+      ]);
+      expect(await unary(c.points, 'Count', { collection_name: 'vectors' })).toMatchObject({ count: COUNT });
+      const got = (await unary(c.points, 'Get', { collection_name: 'vectors', ids: [3, 77, 10_000_000], with_vector: true })) as {
+        result: Array<{ id: number; vector: number[] }>;
+      };
+      expect(got.result.map((p) => p.id).sort((a, b) => a - b)).toEqual([3, 77]);
+      expect(got.result.find((p) => p.id === 3)!.vector.map((x) => Math.fround(x))).toEqual(Array.from(set.base.subarray(3 * DIM, 4 * DIM)));
+      // A write to a single-replica shard, through gRPC, then its delete.
+      let id = 20_000;
+      while (shardOf(id, 3) === 0) id++;
+      const far = Array.from({ length: DIM }, () => 700);
+      expect(await unary(c.points, 'Upsert', { collection_name: 'vectors', points: [{ id, vector: far, payload_json: '{"k":1}' }] })).toMatchObject({
+        status: 'completed',
+      });
+      const near = (await unary(c.points, 'Search', { collection_name: 'vectors', vector: far, limit: 1 })) as { result: Array<{ id: number }> };
+      expect(near.result.map((h) => h.id)).toEqual([id]);
+      await unary(c.points, 'Delete', { collection_name: 'vectors', ids: [id] });
+      expect(await unary(c.points, 'Count', { collection_name: 'vectors' })).toMatchObject({ count: COUNT });
+      // Errors keep their gRPC status and Strata code, from the router or relayed from a shard.
+      const missing = await grpcFailure(unary(c.points, 'Count', { collection_name: 'nope' }));
+      expect([missing.code, missing.strataCode]).toEqual([grpc.status.NOT_FOUND, 'STRATA_COLLECTION_NOT_FOUND']);
+      const bad = await grpcFailure(unary(c.points, 'Search', { collection_name: 'vectors', vector: [1, 2], limit: 10 }));
+      expect([bad.code, bad.strataCode]).toEqual([grpc.status.INVALID_ARGUMENT, 'STRATA_INVALID_ARGUMENT']);
+      expect(bad.details).toMatch(/vector/);
+      const listed = (await unary(c.collections as never, 'List', {})) as { collections: Array<{ name: string }> };
+      expect(listed.collections.map((x) => x.name)).toEqual(['vectors']);
+      const info = (await unary(c.collections as never, 'Get', { collection_name: 'vectors' })) as { result: { dimension: number; points_count: number } };
+      expect([info.result.dimension, info.result.points_count]).toEqual([DIM, COUNT]);
+    } finally {
+      c.close();
+      await shutdownGrpc(grpcServer, 1000);
+    }
   });
 
   it('hedges: a replica that stalls is overtaken by the next one after --hedge-ms, and the answer is the same', async () => {
