@@ -10,6 +10,7 @@ import { MAX_MESSAGE_CHARS, STATUS_OF } from '../errors.js';
 import { maxSendBytes } from '../grpc/grpc-server.js';
 import type {
   CountRequestMsg,
+  CreateCollectionRequestMsg,
   DeletePointsRequestMsg,
   GetRequestMsg,
   SearchBatchRequestMsg,
@@ -44,7 +45,7 @@ const enc = encodeURIComponent;
 export function buildRouterGrpc(router: StrataRouter, o: { bodyLimit: number; maxBatch: number }): grpc.Server {
   const app = router.app;
   /** One REST call to the router itself, with the caller's credentials. */
-  async function rest(metadata: grpc.Metadata, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<unknown> {
+  async function rest(metadata: grpc.Metadata, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/msgpack' };
     for (const name of ['api-key', 'authorization']) {
       const v = metadata.get(name)[0];
@@ -173,6 +174,23 @@ export function buildRouterGrpc(router: StrataRouter, o: { bodyLimit: number; ma
       };
     }),
   };
+
+  Object.assign(collections, {
+    // The REST body of a create, as strata serve's gRPC Create builds it (0: the defaults).
+    Create: handler<CreateCollectionRequestMsg, unknown>(async (r, md) => {
+      const t0 = performance.now();
+      await rest(md, 'PUT', `/collections/${enc(r.collection_name)}`, {
+        vectors: { size: r.dimension, distance: r.distance },
+        hnsw_config: { ...(r.hnsw_m ? { m: r.hnsw_m } : {}), ...(r.hnsw_ef_construct ? { ef_construct: r.hnsw_ef_construct } : {}) },
+      });
+      return { result: true, time: (performance.now() - t0) / 1000 };
+    }),
+    Delete: handler<{ collection_name: string }, unknown>(async (r, md) => {
+      const t0 = performance.now();
+      const existed = await rest(md, 'DELETE', `/collections/${enc(r.collection_name)}`);
+      return { result: existed === true, time: (performance.now() - t0) / 1000 };
+    }),
+  });
 
   // The standard health service follows /readyz: SERVING while every shard answers (per the policy).
   const health: grpc.UntypedServiceImplementation = {

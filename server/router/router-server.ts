@@ -201,6 +201,38 @@ export function buildRouter(o: RouterOptions): StrataRouter {
     return reply(req, r, view, partialFields(missing));
   });
 
+  /**
+   * Creating or deleting a collection goes to every replica of every shard; it succeeds only when
+   * all of them did it. A replica's refusal (a 4xx: the name is taken, the config is bad) is passed
+   * on; one that does not answer fails the call naming it (the others have done it: retrying the
+   * delete is harmless, a create then meets 409 where it was done).
+   */
+  async function everywhere(name: string, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+    // A collection made again under its name may have another distance: forget the cached one.
+    distanceOf.delete(name);
+    const all = (await Promise.all(Array.from({ length: shards.count }, (_, i) => shards.replicaAnswers(i, method, path, body)))).flat();
+    const refused = all.find((a) => a.answer !== null && a.answer.status >= 400 && a.answer.status < 500);
+    if (refused) throw new Relayed(refused.answer!);
+    const failed = all.filter((a) => a.answer === null || a.answer.status >= 500);
+    if (failed.length > 0)
+      throw new StrataError(
+        'STRATA_UNREACHABLE',
+        `${failed.length} of ${all.length} replicas did not answer: ${failed.map((f) => `${f.url} (${f.reason ?? `status ${f.answer!.status}`})`).join(', ')}`.slice(
+          0,
+          600,
+        ),
+        { replicas: failed.map((f) => f.url).join(',') },
+      );
+    return resultOf<unknown>(all[0]!.answer!);
+  }
+
+  app.put<{ Params: Params; Body: unknown }>(C, async (req, r) =>
+    reply(req, r, await everywhere(req.params.collection_name, 'PUT', `/collections/${enc(req.params.collection_name)}`, req.body ?? {}), {}),
+  );
+  app.delete<{ Params: Params }>(C, async (req, r) =>
+    reply(req, r, await everywhere(req.params.collection_name, 'DELETE', `/collections/${enc(req.params.collection_name)}`), {}),
+  );
+
   app.post<{ Params: Params; Body: unknown }>(`${C}/points/search`, async (req, r) => {
     const b = bodyObject(req.body);
     // Each shard is asked for limit + offset from 0 (the server's own window rules, limit 10 by default).

@@ -92,7 +92,7 @@ export class ShardSet {
 
   private async once(
     r: Replica,
-    method: 'GET' | 'POST' | 'PUT',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     body: unknown,
     signal: AbortSignal,
@@ -184,21 +184,35 @@ export class ShardSet {
   }
 
   /**
-   * The same call to every replica of a shard, within the per-shard deadline; resolves with the
-   * replicas that answered 2xx (the others are down, slow, or refused).
+   * The same call to every replica of a shard, within the per-shard deadline: each replica's answer,
+   * or the reason it gave none.
    */
-  async everyReplica(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, headers: Record<string, string>): Promise<string[]> {
+  async replicaAnswers(
+    shard: number,
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Array<{ url: string; answer: ShardAnswer | null; reason: string | null }>> {
     const ac = new AbortController();
     const deadline = setTimeout(() => ac.abort(), this.o.timeoutMs);
     try {
-      const answers = await Promise.allSettled(this.shards[shard]!.map((r) => this.once(r, method, path, undefined, ac.signal, headers)));
-      return this.shards[shard]!.filter((_, i) => {
-        const a = answers[i]!;
-        return a.status === 'fulfilled' && a.value.status < 300;
-      }).map((r) => r.url);
+      const replicas = this.shards[shard]!;
+      const settled = await Promise.allSettled(replicas.map((r) => this.once(r, method, path, body, ac.signal, headers)));
+      return settled.map((a, i) => ({
+        url: replicas[i]!.url,
+        answer: a.status === 'fulfilled' ? a.value : null,
+        reason: a.status === 'rejected' ? (a.reason instanceof Error ? a.reason.message : String(a.reason)) : null,
+      }));
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /** The same call to every replica of a shard; resolves with the replicas that answered 2xx. */
+  async everyReplica(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, headers: Record<string, string>): Promise<string[]> {
+    const answers = await this.replicaAnswers(shard, method, path, undefined, headers);
+    return answers.filter((a) => a.answer !== null && a.answer.status < 300).map((a) => a.url);
   }
 
   /** The same call to every shard; each settles to its answer or its failure. */

@@ -274,6 +274,27 @@ describe.skipIf(NATS === null)('replicas following a NATS JetStream write log', 
     expect(badId.text).toMatch(/strata-write-id/);
   }, 60_000);
 
+  it('creates and deletes a collection on every replica of every shard through the router, and replicates its writes', async () => {
+    const name = 'made-by-router';
+    const made = await http(routerUrl, 'PUT', `/collections/${name}`, { vectors: { size: DIM, distance: 'Cosine' } });
+    expect(made.status, made.text).toBe(200);
+    for (const s of [replicaA, replicaB, shard1]) expect((await http(s.rest, 'GET', `/collections/${name}`)).status, s.rest).toBe(200);
+    const again = await http(routerUrl, 'PUT', `/collections/${name}`, { vectors: { size: DIM, distance: 'Cosine' } });
+    expect([again.status, again.headers['strata-code']]).toEqual([409, 'STRATA_COLLECTION_EXISTS']);
+    const ids = Array.from({ length: 30 }, (_, i) => i + 1);
+    const w = await http(routerUrl, 'PUT', `/collections/${name}/points?wait=true`, { points: ids.map((id) => ({ id, vector: vectorOf(id) })) });
+    expect(w.status, w.text).toBe(200);
+    const on0 = ids.filter((id) => shardOf(id, 2) === 0);
+    for (const s of [replicaA, replicaB]) {
+      const r = await http(s.rest, 'POST', `/collections/${name}/points`, { ids: on0 });
+      expect((r.body as { result: unknown[] }).result.length, s.rest).toBe(on0.length);
+    }
+    expect((await http(routerUrl, 'POST', `/collections/${name}/points/count`, {})).body).toMatchObject({ result: { count: ids.length } });
+    const gone = await http(routerUrl, 'DELETE', `/collections/${name}`);
+    expect(gone.status, gone.text).toBe(200);
+    for (const s of [replicaA, replicaB, shard1]) expect((await http(s.rest, 'GET', `/collections/${name}`)).status, s.rest).toBe(404);
+  }, 60_000);
+
   it('numbers UUID points written to two replicas at once alike on both (in log order)', async () => {
     const uuids = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     const writes = uuids.map((u, i) =>

@@ -182,6 +182,9 @@ describe('strata router', () => {
       expect(listed.collections.map((x) => x.name)).toEqual(['vectors']);
       const info = (await unary(c.collections as never, 'Get', { collection_name: 'vectors' })) as { result: { dimension: number; points_count: number } };
       expect([info.result.dimension, info.result.points_count]).toEqual([DIM, COUNT]);
+      // Shard 0's replicas have no data directory: their refusal comes back with its code.
+      const create = await grpcFailure(unary(c.collections as never, 'Create', { collection_name: 'other', dimension: DIM, distance: 'Dot' }));
+      expect([create.code, create.strataCode]).toEqual([grpc.status.UNIMPLEMENTED, 'STRATA_READ_ONLY']);
     } finally {
       c.close();
       await shutdownGrpc(grpcServer, 1000);
