@@ -128,6 +128,8 @@ export class Collection {
     const reasons: string[] = [];
     // Qdrant shows an optimizing collection yellow: here, the fresh graph being rebuilt.
     if (this.live?.fresh.rebuilding) reasons.push('optimizing: rebuilding the fresh graph (its deleted points outnumbered the live ones)');
+    const refusal = this.live?.writeRefusal;
+    if (refusal) reasons.push(`writes refused: ${refusal.message}`);
     const behind = this.live?.catchingUp;
     if (behind) reasons.push(`catching up with the shared write log: applied ${behind.at} of ${behind.to}`);
     if (this.index === null || this.opened === null) return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };

@@ -180,6 +180,11 @@ export class LiveStore {
     return this.log(REC.setPayload, rec, writeId);
   }
 
+  /** Why this store refuses writes (its log is read-only, or a write to it failed), or null. */
+  get writeRefusal(): StrataError | null {
+    return this.wal.refusal;
+  }
+
   /** Whether writes go through a shared log (a UUID point's number is then assigned when applied). */
   get replicated(): boolean {
     return this.shared !== null;

@@ -36,6 +36,9 @@ export interface RecoveryReport {
 }
 
 /** Storage failures (disk full, read-only file system, no permission) as one typed error naming the file. */
+/** Errors that say the file may be read but not written (a read-only file system, or permissions). */
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
 export function storageError(file: string, op: string, e: unknown): StrataError {
   const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
   return new StrataError('STRATA_STORAGE', `${op} ${file} failed (${code}): the write was not acknowledged`, { file, errno: code }, { cause: e });
@@ -131,13 +134,24 @@ export function checkLog(file: string): { records: WalRecord[]; report: Recovery
  */
 export function recoverLog(file: string): { records: WalRecord[]; report: RecoveryReport; nextLsn: bigint } {
   let fd: number;
+  // On a read-only file system (or directory) the log is read as it is: a torn tail is left in
+  // place, not cut, and WriteAheadLog.open refuses every append.
+  let readOnly = false;
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o644);
   } catch (e) {
-    throw storageError(file, 'open', e);
+    if (!READ_ONLY_CODES.has((e as NodeJS.ErrnoException).code ?? '')) throw storageError(file, 'open', e);
+    try {
+      fd = openSync(file, constants.O_RDONLY);
+      readOnly = true;
+    } catch (e2) {
+      throw storageError(file, 'open', e2);
+    }
   }
   try {
     const size = fstatSync(fd).size;
+    if (size < HEADER_BYTES && readOnly)
+      return { records: [], report: { records: 0, truncatedBytes: 0, reason: size > 0 ? 'header cut short' : null }, nextLsn: 1n };
     if (size < HEADER_BYTES) {
       // New, or torn while its header was being written (nothing was acknowledged before it).
       const h = Buffer.alloc(HEADER_BYTES);
@@ -156,7 +170,7 @@ export function recoverLog(file: string): { records: WalRecord[]; report: Recove
     readSync(fd, buf, 0, size, 0);
     const { records, validEnd: at, reason } = scanLog(buf, file);
     const next = BigInt(records.length + 1);
-    if (reason !== null) {
+    if (reason !== null && !readOnly) {
       try {
         ftruncateSync(fd, at);
         fdatasyncSync(fd);
@@ -181,8 +195,16 @@ export class WriteAheadLog {
   private nextLsn: bigint;
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
-  /** Once a write or sync failed, the file's tail is unknown: every later append fails too. */
+  /**
+   * Once a write or sync failed, the file's tail is unknown: every later append fails too. Also set
+   * from the start when the file could be opened for reading only.
+   */
   private failed: StrataError | null = null;
+
+  /** Why appends fail (a failed write, or a log opened read-only), or null while they are taken. */
+  get refusal(): StrataError | null {
+    return this.failed;
+  }
   private closed = false;
   /** Flushes done and records they carried (group commit shows as records > flushes). */
   flushes = 0;
@@ -201,13 +223,24 @@ export class WriteAheadLog {
   static async open(file: string): Promise<{ wal: WriteAheadLog; records: WalRecord[]; report: RecoveryReport }> {
     const { records, report, nextLsn } = recoverLog(file);
     let fh: FileHandle;
+    let refusal: StrataError | null = null;
     try {
       fh = await open(file, 'r+');
     } catch (e) {
-      throw storageError(file, 'open', e);
+      // A read-only file system or directory: the log is still read (replayed, copied into
+      // snapshots) and the collection serves searches; every write is refused, naming why.
+      if (!READ_ONLY_CODES.has((e as NodeJS.ErrnoException).code ?? '')) throw storageError(file, 'open', e);
+      refusal = storageError(file, 'open for writing', e);
+      try {
+        fh = await open(file, 'r');
+      } catch (e2) {
+        throw storageError(file, 'open', e2);
+      }
     }
     const size = (await fh.stat()).size;
-    return { wal: new WriteAheadLog(file, fh, size, nextLsn), records, report };
+    const wal = new WriteAheadLog(file, fh, size, nextLsn);
+    wal.failed = refusal;
+    return { wal, records, report };
   }
 
   /** Bytes of the file that are durable: whole records, each already fdatasync'ed (a snapshot copies these). */

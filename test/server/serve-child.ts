@@ -1,8 +1,20 @@
 // `strata serve` as a child process (bin/strata.js over dist/), for tests of the command itself:
 // started on free ports, resolved once it has printed its addresses and example query.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { BIN, ROOT } from '../helpers/cli.js';
+
+/** A shell snippet: bind-mount dir read-only over itself, then run `then`. */
+function readOnlyMount(dir: string, then: string): string {
+  const q = `'${dir.replace(/'/g, `'\\''`)}'`;
+  return `mount --bind ${q} ${q} && mount -o remount,bind,ro ${q} && ${then}`;
+}
+
+/** Whether this process may make a read-only bind mount in a private mount namespace (root, unshare). */
+export function readOnlyMountWorks(dir: string): boolean {
+  const r = spawnSync('unshare', ['-m', 'sh', '-c', readOnlyMount(dir, `! touch ${JSON.stringify(`${dir}/.probe`)} 2>/dev/null`)]);
+  return r.status === 0;
+}
 
 export interface ServeChild {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -21,13 +33,20 @@ export async function serveChild(
   env: Record<string, string | undefined> = {},
   /** Run under bash with `ulimit -f <KiB>`: writes past it fail with EFBIG, as on a full disk. */
   fileSizeLimitKiB?: number,
+  /**
+   * Run in a private mount namespace where this directory is bind-mounted read-only: writes there
+   * fail with EROFS, as on a read-only file system (needs root: readOnlyMountWorks()).
+   */
+  readOnlyDir?: string,
 ): Promise<ServeChild> {
   const argv = [BIN, 'serve', '--port', '0', '--grpc-port', '0', ...args];
   const opts = { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATA_API_KEY: undefined, ...env } };
   const child =
-    fileSizeLimitKiB === undefined
-      ? spawn(process.execPath, argv, opts)
-      : spawn('bash', ['-c', `ulimit -f ${fileSizeLimitKiB} && exec "$0" "$@"`, process.execPath, ...argv], opts);
+    readOnlyDir !== undefined
+      ? spawn('unshare', ['-m', 'sh', '-c', readOnlyMount(readOnlyDir, 'exec "$0" "$@"'), process.execPath, ...argv], opts)
+      : fileSizeLimitKiB === undefined
+        ? spawn(process.execPath, argv, opts)
+        : spawn('bash', ['-c', `ulimit -f ${fileSizeLimitKiB} && exec "$0" "$@"`, process.execPath, ...argv], opts);
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
