@@ -47,10 +47,10 @@ let shard1: ServeChild;
 let router: StrataRouter;
 let routerUrl = '';
 
-async function startNats(): Promise<void> {
-  nats = spawn(NATS!, ['-js', '-sd', tmp.path('jetstream'), '-a', '127.0.0.1', '-p', '-1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startNats(port = -1): Promise<void> {
+  nats = spawn(NATS!, ['-js', '-sd', tmp.path('jetstream'), '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  const port = await new Promise<number>((resolve, reject) => {
+  const bound = await new Promise<number>((resolve, reject) => {
     const seen = (d: Buffer): void => {
       log += d.toString();
       const m = /Listening for client connections on [\d.]+:(\d+)/.exec(log);
@@ -60,7 +60,7 @@ async function startNats(): Promise<void> {
     nats!.stderr.on('data', seen);
     nats!.on('exit', (code) => reject(new Error(`nats-server exited (${code}):\n${log}`)));
   });
-  natsUrl = `nats://127.0.0.1:${port}`;
+  natsUrl = `nats://127.0.0.1:${bound}`;
 }
 
 async function replica(dataDir: string, shard: number, port = 0): Promise<ServeChild> {
@@ -322,4 +322,26 @@ describe.skipIf(NATS === null)('replicas following a NATS JetStream write log', 
     expect(orderA.filter((id) => uuids.includes(id)).length).toBe(uuids.length);
     expect(await order(replicaB.rest)).toEqual(orderA);
   }, 60_000);
+
+  it('refuses writes with 503 STRATA_WRITE_LOG while the log service is down, keeps serving reads, and takes writes again once it is back', async () => {
+    const port = Number(new URL(natsUrl).port);
+    nats!.kill('SIGKILL');
+    await new Promise((r) => nats!.once('exit', r));
+    const id = 800_000 + [0, 1, 2, 3, 4].find((i) => shardOf(800_000 + i, 2) === 0)!;
+    const refused = await upsert(replicaA.rest, [id]);
+    expect([refused.status, refused.headers['strata-code']]).toEqual([503, 'STRATA_WRITE_LOG']);
+    expect(refused.text).toMatch(/write log/);
+    const counted = await http(replicaA.rest, 'POST', `/collections/${NAME}/points/count`, {});
+    expect(counted.status).toBe(200);
+    // Back on the same port and store: the replicas reconnect and resume their streams.
+    await startNats(port);
+    const until = Date.now() + 30_000;
+    let ok = await upsert(replicaA.rest, [id]);
+    while (ok.status !== 200 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 250));
+      ok = await upsert(replicaA.rest, [id]);
+    }
+    expect(ok.status, ok.text).toBe(200);
+    await converges(replicaB.rest, new Map([[id, true]]));
+  }, 90_000);
 });
