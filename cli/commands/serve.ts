@@ -68,7 +68,7 @@ function curlExample(engine: Engine, rest: string, withKey: boolean): string {
   return `curl -s -X POST ${rest}/collections/${encodeURIComponent(c.name)}/points/search -H 'Content-Type: application/json'${auth} -d '${JSON.stringify({ vector, limit: 5, with_payload: false })}'`;
 }
 
-function announce(engine: Engine, a: ServerAddresses, withKey: boolean): void {
+function announce(engine: Engine, a: ServerAddresses, withKey: boolean, writeLog: string | null): void {
   const lines = [
     `strata serve: ${
       engine
@@ -78,6 +78,7 @@ function announce(engine: Engine, a: ServerAddresses, withKey: boolean): void {
     }`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
     a.grpc ? `gRPC  ${a.grpc}   (proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
+    ...(writeLog !== null ? [`write log  ${writeLog}   (writes are applied as the stream delivers them, on every replica)`] : []),
     withKey ? 'try (with STRATA_API_KEY set to the key in your shell):' : 'try:',
     curlExample(engine, a.rest, withKey),
   ];
@@ -222,7 +223,7 @@ export function registerServe(program: Command): void {
       await engine.close(0);
       throw e;
     }
-    announce(engine, addresses, apiKey !== undefined);
+    announce(engine, addresses, apiKey !== undefined, f.writeLog !== undefined ? `stream ${f.writeLogStream ?? 'strata-shard-0'} on ${f.writeLog}` : null);
 
     // Shutdown (server/shutdown.ts): readiness off and new requests refused at once, admitted ones
     // finish for up to --drain-ms, then the engine fails what is left and stops its threads. A
