@@ -112,8 +112,8 @@ export interface EngineMetrics {
 class SharedLogs {
   constructor(private readonly service: WriteLogService) {}
 
-  follow(name: string, store: LiveStore): Promise<void> {
-    return store.follow(this.service.logOf(name));
+  follow(name: string, store: LiveStore, fromNow = false): Promise<void> {
+    return store.follow(this.service.logOf(name), fromNow);
   }
 
   close(): Promise<void> {
@@ -184,7 +184,8 @@ export class Engine {
     }
   }
 
-  private async attachCreated(dir: string, cfg: CollectionConfig): Promise<Collection> {
+  /** `created`: made just now (not reopened, not restored), so it follows its write log from the end. */
+  private async attachCreated(dir: string, cfg: CollectionConfig, created = false): Promise<Collection> {
     const c = new Collection(null, this.executor, this.liveSettings(cfg.name), {
       dim: cfg.dim,
       metric: cfg.metric,
@@ -193,7 +194,7 @@ export class Engine {
     });
     const { store } = await LiveStore.open(dir, cfg.dim, cfg.metric, null, { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 });
     c.live = store;
-    await this.writeLog?.follow(cfg.name, store);
+    await this.writeLog?.follow(cfg.name, store, created);
     this.byName.set(cfg.name, c);
     return c;
   }
@@ -220,7 +221,7 @@ export class Engine {
         throw storageError(dir, 'create', e);
       }
       writeConfig(dir, cfg);
-      return await this.attachCreated(dir, cfg);
+      return await this.attachCreated(dir, cfg, true);
     } finally {
       this.creating.delete(cfg.name);
     }

@@ -46,7 +46,7 @@ export interface BaseIds {
 }
 
 /** Log record types (verify-live.ts reads them too). */
-export const REC = { upsert: 1, delete: 2, setPayload: 3 } as const;
+export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4 } as const;
 
 /**
  * A replicated write log kept by a log service (engine/replication: NATS JetStream), which the
@@ -192,11 +192,19 @@ export class LiveStore {
 
   /**
    * From now on, writes go through `log` and this store applies what the log delivers, from the record
-   * after the last one it applied (kept in its own log: a restarted replica catches up from there).
+   * after the last one it applied (kept in its own log: a restarted replica catches up from there);
+   * with `fromNow` (a collection just created), from the log's current end.
    */
-  async follow(log: SharedLog): Promise<void> {
+  async follow(log: SharedLog, fromNow = false): Promise<void> {
     this.shared = log;
     this.catchUpTo = await log.last();
+    // A collection created now starts at the log's end: records already under its name belong to
+    // an earlier collection of that name (deleted since), never to this one. The start is logged
+    // here (an origin record), so a restart resumes from it rather than from the stream's start.
+    if (fromNow && this.catchUpTo > this.sharedSeq) {
+      const bytes = pack({ seq: this.catchUpTo } satisfies Logged);
+      this.apply(REC.origin, bytes, await this.wal.append(REC.origin, bytes));
+    }
     log.follow(this.sharedSeq + 1, (type, bytes, seq) => this.receive(type, bytes, seq));
   }
 
@@ -307,6 +315,8 @@ export class LiveStore {
         this.payloads.delete(id);
       }
       this.applied.deleted += r.ids.length;
+    } else if (type === REC.origin) {
+      // Only its sequence (below): where this collection's part of the shared log begins.
     } else if (type === REC.setPayload) {
       const r = rec as PayloadRecord;
       for (const id of r.ids) {

@@ -47,7 +47,7 @@ export function verifyCollectionDir(dir: string): LiveCheck {
         if (!Array.isArray(rec.payloads) || rec.payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
         for (const id of rec.ids) live.add(id);
       } else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
-      else if (r.type !== REC.setPayload) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
+      else if (r.type !== REC.setPayload && r.type !== REC.origin) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
     }
     out.points = cfg ? live.size : null;
     out.ok = true;
