@@ -83,12 +83,48 @@ export function buildRouterGrpc(router: StrataRouter, o: { bodyLimit: number; ma
     return { ...rest, vector: Array.from(r.vector as ArrayLike<number>) };
   };
 
+  async function searchOne(r: SearchRequestMsg, md: grpc.Metadata): Promise<unknown> {
+    const t0 = performance.now();
+    const hits = (await rest(md, 'POST', `/collections/${enc(r.collection_name)}/points/search`, searchBody(r))) as Hit[];
+    return { result: scored(hits), strata: null, time: (performance.now() - t0) / 1000 };
+  }
+
+  /**
+   * Answers a stream of searches in order, one at a time: input is paused while a search is out and
+   * while the client does not read (backpressure). The first failure ends the stream with its status,
+   * its message naming the request (counting from 0), as strata serve's does.
+   */
+  const searchStream = ((call: grpc.ServerDuplexStream<SearchRequestMsg | Malformed, unknown>) => {
+    let chain: Promise<void> = Promise.resolve();
+    let failed = false;
+    let received = 0;
+    call.on('data', (m: SearchRequestMsg | Malformed) => {
+      const i = received++;
+      call.pause();
+      chain = chain.then(async () => {
+        if (failed) return;
+        try {
+          const why = malformedReason(m);
+          if (why !== null) throw Object.assign(new Error(`message: malformed protobuf: ${why}`), { code: grpc.status.INVALID_ARGUMENT });
+          if (!call.write(await searchOne(m as SearchRequestMsg, call.metadata))) await new Promise((r) => call.once('drain', r));
+          call.resume();
+        } catch (e) {
+          failed = true;
+          const err = e as grpc.ServerErrorResponse;
+          const details = `request ${i}: ${err.details ?? err.message}`.slice(0, MAX_MESSAGE_CHARS);
+          call.emit(
+            'error',
+            Object.assign(new Error(details), { code: err.code ?? grpc.status.INTERNAL, details, ...(err.metadata ? { metadata: err.metadata } : {}) }),
+          );
+        }
+      });
+    });
+    call.on('end', () => void chain.then(() => !failed && call.end()));
+  }) as grpc.handleBidiStreamingCall<unknown, unknown>;
+
   const points: grpc.UntypedServiceImplementation = {
-    Search: handler<SearchRequestMsg, unknown>(async (r, md) => {
-      const t0 = performance.now();
-      const hits = (await rest(md, 'POST', `/collections/${enc(r.collection_name)}/points/search`, searchBody(r))) as Hit[];
-      return { result: scored(hits), strata: null, time: (performance.now() - t0) / 1000 };
-    }),
+    Search: handler<SearchRequestMsg, unknown>(searchOne),
+    SearchStream: searchStream,
     SearchBatch: handler<SearchBatchRequestMsg, unknown>(async (r, md) => {
       const t0 = performance.now();
       const answers = (await rest(md, 'POST', `/collections/${enc(r.collection_name)}/points/search/batch`, {

@@ -182,6 +182,24 @@ describe('strata router', () => {
       expect(listed.collections.map((x) => x.name)).toEqual(['vectors']);
       const info = (await unary(c.collections as never, 'Get', { collection_name: 'vectors' })) as { result: { dimension: number; points_count: number } };
       expect([info.result.dimension, info.result.points_count]).toEqual([DIM, COUNT]);
+      // SearchStream: answers in the order sent, then a bad request ends it naming which one.
+      const stream = (c.points['SearchStream'] as (md: grpc.Metadata) => grpc.ClientDuplexStream<object, { result: Array<{ id: number }> }>).call(
+        c.points,
+        new grpc.Metadata(),
+      );
+      const streamed: number[][] = [];
+      const ended = new Promise<{ code: number; details: string } | null>((resolve) => {
+        stream.on('data', (m: { result: Array<{ id: number }> }) => streamed.push(m.result.map((h) => h.id)));
+        stream.on('end', () => resolve(null));
+        stream.on('error', (e: grpc.ServiceError) => resolve({ code: e.code, details: e.details }));
+      });
+      for (let q = 0; q < 6; q++) stream.write({ collection_name: 'vectors', vector: query(q), limit: 10, params: { hnsw_ef: 64 } });
+      stream.write({ collection_name: 'vectors', vector: [1, 2], limit: 10 });
+      stream.end();
+      const streamError = await ended;
+      expect(streamError?.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(streamError?.details).toMatch(/^request 6: .*vector/);
+      expect(streamed).toEqual(await Promise.all([0, 1, 2, 3, 4, 5].map(async (q) => ids(await search(routerUrl, q)))));
       // Shard 0's replicas have no data directory: their refusal comes back with its code.
       const create = await grpcFailure(unary(c.collections as never, 'Create', { collection_name: 'other', dimension: DIM, distance: 'Dot' }));
       expect([create.code, create.strataCode]).toEqual([grpc.status.UNIMPLEMENTED, 'STRATA_READ_ONLY']);
