@@ -47,6 +47,7 @@ export interface BaseIds {
 
 /** Log record types (verify-live.ts reads them too). */
 export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4 } as const;
+const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));
 
 /**
  * A replicated write log kept by a log service (engine/replication: NATS JetStream), which the
@@ -126,6 +127,8 @@ export class LiveStore {
   /** The log's last sequence when this store began following it: behind it, the store is catching up. */
   private catchUpTo = 0;
   private readonly awaiting: Awaited[] = [];
+  /** Set when a record of the shared log could not be applied: the store follows no further. */
+  private followFailure: StrataError | null = null;
 
   private constructor(
     private readonly wal: WriteAheadLog,
@@ -180,9 +183,9 @@ export class LiveStore {
     return this.log(REC.setPayload, rec, writeId);
   }
 
-  /** Why this store refuses writes (its log is read-only, or a write to it failed), or null. */
+  /** Why this store refuses writes (its log is read-only, a write to it failed, or it stopped following its shared log), or null. */
   get writeRefusal(): StrataError | null {
-    return this.wal.refusal;
+    return this.wal.refusal ?? this.followFailure;
   }
 
   /** Whether writes go through a shared log (a UUID point's number is then assigned when applied). */
@@ -218,25 +221,53 @@ export class LiveStore {
 
   /** A record from the shared log: logged here with its sequence (durably, in order), then applied. */
   private receive(type: number, bytes: Uint8Array, seq: number): void {
-    const rec = unpack(bytes) as Logged;
-    rec.seq = seq;
-    const mine = pack(rec);
+    if (this.followFailure !== null) return;
+    let mine: Uint8Array;
+    try {
+      // Checked before it reaches this store's own log: a record it cannot apply must not be logged
+      // (a restart would then refuse the log), nor skipped (the replicas would part ways).
+      if (!KNOWN_TYPES.has(type)) throw new Error(`unknown record type ${type}`);
+      const rec = unpack(bytes) as Logged;
+      rec.seq = seq;
+      mine = pack(rec);
+    } catch (e) {
+      this.stopFollowing(seq, e);
+      return;
+    }
     this.wal.append(type, mine).then(
       (lsn) => {
-        this.apply(type, mine, lsn);
+        try {
+          this.apply(type, mine, lsn);
+        } catch (e) {
+          this.stopFollowing(seq, e);
+          return;
+        }
         while (this.awaiting.length > 0 && this.awaiting[0]!.seq <= seq) {
           const w = this.awaiting.shift()!;
           clearTimeout(w.timer);
           w.resolve();
         }
       },
-      (e: Error) => {
-        for (const w of this.awaiting.splice(0)) {
-          clearTimeout(w.timer);
-          w.reject(e);
-        }
-      },
+      (e: Error) => this.failAwaiting(e),
     );
+  }
+
+  /** Stops applying the shared log at a record it cannot apply: writes are refused from then on, reads go on. */
+  private stopFollowing(seq: number, e: unknown): void {
+    this.followFailure = new StrataError(
+      'STRATA_WRITE_LOG',
+      `record ${seq} of the shared write log cannot be applied (${e instanceof Error ? e.message : String(e)}): this replica stopped following it`,
+      { seq: String(seq) },
+      { cause: e },
+    );
+    this.failAwaiting(this.followFailure);
+  }
+
+  private failAwaiting(e: Error): void {
+    for (const w of this.awaiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(e);
+    }
   }
 
   private log(type: number, rec: UpsertRecord | DeleteRecord | PayloadRecord, writeId?: string): Promise<bigint> {
@@ -255,7 +286,10 @@ export class LiveStore {
    * applied it (read-your-writes).
    */
   private async publish(log: SharedLog, type: number, bytes: Uint8Array, writeId?: string): Promise<bigint> {
+    if (this.followFailure !== null) throw this.followFailure;
     const seq = await log.publish(type, bytes, writeId);
+    // It may have stopped following while the log took the write: it will not apply it.
+    if (this.followFailure !== null) throw this.followFailure;
     await this.appliedUpTo(seq);
     return BigInt(seq);
   }

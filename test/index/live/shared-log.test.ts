@@ -151,4 +151,27 @@ describe('a live store behind a shared write log', () => {
     await a.close();
     await b.close();
   });
+
+  it('stops following at a record it cannot apply: writes refused with STRATA_WRITE_LOG, nothing logged or skipped past it', async () => {
+    const log = new MemoryLog();
+    const a = await store('bad-a');
+    const view = log.view();
+    await a.follow(view);
+    const ok = a.upsert([point(1, 1)]);
+    log.deliver();
+    await ok;
+    // A record no replica wrote (type 99), then a good one after it.
+    await view.publish(99, new Uint8Array([1, 2, 3]));
+    const after = a.upsert([point(2, 2)]);
+    log.deliver();
+    await expect(after).rejects.toMatchObject({ code: 'STRATA_WRITE_LOG' });
+    expect(a.writeRefusal?.message).toMatch(/record 2 of the shared write log cannot be applied \(unknown record type 99\)/);
+    expect([a.fresh.has(1), a.fresh.has(2), a.sharedSeq]).toEqual([true, false, 1]);
+    await expect(a.upsert([point(3, 3)])).rejects.toMatchObject({ code: 'STRATA_WRITE_LOG' });
+    await a.close();
+    // Its own log holds only what it applied: it reopens, at the record before the bad one.
+    const again = await store('bad-a');
+    expect([again.sharedSeq, again.fresh.has(1), again.fresh.has(2)]).toEqual([1, true, false]);
+    await again.close();
+  });
 });
