@@ -1,9 +1,10 @@
 // Live collections (issue 11), in process through the engine with a data directory (fdatasync on):
 //   1. upsert throughput: points/s with batches of 1 and of 100, one writer and 16 concurrent;
 //   2. recall@10 at ef 64 after 30% of the points were upserted live and 10% deleted (base index +
-//      fresh layer + tombstones, no compaction yet), against a fresh build on the final data at the
-//      same ef, with QPS of both (one search thread);
-//   3. search latency p50/p99 while upserts stream in, against the same searches without writes.
+//      fresh layer + tombstones), then after a compaction, against a fresh build on the final data
+//      at the same ef, with QPS of each (one search thread);
+//   3. search latency p50/p99 while upserts stream in and while the compaction runs, against the
+//      same searches without either.
 // Data: the embedding-like angular set (datasets/generate/embedding.ts), cosine.
 // Run: npm run bench:live -- [--count 50000] [--json docs/bench/live.json]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,7 +82,12 @@ function recall(labels: Float64Array, gtIds: Int32Array, idOf: (row: number) => 
 try {
   const baseIds = Array.from({ length: baseCount }, (_, i) => i);
   const baseDir = await build('base', baseIds);
-  const engine = await Engine.open([{ dir: baseDir, name: 'live' }], { dataDir: join(tmp, 'data'), searchThreads: 1, memory: { mode: 'emulate' } });
+  const engine = await Engine.open([{ dir: baseDir, name: 'live' }], {
+    dataDir: join(tmp, 'data'),
+    searchThreads: 1,
+    memory: { mode: 'emulate' },
+    compactAt: 0,
+  });
   const c = engine.collection('live');
 
   // 1. Upsert throughput, into a collection of its own (created over the API, deleted after): the
@@ -150,6 +156,19 @@ try {
   const liveRun = await searchAll(c);
   const liveRecall = recall(liveRun.labels, gt.ids, (r) => finalIds[r]!);
   const info = c.info();
+
+  // 4. Compaction: the fresh points and deletes folded into a new tiered base on a worker thread,
+  // searches running all the while (3c), then recall and QPS again on the compacted collection.
+  const during = hdr.build();
+  const compaction = engine.compact('live');
+  let compacting = true;
+  void compaction.finally(() => (compacting = false)).catch(() => {});
+  while (compacting) await searchAll(c, during);
+  const report = await compaction;
+  await searchAll(c);
+  const afterRun = await searchAll(c);
+  const afterRecall = recall(afterRun.labels, gt.ids, (r) => finalIds[r]!);
+  const afterInfo = c.info();
   await engine.close();
 
   const freshDir = await build('final', finalIds);
@@ -170,16 +189,32 @@ try {
   lines.push(
     `| live: base ${baseCount} + fresh ${info.live?.fresh} − hidden ${info.live?.hidden} | ${info.count} | ${liveRecall.toFixed(4)} | ${Math.round(liveRun.qps)} |`,
   );
+  lines.push(
+    `| live, after compaction (${report.seconds.toFixed(1)} s; fresh ${report.before.fresh} → ${report.after.fresh}, hidden ${report.before.hidden} → ${report.after.hidden}) | ${afterInfo.count} | ${afterRecall.toFixed(4)} | ${Math.round(afterRun.qps)} |`,
+  );
   lines.push(`| fresh build on the final data | ${finalIds.length} | ${freshRecall.toFixed(4)} | ${Math.round(freshRun.qps)} |`);
-  out['recall'] = { ef: EF, live: liveRecall, liveQps: liveRun.qps, fresh: freshRecall, freshQps: freshRun.qps, liveInfo: info.live, count: info.count };
+  out['recall'] = {
+    ef: EF,
+    live: liveRecall,
+    liveQps: liveRun.qps,
+    compacted: afterRecall,
+    compactedQps: afterRun.qps,
+    compaction: report,
+    fresh: freshRecall,
+    freshQps: freshRun.qps,
+    liveInfo: info.live,
+    count: info.count,
+  };
 
   lines.push('', '### Search latency with and without a stream of upserts (ms; 8 searches in flight, one search thread)', '');
   lines.push('| | p50 | p99 | searches |', '|---|---|---|---|');
   lines.push(`| no writes | ${percentile(quiet, 50).toFixed(2)} | ${percentile(quiet, 99).toFixed(2)} | ${quiet.totalCount} |`);
   lines.push(`| upserts streaming (batches of 100) | ${percentile(busy, 50).toFixed(2)} | ${percentile(busy, 99).toFixed(2)} | ${busy.totalCount} |`);
+  lines.push(`| during compaction | ${percentile(during, 50).toFixed(2)} | ${percentile(during, 99).toFixed(2)} | ${during.totalCount} |`);
   out['latency'] = {
     quiet: { p50: percentile(quiet, 50), p99: percentile(quiet, 99), n: quiet.totalCount },
     streaming: { p50: percentile(busy, 50), p99: percentile(busy, 99), n: busy.totalCount },
+    compacting: { p50: percentile(during, 50), p99: percentile(during, 99), n: during.totalCount },
   };
   console.log(lines.join('\n'));
   if (o.json) writeFileSync(o.json, `${JSON.stringify(out, null, 2)}\n`);

@@ -77,7 +77,17 @@ export interface LiveShape {
 export class Collection {
   readonly name: string;
   /** The base index, or null for a collection created over the API and not yet compacted. */
-  readonly index: TieredIndex | null;
+  index: TieredIndex | null;
+  /** Served from an index directory given at start (strata build), not created over the API. */
+  readonly fromIndexDir: boolean;
+  /** Bumped when a compaction swaps in a new base: a search that straddles it runs again. */
+  private generation = 0;
+  /** The compaction running now, if any (engine.ts). */
+  compacting: Promise<unknown> | null = null;
+  /** Compactions done since start, for metrics. */
+  compactions = 0;
+  /** Called after each acknowledged write (the engine's compaction trigger). */
+  onWritten: (() => void) | null = null;
   readonly dim: number;
   readonly metric: Metric;
   /** The writable part, or null (read-only: served without a data directory). */
@@ -95,18 +105,70 @@ export class Collection {
   private readonly running = new Set<Array<Pending<Job, SearchResponse>>>();
 
   constructor(
-    private readonly opened: OpenedIndex | null,
-    private readonly executor: Executor,
+    private opened: OpenedIndex | null,
+    private executor: Executor,
     private readonly s: CollectionSettings,
     readonly shape: LiveShape | null = null,
   ) {
     this.name = s.name;
     this.index = opened?.index ?? null;
+    this.fromIndexDir = shape === null;
     const meta = opened?.index.meta ?? shape;
     if (!meta) throw new Error('a collection needs a base index or a shape');
     this.dim = meta.dim;
     this.metric = meta.metric;
     this.queue = new AdmissionQueue<Job, SearchResponse>(s.maxQueue, () => this.pump());
+  }
+
+  /** The opened base (manifest, memory plan), or null. */
+  get base(): OpenedIndex | null {
+    return this.opened;
+  }
+
+  /** Where base searches run from now on, and this collection's number among its contexts. */
+  useExecutor(executor: Executor, id: number): void {
+    this.executor = executor;
+    this.s.id = id;
+  }
+
+  /**
+   * Swaps in a new base (a compaction's; synchronous, with the live store's rebase): caches of the
+   * old one go, and searches that were out on it run again.
+   */
+  rebase(opened: OpenedIndex): void {
+    this.opened = opened;
+    this.index = opened.index;
+    this.byLabel = null;
+    this.sorted = null;
+    this.generation++;
+  }
+
+  /**
+   * The live points, copied: the base's unhidden nodes and the fresh points named (a compaction's
+   * cut). Cosine vectors are stored normalised already.
+   */
+  livePoints(freshIds: readonly number[]): { vectors: Float32Array; ids: Float64Array } {
+    const live = this.live;
+    const index = this.index;
+    const dim = this.dim;
+    const baseNodes: number[] = [];
+    if (index !== null) {
+      const labels = index.labels;
+      for (let n = 0; n < labels.length; n++) if (live === null || live.baseLive(labels[n]!)) baseNodes.push(n);
+    }
+    const freshLive = live === null ? [] : freshIds.filter((id) => live.fresh.has(id));
+    const count = baseNodes.length + freshLive.length;
+    const vectors = new Float32Array(new SharedArrayBuffer(count * dim * 4));
+    const ids = new Float64Array(new SharedArrayBuffer(count * 8));
+    baseNodes.forEach((n, i) => {
+      vectors.set(index!.vectorOf(n), i * dim);
+      ids[i] = index!.labels[n]!;
+    });
+    freshLive.forEach((id, j) => {
+      vectors.set(live!.fresh.vector(id)!, (baseNodes.length + j) * dim);
+      ids[baseNodes.length + j] = id;
+    });
+    return { vectors, ids };
   }
 
   get queueDepth(): number {
@@ -128,6 +190,7 @@ export class Collection {
     const reasons: string[] = [];
     // Qdrant shows an optimizing collection yellow: here, the fresh graph being rebuilt.
     if (this.live?.fresh.rebuilding) reasons.push('optimizing: rebuilding the fresh graph (its deleted points outnumbered the live ones)');
+    if (this.compacting) reasons.push('optimizing: compacting the fresh points and deletes into a new tiered index');
     const refusal = this.live?.writeRefusal;
     if (refusal) reasons.push(`writes refused: ${refusal.message}`);
     const behind = this.live?.catchingUp;
@@ -235,7 +298,11 @@ export class Collection {
     // whole in both parts (its tombstone and its fresh copy), never half.
     const kBase = baseK(job.k, live.tombstones.size, this.index.meta.count);
     const baseJob = kBase === job.k ? job : { ...job, k: kBase, ef: Math.max(job.ef, kBase), rerank: job.rerank === 0 ? 0 : Math.max(job.rerank, kBase) };
+    const generation = this.generation;
     return this.queue.submit(baseJob, ctl).then((res) => {
+      // A compaction swapped the base while this search was out: its hits are the old base's, which
+      // the live state no longer describes. Ask again (the swap is rare; the search is short).
+      if (generation !== this.generation) return this.search(r);
       const hits = res.hits.filter((h) => live.baseLive(h.id));
       hits.push(...freshHits(live, job));
       hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
@@ -261,15 +328,22 @@ export class Collection {
       const id = uuid === null ? (p.key as number) : (live.idOfUuid(uuid, !live.replicated) ?? -1);
       return { id, uuid, vector, payload: p.payload };
     });
-    return live.upsert(writes, writeId);
+    return this.written(live.upsert(writes, writeId));
   }
 
   deletePoints(keys: PointKey[], writeId?: string): Promise<bigint> {
-    return this.writable().delete(this.resolveAll(keys), writeId);
+    return this.written(this.writable().delete(this.resolveAll(keys), writeId));
   }
 
   setPayload(keys: PointKey[], payload: Payload, overwrite: boolean, writeId?: string): Promise<bigint> {
     return this.writable().setPayload(this.resolveAll(keys), payload, overwrite, writeId);
+  }
+
+  private written(p: Promise<bigint>): Promise<bigint> {
+    return p.then((lsn) => {
+      this.onWritten?.();
+      return lsn;
+    });
   }
 
   /** Resolves once this collection has applied its shared write log up to `seq` (read-your-writes). */

@@ -1,8 +1,9 @@
 // The engine: every loaded index as a collection, one set of search threads for all of them, and,
 // for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
 // the benchmarks alike.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
@@ -15,7 +16,10 @@ import {
   removeCollectionDir,
   writeConfig,
 } from '../index/live/collection-dir.js';
-import { LiveStore } from '../index/live/live-store.js';
+import { DEFAULT_BUILD } from '../index/build/build-index.js';
+import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../index/live/compacted.js';
+import { DEFAULT_FRESH } from '../index/live/fresh-layer.js';
+import { type BaseIds, LiveStore } from '../index/live/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
 import { storageError } from '../index/live/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
@@ -31,9 +35,10 @@ import { createChannel } from './ndp/channel.js';
 import { NdpRunner, type NdpOptions } from './ndp/ndp-runner.js';
 import { RingExecutor } from './ring-executor.js';
 import { RING_HITS_PER_QUERY, ringShape } from './ring-protocol.js';
-import { makeContext } from './run-task.js';
+import { makeContext, type SearchContext } from './run-task.js';
 import type { EngineOptions } from './types.js';
 import type { ServeArgs, ServeReport } from './workers/tier-worker.js';
+import type { CompactJob } from './workers/compact-worker.js';
 import type { CollectionLinks } from './workers/worker-data.js';
 
 /** Longest collection name, UTF-8 bytes (Qdrant's limit). */
@@ -86,6 +91,11 @@ export interface OpenEngineOptions extends EngineOptions {
    */
   dataDir?: string;
   /**
+   * Fresh points + hidden base points past which a live collection compacts itself (and at least
+   * 30% of its base); 0: only when asked (Engine.compact). Default DEFAULT_COMPACT_AT.
+   */
+  compactAt?: number;
+  /**
    * The shared write log this server's replicas of a shard follow (NATS JetStream): with it, writes
    * are published there and applied as the log delivers them, on every replica alike.
    */
@@ -108,6 +118,33 @@ export interface EngineMetrics {
   collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array }>;
 }
 
+/** Default of OpenEngineOptions.compactAt. */
+export const DEFAULT_COMPACT_AT = 50_000;
+
+/** What a compaction did (Engine.compact; the REST answer's `result`). */
+export interface CompactionReport {
+  /** False when there was nothing to compact (no live point). */
+  compacted: boolean;
+  /** Live points in the new base. */
+  points: number;
+  seconds: number;
+  /** Fresh points and hidden base points before and after: what the swap freed. */
+  before: { fresh: number; hidden: number };
+  after: { fresh: number; hidden: number };
+  /** The new base's directory name, inside the collection's directory. */
+  base: string | null;
+}
+
+/** A collection's base ids, as its live store asks for them (follows the collection's current base). */
+function baseIdsOf(c: Collection): BaseIds {
+  return {
+    has: (id) => c.baseHas(id),
+    get count(): number {
+      return c.index?.meta.count ?? 0;
+    },
+  };
+}
+
 /** The write-log service and the collections following it. */
 class SharedLogs {
   constructor(private readonly service: WriteLogService) {}
@@ -125,6 +162,16 @@ export class Engine {
   private readonly byName = new Map<string, Collection>();
   /** Set when the engine follows a shared write log (OpenEngineOptions.writeLog). */
   private writeLog: SharedLogs | null = null;
+  /** Opens a base index as Engine.open does (slots, lanes, memory plan); set by open(). */
+  private openBase: ((dir: string) => OpenedIndex) | null = null;
+  /** Search threads (or the inline executor) over these bases, in order; null with near-data workers. */
+  private makeExecutor: ((bases: OpenedIndex[]) => Executor) | null = null;
+  /** Compactions of each collection's last compaction found at open, by name (built collections). */
+  private readonly compactedAtOpen = new Map<string, Compacted>();
+  /** Running compactions' build threads (terminated at close). */
+  private readonly builders = new Set<Worker>();
+  /** Fresh points + hidden base points past which a live collection compacts itself (0: never). */
+  private compactAt = DEFAULT_COMPACT_AT;
   private closing = false;
   private closed: Promise<{ tierReports: ServeReport[] }> | null = null;
   /** performance.now() past which close() stops waiting for searches (it only ever moves earlier). */
@@ -149,7 +196,7 @@ export class Engine {
         | 'nearData'
       >
     >,
-    private readonly executor: Executor,
+    private executor: Executor,
     collections: Collection[],
     private readonly tierPools: TierPool[],
     readonly dataDir: string | null,
@@ -160,7 +207,8 @@ export class Engine {
   /** Settings of a collection with no base index (created over the API). */
   private liveSettings(name: string): ConstructorParameters<typeof Collection>[2] {
     const o = this.options;
-    return { id: -1, name, maxQueue: o.maxQueue, batch: o.inflightPerThread, maxTasks: 1, defaultMode: 'local', ndpAvailable: false, defaultEf: o.defaultEf };
+    const maxTasks = Math.max(1, this.executor.threads) * 2;
+    return { id: -1, name, maxQueue: o.maxQueue, batch: o.inflightPerThread, maxTasks, defaultMode: 'local', ndpAvailable: false, defaultEf: o.defaultEf };
   }
 
   /** Opens the data directory: a live store for every collection, and the collections created over the API. */
@@ -171,32 +219,171 @@ export class Engine {
       throw storageError(dataDir, 'create', e);
     }
     for (const c of this.byName.values()) {
-      const index = c.index!;
-      const { store } = await LiveStore.open(collectionDir(dataDir, c.name), c.dim, c.metric, { has: (id) => c.baseHas(id), count: index.meta.count });
-      c.live = store;
+      const dir = collectionDir(dataDir, c.name);
+      const compacted = this.compactedAtOpen.get(c.name) ?? null;
+      removeStaleBases(dir, compacted?.baseDir ?? null);
+      const { store } = await LiveStore.open(dir, c.dim, c.metric, baseIdsOf(c), DEFAULT_FRESH, compacted);
+      this.watch(c, store);
       await this.writeLog?.follow(c.name, store);
     }
+    let based = false;
     for (const dir of createdCollectionDirs(dataDir)) {
       const cfg = readConfig(dir);
       if (this.byName.has(cfg.name))
         throw new StrataError('STRATA_INVALID_ARGUMENT', `${dir}: collection ${quoted(cfg.name)} is also served from an index directory`, { field: 'dataDir' });
-      await this.attachCreated(dir, cfg);
+      based = (await this.attachCreated(dir, cfg)).index !== null || based;
     }
+    // Created collections compacted before: their bases join the search threads.
+    if (based) this.swapExecutor();
   }
 
   /** `created`: made just now (not reopened, not restored), so it follows its write log from the end. */
   private async attachCreated(dir: string, cfg: CollectionConfig, created = false): Promise<Collection> {
-    const c = new Collection(null, this.executor, this.liveSettings(cfg.name), {
+    const compacted = created ? null : readCompacted(dir);
+    removeStaleBases(dir, compacted?.baseDir ?? null);
+    const opened = compacted ? this.openBase!(compacted.baseDir) : null;
+    const c = new Collection(opened, this.executor, this.liveSettings(cfg.name), {
       dim: cfg.dim,
       metric: cfg.metric,
       m: cfg.m,
       efConstruction: cfg.efConstruction,
     });
-    const { store } = await LiveStore.open(dir, cfg.dim, cfg.metric, null, { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 });
-    c.live = store;
+    const { store } = await LiveStore.open(
+      dir,
+      cfg.dim,
+      cfg.metric,
+      opened ? baseIdsOf(c) : null,
+      { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 },
+      compacted,
+    );
+    this.watch(c, store);
     await this.writeLog?.follow(cfg.name, store, created);
     this.byName.set(cfg.name, c);
     return c;
+  }
+
+  /** Attaches a live store to its collection, and compacts the collection once enough has changed. */
+  private watch(c: Collection, store: LiveStore): void {
+    c.live = store;
+    c.onWritten = () => {
+      const base = c.index?.meta.count ?? 0;
+      const changed = store.fresh.size + store.tombstones.size;
+      if (this.compactAt > 0 && c.compacting === null && !this.closing && changed >= Math.max(this.compactAt, 0.3 * base))
+        this.compact(c.name).catch((e: unknown) => process.emitWarning(`compaction of ${c.name} failed: ${e instanceof Error ? e.message : String(e)}`));
+    };
+  }
+
+  /**
+   * Compacts a live collection: its live points (the base's unhidden ones and the fresh ones, at a
+   * cut) are built into a new tiered index on a worker thread (the collection's build settings,
+   * placement and codes recomputed) while searches and writes go on; then, in one synchronous step,
+   * the new base is swapped in, the fresh layer keeps only points written since the cut and the
+   * tombstones only ids written since the cut, and the search threads are replaced by threads over
+   * the new bases (the old ones finish what they hold). The state file is written before the swap,
+   * so a crash at any point recovers either the old state or the new one, whole.
+   */
+  compact(name: string): Promise<CompactionReport> {
+    const c = this.collection(name);
+    if (this.closing) return Promise.reject(new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {}));
+    if (this.dataDir === null || c.live === null)
+      return Promise.reject(
+        new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} takes no writes (no --data-dir): there is nothing to compact`, { allow: 'GET' }),
+      );
+    if (this.makeExecutor === null || this.openBase === null)
+      return Promise.reject(invalidArgument('compact', 'compaction with near-data tier workers (--mode ndp) is not supported yet'));
+    if (c.compacting) return c.compacting as Promise<CompactionReport>;
+    const run = this.runCompaction(c, c.live).finally(() => {
+      c.compacting = null;
+    });
+    c.compacting = run;
+    return run;
+  }
+
+  private async runCompaction(c: Collection, live: LiveStore): Promise<CompactionReport> {
+    const t0 = performance.now();
+    const before = { fresh: live.fresh.size, hidden: live.tombstones.size };
+    const dir = collectionDir(this.dataDir!, c.name);
+    const cut = live.beginCut();
+    let baseName: string | null = null;
+    try {
+      const { vectors, ids } = c.livePoints(cut.freshIds);
+      if (ids.length === 0) {
+        live.abortCut();
+        return { compacted: false, points: 0, seconds: (performance.now() - t0) / 1000, before, after: before, base: null };
+      }
+      baseName = baseDirName(cut.lsn);
+      await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer);
+      const opened = this.openBase!(join(dir, baseName));
+      if (this.closing) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
+      writeCompacted(dir, baseName, cut.lsn, cut.state);
+      // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
+      c.rebase(opened);
+      live.rebase(baseIdsOf(c));
+      this.swapExecutor();
+      c.compactions++;
+      // The previous compacted base, if any: loaded in memory, so its files can go now.
+      removeStaleBases(dir, join(dir, baseName));
+      return {
+        compacted: true,
+        points: ids.length,
+        seconds: (performance.now() - t0) / 1000,
+        before,
+        after: { fresh: live.fresh.size, hidden: live.tombstones.size },
+        base: baseName,
+      };
+    } catch (e) {
+      if (live.cutOpen) live.abortCut();
+      if (baseName !== null && readCompacted(dir)?.baseDir !== join(dir, baseName)) rmSync(join(dir, baseName), { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** Builds a base on a worker thread (engine/workers/compact-worker.ts), with the collection's build settings. */
+  private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer): Promise<void> {
+    const m = c.base?.manifest;
+    const budgetShare = m ? m.plan.dramBudgetBytes / Math.max(1, m.plan.fullPrecisionBytes) : null;
+    const job: CompactJob = {
+      name: c.name,
+      out,
+      dim: c.dim,
+      metric: c.metric,
+      vectors,
+      ids,
+      m: m?.build.m ?? c.shape?.m ?? DEFAULT_BUILD.m,
+      efConstruction: m?.build.efConstruction ?? c.shape?.efConstruction ?? DEFAULT_BUILD.efConstruction,
+      dramBudget: budgetShare !== null ? `${Math.min(100, budgetShare * 100).toFixed(4)}%` : DEFAULT_BUILD.dramBudget,
+      placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
+      codes: m ? (m.plan.code?.kind ?? 'none') : 'auto',
+    };
+    return new Promise<void>((resolve, reject) => {
+      const w = new Worker(workerFile('compact-worker.js'), { workerData: job });
+      this.builders.add(w);
+      let answered = false;
+      w.on('message', (r: { ok: boolean; error?: unknown }) => {
+        answered = true;
+        if (r.ok) resolve();
+        else reject(fromWorker(r.error, 'compaction build'));
+      });
+      w.on('error', (e) => reject(fromWorker(e, 'compaction build')));
+      w.on('exit', (code) => {
+        this.builders.delete(w);
+        if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `compaction build thread exited (code ${code}) without an answer`, {}));
+      });
+    });
+  }
+
+  /**
+   * Replaces the search threads by threads over every collection's current base (after a swap),
+   * each collection told its new number; the old threads finish the tasks they hold and stop.
+   */
+  private swapExecutor(): void {
+    const bases = [...this.byName.values()].filter((c) => c.base !== null);
+    const next = this.makeExecutor!(bases.map((c) => c.base!));
+    const old = this.executor;
+    this.executor = next;
+    bases.forEach((c, id) => c.useExecutor(next, id));
+    for (const c of this.byName.values()) if (c.base === null) c.useExecutor(next, -1);
+    old.close().catch((e: unknown) => process.emitWarning(`old search threads did not stop cleanly: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   /** Names being created right now: a second create of the same name fails at once. */
@@ -235,7 +422,7 @@ export class Engine {
   /** A collection created over the API, or STRATA_READ_ONLY naming why snapshots do not apply. */
   private created(name: string): Collection {
     const c = this.collection(name);
-    if (this.dataDir === null || c.index !== null || c.live === null || c.shape === null)
+    if (this.dataDir === null || c.fromIndexDir || c.live === null || c.shape === null)
       throw new StrataError(
         'STRATA_READ_ONLY',
         `collection ${quoted(name)} is ${this.dataDir === null ? 'not writable (no --data-dir)' : 'served from an index directory: back up that directory and the data directory instead'}; snapshots are of collections created over the API`,
@@ -284,7 +471,7 @@ export class Engine {
     if (!cfgBytes || !wal) throw invalidArgument('location', `${source}: a snapshot needs collection.json and wal.log`);
     const src = JSON.parse(cfgBytes.toString('utf8')) as CollectionConfig;
     const existing = this.byName.get(name);
-    if (existing && existing.index !== null)
+    if (existing?.fromIndexDir)
       throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: restore under another name`, { allow: 'GET' });
     if (existing) await this.deleteCollection(name);
     const dir = collectionDir(this.dataDir, name);
@@ -299,7 +486,7 @@ export class Engine {
     checkCollectionName(name, 'collection_name');
     const c = this.byName.get(name);
     if (!c) return false;
-    if (c.index !== null || this.dataDir === null)
+    if (c.fromIndexDir || this.dataDir === null)
       throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: stop serving it instead`, { allow: 'GET' });
     this.byName.delete(name);
     c.refuse(new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection ${quoted(name)} was deleted`, { collection: name.slice(0, 64) }));
@@ -335,6 +522,7 @@ export class Engine {
     const slots = threads * opts.inflightPerThread * (opts.ndp ? 2 : 1) + 8;
 
     const names = new Set<string>();
+    const compactedAtOpen = new Map<string, Compacted>();
     const opened: OpenedIndex[] = [];
     const links: CollectionLinks[] = [];
     for (const spec of specs) {
@@ -346,7 +534,11 @@ export class Engine {
       // With E expanders the CXL tier needs at least E segments: one group of segments per expander.
       // A fused-traversal lane for every searcher that may run at once: each search thread's local
       // searcher and near-data runner, and the main thread's (exact queries, searchThreads 0).
-      const oi = openIndex(spec.dir, o.memory ?? {}, {
+      // A collection compacted while served with this data directory: its compacted base replaces the
+      // directory it was built in (the live store then replays only records past the cut).
+      const compacted = o.dataDir !== undefined ? readCompacted(collectionDir(o.dataDir, name)) : null;
+      if (compacted) compactedAtOpen.set(name, compacted);
+      const oi = openIndex(compacted?.baseDir ?? spec.dir, o.memory ?? {}, {
         slots,
         fusedLanes: 2 * threads + 2,
         ...(opts.ndp ? { cxlSegments: opts.expanders } : {}),
@@ -410,27 +602,29 @@ export class Engine {
       }
     });
 
-    let executor: Executor;
-    if (opts.searchThreads === 0) {
-      const contexts = opened.map((oi, ci) => {
-        const l = links[ci]!;
-        const ndp = l.ndp
-          ? new NdpRunner(
-              oi.index,
-              { expanderOfSegment: l.ndp.expanderOfSegment, channels: l.ndp.channelsByThread[0]!, bell: new Int32Array(l.ndp.bell) },
-              ndpOptions,
-            )
-          : null;
-        return makeContext(oi.index, searcherOptions, ndp);
-      });
-      executor = new InlineExecutor(contexts);
-    } else {
-      const data = { collections: links, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus };
-      if ((o.handoff ?? 'ring') === 'ring') {
-        const maxDim = Math.max(1, ...opened.map((oi) => oi.index.meta.dim));
-        executor = new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, maxDim, RING_HITS_PER_QUERY));
-      } else executor = new PoolExecutor(opts.searchThreads, data);
-    }
+    /** Search threads (or the inline executor) over these links; `inline` makes the inline contexts. */
+    const executorOver = (all: CollectionLinks[], dims: number[], inline: () => SearchContext[]): Executor => {
+      if (opts.searchThreads === 0) return new InlineExecutor(inline());
+      const data = { collections: all, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus };
+      if ((o.handoff ?? 'ring') !== 'ring') return new PoolExecutor(opts.searchThreads, data);
+      return new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, Math.max(1, ...dims), RING_HITS_PER_QUERY));
+    };
+    const executor = executorOver(
+      links,
+      opened.map((oi) => oi.index.meta.dim),
+      () =>
+        opened.map((oi, ci) => {
+          const l = links[ci]!;
+          const ndp = l.ndp
+            ? new NdpRunner(
+                oi.index,
+                { expanderOfSegment: l.ndp.expanderOfSegment, channels: l.ndp.channelsByThread[0]!, bell: new Int32Array(l.ndp.bell) },
+                ndpOptions,
+              )
+            : null;
+          return makeContext(oi.index, searcherOptions, ndp);
+        }),
+    );
     const collections = opened.map(
       (oi, id) =>
         new Collection(oi, executor, {
@@ -445,6 +639,19 @@ export class Engine {
         }),
     );
     const engine = new Engine(opts, executor, collections, tierPools, o.dataDir ?? null);
+    for (const [name, c] of compactedAtOpen) engine.compactedAtOpen.set(name, c);
+    if (o.compactAt !== undefined) engine.compactAt = o.compactAt;
+    engine.openBase = (dir) =>
+      openIndex(dir, o.memory ?? {}, { slots, fusedLanes: 2 * threads + 2, ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}) });
+    // Swapping search threads at run time is for local search: near-data tier workers hold channels
+    // per thread and collection, made once here.
+    if (!opts.ndp)
+      engine.makeExecutor = (bases) =>
+        executorOver(
+          bases.map((b) => ({ handle: b.index.share(), ndp: null })),
+          bases.map((b) => b.index.meta.dim),
+          () => bases.map((b) => makeContext(b.index, searcherOptions, null)),
+        );
     if (o.dataDir !== undefined) {
       try {
         if (o.writeLog) engine.writeLog = new SharedLogs(await WriteLogService.open(o.writeLog));
@@ -526,6 +733,8 @@ export class Engine {
       Atomics.notify(t.bell, t.expander);
     }
     // Appends already queued are flushed (and acknowledged) before the logs close.
+    // A compaction still building is abandoned (its directory is removed at the next open).
+    await Promise.all([...this.builders].map((w) => w.terminate()));
     await Promise.all(this.collections().map((c) => c.live?.close()));
     await this.writeLog?.close();
     const tierReports = await Promise.all(

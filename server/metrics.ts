@@ -141,6 +141,20 @@ export class ServerMetrics {
     live('strata_live_applied_operation_id', 'Sequence number of the last write applied.', (l) => Number(l.appliedLsn));
     live('strata_live_fresh_graph_rebuilds', 'Background rebuilds of the fresh graph (deleted nodes had outnumbered live ones).', (l) => l.fresh.rebuilds);
     new Gauge({
+      name: 'strata_live_compactions',
+      help: 'Compactions of the collection into a new tiered base since start, and (compacting) whether one runs now.',
+      labelNames: ['collection', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of engine.collections()) {
+          if (!c.live) continue;
+          this.set({ collection: c.name, state: 'done' }, c.compactions);
+          this.set({ collection: c.name, state: 'compacting' }, c.compacting ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
       name: 'strata_search_threads',
       help: 'Search threads (0: searches run on the main thread).',
       registers,

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { Engine, type CollectionSpec } from '../../engine/engine.js';
+import { type CollectionSpec, DEFAULT_COMPACT_AT, Engine } from '../../engine/engine.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
@@ -38,6 +38,7 @@ interface ServeFlags extends MemoryFlags {
   writeLog?: string;
   writeLogStream?: string;
   writeLogReplicas: number;
+  compactAt: number;
 }
 
 /** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
@@ -130,6 +131,12 @@ export function registerServe(program: Command): void {
         intOption('--write-log-replicas', 1, 5),
         1,
       )
+      .option(
+        '--compact-at <points>',
+        'compact a live collection into a new tiered base once its fresh + hidden points reach this many (and 30% of its base); 0: only on POST /collections/{name}/compact',
+        intOption('--compact-at', 0, 2 ** 31 - 1),
+        DEFAULT_COMPACT_AT,
+      )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
       .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
@@ -212,6 +219,7 @@ export function registerServe(program: Command): void {
       inject: f.inject ?? false,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
       ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
+      compactAt: f.compactAt,
       ...(f.writeLog !== undefined ? { writeLog: { servers: f.writeLog, stream: f.writeLogStream ?? 'strata-shard-0', replicas: f.writeLogReplicas } } : {}),
     });
     const server = buildServer(engine, serverOptions);

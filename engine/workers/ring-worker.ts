@@ -74,3 +74,9 @@ for (;;) {
   seen = Atomics.load(ctl, CTL_REQUESTS);
   for (let s = 0; s < shape.slots; s++) if (Atomics.load(ctl, stateIndex(s)) === SLOT_REQUESTED) serve(s);
 }
+// Stopping (the engine closes, or a compaction replaced these threads): the searchers give back
+// their query slots and traversal lanes, which live in the indexes' shared memory, not this thread's.
+for (const c of (contexts as SearchContext[] | null) ?? []) {
+  c.searcher.close();
+  c.ndp?.close();
+}

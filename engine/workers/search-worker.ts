@@ -19,4 +19,13 @@ function search(buf: ArrayBuffer): ArrayBuffer {
   return move(resultBuffer(runTask(contexts[task.collection]!, task))) as ArrayBuffer;
 }
 
+// Stopping (the pool closes, or a compaction replaced it): the searchers give back their query
+// slots and traversal lanes, which live in the indexes' shared memory, not this thread's.
+process.once('exit', () => {
+  for (const c of contexts ?? []) {
+    c.searcher.close();
+    c.ndp?.close();
+  }
+});
+
 export default throwsAcrossThreads(search);

@@ -45,6 +45,14 @@ export interface BaseIds {
   readonly count: number;
 }
 
+/** What a compaction saves beside its base (the points themselves are in the base). */
+export interface LiveState {
+  payloads: Array<[number, Payload]>;
+  uuids: Array<[string, number]>;
+  nextUuidId: number;
+  sharedSeq: number;
+}
+
 /** Log record types (verify-live.ts reads them too). */
 export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4 } as const;
 const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));
@@ -109,9 +117,12 @@ interface PayloadRecord extends Logged {
 export const WAL_FILE = WAL_LOG_FILE;
 
 export class LiveStore {
-  readonly fresh: FreshLayer;
+  /** Points written since the base was built (replaced whole when a compaction swaps a new base in). */
+  fresh: FreshLayer;
   /** Base ids a search must not return: deleted, or superseded by a fresh copy. */
-  readonly tombstones = new Set<number>();
+  tombstones = new Set<number>();
+  /** Ids upserted or deleted since a compaction's cut (null: no compaction running). */
+  private touched: Set<number> | null = null;
   private readonly payloads = new Map<number, Payload>();
   /** Highest log sequence number applied. */
   appliedLsn = 0n;
@@ -134,19 +145,24 @@ export class LiveStore {
     private readonly wal: WriteAheadLog,
     readonly dim: number,
     readonly metric: Metric,
-    private readonly base: BaseIds | null,
-    fresh: FreshOptions,
+    private base: BaseIds | null,
+    private readonly freshOptions: FreshOptions,
   ) {
-    this.fresh = new FreshLayer(dim, metric, fresh);
+    this.fresh = new FreshLayer(dim, metric, freshOptions);
   }
 
-  /** Opens (or creates) the store in dir and replays its log. */
+  /**
+   * Opens (or creates) the store in dir and replays its log. After a compaction (`compacted`), the
+   * records up to its cut are in the base already: only later ones are replayed, over the payloads
+   * and UUID pairs the compaction saved.
+   */
   static async open(
     dir: string,
     dim: number,
     metric: Metric,
     base: BaseIds | null,
     fresh: FreshOptions = DEFAULT_FRESH,
+    compacted: { cutLsn: bigint; state: LiveState } | null = null,
   ): Promise<{ store: LiveStore; report: RecoveryReport }> {
     try {
       mkdirSync(dir, { recursive: true });
@@ -155,8 +171,65 @@ export class LiveStore {
     }
     const { wal, records, report } = await WriteAheadLog.open(join(dir, WAL_FILE));
     const store = new LiveStore(wal, dim, metric, base, fresh);
-    for (const r of records) store.apply(r.type, r.payload, r.lsn);
+    if (compacted) {
+      store.restore(compacted.state);
+      store.appliedLsn = compacted.cutLsn;
+    }
+    for (const r of records) if (compacted === null || r.lsn > compacted.cutLsn) store.apply(r.type, r.payload, r.lsn);
     return { store, report };
+  }
+
+  /** What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's position. */
+  liveState(): LiveState {
+    return { payloads: [...this.payloads], uuids: [...this.uuidIds], nextUuidId: this.nextUuidId, sharedSeq: this.sharedSeq };
+  }
+
+  private restore(s: LiveState): void {
+    for (const [id, p] of s.payloads) this.payloads.set(id, p);
+    for (const [uuid, id] of s.uuids) this.mapUuid(uuid, id);
+    this.nextUuidId = Math.max(this.nextUuidId, s.nextUuidId);
+    this.sharedSeq = Math.max(this.sharedSeq, s.sharedSeq);
+  }
+
+  /**
+   * A compaction's cut: the state now (writes applied up to `lsn`) is what the new base will hold;
+   * from here on, every id a write touches is noted, so that rebase() keeps exactly those in the
+   * fresh layer and hides exactly those in the new base. Synchronous: no write applies in between.
+   */
+  beginCut(): { lsn: bigint; freshIds: number[]; state: LiveState } {
+    if (this.touched !== null) throw new StrataError('STRATA_INVALID_ARGUMENT', 'a compaction is running already', { field: 'compact' });
+    this.touched = new Set();
+    return { lsn: this.appliedLsn, freshIds: this.fresh.ids(), state: this.liveState() };
+  }
+
+  /** The compaction failed: the store goes on as it was. */
+  abortCut(): void {
+    this.touched = null;
+  }
+
+  /**
+   * Swaps in the base a compaction built from the state at its cut (synchronous, with the
+   * collection's own swap): the fresh layer keeps only points written since the cut, and the new
+   * base hides only ids written since the cut. The old fresh graph and tombstones are dropped.
+   */
+  rebase(base: BaseIds): void {
+    const touched = this.touched ?? new Set<number>();
+    this.touched = null;
+    const fresh = new FreshLayer(this.dim, this.metric, this.freshOptions);
+    const tombstones = new Set<number>();
+    for (const id of touched) {
+      const v = this.fresh.vector(id);
+      if (v) fresh.upsert(id, v);
+      if (base.has(id)) tombstones.add(id);
+    }
+    this.fresh = fresh;
+    this.tombstones = tombstones;
+    this.base = base;
+  }
+
+  /** Whether a compaction's cut is open (between beginCut and rebase or abortCut). */
+  get cutOpen(): boolean {
+    return this.touched !== null;
   }
 
   /**
@@ -334,6 +407,7 @@ export class LiveStore {
         // -1: a UUID numbered here, in log order, so every replica gives it the same number.
         const id = given >= 0 ? given : this.idOfUuid(uuid!, true)!;
         if (uuid) this.mapUuid(uuid, id);
+        this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
         const p = r.payloads[i];
@@ -345,6 +419,7 @@ export class LiveStore {
       const r = rec as DeleteRecord;
       for (const id of r.ids) {
         this.fresh.delete(id);
+        this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.payloads.delete(id);
       }

@@ -449,6 +449,33 @@ function livePaths(C: string): Obj {
       post: write('Set payload keys of existing points (merged into what they have)', payloadBody),
       put: write('Overwrite the payload of existing points', payloadBody),
     },
+    [`${C}/compact`]: {
+      post: {
+        summary:
+          "Strata: fold the collection's fresh points and deletes into a new tiered base (placement and codes recomputed) while it serves; answered when the new base serves",
+        parameters: [collectionName],
+        responses: {
+          '200': {
+            description: 'What the compaction did (compacted: false when there was no live point)',
+            content: content(
+              envelope({
+                type: 'object',
+                properties: {
+                  compacted: { type: 'boolean' },
+                  points: { type: 'integer' },
+                  seconds: { type: 'number' },
+                  fresh_before: { type: 'integer' },
+                  hidden_before: { type: 'integer' },
+                  fresh_after: { type: 'integer' },
+                  hidden_after: { type: 'integer' },
+                },
+              }),
+            ),
+          },
+          ...writeErrors,
+        },
+      },
+    },
   };
 }
 

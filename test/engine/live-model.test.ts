@@ -28,11 +28,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => tmp.cleanup());
 
+/** Compactions that built a base, over all runs: the property must have exercised them. */
+let compactions = 0;
+
 type Op =
   | { kind: 'upsert'; ids: number[]; seed: number }
   | { kind: 'delete'; ids: number[] }
   | { kind: 'payload'; ids: number[]; value: number }
-  | { kind: 'search'; seed: number; pick: number };
+  | { kind: 'search'; seed: number; pick: number }
+  | { kind: 'compact' };
 
 const idArb = fc.integer({ min: 0, max: BASE + 60 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -43,6 +47,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('payload' as const), ids: fc.uniqueArray(idArb, { minLength: 1, maxLength: 4 }), value: fc.integer() }),
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('search' as const), seed: fc.integer(), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('compact' as const) }) },
 );
 
 /** A deterministic float32 vector from a seed (values exact in float32). */
@@ -83,10 +88,22 @@ async function check(c: Collection, model: Model, q: Float32Array): Promise<void
   expect(c.count()).toBe(model.vectors.size);
 }
 
-async function runOps(c: Collection, model: Model, ops: Op[]): Promise<void> {
+async function runOps(engine: Engine, c: Collection, model: Model, generated: Op[]): Promise<void> {
+  // Besides the generated ones, a compaction midway and one at the end: every run has writes and
+  // searches before, between and after compactions.
+  const half = generated.length >> 1;
+  const ops: Op[] = [...generated.slice(0, half), { kind: 'compact' }, ...generated.slice(half), { kind: 'compact' }];
   /** Ids written or deleted so far: searches aim at them. */
   const touched: number[] = [];
   for (const op of ops) {
+    if (op.kind === 'compact') {
+      // Everything written so far goes into a new base: the fresh layer and the tombstones empty.
+      const r = await engine.compact(c.name);
+      expect(r.points).toBe(model.vectors.size);
+      if (r.compacted) compactions++;
+      expect([c.live!.fresh.size, c.live!.tombstones.size]).toEqual([0, 0]);
+      continue;
+    }
     if (op.kind !== 'search') touched.push(...op.ids);
     if (op.kind === 'upsert') {
       const points = op.ids.map((id, i) => ({ key: id, vector: vectorOf(op.seed + i * 7919), payload: { id } }));
@@ -127,18 +144,20 @@ async function runOps(c: Collection, model: Model, ops: Op[]): Promise<void> {
   await check(c, model, vectorOf(12345));
 }
 
-describe('live collections against a brute-force model', () => {
+describe('live collections against a brute-force model (compactions included)', () => {
   it('a collection created over the API: every interleaving of writes and searches answers as the model does', async () => {
     let run = 0;
+    compactions = 0;
     const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.path('created') });
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), async (ops) => {
           const c = await engine.createCollection({ name: `c${run++}`, dim: DIM, metric: 'l2', m: 8, efConstruction: 32 });
-          await runOps(c, { vectors: new Map(), payloads: new Map() }, ops);
+          await runOps(engine, c, { vectors: new Map(), payloads: new Map() }, ops);
         }),
         { numRuns: 25, seed: 4242 },
       );
+      expect(compactions).toBeGreaterThan(3);
     } finally {
       await engine.close();
     }
@@ -146,19 +165,21 @@ describe('live collections against a brute-force model', () => {
 
   it('a built index made writable: upserts over base ids, deletes of base points and searches agree with the model', async () => {
     let run = 0;
+    compactions = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), async (ops) => {
         const engine = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir: tmp.path(`built-${run++}`) });
         try {
           const model: Model = { vectors: new Map(), payloads: new Map() };
           for (let i = 0; i < BASE; i++) model.vectors.set(i, base.base.slice(i * DIM, (i + 1) * DIM));
-          await runOps(engine.collection('b'), model, ops);
+          await runOps(engine, engine.collection('b'), model, ops);
         } finally {
           await engine.close();
         }
       }),
       { numRuns: 12, seed: 777 },
     );
+    expect(compactions).toBeGreaterThan(3);
   }, 180_000);
 
   it('a search concurrent with a batch upsert sees the batch entirely or not at all', async () => {

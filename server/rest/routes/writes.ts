@@ -68,6 +68,25 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
   });
 
+  // Strata's own: fold the fresh points and deletes into a new tiered base (engine.ts, compact).
+  // Answered when the new base serves; a compaction already running is joined, not repeated.
+  app.post<WriteRoute>(`${c}/compact`, async (req, reply) => {
+    const r = await allowing('GET', () => ctx.engine.compact(req.params.collection_name));
+    return send(
+      reply,
+      codecFor(req),
+      ok(reply, {
+        compacted: r.compacted,
+        points: r.points,
+        seconds: r.seconds,
+        fresh_before: r.before.fresh,
+        hidden_before: r.before.hidden,
+        fresh_after: r.after.fresh,
+        hidden_after: r.after.hidden,
+      }),
+    );
+  });
+
   for (const [method, overwrite] of [
     ['POST', false],
     ['PUT', true],

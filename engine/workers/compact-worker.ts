@@ -1,0 +1,42 @@
+// A compaction's build, off the event loop: the live points (shared memory, copied at the cut) into
+// a new tiered index directory, with the collection's build settings. One worker thread per
+// compaction; it posts the build's summary or its error, then exits.
+import { parentPort, workerData } from 'node:worker_threads';
+import { toWire } from '../../common/worker-errors.js';
+import type { CodeKind } from '../../index/codes/index.js';
+import { buildIndex } from '../../index/build/build-index.js';
+import type { Metric } from '../../index/kernels/kernels.js';
+import type { PlacementPolicy } from '../../index/placement/placement.js';
+
+export interface CompactJob {
+  name: string;
+  out: string;
+  dim: number;
+  metric: Metric;
+  vectors: SharedArrayBuffer;
+  ids: SharedArrayBuffer;
+  m: number;
+  efConstruction: number;
+  dramBudget: string;
+  placement: PlacementPolicy;
+  codes: CodeKind | 'none' | 'auto';
+}
+
+const job = workerData as CompactJob;
+const vectors = new Float32Array(job.vectors);
+const ids = new Float64Array(job.ids);
+buildIndex({
+  input: `compaction of ${job.name}`,
+  out: job.out,
+  name: job.name,
+  dataset: { file: `compaction of ${job.name}`, format: 'fvecs', dim: job.dim, count: ids.length, vectors, ids, metric: null },
+  metric: job.metric,
+  m: job.m,
+  efConstruction: job.efConstruction,
+  dramBudget: job.dramBudget,
+  placement: job.placement,
+  codes: job.codes,
+}).then(
+  (s) => parentPort!.postMessage({ ok: true, count: s.count, seconds: s.seconds.total }),
+  (e: unknown) => parentPort!.postMessage({ ok: false, error: toWire(e) }),
+);

@@ -1,0 +1,78 @@
+// What a compaction leaves in a collection's directory: the new base index (a Strata index
+// directory, `base-<cut lsn>-<tag>/`), beside it the live state the base does not hold (payloads,
+// UUID pairs, the shared log's position: `live-state.msgpack`), and `compacted.json`, which names
+// both with the cut and their checksums. The state file is written last (durably), so a crash before
+// it leaves the previous state (the previous base, or none, and the whole log replayed); after it,
+// the new base and the records past the cut. Leftovers of an interrupted compaction are removed.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pack, unpack } from 'msgpackr';
+import { StrataError } from '../../common/errors.js';
+import { writeFileDurably } from './collection-dir.js';
+import type { LiveState } from './live-store.js';
+
+export const COMPACTED_FILE = 'compacted.json';
+const LIVE_STATE_FILE = 'live-state.msgpack';
+const FORMAT = 'strata-compacted';
+const VERSION = 1;
+
+export interface Compacted {
+  /** The base index directory, inside the collection's directory. */
+  baseDir: string;
+  /** The last log record the base holds. */
+  cutLsn: bigint;
+  state: LiveState;
+}
+
+const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
+
+/** A fresh directory name for the base a compaction at `cutLsn` builds. */
+export function baseDirName(cutLsn: bigint): string {
+  return `base-${cutLsn}-${Date.now().toString(36)}`;
+}
+
+/** Saves the live state beside a built base, then (last) the state file naming both. */
+export function writeCompacted(collectionDir: string, baseName: string, cutLsn: bigint, state: LiveState): void {
+  const bytes = pack(state);
+  writeFileDurably(join(collectionDir, baseName, LIVE_STATE_FILE), bytes);
+  const body = { base: baseName, cutLsn: String(cutLsn), liveStateSha256: sha256(bytes) };
+  const text = JSON.stringify(body);
+  writeFileDurably(join(collectionDir, COMPACTED_FILE), `${JSON.stringify({ format: FORMAT, version: VERSION, sha256: sha256(text), ...body })}\n`);
+}
+
+/** The collection's last compaction, or null when it has none. Damage is STRATA_INDEX_CORRUPT. */
+export function readCompacted(collectionDir: string): Compacted | null {
+  const file = join(collectionDir, COMPACTED_FILE);
+  if (!existsSync(file)) return null;
+  const bad = (why: string): StrataError => new StrataError('STRATA_INDEX_CORRUPT', `${file}: ${why}`, { file });
+  let m: { format?: unknown; version?: unknown; sha256?: unknown; base?: unknown; cutLsn?: unknown; liveStateSha256?: unknown };
+  try {
+    m = JSON.parse(readFileSync(file, 'utf8')) as typeof m;
+  } catch (e) {
+    throw bad(`not readable (${(e as Error).message})`);
+  }
+  if (m.format !== FORMAT) throw bad(`not a ${FORMAT} file`);
+  if (m.version !== VERSION) throw new StrataError('STRATA_INDEX_VERSION', `${file}: version ${String(m.version)}, this build reads ${VERSION}`, { file });
+  const body = { base: m.base, cutLsn: m.cutLsn, liveStateSha256: m.liveStateSha256 };
+  if (sha256(JSON.stringify(body)) !== m.sha256) throw bad('checksum mismatch');
+  if (typeof m.base !== 'string' || !/^base-[0-9a-z-]+$/.test(m.base) || typeof m.cutLsn !== 'string' || !/^\d+$/.test(m.cutLsn)) throw bad('malformed');
+  const stateFile = join(collectionDir, m.base, LIVE_STATE_FILE);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(stateFile);
+  } catch (e) {
+    throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: missing (${(e as Error).message})`, { file: stateFile });
+  }
+  if (sha256(bytes) !== m.liveStateSha256) throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: checksum mismatch`, { file: stateFile });
+  return { baseDir: join(collectionDir, m.base), cutLsn: BigInt(m.cutLsn), state: unpack(bytes) as LiveState };
+}
+
+/** Removes base directories the state file does not name (an interrupted or superseded compaction's). */
+export function removeStaleBases(collectionDir: string, keep: string | null): void {
+  if (!existsSync(collectionDir)) return;
+  for (const d of readdirSync(collectionDir, { withFileTypes: true })) {
+    if (d.isDirectory() && d.name.startsWith('base-') && join(collectionDir, d.name) !== keep)
+      rmSync(join(collectionDir, d.name), { recursive: true, force: true });
+  }
+}

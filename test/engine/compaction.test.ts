@@ -1,0 +1,193 @@
+// Compaction of live collections (Engine.compact): writes and searches go on while the new base
+// builds, and afterwards the collection answers exactly as a brute-force model of every
+// acknowledged write; the fresh layer keeps only points written since the cut and the tombstones
+// only ids written since the cut; a restart recovers the compacted base and replays only the writes
+// past the cut; a created collection's first base is searched on the search threads, after a
+// restart too; a compaction abandoned at close leaves the previous state.
+import { existsSync, readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateClustered, writeFvecs } from '../../datasets/index.js';
+import type { Collection } from '../../engine/collection.js';
+import { Engine } from '../../engine/engine.js';
+import { buildIndex } from '../../index/build/build-index.js';
+import { collectionDir } from '../../index/live/collection-dir.js';
+import { makeTempDir } from '../helpers/temp.js';
+
+const DIM = 8;
+const BASE = 600;
+const tmp = makeTempDir('strata-compaction-');
+const data = generateClustered({ count: BASE, dim: DIM, clusters: 6, seed: 23 }, 20);
+let built = '';
+
+beforeAll(async () => {
+  const input = tmp.path('base.fvecs');
+  await writeFvecs(input, data.base, DIM);
+  built = tmp.path('index');
+  await buildIndex({ input, out: built, metric: 'l2', m: 8, efConstruction: 40, dramBudget: '30%', placement: 'profile', profileSamples: 100 });
+}, 60_000);
+afterAll(() => tmp.cleanup());
+
+const vec = (id: number): Float32Array => Float32Array.from({ length: DIM }, (_, i) => Math.fround(Math.sin(id * 1.7 + i) * 8));
+const l2 = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0);
+
+/** The collection answers exact searches, gets and counts as the model does. */
+async function agrees(c: Collection, model: Map<number, Float32Array>): Promise<void> {
+  expect(c.count()).toBe(model.size);
+  for (let q = 0; q < 20; q++) {
+    const query = data.queries.subarray(q * DIM, (q + 1) * DIM);
+    const want = [...model.entries()].map(([, v]) => l2(query, v)).sort((a, b) => a - b);
+    const got = await c.search({ vector: query, k: 10, exact: true });
+    got.hits.forEach((h, i) => {
+      expect(model.has(h.id), `hit ${h.id} is not live`).toBe(true);
+      expect(h.distance).toBeCloseTo(want[i]!, 2);
+    });
+    const approx = await c.search({ vector: query, k: 10, ef: 64 });
+    for (const h of approx.hits) expect(model.has(h.id), `approximate hit ${h.id} is not live`).toBe(true);
+  }
+  for (const [id, v] of model) expect(Array.from(c.getPoint(id)!.vector)).toEqual(Array.from(v));
+}
+
+function baseModel(): Map<number, Float32Array> {
+  const m = new Map<number, Float32Array>();
+  for (let i = 0; i < BASE; i++) m.set(i, data.base.slice(i * DIM, (i + 1) * DIM));
+  return m;
+}
+
+describe('compaction of a live collection', () => {
+  it('takes writes and answers searches while it builds, then holds exactly what was acknowledged, with only the later writes fresh', async () => {
+    const dataDir = tmp.path('data-during');
+    const model = baseModel();
+    const engine = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir, compactAt: 0 });
+    try {
+      const c = engine.collection('b');
+      const before = Array.from({ length: 200 }, (_, i) => 10_000 + i);
+      await c.upsert(before.map((id) => ({ key: id, vector: vec(id), payload: { id } })));
+      for (const id of before) model.set(id, vec(id));
+      const gone = Array.from({ length: 50 }, (_, i) => i * 3);
+      await c.deletePoints(gone);
+      for (const id of gone) model.delete(id);
+      expect([c.live!.fresh.size, c.live!.tombstones.size]).toEqual([200, 50]);
+
+      const running = engine.compact('b');
+      expect(engine.collection('b').health().reasons.join()).toMatch(/compacting/);
+      // While it builds: new points, points replaced (fresh and base), deletes (fresh and base), searches.
+      const during = Array.from({ length: 30 }, (_, i) => 20_000 + i);
+      const replaced = [10_000, 10_001, 5, 7];
+      const deleted = [10_002, 8, 11];
+      const writes = [
+        c.upsert([...during, ...replaced].map((id) => ({ key: id, vector: vec(id + 1), payload: null }))),
+        c.deletePoints(deleted),
+        ...Array.from({ length: 10 }, (_, q) => c.search({ vector: data.queries.subarray(q * DIM, (q + 1) * DIM), k: 10 })),
+      ];
+      await Promise.all(writes);
+      for (const id of [...during, ...replaced]) model.set(id, vec(id + 1));
+      for (const id of deleted) model.delete(id);
+      expect(c.live!.cutOpen).toBe(true);
+
+      const report = await running;
+      expect(report).toMatchObject({ compacted: true, before: { fresh: 200, hidden: 50 } });
+      // The base holds the state at the cut; fresh: the points written since (new and replaced);
+      // hidden: the base ids written since (replaced or deleted, those in the new base).
+      expect(c.live!.fresh.size).toBe(during.length + replaced.length);
+      expect(c.live!.tombstones.size).toBe(replaced.length + deleted.length);
+      expect(report.points).toBe(BASE - gone.length + before.length);
+      expect(c.health().reasons.join()).not.toMatch(/compacting/);
+      await agrees(c, model);
+
+      // A second compaction folds the rest in.
+      await engine.compact('b');
+      expect([c.live!.fresh.size, c.live!.tombstones.size]).toEqual([0, 0]);
+      await agrees(c, model);
+      const after = [30_000, 30_001];
+      await c.upsert(after.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      for (const id of after) model.set(id, vec(id));
+    } finally {
+      await engine.close();
+    }
+
+    // Restarted: the compacted base is loaded (not the directory given), and only later writes replayed.
+    const again = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir, compactAt: 0 });
+    try {
+      const c = again.collection('b');
+      expect(c.base!.manifest.build.source).toBe('compaction of b');
+      expect([c.live!.fresh.size, c.live!.tombstones.size]).toEqual([2, 0]);
+      await agrees(c, model);
+      expect(c.payload(10_005)).toEqual({ id: 10_005 });
+      // One base directory: the superseded one was removed.
+      expect(readdirSync(collectionDir(dataDir, 'b')).filter((f) => f.startsWith('base-')).length).toBe(1);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+
+  it('gives a collection created over the API its first base, searched on the search threads, after a restart too', async () => {
+    const dataDir = tmp.path('data-created');
+    const model = new Map<number, Float32Array>();
+    const engine = await Engine.open([], { searchThreads: 1, dataDir, compactAt: 0 });
+    try {
+      const c = await engine.createCollection({ name: 'made', dim: DIM, metric: 'l2', m: 8, efConstruction: 40 });
+      const ids = Array.from({ length: 400 }, (_, i) => i * 2);
+      await c.upsert(ids.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      for (const id of ids) model.set(id, vec(id));
+      expect(c.index).toBeNull();
+      const r = await engine.compact('made');
+      expect(r).toMatchObject({ compacted: true, points: 400, after: { fresh: 0, hidden: 0 } });
+      expect(c.index).not.toBeNull();
+      expect(engine.metrics().searchThreads).toBe(1);
+      await agrees(c, model);
+      // Still a created collection: it can be deleted and snapshotted, unlike a built one.
+      expect(engine.listSnapshots('made')).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+    const again = await Engine.open([], { searchThreads: 1, dataDir, compactAt: 0 });
+    try {
+      const c = again.collection('made');
+      expect(c.index).not.toBeNull();
+      await agrees(c, model);
+      expect(await again.deleteCollection('made')).toBe(true);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+
+  it('compacts by itself once enough has changed (compactAt), and a compaction abandoned at close leaves the previous state', async () => {
+    const dataDir = tmp.path('data-auto');
+    const model = baseModel();
+    const engine = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 0, memory: { mode: 'emulate' }, dataDir, compactAt: 100 });
+    try {
+      const c = engine.collection('b');
+      // 30% of a 600-point base is 180 changes: below it nothing happens, past it a compaction starts.
+      const ids = Array.from({ length: 150 }, (_, i) => 40_000 + i);
+      await c.upsert(ids.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      expect(c.compacting).toBeNull();
+      const more = Array.from({ length: 40 }, (_, i) => 50_000 + i);
+      await c.upsert(more.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      for (const id of [...ids, ...more]) model.set(id, vec(id));
+      expect(c.compacting).not.toBeNull();
+      await c.compacting;
+      expect(c.compactions).toBe(1);
+      await agrees(c, model);
+      // Started and abandoned: the engine closes while the build runs.
+      c.onWritten = null;
+      const late = Array.from({ length: 20 }, (_, i) => 60_000 + i);
+      await c.upsert(late.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      for (const id of late) model.set(id, vec(id));
+      const abandoned = engine.compact('b').catch((e: Error) => e);
+      await engine.close();
+      expect(await abandoned).toBeInstanceOf(Error);
+    } finally {
+      await engine.close();
+    }
+    const again = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 0, memory: { mode: 'emulate' }, dataDir, compactAt: 0 });
+    try {
+      const c = again.collection('b');
+      await agrees(c, model);
+      expect(c.live!.fresh.size).toBe(20);
+      expect(readdirSync(collectionDir(dataDir, 'b')).filter((f) => f.startsWith('base-')).length).toBe(1);
+      expect(existsSync(collectionDir(dataDir, 'b'))).toBe(true);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+});
