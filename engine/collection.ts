@@ -81,13 +81,21 @@ export class Collection {
   /** Served from an index directory given at start (strata build), not created over the API. */
   readonly fromIndexDir: boolean;
   /** Bumped when a compaction swaps in a new base: a search that straddles it runs again. */
-  private generation = 0;
+  generation = 0;
   /** The compaction running now, if any (engine.ts). */
   compacting: Promise<unknown> | null = null;
   /** Compactions done since start, for metrics. */
   compactions = 0;
   /** Called after each acknowledged write (the engine's compaction trigger). */
   onWritten: (() => void) | null = null;
+  /**
+   * The live query load: the last RECENT_QUERIES query vectors searched (as searched: normalised for
+   * cosine), in a ring. A compaction profiles its new layout with them, so the hottest neighbour
+   * lists of the load that is actually coming in go to DRAM.
+   */
+  private readonly recent: Float32Array;
+  private recentNext = 0;
+  private recentCount = 0;
   readonly dim: number;
   readonly metric: Metric;
   /** The writable part, or null (read-only: served without a data directory). */
@@ -117,7 +125,24 @@ export class Collection {
     if (!meta) throw new Error('a collection needs a base index or a shape');
     this.dim = meta.dim;
     this.metric = meta.metric;
+    this.recent = new Float32Array(RECENT_QUERIES * this.dim);
     this.queue = new AdmissionQueue<Job, SearchResponse>(s.maxQueue, () => this.pump());
+  }
+
+  private record(v: Float32Array): void {
+    this.recent.set(v, this.recentNext * this.dim);
+    this.recentNext = (this.recentNext + 1) % RECENT_QUERIES;
+    this.recentCount = Math.min(RECENT_QUERIES, this.recentCount + 1);
+  }
+
+  /** The recorded live queries (a copy, oldest first), count × dim. */
+  recentQueries(): Float32Array {
+    const n = this.recentCount;
+    const out = new Float32Array(n * this.dim);
+    const first = n < RECENT_QUERIES ? 0 : this.recentNext;
+    for (let i = 0; i < n; i++)
+      out.set(this.recent.subarray(((first + i) % RECENT_QUERIES) * this.dim, (((first + i) % RECENT_QUERIES) + 1) * this.dim), i * this.dim);
+    return out;
   }
 
   /** The opened base (manifest, memory plan), or null. */
@@ -288,6 +313,7 @@ export class Collection {
     } catch (e) {
       return Promise.reject(e);
     }
+    if (!job.exact) this.record(job.vector);
     const ctl = { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) };
     const live = this.live;
     if (live === null) return this.queue.submit(job, ctl);
@@ -550,6 +576,9 @@ export class Collection {
     return this.queue.depth > 0;
   }
 }
+
+/** Query vectors a collection keeps of its live load (the profile of its next layout). */
+export const RECENT_QUERIES = 1000;
 
 /** Largest re-rank pool a request may ask for. */
 export const MAX_RERANK = MAX_EF;

@@ -26,6 +26,7 @@ import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { type WriteLogOptions, WriteLogService } from './replication/jetstream-log.js';
 import { readManifest } from '../index/format/load-index.js';
 import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
+import { STAT } from '../index/search/stats.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
@@ -96,6 +97,13 @@ export interface OpenEngineOptions extends EngineOptions {
    */
   compactAt?: number;
   /**
+   * Re-tiering: when the share of neighbour-list reads served from DRAM over a window of
+   * RETIER_WINDOW searches falls this far below the share measured in the first window after the
+   * collection's last layout (the query load moved), the collection is compacted, which lays it out
+   * again profiled with its recorded live queries. 0: never. Default DEFAULT_RETIER_DROP.
+   */
+  retierDrop?: number;
+  /**
    * The shared write log this server's replicas of a shard follow (NATS JetStream): with it, writes
    * are published there and applied as the log delivers them, on every replica alike.
    */
@@ -116,6 +124,20 @@ export interface EngineMetrics {
   /** Busy time of the search threads / (threads × uptime). */
   searchUtilisation: number;
   collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array }>;
+}
+
+/** Recorded live queries a compaction needs before it profiles its placement with them. */
+export const MIN_PROFILE_QUERIES = 200;
+
+/** Default of OpenEngineOptions.retierDrop, and the searches a share is measured over. */
+export const DEFAULT_RETIER_DROP = 0.05;
+export const RETIER_WINDOW = 2000;
+
+/** Share of neighbour-list reads served from DRAM in a stats total (1 when there were none). */
+export function listDramShare(totals: Float64Array): number {
+  const d = totals[STAT.adjReadsDram]!;
+  const c = totals[STAT.adjReadsCxl]!;
+  return d + c > 0 ? d / (d + c) : 1;
 }
 
 /** Default of OpenEngineOptions.compactAt. */
@@ -172,6 +194,11 @@ export class Engine {
   private readonly builders = new Set<Worker>();
   /** Fresh points + hidden base points past which a live collection compacts itself (0: never). */
   private compactAt = DEFAULT_COMPACT_AT;
+  /** Drop of the neighbour-list DRAM share that re-tiers a collection (0: never); see retierCheck. */
+  private retierDrop = DEFAULT_RETIER_DROP;
+  /** Per collection: the searches and stats totals at the start of its current window, and its share after the last layout. */
+  private readonly shares = new Map<Collection, { generation: number; searches: number; totals: Float64Array; baseline: number | null }>();
+  private retierTimer: NodeJS.Timeout | null = null;
   private closing = false;
   private closed: Promise<{ tierReports: ServeReport[] }> | null = null;
   /** performance.now() past which close() stops waiting for searches (it only ever moves earlier). */
@@ -354,7 +381,16 @@ export class Engine {
       dramBudget: budgetShare !== null ? `${Math.min(100, budgetShare * 100).toFixed(4)}%` : DEFAULT_BUILD.dramBudget,
       placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
       codes: m ? (m.plan.code?.kind ?? 'none') : 'auto',
+      profile: null,
     };
+    // The placement follows the live load: profiled with the queries the collection has been asked,
+    // when there are enough of them; otherwise with a sample of its own points, as strata build does.
+    const recent = c.recentQueries();
+    if (recent.length / c.dim >= MIN_PROFILE_QUERIES) {
+      const shared = new Float32Array(new SharedArrayBuffer(recent.byteLength));
+      shared.set(recent);
+      job.profile = shared.buffer as SharedArrayBuffer;
+    }
     return new Promise<void>((resolve, reject) => {
       const w = new Worker(workerFile('compact-worker.js'), { workerData: job });
       this.builders.add(w);
@@ -370,6 +406,35 @@ export class Engine {
         if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `compaction build thread exited (code ${code}) without an answer`, {}));
       });
     });
+  }
+
+  /**
+   * Live re-tiering: each live collection's neighbour-list DRAM share is measured over windows of
+   * RETIER_WINDOW searches; the first window after a layout sets its baseline, and a later window
+   * retierDrop below it starts a compaction, whose placement is profiled with the recorded live
+   * queries. Public for tests and benchmarks, which call it instead of waiting for the timer.
+   */
+  retierCheck(): void {
+    if (this.closing || this.retierDrop <= 0) return;
+    for (const c of this.byName.values()) {
+      if (c.live === null || c.index === null || c.compacting !== null) continue;
+      let w = this.shares.get(c);
+      if (w === undefined || w.generation !== c.generation) {
+        w = { generation: c.generation, searches: c.searches, totals: c.totals.slice(), baseline: null };
+        this.shares.set(c, w);
+        continue;
+      }
+      if (c.searches - w.searches < RETIER_WINDOW) continue;
+      const window = c.totals.map((v, i) => v - w!.totals[i]!);
+      const share = listDramShare(window);
+      w.searches = c.searches;
+      w.totals = c.totals.slice();
+      if (w.baseline === null) w.baseline = share;
+      else if (share < w.baseline - this.retierDrop) {
+        const name = c.name;
+        this.compact(name).catch((e: unknown) => process.emitWarning(`re-tiering compaction of ${name} failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
+    }
   }
 
   /**
@@ -641,6 +706,11 @@ export class Engine {
     const engine = new Engine(opts, executor, collections, tierPools, o.dataDir ?? null);
     for (const [name, c] of compactedAtOpen) engine.compactedAtOpen.set(name, c);
     if (o.compactAt !== undefined) engine.compactAt = o.compactAt;
+    if (o.retierDrop !== undefined) engine.retierDrop = o.retierDrop;
+    if (o.dataDir !== undefined && engine.retierDrop > 0) {
+      engine.retierTimer = setInterval(() => engine.retierCheck(), 1000);
+      engine.retierTimer.unref();
+    }
     engine.openBase = (dir) =>
       openIndex(dir, o.memory ?? {}, { slots, fusedLanes: 2 * threads + 2, ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}) });
     // Swapping search threads at run time is for local search: near-data tier workers hold channels
@@ -733,6 +803,7 @@ export class Engine {
       Atomics.notify(t.bell, t.expander);
     }
     // Appends already queued are flushed (and acknowledged) before the logs close.
+    if (this.retierTimer) clearInterval(this.retierTimer);
     // A compaction still building is abandoned (its directory is removed at the next open).
     await Promise.all([...this.builders].map((w) => w.terminate()));
     await Promise.all(this.collections().map((c) => c.live?.close()));

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { type CollectionSpec, DEFAULT_COMPACT_AT, Engine } from '../../engine/engine.js';
+import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
@@ -39,6 +39,7 @@ interface ServeFlags extends MemoryFlags {
   writeLogStream?: string;
   writeLogReplicas: number;
   compactAt: number;
+  retierDrop: number;
 }
 
 /** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
@@ -137,6 +138,16 @@ export function registerServe(program: Command): void {
         intOption('--compact-at', 0, 2 ** 31 - 1),
         DEFAULT_COMPACT_AT,
       )
+      .option(
+        '--retier-drop <share>',
+        're-tier a live collection (a compaction profiled with its recorded queries) when its neighbour-list DRAM share over 2,000 searches falls this far below the share after its last layout; 0: never',
+        (v: string) => {
+          const x = Number(v);
+          if (!(x >= 0 && x <= 1)) throw new InvalidArgumentError(`--retier-drop must be a share from 0 to 1, got "${v}"`);
+          return x;
+        },
+        DEFAULT_RETIER_DROP,
+      )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
       .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
@@ -220,6 +231,7 @@ export function registerServe(program: Command): void {
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
       ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
       compactAt: f.compactAt,
+      retierDrop: f.retierDrop,
       ...(f.writeLog !== undefined ? { writeLog: { servers: f.writeLog, stream: f.writeLogStream ?? 'strata-shard-0', replicas: f.writeLogReplicas } } : {}),
     });
     const server = buildServer(engine, serverOptions);

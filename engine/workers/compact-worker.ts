@@ -20,6 +20,8 @@ export interface CompactJob {
   dramBudget: string;
   placement: PlacementPolicy;
   codes: CodeKind | 'none' | 'auto';
+  /** The collection's recorded live queries (count × dim), profiling the new placement; absent: a sample of the data. */
+  profile: SharedArrayBuffer | null;
 }
 
 const job = workerData as CompactJob;
@@ -36,6 +38,7 @@ buildIndex({
   dramBudget: job.dramBudget,
   placement: job.placement,
   codes: job.codes,
+  ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),
 }).then(
   (s) => parentPort!.postMessage({ ok: true, count: s.count, seconds: s.seconds.total }),
   (e: unknown) => parentPort!.postMessage({ ok: false, error: toWire(e) }),

@@ -33,6 +33,8 @@ export interface BuildIndexOptions {
   codes?: CodeKind | 'none' | 'auto';
   /** File of profiling queries; default: a sample of the data. */
   profileQueries?: string;
+  /** Profiling queries already in memory (a live collection's recorded load: compaction); wins over profileQueries. */
+  profileRows?: Float32Array;
   profileSamples?: number;
   profileEf?: number;
   name?: string;
@@ -119,7 +121,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('graph');
 
   let profQ: Float32Array;
-  if (o.profileQueries) {
+  if (o.profileRows) {
+    profQ = o.profileRows;
+  } else if (o.profileQueries) {
     const pq = await readDataset(o.profileQueries);
     if (pq.dim !== ds.dim) {
       throw new StrataError('STRATA_DATASET_DIMENSION', `${pq.file}: profiling queries have ${pq.dim} dimensions, the data ${ds.dim}`, {

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
 import type { Collection } from '../../engine/collection.js';
-import { Engine } from '../../engine/engine.js';
+import { Engine, listDramShare, RETIER_WINDOW } from '../../engine/engine.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { collectionDir } from '../../index/live/collection-dir.js';
 import { makeTempDir } from '../helpers/temp.js';
@@ -188,6 +188,61 @@ describe('compaction of a live collection', () => {
       expect(existsSync(collectionDir(dataDir, 'b'))).toBe(true);
     } finally {
       await again.close();
+    }
+  }, 120_000);
+
+  it('re-tiers by itself when the query load moves: the new placement serves more neighbour-list reads of the new load from DRAM', async () => {
+    // Two halves of a clustered set, split by a hyperplane; load A queries one, load B the other.
+    const n = 4000;
+    const d = 16;
+    const set = generateClustered({ count: n, dim: d, clusters: 20, seed: 31 }, 1);
+    const u = Array.from({ length: d }, (_, j) => Math.sin(j * 2.1 + 0.3));
+    const halves: number[][] = [[], []];
+    for (let i = 0; i < n; i++) halves[set.base.subarray(i * d, (i + 1) * d).reduce((a, x, j) => a + x * u[j]!, 0) > 0 ? 0 : 1]!.push(i);
+    const input = tmp.path('halves.fvecs');
+    await writeFvecs(input, set.base, d);
+    await buildIndex({ input, out: tmp.path('halves'), metric: 'l2', m: 8, efConstruction: 40, dramBudget: '12%', placement: 'profile', profileSamples: 300 });
+    const load = (half: number[]): Float32Array => {
+      const q = new Float32Array(RETIER_WINDOW * d);
+      for (let k = 0; k < RETIER_WINDOW; k++) q.set(set.base.subarray(half[(k * 7919) % half.length]! * d, (half[(k * 7919) % half.length]! + 1) * d), k * d);
+      return q;
+    };
+    const engine = await Engine.open([{ dir: tmp.path('halves'), name: 'h' }], {
+      searchThreads: 1,
+      memory: { mode: 'emulate' },
+      dataDir: tmp.path('data-retier'),
+      compactAt: 0,
+    });
+    try {
+      const c = engine.collection('h');
+      const windowShare = async (q: Float32Array): Promise<number> => {
+        const before = c.totals.slice();
+        for (let k = 0; k < RETIER_WINDOW; k++) await c.search({ vector: q.subarray(k * d, (k + 1) * d), k: 10, ef: 32 });
+        return listDramShare(c.totals.map((v, i) => v - before[i]!));
+      };
+      const A = load(halves[0]!);
+      const B = load(halves[1]!);
+      // Laid out for load A first (a compaction profiled with the recorded A queries).
+      await windowShare(A);
+      await engine.compact('h');
+      engine.retierCheck();
+      const shareA = await windowShare(A);
+      engine.retierCheck(); // baseline
+      expect(c.compacting).toBeNull();
+      await windowShare(A);
+      engine.retierCheck(); // the same load: no re-tiering
+      expect(c.compacting).toBeNull();
+      const staticB = await windowShare(B);
+      engine.retierCheck();
+      // B was served from DRAM less than A by more than the drop: re-tiering (a compaction) runs.
+      expect(staticB).toBeLessThan(shareA - 0.05);
+      expect(c.compacting).not.toBeNull();
+      await c.compacting;
+      const retieredB = await windowShare(B);
+      expect(retieredB).toBeGreaterThan(staticB + 0.05);
+      expect(c.compactions).toBe(2);
+    } finally {
+      await engine.close();
     }
   }, 120_000);
 });
