@@ -1,7 +1,8 @@
 // The engine: every loaded index as a collection, one set of search threads for all of them, and,
 // for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
 // the benchmarks alike.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { pack, unpack } from 'msgpackr';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -12,6 +13,7 @@ import {
   collectionDir,
   createdCollectionDirs,
   installCollection,
+  writeFileDurably,
   readConfig,
   removeCollectionDir,
   writeConfig,
@@ -19,7 +21,7 @@ import {
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../index/live/compacted.js';
 import { DEFAULT_FRESH } from '../index/live/fresh-layer.js';
-import { type BaseIds, LiveStore } from '../index/live/live-store.js';
+import { type BaseIds, type LiveState, LiveStore, UUID_ID_BASE } from '../index/live/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
 import { storageError } from '../index/live/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
@@ -484,27 +486,49 @@ export class Engine {
     return join(this.dataDir!, 'snapshots', basename(collectionDir(this.dataDir!, name)));
   }
 
-  /** A collection created over the API, or STRATA_READ_ONLY naming why snapshots do not apply. */
+  /** A writable collection, or STRATA_READ_ONLY naming why snapshots do not apply. */
   private created(name: string): Collection {
     const c = this.collection(name);
-    if (this.dataDir === null || c.fromIndexDir || c.live === null || c.shape === null)
-      throw new StrataError(
-        'STRATA_READ_ONLY',
-        `collection ${quoted(name)} is ${this.dataDir === null ? 'not writable (no --data-dir)' : 'served from an index directory: back up that directory and the data directory instead'}; snapshots are of collections created over the API`,
-        { allow: 'GET' },
-      );
+    if (this.dataDir === null || c.live === null)
+      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is not writable (no --data-dir): snapshots are of writable collections`, {
+        allow: 'GET',
+      });
     return c;
   }
 
-  /** A snapshot of a collection created over the API: its config and every acknowledged write. */
+  /**
+   * A snapshot of a writable collection: its config and every acknowledged write (the log's durable
+   * prefix) and, when it has a base index (built, or compacted), the base's files with the cut the
+   * log is replayed from and the live state the base does not hold. Taken in one synchronous step,
+   * so no compaction swaps the base in between.
+   */
   createSnapshot(name: string): SnapshotDescription {
     const c = this.created(name);
     const live = c.live!;
-    const cfg: CollectionConfig = { name, dim: c.dim, metric: c.metric, m: c.shape!.m, efConstruction: c.shape!.efConstruction };
-    return writeSnapshot(this.snapshotDir(name), live.appliedLsn, [
+    const m = c.base?.manifest;
+    const cfg: CollectionConfig = {
+      name,
+      dim: c.dim,
+      metric: c.metric,
+      m: c.shape?.m ?? m?.build.m ?? DEFAULT_BUILD.m,
+      efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
+    };
+    const entries: Array<[string, Uint8Array]> = [
       ['collection.json', Buffer.from(JSON.stringify(cfg))],
       ['wal.log', live.logPrefix()],
-    ]);
+    ];
+    const base = c.base;
+    if (base !== null) {
+      // The base is the compacted one (its cut and saved state) or the directory it was built in
+      // (cut 0: the whole log applies on top of it).
+      const compacted = readCompacted(collectionDir(this.dataDir!, name));
+      const mine = compacted !== null && compacted.baseDir === base.dir ? compacted : null;
+      const state: LiveState = mine?.state ?? { payloads: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 };
+      entries.push(['base.json', Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) }))]);
+      entries.push(['base-state.msgpack', pack(state)]);
+      for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, readFileSync(join(base.dir, f))]);
+    }
+    return writeSnapshot(this.snapshotDir(name), live.appliedLsn, entries);
   }
 
   listSnapshots(name: string): SnapshotDescription[] {
@@ -542,8 +566,32 @@ export class Engine {
     const dir = collectionDir(this.dataDir, name);
     removeCollectionDir(dir);
     const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction };
+    const baseJson = entries.get('base.json');
+    if (baseJson) {
+      // The base's files first, then the state naming them, then the log and (last) the config:
+      // a crash midway leaves a directory that is not a collection.
+      const { cutLsn } = JSON.parse(baseJson.toString('utf8')) as { cutLsn: string };
+      if (!/^\d+$/.test(cutLsn)) throw invalidArgument('location', `${source}: base.json has no valid cutLsn`);
+      const baseName = baseDirName(BigInt(cutLsn));
+      try {
+        mkdirSync(join(dir, baseName), { recursive: true });
+      } catch (e) {
+        throw storageError(dir, 'create', e);
+      }
+      for (const [entry, data] of entries) {
+        if (!entry.startsWith('base/')) continue;
+        const file = entry.slice('base/'.length);
+        if (!/^[a-z0-9][a-z0-9.-]*$/.test(file)) throw invalidArgument('location', `${source}: base file ${JSON.stringify(file)} is not a plain file name`);
+        writeFileDurably(join(dir, baseName, file), data);
+      }
+      const state = entries.get('base-state.msgpack');
+      writeCompacted(dir, baseName, BigInt(cutLsn), state ? (unpack(state) as LiveState) : { payloads: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 });
+    }
     installCollection(dir, cfg, wal);
-    return this.attachCreated(dir, cfg);
+    const c = await this.attachCreated(dir, cfg);
+    // A restored base joins the search threads.
+    if (c.index !== null) this.swapExecutor();
+    return c;
   }
 
   /** Deletes a collection created over the API, and its files; false when there is none of that name. */

@@ -4,7 +4,8 @@
 // only ids written since the cut; a restart recovers the compacted base and replays only the writes
 // past the cut; a created collection's first base is searched on the search threads, after a
 // restart too; a compaction abandoned at close leaves the previous state.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
 import type { Collection } from '../../engine/collection.js';
@@ -243,6 +244,50 @@ describe('compaction of a live collection', () => {
       expect(c.compactions).toBe(2);
     } finally {
       await engine.close();
+    }
+  }, 120_000);
+
+  it('snapshots a built collection (its base, the log, the cut) before and after a compaction; restored under another name, it answers as the original', async () => {
+    const dataDir = tmp.path('data-snap');
+    const model = baseModel();
+    const engine = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir, compactAt: 0 });
+    try {
+      const c = engine.collection('b');
+      const ids = Array.from({ length: 120 }, (_, i) => 70_000 + i);
+      await c.upsert(ids.map((id) => ({ key: id, vector: vec(id), payload: { id } })));
+      await c.deletePoints([1, 2, 3, 70_000]);
+      for (const id of ids) model.set(id, vec(id));
+      for (const id of [1, 2, 3, 70_000]) model.delete(id);
+      // Over the base it was built with (cut 0: the whole log replays on it).
+      const first = engine.createSnapshot('b');
+      const restored = await engine.recoverSnapshot(
+        'copy',
+        readFileSync(join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'b')), first.name)),
+        'test',
+      );
+      expect(restored.index).not.toBeNull();
+      await agrees(restored, model);
+      expect(restored.payload(70_005)).toEqual({ id: 70_005 });
+      // After a compaction and more writes: the compacted base, its cut and the later writes.
+      await engine.compact('b');
+      await c.upsert([{ key: 80_000, vector: vec(80_000), payload: null }]);
+      model.set(80_000, vec(80_000));
+      const second = engine.createSnapshot('b');
+      const again = await engine.recoverSnapshot('copy2', readFileSync(join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'b')), second.name)), 'test');
+      expect([again.live!.fresh.size, again.live!.tombstones.size]).toEqual([1, 0]);
+      await agrees(again, model);
+      expect(again.payload(70_005)).toEqual({ id: 70_005 });
+      // The copies are collections of their own: deletable, unlike the built one.
+      expect(await engine.deleteCollection('copy')).toBe(true);
+    } finally {
+      await engine.close();
+    }
+    // And they survive a restart (the restored base is loaded from the copy's directory).
+    const reopened = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir, compactAt: 0 });
+    try {
+      await agrees(reopened.collection('copy2'), model);
+    } finally {
+      await reopened.close();
     }
   }, 120_000);
 });
