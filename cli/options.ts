@@ -12,10 +12,11 @@ export function intOption(name: string, min: number, max = Number.MAX_SAFE_INTEG
   };
 }
 
-export function numberOption(name: string, min: number) {
+export function numberOption(name: string, min: number, max = Number.POSITIVE_INFINITY) {
   return (v: string): number => {
     const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n < min) throw new InvalidArgumentError(`${name} must be a number >= ${min}, got "${v}"`);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be a number ${max === Number.POSITIVE_INFINITY ? `>= ${min}` : `in ${min}..${max}`}, got "${v}"`);
     return n;
   };
 }

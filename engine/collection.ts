@@ -93,7 +93,7 @@ export class Collection {
    * cosine), in a ring. A compaction profiles its new layout with them, so the hottest neighbour
    * lists of the load that is actually coming in go to DRAM.
    */
-  private readonly recent: Float32Array;
+  private recent: Float32Array | null = null;
   private recentNext = 0;
   private recentCount = 0;
   readonly dim: number;
@@ -125,11 +125,11 @@ export class Collection {
     if (!meta) throw new Error('a collection needs a base index or a shape');
     this.dim = meta.dim;
     this.metric = meta.metric;
-    this.recent = new Float32Array(RECENT_QUERIES * this.dim);
     this.queue = new AdmissionQueue<Job, SearchResponse>(s.maxQueue, () => this.pump());
   }
 
   private record(v: Float32Array): void {
+    this.recent ??= new Float32Array(RECENT_QUERIES * this.dim);
     this.recent.set(v, this.recentNext * this.dim);
     this.recentNext = (this.recentNext + 1) % RECENT_QUERIES;
     this.recentCount = Math.min(RECENT_QUERIES, this.recentCount + 1);
@@ -139,9 +139,13 @@ export class Collection {
   recentQueries(): Float32Array {
     const n = this.recentCount;
     const out = new Float32Array(n * this.dim);
+    const recent = this.recent;
+    if (recent === null) return out;
     const first = n < RECENT_QUERIES ? 0 : this.recentNext;
-    for (let i = 0; i < n; i++)
-      out.set(this.recent.subarray(((first + i) % RECENT_QUERIES) * this.dim, (((first + i) % RECENT_QUERIES) + 1) * this.dim), i * this.dim);
+    for (let i = 0; i < n; i++) {
+      const r = (first + i) % RECENT_QUERIES;
+      out.set(recent.subarray(r * this.dim, (r + 1) * this.dim), i * this.dim);
+    }
     return out;
   }
 
@@ -313,7 +317,8 @@ export class Collection {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (!job.exact) this.record(job.vector);
+    // Only a writable collection is ever laid out again, so only it keeps its load.
+    if (!job.exact && this.live !== null) this.record(job.vector);
     const ctl = { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) };
     const live = this.live;
     if (live === null) return this.queue.submit(job, ctl);

@@ -21,7 +21,7 @@ import {
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../index/live/compacted.js';
 import { DEFAULT_FRESH } from '../index/live/fresh-layer.js';
-import { type BaseIds, type LiveState, LiveStore, UUID_ID_BASE } from '../index/live/live-store.js';
+import { type BaseIds, emptyLiveState, type LiveState, LiveStore } from '../index/live/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
 import { storageError } from '../index/live/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
@@ -523,7 +523,7 @@ export class Engine {
       // (cut 0: the whole log applies on top of it).
       const compacted = readCompacted(collectionDir(this.dataDir!, name));
       const mine = compacted !== null && compacted.baseDir === base.dir ? compacted : null;
-      const state: LiveState = mine?.state ?? { payloads: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 };
+      const state: LiveState = mine?.state ?? emptyLiveState();
       entries.push(['base.json', Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) }))]);
       entries.push(['base-state.msgpack', pack(state)]);
       for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, readFileSync(join(base.dir, f))]);
@@ -585,7 +585,7 @@ export class Engine {
         writeFileDurably(join(dir, baseName, file), data);
       }
       const state = entries.get('base-state.msgpack');
-      writeCompacted(dir, baseName, BigInt(cutLsn), state ? (unpack(state) as LiveState) : { payloads: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 });
+      writeCompacted(dir, baseName, BigInt(cutLsn), state ? (unpack(state) as LiveState) : emptyLiveState());
     }
     installCollection(dir, cfg, wal);
     const c = await this.attachCreated(dir, cfg);

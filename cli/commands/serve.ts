@@ -11,7 +11,7 @@ import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
-import { apiKeyOf, choiceOption, intOption } from '../options.js';
+import { apiKeyOf, choiceOption, intOption, numberOption } from '../options.js';
 import { DEMO_DIR, DEMO_SPEC, prepareDemo } from './demo.js';
 
 interface ServeFlags extends MemoryFlags {
@@ -141,11 +141,7 @@ export function registerServe(program: Command): void {
       .option(
         '--retier-drop <share>',
         're-tier a live collection (a compaction profiled with its recorded queries) when its neighbour-list DRAM share over 2,000 searches falls this far below the share after its last layout; 0: never',
-        (v: string) => {
-          const x = Number(v);
-          if (!(x >= 0 && x <= 1)) throw new InvalidArgumentError(`--retier-drop must be a share from 0 to 1, got "${v}"`);
-          return x;
-        },
+        numberOption('--retier-drop', 0, 1),
         DEFAULT_RETIER_DROP,
       )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')

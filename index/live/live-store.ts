@@ -53,6 +53,11 @@ export interface LiveState {
   sharedSeq: number;
 }
 
+/** The live state of a store with no payload, no UUID and no shared-log position. */
+export function emptyLiveState(): LiveState {
+  return { payloads: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 };
+}
+
 /** Log record types (verify-live.ts reads them too). */
 export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4 } as const;
 const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));

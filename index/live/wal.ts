@@ -132,26 +132,28 @@ export function checkLog(file: string): { records: WalRecord[]; report: Recovery
  * Reads and checks the log at `file` (created empty if missing), truncating a torn tail. Returns the
  * records in order and what was cut. Runs once, on open, before any append.
  */
-export function recoverLog(file: string): { records: WalRecord[]; report: RecoveryReport; nextLsn: bigint } {
+export function recoverLog(file: string): { records: WalRecord[]; report: RecoveryReport; nextLsn: bigint; writeRefusal: StrataError | null } {
   let fd: number;
   // On a read-only file system (or directory) the log is read as it is: a torn tail is left in
-  // place, not cut, and WriteAheadLog.open refuses every append.
-  let readOnly = false;
+  // place, not cut, and `writeRefusal` (why it cannot be written) makes WriteAheadLog.open refuse
+  // every append.
+  let writeRefusal: StrataError | null = null;
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o644);
   } catch (e) {
     if (!READ_ONLY_CODES.has((e as NodeJS.ErrnoException).code ?? '')) throw storageError(file, 'open', e);
+    writeRefusal = storageError(file, 'open for writing', e);
     try {
       fd = openSync(file, constants.O_RDONLY);
-      readOnly = true;
     } catch (e2) {
       throw storageError(file, 'open', e2);
     }
   }
+  const readOnly = writeRefusal !== null;
   try {
     const size = fstatSync(fd).size;
     if (size < HEADER_BYTES && readOnly)
-      return { records: [], report: { records: 0, truncatedBytes: 0, reason: size > 0 ? 'header cut short' : null }, nextLsn: 1n };
+      return { records: [], report: { records: 0, truncatedBytes: 0, reason: size > 0 ? 'header cut short' : null }, nextLsn: 1n, writeRefusal };
     if (size < HEADER_BYTES) {
       // New, or torn while its header was being written (nothing was acknowledged before it).
       const h = Buffer.alloc(HEADER_BYTES);
@@ -164,7 +166,7 @@ export function recoverLog(file: string): { records: WalRecord[]; report: Recove
       } catch (e) {
         throw storageError(file, 'initialise', e);
       }
-      return { records: [], report: { records: 0, truncatedBytes: size, reason: size > 0 ? 'header cut short' : null }, nextLsn: 1n };
+      return { records: [], report: { records: 0, truncatedBytes: size, reason: size > 0 ? 'header cut short' : null }, nextLsn: 1n, writeRefusal };
     }
     const buf = Buffer.allocUnsafe(size);
     readSync(fd, buf, 0, size, 0);
@@ -178,7 +180,7 @@ export function recoverLog(file: string): { records: WalRecord[]; report: Recove
         throw storageError(file, 'truncate', e);
       }
     }
-    return { records, report: { records: records.length, truncatedBytes: size - at, reason }, nextLsn: next };
+    return { records, report: { records: records.length, truncatedBytes: size - at, reason }, nextLsn: next, writeRefusal };
   } finally {
     closeSync(fd);
   }
@@ -221,25 +223,18 @@ export class WriteAheadLog {
 
   /** Recovers the log (see recoverLog) and opens it for appending. */
   static async open(file: string): Promise<{ wal: WriteAheadLog; records: WalRecord[]; report: RecoveryReport }> {
-    const { records, report, nextLsn } = recoverLog(file);
+    const { records, report, nextLsn, writeRefusal } = recoverLog(file);
     let fh: FileHandle;
-    let refusal: StrataError | null = null;
     try {
-      fh = await open(file, 'r+');
+      // A log that cannot be written is still read (replayed, copied into snapshots) and the
+      // collection serves searches; every write is refused, naming why.
+      fh = await open(file, writeRefusal === null ? 'r+' : 'r');
     } catch (e) {
-      // A read-only file system or directory: the log is still read (replayed, copied into
-      // snapshots) and the collection serves searches; every write is refused, naming why.
-      if (!READ_ONLY_CODES.has((e as NodeJS.ErrnoException).code ?? '')) throw storageError(file, 'open', e);
-      refusal = storageError(file, 'open for writing', e);
-      try {
-        fh = await open(file, 'r');
-      } catch (e2) {
-        throw storageError(file, 'open', e2);
-      }
+      throw storageError(file, 'open', e);
     }
     const size = (await fh.stat()).size;
     const wal = new WriteAheadLog(file, fh, size, nextLsn);
-    wal.failed = refusal;
+    wal.failed = writeRefusal;
     return { wal, records, report };
   }
 
