@@ -1,7 +1,8 @@
 // Live re-tiering (issue 11): the share of neighbour-list reads served from DRAM when the query
-// load moves to another part of the data, with the placement made at build time (static) and after
-// the engine re-tiers the collection by itself (a compaction profiled with the recorded live
-// queries), in process through the engine, one search thread, emulated CXL with injection.
+// load moves to another part of the data, with the placement made at build time (static), with
+// lists moved in place between compactions (the promotion pool's rounds, index/tiered/list-pool.ts)
+// and after the engine re-tiers the collection by itself (a compaction profiled with the recorded
+// live queries), in process through the engine, one search thread, emulated CXL with injection.
 // Data: a clustered set split in two halves by a random hyperplane; load A queries the first half,
 // load B the second (data points plus a little noise). Run with nothing else on the machine.
 // Run: npm run bench:retier -- [--count 50000] [--budget 10%] [--json docs/bench/retier.json]
@@ -12,8 +13,9 @@ import { Command } from 'commander';
 import { gaussian, mulberry32 } from '../common/random.js';
 import { generateClustered, writeFvecs } from '../datasets/index.js';
 import type { Collection } from '../engine/collection.js';
-import { Engine, listDramShare, RETIER_WINDOW } from '../engine/engine.js';
+import { Engine, listDramShare, POOL_ROUND_SEARCHES, RETIER_WINDOW } from '../engine/engine.js';
 import { buildIndex } from '../index/build/build-index.js';
+import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
 
 const o = new Command()
   .option('--count <n>', 'points', Number, 50_000)
@@ -42,8 +44,16 @@ function load(half: number[]): Float32Array {
   return q;
 }
 
-/** Runs one window of searches (8 in flight); its neighbour-list DRAM share and QPS. */
-async function window(c: Collection, queries: Float32Array): Promise<{ share: number; qps: number }> {
+/** Pool rounds made by the windows (their main-thread time, ms each) and lists they moved. */
+const roundMs: number[] = [];
+let moved = 0;
+
+/**
+ * Runs one window of searches (8 in flight); its neighbour-list DRAM share and QPS. With `rounds`
+ * the engine's pool round runs every POOL_ROUND_SEARCHES searches, as its timer would at ~200
+ * searches per period (made by hand so that the run does not depend on timing).
+ */
+async function window(engine: Engine, c: Collection, queries: Float32Array, rounds = false): Promise<{ share: number; qps: number }> {
   const before = c.totals.slice();
   const t0 = performance.now();
   let next = 0;
@@ -52,6 +62,11 @@ async function window(c: Collection, queries: Float32Array): Promise<{ share: nu
       while (next < RETIER_WINDOW) {
         const k = next++;
         await c.search({ vector: queries.subarray(k * dim, (k + 1) * dim), k: 10, ef: 64 });
+        if (rounds && k % POOL_ROUND_SEARCHES === POOL_ROUND_SEARCHES - 1) {
+          const r0 = performance.now();
+          for (const r of engine.poolRound()) moved += r.promoted;
+          roundMs.push(performance.now() - r0);
+        }
       }
     }),
   );
@@ -70,6 +85,7 @@ try {
     inject: true,
     dataDir: join(tmp, 'data'),
     compactAt: 0,
+    poolRoundMs: 0,
   });
   try {
     const c = engine.collection('c');
@@ -77,30 +93,42 @@ try {
     const B = load(halves[1]);
     const rows: Array<{ phase: string; share: number; qps: number }> = [];
     // Warm-up (JIT, caches): one window of each load, not reported.
-    await window(c, A);
-    await window(c, B);
+    await window(engine, c, A);
+    await window(engine, c, B);
     // The build profiles with a sample of the data, which covers both halves alike.
-    rows.push({ phase: 'load A, placement from the build (a data sample)', ...(await window(c, A)) });
-    rows.push({ phase: 'load B, placement from the build (a data sample)', ...(await window(c, B)) });
+    rows.push({ phase: 'load A, placement from the build (a data sample)', ...(await window(engine, c, A)) });
+    rows.push({ phase: 'load B, placement from the build (a data sample)', ...(await window(engine, c, B)) });
     // The load is A for a while, and the collection is laid out for it (a compaction profiled with
     // the recorded queries, as re-tiering does): the static placement of a service tuned to its load.
-    await window(c, A);
+    await window(engine, c, A);
     await engine.compact('c');
     // The timer's checks, made by hand at each window's end so the run does not depend on timing.
     engine.retierCheck();
-    await window(c, A); // warm-up; its end opens the first window after the layout
+    await window(engine, c, A); // warm-up; its end opens the first window after the layout
     engine.retierCheck();
-    rows.push({ phase: 'load A, placement profiled with load A', ...(await window(c, A)) });
+    rows.push({ phase: 'load A, placement profiled with load A', ...(await window(engine, c, A)) });
     engine.retierCheck(); // baseline: load A's share
-    rows.push({ phase: 'load B, placement profiled with load A (static)', ...(await window(c, B)) });
-    engine.retierCheck(); // B's share is below the baseline: re-tiering starts
-    const started = c.compacting !== null;
+    rows.push({ phase: 'load B, placement profiled with load A (static)', ...(await window(engine, c, B)) });
+    // In place: the pool's rounds run while load B is served; no compaction.
+    engine.poolRound(); // the first round only starts counting
+    const inPlace: Array<{ share: number; qps: number }> = [];
+    for (let w = 0; w < 3; w++) inPlace.push(await window(engine, c, B, true));
+    for (const [w, r] of inPlace.entries()) rows.push({ phase: `load B, lists moved in place: window ${w + 1} with pool rounds`, ...r });
+    rows.push({ phase: 'load B, after the rounds (rounds off)', ...(await window(engine, c, B)) });
+    const roundsMade = roundMs.length;
+    const movedInPlace = moved;
+    // Re-tiering by compaction, as the engine starts it when the share stays below its baseline.
     const t0 = performance.now();
-    await c.compacting;
+    await engine.compact('c');
     const seconds = (performance.now() - t0) / 1000;
-    await window(c, B);
-    rows.push({ phase: 'load B, after live re-tiering (profiled with load B)', ...(await window(c, B)) });
-    rows.push({ phase: 'load A again, placement profiled with load B', ...(await window(c, A)) });
+    await window(engine, c, B);
+    rows.push({ phase: 'load B, after re-tiering by compaction (profiled with load B)', ...(await window(engine, c, B)) });
+    rows.push({ phase: 'load A again, placement profiled with load B (static)', ...(await window(engine, c, A)) });
+    engine.poolRound();
+    for (let w = 0; w < 2; w++) await window(engine, c, A, true);
+    rows.push({ phase: 'load A again, after two windows of pool rounds', ...(await window(engine, c, A)) });
+    const meanRound = roundMs.slice(0, roundsMade).reduce((a, b) => a + b, 0) / Math.max(1, roundsMade);
+    const pool = c.info().placement.promotionPool;
     const lines = [
       `## Live re-tiering: ${count} × ${dim} clustered (l2), DRAM budget ${o.budget}, ${RETIER_WINDOW} searches per window, ef 64, injection +190 ns`,
       '',
@@ -108,13 +136,14 @@ try {
       '|---|---|---|',
       ...rows.map((r) => `| ${r.phase} | ${r.share.toFixed(3)} | ${Math.round(r.qps)} |`),
       '',
-      `Re-tiering ${started ? `started by itself when the share fell ≥ 0.05 below the baseline, and took ${seconds.toFixed(1)} s (a compaction profiled with the last 1,000 recorded queries)` : 'did not start'}.`,
+      `Pool: ${pool?.slots ?? 0} slots (${DEFAULT_POOL_SHARE} of the list budget, the default). In place: ${roundsMade} rounds over the three windows moved ${movedInPlace} lists, ${meanRound.toFixed(2)} ms of main-thread time a round (mean).`,
+      `Re-tiering by compaction (profiled with the last 1,000 recorded queries) took ${seconds.toFixed(1)} s.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.json)
       writeFileSync(
         o.json,
-        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), count, dim, budget: o.budget, rows, started, seconds }, null, 2)}\n`,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), count, dim, budget: o.budget, rows, seconds, roundsMade, movedInPlace, meanRoundMs: meanRound, pool }, null, 2)}\n`,
       );
   } finally {
     await engine.close();

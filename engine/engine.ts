@@ -30,6 +30,7 @@ import { readManifest } from '../index/format/load-index.js';
 import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
 import { STAT } from '../index/search/stats.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
+import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
 import { Collection } from './collection.js';
@@ -106,6 +107,12 @@ export interface OpenEngineOptions extends EngineOptions {
    */
   retierDrop?: number;
   /**
+   * In-place re-tiering (index/tiered/list-pool.ts): every this many ms, each collection whose base
+   * has a promotion pool swaps the pool's coldest lists for the CXL lists the load visited most, if
+   * it served POOL_ROUND_SEARCHES searches since the last round. 0: never. Default DEFAULT_POOL_ROUND_MS.
+   */
+  poolRoundMs?: number;
+  /**
    * The shared write log this server's replicas of a shard follow (NATS JetStream): with it, writes
    * are published there and applied as the log delivers them, on every replica alike.
    */
@@ -134,6 +141,9 @@ export const MIN_PROFILE_QUERIES = 200;
 /** Default of OpenEngineOptions.retierDrop, and the searches a share is measured over. */
 export const DEFAULT_RETIER_DROP = 0.05;
 export const RETIER_WINDOW = 2000;
+/** Default of OpenEngineOptions.poolRoundMs, and the searches a round needs (fewer: counts are noise). */
+export const DEFAULT_POOL_ROUND_MS = 1000;
+export const POOL_ROUND_SEARCHES = 200;
 
 /** Share of neighbour-list reads served from DRAM in a stats total (1 when there were none). */
 export function listDramShare(totals: Float64Array): number {
@@ -199,6 +209,10 @@ export class Engine {
   /** Drop of the neighbour-list DRAM share that re-tiers a collection (0: never); see retierCheck. */
   private retierDrop = DEFAULT_RETIER_DROP;
   /** Per collection: the searches and stats totals at the start of its current window, and its share after the last layout. */
+  private poolRoundMs = DEFAULT_POOL_ROUND_MS;
+  private poolTimer: NodeJS.Timeout | null = null;
+  /** Per collection: the base its pool rounds ran on, and its search count at the last round. */
+  private readonly poolRounds = new Map<Collection, { index: TieredIndex; searches: number }>();
   private readonly shares = new Map<Collection, { generation: number; searches: number; totals: Float64Array; baseline: number | null }>();
   private retierTimer: NodeJS.Timeout | null = null;
   private closing = false;
@@ -437,6 +451,38 @@ export class Engine {
         this.compact(name).catch((e: unknown) => process.emitWarning(`re-tiering compaction of ${name} failed: ${e instanceof Error ? e.message : String(e)}`));
       }
     }
+  }
+
+  /**
+   * In-place re-tiering: a round of each collection's promotion pool (ListPool.rebalance) once it
+   * served POOL_ROUND_SEARCHES searches since the last one; a round whose refills wait for running
+   * traversals finishes on a later tick. Runs on the main thread, beside searches on every thread:
+   * a round reads the counters, swaps table entries and copies a few lists (no search waits).
+   * Public for tests and benchmarks, which call it instead of waiting for the timer.
+   */
+  poolRound(): Array<{ collection: string; promoted: number; demoted: number }> {
+    const out: Array<{ collection: string; promoted: number; demoted: number }> = [];
+    if (this.closing) return out;
+    for (const c of this.byName.values()) {
+      const index = c.index;
+      const pool = index?.pool;
+      if (!index || !pool) continue;
+      const last = this.poolRounds.get(c);
+      if (last === undefined || last.index !== index) {
+        // A new base (a compaction): its pool starts from the placement; count from here.
+        this.poolRounds.set(c, { index, searches: c.searches });
+        continue;
+      }
+      if (c.searches - last.searches < POOL_ROUND_SEARCHES) {
+        const promoted = pool.refill();
+        if (promoted > 0) out.push({ collection: c.name, promoted, demoted: 0 });
+        continue;
+      }
+      const r = pool.rebalance();
+      last.searches = c.searches;
+      out.push({ collection: c.name, promoted: r.promoted, demoted: r.demoted });
+    }
+    return out;
   }
 
   /**
@@ -755,6 +801,11 @@ export class Engine {
     for (const [name, c] of compactedAtOpen) engine.compactedAtOpen.set(name, c);
     if (o.compactAt !== undefined) engine.compactAt = o.compactAt;
     if (o.retierDrop !== undefined) engine.retierDrop = o.retierDrop;
+    if (o.poolRoundMs !== undefined) engine.poolRoundMs = o.poolRoundMs;
+    if (engine.poolRoundMs > 0) {
+      engine.poolTimer = setInterval(() => engine.poolRound(), engine.poolRoundMs);
+      engine.poolTimer.unref();
+    }
     if (o.dataDir !== undefined && engine.retierDrop > 0) {
       engine.retierTimer = setInterval(() => engine.retierCheck(), 1000);
       engine.retierTimer.unref();
@@ -852,6 +903,7 @@ export class Engine {
     }
     // Appends already queued are flushed (and acknowledged) before the logs close.
     if (this.retierTimer) clearInterval(this.retierTimer);
+    if (this.poolTimer) clearInterval(this.poolTimer);
     // A compaction still building is abandoned (its directory is removed at the next open).
     await Promise.all([...this.builders].map((w) => w.terminate()));
     await Promise.all(this.collections().map((c) => c.live?.close()));

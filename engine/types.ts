@@ -68,7 +68,16 @@ export interface CollectionInfo {
   /** Points the graph search can reach from its entry point (the others only exact search finds). */
   indexed: number;
   tiers: TierInfo[];
-  placement: { policy: string; dramBudgetBytes: number; predictedDramShare: number | null };
+  /**
+   * promotionPool: the DRAM slots live re-tiering refills in place (index/tiered/list-pool.ts), the
+   * lists in them now and the lists moved in since the base was laid out; null without a pool.
+   */
+  placement: {
+    policy: string;
+    dramBudgetBytes: number;
+    predictedDramShare: number | null;
+    promotionPool: { slots: number; tenants: number; moves: number } | null;
+  };
   /** The compact code in DRAM, or null (traversal on full vectors). */
   code: { kind: string; bytesPerVector: number } | null;
   build: { m: number; efConstruction: number; source: string | null };

@@ -8,8 +8,8 @@ import { CODE_KINDS } from '../../index/codes/index.js';
 
 const CODE_CHOICES = ['auto', 'none', ...CODE_KINDS] as const;
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../../index/placement/placement.js';
-import type { BudgetPlan } from '../../index/placement/planner.js';
-import { choiceOption, intOption } from '../options.js';
+import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../../index/placement/planner.js';
+import { choiceOption, intOption, numberOption } from '../options.js';
 import { phaseProgress } from '../progress.js';
 
 const FORMATS: readonly DatasetFormat[] = ['fvecs', 'bvecs', 'fbin', 'u8bin', 'i8bin', 'npy', 'hdf5', 'jsonl'];
@@ -25,6 +25,7 @@ interface BuildFlags {
   dramBudget: string;
   placement: PlacementPolicy;
   codes: (typeof CODE_CHOICES)[number];
+  retierPool: number;
   profileQueries?: string;
   profileSamples: number;
   name?: string;
@@ -44,7 +45,7 @@ export function planLines(plan: BudgetPlan, n: number): string[] {
   const c = plan.cxl;
   return [
     `plan: DRAM budget ${mib(plan.budgetBytes)} (${((100 * plan.budgetBytes) / plan.fullPrecisionBytes).toFixed(1)}% of ${mib(plan.fullPrecisionBytes)} at full precision); ${plan.reason}`,
-    `  DRAM ${mib(d.total)} = ${perVector(d.total, n)}: upper layers ${mib(d.upper)}, ${plan.code ?? 'no'} codes ${mib(d.codes)} (${plan.codeRowBytes} B each${plan.code ? `, ${plan.codeDims} coded dims` : ''}), neighbour lists of ${plan.adjacencyInDram} hottest nodes ${mib(d.adjacency)}, vectors of ${plan.vectorsInDram} nodes ${mib(d.vectors)}`,
+    `  DRAM ${mib(d.total)} = ${perVector(d.total, n)}: upper layers ${mib(d.upper)}, ${plan.code ?? 'no'} codes ${mib(d.codes)} (${plan.codeRowBytes} B each${plan.code ? `, ${plan.codeDims} coded dims` : ''}), neighbour lists of ${plan.adjacencyInDram} hottest nodes ${mib(d.adjacency)}${plan.poolLists > 0 ? `, promotion pool of ${plan.poolLists} lists ${mib(d.pool)}` : ''}, vectors of ${plan.vectorsInDram} nodes ${mib(d.vectors)}`,
     `  CXL  ${mib(c.total)} = ${perVector(c.total, n)}: neighbour lists of ${n - plan.adjacencyInDram} nodes ${mib(c.adjacency)}, vectors of ${n - plan.vectorsInDram} nodes ${mib(c.vectors)}, labels ${mib(c.labels)}`,
   ];
 }
@@ -68,6 +69,12 @@ export function registerBuild(program: Command): void {
       'auto',
     )
     .option('--placement <policy>', 'hops | profile | id | random', choiceOption('--placement', PLACEMENT_POLICIES), DEFAULT_BUILD.placement)
+    .option(
+      '--retier-pool <share>',
+      'share of the DRAM neighbour-list budget kept as a promotion pool, which `strata serve` refills with the lists the live load visits most (0: every DRAM list fixed by the placement)',
+      numberOption('--retier-pool', 0, 0.9),
+      DEFAULT_POOL_SHARE,
+    )
     .option('--profile-queries <file>', 'queries for profile placement (default: a sample of the data)')
     .option('--profile-samples <n>', 'data rows sampled as profiling queries', intOption('--profile-samples', 0), DEFAULT_BUILD.profileSamples)
     .option('--name <name>', 'collection name (default: the directory name)')
@@ -92,6 +99,7 @@ export function registerBuild(program: Command): void {
         dramBudget: f.dramBudget,
         placement: f.placement,
         codes: f.codes,
+        poolShare: f.retierPool,
         profileSamples: f.profileSamples,
         force: f.force ?? false,
         ...(f.format ? { format: f.format } : {}),

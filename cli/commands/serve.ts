@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
+import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
@@ -40,6 +40,7 @@ interface ServeFlags extends MemoryFlags {
   writeLogReplicas: number;
   compactAt: number;
   retierDrop: number;
+  retierEvery: number;
 }
 
 /** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
@@ -144,6 +145,12 @@ export function registerServe(program: Command): void {
         numberOption('--retier-drop', 0, 1),
         DEFAULT_RETIER_DROP,
       )
+      .option(
+        '--retier-every <ms>',
+        "move neighbour lists between the tiers in place this often: the promotion pool's coldest lists out, the CXL lists the load visits most in (after 200 searches at least); 0: never",
+        intOption('--retier-every', 0, 3_600_000),
+        DEFAULT_POOL_ROUND_MS,
+      )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
       .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
@@ -228,6 +235,7 @@ export function registerServe(program: Command): void {
       ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
       compactAt: f.compactAt,
       retierDrop: f.retierDrop,
+      poolRoundMs: f.retierEvery,
       ...(f.writeLog !== undefined ? { writeLog: { servers: f.writeLog, stream: f.writeLogStream ?? 'strata-shard-0', replicas: f.writeLogReplicas } } : {}),
     });
     const server = buildServer(engine, serverOptions);

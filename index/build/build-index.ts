@@ -31,6 +31,8 @@ export interface BuildIndexOptions {
   placement?: PlacementPolicy;
   /** The DRAM code: auto (the planner picks), none (full-precision traversal), or a kind. */
   codes?: CodeKind | 'none' | 'auto';
+  /** Share of the neighbour-list budget given to the promotion pool (planner.ts; default DEFAULT_POOL_SHARE). */
+  poolShare?: number;
   /** File of profiling queries; default: a sample of the data. */
   profileQueries?: string;
   /** Profiling queries already in memory (a live collection's recorded load: compaction); wins over profileQueries. */
@@ -151,6 +153,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     profile: profile.accesses,
     codes,
     seed,
+    ...(o.poolShare !== undefined ? { poolShare: o.poolShare } : {}),
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
   });
   const index = placed.index;

@@ -6,7 +6,7 @@ import { codeMetric } from '../codes/codec.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import type { Metric } from '../kernels/kernels.js';
 import { orderNodes, type PlacementPolicy, rankNodes } from '../placement/placement.js';
-import { type BudgetPlan, fullPrecisionBytes, planBudget, upperLayersBytesFor } from '../placement/planner.js';
+import { type BudgetPlan, DEFAULT_POOL_SHARE, fullPrecisionBytes, planBudget, upperLayersBytesFor } from '../placement/planner.js';
 import { layoutIndex } from '../tiered/layout.js';
 import type { AllocateOptions, TieredIndex } from '../tiered/tiered-index.js';
 
@@ -16,6 +16,8 @@ export interface PlaceOptions extends AllocateOptions {
   /** Level-0 expansions per node from profiling queries ('profile' needs it). */
   profile?: Float64Array;
   codes: CodeKind | 'none' | 'auto';
+  /** Share of the list budget that live re-tiering moves (planner.ts; default DEFAULT_POOL_SHARE). */
+  poolShare?: number;
   seed: number;
   /** Renumber each group in BFS order from the entry (default), or keep the graph's own order (benchmarks measure the difference). */
   renumber?: 'bfs' | 'keep';
@@ -53,9 +55,10 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     upperBytes: graphUpperBytes(g),
     budgetBytes: o.budgetBytes,
     codes: o.codes,
+    poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
-  const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs');
+  const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs', plan.poolLists);
   const codec = plan.code ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed, dims: plan.codeDims }) : null;
   const alloc: AllocateOptions = {
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
@@ -65,7 +68,13 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     ...(o.fusedLanes !== undefined ? { fusedLanes: o.fusedLanes } : {}),
     ...(o.fusedCandCap !== undefined ? { fusedCandCap: o.fusedCandCap } : {}),
   };
-  const index = layoutIndex(g, { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, codec }, metric, externalIds, alloc);
+  const index = layoutIndex(
+    g,
+    { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, poolLists: plan.poolLists, codec },
+    metric,
+    externalIds,
+    alloc,
+  );
   let predictedDramShare: number | null = null;
   if (o.profile) {
     let hot = 0;
@@ -73,7 +82,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     for (let i = 0; i < order.length; i++) {
       const a = o.profile[order[i]!]!;
       all += a;
-      if (i < plan.adjacencyInDram) hot += a;
+      if (i < plan.adjacencyInDram + plan.poolLists) hot += a;
     }
     predictedDramShare = all > 0 ? hot / all : null;
   }

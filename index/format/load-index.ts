@@ -193,7 +193,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     index = TieredIndex.allocate(
       {
         meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel },
-        plan: { adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, code: plan.code },
+        plan: { adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, poolLists: plan.poolLists ?? 0, code: plan.code },
         upper,
         codeParams,
       },
@@ -238,6 +238,8 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       [STORE_KIND_CODES[e.kind]!, e.tier, e.start, e.count, e.stride],
     );
   }
+  // The pool's first tenants are copies of lists just read (the placement's next hottest).
+  index.pool?.fillInitial();
   if (opts.checkLinks !== false) {
     const errors = linkErrors(index, { maxErrors: 3 });
     if (errors.length > 0) {

@@ -34,6 +34,8 @@ export interface PlanEntry {
   code: CodeSpec | null;
   adjacencyInDram: number;
   vectorsInDram: number;
+  /** Promotion pool slots (list-pool.ts); absent in indexes written before the pool (read as 0). */
+  poolLists?: number;
   fullPrecisionBytes: number;
   reason: string;
 }
@@ -133,6 +135,7 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   int(plan['dramBudgetBytes'], 'plan.dramBudgetBytes');
   int(plan['adjacencyInDram'], 'plan.adjacencyInDram', 0, count);
   int(plan['vectorsInDram'], 'plan.vectorsInDram', 0, count);
+  if (plan['poolLists'] !== undefined) int(plan['poolLists'], 'plan.poolLists', 0, count);
   int(plan['fullPrecisionBytes'], 'plan.fullPrecisionBytes');
   str(plan['reason'], 'plan.reason');
   if (plan['code'] !== null) {

@@ -63,7 +63,7 @@ const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.b
 
 export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'stores' | 'files' | 'createdAt' | 'graph' | 'plan'> & {
   graph: { unreachable: number };
-  plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram'>;
+  plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram' | 'poolLists'>;
 };
 
 /** Stable numbers for the code kinds in codes.bin's header. */
@@ -115,7 +115,8 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     }
 
     const stores: Manifest['stores'] = [];
-    const tierBytes = [index.tierBytes().byKind.upper[0], 0];
+    // DRAM also holds the promotion pool (filled at load from the lists written here).
+    const tierBytes = [index.tierBytes().byKind.upper[0] + index.tierBytes().byKind.pool[0], 0];
     for (const kind of STORE_KINDS) {
       const store = kind === 'adjacency' ? index.adjacency : kind === 'vectors' ? index.vectors : kind === 'codes' ? index.codes : index.labelStore;
       if (!store) continue;
@@ -149,7 +150,13 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
       graph: { maxM0: m.maxM0, maxM: m.maxM, entry: m.entry, maxLevel: m.maxLevel, unreachable: info.graph.unreachable, upperNodes: u.ids.length },
       build: info.build,
       placement: info.placement,
-      plan: { ...info.plan, code: index.plan.code, adjacencyInDram: index.plan.adjacencyInDram, vectorsInDram: index.plan.vectorsInDram },
+      plan: {
+        ...info.plan,
+        code: index.plan.code,
+        adjacencyInDram: index.plan.adjacencyInDram,
+        vectorsInDram: index.plan.vectorsInDram,
+        poolLists: index.plan.poolLists,
+      },
       tiers,
       stores,
       files,

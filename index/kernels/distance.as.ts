@@ -359,6 +359,7 @@ const B_UP_COUNT: usize = 108;
 const B_UP_OFFSETS: usize = 112;
 const B_UP_LINKS: usize = 116;
 const B_MAX_M: usize = 120;
+const B_GEN: usize = 124; // lane generation, bumped by the caller around a traversal (list-pool.ts LANE_GEN)
 // Outputs.
 const BEAM_STATUS: usize = 128; // 0 done, 1 candidate heap full (the caller runs the JS traversal)
 const O_TOP_N: usize = 132;
@@ -372,6 +373,13 @@ const O_MISS_B: usize = 180; // [2] their bytes
 const O_HID: usize = 188; // [2] reads foreseen (latency hidden)
 const O_HID_B: usize = 196;
 const O_WASTE_B: usize = 204; // [2] bytes of foreseen lists never used
+const O_END: usize = 212; // the outputs above are zeroed at the start of a traversal
+// The promotion pool (list-pool.ts): copies of CXL-range lists in DRAM, found by node through a
+// linear-probing table of u64 entries (node + 1, slot); and a saturating u8 counter per CXL list.
+const B_POOL_TABLE: usize = 216; // 0: no pool
+const B_POOL_CAP: usize = 220;
+const B_POOL_LISTS: usize = 224;
+const B_POOL_COUNTS: usize = 228;
 const BEAM_CONTROL_BYTES: usize = 256;
 
 // The two heaps are MinHeap and MaxHeap of index/search/heaps.ts over lane memory: the same sift
@@ -506,6 +514,22 @@ function score(b: usize, m: i32): void {
   }
 }
 
+/**
+ * The pool slot holding node's list, or -1 (ListPool.position is the twin). An entry is read whole
+ * (one aligned 8-byte load), so a hit always pairs a node with its own slot.
+ */
+@inline function poolSlot(table: usize, cap: u32, node: u32): i32 {
+  let j = <u32>((<u64>(node * 0x9e3779b1) * <u64>cap) >> 32);
+  for (let probes: u32 = 0; probes < cap; probes++) {
+    const e = load<u64>(table + (<usize>j << 3));
+    const key = <u32>e;
+    if (key == 0) return -1;
+    if (key == node + 1) return <i32>(e >> 32);
+    j = j + 1 == cap ? 0 : j + 1;
+  }
+  return -1;
+}
+
 /** Position of node in the sorted upper ids (upperIndexOf in upper-layers.ts is the twin). */
 @inline function upperIndex(ids: usize, count: i32, node: u32): i32 {
   let lo = 0;
@@ -522,7 +546,7 @@ function score(b: usize, m: i32): void {
 
 /** Runs the traversal described by the control block at b; the answer is the top heap (see the block). */
 export function traverse(b: usize): void {
-  for (let o: usize = BEAM_STATUS; o < BEAM_CONTROL_BYTES; o += 4) store<u32>(b + o, 0);
+  for (let o: usize = BEAM_STATUS; o < O_END; o += 4) store<u32>(b + o, 0);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
   const order = <usize>load<u32>(b, B_SCRATCH);
   const dist = order + 5 * (maxDeg << 2);
@@ -582,7 +606,12 @@ export function traverse(b: usize): void {
   candPush(curDist, cur);
   topPush(curDist, cur);
   let lowerBound = curDist;
+  const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
+  const poolCap = load<u32>(b, B_POOL_CAP);
+  const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
+  const poolCounts = <usize>load<u32>(b, B_POOL_COUNTS);
   let foreseen: i64 = -1;
+  let foreseenTier: usize = 0;
   let foreseenBytes: u32 = 0;
   let sink: u32 = 0;
   while (candN > 0) {
@@ -590,15 +619,30 @@ export function traverse(b: usize): void {
     const c = load<u32>(candI);
     candPop();
     addU32(b + O_HOPS, 1);
-    const tier: usize = c < adjSplit ? 0 : 1;
-    const list = tier == 0 ? adj0 + <usize>c * adjStride : adj1 + <usize>(c - adjSplit) * adjStride;
+    let tier: usize = 0;
+    let list = adj0 + <usize>c * adjStride;
+    if (c >= adjSplit) {
+      tier = 1;
+      list = adj1 + <usize>(c - adjSplit) * adjStride;
+      if (poolTable != 0) {
+        // Counted whether or not it is a tenant: the pool's next round ranks lists by these.
+        const at = poolCounts + <usize>(c - adjSplit);
+        const k = load<u8>(at);
+        if (k < 255) store<u8>(at, k + 1);
+        const s = poolSlot(poolTable, poolCap, c);
+        if (s >= 0) {
+          tier = 0;
+          list = poolLists + <usize>s * adjStride;
+        }
+      }
+    }
     const n = load<u32>(list);
     const bytes = (n + 1) << 2;
     if (prefetch) {
       // CXL-ANNS foreseeing (Traversal.foresee is the twin).
       const hit = foreseen == <i64>c;
       if (hit) addU32(b + O_HITS, 1);
-      else if (foreseen >= 0) addU32(b + O_WASTE_B + (foreseen < <i64>adjSplit ? 0 : 4), foreseenBytes);
+      else if (foreseen >= 0) addU32(b + O_WASTE_B + (foreseenTier << 2), foreseenBytes);
       if (hit) {
         addU32(b + O_HID + (tier << 2), 1);
         addU32(b + O_HID_B + (tier << 2), bytes);
@@ -609,7 +653,19 @@ export function traverse(b: usize): void {
       if (candN > 0) {
         const next = load<u32>(candI);
         foreseen = <i64>next;
-        const nl = next < adjSplit ? adj0 + <usize>next * adjStride : adj1 + <usize>(next - adjSplit) * adjStride;
+        let nl = adj0 + <usize>next * adjStride;
+        foreseenTier = 0;
+        if (next >= adjSplit) {
+          foreseenTier = 1;
+          nl = adj1 + <usize>(next - adjSplit) * adjStride;
+          if (poolTable != 0) {
+            const s = poolSlot(poolTable, poolCap, next);
+            if (s >= 0) {
+              foreseenTier = 0;
+              nl = poolLists + <usize>s * adjStride;
+            }
+          }
+        }
         const deg = load<u32>(nl);
         sink ^= deg;
         foreseenBytes = (deg + 1) << 2;
@@ -645,7 +701,7 @@ export function traverse(b: usize): void {
       }
     }
   }
-  if (prefetch && foreseen >= 0) addU32(b + O_WASTE_B + (foreseen < <i64>adjSplit ? 0 : 4), foreseenBytes);
+  if (prefetch && foreseen >= 0) addU32(b + O_WASTE_B + (foreseenTier << 2), foreseenBytes);
   touched ^= sink;
   store<i32>(b + O_TOP_N, topN);
 }

@@ -73,24 +73,24 @@ export interface NodeOrder {
 
 /**
  * Renumbers nodes so that the `hot` best of `prio` take ids [0, hot): every store's DRAM part is
- * then a prefix of the ids. Inside each group nodes follow BFS order from the entry, so a node's
+ * then a prefix of the ids. The `pool` next best take [hot, hot + pool): the promotion pool starts
+ * with their lists. Inside each group nodes follow BFS order from the entry, so a node's
  * neighbours tend to sit near it in memory whatever the policy.
  */
-export function orderNodes(g: GraphImage, prio: Uint32Array, hot: number, within: 'bfs' | 'keep' = 'bfs'): NodeOrder {
+export function orderNodes(g: GraphImage, prio: Uint32Array, hot: number, within: 'bfs' | 'keep' = 'bfs', pool = 0): NodeOrder {
   const n = g.count;
   const bfs = bfsFromEntry(g);
   // BFS order puts a node's neighbours near it in memory; 'keep' leaves the graph's own numbering
   // inside each group, so that benchmarks can measure what the renumbering is worth.
   const seq = within === 'bfs' ? bfs.order : Uint32Array.from({ length: n }, (_, v) => v);
-  const isHot = new Uint8Array(n);
-  for (let i = 0; i < hot; i++) isHot[prio[i]!] = 1;
+  // Group of each node: 0 the prefix, 1 the pool's first tenants, 2 the rest.
+  const group = new Uint8Array(n).fill(2);
+  for (let i = 0; i < Math.min(n, hot + pool); i++) group[prio[i]!] = i < hot ? 0 : 1;
   const order = new Uint32Array(n);
-  let a = 0;
-  let b = hot;
+  const next = [0, hot, Math.min(n, hot + pool)];
   for (let i = 0; i < n; i++) {
     const v = seq[i]!;
-    if (isHot[v]) order[a++] = v;
-    else order[b++] = v;
+    order[next[group[v]!]!++] = v;
   }
   return { order, unreachable: n - bfs.reachable };
 }

@@ -2,7 +2,9 @@
 // in, (2) picks the most precise code whose rows for every node fit what is left (with the wider
 // padding of codeDims when those rows fit too), and (3) spends the
 // rest on the neighbour lists of the most visited nodes, then, only once every list is in DRAM, on
-// full vectors. Neighbour lists are placed apart from vectors, so about 5× more hot nodes fit than
+// full vectors. A share of the list budget (poolShare) is a promotion pool instead of a fixed
+// prefix: slots that live re-tiering (list-pool.ts) refills with whichever CXL lists the real load
+// visits most, plus the pool's lookup table and a one-byte access counter per CXL list. Neighbour lists are placed apart from vectors, so about 5× more hot nodes fit than
 // with whole records. Without a code (--codes none) the unit is the whole record (list + vector),
 // as CXL-ANNS places it: the full-precision baseline.
 import { StrataError } from '../../common/errors.js';
@@ -20,7 +22,14 @@ export interface PlannerInput {
   upperBytes: number;
   budgetBytes: number;
   codes: CodeKind | 'none' | 'auto';
+  /** Share of the neighbour-list budget given to the promotion pool (0: every DRAM list is in the fixed prefix). */
+  poolShare?: number;
 }
+
+/** The list budget's share that moves with the live load unless a build says otherwise. */
+export const DEFAULT_POOL_SHARE = 0.2;
+/** Pool bytes per slot beyond its list: two lookup-table entries of 8 bytes (the table stays at most half full) and its tenant's id. */
+export const POOL_SLOT_OVERHEAD = 20;
 
 export interface BudgetPlan {
   budgetBytes: number;
@@ -31,7 +40,9 @@ export interface BudgetPlan {
   /** Neighbour lists and full vectors of the first nodes (in placement order) held in DRAM. */
   adjacencyInDram: number;
   vectorsInDram: number;
-  dram: { upper: number; codes: number; adjacency: number; vectors: number; total: number };
+  /** Promotion pool slots (list-pool.ts): DRAM copies of CXL lists that follow the live load. */
+  poolLists: number;
+  dram: { upper: number; codes: number; adjacency: number; pool: number; vectors: number; total: number };
   cxl: { adjacency: number; vectors: number; labels: number; total: number };
   /** What a full-precision index of this graph takes (the base a percentage budget refers to). */
   fullPrecisionBytes: number;
@@ -106,8 +117,25 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     vectorsInDram = hot === n ? Math.min(n, Math.floor(left / vec)) : 0;
     left -= vectorsInDram * vec;
   }
-  const dram = { upper: i.upperBytes, codes: n * rowBytes, adjacency: hot * adj, vectors: vectorsInDram * vec, total: 0 };
-  dram.total = dram.upper + dram.codes + dram.adjacency + dram.vectors;
+  // The pool: only when some lists stay in CXL (else there is nothing to promote). It costs a slot's
+  // list, its table entries and, for the whole CXL range, a counter byte per list.
+  let poolLists = 0;
+  let poolBytes = 0;
+  const share = Math.min(0.9, Math.max(0, i.poolShare ?? 0));
+  if (code !== null && hot < n && share > 0) {
+    const lists = hot * adj + left;
+    const slotBytes = adj + POOL_SLOT_OVERHEAD;
+    const p = Math.floor((share * Math.max(0, lists - n)) / slotBytes);
+    // The prefix h leaves n - h counters: h * adj + (n - h) + p * slotBytes <= lists.
+    const h = Math.floor((lists - n - p * slotBytes) / (adj - 1));
+    if (p > 0 && h >= 0 && h + p < n) {
+      poolLists = p;
+      hot = h;
+      poolBytes = p * slotBytes + (n - h);
+    }
+  }
+  const dram = { upper: i.upperBytes, codes: n * rowBytes, adjacency: hot * adj, pool: poolBytes, vectors: vectorsInDram * vec, total: 0 };
+  dram.total = dram.upper + dram.codes + dram.adjacency + dram.pool + dram.vectors;
   const cxl = { adjacency: (n - hot) * adj, vectors: (n - vectorsInDram) * vec, labels: n * LABEL_BYTES, total: 0 };
   cxl.total = cxl.adjacency + cxl.vectors + cxl.labels;
   return {
@@ -117,6 +145,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     codeDims: dims,
     adjacencyInDram: hot,
     vectorsInDram,
+    poolLists,
     dram,
     cxl,
     fullPrecisionBytes: full,

@@ -8,6 +8,7 @@
 // JS: it is a few requests per query, and in near-data mode they go to the tier workers.
 import { instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
+import { LANE_GEN } from '../tiered/list-pool.js';
 import type { Segment } from '../tiered/segment.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Accountant } from './accounting.js';
@@ -47,6 +48,7 @@ const B = {
   upOffsets: 112,
   upLinks: 116,
   maxM: 120,
+  gen: LANE_GEN,
   status: 128,
   topN: 132,
   hops: 136,
@@ -59,6 +61,10 @@ const B = {
   hidden: 188,
   hiddenBytes: 196,
   wasteBytes: 204,
+  poolTable: 216,
+  poolCap: 220,
+  poolLists: 224,
+  poolCounts: 228,
 } as const;
 
 export class FusedTraversal {
@@ -153,6 +159,11 @@ export class FusedTraversal {
     put(B.upOffsets, idx.upper.offsets.byteOffset);
     put(B.upLinks, idx.upper.links.byteOffset);
     put(B.maxM, idx.meta.maxM);
+    const pool = this.fused.pool;
+    put(B.poolTable, pool ? pool.tableAt : 0);
+    put(B.poolCap, pool ? pool.capacity : 0);
+    put(B.poolLists, pool ? pool.listsAt : 0);
+    put(B.poolCounts, pool ? pool.countsAt : 0);
   }
 
   /**
@@ -174,7 +185,15 @@ export class FusedTraversal {
     if (epoch > 255) epoch = 1;
     if (epoch === 1) this.u8.fill(0, b + this.fused.lanes.visitedAt, b + this.fused.lanes.visitedAt + idx.meta.count);
     this.u8[b + B.epoch] = epoch;
-    this.traverse(b);
+    // Odd while the traversal runs: the pool refills no slot this traversal may have looked up
+    // until it is even again (list-pool.ts).
+    const gen = (b + B.gen) >>> 2;
+    Atomics.add(this.u32, gen, 1);
+    try {
+      this.traverse(b);
+    } finally {
+      Atomics.add(this.u32, gen, 1);
+    }
     if (dv.getUint32(b + B.status, true) !== 0) {
       this.fallbacks++;
       return false;

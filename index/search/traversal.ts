@@ -205,7 +205,14 @@ export class Traversal {
       const n = u32[at]!;
       st.stats[STAT.hops]!++;
       if (this.trace !== null) this.trace[c]!++;
-      const tier = seg.tier;
+      // A CXL-range list is served from the promotion pool when it is a tenant, and counted either
+      // way (the WASM traversal's twin: distance.as.ts).
+      let tier = seg.tier;
+      const pool = this.index.pool;
+      if (tier === 1 && pool !== null) {
+        pool.count(c);
+        if (pool.has(c)) tier = 0;
+      }
       if (this.prefetch) this.foresee(st, c, tier, n, cand.size > 0 ? cand.i[0]! : -1);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
       let m = 0;
@@ -229,7 +236,7 @@ export class Traversal {
   private foresee(st: QueryState, c: number, tier: number, degree: number, next: number): void {
     const hit = st.foreseen === c;
     if (hit) st.stats[STAT.prefetchHits]!++;
-    else if (st.foreseen >= 0) st.owedNs += this.acct.bytesOnly(st.stats, this.index.adjacency.tierOf(st.foreseen), st.foreseenBytes);
+    else if (st.foreseen >= 0) st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(st.foreseen), st.foreseenBytes);
     st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
     st.foreseen = next;
     if (next >= 0) {
@@ -243,7 +250,7 @@ export class Traversal {
 
   private endLevel0(st: QueryState): void {
     if (st.foreseen >= 0) {
-      st.owedNs += this.acct.bytesOnly(st.stats, this.index.adjacency.tierOf(st.foreseen), st.foreseenBytes);
+      st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(st.foreseen), st.foreseenBytes);
       st.foreseen = -1;
     }
     if (this.index.codes === null) {

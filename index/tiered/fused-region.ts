@@ -4,7 +4,8 @@
 // (distance.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what
 // they were: each segment is a range of the region starting on a huge-page boundary, bound to its
 // tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
-// heaps and the hop's id lists; they count as DRAM.
+// heaps and the hop's id lists; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
+// upper layers, in DRAM: copies of CXL lists, their lookup table and the CXL lists' access counters.
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { Segment, type SegmentShape, segmentLayout } from './segment.js';
@@ -36,12 +37,46 @@ export interface LaneLayout {
   maxDegree: number;
 }
 
+/** Where the promotion pool's arrays are in the region (byte offsets), and their sizes. */
+export interface PoolLayout {
+  slots: number;
+  /** Words per list (the adjacency stride / 4). */
+  words: number;
+  /** First node of the CXL range: counters are indexed by node - split. */
+  split: number;
+  listsAt: number;
+  /** Lookup table: `capacity` u64 entries (low word node + 1, 0 = empty; high word the slot). */
+  tableAt: number;
+  capacity: number;
+  /** The node each slot holds (-1: none), as i32. */
+  ownersAt: number;
+  /** One saturating u8 access counter per CXL-range list. */
+  countsAt: number;
+  counts: number;
+}
+
 /** What workers need to rebuild the same view of the region. */
 export interface FusedHandle {
   memory: WebAssembly.Memory;
   lanes: LaneLayout;
   laneLocks: Int32Array;
+  pool: PoolLayout | null;
 }
+
+/** The pool's arrays laid out from byte `at`; returns the layout and the end. */
+export function poolLayout(at: number, slots: number, adjStride: number, split: number, count: number): PoolLayout {
+  const listsAt = align(at, 64);
+  const tableAt = align(listsAt + slots * adjStride, 64);
+  const capacity = 2 * slots;
+  const ownersAt = align(tableAt + 8 * capacity, 64);
+  const countsAt = align(ownersAt + 4 * slots, 64);
+  return { slots, words: adjStride >>> 2, split, listsAt, tableAt, capacity, ownersAt, countsAt, counts: count - split };
+}
+
+export const poolEnd = (p: PoolLayout): number => p.countsAt + p.counts;
+
+/** The pool's bytes (its arrays, not the padding between them): what the planner budgets. */
+export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 * (p.capacity / p.slots) + 4) + p.counts;
 
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 const HUGE_PAGE = 2 << 20;
@@ -62,6 +97,7 @@ export interface FusedPlan {
   bytes: number;
   /** Byte offset of the upper layers' arrays. */
   upperAt: number;
+  pool: PoolLayout | null;
   /** Byte offset of each segment run, per store, in NodeStore.runs order. */
   bases: Map<string, number[]>;
   lanes: LaneLayout;
@@ -79,6 +115,7 @@ export function planFused(
   lanes: number,
   upper: UpperLayers,
   candCapMax = FUSED_CAND_CAP,
+  pool: { slots: number; adjStride: number; split: number } | null = null,
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
   let at = 0;
@@ -97,11 +134,14 @@ export function planFused(
     bases.set(s.name, list);
   }
   const upperAt = at;
-  at = align(at + upperSpan(upper), HUGE_PAGE);
+  at += upperSpan(upper);
+  const poolAt = pool && pool.slots > 0 ? poolLayout(at, pool.slots, pool.adjStride, pool.split, count) : null;
+  if (poolAt) at = poolEnd(poolAt);
+  at = align(at, HUGE_PAGE);
   const lane = laneLayout(count, maxDegree, lanes, at, candCapMax);
   const bytes = at + lanes * lane.laneBytes;
   if (bytes > MAX_REGION_BYTES - 65536) return null;
-  return { bytes, upperAt, bases, lanes: lane };
+  return { bytes, upperAt, pool: poolAt, bases, lanes: lane };
 }
 
 const upperSpan = (u: UpperLayers): number =>

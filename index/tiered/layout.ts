@@ -12,6 +12,8 @@ export interface LayoutInput {
   order: Uint32Array;
   adjacencyInDram: number;
   vectorsInDram: number;
+  /** Promotion pool slots (0: none). */
+  poolLists?: number;
   /** A trained code, or null (traversal on full vectors). */
   codec: Codec | null;
 }
@@ -55,7 +57,12 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
   const { order, codec } = input;
   const newOf = new Uint32Array(n);
   for (let i = 0; i < n; i++) newOf[order[i]!] = i;
-  const plan: LayoutPlan = { adjacencyInDram: input.adjacencyInDram, vectorsInDram: input.vectorsInDram, code: codec ? codec.spec : null };
+  const plan: LayoutPlan = {
+    adjacencyInDram: input.adjacencyInDram,
+    vectorsInDram: input.vectorsInDram,
+    poolLists: input.poolLists ?? 0,
+    code: codec ? codec.spec : null,
+  };
   const index = TieredIndex.allocate(
     {
       meta: { dim: g.dim, metric, count: n, maxM0: g.maxM0, maxM: g.maxM, entry: n > 0 ? newOf[g.entry]! : 0, maxLevel: g.maxLevel },
@@ -108,6 +115,7 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
       labels[local] = externalIds ? externalIds[row]! : row;
     }
   }
+  index.pool?.fillInitial();
   return index;
 }
 

@@ -8,10 +8,11 @@
 // small and always in DRAM.
 import { StrataError } from '../../common/errors.js';
 import { availableParallelism } from 'node:os';
-import { adoptRegion } from '../../tiers/shared-region.js';
+import { adoptRegion, allocateRegion } from '../../tiers/shared-region.js';
 import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
 import { type KernelChoice, kernelModule, type Metric } from '../kernels/kernels.js';
-import { buildFused, type FusedHandle, planFused } from './fused-region.js';
+import { buildFused, type FusedHandle, type LaneLayout, type PoolLayout, planFused, poolBytes, poolEnd, poolLayout } from './fused-region.js';
+import { ListPool } from './list-pool.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
@@ -52,6 +53,11 @@ export interface IndexMeta {
 export interface LayoutPlan {
   adjacencyInDram: number;
   vectorsInDram: number;
+  /**
+   * Promotion pool slots (list-pool.ts): DRAM copies of CXL-tier lists, first those of nodes
+   * [adjacencyInDram, adjacencyInDram + poolLists), then whichever the live load visits most.
+   */
+  poolLists: number;
   /** The code every node has in DRAM, or null: the traversal then runs on full vectors. */
   code: CodeSpec | null;
 }
@@ -104,8 +110,17 @@ export interface SharedIndexHandle {
   slotLocks: Int32Array;
   stores: Record<string, StoreHandle | null>;
   fused: FusedHandle | null;
+  pool: PoolHandle | null;
   bindings: TierBinding[];
 }
+
+/** The promotion pool's memory (the fused region's, or its own without one) and layout. */
+export interface PoolHandle {
+  memory: WebAssembly.Memory;
+  layout: PoolLayout;
+}
+
+const NO_LANES: LaneLayout = { lanes: 0, laneBase: 0, laneBytes: 0, visitedAt: 0, candAt: 0, candCap: 0, topAt: 0, topCap: 0, scratchAt: 0, maxDegree: 0 };
 
 function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float32Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
@@ -136,6 +151,9 @@ export class TieredIndex {
   readonly slotLocks: Int32Array;
   /** The fused traversal region (traversal records + neighbour lists + lanes), or null. */
   readonly fused: FusedHandle | null;
+  /** The promotion pool (list-pool.ts), or null when the plan has none. */
+  readonly pool: ListPool | null;
+  private readonly poolHandle: PoolHandle | null;
   private labelView: Float64Array | null = null;
 
   private constructor(
@@ -144,9 +162,12 @@ export class TieredIndex {
     codec: Codec | null,
     slotLocks: Int32Array,
     fused: FusedHandle | null,
+    pool: PoolHandle | null,
     bindings?: TierBinding[],
   ) {
     this.fused = fused;
+    this.poolHandle = pool;
+    this.pool = pool ? new ListPool(pool.memory, pool.layout, stores.adjacency!, fused?.lanes ?? NO_LANES) : null;
     this.meta = parts.meta;
     this.plan = parts.plan;
     this.upper = parts.upper;
@@ -212,9 +233,12 @@ export class TieredIndex {
       keep(name) ? l : { split: l.split, perDram: Math.max(1, m.count), perCxl: Math.max(1, m.count) };
     const fusedStores = (['adjacency', travKind] as const).map((name) => ({ name, shape: shapes[name]!, layout: whole(name, layouts[name]) }));
     const lanes = opts.fusedLanes ?? DEFAULT_FUSED_LANES;
+    const adjSplit = layouts.adjacency.split;
+    const poolSlots = Math.min(p.poolLists, m.count - adjSplit);
+    const poolWant = poolSlots > 0 ? { slots: poolSlots, adjStride: shapes.adjacency!.stride, split: adjSplit } : null;
     const fusedPlan =
       opts.kernels !== 'js' && kernelModule() !== null
-        ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, opts.fusedCandCap)
+        ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, opts.fusedCandCap, poolWant)
         : null;
     const built = fusedPlan ? buildFused(fusedPlan, fusedStores, m.count, parts.upper) : null;
     if (built) for (const s of fusedStores) layouts[s.name] = s.layout;
@@ -232,11 +256,21 @@ export class TieredIndex {
       labels: make('labels'),
     };
     const fused: FusedHandle | null =
-      built && fusedPlan ? { memory: built.region.memory, lanes: fusedPlan.lanes, laneLocks: new Int32Array(new SharedArrayBuffer(4 * lanes)) } : null;
+      built && fusedPlan
+        ? { memory: built.region.memory, lanes: fusedPlan.lanes, laneLocks: new Int32Array(new SharedArrayBuffer(4 * lanes)), pool: fusedPlan.pool }
+        : null;
+    // Without a fused region the pool has a memory of its own: the JS steps still serve (and count)
+    // its lists as DRAM, so both drivers price a search alike.
+    let pool: PoolHandle | null = null;
+    if (fused?.pool) pool = { memory: fused.memory, layout: fused.pool };
+    else if (poolWant) {
+      const layout = poolLayout(0, poolWant.slots, poolWant.adjStride, poolWant.split, m.count);
+      pool = { memory: allocateRegion(poolEnd(layout)).memory, layout };
+    }
     // The code's head (what the kernel reads beside the rows) is derived from its parameters, not
     // stored: every code segment gets it here, before any row is read or written.
     if (codec && stores.codes) for (const seg of stores.codes.segments) codec.writeHead(seg.headBytes());
-    return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))), fused);
+    return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))), fused, pool);
   }
 
   /** Moves the small DRAM arrays to shared memory (once) and describes the index for workers. */
@@ -268,6 +302,7 @@ export class TieredIndex {
       slotLocks: this.slotLocks,
       stores: { adjacency: handle(this.adjacency), vectors: handle(this.vectors), codes: handle(this.codes), labels: handle(this.labelStore) },
       fused: this.fused,
+      pool: this.poolHandle,
       bindings: this.tiers.map((t) => t.binding),
     };
   }
@@ -290,7 +325,7 @@ export class TieredIndex {
       codes: store(h.stores['codes']),
       labels: store(h.stores['labels']),
     };
-    return new TieredIndex({ meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams }, stores, codec, h.slotLocks, h.fused, h.bindings);
+    return new TieredIndex({ meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams }, stores, codec, h.slotLocks, h.fused, h.pool, h.bindings);
   }
 
   /** External labels by node (a view of the label store when it is one segment). */
@@ -346,10 +381,18 @@ export class TieredIndex {
     if (lane >= 0 && this.fused) Atomics.store(this.fused.laneLocks, lane, 0);
   }
 
-  /** Record bytes per tier and per kind (upper layers counted in DRAM). */
-  tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper', [number, number]> } {
+  /** Neighbour-list tier of node as a search pays it: 0 for the DRAM prefix and the pool's tenants. */
+  listTier(node: number): number {
+    if (node < this.adjacency.split) return 0;
+    return this.pool?.has(node) ? 0 : 1;
+  }
+
+  /** Record bytes per tier and per kind (upper layers and the promotion pool counted in DRAM). */
+  tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper' | 'pool', [number, number]> } {
     const upper = this.upper.ids.byteLength + this.upper.levels.byteLength + this.upper.offsets.byteLength + this.upper.links.byteLength;
+    const pl = this.poolHandle?.layout;
     const byKind = {
+      pool: [pl ? poolBytes(pl) : 0, 0] as [number, number],
       adjacency: this.adjacency.recordBytes(),
       vectors: this.vectors.recordBytes(),
       codes: this.codes ? this.codes.recordBytes() : ([0, 0] as [number, number]),
@@ -368,6 +411,8 @@ export class TieredIndex {
   /** Resident bytes (whole regions, scratch included) per tier. */
   residentBytes(): number[] {
     const lanes = this.fused ? this.fused.lanes.lanes * this.fused.lanes.laneBytes : 0;
-    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? this.tierBytes().byKind.upper[0] + lanes : 0));
+    return this.tiers.map(
+      (t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? this.tierBytes().byKind.upper[0] + this.tierBytes().byKind.pool[0] + lanes : 0),
+    );
   }
 }

@@ -57,7 +57,12 @@ export interface QdrantCollectionView {
     /** Why the status is not green (empty when it is). */
     status_reasons: string[];
     tiers: StrataTierView[];
-    placement: { policy: string; dram_budget_bytes: number; predicted_dram_share: number | null };
+    placement: {
+      policy: string;
+      dram_budget_bytes: number;
+      predicted_dram_share: number | null;
+      promotion_pool: { slots: number; tenants: number; moves: number } | null;
+    };
     memory: { mode: 'numa' | 'emulated'; reason: string };
     build: { source: string | null };
     /** True when the collection takes no writes (the server has no --data-dir). */
@@ -114,7 +119,12 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
           note: t.binding.note,
         },
       })),
-      placement: { policy: info.placement.policy, dram_budget_bytes: info.placement.dramBudgetBytes, predicted_dram_share: info.placement.predictedDramShare },
+      placement: {
+        policy: info.placement.policy,
+        dram_budget_bytes: info.placement.dramBudgetBytes,
+        predicted_dram_share: info.placement.predictedDramShare,
+        promotion_pool: info.placement.promotionPool,
+      },
       memory: { mode: info.memory.mode, reason: info.memory.reason },
       build: { source: info.build.source },
       read_only: info.live === null,

@@ -278,7 +278,17 @@ function schemas(): Obj {
             },
             placement: {
               type: 'object',
-              properties: { policy: { type: 'string' }, dram_budget_bytes: { type: 'integer' }, predicted_dram_share: { type: ['number', 'null'] } },
+              properties: {
+                policy: { type: 'string' },
+                dram_budget_bytes: { type: 'integer' },
+                predicted_dram_share: { type: ['number', 'null'] },
+                promotion_pool: {
+                  type: ['object', 'null'],
+                  description:
+                    'DRAM slots that live re-tiering refills in place with the neighbour lists the load visits most (strata serve --retier-every): slots, lists in them now, lists moved in since the base was laid out.',
+                  properties: { slots: { type: 'integer' }, tenants: { type: 'integer' }, moves: { type: 'integer' } },
+                },
+              },
             },
             memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },

@@ -12,6 +12,7 @@ import type { Collection } from '../../engine/collection.js';
 import { Engine, listDramShare, RETIER_WINDOW } from '../../engine/engine.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { collectionDir } from '../../index/live/collection-dir.js';
+import { clusteredHalves } from '../helpers/halves.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 const DIM = 8;
@@ -193,26 +194,17 @@ describe('compaction of a live collection', () => {
   }, 120_000);
 
   it('re-tiers by itself when the query load moves: the new placement serves more neighbour-list reads of the new load from DRAM', async () => {
-    // Two halves of a clustered set, split by a hyperplane; load A queries one, load B the other.
-    const n = 4000;
-    const d = 16;
-    const set = generateClustered({ count: n, dim: d, clusters: 20, seed: 31 }, 1);
-    const u = Array.from({ length: d }, (_, j) => Math.sin(j * 2.1 + 0.3));
-    const halves: number[][] = [[], []];
-    for (let i = 0; i < n; i++) halves[set.base.subarray(i * d, (i + 1) * d).reduce((a, x, j) => a + x * u[j]!, 0) > 0 ? 0 : 1]!.push(i);
+    const { base, dim: d, load: rows } = clusteredHalves();
     const input = tmp.path('halves.fvecs');
-    await writeFvecs(input, set.base, d);
+    await writeFvecs(input, base, d);
     await buildIndex({ input, out: tmp.path('halves'), metric: 'l2', m: 8, efConstruction: 40, dramBudget: '12%', placement: 'profile', profileSamples: 300 });
-    const load = (half: number[]): Float32Array => {
-      const q = new Float32Array(RETIER_WINDOW * d);
-      for (let k = 0; k < RETIER_WINDOW; k++) q.set(set.base.subarray(half[(k * 7919) % half.length]! * d, (half[(k * 7919) % half.length]! + 1) * d), k * d);
-      return q;
-    };
     const engine = await Engine.open([{ dir: tmp.path('halves'), name: 'h' }], {
       searchThreads: 1,
       memory: { mode: 'emulate' },
       dataDir: tmp.path('data-retier'),
       compactAt: 0,
+      // This test is about re-tiering by compaction: the in-place rounds (pool-rounds.test.ts) stay off.
+      poolRoundMs: 0,
     });
     try {
       const c = engine.collection('h');
@@ -221,8 +213,8 @@ describe('compaction of a live collection', () => {
         for (let k = 0; k < RETIER_WINDOW; k++) await c.search({ vector: q.subarray(k * d, (k + 1) * d), k: 10, ef: 32 });
         return listDramShare(c.totals.map((v, i) => v - before[i]!));
       };
-      const A = load(halves[0]!);
-      const B = load(halves[1]!);
+      const A = rows(0, RETIER_WINDOW);
+      const B = rows(1, RETIER_WINDOW);
       // Laid out for load A first (a compaction profiled with the recorded A queries).
       await windowShare(A);
       await engine.compact('h');

@@ -227,7 +227,10 @@ describe('writeIndex / loadIndex round trip', () => {
     expect(placed.plan.vectorsInDram).toBe(0);
     const code = index.plan.code!;
     expect(code).toMatchObject({ kind: 'rq4', dim: 16, dims: 16, bits: 4, metric: 'l2', stride: 18 });
-    expect(m.plan).toEqual({ ...info.plan, code, adjacencyInDram: a, vectorsInDram: 0 });
+    // The default build gives a share of the list budget to the promotion pool (planner.ts).
+    expect(placed.plan.poolLists).toBeGreaterThan(0);
+    expect(index.plan.poolLists).toBe(placed.plan.poolLists);
+    expect(m.plan).toEqual({ ...info.plan, code, adjacencyInDram: a, vectorsInDram: 0, poolLists: placed.plan.poolLists });
     // Each store's tiers tile the node ids at the plan's split; codes are all DRAM, labels all CXL.
     const ADJ = 4 * (1 + 16);
     const VEC = 4 * 16;
@@ -243,8 +246,10 @@ describe('writeIndex / loadIndex round trip', () => {
     // Tier bytes: the records each tier holds, upper layers (9 bytes a node + links) in DRAM; the
     // same as the planner's totals, and DRAM within the budget.
     const upper = 9 * index.upper.ids.length + 4 * index.upper.links.length;
+    const pool = placed.plan.dram.pool;
+    expect(pool).toBe(placed.plan.poolLists * (ADJ + 20) + (COUNT - a));
     expect(m.tiers).toEqual([
-      { index: 0, kind: 'dram', bytes: upper + COUNT * 18 + a * ADJ },
+      { index: 0, kind: 'dram', bytes: upper + COUNT * 18 + a * ADJ + pool },
       { index: 1, kind: 'cxl', bytes: (COUNT - a) * ADJ + COUNT * VEC + COUNT * 8 },
     ]);
     expect(m.tiers.map((t) => t.bytes)).toEqual([placed.plan.dram.total, placed.plan.cxl.total]);

@@ -185,6 +185,34 @@ describe('planBudget', () => {
     }
   });
 
+  it('gives the promotion pool its share of the list budget, its table and counters inside the budget', () => {
+    let pooled = 0;
+    for (const share of [0.1, 0.15, 0.2, 0.3, 0.5, 0.8]) {
+      const budget = Math.floor(full * share);
+      if (upperBytes + n * rowBytes('rq3', 'l2') > budget) continue;
+      const flat = planBudget(input(budget, 'rq3'));
+      const p = planBudget({ ...input(budget, 'rq3'), poolShare: 0.25 });
+      expect(p.code).toBe(flat.code);
+      expect(p.dram.total, `at ${share}`).toBeLessThanOrEqual(budget);
+      if (flat.adjacencyInDram === n) {
+        // Every list already in DRAM: nothing to promote.
+        expect(p.poolLists).toBe(0);
+        continue;
+      }
+      expect(p.poolLists, `at ${share}`).toBeGreaterThan(0);
+      expect(p.adjacencyInDram + p.poolLists).toBeLessThan(n);
+      // Each slot costs its list, two table entries and its tenant's id; each CXL list a counter byte.
+      expect(p.dram.pool).toBe(p.poolLists * (ADJ + 20) + (n - p.adjacencyInDram));
+      // About a quarter of what the lists had, and the lists in DRAM (prefix + pool) a little fewer than without a pool.
+      const lists = flat.dram.adjacency;
+      expect(p.poolLists * ADJ).toBeLessThanOrEqual(0.25 * lists);
+      expect(p.adjacencyInDram + p.poolLists).toBeLessThanOrEqual(flat.adjacencyInDram);
+      expect(p.adjacencyInDram + p.poolLists).toBeGreaterThan(0.7 * flat.adjacencyInDram);
+      pooled++;
+    }
+    expect(pooled).toBeGreaterThan(1);
+  });
+
   it('honours every budget: DRAM total within it, every record counted once, neighbour lists before vectors', () => {
     for (const share of [0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1]) {
       const budget = Math.floor(full * share);
@@ -200,6 +228,7 @@ describe('planBudget', () => {
           upper: upperBytes,
           codes: n * row,
           adjacency: p.adjacencyInDram * ADJ,
+          pool: 0,
           vectors: p.vectorsInDram * VEC,
           total: upperBytes + n * row + p.adjacencyInDram * ADJ + p.vectorsInDram * VEC,
         });

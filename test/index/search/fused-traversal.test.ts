@@ -201,8 +201,8 @@ describe('fused traversal (one WASM call per query)', () => {
     // Resident bytes count the shared region once (not once per segment in it).
     const resident = index.residentBytes().reduce((a, b) => a + b, 0);
     const others = [...index.vectors.segments, ...index.labelStore.segments].reduce((a, s) => a + s.region.bytes, 0);
-    const upper = index.tierBytes().byKind.upper[0];
-    // Ranges and lanes are counted, the untouched padding between ranges is not.
+    const upper = index.tierBytes().byKind.upper[0] + index.tierBytes().byKind.pool[0];
+    // Ranges, the upper layers, the promotion pool and lanes are counted, the untouched padding between ranges is not.
     const ranges2 = inRegion.reduce((a, s) => a + s.layout.bytes, 0) + fused.lanes.lanes * fused.lanes.laneBytes;
     expect(resident).toBe(ranges2 + others + upper);
     expect(resident).toBeLessThanOrEqual(fused.memory.buffer.byteLength + others + upper);

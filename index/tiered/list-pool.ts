@@ -1,0 +1,252 @@
+// The promotion pool: DRAM slots holding copies of CXL-tier neighbour lists, chosen by the live load
+// and changed while searches run (live re-tiering between compactions; a compaction re-lays the
+// fixed DRAM prefix out instead). Every traversal counts its CXL-range list reads in one saturating
+// byte per list; a round (rebalance) swaps the pool's coldest tenants for the hottest lists outside
+// it, then halves the counters, so they measure the recent load.
+//
+// Why it is safe without locks: every list keeps its home copy in the CXL segment, never written,
+// so a lookup that misses (a node being moved, a table entry shifting) just reads the home copy. A
+// hit must never see a slot rewritten under it, so a slot is refilled in two steps: the old tenant's
+// table entry goes first, then — once every traversal that was running at that moment has ended
+// (each lane's generation, bumped before and after its traversal, has moved on) — the new list is
+// copied in and only then published. Table entries are 64-bit (node + 1, slot), written whole.
+import type { LaneLayout, PoolLayout } from './fused-region.js';
+import type { NodeStore } from './node-store.js';
+
+/** Offset of a lane's generation counter in its control block (distance.as.ts B_GEN is the twin). */
+export const LANE_GEN = 124;
+
+export interface RebalanceResult {
+  /** Lists copied into slots and published this round (their old tenants left in an earlier one). */
+  promoted: number;
+  /** Tenants unpublished this round, their slots refilled once running traversals end. */
+  demoted: number;
+  /** True while a round's refills wait for traversals that saw the old tenants. */
+  waiting: boolean;
+}
+
+export interface RebalanceOptions {
+  /** A list moves in only when its count beats the tenant it replaces by this factor (hysteresis). */
+  margin?: number;
+  /** Counts below this never move a list in (noise). */
+  minCount?: number;
+  /** Most lists swapped in one round (bounds the round's work on the caller's thread). */
+  maxMoves?: number;
+}
+
+const HASH = 0x9e3779b1;
+
+export class ListPool {
+  readonly layout: PoolLayout;
+  private readonly u32: Uint32Array;
+  private readonly i32: Int32Array;
+  private readonly table: BigUint64Array;
+  readonly counts: Uint8Array;
+  private readonly owners: Int32Array;
+  /** Refills decided by the last round: slot, node; applied once the lanes in `seen` moved on. */
+  private pending: Array<[number, number]> = [];
+  private seen: Array<[number, number]> = [];
+  /** Lists swapped in since the pool was filled. */
+  moves = 0;
+
+  constructor(
+    memory: WebAssembly.Memory,
+    layout: PoolLayout,
+    private readonly adjacency: NodeStore,
+    private readonly lanes: LaneLayout,
+  ) {
+    const buf = memory.buffer;
+    this.layout = layout;
+    this.u32 = new Uint32Array(buf);
+    this.i32 = new Int32Array(buf);
+    this.table = new BigUint64Array(buf, layout.tableAt, layout.capacity);
+    this.counts = new Uint8Array(buf, layout.countsAt, layout.counts);
+    this.owners = new Int32Array(buf, layout.ownersAt, layout.slots);
+  }
+
+  /** Home position of node in the table (distance.as.ts poolSlot is the twin). */
+  private home(node: number): number {
+    return Math.floor(((Math.imul(node, HASH) >>> 0) * this.layout.capacity) / 4294967296);
+  }
+
+  /** Table position of node's entry, or -1. */
+  private position(node: number): number {
+    const cap = this.layout.capacity;
+    const words = this.layout.tableAt >>> 2;
+    let j = this.home(node);
+    for (let probes = 0; probes < cap; probes++) {
+      const key = Atomics.load(this.u32, words + 2 * j);
+      if (key === 0) return -1;
+      if (key === node + 1) return j;
+      j = j + 1 === cap ? 0 : j + 1;
+    }
+    return -1;
+  }
+
+  /** True when node's list is served from a pool slot (the JS steps' tier; traversal.ts). */
+  has(node: number): boolean {
+    return this.position(node) >= 0;
+  }
+
+  /** The slot holding node's list, or -1. */
+  slotOf(node: number): number {
+    const j = this.position(node);
+    return j < 0 ? -1 : Number(Atomics.load(this.table, j) >> 32n);
+  }
+
+  /** Slot s's list (count, then ids), as the traversal reads it. */
+  slotList(s: number): Uint32Array {
+    const w = this.layout.words;
+    return this.u32.subarray((this.layout.listsAt >>> 2) + s * w, (this.layout.listsAt >>> 2) + (s + 1) * w);
+  }
+
+  /** The nodes whose lists are in the pool now. */
+  tenants(): number[] {
+    return Array.from(this.owners).filter((v) => v >= 0 && this.has(v));
+  }
+
+  /** One access of node's list counted, as the WASM traversal counts (the JS steps call it). */
+  count(node: number): void {
+    const i = node - this.layout.split;
+    const c = this.counts[i]!;
+    if (c < 255) this.counts[i] = c + 1;
+  }
+
+  /** Fills every slot with the lists of nodes [split, split + slots), which the placement put there. */
+  fillInitial(): void {
+    this.table.fill(0n);
+    this.owners.fill(-1);
+    this.counts.fill(0);
+    this.pending = [];
+    const { slots, split } = this.layout;
+    for (let s = 0; s < slots && split + s < this.adjacency.count; s++) {
+      this.copyIn(s, split + s);
+      this.publish(s, split + s);
+    }
+  }
+
+  private copyIn(slot: number, node: number): void {
+    const w = this.layout.words;
+    const seg = this.adjacency.segmentOf(node);
+    const from = seg.recordBase + (node - seg.start) * w;
+    this.u32.set(seg.u32.subarray(from, from + w), (this.layout.listsAt >>> 2) + slot * w);
+    this.owners[slot] = node;
+  }
+
+  private publish(slot: number, node: number): void {
+    const cap = this.layout.capacity;
+    let j = this.home(node);
+    while (Atomics.load(this.table, j) !== 0n) j = j + 1 === cap ? 0 : j + 1;
+    Atomics.store(this.table, j, (BigInt(slot) << 32n) | BigInt(node + 1));
+  }
+
+  /**
+   * Removes node's entry, shifting later entries of its probe run back (no tombstones). A reader
+   * racing the shift may miss an entry: it then reads the home copy, which is always correct.
+   */
+  private unpublish(node: number): void {
+    const cap = this.layout.capacity;
+    let i = this.position(node);
+    if (i < 0) return;
+    let j = i;
+    for (;;) {
+      j = j + 1 === cap ? 0 : j + 1;
+      const e = Atomics.load(this.table, j);
+      if (e === 0n) break;
+      const h = this.home(Number(e & 0xffffffffn) - 1);
+      // The entry at j may fill the hole at i only if its home is not in (i, j] (cyclically).
+      const stays = i <= j ? i < h && h <= j : i < h || h <= j;
+      if (stays) continue;
+      Atomics.store(this.table, i, e);
+      i = j;
+    }
+    Atomics.store(this.table, i, 0n);
+  }
+
+  /** Each lane's generation now; odd while a traversal runs on it (fused-traversal.ts bumps it). */
+  private lanesRunning(): Array<[number, number]> {
+    const out: Array<[number, number]> = [];
+    for (let l = 0; l < this.lanes.lanes; l++) {
+      const at = (this.lanes.laneBase + l * this.lanes.laneBytes + LANE_GEN) >>> 2;
+      const g = Atomics.load(this.i32, at);
+      if (g & 1) out.push([at, g]);
+    }
+    return out;
+  }
+
+  /** True once every traversal that was running when the last tenants left has ended. */
+  private quiet(): boolean {
+    return this.seen.every(([at, g]) => Atomics.load(this.i32, at) !== g);
+  }
+
+  /** True while the last round's refills wait for traversals that could see the old tenants. */
+  get waiting(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** Copies in and publishes the last round's picks once it is safe: their number, or -1 if not yet. */
+  refill(): number {
+    if (this.pending.length === 0) return 0;
+    if (!this.quiet()) return -1;
+    for (const [slot, node] of this.pending) {
+      this.copyIn(slot, node);
+      this.publish(slot, node);
+    }
+    const n = this.pending.length;
+    this.moves += n;
+    this.pending = [];
+    return n;
+  }
+
+  /**
+   * One round: refills the slots freed last round if the traversals that could see their old
+   * tenants are over, then picks the next swaps from the counters (the hottest lists outside the
+   * pool for its coldest tenants), unpublishes those tenants, and halves every counter.
+   */
+  rebalance(o: RebalanceOptions = {}): RebalanceResult {
+    const promoted = this.refill();
+    if (promoted < 0) return { promoted: 0, demoted: 0, waiting: true };
+    const margin = o.margin ?? 1.25;
+    const minCount = o.minCount ?? 2;
+    const maxMoves = Math.min(o.maxMoves ?? 4096, this.layout.slots);
+    const { split } = this.layout;
+    const counts = this.counts;
+    // The slots by their tenant's count, coldest first (an empty slot counts -1).
+    const slots = Array.from({ length: this.layout.slots }, (_, s) => s);
+    const tenantCount = (s: number): number => (this.owners[s]! >= 0 ? counts[this.owners[s]! - split]! : -1);
+    const inPool = new Set<number>();
+    for (const v of this.owners) if (v >= 0) inPool.add(v);
+    // The candidates: lists outside the pool at least as hot as the maxMoves-th hottest (a counting
+    // pass over the 256 possible counts instead of a sort of every list).
+    const hist = new Uint32Array(256);
+    for (let i = 0; i < counts.length; i++) if (!inPool.has(split + i)) hist[counts[i]!]!++;
+    let threshold = 255;
+    for (let seen = 0; threshold > minCount; threshold--) {
+      seen += hist[threshold]!;
+      if (seen >= maxMoves) break;
+    }
+    threshold = Math.max(threshold, minCount);
+    const cand: number[] = [];
+    for (let i = 0; i < counts.length; i++) if (counts[i]! >= threshold && !inPool.has(split + i)) cand.push(split + i);
+    cand.sort((a, b) => counts[b - split]! - counts[a - split]! || a - b);
+    slots.sort((a, b) => tenantCount(a) - tenantCount(b) || a - b);
+    let demoted = 0;
+    for (let k = 0; k < cand.length && k < maxMoves; k++) {
+      const s = slots[k]!;
+      const c = counts[cand[k]! - split]!;
+      const t = tenantCount(s);
+      if (c < t * margin + 1) break;
+      const old = this.owners[s]!;
+      if (old >= 0) {
+        this.unpublish(old);
+        demoted++;
+      }
+      this.owners[s] = -1;
+      this.pending.push([s, cand[k]!]);
+    }
+    // Traversals running now may hold the old tenants' slots: the refills wait for them to end.
+    if (this.pending.length > 0) this.seen = this.lanesRunning();
+    for (let i = 0; i < counts.length; i++) counts[i] = counts[i]! >>> 1;
+    return { promoted, demoted, waiting: this.pending.length > 0 };
+  }
+}
