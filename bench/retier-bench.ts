@@ -5,7 +5,7 @@
 // live queries), in process through the engine, one search thread, emulated CXL with injection.
 // Data: a clustered set split in two halves by a random hyperplane; load A queries the first half,
 // load B the second (data points plus a little noise). Run with nothing else on the machine.
-// Run: npm run bench:retier -- [--count 50000] [--budget 10%] [--json docs/bench/retier.json]
+// Run: npm run bench:retier -- [--count 50000] [--budget 10%] [--pool 0.2] [--json docs/bench/retier.json]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +21,10 @@ const o = new Command()
   .option('--count <n>', 'points', Number, 50_000)
   .option('--dim <n>', 'dimensions', Number, 64)
   .option('--budget <b>', 'DRAM budget of the build', '10%')
+  .option('--pool <share>', 'share of the list budget in the promotion pool (strata build --retier-pool)', Number, DEFAULT_POOL_SHARE)
   .option('--json <file>', 'also write the figures as JSON')
   .parse(process.argv)
-  .opts<{ count: number; dim: number; budget: string; json?: string }>();
+  .opts<{ count: number; dim: number; budget: string; pool: number; json?: string }>();
 
 const { count, dim } = o;
 const set = generateClustered({ count, dim, clusters: 50, seed: 9 }, 1);
@@ -78,7 +79,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'strata-retier-'));
 try {
   const input = join(tmp, 'base.fvecs');
   await writeFvecs(input, set.base, dim);
-  await buildIndex({ input, out: join(tmp, 'index'), metric: 'l2', dramBudget: o.budget });
+  await buildIndex({ input, out: join(tmp, 'index'), metric: 'l2', dramBudget: o.budget, poolShare: o.pool });
   const engine = await Engine.open([{ dir: join(tmp, 'index'), name: 'c' }], {
     searchThreads: 1,
     memory: { mode: 'emulate' },
@@ -136,14 +137,14 @@ try {
       '|---|---|---|',
       ...rows.map((r) => `| ${r.phase} | ${r.share.toFixed(3)} | ${Math.round(r.qps)} |`),
       '',
-      `Pool: ${pool?.slots ?? 0} slots (${DEFAULT_POOL_SHARE} of the list budget, the default). In place: ${roundsMade} rounds over the three windows moved ${movedInPlace} lists, ${meanRound.toFixed(2)} ms of main-thread time a round (mean).`,
+      `Pool: ${pool?.slots ?? 0} slots (${o.pool} of the list budget${o.pool === DEFAULT_POOL_SHARE ? ', the default' : ''}). In place: ${roundsMade} rounds over the three windows moved ${movedInPlace} lists, ${meanRound.toFixed(2)} ms of main-thread time a round (mean).`,
       `Re-tiering by compaction (profiled with the last 1,000 recorded queries) took ${seconds.toFixed(1)} s.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.json)
       writeFileSync(
         o.json,
-        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), count, dim, budget: o.budget, rows, seconds, roundsMade, movedInPlace, meanRoundMs: meanRound, pool }, null, 2)}\n`,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), count, dim, budget: o.budget, poolShare: o.pool, rows, seconds, roundsMade, movedInPlace, meanRoundMs: meanRound, pool }, null, 2)}\n`,
       );
   } finally {
     await engine.close();

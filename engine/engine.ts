@@ -19,6 +19,7 @@ import {
   writeConfig,
 } from '../index/live/collection-dir.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
+import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
 import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../index/live/compacted.js';
 import { DEFAULT_FRESH } from '../index/live/fresh-layer.js';
 import { type BaseIds, emptyLiveState, type LiveState, LiveStore } from '../index/live/live-store.js';
@@ -397,6 +398,7 @@ export class Engine {
       dramBudget: budgetShare !== null ? `${Math.min(100, budgetShare * 100).toFixed(4)}%` : DEFAULT_BUILD.dramBudget,
       placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
       codes: m ? (m.plan.code?.kind ?? 'none') : 'auto',
+      poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
       profile: null,
     };
     // The placement follows the live load: profiled with the queries the collection has been asked,

@@ -20,6 +20,8 @@ export interface CompactJob {
   dramBudget: string;
   placement: PlacementPolicy;
   codes: CodeKind | 'none' | 'auto';
+  /** The promotion pool's share of the list budget (the base's, kept). */
+  poolShare: number;
   /** The collection's recorded live queries (count × dim), profiling the new placement; absent: a sample of the data. */
   profile: SharedArrayBuffer | null;
 }
@@ -38,6 +40,7 @@ buildIndex({
   dramBudget: job.dramBudget,
   placement: job.placement,
   codes: job.codes,
+  poolShare: job.poolShare,
   ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),
 }).then(
   (s) => parentPort!.postMessage({ ok: true, count: s.count, seconds: s.seconds.total }),

@@ -11,7 +11,7 @@ import { normalizeRows } from '../kernels/reference.js';
 import type { Metric } from '../kernels/kernels.js';
 import { type CodeKind, parseCodeKind } from '../codes/index.js';
 import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
-import type { BudgetPlan } from '../placement/planner.js';
+import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { buildGraph } from './hnsw-build.js';
 import { profileGraph, sampleRows } from './profile.js';
@@ -167,7 +167,12 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
       name: o.name ?? basename(o.out),
       build: { source: ds.file, m, efConstruction, seed, seconds: (performance.now() - t0) / 1000, builder: 'hnswlib-node 3.0.0 (hnswlib 0.8.0)' },
       placement: { policy, profileQueries: nq, predictedDramShare: nq > 0 ? placed.predictedDramShare : null },
-      plan: { dramBudgetBytes: budgetBytes, fullPrecisionBytes: placed.plan.fullPrecisionBytes, reason: placed.plan.reason },
+      plan: {
+        dramBudgetBytes: budgetBytes,
+        fullPrecisionBytes: placed.plan.fullPrecisionBytes,
+        reason: placed.plan.reason,
+        poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
+      },
       graph: { unreachable: placed.unreachable },
     },
     { force: o.force ?? false, inputs },

@@ -36,6 +36,8 @@ export function linkErrors(index: TieredIndex, o: LinkCheckOptions = {}): string
     for (let i = 0; i < seg.count && errors.length < maxErrors; i++) {
       const v = seg.start + i;
       const at = seg.recordBase + i * words;
+      // Run on an index just read: the access counters in the count words' high half (list-pool.ts)
+      // are 0 until searches run, so a high half set is corruption.
       const n = u32[at]!;
       if (n > m.maxM0) {
         err(`node ${v}: ${n} level-0 links, more than ${m.maxM0}`);

@@ -36,6 +36,8 @@ export interface PlanEntry {
   vectorsInDram: number;
   /** Promotion pool slots (list-pool.ts); absent in indexes written before the pool (read as 0). */
   poolLists?: number;
+  /** The share of the list budget asked for the pool (compactions keep it); absent before the pool. */
+  poolShare?: number;
   fullPrecisionBytes: number;
   reason: string;
 }
@@ -136,6 +138,8 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   int(plan['adjacencyInDram'], 'plan.adjacencyInDram', 0, count);
   int(plan['vectorsInDram'], 'plan.vectorsInDram', 0, count);
   if (plan['poolLists'] !== undefined) int(plan['poolLists'], 'plan.poolLists', 0, count);
+  if (plan['poolShare'] !== undefined && !(num(plan['poolShare'], 'plan.poolShare') >= 0 && (plan['poolShare'] as number) <= 1))
+    fail('plan.poolShare must be in 0..1');
   int(plan['fullPrecisionBytes'], 'plan.fullPrecisionBytes');
   str(plan['reason'], 'plan.reason');
   if (plan['code'] !== null) {

@@ -21,6 +21,7 @@ import {
 } from './constants.js';
 import { crashPoint } from './crash-point.js';
 import type { FileEntry, Manifest } from './manifest.js';
+import { DEGREE_MASK } from '../tiered/list-pool.js';
 import { checkOutput } from './output-path.js';
 import { fsyncDir, installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
 
@@ -132,7 +133,7 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
         const name = storeFileName(kind, TIER_KINDS[tier]!);
         const f = new HashedFile(join(tmp, name));
         f.write(header(STORE_MAGIC, [STORE_KIND_CODES[kind]!, tier, start, count, store.shape.stride]));
-        for (const s of segs) f.write(s.recordBytes());
+        for (const s of segs) f.write(kind === 'adjacency' ? withoutCounts(s.recordBytes(), store.shape.stride) : s.recordBytes());
         files[name] = f.finish();
         stores.push({ kind, tier, start, count, stride: store.shape.stride, file: name });
       }
@@ -171,4 +172,15 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
+}
+
+/**
+ * A copy of neighbour-list records with the access counters that searches keep in their count
+ * words' high half (list-pool.ts) cleared: a file holds the degree only, whatever was searched.
+ */
+function withoutCounts(records: Uint8Array, stride: number): Uint8Array {
+  const out = records.slice();
+  const u32 = new Uint32Array(out.buffer, out.byteOffset, out.byteLength >>> 2);
+  for (let at = 0; at < u32.length; at += stride >>> 2) u32[at] = u32[at]! & DEGREE_MASK;
+  return out;
 }

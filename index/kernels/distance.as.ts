@@ -373,13 +373,16 @@ const O_MISS_B: usize = 180; // [2] their bytes
 const O_HID: usize = 188; // [2] reads foreseen (latency hidden)
 const O_HID_B: usize = 196;
 const O_WASTE_B: usize = 204; // [2] bytes of foreseen lists never used
-const O_END: usize = 212; // the outputs above are zeroed at the start of a traversal
+const O_COUNTED: usize = 212; // counted reads whose counter is in a CXL record (a line written back)
+const O_END: usize = 216; // the outputs above are zeroed at the start of a traversal
 // The promotion pool (list-pool.ts): copies of CXL-range lists in DRAM, found by node through a
-// linear-probing table of u64 entries (node + 1, slot); and a saturating u8 counter per CXL list.
+// linear-probing table of u64 entries (node + 1, slot).
 const B_POOL_TABLE: usize = 216; // 0: no pool
 const B_POOL_CAP: usize = 220;
 const B_POOL_LISTS: usize = 224;
-const B_POOL_COUNTS: usize = 228;
+const B_COUNT_LISTS: usize = 228; // 1: this traversal counts its CXL-range list reads (one in COUNT_EVERY)
+// A list's count word: degree in the low half, access counter in the high half (list-pool.ts).
+const DEGREE_MASK: u32 = 0xffff;
 const BEAM_CONTROL_BYTES: usize = 256;
 
 // The two heaps are MinHeap and MaxHeap of index/search/heaps.ts over lane memory: the same sift
@@ -609,7 +612,7 @@ export function traverse(b: usize): void {
   const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
   const poolCap = load<u32>(b, B_POOL_CAP);
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
-  const poolCounts = <usize>load<u32>(b, B_POOL_COUNTS);
+  const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
   let foreseen: i64 = -1;
   let foreseenTier: usize = 0;
   let foreseenBytes: u32 = 0;
@@ -625,10 +628,6 @@ export function traverse(b: usize): void {
       tier = 1;
       list = adj1 + <usize>(c - adjSplit) * adjStride;
       if (poolTable != 0) {
-        // Counted whether or not it is a tenant: the pool's next round ranks lists by these.
-        const at = poolCounts + <usize>(c - adjSplit);
-        const k = load<u8>(at);
-        if (k < 255) store<u8>(at, k + 1);
         const s = poolSlot(poolTable, poolCap, c);
         if (s >= 0) {
           tier = 0;
@@ -636,7 +635,13 @@ export function traverse(b: usize): void {
         }
       }
     }
-    const n = load<u32>(list);
+    const word = load<u32>(list);
+    const n = word & DEGREE_MASK;
+    if (countLists && c >= adjSplit && word < 0xffff0000) {
+      // Counted where the list lives: the slot copy (DRAM) or the home record (a CXL line dirtied).
+      store<u32>(list, word + 0x10000);
+      if (tier == 1) addU32(b + O_COUNTED, 1);
+    }
     const bytes = (n + 1) << 2;
     if (prefetch) {
       // CXL-ANNS foreseeing (Traversal.foresee is the twin).
@@ -666,7 +671,7 @@ export function traverse(b: usize): void {
             }
           }
         }
-        const deg = load<u32>(nl);
+        const deg = load<u32>(nl) & DEGREE_MASK;
         sink ^= deg;
         foreseenBytes = (deg + 1) << 2;
         addU32(b + O_ISSUED, 1);

@@ -4,7 +4,7 @@
 // rest on the neighbour lists of the most visited nodes, then, only once every list is in DRAM, on
 // full vectors. A share of the list budget (poolShare) is a promotion pool instead of a fixed
 // prefix: slots that live re-tiering (list-pool.ts) refills with whichever CXL lists the real load
-// visits most, plus the pool's lookup table and a one-byte access counter per CXL list. Neighbour lists are placed apart from vectors, so about 5× more hot nodes fit than
+// visits most, plus the pool's lookup table. (Access counts live in the lists' own records, in CXL.) Neighbour lists are placed apart from vectors, so about 5× more hot nodes fit than
 // with whole records. Without a code (--codes none) the unit is the whole record (list + vector),
 // as CXL-ANNS places it: the full-precision baseline.
 import { StrataError } from '../../common/errors.js';
@@ -117,21 +117,20 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     vectorsInDram = hot === n ? Math.min(n, Math.floor(left / vec)) : 0;
     left -= vectorsInDram * vec;
   }
-  // The pool: only when some lists stay in CXL (else there is nothing to promote). It costs a slot's
-  // list, its table entries and, for the whole CXL range, a counter byte per list.
+  // The pool: only when some lists stay in CXL (else there is nothing to promote). A slot costs its
+  // list and POOL_SLOT_OVERHEAD; the prefix keeps the rest.
   let poolLists = 0;
   let poolBytes = 0;
   const share = Math.min(0.9, Math.max(0, i.poolShare ?? 0));
   if (code !== null && hot < n && share > 0) {
     const lists = hot * adj + left;
     const slotBytes = adj + POOL_SLOT_OVERHEAD;
-    const p = Math.floor((share * Math.max(0, lists - n)) / slotBytes);
-    // The prefix h leaves n - h counters: h * adj + (n - h) + p * slotBytes <= lists.
-    const h = Math.floor((lists - n - p * slotBytes) / (adj - 1));
-    if (p > 0 && h >= 0 && h + p < n) {
+    const p = Math.floor((share * lists) / slotBytes);
+    const h = Math.floor((lists - p * slotBytes) / adj);
+    if (p > 0 && h + p < n) {
       poolLists = p;
       hot = h;
-      poolBytes = p * slotBytes + (n - h);
+      poolBytes = p * slotBytes;
     }
   }
   const dram = { upper: i.upperBytes, codes: n * rowBytes, adjacency: hot * adj, pool: poolBytes, vectors: vectorsInDram * vec, total: 0 };

@@ -64,7 +64,8 @@ const B = {
   poolTable: 216,
   poolCap: 220,
   poolLists: 224,
-  poolCounts: 228,
+  countLists: 228,
+  counted: 212,
 } as const;
 
 export class FusedTraversal {
@@ -163,7 +164,6 @@ export class FusedTraversal {
     put(B.poolTable, pool ? pool.tableAt : 0);
     put(B.poolCap, pool ? pool.capacity : 0);
     put(B.poolLists, pool ? pool.listsAt : 0);
-    put(B.poolCounts, pool ? pool.countsAt : 0);
   }
 
   /**
@@ -180,6 +180,7 @@ export class FusedTraversal {
     put(B.q0, this.travDram ? this.travDram.slotQuery(st.slot) : 0);
     put(B.q1, this.travCxl ? this.travCxl.slotQuery(st.slot) : 0);
     put(B.ef, st.ef);
+    put(B.countLists, st.countLists ? 1 : 0);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + B.epoch]! + 1;
     if (epoch > 255) epoch = 1;
@@ -225,6 +226,7 @@ export class FusedTraversal {
     stats[STAT.hops]! += get(B.hops);
     stats[STAT.prefetchHits]! += get(B.hits);
     stats[STAT.prefetchIssued]! += get(B.issued);
+    st.counted += get(B.counted);
     let owed = 0;
     for (let t = 0; t < 2; t++) {
       owed += acct.adjacencyMany(stats, t, get(B.miss + 4 * t), get(B.missBytes + 4 * t), false);

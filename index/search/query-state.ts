@@ -78,6 +78,9 @@ export class QueryState {
   /** Foreseeing: the candidate whose neighbour list was fetched one step ahead, and its bytes. */
   foreseen = -1;
   foreseenBytes = 0;
+  /** Live re-tiering: the query counts its CXL-range list reads (list-pool.ts), and how many dirtied a CXL line. */
+  countLists = false;
+  counted = 0;
   /** Driver bookkeeping: which slot the query's scratch lives in, and the query's number in its task. */
   slot = -1;
   tag = -1;

@@ -10,6 +10,7 @@
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
+import { COUNT_EVERY, COUNT_WRITE_BYTES, DEGREE_MASK } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import type { FusedTraversal } from './fused-traversal.js';
 import { PHASE, type QueryState, SCORER } from './query-state.js';
@@ -17,6 +18,8 @@ import { STAT } from './stats.js';
 
 export class Traversal {
   private readonly adjWords: number;
+  /** Queries begun: every COUNT_EVERY-th counts its list reads. */
+  private sampled = 0;
   private readonly batchMax: number;
   /** Keeps the foreseen neighbour-list words observable, so the reads are not optimised away. */
   touchSink = 0;
@@ -46,6 +49,9 @@ export class Traversal {
     st.stats.fill(0);
     st.owedNs = 0;
     st.foreseen = -1;
+    // One query in COUNT_EVERY counts its list reads for the promotion pool (both drivers alike).
+    st.countLists = this.index.pool !== null && this.sampled++ % COUNT_EVERY === 0;
+    st.counted = 0;
     st.fusedPending = this.fused !== null && this.trace === null && st.ef <= FUSED_MAX_EF && this.index.meta.count > 0;
     st.n = 0;
     st.cand.clear();
@@ -202,16 +208,16 @@ export class Traversal {
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;
       const at = seg.recordBase + (c - seg.start) * words;
-      const n = u32[at]!;
+      const n = u32[at]! & DEGREE_MASK;
       st.stats[STAT.hops]!++;
       if (this.trace !== null) this.trace[c]!++;
-      // A CXL-range list is served from the promotion pool when it is a tenant, and counted either
-      // way (the WASM traversal's twin: distance.as.ts).
+      // A CXL-range list is served from the promotion pool when it is a tenant, and counted where it
+      // lives in a sampled query (the WASM traversal's twin: distance.as.ts).
       let tier = seg.tier;
       const pool = this.index.pool;
       if (tier === 1 && pool !== null) {
-        pool.count(c);
         if (pool.has(c)) tier = 0;
+        if (st.countLists && pool.count(c)) st.counted++;
       }
       if (this.prefetch) this.foresee(st, c, tier, n, cand.size > 0 ? cand.i[0]! : -1);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
@@ -241,7 +247,7 @@ export class Traversal {
     st.foreseen = next;
     if (next >= 0) {
       const seg = this.index.adjacency.segmentOf(next);
-      const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]!;
+      const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
       this.touchSink ^= deg;
       st.foreseenBytes = 4 * (1 + deg);
       st.stats[STAT.prefetchIssued]!++;
@@ -253,6 +259,8 @@ export class Traversal {
       st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(st.foreseen), st.foreseenBytes);
       st.foreseen = -1;
     }
+    // Each counted read of a list in CXL dirtied a line there: its write-back is CXL traffic, no wait.
+    if (st.counted > 0) st.owedNs += this.acct.bytesOnly(st.stats, 1, COUNT_WRITE_BYTES * st.counted);
     if (this.index.codes === null) {
       this.finish(st);
       return;

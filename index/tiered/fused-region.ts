@@ -5,7 +5,7 @@
 // they were: each segment is a range of the region starting on a huge-page boundary, bound to its
 // tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
 // heaps and the hop's id lists; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
-// upper layers, in DRAM: copies of CXL lists, their lookup table and the CXL lists' access counters.
+// upper layers, in DRAM: copies of CXL lists and their lookup table.
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { Segment, type SegmentShape, segmentLayout } from './segment.js';
@@ -50,9 +50,6 @@ export interface PoolLayout {
   capacity: number;
   /** The node each slot holds (-1: none), as i32. */
   ownersAt: number;
-  /** One saturating u8 access counter per CXL-range list. */
-  countsAt: number;
-  counts: number;
 }
 
 /** What workers need to rebuild the same view of the region. */
@@ -64,19 +61,18 @@ export interface FusedHandle {
 }
 
 /** The pool's arrays laid out from byte `at`; returns the layout and the end. */
-export function poolLayout(at: number, slots: number, adjStride: number, split: number, count: number): PoolLayout {
+export function poolLayout(at: number, slots: number, adjStride: number, split: number): PoolLayout {
   const listsAt = align(at, 64);
   const tableAt = align(listsAt + slots * adjStride, 64);
   const capacity = 2 * slots;
   const ownersAt = align(tableAt + 8 * capacity, 64);
-  const countsAt = align(ownersAt + 4 * slots, 64);
-  return { slots, words: adjStride >>> 2, split, listsAt, tableAt, capacity, ownersAt, countsAt, counts: count - split };
+  return { slots, words: adjStride >>> 2, split, listsAt, tableAt, capacity, ownersAt };
 }
 
-export const poolEnd = (p: PoolLayout): number => p.countsAt + p.counts;
+export const poolEnd = (p: PoolLayout): number => p.ownersAt + 4 * p.slots;
 
 /** The pool's bytes (its arrays, not the padding between them): what the planner budgets. */
-export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 * (p.capacity / p.slots) + 4) + p.counts;
+export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 * (p.capacity / p.slots) + 4);
 
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 const HUGE_PAGE = 2 << 20;
@@ -135,7 +131,7 @@ export function planFused(
   }
   const upperAt = at;
   at += upperSpan(upper);
-  const poolAt = pool && pool.slots > 0 ? poolLayout(at, pool.slots, pool.adjStride, pool.split, count) : null;
+  const poolAt = pool && pool.slots > 0 ? poolLayout(at, pool.slots, pool.adjStride, pool.split) : null;
   if (poolAt) at = poolEnd(poolAt);
   at = align(at, HUGE_PAGE);
   const lane = laneLayout(count, maxDegree, lanes, at, candCapMax);

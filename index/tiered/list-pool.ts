@@ -1,8 +1,13 @@
 // The promotion pool: DRAM slots holding copies of CXL-tier neighbour lists, chosen by the live load
 // and changed while searches run (live re-tiering between compactions; a compaction re-lays the
-// fixed DRAM prefix out instead). Every traversal counts its CXL-range list reads in one saturating
-// byte per list; a round (rebalance) swaps the pool's coldest tenants for the hottest lists outside
-// it, then halves the counters, so they measure the recent load.
+// fixed DRAM prefix out instead). A sample of the traversals (one in COUNT_EVERY) counts its
+// CXL-range list reads in the lists' own records: the upper half of a list's count word (its degree
+// fits the lower half) is an access counter, kept where the list lives — in CXL for lists outside the
+// pool, which costs DRAM nothing (a DRAM counter per list would take a third of the lists' DRAM at a
+// 10% budget), and in the slot's copy for tenants. The increment dirties a line the traversal just
+// read, so it adds a write-back, not a wait (priced as CXL bytes). A round (rebalance) swaps the
+// pool's coldest tenants for the hottest lists outside it, then halves every counter, so they
+// measure the recent load.
 //
 // Why it is safe without locks: every list keeps its home copy in the CXL segment, never written,
 // so a lookup that misses (a node being moved, a table entry shifting) just reads the home copy. A
@@ -15,6 +20,13 @@ import type { NodeStore } from './node-store.js';
 
 /** Offset of a lane's generation counter in its control block (distance.as.ts B_GEN is the twin). */
 export const LANE_GEN = 124;
+/** A list's count word: the degree in the low half, the access counter in the high half (0 in files). */
+export const DEGREE_MASK = 0xffff;
+export const COUNT_SHIFT = 16;
+/** One traversal in this many counts its list reads (the rest pay no write-back). */
+export const COUNT_EVERY = 8;
+/** Bytes a counted read writes back to the CXL tier: the dirtied line. */
+export const COUNT_WRITE_BYTES = 64;
 
 export interface RebalanceResult {
   /** Lists copied into slots and published this round (their old tenants left in an earlier one). */
@@ -25,6 +37,15 @@ export interface RebalanceResult {
   waiting: boolean;
 }
 
+/** CXL records a round reads at most (~a millisecond or two of the caller's thread). */
+export const ROUND_SCAN = 1 << 17;
+
+/** Multiplies the access counter in the count word at u32[at] by `by`, keeping the degree. */
+function scale(u32: Uint32Array, at: number, by: number): void {
+  const w = u32[at]!;
+  if (w > DEGREE_MASK) u32[at] = ((w & DEGREE_MASK) | (Math.floor((w >>> COUNT_SHIFT) * by) << COUNT_SHIFT)) >>> 0;
+}
+
 export interface RebalanceOptions {
   /** A list moves in only when its count beats the tenant it replaces by this factor (hysteresis). */
   margin?: number;
@@ -32,6 +53,8 @@ export interface RebalanceOptions {
   minCount?: number;
   /** Most lists swapped in one round (bounds the round's work on the caller's thread). */
   maxMoves?: number;
+  /** Most CXL records a round reads (default ROUND_SCAN). */
+  maxScan?: number;
 }
 
 const HASH = 0x9e3779b1;
@@ -41,13 +64,14 @@ export class ListPool {
   private readonly u32: Uint32Array;
   private readonly i32: Int32Array;
   private readonly table: BigUint64Array;
-  readonly counts: Uint8Array;
   private readonly owners: Int32Array;
   /** Refills decided by the last round: slot, node; applied once the lanes in `seen` moved on. */
   private pending: Array<[number, number]> = [];
   private seen: Array<[number, number]> = [];
   /** Lists swapped in since the pool was filled. */
   moves = 0;
+  /** Where the next round's scan of the CXL records starts. */
+  private scanFrom = 0;
 
   constructor(
     memory: WebAssembly.Memory,
@@ -60,7 +84,6 @@ export class ListPool {
     this.u32 = new Uint32Array(buf);
     this.i32 = new Int32Array(buf);
     this.table = new BigUint64Array(buf, layout.tableAt, layout.capacity);
-    this.counts = new Uint8Array(buf, layout.countsAt, layout.counts);
     this.owners = new Int32Array(buf, layout.ownersAt, layout.slots);
   }
 
@@ -105,24 +128,74 @@ export class ListPool {
     return Array.from(this.owners).filter((v) => v >= 0 && this.has(v));
   }
 
-  /** One access of node's list counted, as the WASM traversal counts (the JS steps call it). */
-  count(node: number): void {
-    const i = node - this.layout.split;
-    const c = this.counts[i]!;
-    if (c < 255) this.counts[i] = c + 1;
+  /** node's home count word: its array and index (its record in the CXL segment). */
+  private homeWord(node: number): [Uint32Array, number] {
+    const seg = this.adjacency.segmentOf(node);
+    return [seg.u32, seg.recordBase + (node - seg.start) * this.layout.words];
+  }
+
+  /** node's access count now: its slot copy's if a tenant, else its home record's. */
+  countOf(node: number): number {
+    const s = this.slotOf(node);
+    if (s >= 0) return this.u32[(this.layout.listsAt >>> 2) + s * this.layout.words]! >>> COUNT_SHIFT;
+    const [u32, at] = this.homeWord(node);
+    return u32[at]! >>> COUNT_SHIFT;
+  }
+
+  /**
+   * One counted read of node's list (the JS steps' twin of distance.as.ts): the tenant's slot copy
+   * counts in DRAM; otherwise the home record counts, and true says a CXL line was dirtied.
+   */
+  count(node: number): boolean {
+    const s = this.slotOf(node);
+    let u32 = this.u32;
+    let at = (this.layout.listsAt >>> 2) + s * this.layout.words;
+    if (s < 0) [u32, at] = this.homeWord(node);
+    const w = u32[at]!;
+    if (w >>> COUNT_SHIFT < DEGREE_MASK) u32[at] = w + (1 << COUNT_SHIFT);
+    return s < 0;
+  }
+
+  /** Sets every counter to zero (tests compare the two traversals' counts from zero). */
+  clearCounts(): void {
+    this.eachHome(this.layout.split, this.adjacency.count, (u32, at) => scale(u32, at, 0));
+    for (let s = 0; s < this.layout.slots; s++) scale(this.u32, (this.layout.listsAt >>> 2) + s * this.layout.words, 0);
+  }
+
+  /** Calls f with each home count word of nodes [from, to), segment by segment (no per-node lookup). */
+  private eachHome(from: number, to: number, f: (u32: Uint32Array, at: number, node: number) => void): void {
+    const words = this.layout.words;
+    for (const seg of this.adjacency.segments) {
+      const a = Math.max(from, seg.start);
+      const b = Math.min(to, seg.start + seg.count);
+      for (let v = a; v < b; v++) f(seg.u32, seg.recordBase + (v - seg.start) * words, v);
+    }
   }
 
   /** Fills every slot with the lists of nodes [split, split + slots), which the placement put there. */
   fillInitial(): void {
     this.table.fill(0n);
     this.owners.fill(-1);
-    this.counts.fill(0);
     this.pending = [];
     const { slots, split } = this.layout;
     for (let s = 0; s < slots && split + s < this.adjacency.count; s++) {
       this.copyIn(s, split + s);
       this.publish(s, split + s);
     }
+  }
+
+  /**
+   * Makes `nodes` (CXL-range, at most `slots`) the tenants at once. Only while no traversal runs:
+   * benchmarks set the best pool a load could have (its most expanded lists) to compare rounds with.
+   */
+  assign(nodes: readonly number[]): void {
+    this.table.fill(0n);
+    this.owners.fill(-1);
+    this.pending = [];
+    nodes.slice(0, this.layout.slots).forEach((v, s) => {
+      this.copyIn(s, v);
+      this.publish(s, v);
+    });
   }
 
   private copyIn(slot: number, node: number): void {
@@ -209,44 +282,66 @@ export class ListPool {
     const margin = o.margin ?? 1.25;
     const minCount = o.minCount ?? 2;
     const maxMoves = Math.min(o.maxMoves ?? 4096, this.layout.slots);
+    const words = this.layout.words;
+    // The CXL records this round reads: all of them, or the next maxScan of them (a round's work on
+    // the caller's thread stays bounded however large the index; the rest wait for later rounds).
     const { split } = this.layout;
-    const counts = this.counts;
-    // The slots by their tenant's count, coldest first (an empty slot counts -1).
-    const slots = Array.from({ length: this.layout.slots }, (_, s) => s);
-    const tenantCount = (s: number): number => (this.owners[s]! >= 0 ? counts[this.owners[s]! - split]! : -1);
+    const count = this.adjacency.count;
+    const span = Math.min(count - split, o.maxScan ?? ROUND_SCAN);
+    if (this.scanFrom < split || this.scanFrom >= count) this.scanFrom = split;
+    const ranges: Array<[number, number]> =
+      this.scanFrom + span <= count
+        ? [[this.scanFrom, this.scanFrom + span]]
+        : [
+            [this.scanFrom, count],
+            [split, split + span - (count - this.scanFrom)],
+          ];
+    this.scanFrom = ranges[ranges.length - 1]![1];
+    const slotCount = (s: number): number => (this.owners[s]! >= 0 ? this.u32[(this.layout.listsAt >>> 2) + s * words]! >>> COUNT_SHIFT : -1);
     const inPool = new Set<number>();
     for (const v of this.owners) if (v >= 0) inPool.add(v);
-    // The candidates: lists outside the pool at least as hot as the maxMoves-th hottest (a counting
-    // pass over the 256 possible counts instead of a sort of every list).
-    const hist = new Uint32Array(256);
-    for (let i = 0; i < counts.length; i++) if (!inPool.has(split + i)) hist[counts[i]!]!++;
-    let threshold = 255;
+    // The candidates: lists outside the pool at least as hot as the maxMoves-th hottest (one pass
+    // over the records with a histogram of counts, instead of a sort of every list).
+    const CAP = 1024;
+    const hist = new Uint32Array(CAP);
+    for (const [a, b] of ranges)
+      this.eachHome(a, b, (u32, at, v) => {
+        const c = u32[at]! >>> COUNT_SHIFT;
+        if (c >= minCount && !inPool.has(v)) hist[Math.min(CAP - 1, c)]!++;
+      });
+    let threshold = CAP - 1;
     for (let seen = 0; threshold > minCount; threshold--) {
       seen += hist[threshold]!;
       if (seen >= maxMoves) break;
     }
-    threshold = Math.max(threshold, minCount);
-    const cand: number[] = [];
-    for (let i = 0; i < counts.length; i++) if (counts[i]! >= threshold && !inPool.has(split + i)) cand.push(split + i);
-    cand.sort((a, b) => counts[b - split]! - counts[a - split]! || a - b);
-    slots.sort((a, b) => tenantCount(a) - tenantCount(b) || a - b);
+    const cand: Array<[number, number]> = [];
+    for (const [a, b] of ranges)
+      this.eachHome(a, b, (u32, at, v) => {
+        const c = u32[at]! >>> COUNT_SHIFT;
+        if (c >= threshold && !inPool.has(v)) cand.push([v, c]);
+      });
+    cand.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    // The slots by their tenant's count, coldest first (an empty slot counts -1).
+    const slots = Array.from({ length: this.layout.slots }, (_, s) => s).sort((a, b) => slotCount(a) - slotCount(b) || a - b);
     let demoted = 0;
     for (let k = 0; k < cand.length && k < maxMoves; k++) {
       const s = slots[k]!;
-      const c = counts[cand[k]! - split]!;
-      const t = tenantCount(s);
-      if (c < t * margin + 1) break;
+      const [node, c] = cand[k]!;
+      if (c < slotCount(s) * margin + 1) break;
       const old = this.owners[s]!;
       if (old >= 0) {
         this.unpublish(old);
         demoted++;
       }
       this.owners[s] = -1;
-      this.pending.push([s, cand[k]!]);
+      this.pending.push([s, node]);
     }
     // Traversals running now may hold the old tenants' slots: the refills wait for them to end.
     if (this.pending.length > 0) this.seen = this.lanesRunning();
-    for (let i = 0; i < counts.length; i++) counts[i] = counts[i]! >>> 1;
+    // Halved, so that the counts weigh recent reads most: each home when a round reads it, the slot
+    // copies once the scan has gone round the whole range (so tenants and candidates age alike).
+    for (const [a, b] of ranges) this.eachHome(a, b, (u32, at) => scale(u32, at, 0.5));
+    if (ranges[0]![1] === count) for (let s = 0; s < this.layout.slots; s++) scale(this.u32, (this.layout.listsAt >>> 2) + s * words, 0.5);
     return { promoted, demoted, waiting: this.pending.length > 0 };
   }
 }

@@ -264,7 +264,7 @@ export class TieredIndex {
     let pool: PoolHandle | null = null;
     if (fused?.pool) pool = { memory: fused.memory, layout: fused.pool };
     else if (poolWant) {
-      const layout = poolLayout(0, poolWant.slots, poolWant.adjStride, poolWant.split, m.count);
+      const layout = poolLayout(0, poolWant.slots, poolWant.adjStride, poolWant.split);
       pool = { memory: allocateRegion(poolEnd(layout)).memory, layout };
     }
     // The code's head (what the kernel reads beside the rows) is derived from its parameters, not

@@ -216,9 +216,9 @@ describe('strata build --json', () => {
     const p = s.plan;
     // Tier bytes are the plan's totals, and together every record once (plus the upper layers).
     expect(s.tiers.map((t) => t.bytes)).toEqual([p.dram.total, p.cxl.total]);
-    // The promotion pool (a list, two table entries and a tenant id per slot, a counter per CXL list) is DRAM too.
+    // The promotion pool (a list, two table entries and a tenant id per slot) is DRAM too.
     expect(p.poolLists).toBeGreaterThan(0);
-    expect(p.dram.pool).toBe(p.poolLists * (ADJ + 20) + (COUNT - p.adjacencyInDram));
+    expect(p.dram.pool).toBe(p.poolLists * (ADJ + 20));
     expect(p.dram.total).toBe(p.dram.upper + COUNT * p.codeRowBytes + p.adjacencyInDram * ADJ + p.dram.pool + p.vectorsInDram * VEC);
     expect(s.tiers[0]!.bytes + s.tiers[1]!.bytes).toBe(p.dram.upper + p.dram.pool + COUNT * (p.codeRowBytes + ADJ + VEC + LABEL));
     expect(s).not.toHaveProperty('manifest');

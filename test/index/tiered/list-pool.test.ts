@@ -4,7 +4,7 @@ import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
-import { LANE_GEN, type ListPool } from '../../../index/tiered/list-pool.js';
+import { COUNT_EVERY, DEGREE_MASK, LANE_GEN, type ListPool } from '../../../index/tiered/list-pool.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { costModel } from '../../../tiers/cost-model.js';
 
@@ -49,7 +49,12 @@ function checkPool(index: TieredIndex, pool: ListPool): void {
     slots.add(s);
     const w = pool.layout.words;
     const home = index.neighbourBlock(v);
-    expect(Array.from(pool.slotList(s))).toEqual(Array.from(home.seg.u32.subarray(home.at, home.at + w)));
+    // The same list; the count words' high halves are each copy's own access counter.
+    const copy = Array.from(pool.slotList(s));
+    const orig = Array.from(home.seg.u32.subarray(home.at, home.at + w));
+    copy[0] = copy[0]! & DEGREE_MASK;
+    orig[0] = orig[0]! & DEGREE_MASK;
+    expect(copy).toEqual(orig);
   }
 }
 
@@ -121,19 +126,23 @@ describe('promotion pool (live re-tiering in place)', () => {
     pool.rebalance();
     const fused = new Searcher(index, { prefetch: true, cost: costModel({}) });
     const js = new Searcher(index, { prefetch: true, cost: costModel({}), fused: false });
+    const split = index.adjacency.split;
+    const allCounts = (): number[] => Array.from({ length: N - split }, (_, i) => pool.countOf(split + i));
     try {
       expect(fused.fused).not.toBeNull();
       for (let k = 0; k < 100; k++) {
         const q = B.subarray(k * D, (k + 1) * D);
-        pool.counts.fill(0);
+        pool.clearCounts();
         const a = fused.search(q, 10, 32);
-        const countsA = pool.counts.slice();
-        pool.counts.fill(0);
+        const countsA = allCounts();
+        pool.clearCounts();
         const b = js.search(q, 10, 32);
         expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
         expect(a.stats[STAT.adjReadsDram]).toBe(b.stats[STAT.adjReadsDram]);
         expect(a.stats[STAT.adjReadsCxl]).toBe(b.stats[STAT.adjReadsCxl]);
-        expect(Array.from(pool.counts)).toEqual(Array.from(countsA));
+        expect(allCounts()).toEqual(countsA);
+        if (k % COUNT_EVERY === 0) expect(countsA.some((c) => c > 0)).toBe(true);
+        else expect(countsA.every((c) => c === 0)).toBe(true);
       }
     } finally {
       fused.close();
@@ -150,7 +159,7 @@ describe('promotion pool (live re-tiering in place)', () => {
     // Lists outside the pool made the hottest; lane 1 is mid-traversal (odd generation).
     const split = index.adjacency.split;
     const outside = Array.from({ length: 50 }, (_, i) => split + pool.layout.slots + 10 * i).filter((v) => v < N);
-    for (const v of outside) pool.counts[v - split] = 200;
+    for (const v of outside) for (let k = 0; k < 200; k++) pool.count(v);
     const slotBytes = (s: number): number[] =>
       Array.from(new Uint32Array(fused.memory.buffer, pool.layout.listsAt + s * 4 * pool.layout.words, pool.layout.words));
     const victims = pool.tenants();
@@ -171,6 +180,28 @@ describe('promotion pool (live re-tiering in place)', () => {
     Atomics.store(gens, genAt, 8);
     expect(pool.refill()).toBe(outside.length);
     for (const v of outside) expect(pool.has(v)).toBe(true);
+    checkPool(index, pool);
+  });
+
+  it('reads at most maxScan CXL records a round, and across rounds still finds the hot lists anywhere in the range', () => {
+    const index = place();
+    const pool = index.pool!;
+    const split = index.adjacency.split;
+    const slots = pool.layout.slots;
+    // Hot lists spread over the whole CXL range, outside the pool's first tenants.
+    const hot = Array.from({ length: 20 }, (_, i) => split + slots + Math.floor(((N - split - slots - 1) * i) / 19));
+    pool.clearCounts();
+    for (const v of hot) for (let k = 0; k < 100; k++) pool.count(v);
+    const scan = 300;
+    const rounds = Math.ceil((N - split) / scan);
+    // A round that scanned only the start of the range cannot have seen the hot lists at its end.
+    pool.rebalance({ maxScan: scan });
+    expect(pool.refill()).toBeLessThan(hot.length);
+    for (let r = 1; r <= rounds; r++) {
+      pool.rebalance({ maxScan: scan });
+      pool.refill();
+    }
+    for (const v of hot) expect(pool.has(v), `node ${v}`).toBe(true);
     checkPool(index, pool);
   });
 
