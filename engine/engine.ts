@@ -367,6 +367,10 @@ export class Engine {
       c.compactions++;
       // The previous compacted base, if any: loaded in memory, so its files can go now.
       removeStaleBases(dir, join(dir, baseName));
+      // And the log's records up to the cut, which the new base holds (a failure leaves them: replay skips them).
+      await live
+        .cutLog(cut.lsn)
+        .catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${e instanceof Error ? e.message : String(e)}`));
       return {
         compacted: true,
         points: ids.length,

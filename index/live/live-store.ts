@@ -174,14 +174,40 @@ export class LiveStore {
     } catch (e) {
       throw storageError(dir, 'create', e);
     }
-    const { wal, records, report } = await WriteAheadLog.open(join(dir, WAL_FILE));
+    const { wal, records, report, cutAt } = await WriteAheadLog.open(join(dir, WAL_FILE));
+    // A log whose head was cut relies on the compacted base that holds those records.
+    if (cutAt > (compacted?.cutLsn ?? 0n)) {
+      await wal.close();
+      throw new StrataError(
+        'STRATA_INDEX_CORRUPT',
+        `${wal.file}: its records up to ${cutAt} were dropped after a compaction, but the compacted base ${compacted ? `holds only up to ${compacted.cutLsn}` : 'is missing'}`,
+        { file: wal.file, cutAt: String(cutAt) },
+      );
+    }
     const store = new LiveStore(wal, dim, metric, base, fresh);
     if (compacted) {
       store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
     }
     for (const r of records) if (compacted === null || r.lsn > compacted.cutLsn) store.apply(r.type, r.payload, r.lsn);
+    // A crash between a compaction and the cut of its log leaves the head: cut it now (a log that
+    // cannot be written keeps it; replay skips it either way).
+    if (compacted !== null && cutAt < compacted.cutLsn && records.length > 0 && records[0]!.lsn <= compacted.cutLsn)
+      await store.cutLog(compacted.cutLsn).catch(() => 0);
     return { store, report };
+  }
+
+  /**
+   * Drops the log's records up to `cut`, which a durable compacted base holds (WriteAheadLog
+   * truncateThrough); writes wait meanwhile. Resolves with the bytes removed.
+   */
+  cutLog(cut: bigint): Promise<number> {
+    return this.wal.truncateThrough(cut);
+  }
+
+  /** Bytes the log's cuts removed since open. */
+  get logCutBytes(): number {
+    return this.wal.cutBytes;
   }
 
   /** What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's position. */

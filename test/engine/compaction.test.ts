@@ -4,7 +4,7 @@
 // only ids written since the cut; a restart recovers the compacted base and replays only the writes
 // past the cut; a created collection's first base is searched on the search threads, after a
 // restart too; a compaction abandoned at close leaves the previous state.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
@@ -12,6 +12,9 @@ import type { Collection } from '../../engine/collection.js';
 import { Engine, listDramShare, RETIER_WINDOW } from '../../engine/engine.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { collectionDir } from '../../index/live/collection-dir.js';
+import { recoverLog } from '../../index/live/wal.js';
+import { COMPACTED_FILE } from '../../index/live/compacted.js';
+import { isStrataError } from '../../common/errors.js';
 import { clusteredHalves } from '../helpers/halves.js';
 import { makeTempDir } from '../helpers/temp.js';
 
@@ -96,9 +99,15 @@ describe('compaction of a live collection', () => {
       expect(c.health().reasons.join()).not.toMatch(/compacting/);
       await agrees(c, model);
 
-      // A second compaction folds the rest in.
+      // A second compaction folds the rest in, and cuts the log's head: its records are in the base.
+      const logFile = join(collectionDir(dataDir, 'b'), 'wal.log');
+      const logBefore = statSync(logFile).size;
+      const cutBefore = c.live!.logCutBytes;
       await engine.compact('b');
       expect([c.live!.fresh.size, c.live!.tombstones.size]).toEqual([0, 0]);
+      expect(c.live!.logCutBytes).toBeGreaterThan(cutBefore);
+      expect(statSync(logFile).size).toBeLessThan(logBefore);
+      expect(recoverLog(logFile).records).toEqual([]);
       await agrees(c, model);
       const after = [30_000, 30_001];
       await c.upsert(after.map((id) => ({ key: id, vector: vec(id), payload: null })));
@@ -115,10 +124,30 @@ describe('compaction of a live collection', () => {
       expect([c.live!.fresh.size, c.live!.tombstones.size]).toEqual([2, 0]);
       await agrees(c, model);
       expect(c.payload(10_005)).toEqual({ id: 10_005 });
+      // The log holds the two later writes only, after the mark of the last cut.
+      const log = recoverLog(join(collectionDir(dataDir, 'b'), 'wal.log'));
+      expect(log.records).toHaveLength(1);
+      expect(log.cutAt).toBeGreaterThan(0n);
       // One base directory: the superseded one was removed.
       expect(readdirSync(collectionDir(dataDir, 'b')).filter((f) => f.startsWith('base-')).length).toBe(1);
     } finally {
       await again.close();
+    }
+    // Without the compacted base that holds the dropped records, the cut log is refused, not replayed short.
+    const record = join(collectionDir(dataDir, 'b'), COMPACTED_FILE);
+    renameSync(record, `${record}.away`);
+    try {
+      const e: unknown = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 0, memory: { mode: 'emulate' }, dataDir, compactAt: 0 }).then(
+        async (x) => {
+          await x.close();
+          return null;
+        },
+        (x: unknown) => x,
+      );
+      expect(isStrataError(e, 'STRATA_INDEX_CORRUPT')).toBe(true);
+      expect((e as Error).message).toMatch(/were dropped after a compaction, but the compacted base is missing/);
+    } finally {
+      renameSync(`${record}.away`, record);
     }
   }, 120_000);
 

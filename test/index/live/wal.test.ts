@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isStrataError } from '../../../common/errors.js';
-import { recoverLog, WriteAheadLog } from '../../../index/live/wal.js';
+import { cutLogFile, recoverLog, WAL_VERSION_CUT, WriteAheadLog } from '../../../index/live/wal.js';
 import { makeTempDir, type TempDir, thrown } from '../../helpers/temp.js';
 
 let tmp: TempDir;
@@ -102,10 +102,11 @@ describe('write-ahead log', () => {
     const file = tmp.path('wal.log');
     writeFileSync(file, Buffer.from('NOTAWAL!\x01\0\0\0\0\0\0\0'));
     expect(() => recoverLog(file)).toThrow(/bad magic/);
-    const v2 = Buffer.alloc(16);
-    v2.write('STRATWAL', 0, 'latin1');
-    v2.writeUInt32LE(2, 8);
-    writeFileSync(file, v2);
+    // Versions 1 (a whole log) and 2 (a log whose head was cut) are read; 3 is not.
+    const v3 = Buffer.alloc(16);
+    v3.write('STRATWAL', 0, 'latin1');
+    v3.writeUInt32LE(3, 8);
+    writeFileSync(file, v3);
     const err = thrown(() => recoverLog(file));
     expect(isStrataError(err, 'STRATA_INDEX_VERSION')).toBe(true);
   });
@@ -201,4 +202,67 @@ describe('write-ahead log', () => {
     },
     Math.max(60_000, 3000 * Number(process.env['STRATA_WAL_CRASH_CYCLES'] ?? 6)),
   );
+
+  it('cuts its head after a compaction: later records kept with their lsns, appends during the cut all kept, and the sequence carries on', async () => {
+    tmp = makeTempDir();
+    const file = tmp.path('wal.log');
+    const { wal } = await WriteAheadLog.open(file);
+    for (let i = 1; i <= 300; i++) await wal.append(1 + (i % 3), bytes(`record ${i} `.repeat(5)));
+    const whole = statSync(file).size;
+    // Appends in flight while the cut runs: they wait for it and land in the new log.
+    const during = Array.from({ length: 50 }, (_, i) => wal.append(1, bytes(`during ${i}`)));
+    const removed = await wal.truncateThrough(200n);
+    const lsns = await Promise.all(during);
+    expect(lsns).toEqual(Array.from({ length: 50 }, (_, i) => BigInt(301 + i)));
+    expect(removed).toBeGreaterThan(0);
+    expect(statSync(file).size).toBeLessThan(whole);
+    expect(await wal.append(1, bytes('after'))).toBe(351n);
+    await wal.close();
+    const again = await WriteAheadLog.open(file);
+    expect(again.cutAt).toBe(200n);
+    expect(again.records.map((r) => r.lsn)).toEqual(Array.from({ length: 151 }, (_, i) => BigInt(201 + i)));
+    expect(text(again.records[0]!.payload)).toBe('record 201 '.repeat(5));
+    expect(text(again.records[100]!.payload)).toBe('during 0');
+    expect(text(again.records[150]!.payload)).toBe('after');
+    // A second cut, and cuts at or before the last one, which remove nothing.
+    expect(await again.wal.truncateThrough(250n)).toBeGreaterThan(0);
+    expect(await again.wal.truncateThrough(250n)).toBe(0);
+    expect(await again.wal.truncateThrough(100n)).toBe(0);
+    expect(await again.wal.append(1, bytes('last'))).toBe(352n);
+    await again.wal.close();
+    const third = await WriteAheadLog.open(file);
+    expect(third.cutAt).toBe(250n);
+    expect(third.records.map((r) => r.lsn)).toEqual(Array.from({ length: 102 }, (_, i) => BigInt(251 + i)));
+    // Cut past the last record: the log keeps only its mark, and the next lsn.
+    expect(await third.wal.truncateThrough(352n)).toBeGreaterThan(0);
+    await third.wal.close();
+    const empty = await WriteAheadLog.open(file);
+    expect(empty.records).toEqual([]);
+    expect(empty.cutAt).toBe(352n);
+    expect(await empty.wal.append(1, bytes('on'))).toBe(353n);
+    await empty.wal.close();
+  });
+
+  it('removes a cut log a crash left before it replaced the log, and refuses a cut log without its mark', async () => {
+    tmp = makeTempDir();
+    const file = tmp.path('wal.log');
+    const { wal } = await WriteAheadLog.open(file);
+    for (let i = 1; i <= 10; i++) await wal.append(1, bytes(`r${i}`));
+    await wal.close();
+    writeFileSync(cutLogFile(file), 'half a cut log');
+    const r = await WriteAheadLog.open(file);
+    expect(r.records).toHaveLength(10);
+    expect(existsSync(cutLogFile(file))).toBe(false);
+    await r.wal.close();
+    // Version 2 whose first record is an ordinary one.
+    const b = readFileSync(file);
+    b.writeUInt32LE(WAL_VERSION_CUT, 8);
+    writeFileSync(file, b);
+    const e: unknown = await WriteAheadLog.open(file).then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect(isStrataError(e) && e.code).toBe('STRATA_INDEX_CORRUPT');
+    expect((e as Error).message).toMatch(/must start with its mark record/);
+  });
 });
