@@ -184,20 +184,6 @@ export class ListPool {
     }
   }
 
-  /**
-   * Makes `nodes` (CXL-range, at most `slots`) the tenants at once. Only while no traversal runs:
-   * benchmarks set the best pool a load could have (its most expanded lists) to compare rounds with.
-   */
-  assign(nodes: readonly number[]): void {
-    this.table.fill(0n);
-    this.owners.fill(-1);
-    this.pending = [];
-    nodes.slice(0, this.layout.slots).forEach((v, s) => {
-      this.copyIn(s, v);
-      this.publish(s, v);
-    });
-  }
-
   private copyIn(slot: number, node: number): void {
     const w = this.layout.words;
     const seg = this.adjacency.segmentOf(node);
