@@ -209,11 +209,12 @@ export class Engine {
   private compactAt = DEFAULT_COMPACT_AT;
   /** Drop of the neighbour-list DRAM share that re-tiers a collection (0: never); see retierCheck. */
   private retierDrop = DEFAULT_RETIER_DROP;
-  /** Per collection: the searches and stats totals at the start of its current window, and its share after the last layout. */
+  /** Period of the promotion pools' rounds, ms (0: none); see poolRound. */
   private poolRoundMs = DEFAULT_POOL_ROUND_MS;
   private poolTimer: NodeJS.Timeout | null = null;
   /** Per collection: the base its pool rounds ran on, and its search count at the last round. */
   private readonly poolRounds = new Map<Collection, { index: TieredIndex; searches: number }>();
+  /** Per collection: the searches and stats totals at the start of its current window, and its share after the last layout. */
   private readonly shares = new Map<Collection, { generation: number; searches: number; totals: Float64Array; baseline: number | null }>();
   private retierTimer: NodeJS.Timeout | null = null;
   private closing = false;

@@ -61,11 +61,11 @@ const B = {
   hidden: 188,
   hiddenBytes: 196,
   wasteBytes: 204,
+  counted: 212,
   poolTable: 216,
   poolCap: 220,
   poolLists: 224,
   countLists: 228,
-  counted: 212,
 } as const;
 
 export class FusedTraversal {
