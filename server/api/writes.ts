@@ -10,6 +10,7 @@ import type { Metric } from '../../index/kernels/kernels.js';
 import { UUID_ID_BASE } from '../../index/live/live-store.js';
 import { arrayAt, canonicalUuid, describe, type Fields, intAt, isAbsent, objectAt, type PointKey, UUID, vectorAt } from './fields.js';
 import { MAX_IDS } from '../options.js';
+import type { CompactionReport } from '../../engine/engine.js';
 
 /** Largest vector size a created collection may have. */
 export const MAX_DIM = 65_536;
@@ -139,4 +140,27 @@ export function writeSeqOf(raw: unknown): number | undefined {
   const n = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw invalidArgument(WRITE_SEQ_HEADER, `must be a positive integer, got ${describe(raw)}`);
   return n;
+}
+
+/** A compaction's report as REST answers it and gRPC's CompactResult carries it (the same fields). */
+export interface CompactionView {
+  compacted: boolean;
+  points: number;
+  seconds: number;
+  fresh_before: number;
+  hidden_before: number;
+  fresh_after: number;
+  hidden_after: number;
+}
+
+export function compactionView(r: CompactionReport): CompactionView {
+  return {
+    compacted: r.compacted,
+    points: r.points,
+    seconds: r.seconds,
+    fresh_before: r.before.fresh,
+    hidden_before: r.before.hidden,
+    fresh_after: r.after.fresh,
+    hidden_after: r.after.hidden,
+  };
 }

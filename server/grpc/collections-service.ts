@@ -1,15 +1,17 @@
-// strata.v1.Collections: List and Get (the REST collection view, flattened into a message), Create
-// and Delete (the REST bodies' parsers and the engine's operations).
+// strata.v1.Collections: List and Get (the REST collection view, flattened into a message), Create,
+// Delete and Compact (the REST bodies' parsers and the engine's operations).
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument } from '../../common/errors.js';
 import { qdrantDistance } from '../api/scores.js';
-import { parseCreateCollection } from '../api/writes.js';
+import { compactionView, parseCreateCollection } from '../api/writes.js';
 import { secondsSince, unary, type GrpcContext } from './calls.js';
 import type {
   CollectionInfoMsg,
   CreateCollectionRequestMsg,
   CreateCollectionResponseMsg,
   DeleteCollectionRequestMsg,
+  CompactCollectionRequestMsg,
+  CompactCollectionResponseMsg,
   DeleteCollectionResponseMsg,
   GetCollectionRequestMsg,
   GetCollectionResponseMsg,
@@ -53,6 +55,7 @@ export function collectionsService(ctx: GrpcContext): grpc.UntypedServiceImpleme
         placement_policy: info.placement.policy,
         dram_budget_bytes: info.placement.dramBudgetBytes,
         ...(info.placement.predictedDramShare !== null ? { predicted_dram_share: info.placement.predictedDramShare } : {}),
+        ...(info.placement.promotionPool !== null ? { promotion_pool: info.placement.promotionPool } : {}),
       };
       return { result, time: secondsSince(t0) };
     }),
@@ -70,6 +73,11 @@ export function collectionsService(ctx: GrpcContext): grpc.UntypedServiceImpleme
       const t0 = performance.now();
       if (req.collection_name === '') throw invalidArgument('collection_name', 'required: the name of the collection to delete');
       return { result: await ctx.engine.deleteCollection(req.collection_name), time: secondsSince(t0) };
+    }),
+    Compact: unary<CompactCollectionRequestMsg, CompactCollectionResponseMsg>(ctx, 'Collections/Compact', async (req) => {
+      const t0 = performance.now();
+      if (req.collection_name === '') throw invalidArgument('collection_name', 'required: the name of the collection to compact');
+      return { result: compactionView(await ctx.engine.compact(req.collection_name)), time: secondsSince(t0) };
     }),
   };
 }

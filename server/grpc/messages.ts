@@ -1,5 +1,6 @@
 // The gRPC messages as proto-loader decodes them (LOADER_OPTIONS: snake_case names, absent scalars
 // as defaults, absent `optional` fields as undefined, absent messages as null).
+import type { CompactionView } from '../api/writes.js';
 import type { GetResponseOut, SearchBatchResponseOut, SearchResponseOut } from './answer-encoding.js';
 
 export interface SearchParamsMsg {
@@ -88,6 +89,7 @@ export interface CollectionInfoMsg {
   placement_policy: string;
   dram_budget_bytes: number;
   predicted_dram_share?: number;
+  promotion_pool?: { slots: number; tenants: number; moves: number };
 }
 
 export interface GetCollectionResponseMsg {
@@ -146,6 +148,18 @@ export interface DeleteCollectionRequestMsg {
 
 export interface DeleteCollectionResponseMsg {
   result: boolean;
+  time: number;
+}
+
+export interface CompactCollectionRequestMsg {
+  collection_name: string;
+}
+
+/** strata.v1.CompactResult: the REST answer's fields. */
+export type CompactResultMsg = CompactionView;
+
+export interface CompactCollectionResponseMsg {
+  result: CompactResultMsg;
   time: number;
 }
 

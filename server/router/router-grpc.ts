@@ -226,6 +226,11 @@ export function buildRouterGrpc(router: StrataRouter, o: { bodyLimit: number; ma
       const existed = await rest(md, 'DELETE', `/collections/${enc(r.collection_name)}`);
       return { result: existed === true, time: (performance.now() - t0) / 1000 };
     }),
+    Compact: handler<{ collection_name: string }, unknown>(async (r, md) => {
+      const t0 = performance.now();
+      const result = await rest(md, 'POST', `/collections/${enc(r.collection_name)}/compact`);
+      return { result, time: (performance.now() - t0) / 1000 };
+    }),
   });
 
   // The standard health service follows /readyz: SERVING while every shard answers (per the policy).

@@ -202,15 +202,17 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   });
 
   /**
-   * Creating or deleting a collection goes to every replica of every shard; it succeeds only when
-   * all of them did it. A replica's refusal (a 4xx: the name is taken, the config is bad) is passed
-   * on; one that does not answer fails the call naming it (the others have done it: retrying the
-   * delete is harmless, a create then meets 409 where it was done).
+   * Creating, deleting or compacting a collection goes to every replica of every shard; it succeeds
+   * only when all of them did it. A replica's refusal (a 4xx: the name is taken, the config is bad)
+   * is passed on; one that does not answer fails the call naming it (the others have done it:
+   * retrying a delete or a compaction is harmless, a create then meets 409 where it was done).
+   * Answers, by shard, every replica's.
    */
-  async function everywhere(name: string, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+  async function everywhere(name: string, method: 'PUT' | 'DELETE' | 'POST', path: string, body?: unknown) {
     // A collection made again under its name may have another distance: forget the cached one.
-    distanceOf.delete(name);
-    const all = (await Promise.all(Array.from({ length: shards.count }, (_, i) => shards.replicaAnswers(i, method, path, body)))).flat();
+    if (method !== 'POST') distanceOf.delete(name);
+    const byShard = await Promise.all(Array.from({ length: shards.count }, (_, i) => shards.replicaAnswers(i, method, path, body)));
+    const all = byShard.flat();
     const refused = all.find((a) => a.answer !== null && a.answer.status >= 400 && a.answer.status < 500);
     if (refused) throw new Relayed(refused.answer!);
     const failed = all.filter((a) => a.answer === null || a.answer.status >= 500);
@@ -223,15 +225,38 @@ export function buildRouter(o: RouterOptions): StrataRouter {
         ),
         { replicas: failed.map((f) => f.url).join(',') },
       );
-    return resultOf<unknown>(all[0]!.answer!);
+    return byShard.map((answers) => answers.map((a) => resultOf<unknown>(a.answer!)));
   }
 
   app.put<{ Params: Params; Body: unknown }>(C, async (req, r) =>
-    reply(req, r, await everywhere(req.params.collection_name, 'PUT', `/collections/${enc(req.params.collection_name)}`, req.body ?? {}), {}),
+    reply(req, r, (await everywhere(req.params.collection_name, 'PUT', `/collections/${enc(req.params.collection_name)}`, req.body ?? {}))[0]![0], {}),
   );
   app.delete<{ Params: Params }>(C, async (req, r) =>
-    reply(req, r, await everywhere(req.params.collection_name, 'DELETE', `/collections/${enc(req.params.collection_name)}`), {}),
+    reply(req, r, (await everywhere(req.params.collection_name, 'DELETE', `/collections/${enc(req.params.collection_name)}`))[0]![0], {}),
   );
+  // Every replica compacts its own copy; the answer adds the shards up (a shard's figures are its
+  // first replica's: the replicas hold the same points) and takes the longest time.
+  app.post<{ Params: Params }>(`${C}/compact`, async (req, r) => {
+    const byShard = (await everywhere(req.params.collection_name, 'POST', `/collections/${enc(req.params.collection_name)}/compact`)) as Array<
+      Array<{ compacted: boolean; points: number; seconds: number; fresh_before: number; hidden_before: number; fresh_after: number; hidden_after: number }>
+    >;
+    const firsts = byShard.map((s) => s[0]!);
+    const sum = (k: 'points' | 'fresh_before' | 'hidden_before' | 'fresh_after' | 'hidden_after'): number => firsts.reduce((a, s) => a + s[k], 0);
+    return reply(
+      req,
+      r,
+      {
+        compacted: firsts.some((s) => s.compacted),
+        points: sum('points'),
+        seconds: Math.max(...byShard.flat().map((s) => s.seconds)),
+        fresh_before: sum('fresh_before'),
+        hidden_before: sum('hidden_before'),
+        fresh_after: sum('fresh_after'),
+        hidden_after: sum('hidden_after'),
+      },
+      {},
+    );
+  });
 
   app.post<{ Params: Params; Body: unknown }>(`${C}/points/search`, async (req, r) => {
     const b = bodyObject(req.body);

@@ -148,6 +148,11 @@ describe('gRPC Collections', () => {
       ['dram', 'unbound'],
       ['cxl', 'emulated'],
     ]);
+    // The promotion pool, as REST shows it (the fixture's 20% build has one).
+    const rest = (engine.collection('vectors').info().placement.promotionPool ?? null) as { slots: number; tenants: number; moves: number } | null;
+    expect(rest).not.toBeNull();
+    const pool = (info as unknown as { promotion_pool?: { slots: number; tenants: number; moves: number | string } }).promotion_pool;
+    expect(pool && { slots: pool.slots, tenants: pool.tenants, moves: Number(pool.moves) }).toEqual(rest);
   });
 });
 

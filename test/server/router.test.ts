@@ -288,4 +288,37 @@ describe('strata router', () => {
     for (let q = 0; q < 10; q++) expect(ids(await search(routerUrl, q))).toEqual(before[q]);
     expect((await http(routerUrl, 'GET', '/readyz')).status).toBe(200);
   });
+
+  it('compacts on every replica of every shard (REST and gRPC), adding the shards up; a read-only replica refuses it (405)', async () => {
+    // Shards 1 and 2 run with a data directory: a router over them alone.
+    const { r: live, url } = await startRouter([[shard1.url], [shard2.url]], 'fail');
+    try {
+      const far = Array.from({ length: DIM }, (_, j) => 300 + j);
+      const written = Array.from({ length: 6 }, (_, i) => 20_000 + i);
+      const w = await http(url, 'PUT', '/collections/vectors/points?wait=true', { points: written.map((id) => ({ id, vector: far })) });
+      expect(w.status, w.text).toBe(200);
+      const total = ((await http(url, 'POST', '/collections/vectors/points/count', {})).body as { result: { count: number } }).result.count;
+      const r = await http(url, 'POST', '/collections/vectors/compact');
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ result: { compacted: true, points: total, fresh_before: written.length, fresh_after: 0, hidden_after: 0 } });
+      expect(((await http(url, 'POST', '/collections/vectors/points/count', {})).body as { result: { count: number } }).result.count).toBe(total);
+      // Through the router's gRPC API: the same call, nothing left to fold in but the bases rebuilt.
+      const grpcServer = buildRouterGrpc(live, { bodyLimit: 32 << 20, maxBatch: 64 });
+      const port = await bindGrpc(grpcServer, '127.0.0.1', 0);
+      const c = grpcClients(`127.0.0.1:${port}`);
+      try {
+        const g = (await unary(c.collections as never, 'Compact', { collection_name: 'vectors' })) as { result: Record<string, unknown> };
+        expect(g.result).toMatchObject({ compacted: true, points: total, fresh_before: 0 });
+      } finally {
+        c.close();
+        await shutdownGrpc(grpcServer, 1000);
+      }
+      await http(url, 'POST', '/collections/vectors/points/delete?wait=true', { points: written });
+    } finally {
+      await live.close();
+    }
+    // The full router: shard 0's replicas have no data directory.
+    const refused = await http(routerUrl, 'POST', '/collections/vectors/compact');
+    expect(refused.status, refused.text).toBe(405);
+  });
 });

@@ -270,6 +270,13 @@ describe('writes over gRPC', () => {
       expect(notObject.details).toMatch(/^payload: must be an object/);
       await unary(g.points, 'Delete', { collection_name: name, ids: [1, 77] });
       expect(await unary(g.points, 'Count', { collection_name: name })).toMatchObject({ count: 2 });
+      // Compact over gRPC: the live points become the collection's first tiered base.
+      const compacted = (await unary(g.collections, 'Compact', { collection_name: name })) as { result: Record<string, unknown> };
+      expect(compacted.result).toMatchObject({ compacted: true, points: 2, fresh_before: 2, fresh_after: 0, hidden_after: 0 });
+      expect(await unary(g.points, 'Count', { collection_name: name })).toMatchObject({ count: 2 });
+      const hits2 = (await unary(g.points, 'Search', { collection_name: name, vector: [0, 0, 1, 0], limit: 1 })) as { result: Array<{ id: number }> };
+      expect(hits2.result.map((h) => Number(h.id))).toEqual([2]);
+      expect(await grpcFailure(unary(g.collections, 'Compact', { collection_name: '' }))).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
       expect(await unary(g.collections, 'Delete', { collection_name: name })).toMatchObject({ result: true });
       expect(await grpcFailure(unary(g.points, 'Count', { collection_name: name }))).toMatchObject({ code: grpc.status.NOT_FOUND });
     } finally {

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isStrataError, StrataError } from '../../../common/errors.js';
 import { bodyObject } from '../../api/fields.js';
-import { parseCreateCollection, parseDeleteIds, parsePayload, parseUpsert, WRITE_ID_HEADER, waitFlag, writeIdOf } from '../../api/writes.js';
+import { compactionView, parseCreateCollection, parseDeleteIds, parsePayload, parseUpsert, WRITE_ID_HEADER, waitFlag, writeIdOf } from '../../api/writes.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -72,19 +72,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
   // Answered when the new base serves; a compaction already running is joined, not repeated.
   app.post<WriteRoute>(`${c}/compact`, async (req, reply) => {
     const r = await allowing('GET', () => ctx.engine.compact(req.params.collection_name));
-    return send(
-      reply,
-      codecFor(req),
-      ok(reply, {
-        compacted: r.compacted,
-        points: r.points,
-        seconds: r.seconds,
-        fresh_before: r.before.fresh,
-        hidden_before: r.before.hidden,
-        fresh_after: r.after.fresh,
-        hidden_after: r.after.hidden,
-      }),
-    );
+    return send(reply, codecFor(req), ok(reply, compactionView(r)));
   });
 
   for (const [method, overwrite] of [
