@@ -225,6 +225,35 @@ describe('strata build --json', () => {
     expect(s.seconds['total']).toBeGreaterThan(0);
   });
 
+  it('takes --retier-pool: 0 keeps every DRAM list in the fixed prefix; a share out of range is refused naming the flag', () => {
+    const flat = strata([
+      'build',
+      join(data, 'base.fvecs'),
+      '--out',
+      tmp.path('flat.idx'),
+      '--dram-budget',
+      '20%',
+      '--m',
+      '8',
+      '--ef-construction',
+      '64',
+      '--retier-pool',
+      '0',
+      '--json',
+    ]);
+    expectOk(flat);
+    const p0 = jsonLine<BuildJson>(flat).plan;
+    const pDefault = jsonLine<BuildJson>(built).plan;
+    expect(p0.poolLists).toBe(0);
+    expect(p0.dram.pool).toBe(0);
+    // The same budget: without a pool the prefix holds about what prefix + pool held.
+    expect(p0.adjacencyInDram).toBeGreaterThanOrEqual(pDefault.adjacencyInDram + pDefault.poolLists);
+    expect(loadIndex(tmp.path('flat.idx')).manifest.plan).toMatchObject({ poolLists: 0, poolShare: 0 });
+    const bad = strata(['build', join(data, 'base.fvecs'), '--out', tmp.path('bad.idx'), '--retier-pool', '2']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/--retier-pool/);
+  });
+
   it('plans 20% of the full-precision bytes: the most precise code that fits, then the hottest neighbour lists, as the index holds them', () => {
     const s = jsonLine<BuildJson>(built);
     const { index, manifest } = loadIndex(idx);
