@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import { CONFIG_FILE, readConfig } from './collection-dir.js';
+import { COMPACTED_FILE } from './compacted.js';
 import { REC, WAL_FILE } from './live-store.js';
 import { checkLog } from './wal.js';
 
@@ -16,8 +17,13 @@ export interface LiveCheck {
   /** The collection's name (created over the API), or null (the log of a built collection). */
   name: string | null;
   records: number;
-  /** Points the log leaves (created collections; null for a built one, whose base holds the rest). */
+  /**
+   * Points the log leaves (created collections never compacted; null for a built or compacted one,
+   * whose base holds the rest).
+   */
   points: number | null;
+  /** The lsn the log's head was cut at after a compaction (its earlier records are in the base), or 0. */
+  logCutAt: number;
   tornBytes: number;
   tornReason: string | null;
   ok: boolean;
@@ -29,12 +35,13 @@ function isIdList(v: unknown): v is number[] {
 }
 
 export function verifyCollectionDir(dir: string): LiveCheck {
-  const out: LiveCheck = { dir, name: null, records: 0, points: null, tornBytes: 0, tornReason: null, ok: false, error: null };
+  const out: LiveCheck = { dir, name: null, records: 0, points: null, logCutAt: 0, tornBytes: 0, tornReason: null, ok: false, error: null };
   try {
     const cfg = existsSync(join(dir, CONFIG_FILE)) ? readConfig(dir) : null;
     out.name = cfg?.name ?? null;
-    const { records, report } = checkLog(join(dir, WAL_FILE));
+    const { records, report, cutAt } = checkLog(join(dir, WAL_FILE));
     out.records = records.length;
+    out.logCutAt = Number(cutAt);
     out.tornBytes = report.truncatedBytes;
     out.tornReason = report.reason;
     const live = new Set<number>();
@@ -49,7 +56,7 @@ export function verifyCollectionDir(dir: string): LiveCheck {
       } else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
       else if (r.type !== REC.setPayload && r.type !== REC.origin) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
     }
-    out.points = cfg ? live.size : null;
+    out.points = cfg && !existsSync(join(dir, COMPACTED_FILE)) ? live.size : null;
     out.ok = true;
   } catch (e) {
     out.error = e instanceof Error ? e.message : String(e);

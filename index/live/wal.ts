@@ -155,17 +155,18 @@ export function scanLog(
   return { records, validEnd: at, reason, nextLsn: next, marks, cutAt };
 }
 
-/** Checks a log without changing it (strata verify): what recovery would keep and cut. */
-export function checkLog(file: string): { records: WalRecord[]; report: RecoveryReport } {
+/** Checks a log without changing it (strata verify): what recovery would keep and cut, and where its head was cut (0: never). */
+export function checkLog(file: string): { records: WalRecord[]; report: RecoveryReport; cutAt: bigint } {
   let buf: Buffer;
   try {
     buf = readFileSync(file);
   } catch (e) {
     throw storageError(file, 'read', e);
   }
-  if (buf.length < HEADER_BYTES) return { records: [], report: { records: 0, truncatedBytes: buf.length, reason: buf.length > 0 ? 'header cut short' : null } };
-  const { records, validEnd, reason } = scanLog(buf, file);
-  return { records, report: { records: records.length, truncatedBytes: buf.length - validEnd, reason } };
+  if (buf.length < HEADER_BYTES)
+    return { records: [], report: { records: 0, truncatedBytes: buf.length, reason: buf.length > 0 ? 'header cut short' : null }, cutAt: 0n };
+  const { records, validEnd, reason, cutAt } = scanLog(buf, file);
+  return { records, report: { records: records.length, truncatedBytes: buf.length - validEnd, reason }, cutAt };
 }
 
 /** Where a cut log is written before it replaces the log (a leftover is removed on open). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectionDir, writeConfig } from '../../../index/live/collection-dir.js';
 import { LiveStore, WAL_FILE } from '../../../index/live/live-store.js';
+import { Engine } from '../../../engine/engine.js';
 import { verifyDataDir } from '../../../index/live/verify-live.js';
 import { strata } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/temp.js';
@@ -46,5 +47,21 @@ describe('strata verify --data-dir', () => {
     const cli = strata(['verify', '--data-dir', tmp.path('data')]);
     expect(cli.status).toBe(2);
     expect(cli.stdout.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('checks a compacted collection whose log head was cut: the records after the cut, no point count (the base holds them)', async () => {
+    const dataDir = tmp.path('data-compacted');
+    const engine = await Engine.open([], { searchThreads: 0, dataDir, compactAt: 0 });
+    try {
+      const c = await engine.createCollection({ name: 'cut', dim: 4, metric: 'l2', m: 8, efConstruction: 32 });
+      await c.upsert(Array.from({ length: 50 }, (_, i) => ({ key: i, vector: Float32Array.of(i, 1, 2, 3), payload: null })));
+      await engine.compact('cut');
+      await c.upsert([{ key: 99, vector: Float32Array.of(9, 9, 9, 9), payload: null }]);
+    } finally {
+      await engine.close();
+    }
+    const [check] = verifyDataDir(dataDir);
+    expect(check).toMatchObject({ ok: true, name: 'cut', records: 1, points: null, tornBytes: 0 });
+    expect(check!.logCutAt).toBeGreaterThan(0);
   });
 });
