@@ -117,7 +117,8 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
 
     const stores: Manifest['stores'] = [];
     // DRAM also holds the promotion pool (filled at load from the lists written here).
-    const tierBytes = [index.tierBytes().byKind.upper[0] + index.tierBytes().byKind.pool[0], 0];
+    const { upper, pool } = index.tierBytes().byKind;
+    const tierBytes = [upper[0] + pool[0], 0];
     for (const kind of STORE_KINDS) {
       const store = kind === 'adjacency' ? index.adjacency : kind === 'vectors' ? index.vectors : kind === 'codes' ? index.codes : index.labelStore;
       if (!store) continue;

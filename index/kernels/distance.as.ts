@@ -533,6 +533,26 @@ function score(b: usize, m: i32): void {
   return -1;
 }
 
+/** The tier listOf found its list in (0: the DRAM prefix or a pool slot, 1: the CXL home). */
+let listTier: usize = 0;
+
+/** Address of node's level-0 list: the DRAM prefix, a pool tenant's slot, or its CXL home (sets listTier). */
+@inline function listOf(node: u32, split: u32, adj0: usize, adj1: usize, stride: usize, poolTable: usize, poolCap: u32, poolLists: usize): usize {
+  if (node < split) {
+    listTier = 0;
+    return adj0 + <usize>node * stride;
+  }
+  if (poolTable != 0) {
+    const s = poolSlot(poolTable, poolCap, node);
+    if (s >= 0) {
+      listTier = 0;
+      return poolLists + <usize>s * stride;
+    }
+  }
+  listTier = 1;
+  return adj1 + <usize>(node - split) * stride;
+}
+
 /** Position of node in the sorted upper ids (upperIndexOf in upper-layers.ts is the twin). */
 @inline function upperIndex(ids: usize, count: i32, node: u32): i32 {
   let lo = 0;
@@ -614,6 +634,7 @@ export function traverse(b: usize): void {
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
   const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
   let foreseen: i64 = -1;
+  let foreseenList: usize = 0;
   let foreseenTier: usize = 0;
   let foreseenBytes: u32 = 0;
   let sink: u32 = 0;
@@ -622,18 +643,14 @@ export function traverse(b: usize): void {
     const c = load<u32>(candI);
     candPop();
     addU32(b + O_HOPS, 1);
-    let tier: usize = 0;
-    let list = adj0 + <usize>c * adjStride;
-    if (c >= adjSplit) {
-      tier = 1;
-      list = adj1 + <usize>(c - adjSplit) * adjStride;
-      if (poolTable != 0) {
-        const s = poolSlot(poolTable, poolCap, c);
-        if (s >= 0) {
-          tier = 0;
-          list = poolLists + <usize>s * adjStride;
-        }
-      }
+    // A list foreseen one step ahead was found then (its slot cannot be refilled while this
+    // traversal runs): only a list not foreseen is looked up here.
+    const hit = prefetch && foreseen == <i64>c;
+    let list = foreseenList;
+    let tier = foreseenTier;
+    if (!hit) {
+      list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      tier = listTier;
     }
     const word = load<u32>(list);
     const n = word & DEGREE_MASK;
@@ -645,7 +662,6 @@ export function traverse(b: usize): void {
     const bytes = (n + 1) << 2;
     if (prefetch) {
       // CXL-ANNS foreseeing (Traversal.foresee is the twin).
-      const hit = foreseen == <i64>c;
       if (hit) addU32(b + O_HITS, 1);
       else if (foreseen >= 0) addU32(b + O_WASTE_B + (foreseenTier << 2), foreseenBytes);
       if (hit) {
@@ -658,20 +674,9 @@ export function traverse(b: usize): void {
       if (candN > 0) {
         const next = load<u32>(candI);
         foreseen = <i64>next;
-        let nl = adj0 + <usize>next * adjStride;
-        foreseenTier = 0;
-        if (next >= adjSplit) {
-          foreseenTier = 1;
-          nl = adj1 + <usize>(next - adjSplit) * adjStride;
-          if (poolTable != 0) {
-            const s = poolSlot(poolTable, poolCap, next);
-            if (s >= 0) {
-              foreseenTier = 0;
-              nl = poolLists + <usize>s * adjStride;
-            }
-          }
-        }
-        const deg = load<u32>(nl) & DEGREE_MASK;
+        foreseenList = listOf(next, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+        foreseenTier = listTier;
+        const deg = load<u32>(foreseenList) & DEGREE_MASK;
         sink ^= deg;
         foreseenBytes = (deg + 1) << 2;
         addU32(b + O_ISSUED, 1);

@@ -216,8 +216,9 @@ export class Traversal {
       let tier = seg.tier;
       const pool = this.index.pool;
       if (tier === 1 && pool !== null) {
-        if (pool.has(c)) tier = 0;
-        if (st.countLists && pool.count(c)) st.counted++;
+        const slot = pool.slotOf(c);
+        if (slot >= 0) tier = 0;
+        if (st.countLists && pool.count(c, slot)) st.counted++;
       }
       if (this.prefetch) this.foresee(st, c, tier, n, cand.size > 0 ? cand.i[0]! : -1);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);

@@ -117,10 +117,14 @@ export class ListPool {
     return j < 0 ? -1 : Number(Atomics.load(this.table, j) >> 32n);
   }
 
+  /** Index in u32 of slot s's count word. */
+  private slotAt(s: number): number {
+    return (this.layout.listsAt >>> 2) + s * this.layout.words;
+  }
+
   /** Slot s's list (count, then ids), as the traversal reads it. */
   slotList(s: number): Uint32Array {
-    const w = this.layout.words;
-    return this.u32.subarray((this.layout.listsAt >>> 2) + s * w, (this.layout.listsAt >>> 2) + (s + 1) * w);
+    return this.u32.subarray(this.slotAt(s), this.slotAt(s) + this.layout.words);
   }
 
   /** The nodes whose lists are in the pool now. */
@@ -137,19 +141,20 @@ export class ListPool {
   /** node's access count now: its slot copy's if a tenant, else its home record's. */
   countOf(node: number): number {
     const s = this.slotOf(node);
-    if (s >= 0) return this.u32[(this.layout.listsAt >>> 2) + s * this.layout.words]! >>> COUNT_SHIFT;
+    if (s >= 0) return this.u32[this.slotAt(s)]! >>> COUNT_SHIFT;
     const [u32, at] = this.homeWord(node);
     return u32[at]! >>> COUNT_SHIFT;
   }
 
   /**
    * One counted read of node's list (the JS steps' twin of distance.as.ts): the tenant's slot copy
-   * counts in DRAM; otherwise the home record counts, and true says a CXL line was dirtied.
+   * counts in DRAM; otherwise the home record counts, and true says a CXL line was dirtied. `slot`:
+   * node's slot when the caller already looked it up (slotOf).
    */
-  count(node: number): boolean {
-    const s = this.slotOf(node);
+  count(node: number, slot = this.slotOf(node)): boolean {
+    const s = slot;
     let u32 = this.u32;
-    let at = (this.layout.listsAt >>> 2) + s * this.layout.words;
+    let at = this.slotAt(s);
     if (s < 0) [u32, at] = this.homeWord(node);
     const w = u32[at]!;
     if (w >>> COUNT_SHIFT < DEGREE_MASK) u32[at] = w + (1 << COUNT_SHIFT);
@@ -159,7 +164,7 @@ export class ListPool {
   /** Sets every counter to zero (tests compare the two traversals' counts from zero). */
   clearCounts(): void {
     this.eachHome(this.layout.split, this.adjacency.count, (u32, at) => scale(u32, at, 0));
-    for (let s = 0; s < this.layout.slots; s++) scale(this.u32, (this.layout.listsAt >>> 2) + s * this.layout.words, 0);
+    for (let s = 0; s < this.layout.slots; s++) scale(this.u32, this.slotAt(s), 0);
   }
 
   /** Calls f with each home count word of nodes [from, to), segment by segment (no per-node lookup). */
@@ -188,7 +193,7 @@ export class ListPool {
     const w = this.layout.words;
     const seg = this.adjacency.segmentOf(node);
     const from = seg.recordBase + (node - seg.start) * w;
-    this.u32.set(seg.u32.subarray(from, from + w), (this.layout.listsAt >>> 2) + slot * w);
+    this.u32.set(seg.u32.subarray(from, from + w), this.slotAt(slot));
     this.owners[slot] = node;
   }
 
@@ -268,7 +273,6 @@ export class ListPool {
     const margin = o.margin ?? 1.25;
     const minCount = o.minCount ?? 2;
     const maxMoves = Math.min(o.maxMoves ?? 4096, this.layout.slots);
-    const words = this.layout.words;
     // The CXL records this round reads: all of them, or the next maxScan of them (a round's work on
     // the caller's thread stays bounded however large the index; the rest wait for later rounds).
     const { split } = this.layout;
@@ -283,7 +287,7 @@ export class ListPool {
             [split, split + span - (count - this.scanFrom)],
           ];
     this.scanFrom = ranges[ranges.length - 1]![1];
-    const slotCount = (s: number): number => (this.owners[s]! >= 0 ? this.u32[(this.layout.listsAt >>> 2) + s * words]! >>> COUNT_SHIFT : -1);
+    const slotCount = (s: number): number => (this.owners[s]! >= 0 ? this.u32[this.slotAt(s)]! >>> COUNT_SHIFT : -1);
     const inPool = new Set<number>();
     for (const v of this.owners) if (v >= 0) inPool.add(v);
     // The candidates: lists outside the pool at least as hot as the maxMoves-th hottest (one pass
@@ -327,7 +331,7 @@ export class ListPool {
     // Halved, so that the counts weigh recent reads most: each home when a round reads it, the slot
     // copies once the scan has gone round the whole range (so tenants and candidates age alike).
     for (const [a, b] of ranges) this.eachHome(a, b, (u32, at) => scale(u32, at, 0.5));
-    if (ranges[0]![1] === count) for (let s = 0; s < this.layout.slots; s++) scale(this.u32, (this.layout.listsAt >>> 2) + s * words, 0.5);
+    if (ranges[0]![1] === count) for (let s = 0; s < this.layout.slots; s++) scale(this.u32, this.slotAt(s), 0.5);
     return { promoted, demoted, waiting: this.pending.length > 0 };
   }
 }

@@ -411,8 +411,7 @@ export class TieredIndex {
   /** Resident bytes (whole regions, scratch included) per tier. */
   residentBytes(): number[] {
     const lanes = this.fused ? this.fused.lanes.lanes * this.fused.lanes.laneBytes : 0;
-    return this.tiers.map(
-      (t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? this.tierBytes().byKind.upper[0] + this.tierBytes().byKind.pool[0] + lanes : 0),
-    );
+    const { upper, pool } = this.tierBytes().byKind;
+    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes : 0));
   }
 }
