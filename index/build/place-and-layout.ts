@@ -3,6 +3,7 @@
 // build, the benchmarks and the tests all place an index through this one function.
 import { type CodeKind, trainCodec } from '../codes/index.js';
 import { codeMetric } from '../codes/codec.js';
+import type { RotationKind } from '../codes/rotation.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import type { Metric } from '../kernels/kernels.js';
 import { orderNodes, type PlacementPolicy, rankNodes } from '../placement/placement.js';
@@ -16,6 +17,8 @@ export interface PlaceOptions extends AllocateOptions {
   /** Level-0 expansions per node from profiling queries ('profile' needs it). */
   profile?: Float64Array;
   codes: CodeKind | 'none' | 'auto';
+  /** rq codes' rotation (default hadamard; dense is what index format 3 made: tests and comparisons). */
+  rotation?: RotationKind;
   /** Share of the list budget that live re-tiering moves (planner.ts; default DEFAULT_POOL_SHARE). */
   poolShare?: number;
   seed: number;
@@ -59,7 +62,9 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
   const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs', plan.poolLists);
-  const codec = plan.code ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed, dims: plan.codeDims }) : null;
+  const codec = plan.code
+    ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed, dims: plan.codeDims, ...(o.rotation ? { rotation: o.rotation } : {}) })
+    : null;
   const alloc: AllocateOptions = {
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
     ...(o.slots ? { slots: o.slots } : {}),

@@ -6,6 +6,7 @@
 //   a 10% DRAM budget, with an error bound from that scale.
 import type { Metric } from '../kernels/kernels.js';
 import { planeBytes, planesFor } from './planes.js';
+import type { RotationKind } from './rotation.js';
 
 export type CodeKind = 'sq8' | 'rq4' | 'rq3' | 'rq2';
 export const CODE_KINDS: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
@@ -22,6 +23,8 @@ export interface CodeSpec {
   centroids: number;
   /** Bytes per code row. */
   stride: number;
+  /** How rq codes rotate (codes/rotation.ts): absent means dense, as index format 3 stored it. */
+  rotation?: RotationKind;
 }
 
 export interface Codec {
@@ -115,6 +118,11 @@ export function weightBytes(dims: number): number {
   return 2 * dims;
 }
 
+/** The largest integer weight: keeps every i32 lane of the kernel's accumulator in range (see writeWeights). */
+export function weightLimit(bits: number, dims: number): number {
+  return Math.min(32767, Math.floor(2147483647 / (Math.ceil(dims / 4) * ((1 << bits) - 1))));
+}
+
 /**
  * Quantises per-dimension query weights to i16 for the kernel's integer dot product and writes them
  * in natural dimension order, one per dimension: the kernel assembles a value from its planes before
@@ -131,8 +139,7 @@ export function writeWeights(out: Uint8Array, v: Float64Array, bits: number, dim
     const a = Math.abs(v[i]!);
     if (a > vmax) vmax = a;
   }
-  const maxValue = (1 << bits) - 1;
-  const limit = Math.min(32767, Math.floor(2147483647 / (Math.ceil(dims / 4) * maxValue)));
+  const limit = weightLimit(bits, dims);
   const W = vmax > 0 ? vmax / limit : 1;
   const inv = 1 / W;
   // The weights start at PREP_WEIGHTS (even): an i16 view writes them directly when out is aligned.

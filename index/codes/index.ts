@@ -1,6 +1,7 @@
 // The code kinds behind one interface: train one from vectors, or rebuild one from stored parameters.
 import { invalidArgument } from '../../common/errors.js';
 import { CODE_KINDS, type Codec, type CodeKind, type CodeSpec, pad16 } from './codec.js';
+import type { RotationKind } from './rotation.js';
 import { RQ_BITS, RqCodec, trainRq } from './rq.js';
 import { Sq8Codec, trainSq8 } from './sq8.js';
 
@@ -10,6 +11,8 @@ export interface TrainOptions {
   seed: number;
   /** Coded dimensions of rq codes (codeDims); the narrowest padding when absent. */
   dims?: number;
+  /** rq codes' rotation: hadamard unless asked (rotation.ts). */
+  rotation?: RotationKind;
   onProgress?: (done: number, total: number) => void;
 }
 

@@ -7,6 +7,7 @@
 //   l2: |q - o|² = |a|² + |r|² - 2 a·r ≈ T[c] + β - 2·s·(Pq·x̃)   with T[c] = |q - c|² per query and
 //       β = |r|² + 2·s·(Pc·x̃) stored per vector;
 //   ip: 1 - q·o = (1 - q·c) - q·r ≈ T[c] - s·(Pq·x̃)          with T[c] = 1 - q·c.
+// P is a random rotation (rotation.ts): Hadamard rounds from index format 4 on, a dense matrix before.
 // Its error is the cross term's: |2·(Pa)·e| with e = P·r - s·x̃, which the rotation makes isotropic:
 // about 2·|a|·|e|/√dims in spread (docs/codes.md gives the bound and its measured coverage).
 import { invalidArgument } from '../../common/errors.js';
@@ -21,12 +22,15 @@ import {
   pad16,
   planesBytes,
   preparedLayout,
+  type PreparedHeader,
+  weightLimit,
   writePreparedHeader,
   writeWeights,
 } from './codec.js';
 import { kmeans } from './kmeans.js';
 import { packPlanes, unpackPlanes } from './planes.js';
-import { randomRotation } from './rotation.js';
+import { RqPreparer } from './rq-prepare.js';
+import { randomRotationParams, Rotation, type RotationKind, rotationParamsLength } from './rotation.js';
 
 export const RQ_BITS: Readonly<Record<string, number>> = { rq4: 4, rq3: 3, rq2: 2 };
 const MAX_CENTROIDS = 256;
@@ -44,6 +48,8 @@ export interface RqTrainOptions {
   iterations?: number;
   /** Coded (rotated) dimensions: a multiple of 16, at least dim; pad16(dim) when absent. */
   dims?: number;
+  /** hadamard unless asked (dense is what index format 3 made; kept to compare and to test it). */
+  rotation?: RotationKind;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -72,21 +78,33 @@ export function trainRq(vectors: Float32Array, dim: number, metric: 'l2' | 'ip',
   const dims = o.dims ?? pad16(dim);
   if (dims % 16 !== 0 || dims < dim)
     throw invalidArgument('codes', `${dims} coded dimensions for ${dim}-d vectors: expected a multiple of 16, at least ${dim}`);
-  const rotation = randomRotation(dim, dims, o.seed ^ 0x5eed);
+  const rotationKind = o.rotation ?? 'hadamard';
+  const rotation = randomRotationParams(rotationKind, dim, dims, o.seed ^ 0x5eed);
   const params = new Float32Array(rotation.length + centroids.length);
   params.set(rotation, 0);
   params.set(centroids, rotation.length);
-  return { spec: { kind, dim, dims, bits, metric, centroids: centroids.length / dim, stride: rqStride(bits, dims, metric) }, params };
+  return {
+    spec: { kind, dim, dims, bits, metric, centroids: centroids.length / dim, stride: rqStride(bits, dims, metric), rotation: rotationKind },
+    params,
+  };
+}
+
+/** Floats of an rq code's parameters: its rotation's, then the centroids. */
+export function rqParamsLength(spec: CodeSpec): number {
+  return rotationParamsLength(spec.rotation ?? 'dense', spec.dim, spec.dims) + spec.centroids * spec.dim;
 }
 
 export class RqCodec implements Codec {
   readonly queryBytes: number;
   readonly headBytes: number;
-  private readonly rotation: Float32Array;
+  private readonly rotation: Rotation;
   private readonly centroids: Float32Array;
   /** Rotated centroids (for β), centroids × dims. */
   private readonly rotatedCentroids: Float64Array;
-  private readonly rotate: RowScorer;
+  /** Dense rotations only: their query product runs through a row kernel. */
+  private readonly rotate: RowScorer | null;
+  /** Hadamard rotations where WASM runs: the whole query preparation in one call. */
+  private readonly preparer: RqPreparer | null;
   private readonly toCentroids: RowScorer;
   private readonly mid: number;
   private readonly levels: number;
@@ -107,9 +125,11 @@ export class RqCodec implements Codec {
     readonly params: Float32Array,
   ) {
     const { dim, dims, centroids: k, bits, metric } = spec;
-    this.rotation = params.subarray(0, dims * dim);
-    this.centroids = params.subarray(dims * dim, dims * dim + k * dim);
-    this.rotate = new RowScorer(this.rotation, dim);
+    const kind = spec.rotation ?? 'dense';
+    const rotLength = rotationParamsLength(kind, dim, dims);
+    this.rotation = new Rotation(kind, dim, dims, params.subarray(0, rotLength));
+    this.centroids = params.subarray(rotLength, rotLength + k * dim);
+    this.rotate = kind === 'dense' ? new RowScorer(this.rotation.params, dim) : null;
     this.toCentroids = new RowScorer(this.centroids, dim);
     this.levels = (1 << bits) - 1;
     this.mid = this.levels / 2;
@@ -128,13 +148,53 @@ export class RqCodec implements Codec {
     this.bestX = new Int32Array(dims);
     this.rotatedCentroids = new Float64Array(k * dims);
     for (let j = 0; j < k; j++) this.rotatedCentroids.set(this.rotateInto(this.centroids.subarray(j * dim, j * dim + dim)), j * dims);
+    this.preparer =
+      kind === 'hadamard'
+        ? RqPreparer.open(
+            {
+              dim,
+              dims,
+              centroids: k,
+              queryBytes: this.queryBytes,
+              queryOffset: this.queryOffset,
+              tableOffset: this.tableOffset,
+              limit: weightLimit(bits, dims),
+              gammaSign: metric === 'l2' ? -2 : -1,
+              mid: this.mid,
+              header: this.header(0, 0),
+            },
+            this.rotation.params,
+          )
+        : null;
   }
 
   /** P·v (dims values; valid until the next call). */
   private rotateInto(v: ArrayLike<number>): Float64Array {
+    if (this.rotate === null) {
+      this.rotation.apply(v, this.pq);
+      return this.pq;
+    }
     const out = this.rotate.score(v, 'ip');
     for (let i = 0; i < out.length; i++) this.pq[i] = 1 - out[i]!;
     return this.pq;
+  }
+
+  /** The prepared header for a query's weight scale W and integer weight sum. */
+  private header(W: number, sumW: number): PreparedHeader {
+    const { dim, dims, bits, metric } = this.spec;
+    return {
+      bits,
+      dims,
+      planesOffset: this.planesOffset,
+      scaleOffset: this.scaleOffset,
+      betaOffset: this.betaOffset,
+      centroidOffset: this.centroidOffset,
+      gammaW: (metric === 'l2' ? -2 : -1) * W,
+      constA: 0,
+      mSumW: this.mid * sumW,
+      tableOffset: this.tableOffset,
+      lazyTable: { queryOffset: this.queryOffset, headBack: headSpan(this.headBytes), dim, metric },
+    };
   }
 
   encode(vectors: Float32Array, from: number, count: number, out: Uint8Array): void {
@@ -205,7 +265,16 @@ export class RqCodec implements Codec {
   }
 
   prepare(q: Float32Array, out: Uint8Array): void {
-    const { dim, dims, bits, metric, centroids: k } = this.spec;
+    if (this.preparer !== null) {
+      this.preparer.prepare(q, out);
+      return;
+    }
+    this.prepareJs(q, out);
+  }
+
+  /** The twin of the WASM preparation (rq-prepare.ts), and the path of dense rotations. */
+  prepareJs(q: Float32Array, out: Uint8Array): void {
+    const { dim, dims, bits, centroids: k } = this.spec;
     const pq = this.rotateInto(q);
     const { W, sumW } = writeWeights(out, pq, bits, dims);
     let qq = 0;
@@ -215,19 +284,7 @@ export class RqCodec implements Codec {
     // computing all of them was a fifth of a search.
     new Float32Array(out.buffer, out.byteOffset + this.tableOffset, k).fill(Number.NaN);
     new Float32Array(out.buffer, out.byteOffset + this.queryOffset, dim).set(q);
-    writePreparedHeader(out, {
-      bits,
-      dims,
-      planesOffset: this.planesOffset,
-      scaleOffset: this.scaleOffset,
-      betaOffset: this.betaOffset,
-      centroidOffset: this.centroidOffset,
-      gammaW: (metric === 'l2' ? -2 : -1) * W,
-      constA: 0,
-      mSumW: this.mid * sumW,
-      tableOffset: this.tableOffset,
-      lazyTable: { queryOffset: this.queryOffset, headBack: headSpan(this.headBytes), dim, metric },
-    });
+    writePreparedHeader(out, this.header(W, sumW));
   }
 
   /** T[c] for the query prepared at prepAt: the kernel's entry once it has filled it, else computed here. */
@@ -273,13 +330,12 @@ export class RqCodec implements Codec {
     const c = row[this.centroidOffset]!;
     const x = new Int32Array(dims);
     unpackPlanes(row, this.planesOffset, bits, dims, x);
-    const out = Float64Array.from(this.centroids.subarray(c * dim, c * dim + dim));
-    // r̂ = Pᵀ·(s·x̃): the rotation's columns are orthonormal, so its transpose maps back.
-    for (let i = 0; i < dims; i++) {
-      const t = s * (x[i]! - this.mid);
-      if (t === 0) continue;
-      for (let d = 0; d < dim; d++) out[d]! += this.rotation[i * dim + d]! * t;
-    }
+    // r̂ = Pᵀ·(s·x̃): the rotation is orthogonal, so its transpose maps back.
+    const y = new Float64Array(dims);
+    for (let i = 0; i < dims; i++) y[i] = s * (x[i]! - this.mid);
+    const out = new Float64Array(dim);
+    this.rotation.applyTransposed(y, out);
+    for (let d = 0; d < dim; d++) out[d]! += this.centroids[c * dim + d]!;
     return out;
   }
 }

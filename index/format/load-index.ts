@@ -7,10 +7,11 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { StrataError } from '../../common/errors.js';
 import { TieredIndex, type AllocateOptions, type Tier } from '../tiered/tiered-index.js';
-import { CODES_FILE, CODES_MAGIC, FORMAT_VERSION, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, STORE_MAGIC } from './constants.js';
+import { CODES_FILE, CODES_MAGIC, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, READ_VERSIONS, STORE_MAGIC } from './constants.js';
 import { linkErrors } from './graph-check.js';
 import { checkManifest, type FileEntry, type Manifest } from './manifest.js';
 import type { CodeSpec } from '../codes/index.js';
+import { rqParamsLength } from '../codes/rq.js';
 import type { Segment } from '../tiered/segment.js';
 import type { UpperLayers } from '../tiered/upper-layers.js';
 import { intentPath, recoverInterruptedSwap } from './replace-dir.js';
@@ -58,15 +59,20 @@ export function readManifest(dirIn: string): Manifest {
   return checkManifest(raw, file);
 }
 
-function checkHeader(file: string, buf: Uint8Array, magic: string): DataView {
+/** A binary file's header: its magic, and the version its manifest names (files of one index agree). */
+function checkHeader(file: string, buf: Uint8Array, magic: string, manifestVersion: number): DataView {
   if (buf.byteLength < HEADER_BYTES) throw corrupt(file, `shorter than its ${HEADER_BYTES}-byte header`);
   const got = String.fromCharCode(...buf.subarray(0, 8));
   if (got !== magic) throw corrupt(file, `bad magic ${JSON.stringify(got)}, expected ${JSON.stringify(magic)}`);
   const dv = new DataView(buf.buffer, buf.byteOffset, HEADER_BYTES);
   const version = dv.getUint32(8, true);
-  if (version !== FORMAT_VERSION) {
-    throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${version}, this build reads version ${FORMAT_VERSION}`, { file, version });
+  if (!READ_VERSIONS.includes(version)) {
+    throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${version}, this build reads versions ${READ_VERSIONS.join(' and ')}`, {
+      file,
+      version,
+    });
   }
+  if (version !== manifestVersion) throw corrupt(file, `format version ${version}, but the manifest says ${manifestVersion}`);
   return dv;
 }
 
@@ -112,7 +118,7 @@ class HashedReader {
 }
 
 function paramsLength(code: CodeSpec): number {
-  return code.kind === 'sq8' ? 2 * code.dim : code.dims * code.dim + code.centroids * code.dim;
+  return code.kind === 'sq8' ? 2 * code.dim : rqParamsLength(code);
 }
 
 export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
@@ -129,7 +135,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   if (!graphEntry) throw corrupt(join(dir, MANIFEST), `does not list ${GRAPH_FILE}`);
   const gbuf = readFileSync(graphPath);
   if (createHash('sha256').update(gbuf).digest('hex') !== graphEntry.sha256) throw corrupt(graphPath, 'SHA-256 mismatch (the file is damaged)');
-  const dv = checkHeader(graphPath, gbuf, GRAPH_MAGIC);
+  const dv = checkHeader(graphPath, gbuf, GRAPH_MAGIC, manifest.version);
   const f = (i: number): number => dv.getInt32(12 + 4 * i, true);
   const [count, dim, maxM0, maxM, entry, maxLevel, upperCount, upperWords, metricCode] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(f) as number[] as [
     number,
@@ -206,7 +212,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       const done = codes;
       codes = null;
       done.finish(manifest.files[CODES_FILE]!);
-      const h = checkHeader(done.path, done.header!, CODES_MAGIC);
+      const h = checkHeader(done.path, done.header!, CODES_MAGIC, manifest.version);
       const c = plan.code!;
       const hf = (i: number): number => h.getInt32(12 + 4 * i, true);
       if (
@@ -236,6 +242,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       manifest.files[e.file]!,
       store.segments.filter((s) => s.tier === e.tier),
       [STORE_KIND_CODES[e.kind]!, e.tier, e.start, e.count, e.stride],
+      manifest.version,
     );
   }
   // The pool's first tenants are copies of lists just read (the placement's next hottest).
@@ -252,7 +259,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   return { index, manifest, dir };
 }
 
-function readStore(path: string, entry: FileEntry, segments: Segment[], expect: number[]): void {
+function readStore(path: string, entry: FileEntry, segments: Segment[], expect: number[], manifestVersion: number): void {
   const r = new HashedReader(path);
   try {
     const h = new Uint8Array(HEADER_BYTES);
@@ -266,7 +273,7 @@ function readStore(path: string, entry: FileEntry, segments: Segment[], expect: 
     throw e;
   }
   r.finish(entry);
-  const dv = checkHeader(path, r.header ?? new Uint8Array(0), STORE_MAGIC);
+  const dv = checkHeader(path, r.header ?? new Uint8Array(0), STORE_MAGIC, manifestVersion);
   for (let i = 0; i < expect.length; i++) {
     if (dv.getInt32(12 + 4 * i, true) !== expect[i]) throw corrupt(path, 'header disagrees with the manifest (store, tier, node range or record size)');
   }

@@ -4,7 +4,7 @@ import type { Metric } from '../kernels/kernels.js';
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../placement/placement.js';
 import { CODE_KINDS, type CodeSpec } from '../codes/index.js';
 import { STORE_KINDS, type StoreKind, TIER_KINDS } from '../tiered/tiered-index.js';
-import { FORMAT_NAME, FORMAT_VERSION } from './constants.js';
+import { FORMAT_NAME, READ_VERSIONS } from './constants.js';
 
 export interface FileEntry {
   bytes: number;
@@ -95,14 +95,14 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   if (!isObject(raw)) return fail('not a JSON object');
   const m = raw;
   if (m['format'] !== FORMAT_NAME) return fail(`format is ${JSON.stringify(m['format'])}, expected "${FORMAT_NAME}"`);
-  if (m['version'] !== FORMAT_VERSION) {
+  if (!READ_VERSIONS.includes(m['version'] as number)) {
     const source = isObject(m['build']) && typeof m['build']['source'] === 'string' ? ` strata build ${m['build']['source']} --out <dir>` : ' strata build';
     const why =
       m['version'] === 1
         ? 'version 1 stores whole records per tier and no compact codes; rebuild it with' + source
         : m['version'] === 2
           ? 'version 2 lays out the last short block of rq2/rq3 codes differently; rebuild it with' + source
-          : `this build reads version ${FORMAT_VERSION}`;
+          : `this build reads versions ${READ_VERSIONS.join(' and ')}`;
     throw new StrataError('STRATA_INDEX_VERSION', `${file}: format version ${String(m['version'])}: ${why}`, { file, version: String(m['version']) });
   }
   str(m['name'], 'name');
@@ -152,6 +152,16 @@ export function checkManifest(raw: unknown, file: string): Manifest {
     if (c['metric'] !== 'l2' && c['metric'] !== 'ip') fail('plan.code.metric must be l2 or ip');
     int(c['centroids'], 'plan.code.centroids', 0, 256);
     int(c['stride'], 'plan.code.stride', 1);
+    // Version 3 had dense rotations only and did not name them; from 4 on, rq codes name theirs.
+    if (c['kind'] !== 'sq8') {
+      if (m['version'] === 3) {
+        if (c['rotation'] !== undefined) fail('plan.code.rotation is not part of format version 3');
+        // Named from here on, so that writing this index again (compaction, migration) keeps it.
+        c['rotation'] = 'dense';
+      }
+      if (m['version'] !== 3 && c['rotation'] !== 'dense' && c['rotation'] !== 'hadamard')
+        fail(`plan.code.rotation must be dense or hadamard, got ${JSON.stringify(c['rotation'])}`);
+    }
   }
 
   const files = object(m['files'], 'files');

@@ -60,6 +60,29 @@ export function instantiateTraverse(memory: WebAssembly.Memory): ((control: numb
   return (inst.exports as unknown as { traverse: (control: number) => void }).traverse;
 }
 
+/** rqPrepare in distance.as.ts (argument order as there), or null without WASM SIMD. */
+export type RqPrepareKernel = (
+  prep: number,
+  signs: number,
+  work: number,
+  dim: number,
+  dims: number,
+  rounds: number,
+  queryOffset: number,
+  tableOffset: number,
+  centroids: number,
+  limit: number,
+  gammaSign: number,
+  mid: number,
+) => void;
+
+export function instantiateRqPrepare(memory: WebAssembly.Memory): RqPrepareKernel | null {
+  const mod = kernelModule();
+  if (mod === null) return null;
+  const inst = new WebAssembly.Instance(mod, { env: { memory } });
+  return (inst.exports as unknown as { rqPrepare: RqPrepareKernel }).rqPrepare;
+}
+
 export function jsKernels(memory: WebAssembly.Memory): KernelSet {
   const f32 = new Float32Array(memory.buffer);
   const u32 = new Uint32Array(memory.buffer);

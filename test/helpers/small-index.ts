@@ -3,6 +3,7 @@
 import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout, type Placed } from '../../index/build/place-and-layout.js';
 import { buildGraph } from '../../index/build/hnsw-build.js';
 import type { CodeKind } from '../../index/codes/index.js';
+import type { RotationKind } from '../../index/codes/rotation.js';
 import type { ManifestInfo } from '../../index/format/write-index.js';
 import { generateClustered } from '../../datasets/index.js';
 import type { GraphImage } from '../../index/graph/graph-image.js';
@@ -26,6 +27,8 @@ export interface SmallIndexSpec {
   dramShare?: number;
   /** The DRAM code (default none: whole records, the layout the format tests began with). */
   codes?: CodeKind | 'none' | 'auto';
+  /** rq codes' rotation (default: the builder's). */
+  rotation?: RotationKind;
   seed?: number;
 }
 
@@ -39,7 +42,14 @@ export function buildSmallIndex(spec: SmallIndexSpec = {}, alloc: AllocateOption
   const graph = buildGraph(set.base, dim, { metric: 'l2', m, efConstruction, seed: 100 });
   // Share 0 means the least a plan accepts: the upper layers alone.
   const budgetBytes = Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * (spec.dramShare ?? 0.3)));
-  const placed = placeAndLayout(graph, 'l2', null, { budgetBytes, policy: 'hops', codes: spec.codes ?? 'none', seed, ...alloc });
+  const placed = placeAndLayout(graph, 'l2', null, {
+    budgetBytes,
+    policy: 'hops',
+    codes: spec.codes ?? 'none',
+    seed,
+    ...(spec.rotation ? { rotation: spec.rotation } : {}),
+    ...alloc,
+  });
   const info: ManifestInfo = {
     name: 'small',
     build: { source: null, m, efConstruction, seed: 100, seconds: 0, builder: 'test' },

@@ -6,7 +6,8 @@ import { gaussian, mulberry32 } from '../../../common/random.js';
 import { headSpan } from '../../../index/codes/codec.js';
 import { CODE_KINDS, type Codec, type CodeKind, trainCodec } from '../../../index/codes/index.js';
 import { PLANE, packPlanes, planeSlot, unpackPlanes } from '../../../index/codes/planes.js';
-import { RQ_BITS } from '../../../index/codes/rq.js';
+import { RQ_BITS, RqCodec } from '../../../index/codes/rq.js';
+import { HADAMARD_ROUNDS, randomRotationParams, Rotation, type RotationKind, rotationParamsLength } from '../../../index/codes/rotation.js';
 import { instantiateKernels, jsKernels, type KernelSet } from '../../../index/kernels/kernels.js';
 import { allocateRegion } from '../../../tiers/shared-region.js';
 
@@ -89,33 +90,37 @@ describe('plane layouts', () => {
 });
 
 describe.each(CODE_KINDS)('%s codes', (kind: CodeKind) => {
-  for (const metric of ['l2', 'ip'] as const) {
-    for (const dim of [8, 24, 100, 128, 140]) {
-      it(`${metric}, ${dim} dims: the WASM and JS kernels give the float64 reference estimate`, () => {
-        const n = 600;
-        let data = anisotropic(n, dim, dim + (metric === 'l2' ? 1 : 2));
-        if (metric === 'ip') data = normalize(data, dim);
-        const codec = trainCodec(kind, data, dim, metric, { seed: 5 });
-        const rows = 200;
-        const codes = new Uint8Array(rows * codec.spec.stride);
-        codec.encode(data, 0, rows, codes);
-        const q = data.slice(450 * dim, 451 * dim);
-        const wasm = runKernel('wasm', codec, codes, rows, q);
-        const js = runKernel('js', codec, codes, rows, q);
-        let scale = 0;
-        for (let r = 0; r < rows; r++) scale = Math.max(scale, Math.abs(dist(metric, q, data.subarray(r * dim, r * dim + dim), dim)));
-        for (let r = 0; r < rows; r++) {
-          const row = codes.subarray(r * codec.spec.stride, (r + 1) * codec.spec.stride);
-          const rec = codec.decode(row);
-          // The estimate keeps |r|² exact where the reconstruction has |r̂|²; both are distances to rec
-          // up to that term, so compare against the reference formula on the decoded parts.
-          const ref = referenceEstimate(codec, metric, q, data.subarray(r * dim, r * dim + dim), rec);
-          expect(Math.abs(wasm[r]! - ref)).toBeLessThan(2e-3 * scale);
-          expect(Math.abs(js[r]! - wasm[r]!)).toBeLessThan(1e-4 * scale);
-        }
-      });
+  // rq codes rotate with Hadamard rounds since index format 4; format 3's dense rotations still load.
+  const rotations: (RotationKind | undefined)[] = kind === 'sq8' ? [undefined] : ['hadamard', 'dense'];
+  for (const rotation of rotations)
+    for (const metric of ['l2', 'ip'] as const) {
+      for (const dim of [8, 24, 100, 128, 140]) {
+        it(`${metric}, ${dim} dims${rotation ? `, ${rotation} rotation` : ''}: the WASM and JS kernels give the float64 reference estimate`, () => {
+          const n = 600;
+          let data = anisotropic(n, dim, dim + (metric === 'l2' ? 1 : 2));
+          if (metric === 'ip') data = normalize(data, dim);
+          const codec = trainCodec(kind, data, dim, metric, { seed: 5, ...(rotation ? { rotation } : {}) });
+          expect(codec.spec.rotation).toBe(rotation);
+          const rows = 200;
+          const codes = new Uint8Array(rows * codec.spec.stride);
+          codec.encode(data, 0, rows, codes);
+          const q = data.slice(450 * dim, 451 * dim);
+          const wasm = runKernel('wasm', codec, codes, rows, q);
+          const js = runKernel('js', codec, codes, rows, q);
+          let scale = 0;
+          for (let r = 0; r < rows; r++) scale = Math.max(scale, Math.abs(dist(metric, q, data.subarray(r * dim, r * dim + dim), dim)));
+          for (let r = 0; r < rows; r++) {
+            const row = codes.subarray(r * codec.spec.stride, (r + 1) * codec.spec.stride);
+            const rec = codec.decode(row);
+            // The estimate keeps |r|² exact where the reconstruction has |r̂|²; both are distances to rec
+            // up to that term, so compare against the reference formula on the decoded parts.
+            const ref = referenceEstimate(codec, metric, q, data.subarray(r * dim, r * dim + dim), rec);
+            expect(Math.abs(wasm[r]! - ref)).toBeLessThan(2e-3 * scale);
+            expect(Math.abs(js[r]! - wasm[r]!)).toBeLessThan(1e-4 * scale);
+          }
+        });
+      }
     }
-  }
 
   it('keeps each coordinate within half a step of its grid point, except where the grid is clipped', () => {
     const dim = 64;
@@ -153,7 +158,7 @@ function referenceEstimate(codec: Codec, metric: 'l2' | 'ip', q: Float32Array, _
 function rqNormCorrection(codec: Codec, rec: Float64Array, orig: ArrayLike<number>): number {
   const dim = codec.spec.dim;
   const params = codec.params;
-  const centroidsAt = codec.spec.dims * dim;
+  const centroidsAt = rotationParamsLength(codec.spec.rotation ?? 'dense', dim, codec.spec.dims);
   // The centroid is the nearest to the original; find it the same way the encoder did.
   let best = 0;
   let bestD = Number.POSITIVE_INFINITY;
@@ -207,6 +212,91 @@ describe('error bounds', () => {
         }
       }
       expect(inside / total).toBeGreaterThanOrEqual(0.99);
+    }
+  });
+});
+
+describe('rotations', () => {
+  it.each(['hadamard', 'dense'] as const)('%s: orthogonal on zero-padded inputs (norms and inner products kept), and the transpose inverts it', (kind) => {
+    const rnd = mulberry32(11);
+    const g = gaussian(rnd);
+    // 128 and 64 are one Walsh-Hadamard block; 112, 48 and 208 two overlapping ones (rotation.ts).
+    for (const [dim, dims] of [
+      [128, 128],
+      [100, 112],
+      [48, 48],
+      [60, 64],
+      [200, 208],
+    ] as const) {
+      const r = new Rotation(kind, dim, dims, randomRotationParams(kind, dim, dims, 9));
+      expect(r.params.length).toBe(rotationParamsLength(kind, dim, dims));
+      const a = Float64Array.from({ length: dim }, () => g());
+      const b = Float64Array.from({ length: dim }, () => g());
+      const pa = new Float64Array(dims);
+      const pb = new Float64Array(dims);
+      r.apply(a, pa);
+      r.apply(b, pb);
+      const dot = (x: ArrayLike<number>, y: ArrayLike<number>, n: number): number => {
+        let t = 0;
+        for (let i = 0; i < n; i++) t += x[i]! * y[i]!;
+        return t;
+      };
+      // Signs are exact; a dense matrix is stored in float32.
+      const tol = kind === 'hadamard' ? 1e-12 : 1e-6;
+      const aa = dot(a, a, dim);
+      expect(Math.abs(dot(pa, pa, dims) - aa)).toBeLessThan(tol * aa);
+      expect(Math.abs(dot(pa, pb, dims) - dot(a, b, dim))).toBeLessThan(tol * aa);
+      const back = new Float64Array(dim);
+      r.applyTransposed(pa, back);
+      for (let d = 0; d < dim; d++) expect(Math.abs(back[d]! - a[d]!)).toBeLessThan(tol * Math.sqrt(aa));
+      // It mixes: a basis vector's energy spreads over the coordinates (a random orthogonal matrix
+      // leaves its largest share near 2·ln(dims)/dims).
+      const e0 = new Float64Array(dim);
+      e0[0] = 1;
+      r.apply(e0, pa);
+      expect(Math.max(...Array.from(pa, (x) => x * x))).toBeLessThan(16 / dims);
+    }
+  });
+
+  it('a Hadamard rotation stores HADAMARD_ROUNDS signs per coded dimension, nothing else', () => {
+    const p = randomRotationParams('hadamard', 100, 112, 3);
+    expect(p.length).toBe(HADAMARD_ROUNDS * 112);
+    expect(new Set(p)).toEqual(new Set([-1, 1]));
+  });
+
+  it.each(['rq2', 'rq3', 'rq4'] as const)('%s: the one-call WASM query preparation writes what its JS twin does', (kind) => {
+    for (const metric of ['l2', 'ip'] as const) {
+      for (const dim of [24, 100, 128, 140]) {
+        let data = anisotropic(700, dim, dim + 3);
+        if (metric === 'ip') data = normalize(data, dim);
+        const codec = trainCodec(kind, data, dim, metric, { seed: 2 });
+        expect(codec).toBeInstanceOf(RqCodec);
+        const rq = codec as RqCodec;
+        for (const qi of [650, 660, 699]) {
+          const q = data.slice(qi * dim, (qi + 1) * dim);
+          const wasm = new Uint8Array(codec.queryBytes);
+          const js = new Uint8Array(codec.queryBytes);
+          rq.prepare(q, wasm);
+          rq.prepareJs(q, js);
+          const dw = new DataView(wasm.buffer);
+          const dj = new DataView(js.buffer);
+          // The fixed header, the table's NaNs and the float query: the same bytes.
+          expect(wasm.subarray(0, 24)).toEqual(js.subarray(0, 24));
+          expect(wasm.subarray(40, 48)).toEqual(js.subarray(40, 48));
+          expect(wasm.subarray(52, 64)).toEqual(js.subarray(52, 64));
+          const tail = 64 + 2 * codec.spec.dims;
+          expect(wasm.subarray(tail)).toEqual(js.subarray(tail));
+          // Weights: the rotation runs in float32 here and float64 there, so a weight may round the
+          // other way by one step; the scale and the sums follow.
+          const W = Math.abs(dw.getFloat32(24, true));
+          expect(W).toBeCloseTo(Math.abs(dj.getFloat32(24, true)), 5);
+          let off = 0;
+          for (let i = 0; i < codec.spec.dims; i++) off = Math.max(off, Math.abs(dw.getInt16(64 + 2 * i, true) - dj.getInt16(64 + 2 * i, true)));
+          expect(off).toBeLessThanOrEqual(1);
+          expect(Math.abs(dw.getFloat64(32, true) - dj.getFloat64(32, true))).toBeLessThanOrEqual((codec.spec.dims * ((1 << codec.spec.bits) - 1)) / 2);
+          expect(dw.getFloat32(48, true)).toBeCloseTo(dj.getFloat32(48, true), 4);
+        }
+      }
     }
   });
 });

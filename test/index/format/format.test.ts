@@ -211,7 +211,8 @@ describe('writeIndex / loadIndex round trip', () => {
     expect(m).toEqual(goldenManifest);
     expect(m.format).toBe('strata-index');
     expect(m.version).toBe(FORMAT_VERSION);
-    expect(FORMAT_VERSION).toBe(3);
+    expect(FORMAT_VERSION).toBe(4);
+    expect(m.plan.code?.rotation).toBe('hadamard');
     expect([m.count, m.dim, m.metric]).toEqual([COUNT, 16, 'l2']);
     expect(m.graph).toEqual({
       maxM0: 16,
@@ -358,6 +359,67 @@ describe('writeIndex / loadIndex round trip', () => {
   });
 });
 
+describe('version 3 indexes (dense rotations) still open', () => {
+  /** Rewrites a version 4 index directory as the previous build wrote it: version 3 everywhere, no rotation named. */
+  function asVersion3(dir: string): void {
+    for (const name of Object.keys(readManifest(dir).files)) {
+      const file = join(dir, name);
+      const buf = readFileSync(file);
+      buf.writeUInt32LE(3, 8);
+      writeFileSync(file, buf);
+      resealManifest(dir, name);
+    }
+    editManifest(dir, (m) => {
+      m.version = 3;
+      if (m.plan.code) delete m.plan.code.rotation;
+    });
+  }
+
+  it('loads a version 3 index with an rq code as a dense rotation, searches as the index it was, and writes it back as version 4 naming the rotation', () => {
+    const s = buildSmallIndex({ count: 600, queries: 8, codes: 'rq3', rotation: 'dense', dramShare: 0.2 });
+    expect(s.index.plan.code?.rotation).toBe('dense');
+    const dir = tmp.path('v3-dense');
+    writeIndex(s.index, dir, s.info);
+    asVersion3(dir);
+    expect(JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')).plan.code.rotation).toBeUndefined();
+    const { index, manifest } = loadIndex(dir);
+    expect(manifest.version).toBe(3);
+    expect(index.plan.code?.rotation).toBe('dense');
+    expectSameSearches(s.index, index, s.queries, 16, 20);
+    // Written again (a compaction, a snapshot restore) it is a version 4 index that says so.
+    const again = tmp.path('v3-rewritten');
+    const m = writeIndex(index, again, s.info);
+    expect(m.version).toBe(FORMAT_VERSION);
+    expect(m.plan.code?.rotation).toBe('dense');
+    expectSameSearches(s.index, loadIndex(again).index, s.queries, 16, 20);
+  });
+
+  it('refuses a rotation a version cannot have, a version 4 rq code without one, and files whose versions disagree with the manifest', () => {
+    const v3 = copyGolden();
+    asVersion3(v3);
+    editManifest(v3, (m) => {
+      m.plan.code!.rotation = 'hadamard';
+    });
+    expect(expectStrataError(() => loadIndex(v3), 'STRATA_INDEX_CORRUPT').message).toMatch(/plan\.code\.rotation is not part of format version 3/);
+    for (const bad of [undefined, 'givens']) {
+      const dir = copyGolden();
+      editManifest(dir, (m) => {
+        (m.plan.code as unknown as Record<string, unknown>)['rotation'] = bad;
+      });
+      expect(expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_CORRUPT').message).toMatch(/plan\.code\.rotation must be dense or hadamard/);
+    }
+    const mixed = copyGolden();
+    const file = join(mixed, CODES_FILE);
+    const buf = readFileSync(file);
+    buf.writeUInt32LE(3, 8);
+    writeFileSync(file, buf);
+    resealManifest(mixed, CODES_FILE);
+    const e = expectStrataError(() => loadIndex(mixed), 'STRATA_INDEX_CORRUPT');
+    expect(e.message).toContain(file);
+    expect(e.message).toMatch(/format version 3, but the manifest says 4/);
+  });
+});
+
 describe('loadIndex rejects damaged indexes', () => {
   it.each(DATA_FILES)('a byte flipped in the middle of %s fails with STRATA_INDEX_CORRUPT naming that file', (name) => {
     const dir = copyGolden();
@@ -468,11 +530,11 @@ describe('loadIndex rejects damaged indexes', () => {
   it('a manifest of a later version fails with STRATA_INDEX_VERSION naming the version this build reads', () => {
     const dir = copyGolden();
     const mf = editManifest(dir, (m) => {
-      m.version = 4;
+      m.version = 5;
     });
     const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
     expect(e.message).toContain(mf);
-    expect(e.message).toMatch(/format version 4: this build reads version 3/);
+    expect(e.message).toMatch(/format version 5: this build reads versions 3 and 4/);
   });
 
   it('a version 2 manifest (rq2/rq3 rows laid out the old way) fails with STRATA_INDEX_VERSION saying how to rebuild', () => {
@@ -655,8 +717,8 @@ describe('loadIndex rejects damaged indexes', () => {
     expect(e.message).toMatch(/bad magic "NOTSTRAT"/);
   });
 
-  it.each(DATA_FILES)('a binary header of version 2 or 4 in %s (with a matching checksum) fails with STRATA_INDEX_VERSION', (name) => {
-    for (const version of [2, 4]) {
+  it.each(DATA_FILES)('a binary header of version 2 or 5 in %s (with a matching checksum) fails with STRATA_INDEX_VERSION', (name) => {
+    for (const version of [2, 5]) {
       const dir = copyGolden();
       const file = join(dir, name);
       const buf = readFileSync(file);
@@ -665,7 +727,7 @@ describe('loadIndex rejects damaged indexes', () => {
       resealManifest(dir, name);
       const e = expectStrataError(() => loadIndex(dir), 'STRATA_INDEX_VERSION');
       expect(e.message).toContain(file);
-      expect(e.message).toContain(`format version ${version}, this build reads version 3`);
+      expect(e.message).toContain(`format version ${version}, this build reads versions 3 and 4`);
     }
   });
 
