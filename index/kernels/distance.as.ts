@@ -362,7 +362,7 @@ const B_MAX_M: usize = 120;
 const B_GEN: usize = 124; // lane generation, bumped by the caller around a traversal (list-pool.ts LANE_GEN)
 // Outputs.
 const BEAM_STATUS: usize = 128; // 0 done, 1 candidate heap full (the caller runs the JS traversal)
-const O_TOP_N: usize = 132;
+const O_TOP_N: usize = 132; // the beam's size; the top heap's arrays then hold it sorted, nearest first
 const O_HOPS: usize = 136;
 const O_HITS: usize = 140;
 const O_ISSUED: usize = 144;
@@ -714,6 +714,15 @@ export function traverse(b: usize): void {
   if (prefetch && foreseen >= 0) addU32(b + O_WASTE_B + (foreseenTier << 2), foreseenBytes);
   touched ^= sink;
   store<i32>(b + O_TOP_N, topN);
+  // The beam leaves sorted, nearest first: each pop's root goes to the slot the pop frees, so the
+  // order is the JS steps' (Traversal.drainBeam pops the same heap with the same sift-down).
+  for (let n = topN; n > 1; n--) {
+    const rd = load<f32>(topD);
+    const ri = load<u32>(topI);
+    siftDown(topD, topI, n - 1, true);
+    store<f32>(topD + (<usize>(n - 1) << 2), rd);
+    store<u32>(topI + (<usize>(n - 1) << 2), ri);
+  }
 }
 
 // --- Query preparation for rq codes with a Hadamard rotation (codes/rotation.ts, codes/rq.ts) ---

@@ -167,8 +167,8 @@ export class FusedTraversal {
   }
 
   /**
-   * Runs st's traversal: on return the top heap holds the beam and the candidate heap is empty, as
-   * when the JS beam ends, and the accesses are priced into st. False (nothing changed in st) when
+   * Runs st's traversal: on return the pool holds the beam, sorted as the JS beam's drain sorts it,
+   * both heaps are empty, and the accesses are priced into st. False (nothing changed in st) when
    * the beam outgrew the lane's candidate heap: the JS steps then run the query from its start.
    */
   run(st: QueryState): boolean {
@@ -200,18 +200,21 @@ export class FusedTraversal {
       return false;
     }
 
+    // The beam comes back sorted, nearest first (as Traversal.drainBeam's pops would leave it).
     const n = dv.getUint32(b + B.topN, true);
-    const top = st.top;
-    top.ensure(n + 2);
+    st.ensurePool(n);
     const dAt = dv.getUint32(b + B.top, true) >>> 2;
     const iAt = dAt + dv.getUint32(b + B.topCap, true);
+    const poolD = st.poolD;
+    const poolIds = st.poolIds;
     for (let j = 0; j < n; j++) {
-      top.d[j] = this.f32[dAt + j]!;
-      top.i[j] = this.u32[iAt + j]!;
+      poolD[j] = this.f32[dAt + j]!;
+      poolIds[j] = this.u32[iAt + j]!;
     }
-    top.size = n;
+    st.sortedBeam = n;
+    st.top.clear();
     st.cand.clear();
-    st.lowerBound = top.d[0]!;
+    st.lowerBound = n > 0 ? poolD[n - 1]! : 0;
     st.foreseen = -1;
     this.price(st);
     return true;

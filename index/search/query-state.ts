@@ -53,6 +53,8 @@ export class QueryState {
   lowerBound = 0;
   readonly cand = new MinHeap(256);
   readonly top = new MaxHeap(256);
+  /** ≥ 0: the beam is already in the pool, sorted, this many (the fused traversal sorts it); -1: it is in `top`. */
+  sortedBeam = -1;
   private visitedSet: VisitedSet | DenseVisited | null = null;
   private readonly denseNodes: number;
 

@@ -29,7 +29,10 @@ export interface SearchResult {
   ids: Int32Array;
   /** hnswlib-convention distances (squared L2, or 1 - dot): exact, except the codes' estimates when rerank is 0. */
   distances: Float32Array;
-  /** Per-query counters (see STAT). */
+  /**
+   * Per-query counters (see STAT): the searcher's own array, valid until its next search (every
+   * caller folds them in at once; a copy per query was 1.6% of a SIFT search's time).
+   */
   stats: Float64Array;
 }
 
@@ -100,7 +103,7 @@ export class Searcher {
       if (this.inject && st.owedNs >= this.stall.chunkNs) this.settle();
     }
     if (this.inject && st.owedNs > 0) this.settle();
-    return { ids: st.resultIds, distances: st.resultD, stats: st.stats.slice() };
+    return { ids: st.resultIds, distances: st.resultD, stats: st.stats };
   }
 
   /** Pays the modelled CXL extra owed so far by stalling the thread; the stall is measured. */
@@ -147,6 +150,6 @@ export class Searcher {
       top.pop();
     }
     sortByDistanceThenLabel(ids, ds, n, idx.labels);
-    return { ids, distances: Float32Array.from(ds), stats: st.stats.slice() };
+    return { ids, distances: Float32Array.from(ds), stats: st.stats };
   }
 }

@@ -49,6 +49,7 @@ export class Traversal {
     st.stats.fill(0);
     st.owedNs = 0;
     st.foreseen = -1;
+    st.sortedBeam = -1;
     // One query in COUNT_EVERY counts its list reads for the promotion pool (both drivers alike).
     st.countLists = this.index.pool !== null && this.sampled++ % COUNT_EVERY === 0;
     st.counted = 0;
@@ -66,7 +67,7 @@ export class Traversal {
     for (;;) {
       switch (st.phase) {
         case PHASE.START:
-          // The fused traversal ends with the beam in the top heap and no candidates left, so the
+          // The fused traversal ends with the beam sorted in the pool and no candidates left, so the
           // LEVEL0 step only closes it; when it cannot run the query (false), the steps below do.
           if (st.fusedPending) {
             st.fusedPending = false;
@@ -364,6 +365,11 @@ export class Traversal {
 
   /** Empties the beam into the pool, best first; returns its size. */
   private drainBeam(st: QueryState): number {
+    if (st.sortedBeam >= 0) {
+      const sorted = st.sortedBeam;
+      st.sortedBeam = -1;
+      return sorted;
+    }
     const top = st.top;
     const n = top.size;
     st.ensurePool(n);
