@@ -313,7 +313,7 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   const dramPerVector = tiered.plan.dram.total / n;
   lines.push('### 6. Bytes and build time', '');
   lines.push(
-    `DRAM per vector at 10%: ${dramPerVector.toFixed(1)} B = ${(dramPerVector / (4 * dim)).toFixed(3)} × the raw vector (${4 * dim} B): upper layers ${(tiered.plan.dram.upper / n).toFixed(1)}, ${code} codes ${(tiered.plan.dram.codes / n).toFixed(1)}, neighbour lists ${(tiered.plan.dram.adjacency / n).toFixed(1)}, promotion pool ${(tiered.plan.dram.pool / n).toFixed(1)}, vectors ${(tiered.plan.dram.vectors / n).toFixed(1)} B/vector.`,
+    `DRAM per vector at 10%: ${dramPerVector.toFixed(1)} B = ${(dramPerVector / (4 * dim)).toFixed(3)} × the raw vector (${4 * dim} B): upper layers ${(tiered.plan.dram.upper / n).toFixed(1)}, ${code} codes ${(tiered.plan.dram.codes / n).toFixed(1)} (rows and ${tiered.plan.codeCentroids} centroids), neighbour lists ${(tiered.plan.dram.adjacency / n).toFixed(1)}, promotion pool ${(tiered.plan.dram.pool / n).toFixed(1)}, vectors ${(tiered.plan.dram.vectors / n).toFixed(1)} B/vector.`,
     `Build: HNSW graph ${graphSeconds.toFixed(1)} s, profiling ${profileSeconds.toFixed(1)} s; placement and layout without codes ${records.seconds.toFixed(2)} s, with ${code} (training and encoding included) ${tiered.seconds.toFixed(2)} s: the build takes ×${((graphSeconds + profileSeconds + tiered.seconds) / (graphSeconds + profileSeconds + records.seconds)).toFixed(3)} the time of --codes none.`,
     '',
   );

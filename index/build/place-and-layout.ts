@@ -63,7 +63,12 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
   const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs', plan.poolLists);
   const codec = plan.code
-    ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), { seed: o.seed, dims: plan.codeDims, ...(o.rotation ? { rotation: o.rotation } : {}) })
+    ? trainCodec(plan.code, g.vectors, g.dim, codeMetric(metric), {
+        seed: o.seed,
+        dims: plan.codeDims,
+        centroids: plan.codeCentroids,
+        ...(o.rotation ? { rotation: o.rotation } : {}),
+      })
     : null;
   const alloc: AllocateOptions = {
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),

@@ -48,10 +48,20 @@ export interface RqTrainOptions {
   iterations?: number;
   /** Coded (rotated) dimensions: a multiple of 16, at least dim; pad16(dim) when absent. */
   dims?: number;
+  /** At most this many centroids (the planner's cap when the default count's would not fit the budget). */
+  centroids?: number;
   /** hadamard unless asked (dense is what index format 3 made; kept to compare and to test it). */
   rotation?: RotationKind;
   onProgress?: (done: number, total: number) => void;
 }
+
+/** Centroids of an rq code trained on `sampleRows` rows: enough points each for a stable mean, at most one byte of centroid number. */
+export function rqCentroidCount(sampleRows: number): number {
+  return Math.max(1, Math.min(MAX_CENTROIDS, Math.floor(sampleRows / 32)));
+}
+
+/** Rows k-means trains on by default (a seeded sample). */
+export const RQ_SAMPLE_ROWS = 25_000;
 
 export function rqStride(bits: number, dims: number, metric: 'l2' | 'ip'): number {
   return 4 + (metric === 'l2' ? 4 : 0) + planesBytes(bits, dims) + 2;
@@ -65,15 +75,14 @@ export function trainRq(vectors: Float32Array, dim: number, metric: 'l2' | 'ip',
   if (bits === undefined) throw invalidArgument('codes', `${kind} is not a residual code`);
   const n = vectors.length / dim;
   if (n === 0) throw invalidArgument('codes', 'cannot train a code on no vectors');
-  const sampleRows = Math.min(n, o.sampleRows ?? 25_000);
+  const sampleRows = Math.min(n, o.sampleRows ?? RQ_SAMPLE_ROWS);
   const rnd = mulberry32(o.seed);
   const sample = new Float32Array(sampleRows * dim);
   for (let i = 0; i < sampleRows; i++) {
     const r = sampleRows === n ? i : Math.floor(rnd() * n);
     sample.set(vectors.subarray(r * dim, r * dim + dim), i * dim);
   }
-  // Enough points per centroid for a stable mean, at most one byte of centroid number.
-  const k = Math.max(1, Math.min(MAX_CENTROIDS, Math.floor(sampleRows / 32)));
+  const k = Math.min(o.centroids ?? Number.POSITIVE_INFINITY, rqCentroidCount(sampleRows));
   const { centroids } = kmeans(sample, dim, k, o.iterations ?? 12, o.seed);
   const dims = o.dims ?? pad16(dim);
   if (dims % 16 !== 0 || dims < dim)

@@ -117,8 +117,9 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
 
     const stores: Manifest['stores'] = [];
     // DRAM also holds the promotion pool (filled at load from the lists written here).
+    // ... and the code's head (rq's centroids; written with the code's parameters in codes.bin).
     const { upper, pool } = index.tierBytes().byKind;
-    const tierBytes = [upper[0] + pool[0], 0];
+    const tierBytes = [upper[0] + pool[0] + (index.codes?.segments[0]?.shape.headBytes ?? 0), 0];
     for (const kind of STORE_KINDS) {
       const store = kind === 'adjacency' ? index.adjacency : kind === 'vectors' ? index.vectors : kind === 'codes' ? index.codes : index.labelStore;
       if (!store) continue;

@@ -8,7 +8,7 @@
 // with whole records. Without a code (--codes none) the unit is the whole record (list + vector),
 // as CXL-ANNS places it: the full-precision baseline.
 import { StrataError } from '../../common/errors.js';
-import { type CodeKind, codeDims, codeRowBytes } from '../codes/index.js';
+import { type CodeKind, codeCentroids, codeDims, codeHeadBytes, codeRowBytes, MIN_CENTROIDS } from '../codes/index.js';
 
 /** Codes from the most precise to the smallest: auto takes the first that fits. */
 export const CODE_PREFERENCE: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
@@ -37,6 +37,8 @@ export interface BudgetPlan {
   codeRowBytes: number;
   /** Coded dimensions (codeDims): the wider padding when its rows fit too; 0 without a code. */
   codeDims: number;
+  /** Centroids an rq code trains (fewer than its default when those would not fit the budget); 0 otherwise. */
+  codeCentroids: number;
   /** Neighbour lists and full vectors of the first nodes (in placement order) held in DRAM. */
   adjacencyInDram: number;
   vectorsInDram: number;
@@ -75,6 +77,22 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     );
   }
   const free = i.budgetBytes - i.upperBytes;
+  /**
+   * Centroids of an rq code that fit beside its rows: the default count, halved while its
+   * parameters do not fit (a small set's 256 centroids can be a fifth of a 10% budget: 13 of 66 bytes
+   * per vector on SIFT 10k), down to MIN_CENTROIDS; 0 when even those do not fit (and for sq8).
+   */
+  const centroidsFor = (k: CodeKind, wide: boolean): number => {
+    const rows = n * codeRowBytes(k, i.dim, i.metric, wide);
+    let c = codeCentroids(k, n);
+    while (c > 0 && rows + codeHeadBytes(k, n, i.dim, c) > free) c = c > MIN_CENTROIDS ? Math.max(MIN_CENTROIDS, c >> 1) : 0;
+    return c;
+  };
+  /** A code's DRAM: a row per vector and its parameters (the centroids the kernel reads, the rotation's signs). */
+  const codeBytes = (k: CodeKind, wide: boolean): number => {
+    const c = k === 'sq8' ? 0 : Math.max(centroidsFor(k, wide), Math.min(MIN_CENTROIDS, codeCentroids(k, n)));
+    return n * codeRowBytes(k, i.dim, i.metric, wide) + codeHeadBytes(k, n, i.dim, c);
+  };
   let code: CodeKind | null = null;
   let reason: string;
   if (i.codes === 'none') {
@@ -82,14 +100,14 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   } else if (i.codes === 'auto' && i.budgetBytes >= full) {
     reason = 'no code: the whole index fits the budget at full precision';
   } else if (i.codes === 'auto') {
-    code = CODE_PREFERENCE.find((k) => n * codeRowBytes(k, i.dim, i.metric) <= free) ?? null;
+    code = CODE_PREFERENCE.find((k) => codeBytes(k, false) <= free) ?? null;
     reason =
       code !== null
-        ? `${code}: the most precise code whose rows for all ${n} vectors fit the budget after the upper layers`
-        : `no code: even rq2 (${n * codeRowBytes('rq2', i.dim, i.metric)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
+        ? `${code}: the most precise code whose rows for all ${n} vectors (and its parameters) fit the budget after the upper layers`
+        : `no code: even rq2 (${codeBytes('rq2', false)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
   } else {
     code = i.codes;
-    const need = i.upperBytes + n * codeRowBytes(code, i.dim, i.metric);
+    const need = i.upperBytes + codeBytes(code, false);
     if (need > i.budgetBytes) {
       throw new StrataError(
         'STRATA_DRAM_BUDGET',
@@ -101,10 +119,13 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   }
   // A code that fits may widen its padding when the wider rows fit too (codeDims: more precision at
   // the same kernel cost; the neighbour lists get what is left either way).
-  const wide = code !== null && n * codeRowBytes(code, i.dim, i.metric, true) <= free;
+  // Widening never costs centroids: only with the default count's parameters fitting too.
+  const wide = code !== null && n * codeRowBytes(code, i.dim, i.metric, true) + codeHeadBytes(code, n, i.dim) <= free;
   const rowBytes = code ? codeRowBytes(code, i.dim, i.metric, wide) : 0;
   const dims = code ? codeDims(code, i.dim, wide) : 0;
-  let left = free - n * rowBytes;
+  const codesDram = code ? codeBytes(code, wide) : 0;
+  const centroids = code && code !== 'sq8' ? Math.max(centroidsFor(code, wide), Math.min(MIN_CENTROIDS, codeCentroids(code, n))) : 0;
+  let left = free - codesDram;
   let hot: number;
   let vectorsInDram: number;
   if (code === null) {
@@ -133,7 +154,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
       poolBytes = p * slotBytes;
     }
   }
-  const dram = { upper: i.upperBytes, codes: n * rowBytes, adjacency: hot * adj, pool: poolBytes, vectors: vectorsInDram * vec, total: 0 };
+  const dram = { upper: i.upperBytes, codes: codesDram, adjacency: hot * adj, pool: poolBytes, vectors: vectorsInDram * vec, total: 0 };
   dram.total = dram.upper + dram.codes + dram.adjacency + dram.pool + dram.vectors;
   const cxl = { adjacency: (n - hot) * adj, vectors: (n - vectorsInDram) * vec, labels: n * LABEL_BYTES, total: 0 };
   cxl.total = cxl.adjacency + cxl.vectors + cxl.labels;
@@ -142,6 +163,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     code,
     codeRowBytes: rowBytes,
     codeDims: dims,
+    codeCentroids: centroids,
     adjacencyInDram: hot,
     vectorsInDram,
     poolLists,

@@ -122,6 +122,12 @@ export interface PoolHandle {
 
 const NO_LANES: LaneLayout = { lanes: 0, laneBase: 0, laneBytes: 0, visitedAt: 0, candAt: 0, candCap: 0, topAt: 0, topCap: 0, scratchAt: 0, maxDegree: 0 };
 
+/** A code store's DRAM: its rows and one copy of the head (every segment holds one; the planner charges one). */
+function codeStoreBytes(codes: NodeStore): [number, number] {
+  const [dram, cxl] = codes.recordBytes();
+  return [dram + (codes.segments[0]?.shape.headBytes ?? 0), cxl];
+}
+
 function toShared<T extends Uint8Array | Int32Array | Uint32Array | Float32Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
   const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
@@ -395,7 +401,8 @@ export class TieredIndex {
       pool: [pl ? poolBytes(pl) : 0, 0] as [number, number],
       adjacency: this.adjacency.recordBytes(),
       vectors: this.vectors.recordBytes(),
-      codes: this.codes ? this.codes.recordBytes() : ([0, 0] as [number, number]),
+      // The rows, and the head the planner charges with them (rq's centroids; one copy, as planned).
+      codes: this.codes ? codeStoreBytes(this.codes) : ([0, 0] as [number, number]),
       labels: this.labelStore.recordBytes(),
       upper: [upper, 0] as [number, number],
     };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFvecsMatrix, readIvecs, writeFvecs } from '../../datasets/index.js';
 import { loadIndex } from '../../index/format/load-index.js';
-import type { CodeKind } from '../../index/codes/index.js';
+import { type CodeKind, codeHeadBytes, MIN_CENTROIDS } from '../../index/codes/index.js';
 import type { BudgetPlan } from '../../index/placement/planner.js';
 import { ensureBuilt, jsonLine, strata, type CliResult } from '../helpers/cli.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
@@ -219,8 +219,11 @@ describe('strata build --json', () => {
     // The promotion pool (a list, two table entries and a tenant id per slot) is DRAM too.
     expect(p.poolLists).toBeGreaterThan(0);
     expect(p.dram.pool).toBe(p.poolLists * (ADJ + 20));
-    expect(p.dram.total).toBe(p.dram.upper + COUNT * p.codeRowBytes + p.adjacencyInDram * ADJ + p.dram.pool + p.vectorsInDram * VEC);
-    expect(s.tiers[0]!.bytes + s.tiers[1]!.bytes).toBe(p.dram.upper + p.dram.pool + COUNT * (p.codeRowBytes + ADJ + VEC + LABEL));
+    // A code's DRAM is its rows and its head (rq's centroids, as many as the plan trains).
+    const head = p.code ? codeHeadBytes(p.code, COUNT, DIM, p.codeCentroids) : 0;
+    expect(p.dram.codes).toBe(COUNT * p.codeRowBytes + head);
+    expect(p.dram.total).toBe(p.dram.upper + p.dram.codes + p.adjacencyInDram * ADJ + p.dram.pool + p.vectorsInDram * VEC);
+    expect(s.tiers[0]!.bytes + s.tiers[1]!.bytes).toBe(p.dram.upper + p.dram.pool + head + COUNT * (p.codeRowBytes + ADJ + VEC + LABEL));
     expect(s).not.toHaveProperty('manifest');
     expect(s.seconds['total']).toBeGreaterThan(0);
   });
@@ -374,11 +377,13 @@ describe('strata build plan and --codes', () => {
     const r = strata(buildArgs(out, '--dram-budget', '5%', '--json'));
     expectOk(r);
     const p = jsonLine<BuildJson>(r).plan;
-    // The case under test: the upper layers fit, rq2's rows for the 1000 vectors do not.
+    // The case under test: the upper layers fit, rq2's rows for the 1000 vectors (and its fewest
+    // centroids) do not.
+    const rq2 = 1000 * CODE_ROW.rq2 + codeHeadBytes('rq2', 1000, DIM, MIN_CENTROIDS);
     expect(p.dram.upper).toBeLessThanOrEqual(p.budgetBytes);
-    expect(p.dram.upper + 1000 * CODE_ROW.rq2).toBeGreaterThan(p.budgetBytes);
+    expect(p.dram.upper + rq2).toBeGreaterThan(p.budgetBytes);
     expect([p.code, p.codeRowBytes]).toEqual([null, 0]);
-    expect(p.reason).toContain(`even rq2 (${1000 * CODE_ROW.rq2} bytes) does not fit the ${p.budgetBytes - p.dram.upper} bytes left after the upper layers`);
+    expect(p.reason).toContain(`even rq2 (${rq2} bytes) does not fit the ${p.budgetBytes - p.dram.upper} bytes left after the upper layers`);
     expect(p.vectorsInDram).toBe(p.adjacencyInDram);
     expect(p.dram.total).toBeLessThanOrEqual(p.budgetBytes);
     expect(existsSync(join(out, 'codes.bin'))).toBe(false);

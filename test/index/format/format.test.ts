@@ -244,13 +244,14 @@ describe('writeIndex / loadIndex round trip', () => {
       { kind: 'labels', tier: 0, start: 0, count: 0, stride: 8, file: 'labels-dram.bin' },
       { kind: 'labels', tier: 1, start: 0, count: COUNT, stride: 8, file: 'labels-cxl.bin' },
     ]);
-    // Tier bytes: the records each tier holds, upper layers (9 bytes a node + links) in DRAM; the
+    // Tier bytes: the records each tier holds, upper layers (9 bytes a node + links) and the code's
+    // head (rq4's centroids) in DRAM; the
     // same as the planner's totals, and DRAM within the budget.
     const upper = 9 * index.upper.ids.length + 4 * index.upper.links.length;
     const pool = placed.plan.dram.pool;
     expect(pool).toBe(placed.plan.poolLists * (ADJ + 20));
     expect(m.tiers).toEqual([
-      { index: 0, kind: 'dram', bytes: upper + COUNT * 18 + a * ADJ + pool },
+      { index: 0, kind: 'dram', bytes: upper + COUNT * 18 + index.codec!.headBytes + a * ADJ + pool },
       { index: 1, kind: 'cxl', bytes: (COUNT - a) * ADJ + COUNT * VEC + COUNT * 8 },
     ]);
     expect(m.tiers.map((t) => t.bytes)).toEqual([placed.plan.dram.total, placed.plan.cxl.total]);

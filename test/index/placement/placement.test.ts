@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { graphFullPrecisionBytes } from '../../../index/build/place-and-layout.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { profileGraph, sampleRows, predictedDramShare } from '../../../index/build/profile.js';
-import { CODE_KINDS, type CodeKind, codeDims, codeRowBytes, trainCodec } from '../../../index/codes/index.js';
+import { CODE_KINDS, type CodeKind, codeCentroids, codeDims, codeHeadBytes, codeRowBytes, MIN_CENTROIDS, trainCodec } from '../../../index/codes/index.js';
 import { generateClustered } from '../../../datasets/index.js';
 import { bfsFromEntry } from '../../../index/placement/bfs.js';
 import { orderNodes, parseBudget, PLACEMENT_POLICIES, type PlacementPolicy, rankNodes } from '../../../index/placement/placement.js';
@@ -159,6 +159,10 @@ describe('planBudget', () => {
     codes,
   });
   const full = graphFullPrecisionBytes(graph);
+  /** DRAM a code takes: its rows and its parameters (rq's centroids and signs), with its default centroids. */
+  const need = (kind: CodeKind, metric: 'l2' | 'ip' = 'l2'): number => n * rowBytes(kind, metric) + codeHeadBytes(kind, n, dim);
+  /** The least DRAM a code is planned with: its centroids cut to MIN_CENTROIDS. */
+  const minNeed = (kind: CodeKind): number => n * rowBytes(kind, 'l2') + codeHeadBytes(kind, n, dim, Math.min(MIN_CENTROIDS, codeCentroids(kind, n)));
   /** rq2 row bytes for an l2 code of `d` dimensions (padded to 16). */
   const rowBytes2 = (d: number): number => 4 + 4 + (2 * Math.ceil(d / 16) * 16) / 8 + 2;
 
@@ -178,9 +182,11 @@ describe('planBudget', () => {
     for (const metric of ['l2', 'ip'] as const) {
       for (const kind of CODE_KINDS) {
         const p = planBudget(input(full, kind, metric));
-        expect([p.code, p.codeRowBytes, p.dram.codes]).toEqual([kind, rowBytes(kind, metric), n * rowBytes(kind, metric)]);
-        // The planner's arithmetic is what the encoder really writes.
-        expect(trainCodec(kind, data.base, dim, metric, { seed: 1 }).spec.stride).toBe(rowBytes(kind, metric));
+        expect([p.code, p.codeRowBytes, p.dram.codes]).toEqual([kind, rowBytes(kind, metric), need(kind, metric)]);
+        // The planner's arithmetic is what the encoder really writes: rows and parameters.
+        const codec = trainCodec(kind, data.base, dim, metric, { seed: 1 });
+        expect(codec.spec.stride).toBe(rowBytes(kind, metric));
+        expect(codeHeadBytes(kind, n, dim)).toBe(codec.headBytes);
       }
     }
   });
@@ -189,7 +195,7 @@ describe('planBudget', () => {
     let pooled = 0;
     for (const share of [0.1, 0.15, 0.2, 0.3, 0.5, 0.8]) {
       const budget = Math.floor(full * share);
-      if (upperBytes + n * rowBytes('rq3', 'l2') > budget) continue;
+      if (upperBytes + need('rq3') > budget) continue;
       const flat = planBudget(input(budget, 'rq3'));
       const p = planBudget({ ...input(budget, 'rq3'), poolShare: 0.25 });
       expect(p.code).toBe(flat.code);
@@ -219,18 +225,18 @@ describe('planBudget', () => {
       for (const codes of ['auto', ...CODE_KINDS] as const) {
         // A forced code needs its rows (budgets below are refused, tested below); auto, at worst
         // whole records, needs the upper layers only.
-        const need = upperBytes + (codes === 'auto' ? 0 : n * rowBytes(codes, 'l2'));
-        if (need > budget) continue;
+        const needed = upperBytes + (codes === 'auto' ? 0 : minNeed(codes));
+        if (needed > budget) continue;
         const p = planBudget(input(budget, codes));
-        const row = p.codeRowBytes;
+        const codeDram = p.code ? n * p.codeRowBytes + codeHeadBytes(p.code, n, dim, p.codeCentroids) : 0;
         expect(p.dram.total, `${codes} at ${share}`).toBeLessThanOrEqual(budget);
         expect(p.dram).toEqual({
           upper: upperBytes,
-          codes: n * row,
+          codes: codeDram,
           adjacency: p.adjacencyInDram * ADJ,
           pool: 0,
           vectors: p.vectorsInDram * VEC,
-          total: upperBytes + n * row + p.adjacencyInDram * ADJ + p.vectorsInDram * VEC,
+          total: upperBytes + codeDram + p.adjacencyInDram * ADJ + p.vectorsInDram * VEC,
         });
         expect(p.cxl).toEqual({
           adjacency: (n - p.adjacencyInDram) * ADJ,
@@ -257,7 +263,7 @@ describe('planBudget', () => {
     const seen = new Set<string>();
     for (let share = 0.04; share <= 1; share += 0.01) {
       const budget = Math.floor(full * share);
-      const fits = (k: CodeKind): boolean => upperBytes + n * rowBytes(k, 'l2') <= budget;
+      const fits = (k: CodeKind): boolean => upperBytes + minNeed(k) <= budget;
       const expected = CODE_PREFERENCE.find(fits);
       if (expected === undefined) continue;
       const p = planBudget(input(budget, 'auto'));
@@ -268,7 +274,7 @@ describe('planBudget', () => {
     // The sweep crossed every code's threshold, so each choice was exercised.
     expect([...seen].sort()).toEqual([...CODE_KINDS].sort());
     // At the exact threshold sq8 fits; a byte less and it is rq4.
-    const sq8Need = upperBytes + n * rowBytes('sq8', 'l2');
+    const sq8Need = upperBytes + need('sq8');
     expect(planBudget(input(sq8Need, 'auto')).code).toBe('sq8');
     expect(planBudget(input(sq8Need - 1, 'auto')).code).toBe('rq4');
   });
@@ -278,21 +284,49 @@ describe('planBudget', () => {
     // A 32-d vector would double, a 200-d one grow by 23%: they keep the narrow padding; rq4 and sq8 always do.
     expect([codeDims('rq3', 32, true), codeDims('rq3', 200, true), codeDims('rq4', 100, true), codeDims('sq8', 100, true)]).toEqual([32, 208, 112, 112]);
     const big = { count: 1000, dim: 100, metric: 'ip' as const, maxM0: 32, upperBytes: 5000, codes: 'rq3' as const };
-    const narrowRows = 1000 * codeRowBytes('rq3', 100, 'ip');
-    const wideRows = 1000 * codeRowBytes('rq3', 100, 'ip', true);
+    const narrowRows = 1000 * codeRowBytes('rq3', 100, 'ip') + codeHeadBytes('rq3', 1000, 100);
+    const wideRows = 1000 * codeRowBytes('rq3', 100, 'ip', true) + codeHeadBytes('rq3', 1000, 100);
     expect(wideRows - narrowRows).toBe(1000 * ((3 * 16) / 8));
     const atWide = planBudget({ ...big, budgetBytes: 5000 + wideRows });
-    expect([atWide.codeDims, atWide.codeRowBytes, atWide.adjacencyInDram]).toEqual([128, wideRows / 1000, 0]);
+    expect([atWide.codeDims, atWide.codeRowBytes, atWide.adjacencyInDram]).toEqual([128, codeRowBytes('rq3', 100, 'ip', true), 0]);
     const belowWide = planBudget({ ...big, budgetBytes: 5000 + wideRows - 1 });
-    expect([belowWide.codeDims, belowWide.codeRowBytes]).toEqual([112, narrowRows / 1000]);
+    expect([belowWide.codeDims, belowWide.codeRowBytes]).toEqual([112, codeRowBytes('rq3', 100, 'ip')]);
     expect(belowWide.dram.total).toBeLessThanOrEqual(5000 + wideRows - 1);
     const vectors = new Float32Array(300 * 100).map((_, i) => Math.sin(i * 0.37));
     const codec = trainCodec('rq3', vectors, 100, 'ip', { seed: 1, dims: atWide.codeDims });
     expect([codec.spec.dims, codec.spec.stride]).toEqual([128, atWide.codeRowBytes]);
   });
 
+  it("cuts an rq code's centroids (halving, down to MIN_CENTROIDS) when its default count's would not fit beside its rows, and trains that many", () => {
+    const big = { count: 20_000, dim: 128, metric: 'l2' as const, maxM0: 32, upperBytes: 10_000, codes: 'rq3' as const };
+    const rows = 20_000 * codeRowBytes('rq3', 128, 'l2');
+    const full = codeCentroids('rq3', 20_000);
+    expect(full).toBe(256);
+    const at = (budgetBytes: number) => planBudget({ ...big, budgetBytes });
+    // Room for every default centroid: the default.
+    expect(at(10_000 + rows + codeHeadBytes('rq3', 20_000, 128)).codeCentroids).toBe(256);
+    // A byte short of the default's parameters: half as many; and so on down to the floor.
+    for (const [room, want] of [
+      [codeHeadBytes('rq3', 20_000, 128, 256) - 1, 128],
+      [codeHeadBytes('rq3', 20_000, 128, 64), 64],
+      [codeHeadBytes('rq3', 20_000, 128, 32) - 1, MIN_CENTROIDS],
+    ] as const) {
+      const p = at(10_000 + rows + room);
+      expect(p.codeCentroids, `room ${room}`).toBe(want);
+      expect(p.dram.codes).toBe(rows + codeHeadBytes('rq3', 20_000, 128, want));
+      expect(p.dram.total).toBeLessThanOrEqual(10_000 + rows + room);
+    }
+    // Not even MIN_CENTROIDS' parameters: a forced rq3 is refused naming what it needs.
+    const floor = 10_000 + rows + codeHeadBytes('rq3', 20_000, 128, MIN_CENTROIDS);
+    expect(expectStrataError(() => at(floor - 1), 'STRATA_DRAM_BUDGET').message).toContain(`needs ${floor} bytes`);
+    // The code trained on the plan has the planned centroids.
+    const vectors = new Float32Array(3000 * 16).map((_, i) => Math.sin(i * 0.91) + (i % 7));
+    expect(trainCodec('rq3', vectors, 16, 'l2', { seed: 1, centroids: 16 }).spec.centroids).toBe(16);
+    expect(trainCodec('rq3', vectors, 16, 'l2', { seed: 1 }).spec.centroids).toBe(codeCentroids('rq3', 3000));
+  });
+
   it('auto falls back to whole records without a code, naming the bytes rq2 would need, when even rq2 does not fit', () => {
-    const rq2Rows = n * rowBytes('rq2', 'l2');
+    const rq2Rows = minNeed('rq2');
     expect(planBudget(input(upperBytes + rq2Rows, 'auto')).code).toBe('rq2');
     for (const budget of [upperBytes + rq2Rows - 1, upperBytes + 10 * (ADJ + VEC) + 5]) {
       const p = planBudget(input(budget, 'auto'));
@@ -305,12 +339,12 @@ describe('planBudget', () => {
 
   it('refuses, naming the bytes needed and the budget, a forced code that does not fit', () => {
     for (const kind of CODE_KINDS) {
-      const need = upperBytes + n * rowBytes(kind, 'l2');
-      expect(planBudget(input(need, kind)).code).toBe(kind);
-      const e = expectStrataError(() => planBudget(input(need - 1, kind)), 'STRATA_DRAM_BUDGET');
-      expect(e.message).toContain(`--codes ${kind} needs ${need} bytes`);
-      expect(e.message).toContain(`the budget is ${need - 1}`);
-      expect(e.details['needed']).toBe(need);
+      const needed = upperBytes + minNeed(kind);
+      expect(planBudget(input(needed, kind)).code).toBe(kind);
+      const e = expectStrataError(() => planBudget(input(needed - 1, kind)), 'STRATA_DRAM_BUDGET');
+      expect(e.message).toContain(`--codes ${kind} needs ${needed} bytes`);
+      expect(e.message).toContain(`the budget is ${needed - 1}`);
+      expect(e.details['needed']).toBe(needed);
     }
   });
 
@@ -346,7 +380,7 @@ describe('planBudget', () => {
   });
 
   it('with a code fills neighbour lists first, and vectors only once every neighbour list is in DRAM', () => {
-    const allLists = upperBytes + n * (rowBytes('rq4', 'l2') + ADJ);
+    const allLists = upperBytes + need('rq4') + n * ADJ;
     const p1 = planBudget(input(allLists - 1, 'rq4'));
     expect([p1.adjacencyInDram, p1.vectorsInDram]).toEqual([n - 1, 0]);
     const p2 = planBudget(input(allLists + 10 * VEC, 'rq4'));
@@ -354,7 +388,7 @@ describe('planBudget', () => {
     // Vectors smaller than a neighbour list (dim 8: 32 bytes against 68): the bytes a list cannot
     // use still go to no vector while any list is in CXL.
     const narrow: PlannerInput = { count: 1000, dim: 8, metric: 'l2', maxM0: 16, upperBytes: 500, budgetBytes: 0, codes: 'rq2' };
-    const lists = 500 + 1000 * (rowBytes2(8) + ADJ);
+    const lists = 500 + 1000 * (rowBytes2(8) + ADJ) + codeHeadBytes('rq2', 1000, 8);
     const p3 = planBudget({ ...narrow, budgetBytes: lists - ADJ + 40 });
     expect([p3.adjacencyInDram, p3.vectorsInDram]).toEqual([999, 0]);
     const p4 = planBudget({ ...narrow, budgetBytes: lists + 40 });
