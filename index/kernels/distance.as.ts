@@ -677,8 +677,11 @@ export function traverse(b: usize): void {
         foreseenList = listOf(next, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
         foreseenTier = listTier;
         const deg = load<u32>(foreseenList) & DEGREE_MASK;
-        sink ^= deg;
         foreseenBytes = (deg + 1) << 2;
+        // Touch the list's other lines too (a 132-byte list spans three): independent loads, so
+        // their misses overlap this hop's scoring instead of stalling the next hop.
+        sink ^= deg ^ load<u8>(foreseenList + <usize>foreseenBytes - 1);
+        for (let off: usize = 64; off < <usize>foreseenBytes; off += 64) sink ^= load<u8>(foreseenList + off);
         addU32(b + O_ISSUED, 1);
       } else foreseen = -1;
     } else {
