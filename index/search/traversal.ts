@@ -7,6 +7,7 @@
 // A search is: the entry point, greedy descent through the upper layers, a beam search of width ef
 // on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
 // with codes, the best `rerank` candidates re-scored with full vectors.
+import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
@@ -15,6 +16,9 @@ import type { Accountant } from './accounting.js';
 import type { FusedTraversal } from './fused-traversal.js';
 import { PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
+
+/** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
+const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
 
 export class Traversal {
   private readonly adjWords: number;
@@ -288,7 +292,8 @@ export class Traversal {
 
   /**
    * The next stage: from the undecided candidates (best estimate first), the first k·2^(stage-1)
-   * whose estimate minus its error bound beats the k-th exact distance found so far; those that do
+   * whose estimate minus PRUNE_SIGMAS standard deviations of its error beats the k-th exact
+   * distance found so far; those that do
    * not are dropped for good (the k-th only shrinks). Stages grow so that a query needs few of them:
    * each is one round trip to the vectors' tier.
    */
@@ -307,7 +312,8 @@ export class Traversal {
       let keep = true;
       if (st.pruneByBound && est > kth) {
         const seg = codes.segmentOf(id);
-        keep = est - codec.errorBound(seg.dv, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est) <= kth;
+        const bound = codec.errorBound(seg.dv, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est);
+        keep = est - PRUNE_SHARE * bound <= kth;
       }
       if (keep) {
         st.poolIds[m] = id;
