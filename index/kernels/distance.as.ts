@@ -443,8 +443,11 @@ let topN: i32 = 0;
   siftUp(topD, topI, topN++, dist, id, true);
 }
 
-@inline function topPop(): void {
-  siftDown(topD, topI, --topN, true);
+/** The root of the full top heap replaced by a nearer entry, sifted down in one pass. */
+@inline function topReplace(dist: f32, id: u32): void {
+  store<f32>(topD + (<usize>topN << 2), dist);
+  store<u32>(topI + (<usize>topN << 2), id);
+  siftDown(topD, topI, topN, true);
 }
 
 @inline function addU32(at: usize, v: u32): void {
@@ -708,8 +711,9 @@ export function traverse(b: usize): void {
         }
         const nb = load<u32>(order + (j << 2));
         candPush(d, nb);
-        topPush(d, nb);
-        if (topN > ef) topPop();
+        // A full beam drops its farthest for this nearer one (MaxHeap.replaceTop is the twin).
+        if (topN < ef) topPush(d, nb);
+        else topReplace(d, nb);
         lowerBound = load<f32>(topD);
       }
     }

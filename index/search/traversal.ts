@@ -168,8 +168,9 @@ export class Traversal {
           if (top.size < ef || d < lowerBound) {
             const id = ids[j]!;
             cand.push(d, id);
-            top.push(d, id);
-            if (top.size > ef) top.pop();
+            // A full beam drops its farthest for this nearer one.
+            if (top.size < ef) top.push(d, id);
+            else top.replaceTop(d, id);
             lowerBound = top.d[0]!;
           }
         }
