@@ -35,17 +35,6 @@ export class MinHeap {
     this.siftLast(n);
   }
 
-  /**
-   * Replaces the root (the largest) with an entry below it: the set push-then-pop would leave,
-   * in one sift instead of two (the fused traversal's twin: distance.as.ts topReplace).
-   */
-  replaceTop(dist: number, id: number): void {
-    const n = this.size;
-    this.d[n] = dist;
-    this.i[n] = id;
-    this.siftLast(n);
-  }
-
   /** Moves the entry at index n into the root's place and sifts it down among the first n. */
   private siftLast(n: number): void {
     const d = this.d;
