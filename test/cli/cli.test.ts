@@ -309,19 +309,21 @@ describe('strata build plan and --codes', () => {
 
   it('prints the plan: budget, code, what DRAM and CXL hold, in the same numbers as --json', () => {
     const out = tmp.path('index-text');
-    const r = strata(buildArgs(out, '--dram-budget', '30%'));
+    const r = strata(buildArgs(out, '--dram-budget', '15%'));
     expectOk(r);
-    const j = strata(buildArgs(tmp.path('index-text-json'), '--dram-budget', '30%', '--json'));
+    const j = strata(buildArgs(tmp.path('index-text-json'), '--dram-budget', '15%', '--json'));
     expectOk(j);
     const p = jsonLine<BuildJson>(j).plan;
     const lines = r.stdout.split('\n');
     const plan = lines.findIndex((l) => l.startsWith('plan: DRAM budget '));
     expect(plan, r.stdout).toBeGreaterThan(0);
-    expect(lines[plan]).toContain(`30.0% of`);
+    expect(lines[plan]).toContain(`15.0% of`);
+    // An rq code at this budget: the line names its centroids too.
+    expect(p.codeCentroids).toBeGreaterThan(0);
     expect(lines[plan]).toContain(p.reason);
     expect(lines[plan + 1]).toMatch(
       new RegExp(
-        `^  DRAM .*: upper layers .*, ${p.code} codes .* \\(${p.codeRowBytes} B each, ${p.codeDims} coded dims\\), neighbour lists of ${p.adjacencyInDram} hottest nodes`,
+        `^  DRAM .*: upper layers .*, ${p.code} codes .* \\(${p.codeRowBytes} B each, ${p.codeDims} coded dims${p.codeCentroids > 0 ? `, and ${p.codeCentroids} centroids` : ''}\\), neighbour lists of ${p.adjacencyInDram} hottest nodes`,
       ),
     );
     expect(lines[plan + 2]).toMatch(
