@@ -806,9 +806,10 @@ export function rqPrepare(prep: usize, signs: usize, work: usize, dim: i32, dims
     sum = i32x4.add(sum, i32x4.add(a, c));
     v128.store(w + (<usize>d << 1), i16x8.narrow_i32x4_s(a, c));
   }
-  const sumW = i32x4.extract_lane(sum, 0) + i32x4.extract_lane(sum, 1) + i32x4.extract_lane(sum, 2) + i32x4.extract_lane(sum, 3);
+  // Each lane holds a quarter of the weights (in range by the limit); four together are summed in f64.
+  const sumW = hsum(sum);
   store<f32>(prep + 24, gammaSign * W);
-  store<f64>(prep + 32, mid * <f64>sumW);
+  store<f64>(prep + 32, mid * sumW);
   store<f32>(prep + 48, <f32>Math.sqrt(<f64>qq));
   const table = prep + tableOffset;
   for (let c = 0; c < centroids; c++) store<f32>(table + (<usize>c << 2), NaN);

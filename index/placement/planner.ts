@@ -78,8 +78,8 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   }
   const free = i.budgetBytes - i.upperBytes;
   /**
-   * Centroids of an rq code that fit beside its rows: the default count, halved while its
-   * parameters do not fit (a small set's 256 centroids can be a fifth of a 10% budget: 13 of 66 bytes
+   * Centroids of an rq code that fit beside its rows: the default count, halved while they do not
+   * fit (a small set's 256 centroids can be a fifth of a 10% budget: 13 of 66 bytes
    * per vector on SIFT 10k), down to MIN_CENTROIDS; 0 when even those do not fit (and for sq8).
    */
   const centroidsFor = (k: CodeKind, wide: boolean): number => {
@@ -88,7 +88,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     while (c > 0 && rows + codeHeadBytes(k, n, i.dim, c) > free) c = c > MIN_CENTROIDS ? Math.max(MIN_CENTROIDS, c >> 1) : 0;
     return c;
   };
-  /** A code's DRAM: a row per vector and its parameters (the centroids the kernel reads, the rotation's signs). */
+  /** A code's DRAM: a row per vector and its head (the centroids the kernel reads). */
   const codeBytes = (k: CodeKind, wide: boolean): number => {
     const c = k === 'sq8' ? 0 : Math.max(centroidsFor(k, wide), Math.min(MIN_CENTROIDS, codeCentroids(k, n)));
     return n * codeRowBytes(k, i.dim, i.metric, wide) + codeHeadBytes(k, n, i.dim, c);
