@@ -116,10 +116,7 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
     }
 
     const stores: Manifest['stores'] = [];
-    // DRAM also holds the promotion pool (filled at load from the lists written here).
-    // ... and the code's head (rq's centroids; written with the code's parameters in codes.bin).
-    const { upper, pool } = index.tierBytes().byKind;
-    const tierBytes = [upper[0] + pool[0] + (index.codes?.segments[0]?.shape.headBytes ?? 0), 0];
+
     for (const kind of STORE_KINDS) {
       const store = kind === 'adjacency' ? index.adjacency : kind === 'vectors' ? index.vectors : kind === 'codes' ? index.codes : index.labelStore;
       if (!store) continue;
@@ -127,7 +124,6 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
         const segs = store.segments.filter((s) => s.tier === tier);
         const start = tier === 0 ? 0 : store.split;
         const count = tier === 0 ? store.split : m.count - store.split;
-        tierBytes[tier]! += count * store.shape.stride;
         if (kind === 'codes') {
           if (count > 0) stores.push({ kind, tier, start, count, stride: store.shape.stride, file: CODES_FILE });
           continue;
@@ -140,7 +136,10 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
         stores.push({ kind, tier, start, count, stride: store.shape.stride, file: name });
       }
     }
-    const tiers = TIER_KINDS.map((kind, i) => ({ index: i, kind, bytes: tierBytes[i]! }));
+    // Every store's records per tier, and in DRAM the upper layers, the code's head (rq's centroids)
+    // and the promotion pool (filled at load from the lists written here).
+    const { dram, cxl } = index.tierBytes();
+    const tiers = TIER_KINDS.map((kind, i) => ({ index: i, kind, bytes: i === 0 ? dram : cxl }));
 
     const manifest: Manifest = {
       format: FORMAT_NAME,

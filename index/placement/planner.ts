@@ -78,21 +78,19 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   }
   const free = i.budgetBytes - i.upperBytes;
   /**
-   * Centroids of an rq code that fit beside its rows: the default count, halved while they do not
-   * fit (a small set's 256 centroids can be a fifth of a 10% budget: 13 of 66 bytes
-   * per vector on SIFT 10k), down to MIN_CENTROIDS; 0 when even those do not fit (and for sq8).
+   * Centroids an rq code trains: the default count, halved while they do not fit beside its rows
+   * (a small set's 256 centroids can be a fifth of a 10% budget: 13 of 66 bytes per vector on SIFT
+   * 10k), down to MIN_CENTROIDS, where the code either fits or does not; 0 for sq8.
    */
   const centroidsFor = (k: CodeKind, wide: boolean): number => {
     const rows = n * codeRowBytes(k, i.dim, i.metric, wide);
+    const floor = Math.min(MIN_CENTROIDS, codeCentroids(k, n));
     let c = codeCentroids(k, n);
-    while (c > 0 && rows + codeHeadBytes(k, n, i.dim, c) > free) c = c > MIN_CENTROIDS ? Math.max(MIN_CENTROIDS, c >> 1) : 0;
+    while (c > floor && rows + codeHeadBytes(k, n, i.dim, c) > free) c = Math.max(floor, c >> 1);
     return c;
   };
   /** A code's DRAM: a row per vector and its head (the centroids the kernel reads). */
-  const codeBytes = (k: CodeKind, wide: boolean): number => {
-    const c = k === 'sq8' ? 0 : Math.max(centroidsFor(k, wide), Math.min(MIN_CENTROIDS, codeCentroids(k, n)));
-    return n * codeRowBytes(k, i.dim, i.metric, wide) + codeHeadBytes(k, n, i.dim, c);
-  };
+  const codeBytes = (k: CodeKind, wide: boolean): number => n * codeRowBytes(k, i.dim, i.metric, wide) + codeHeadBytes(k, n, i.dim, centroidsFor(k, wide));
   let code: CodeKind | null = null;
   let reason: string;
   if (i.codes === 'none') {
@@ -124,7 +122,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   const rowBytes = code ? codeRowBytes(code, i.dim, i.metric, wide) : 0;
   const dims = code ? codeDims(code, i.dim, wide) : 0;
   const codesDram = code ? codeBytes(code, wide) : 0;
-  const centroids = code && code !== 'sq8' ? Math.max(centroidsFor(code, wide), Math.min(MIN_CENTROIDS, codeCentroids(code, n))) : 0;
+  const centroids = code ? centroidsFor(code, wide) : 0;
   let left = free - codesDram;
   let hot: number;
   let vectorsInDram: number;
