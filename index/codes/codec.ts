@@ -130,16 +130,18 @@ export function weightBytes(dims: number): number {
 
 /** The largest integer weight: keeps every i32 lane of the kernel's accumulator in range (see writeWeights). */
 export function weightLimit(bits: number, dims: number): number {
-  return Math.min(32767, Math.floor(2147483647 / (Math.ceil(dims / 4) * ((1 << bits) - 1))));
+  // Values of at most 4 bits are summed as one i32 in the kernel (hsumI), bytes lane by lane in f64:
+  // below ~4,000 dimensions the i16 range binds first either way.
+  const terms = bits <= 4 ? dims : Math.ceil(dims / 4);
+  return Math.min(32767, Math.floor(2147483647 / (terms * ((1 << bits) - 1))));
 }
 
 /**
  * Quantises per-dimension query weights to i16 for the kernel's integer dot product and writes them
  * in natural dimension order, one per dimension: the kernel assembles a value from its planes before
  * it multiplies (a value of the rq codes from its crumb and bit, say). Returns W (weight = W ×
- * integer) and the sum of the integer weights. The bound keeps every i32 lane of the kernel's
- * accumulator in range: a lane sums a quarter of the dimensions, each a product of a weight and a
- * value below 2^bits.
+ * integer) and the sum of the integer weights. The bound keeps the kernel's i32 sums in range: the
+ * whole dot product for values of at most 4 bits, each lane's quarter of the dimensions for bytes.
  */
 export function writeWeights(out: Uint8Array, v: Float64Array, bits: number, dims: number): { W: number; sumW: number } {
   // Once per query on the search path: plain loops over one typed-array type (monomorphic), no

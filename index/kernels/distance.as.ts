@@ -149,6 +149,12 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
   return <f64>i32x4.extract_lane(acc, 0) + <f64>i32x4.extract_lane(acc, 1) + <f64>i32x4.extract_lane(acc, 2) + <f64>i32x4.extract_lane(acc, 3);
 }
 
+// Small values: the whole sum fits i32 (weightLimit), so the lanes add as integers in the vector.
+@inline function hsumI(acc: v128): f64 {
+  const s = i32x4.add(acc, i8x16.shuffle(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+  return <f64>i32x4.extract_lane(i32x4.add(s, i8x16.shuffle(s, s, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3)), 0);
+}
+
 /** Bytes plane: byte i is dimension i. */
 @inline function dotBytes(p: usize, w: usize, dims: i32): f64 {
   let acc = i32x4.splat(0);
@@ -193,7 +199,7 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
     const vals = i8x16.shuffle(v128.and(v, lowMask), v128.and(i16x8.shr_u(v, 4), lowMask), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
     acc = dot16(acc, vals, w + (<usize>i << 1));
   }
-  return hsum(acc);
+  return hsumI(acc);
 }
 
 /**
@@ -243,7 +249,7 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
     acc = crumbSteps(acc, v, d, w + (<usize>i << 1), 16, withBits);
   }
   const t = dims - i;
-  if (t == 0) return hsum(acc);
+  if (t == 0) return hsumI(acc);
   const pc = p + (<usize>i >> 2);
   const pt = pb + (<usize>i >> 3);
   const wi = w + (<usize>i << 1);
@@ -270,7 +276,7 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
     }
     acc = crumbSteps(acc, v, d, wi, 4, withBits);
   }
-  return hsum(acc);
+  return hsumI(acc);
 }
 
 /**
@@ -279,6 +285,17 @@ export function ipBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32
  */
 export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i32, out: usize): void {
   const planes = load<u32>(q);
+  touchRows(base, stride, ids, n, stride);
+  // One loop per plane layout, so that no row pays a test of its layout (each call site's kind is a
+  // constant, and the optimiser keeps only its branch).
+  if ((planes & 8) != 0) codeRows(q, base, stride, ids, n, out, 0);
+  else if (planes == 4) codeRows(q, base, stride, ids, n, out, 1);
+  else if ((planes & 1) != 0) codeRows(q, base, stride, ids, n, out, 2);
+  else codeRows(q, base, stride, ids, n, out, 3);
+}
+
+/** codeBatch's row loop for one plane layout (0 bytes, 1 nibbles, 2 crumbs and bits, 3 crumbs). */
+@inline function codeRows(q: usize, base: usize, stride: usize, ids: usize, n: i32, out: usize, kind: i32): void {
   const dims = load<i32>(q, 4);
   const planesOff = <usize>load<u32>(q, 8);
   const scaleOff = load<i32>(q, 12);
@@ -292,14 +309,11 @@ export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i
   const lazyBack = <usize>load<u32>(q, 52);
   const lazyDim = load<i32>(q, 56);
   const lazyIp = load<u32>(q, 60) == 1;
-  // Codes of at most 4 bits (no bytes plane) assemble each value before the multiply (codec.ts).
-  const small = (planes & 8) == 0;
-  touchRows(base, stride, ids, n, stride);
+  const w = q + 64;
   for (let k = 0; k < n; k++) {
     const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
     const p = row + planesOff;
-    const w = q + 64;
-    const dot = !small ? dotBytes(p, w, dims) : planes == 4 ? dotNibbles8(p, w, dims) : dotCrumbs8(p, w, dims, (planes & 1) != 0);
+    const dot = kind == 0 ? dotBytes(p, w, dims) : kind == 1 ? dotNibbles8(p, w, dims) : dotCrumbs8(p, w, dims, kind == 2);
     const scale = scaleOff >= 0 ? <f64>load<f32>(row + <usize>scaleOff) : 1.0;
     let d = constA;
     if (centOff >= 0) {
@@ -570,6 +584,16 @@ let listTier: usize = 0;
   return -1;
 }
 
+/** Appends the neighbour at `at` to the request at `order` (m so far) unless visited, marking it; the new m. */
+@inline function visit(at: usize, visited: usize, epoch: u8, order: usize, m: usize): usize {
+  const nb = load<u32>(at);
+  const tag = visited + <usize>nb;
+  if (load<u8>(tag) == epoch) return m;
+  store<u8>(tag, epoch);
+  store<u32>(order + (m << 2), nb);
+  return m + 1;
+}
+
 /** Runs the traversal described by the control block at b; the answer is the top heap (see the block). */
 export function traverse(b: usize): void {
   for (let o: usize = BEAM_STATUS; o < O_END; o += 4) store<u32>(b + o, 0);
@@ -637,18 +661,31 @@ export function traverse(b: usize): void {
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
   const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
   let foreseen: i64 = -1;
+  let foreseenD: f32 = 0;
   let foreseenList: usize = 0;
   let foreseenTier: usize = 0;
   let foreseenBytes: u32 = 0;
   let sink: u32 = 0;
-  while (candN > 0) {
-    if (load<f32>(candD) > lowerBound) break;
-    const c = load<u32>(candI);
-    candPop();
+  for (;;) {
+    // The candidate taken one step ahead is expanded first (relaxed order: Traversal.expand is the
+    // twin), unless the strict order would never expand it; then the frontier's best.
+    let c: u32 = 0;
+    let hit = false;
+    if (foreseen >= 0) {
+      if (foreseenD <= lowerBound) {
+        c = <u32>foreseen;
+        hit = true;
+      } else addU32(b + O_WASTE_B + (foreseenTier << 2), foreseenBytes);
+      foreseen = -1;
+    }
+    if (!hit) {
+      if (candN == 0 || load<f32>(candD) > lowerBound) break;
+      c = load<u32>(candI);
+      candPop();
+    }
     addU32(b + O_HOPS, 1);
-    // A list foreseen one step ahead was found then (its slot cannot be refilled while this
+    // A foreseen list was looked up when it was taken (its slot cannot be refilled while this
     // traversal runs): only a list not foreseen is looked up here.
-    const hit = prefetch && foreseen == <i64>c;
     let list = foreseenList;
     let tier = foreseenTier;
     if (!hit) {
@@ -663,46 +700,44 @@ export function traverse(b: usize): void {
       if (tier == 1) addU32(b + O_COUNTED, 1);
     }
     const bytes = (n + 1) << 2;
-    if (prefetch) {
-      // CXL-ANNS foreseeing (Traversal.foresee is the twin).
-      if (hit) addU32(b + O_HITS, 1);
-      else if (foreseen >= 0) addU32(b + O_WASTE_B + (foreseenTier << 2), foreseenBytes);
-      if (hit) {
-        addU32(b + O_HID + (tier << 2), 1);
-        addU32(b + O_HID_B + (tier << 2), bytes);
-      } else {
-        addU32(b + O_MISS + (tier << 2), 1);
-        addU32(b + O_MISS_B + (tier << 2), bytes);
-      }
-      if (candN > 0) {
-        const next = load<u32>(candI);
-        foreseen = <i64>next;
-        foreseenList = listOf(next, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-        foreseenTier = listTier;
-        const deg = load<u32>(foreseenList) & DEGREE_MASK;
-        foreseenBytes = (deg + 1) << 2;
-        // Touch the list's other lines too (a 132-byte list spans three): independent loads, so
-        // their misses overlap this hop's scoring instead of stalling the next hop.
-        sink ^= deg ^ load<u8>(foreseenList + <usize>foreseenBytes - 1);
-        for (let off: usize = 64; off < <usize>foreseenBytes; off += 64) sink ^= load<u8>(foreseenList + off);
-        addU32(b + O_ISSUED, 1);
-      } else foreseen = -1;
+    if (hit) {
+      addU32(b + O_HITS, 1);
+      addU32(b + O_HID + (tier << 2), 1);
+      addU32(b + O_HID_B + (tier << 2), bytes);
     } else {
       addU32(b + O_MISS + (tier << 2), 1);
       addU32(b + O_MISS_B + (tier << 2), bytes);
     }
-    let m: i32 = 0;
-    for (let j: usize = 1; j <= <usize>n; j++) {
-      const nb = load<u32>(list + (j << 2));
-      const tag = visited + <usize>nb;
-      if (load<u8>(tag) == epoch) continue;
-      store<u8>(tag, epoch);
-      store<u32>(order + (<usize>m << 2), nb);
-      m++;
+    if (prefetch && candN > 0 && load<f32>(candD) <= lowerBound) {
+      // CXL-ANNS foreseeing (Traversal.foresee is the twin): the frontier's best is taken now and
+      // its list fetched while this step scores.
+      foreseen = <i64>load<u32>(candI);
+      foreseenD = load<f32>(candD);
+      candPop();
+      foreseenList = listOf(<u32>foreseen, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      foreseenTier = listTier;
+      const deg = load<u32>(foreseenList) & DEGREE_MASK;
+      foreseenBytes = (deg + 1) << 2;
+      // Touch the list's other lines too (a 132-byte list spans three): independent loads, so
+      // their misses overlap this hop's scoring instead of stalling the next hop.
+      sink ^= deg ^ load<u8>(foreseenList + <usize>foreseenBytes - 1);
+      for (let off: usize = 64; off < <usize>foreseenBytes; off += 64) sink ^= load<u8>(foreseenList + off);
+      addU32(b + O_ISSUED, 1);
     }
+    // Unvisited neighbours to the request, four a turn: V8 checks the stack at every loop turn,
+    // which in a body this small was a fifth of the traversal's time.
+    let m: usize = 0;
+    let j: usize = 1;
+    for (; j + 3 <= <usize>n; j += 4) {
+      m = visit(list + (j << 2), visited, epoch, order, m);
+      m = visit(list + ((j + 1) << 2), visited, epoch, order, m);
+      m = visit(list + ((j + 2) << 2), visited, epoch, order, m);
+      m = visit(list + ((j + 3) << 2), visited, epoch, order, m);
+    }
+    for (; j <= <usize>n; j++) m = visit(list + (j << 2), visited, epoch, order, m);
     if (m == 0) continue;
-    score(b, m);
-    for (let j: usize = 0; j < <usize>m; j++) {
+    score(b, <i32>m);
+    for (let j: usize = 0; j < m; j++) {
       const d = load<f32>(dist + (j << 2));
       if (topN < ef || d < lowerBound) {
         if (candN == candCap) {

@@ -77,8 +77,12 @@ export class QueryState {
   /** Per-query counters (see STAT) and the modelled CXL time not yet stalled for. */
   readonly stats = new Float64Array(STAT_FIELDS);
   owedNs = 0;
-  /** Foreseeing: the candidate whose neighbour list was fetched one step ahead, and its bytes. */
+  /**
+   * Foreseeing: the candidate taken from the frontier one step ahead, whose neighbour list is being
+   * fetched, with its distance and list bytes (Traversal.expand expands it next).
+   */
   foreseen = -1;
+  foreseenD = 0;
   foreseenBytes = 0;
   /** Live re-tiering: the query counts its CXL-range list reads (list-pool.ts), and how many dirtied a CXL line. */
   countLists = false;

@@ -200,17 +200,32 @@ export class Traversal {
     st.foreseen = -1;
   }
 
-  /** Pops candidates until one has unvisited neighbours, which become the request; false when the beam is done. */
+  /**
+   * Takes candidates until one has unvisited neighbours, which become the request; false when the
+   * beam is done. With foreseeing the order is relaxed by one step, as in CXL-ANNS: the candidate
+   * taken one step ahead (its list already on its way) is expanded even when the last step brought
+   * a nearer one, which then comes next, its own list fetched meanwhile. A foreseen candidate is
+   * dropped only where the strict order would never expand it (beyond the beam's bound by now).
+   */
   private expand(st: QueryState): boolean {
     const adj = this.index.adjacency;
     const words = this.adjWords;
     const cand = st.cand;
     const visited = st.visited;
     const ids = st.ids;
-    while (cand.size > 0) {
-      if (cand.d[0]! > st.lowerBound) return false;
-      const c = cand.i[0]!;
-      cand.pop();
+    for (;;) {
+      let c = st.foreseen;
+      let hit = false;
+      if (c >= 0) {
+        st.foreseen = -1;
+        if (st.foreseenD <= st.lowerBound) hit = true;
+        else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
+      }
+      if (!hit) {
+        if (cand.size === 0 || cand.d[0]! > st.lowerBound) return false;
+        c = cand.i[0]!;
+        cand.pop();
+      }
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;
       const at = seg.recordBase + (c - seg.start) * words;
@@ -226,7 +241,7 @@ export class Traversal {
         if (slot >= 0) tier = 0;
         if (st.countLists && pool.count(c, slot)) st.counted++;
       }
-      if (this.prefetch) this.foresee(st, c, tier, n, cand.size > 0 ? cand.i[0]! : -1);
+      if (this.prefetch) this.foresee(st, tier, n, hit);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
       let m = 0;
       for (let j = 1; j <= n; j++) {
@@ -239,26 +254,27 @@ export class Traversal {
         return true;
       }
     }
-    return false;
   }
 
   /**
-   * CXL-ANNS foreseeing: charges c's neighbour-list read (latency hidden if c was fetched one step
-   * ahead), then fetches the next candidate's list ahead. A wrong guess still pays its bytes.
+   * CXL-ANNS foreseeing: charges the expanded list's read (latency hidden when it was foreseen),
+   * then takes the frontier's best (if the strict order could still expand it) and fetches its list
+   * ahead. A foreseen list that is then dropped still pays its bytes.
    */
-  private foresee(st: QueryState, c: number, tier: number, degree: number, next: number): void {
-    const hit = st.foreseen === c;
+  private foresee(st: QueryState, tier: number, degree: number, hit: boolean): void {
     if (hit) st.stats[STAT.prefetchHits]!++;
-    else if (st.foreseen >= 0) st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(st.foreseen), st.foreseenBytes);
     st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
+    const cand = st.cand;
+    if (cand.size === 0 || cand.d[0]! > st.lowerBound) return;
+    const next = cand.i[0]!;
     st.foreseen = next;
-    if (next >= 0) {
-      const seg = this.index.adjacency.segmentOf(next);
-      const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
-      this.touchSink ^= deg;
-      st.foreseenBytes = 4 * (1 + deg);
-      st.stats[STAT.prefetchIssued]!++;
-    }
+    st.foreseenD = cand.d[0]!;
+    cand.pop();
+    const seg = this.index.adjacency.segmentOf(next);
+    const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
+    this.touchSink ^= deg;
+    st.foreseenBytes = 4 * (1 + deg);
+    st.stats[STAT.prefetchIssued]!++;
   }
 
   private endLevel0(st: QueryState): void {

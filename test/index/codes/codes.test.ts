@@ -3,7 +3,7 @@
 // for every kind, both metrics and dimensions that exercise every plane's tail path.
 import { describe, expect, it } from 'vitest';
 import { gaussian, mulberry32 } from '../../../common/random.js';
-import { headSpan } from '../../../index/codes/codec.js';
+import { headSpan, PREP_WEIGHTS, writeWeights } from '../../../index/codes/codec.js';
 import { CODE_KINDS, type Codec, type CodeKind, trainCodec } from '../../../index/codes/index.js';
 import { PLANE, packPlanes, planeSlot, unpackPlanes } from '../../../index/codes/planes.js';
 import { RQ_BITS, RqCodec } from '../../../index/codes/rq.js';
@@ -179,6 +179,21 @@ function rqNormCorrection(codec: Codec, rec: Float64Array, orig: ArrayLike<numbe
   }
   return r2 - rh2;
 }
+
+describe('query weights', () => {
+  // The kernel adds a small code's products into one i32 (hsumI) and a byte code's lane by lane:
+  // with every weight at its limit and every value at its maximum, neither may overflow.
+  it.each([2, 3, 4, 8])("%i-bit values: the largest possible dot product fits the kernel's i32 sums at any dimension count", (bits) => {
+    for (const dims of [16, 128, 1024, 4096, 8192, 65536]) {
+      const out = new Uint8Array(PREP_WEIGHTS + 2 * dims);
+      writeWeights(out, new Float64Array(dims).fill(1), bits, dims);
+      const w = new Int16Array(out.buffer, PREP_WEIGHTS, dims);
+      expect(w[0]).toBeGreaterThan(0);
+      const terms = bits <= 4 ? dims : Math.ceil(dims / 4);
+      expect(w[0]! * terms * ((1 << bits) - 1)).toBeLessThanOrEqual(2 ** 31 - 1);
+    }
+  });
+});
 
 describe('error bounds', () => {
   it.each(CODE_KINDS)('%s: the true distance lies within the stated bound of the estimate for at least 99 percent of pairs', (kind) => {
