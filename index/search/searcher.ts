@@ -37,9 +37,10 @@ export interface SearchResult {
 }
 
 /**
- * Foreseeing is on unless turned off: fetching the next candidate's neighbour list one step ahead
- * hides its latency when the guess is right (about two times in three), and with the lists mostly
- * in CXL at small budgets that is most of what CXL still costs a search (docs/benchmarks.md).
+ * Foreseeing is on unless turned off: the next candidate is taken one step ahead and its neighbour
+ * list fetched while the current step scores (the order relaxed by one step: Traversal.expand), which
+ * hides about four list reads in five; with the lists mostly in CXL at small budgets that is most of
+ * what CXL still costs a search (docs/benchmarks.md).
  */
 export const DEFAULT_PREFETCH = true;
 
