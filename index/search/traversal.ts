@@ -376,7 +376,10 @@ export class Traversal {
     sortByDistanceThenLabel(st.poolIds, st.poolD, st.poolN, this.index.labels);
     const k = Math.min(st.k, st.poolN);
     st.resultIds = st.poolIds.slice(0, k);
-    st.resultD = new Float32Array(st.poolD.subarray(0, k));
+    // An element loop: constructing a Float32Array from a Float64Array view takes V8's generic path.
+    const d = new Float32Array(k);
+    for (let j = 0; j < k; j++) d[j] = st.poolD[j]!;
+    st.resultD = d;
     st.phase = PHASE.DONE;
   }
 
@@ -421,9 +424,9 @@ export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: num
   for (let j = 1; j < n; j++) {
     const id = ids[j]!;
     const dj = d[j]!;
-    const lab = labels[id]!;
     let p = j;
-    while (p > 0 && (d[p - 1]! > dj || (d[p - 1]! === dj && labels[ids[p - 1]!]! > lab))) {
+    // Labels live with the cold data: read only to break a tie.
+    while (p > 0 && (d[p - 1]! > dj || (d[p - 1]! === dj && labels[ids[p - 1]!]! > labels[id]!))) {
       ids[p] = ids[p - 1]!;
       d[p] = d[p - 1]!;
       p--;
