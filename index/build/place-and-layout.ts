@@ -24,9 +24,8 @@ export interface PlaceOptions extends AllocateOptions {
   seed: number;
   /** Renumber each group in BFS order from the entry (default), or keep the graph's own order (benchmarks measure the difference). */
   renumber?: 'bfs' | 'keep';
-  /** Lanes of the fused traversal region (0: none) and their candidate heap size (tests). */
+  /** Lanes of the fused traversal region (0: none; tests). */
   fusedLanes?: number;
-  fusedCandCap?: number;
 }
 
 export interface Placed {
@@ -76,7 +75,6 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     ...(o.cxlSegments ? { cxlSegments: o.cxlSegments } : {}),
     ...(o.kernels ? { kernels: o.kernels } : {}),
     ...(o.fusedLanes !== undefined ? { fusedLanes: o.fusedLanes } : {}),
-    ...(o.fusedCandCap !== undefined ? { fusedCandCap: o.fusedCandCap } : {}),
   };
   const index = layoutIndex(
     g,

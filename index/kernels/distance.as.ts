@@ -362,10 +362,9 @@ const B_PREFETCH: usize = 60;
 const B_MLP: usize = 64; // f64
 const B_VISITED: usize = 72; // u8 tag per node
 const B_EPOCH: usize = 76;
-const B_CAND: usize = 80; // cand heap: cap f32 distances, then cap u32 ids
-const B_CAND_CAP: usize = 84;
-const B_TOP: usize = 88; // top heap: cap f32 distances, then cap u32 ids
-const B_TOP_CAP: usize = 92;
+// 80, 84: free
+const B_BEAM: usize = 88; // the beam: cap f32 distances, then cap u32 ids
+const B_BEAM_CAP: usize = 92;
 const B_SCRATCH: usize = 96; // 6 arrays of maxDegree words: request, ids and results per segment, distances
 const B_MAX_DEG: usize = 100;
 const B_UP_IDS: usize = 104; // upper layers (upper-layers.ts): sorted ids, their offsets, the links
@@ -375,8 +374,8 @@ const B_UP_LINKS: usize = 116;
 const B_MAX_M: usize = 120;
 const B_GEN: usize = 124; // lane generation, bumped by the caller around a traversal (list-pool.ts LANE_GEN)
 // Outputs.
-const BEAM_STATUS: usize = 128; // 0 done, 1 candidate heap full (the caller runs the JS traversal)
-const O_TOP_N: usize = 132; // the beam's size; the top heap's arrays then hold it sorted, nearest first
+// 128: free
+const O_BEAM_N: usize = 132; // the beam's size; its arrays hold it sorted, nearest first
 const O_HOPS: usize = 136;
 const O_HITS: usize = 140;
 const O_ISSUED: usize = 144;
@@ -399,69 +398,41 @@ const B_COUNT_LISTS: usize = 228; // 1: this traversal counts its CXL-range list
 const DEGREE_MASK: u32 = 0xffff;
 const BEAM_CONTROL_BYTES: usize = 256;
 
-// The two heaps are MinHeap and MaxHeap of index/search/heaps.ts over lane memory: the same sift
-// steps and comparisons, so equal distances leave in the same order as in the JS steps.
-let candD: usize = 0;
-let candI: usize = 0;
-let candN: i32 = 0;
-let topD: usize = 0;
-let topI: usize = 0;
-let topN: i32 = 0;
+// The beam (Beam of index/search/beam.ts over lane memory): at most ef entries sorted by distance,
+// a new one placed after any equal ones; an entry's id carries TAKEN once the search took it for
+// expansion (node ids stay below 2^31). One sorted array replaces HNSW's candidate min-heap and
+// result max-heap: a candidate that falls out of the best ef could never be expanded anyway (the
+// strict order stops at the first candidate beyond the ef-th distance), the next candidate is the
+// first entry not taken, and the answer leaves already sorted.
+const TAKEN: u32 = 0x80000000;
+let beamD: usize = 0;
+let beamI: usize = 0;
+let beamN: i32 = 0;
+/** No entry before it is untaken. */
+let beamCursor: i32 = 0;
 
-// One sift-up and one sift-down serve both heaps (`max` is a constant at every call, so each call
-// site compiles to its own comparisons).
-@inline function siftUp(d: usize, ids: usize, k: i32, dist: f32, id: u32, max: bool): void {
-  while (k > 0) {
-    const p = (k - 1) >> 1;
-    const dp = load<f32>(d + (<usize>p << 2));
-    if (max ? dp >= dist : dp <= dist) break;
-    store<f32>(d + (<usize>k << 2), dp);
-    store<u32>(ids + (<usize>k << 2), load<u32>(ids + (<usize>p << 2)));
-    k = p;
+/** The first entry from `from` not taken, or beamN. */
+@inline function untakenFrom(from: i32): i32 {
+  let k = from;
+  while (k < beamN && (load<u32>(beamI + (<usize>k << 2)) & TAKEN) != 0) k++;
+  return k;
+}
+
+/** Places (d, id) in the beam of width ef (the caller checked it belongs: fewer than ef, or nearer than the last). */
+@inline function beamInsert(d: f32, id: u32, ef: i32): void {
+  let p = beamN;
+  if (beamN < ef) beamN++;
+  else p--;
+  while (p > 0) {
+    const dp = load<f32>(beamD + (<usize>(p - 1) << 2));
+    if (dp <= d) break;
+    store<f32>(beamD + (<usize>p << 2), dp);
+    store<u32>(beamI + (<usize>p << 2), load<u32>(beamI + (<usize>(p - 1) << 2)));
+    p--;
   }
-  store<f32>(d + (<usize>k << 2), dist);
-  store<u32>(ids + (<usize>k << 2), id);
-}
-
-/** Moves the last of n + 1 entries into the root's place (the root was just taken). */
-@inline function siftDown(d: usize, ids: usize, n: i32, max: bool): void {
-  if (n == 0) return;
-  const ld = load<f32>(d + (<usize>n << 2));
-  const li = load<u32>(ids + (<usize>n << 2));
-  let k = 0;
-  for (;;) {
-    let c = 2 * k + 1;
-    if (c >= n) break;
-    const d1 = load<f32>(d + (<usize>(c + 1) << 2));
-    const d0 = load<f32>(d + (<usize>c << 2));
-    if (c + 1 < n && (max ? d1 > d0 : d1 < d0)) c++;
-    const dc = load<f32>(d + (<usize>c << 2));
-    if (max ? dc <= ld : dc >= ld) break;
-    store<f32>(d + (<usize>k << 2), dc);
-    store<u32>(ids + (<usize>k << 2), load<u32>(ids + (<usize>c << 2)));
-    k = c;
-  }
-  store<f32>(d + (<usize>k << 2), ld);
-  store<u32>(ids + (<usize>k << 2), li);
-}
-
-@inline function candPush(dist: f32, id: u32): void {
-  siftUp(candD, candI, candN++, dist, id, false);
-}
-
-@inline function candPop(): void {
-  siftDown(candD, candI, --candN, false);
-}
-
-@inline function topPush(dist: f32, id: u32): void {
-  siftUp(topD, topI, topN++, dist, id, true);
-}
-
-/** The root of the full top heap replaced by a nearer entry, sifted down in one pass. */
-@inline function topReplace(dist: f32, id: u32): void {
-  store<f32>(topD + (<usize>topN << 2), dist);
-  store<u32>(topI + (<usize>topN << 2), id);
-  siftDown(topD, topI, topN, true);
+  store<f32>(beamD + (<usize>p << 2), d);
+  store<u32>(beamI + (<usize>p << 2), id);
+  if (p < beamCursor) beamCursor = p;
 }
 
 @inline function addU32(at: usize, v: u32): void {
@@ -601,7 +572,7 @@ let listTier: usize = 0;
 
 /** Runs the traversal described by the control block at b; the answer is the top heap (see the block). */
 export function traverse(b: usize): void {
-  for (let o: usize = BEAM_STATUS; o < O_END; o += 4) store<u32>(b + o, 0);
+  for (let o: usize = O_BEAM_N; o < O_END; o += 4) store<u32>(b + o, 0);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
   const order = <usize>load<u32>(b, B_SCRATCH);
   const dist = order + 5 * (maxDeg << 2);
@@ -650,16 +621,12 @@ export function traverse(b: usize): void {
   const prefetch = load<u32>(b, B_PREFETCH) != 0;
   const visited = <usize>load<u32>(b, B_VISITED);
   const epoch = load<u8>(b, B_EPOCH);
-  const candCap = load<i32>(b, B_CAND_CAP);
-  candD = <usize>load<u32>(b, B_CAND);
-  candI = candD + (<usize>candCap << 2);
-  topD = <usize>load<u32>(b, B_TOP);
-  topI = topD + (<usize>load<u32>(b, B_TOP_CAP) << 2);
-  candN = 0;
-  topN = 0;
+  beamD = <usize>load<u32>(b, B_BEAM);
+  beamI = beamD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
   store<u8>(visited + <usize>cur, epoch);
-  candPush(curDist, cur);
-  topPush(curDist, cur);
+  beamN = 0;
+  beamCursor = 0;
+  beamInsert(curDist, cur, ef);
   let lowerBound = curDist;
   const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
   const poolCap = load<u32>(b, B_POOL_CAP);
@@ -672,7 +639,7 @@ export function traverse(b: usize): void {
   let sink: u32 = 0;
   for (;;) {
     // The candidate taken one step ahead is expanded first (relaxed order: Traversal.expand is the
-    // twin), unless the strict order would never expand it; then the frontier's best.
+    // twin), unless the strict order would never expand it; then the first entry not taken.
     let c: u32 = 0;
     let hit = false;
     if (foreseen >= 0) {
@@ -683,9 +650,10 @@ export function traverse(b: usize): void {
       foreseen = -1;
     }
     if (!hit) {
-      if (candN == 0 || load<f32>(candD) > lowerBound) break;
-      c = load<u32>(candI);
-      candPop();
+      beamCursor = untakenFrom(beamCursor);
+      if (beamCursor >= beamN) break;
+      c = load<u32>(beamI + (<usize>beamCursor << 2));
+      store<u32>(beamI + (<usize>beamCursor << 2), c | TAKEN);
     }
     addU32(b + O_HOPS, 1);
     // A foreseen list was looked up when it was taken (its slot cannot be refilled while this
@@ -697,13 +665,13 @@ export function traverse(b: usize): void {
       tier = listTier;
     }
     const word = load<u32>(list);
-    const n = word & DEGREE_MASK;
+    const deg = word & DEGREE_MASK;
     if (countLists && c >= adjSplit && word < 0xffff0000) {
       // Counted where the list lives: the slot copy (DRAM) or the home record (a CXL line dirtied).
       store<u32>(list, word + 0x10000);
       if (tier == 1) addU32(b + O_COUNTED, 1);
     }
-    const bytes = (n + 1) << 2;
+    const bytes = (deg + 1) << 2;
     if (hit) {
       addU32(b + O_HITS, 1);
       addU32(b + O_HID + (tier << 2), 1);
@@ -712,13 +680,15 @@ export function traverse(b: usize): void {
       addU32(b + O_MISS + (tier << 2), 1);
       addU32(b + O_MISS_B + (tier << 2), bytes);
     }
-    if (prefetch && candN > 0 && load<f32>(candD) <= lowerBound) {
-      // CXL-ANNS foreseeing (Traversal.foresee is the twin): the frontier's best is taken now and
+    const k = prefetch ? untakenFrom(beamCursor) : beamN;
+    if (k < beamN) {
+      // CXL-ANNS foreseeing (Traversal.foresee is the twin): the next candidate is taken now and
       // its list fetched while this step scores.
-      foreseen = <i64>load<u32>(candI);
-      foreseenD = load<f32>(candD);
-      candPop();
-      foreseenList = listOf(<u32>foreseen, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      const f = load<u32>(beamI + (<usize>k << 2));
+      store<u32>(beamI + (<usize>k << 2), f | TAKEN);
+      foreseen = <i64>f;
+      foreseenD = load<f32>(beamD + (<usize>k << 2));
+      foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
       foreseenTier = listTier;
       // Touch every line of the list's record (a 132-byte record spans three) with loads nothing
       // here waits for, so their misses overlap this hop's scoring. Reading the degree first to
@@ -732,44 +702,30 @@ export function traverse(b: usize): void {
     // which in a body this small was a fifth of the traversal's time.
     let m: usize = 0;
     let j: usize = 1;
-    for (; j + 3 <= <usize>n; j += 4) {
+    for (; j + 3 <= <usize>deg; j += 4) {
       m = visit(list + (j << 2), visited, epoch, order, m);
       m = visit(list + ((j + 1) << 2), visited, epoch, order, m);
       m = visit(list + ((j + 2) << 2), visited, epoch, order, m);
       m = visit(list + ((j + 3) << 2), visited, epoch, order, m);
     }
-    for (; j <= <usize>n; j++) m = visit(list + (j << 2), visited, epoch, order, m);
+    for (; j <= <usize>deg; j++) m = visit(list + (j << 2), visited, epoch, order, m);
     if (m == 0) continue;
     score(b, <i32>m);
-    for (let j: usize = 0; j < m; j++) {
-      const d = load<f32>(dist + (j << 2));
-      if (topN < ef || d < lowerBound) {
-        if (candN == candCap) {
-          store<u32>(b + BEAM_STATUS, 1);
-          return;
-        }
-        const nb = load<u32>(order + (j << 2));
-        candPush(d, nb);
-        // A full beam drops its farthest for this nearer one (MaxHeap.replaceTop is the twin).
-        if (topN < ef) topPush(d, nb);
-        else topReplace(d, nb);
-        lowerBound = load<f32>(topD);
+    for (let jj: usize = 0; jj < m; jj++) {
+      const d = load<f32>(dist + (jj << 2));
+      if (beamN < ef || d < lowerBound) {
+        beamInsert(d, load<u32>(order + (jj << 2)), ef);
+        lowerBound = load<f32>(beamD + (<usize>(beamN - 1) << 2));
       }
     }
   }
   if (prefetch && foreseen >= 0) addU32(b + O_WASTE_B + (foreseenTier << 2), listBytes(foreseenList));
   touched ^= sink;
-  store<i32>(b + O_TOP_N, topN);
-  // The beam leaves sorted, nearest first: each pop's root goes to the slot the pop frees, so the
-  // order is the JS steps' (Traversal.drainBeam pops the same heap with the same sift-down).
-  for (let n = topN; n > 1; n--) {
-    const rd = load<f32>(topD);
-    const ri = load<u32>(topI);
-    siftDown(topD, topI, n - 1, true);
-    store<f32>(topD + (<usize>(n - 1) << 2), rd);
-    store<u32>(topI + (<usize>(n - 1) << 2), ri);
-  }
+  // The beam leaves sorted, nearest first: only the TAKEN marks go.
+  for (let k = 0; k < beamN; k++) store<u32>(beamI + (<usize>k << 2), load<u32>(beamI + (<usize>k << 2)) & ~TAKEN);
+  store<i32>(b + O_BEAM_N, beamN);
 }
+
 
 // --- Query preparation for rq codes with a Hadamard rotation (codes/rotation.ts, codes/rq.ts) ---
 

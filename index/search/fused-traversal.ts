@@ -37,10 +37,8 @@ const B = {
   mlp: 64,
   visited: 72,
   epoch: 76,
-  cand: 80,
-  candCap: 84,
-  top: 88,
-  topCap: 92,
+  beam: 88,
+  beamCap: 92,
   scratch: 96,
   maxDeg: 100,
   upIds: 104,
@@ -49,8 +47,7 @@ const B = {
   upLinks: 116,
   maxM: 120,
   gen: LANE_GEN,
-  status: 128,
-  topN: 132,
+  beamN: 132,
   hops: 136,
   hits: 140,
   issued: 144,
@@ -81,8 +78,6 @@ export class FusedTraversal {
   private readonly travDram: Segment | undefined;
   private readonly travCxl: Segment | undefined;
   private closed = false;
-  /** Queries handed back to the JS steps because the candidate heap filled. */
-  fallbacks = 0;
 
   private constructor(
     private readonly index: TieredIndex,
@@ -147,10 +142,8 @@ export class FusedTraversal {
     put(B.prefetch, this.prefetch ? 1 : 0);
     dv.setFloat64(b + B.mlp, this.acct.costs.mlp, true);
     put(B.visited, b + L.visitedAt);
-    put(B.cand, b + L.candAt);
-    put(B.candCap, L.candCap);
-    put(B.top, b + L.topAt);
-    put(B.topCap, L.topCap);
+    put(B.beam, b + L.beamAt);
+    put(B.beamCap, L.beamCap);
     put(B.scratch, b + L.scratchAt);
     put(B.maxDeg, L.maxDegree);
     put(B.entry, idx.meta.entry);
@@ -167,11 +160,10 @@ export class FusedTraversal {
   }
 
   /**
-   * Runs st's traversal: on return the pool holds the beam, sorted as the JS beam's drain sorts it,
-   * both heaps are empty, and the accesses are priced into st. False (nothing changed in st) when
-   * the beam outgrew the lane's candidate heap: the JS steps then run the query from its start.
+   * Runs st's traversal: on return the pool holds the beam, nearest first (as the JS beam holds
+   * it), st's beam is empty, and the accesses are priced into st.
    */
-  run(st: QueryState): boolean {
+  run(st: QueryState): void {
     const idx = this.index;
     this.scorer.prepareTraversal(st);
     const dv = this.dv;
@@ -195,16 +187,11 @@ export class FusedTraversal {
     } finally {
       Atomics.add(this.u32, gen, 1);
     }
-    if (dv.getUint32(b + B.status, true) !== 0) {
-      this.fallbacks++;
-      return false;
-    }
-
-    // The beam comes back sorted, nearest first (as Traversal.drainBeam's pops would leave it).
-    const n = dv.getUint32(b + B.topN, true);
+    // The beam comes back sorted, nearest first, as the JS beam keeps it.
+    const n = dv.getUint32(b + B.beamN, true);
     st.ensurePool(n);
-    const dAt = dv.getUint32(b + B.top, true) >>> 2;
-    const iAt = dAt + dv.getUint32(b + B.topCap, true);
+    const dAt = dv.getUint32(b + B.beam, true) >>> 2;
+    const iAt = dAt + dv.getUint32(b + B.beamCap, true);
     const poolD = st.poolD;
     const poolIds = st.poolIds;
     for (let j = 0; j < n; j++) {
@@ -212,12 +199,10 @@ export class FusedTraversal {
       poolIds[j] = this.u32[iAt + j]!;
     }
     st.sortedBeam = n;
-    st.top.clear();
-    st.cand.clear();
+    st.beam.clear();
     st.lowerBound = n > 0 ? poolD[n - 1]! : 0;
     st.foreseen = -1;
     this.price(st);
-    return true;
   }
 
   private price(st: QueryState): void {

@@ -2,7 +2,7 @@
 // on, its re-rank pool and its counters. The traversal step (traversal.ts) reads and advances it;
 // a driver (the local Searcher, or the near-data runner with many queries in flight) computes the
 // distances it asks for. No field here depends on which driver runs it.
-import { MaxHeap, MinHeap } from './heaps.js';
+import { Beam } from './beam.js';
 import { STAT_FIELDS } from './stats.js';
 import { DenseVisited, VisitedSet } from './visited.js';
 
@@ -51,9 +51,9 @@ export class QueryState {
   curDist = 0;
   level = 0;
   lowerBound = 0;
-  readonly cand = new MinHeap(256);
-  readonly top = new MaxHeap(256);
-  /** ≥ 0: the beam is already in the pool, sorted, this many (the fused traversal sorts it); -1: it is in `top`. */
+  /** The level-0 beam (beam.ts), sorted nearest first. */
+  readonly beam = new Beam(256);
+  /** ≥ 0: the beam is already in the pool, this many (the fused traversal put it there); -1: it is in `beam`. */
   sortedBeam = -1;
   private visitedSet: VisitedSet | DenseVisited | null = null;
   private readonly denseNodes: number;

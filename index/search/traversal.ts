@@ -59,9 +59,8 @@ export class Traversal {
     st.counted = 0;
     st.fusedPending = this.fused !== null && this.trace === null && st.ef <= FUSED_MAX_EF && this.index.meta.count > 0;
     st.n = 0;
-    st.cand.clear();
-    st.top.clear();
-    st.top.ensure(st.ef + 2);
+    st.beam.clear();
+    st.beam.ensure(st.ef + 1);
   }
 
   /** Prepares the query's next request (st.n ids from st.scorer); false once the query is done. */
@@ -71,14 +70,13 @@ export class Traversal {
     for (;;) {
       switch (st.phase) {
         case PHASE.START:
-          // The fused traversal ends with the beam sorted in the pool and no candidates left, so the
-          // LEVEL0 step only closes it; when it cannot run the query (false), the steps below do.
+          // The fused traversal ends with the beam in the pool and no candidates left, so the
+          // LEVEL0 step only closes it.
           if (st.fusedPending) {
             st.fusedPending = false;
-            if (this.fused!.run(st)) {
-              st.phase = PHASE.LEVEL0;
-              continue;
-            }
+            this.fused!.run(st);
+            st.phase = PHASE.LEVEL0;
+            continue;
           }
           if (meta.count === 0) {
             this.finish(st);
@@ -157,21 +155,17 @@ export class Traversal {
         return;
       }
       case PHASE.LEVEL0: {
-        const top = st.top;
-        const cand = st.cand;
+        const beam = st.beam;
         const ef = st.ef;
         const dist = st.dist;
         const ids = st.ids;
         let lowerBound = st.lowerBound;
         for (let j = 0; j < n; j++) {
           const d = dist[j]!;
-          if (top.size < ef || d < lowerBound) {
-            const id = ids[j]!;
-            cand.push(d, id);
-            // A full beam drops its farthest for this nearer one.
-            if (top.size < ef) top.push(d, id);
-            else top.replaceTop(d, id);
-            lowerBound = top.d[0]!;
+          // A full beam drops its farthest for a nearer one.
+          if (beam.size < ef || d < lowerBound) {
+            beam.insert(d, ids[j]!, ef);
+            lowerBound = beam.last();
           }
         }
         st.lowerBound = lowerBound;
@@ -194,8 +188,7 @@ export class Traversal {
     st.phase = PHASE.LEVEL0;
     st.visited.clear();
     st.visited.add(st.cur);
-    st.cand.push(st.curDist, st.cur);
-    st.top.push(st.curDist, st.cur);
+    st.beam.insert(st.curDist, st.cur, st.ef);
     st.lowerBound = st.curDist;
     st.foreseen = -1;
   }
@@ -210,7 +203,7 @@ export class Traversal {
   private expand(st: QueryState): boolean {
     const adj = this.index.adjacency;
     const words = this.adjWords;
-    const cand = st.cand;
+    const beam = st.beam;
     const visited = st.visited;
     const ids = st.ids;
     for (;;) {
@@ -222,9 +215,11 @@ export class Traversal {
         else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
       }
       if (!hit) {
-        if (cand.size === 0 || cand.d[0]! > st.lowerBound) return false;
-        c = cand.i[0]!;
-        cand.pop();
+        const k = beam.untakenFrom(beam.cursor);
+        beam.cursor = k;
+        if (k >= beam.size) return false;
+        c = beam.i[k]!;
+        beam.taken[k] = 1;
       }
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;
@@ -258,18 +253,19 @@ export class Traversal {
 
   /**
    * CXL-ANNS foreseeing: charges the expanded list's read (latency hidden when it was foreseen),
-   * then takes the frontier's best (if the strict order could still expand it) and fetches its list
+   * then takes the beam's first entry not yet taken and fetches its list
    * ahead. A foreseen list that is then dropped still pays its bytes.
    */
   private foresee(st: QueryState, tier: number, degree: number, hit: boolean): void {
     if (hit) st.stats[STAT.prefetchHits]!++;
     st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
-    const cand = st.cand;
-    if (cand.size === 0 || cand.d[0]! > st.lowerBound) return;
-    const next = cand.i[0]!;
+    const beam = st.beam;
+    const k = beam.untakenFrom(beam.cursor);
+    if (k >= beam.size) return;
+    const next = beam.i[k]!;
+    beam.taken[k] = 1;
     st.foreseen = next;
-    st.foreseenD = cand.d[0]!;
-    cand.pop();
+    st.foreseenD = beam.d[k]!;
     const seg = this.index.adjacency.segmentOf(next);
     const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
     this.touchSink ^= deg;
@@ -396,13 +392,12 @@ export class Traversal {
       st.sortedBeam = -1;
       return sorted;
     }
-    const top = st.top;
-    const n = top.size;
+    const beam = st.beam;
+    const n = beam.size;
     st.ensurePool(n);
-    for (let j = n - 1; j >= 0; j--) {
-      st.poolIds[j] = top.i[0]!;
-      st.poolD[j] = top.d[0]!;
-      top.pop();
+    for (let j = 0; j < n; j++) {
+      st.poolIds[j] = beam.i[j]!;
+      st.poolD[j] = beam.d[j]!;
     }
     return n;
   }

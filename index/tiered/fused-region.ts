@@ -11,14 +11,8 @@ import { NodeStore, type StoreLayout } from './node-store.js';
 import { Segment, type SegmentShape, segmentLayout } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
 
-/** Largest ef the fused beam serves (its top heap is sized for it); larger ones run the JS beam. */
+/** Largest ef the fused beam serves (its lane's beam is sized for it); larger ones run the JS beam. */
 export const FUSED_MAX_EF = 1024;
-/**
- * Candidate heap entries per lane; a beam that would need more runs again in JS. A beam pushes at
- * most the nodes it scores (~900 at ef 64, ~2,400 at ef 1,024 on the clustered 100k set, where no
- * query fell back), so this bounds a lane's heaps to ~72 KB.
- */
-export const FUSED_CAND_CAP = 1 << 13;
 /** Bytes of a lane's control block (distance.as.ts BEAM_CONTROL_BYTES). */
 export const BEAM_CONTROL_BYTES = 256;
 
@@ -29,10 +23,9 @@ export interface LaneLayout {
   laneBytes: number;
   /** Offsets within a lane. */
   visitedAt: number;
-  candAt: number;
-  candCap: number;
-  topAt: number;
-  topCap: number;
+  /** The beam (search/beam.ts's twin): beamCap f32 distances, then beamCap u32 ids. */
+  beamAt: number;
+  beamCap: number;
   scratchAt: number;
   maxDegree: number;
 }
@@ -77,16 +70,13 @@ export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 *
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 const HUGE_PAGE = 2 << 20;
 
-export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, candCapMax = FUSED_CAND_CAP): LaneLayout {
+export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number): LaneLayout {
   const visitedAt = BEAM_CONTROL_BYTES;
-  // A beam pushes each node at most once, so count + 1 entries never fill.
-  const candCap = Math.max(2, Math.min(candCapMax, count + 1));
-  const candAt = align(visitedAt + count, 64);
-  const topCap = FUSED_MAX_EF + 2;
-  const topAt = align(candAt + 8 * candCap, 64);
-  const scratchAt = align(topAt + 8 * topCap, 64);
+  const beamCap = FUSED_MAX_EF + 1;
+  const beamAt = align(visitedAt + count, 64);
+  const scratchAt = align(beamAt + 8 * beamCap, 64);
   const laneBytes = align(scratchAt + 6 * 4 * maxDegree, 4096);
-  return { lanes, laneBase, laneBytes, visitedAt, candAt, candCap, topAt, topCap, scratchAt, maxDegree };
+  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree };
 }
 
 export interface FusedPlan {
@@ -110,7 +100,6 @@ export function planFused(
   maxDegree: number,
   lanes: number,
   upper: UpperLayers,
-  candCapMax = FUSED_CAND_CAP,
   pool: { slots: number; adjStride: number; split: number } | null = null,
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
@@ -134,7 +123,7 @@ export function planFused(
   const poolAt = pool && pool.slots > 0 ? poolLayout(at, pool.slots, pool.adjStride, pool.split) : null;
   if (poolAt) at = poolEnd(poolAt);
   at = align(at, HUGE_PAGE);
-  const lane = laneLayout(count, maxDegree, lanes, at, candCapMax);
+  const lane = laneLayout(count, maxDegree, lanes, at);
   const bytes = at + lanes * lane.laneBytes;
   if (bytes > MAX_REGION_BYTES - 65536) return null;
   return { bytes, upperAt, pool: poolAt, bases, lanes: lane };

@@ -83,8 +83,6 @@ export interface AllocateOptions {
    * 0 keeps every store in regions of its own, and every search on the JS beam.
    */
   fusedLanes?: number;
-  /** Candidate heap entries per lane (default FUSED_CAND_CAP; tests shrink it to reach the JS fallback). */
-  fusedCandCap?: number;
 }
 
 /** Lanes by default: one per thread that searches on a small host, and the engine's main thread. */
@@ -120,7 +118,7 @@ export interface PoolHandle {
   layout: PoolLayout;
 }
 
-const NO_LANES: LaneLayout = { lanes: 0, laneBase: 0, laneBytes: 0, visitedAt: 0, candAt: 0, candCap: 0, topAt: 0, topCap: 0, scratchAt: 0, maxDegree: 0 };
+const NO_LANES: LaneLayout = { lanes: 0, laneBase: 0, laneBytes: 0, visitedAt: 0, beamAt: 0, beamCap: 0, scratchAt: 0, maxDegree: 0 };
 
 /** A code store's DRAM: its rows and one copy of the head (every segment holds one; the planner charges one). */
 function codeStoreBytes(codes: NodeStore): [number, number] {
@@ -243,9 +241,7 @@ export class TieredIndex {
     const poolSlots = Math.min(p.poolLists, m.count - adjSplit);
     const poolWant = poolSlots > 0 ? { slots: poolSlots, adjStride: shapes.adjacency!.stride, split: adjSplit } : null;
     const fusedPlan =
-      opts.kernels !== 'js' && kernelModule() !== null
-        ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, opts.fusedCandCap, poolWant)
-        : null;
+      opts.kernels !== 'js' && kernelModule() !== null ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, poolWant) : null;
     const built = fusedPlan ? buildFused(fusedPlan, fusedStores, m.count, parts.upper) : null;
     if (built) for (const s of fusedStores) layouts[s.name] = s.layout;
     // The upper layers now live in the region (the JS steps read the same arrays there).

@@ -27,7 +27,7 @@ function makeSet(metric: Metric) {
 
 const sets = { l2: makeSet('l2'), cosine: makeSet('cosine') };
 
-function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: { fusedLanes?: number; fusedCandCap?: number } = {}): TieredIndex {
+function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: { fusedLanes?: number } = {}): TieredIndex {
   const { graph } = sets[metric];
   return placeAndLayout(graph, metric, null, {
     budgetBytes: Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * share)),
@@ -155,12 +155,6 @@ describe('fused traversal (one WASM call per query)', () => {
     queries.set(a, 255 * dim);
     queries.set(a, 256 * dim);
     compare(index, queries, { ef: 32, prefetch: true });
-  });
-
-  it('runs the JS beam when the candidate heap would overflow, with the same answers', () => {
-    const index = place('l2', 0.3, 'sq8', { fusedCandCap: 8 });
-    const r = compare(index, sets.l2.queries, { ef: 64, prefetch: true });
-    expect(r.fused[STAT.hops]).toBe(r.js[STAT.hops]);
   });
 
   it('serves searchers beyond the lanes with the JS beam, and frees lanes on close', () => {
