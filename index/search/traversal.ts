@@ -253,8 +253,8 @@ export class Traversal {
 
   /**
    * CXL-ANNS foreseeing: charges the expanded list's read (latency hidden when it was foreseen),
-   * then takes the beam's first entry not yet taken and fetches its list
-   * ahead. A foreseen list that is then dropped still pays its bytes.
+   * then takes the beam's first entry not yet taken and fetches its list ahead. A foreseen list that
+   * is then dropped still pays its bytes.
    */
   private foresee(st: QueryState, tier: number, degree: number, hit: boolean): void {
     if (hit) st.stats[STAT.prefetchHits]!++;
