@@ -570,7 +570,7 @@ let listTier: usize = 0;
   return m + 1;
 }
 
-/** Runs the traversal described by the control block at b; the answer is the top heap (see the block). */
+/** Runs the traversal described by the control block at b; the answer is the beam, sorted (see the block). */
 export function traverse(b: usize): void {
   for (let o: usize = O_BEAM_N; o < O_END; o += 4) store<u32>(b + o, 0);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
