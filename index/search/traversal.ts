@@ -367,10 +367,10 @@ export class Traversal {
     return scratch[k - 1]!;
   }
 
-  /** The pool, ordered (ties by label: the pops give ascending distances, so only runs of equal ones move), is the answer. */
+  /** The pool's best k, ordered (ties by label), are the answer. */
   private endRerank(st: QueryState): void {
-    sortByDistanceThenLabel(st.poolIds, st.poolD, st.poolN, this.index.labels);
     const k = Math.min(st.k, st.poolN);
+    sortByDistanceThenLabel(st.poolIds, st.poolD, st.poolN, this.index.labels, k);
     st.resultIds = st.poolIds.slice(0, k);
     // An element loop: constructing a Float32Array from a Float64Array view takes V8's generic path.
     const d = new Float32Array(k);
@@ -405,9 +405,11 @@ export class Traversal {
 
 /**
  * Sorts ids[0..n) by distance, ties by external label, so that equal graphs give equal answers
- * whatever the internal numbering. Insertion sort: pools are small and usually nearly sorted.
+ * whatever the internal numbering; with k < n only the first k are sorted (the best k, in order),
+ * the rest left in some order behind them. Insertion sort: pools are small and usually nearly
+ * sorted, and an entry that does not beat the k-th costs one comparison.
  */
-export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: number, labels: Float64Array): void {
+export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: number, labels: Float64Array, k = n): void {
   if (n > 256) {
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a]! - d[b]! || labels[ids[a]!]! - labels[ids[b]!]!);
     const ids2 = Int32Array.from(order, (i) => ids[i]!);
@@ -416,11 +418,20 @@ export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: num
     d.set(d2);
     return;
   }
+  const m = Math.min(k, n);
   for (let j = 1; j < n; j++) {
     const id = ids[j]!;
     const dj = d[j]!;
     let p = j;
-    // Labels live with the cold data: read only to break a tie.
+    if (j >= m) {
+      // Past the first m: only an entry that beats the m-th enters, which takes its place at j.
+      const last = d[m - 1]!;
+      // Labels live with the cold data: read only to break a tie.
+      if (dj > last || (dj === last && labels[id]! > labels[ids[m - 1]!]!)) continue;
+      ids[j] = ids[m - 1]!;
+      d[j] = last;
+      p = m - 1;
+    }
     while (p > 0 && (d[p - 1]! > dj || (d[p - 1]! === dj && labels[ids[p - 1]!]! > labels[id]!))) {
       ids[p] = ids[p - 1]!;
       d[p] = d[p - 1]!;
