@@ -200,7 +200,6 @@ export class FusedTraversal {
     }
     st.sortedBeam = n;
     st.beam.clear();
-    st.lowerBound = n > 0 ? poolD[n - 1]! : 0;
     st.foreseen = -1;
     this.price(st);
   }

@@ -50,7 +50,6 @@ export class QueryState {
   cur = 0;
   curDist = 0;
   level = 0;
-  lowerBound = 0;
   /** The level-0 beam (beam.ts), sorted nearest first. */
   readonly beam = new Beam(256);
   /** ≥ 0: the beam is already in the pool, this many (the fused traversal put it there); -1: it is in `beam`. */

@@ -159,7 +159,7 @@ export class Traversal {
         const ef = st.ef;
         const dist = st.dist;
         const ids = st.ids;
-        let lowerBound = st.lowerBound;
+        let lowerBound = beam.last();
         for (let j = 0; j < n; j++) {
           const d = dist[j]!;
           // A full beam drops its farthest for a nearer one.
@@ -168,7 +168,6 @@ export class Traversal {
             lowerBound = beam.last();
           }
         }
-        st.lowerBound = lowerBound;
         return;
       }
       case PHASE.RERANK:
@@ -189,7 +188,6 @@ export class Traversal {
     st.visited.clear();
     st.visited.add(st.cur);
     st.beam.insert(st.curDist, st.cur, st.ef);
-    st.lowerBound = st.curDist;
     st.foreseen = -1;
   }
 
@@ -211,7 +209,7 @@ export class Traversal {
       let hit = false;
       if (c >= 0) {
         st.foreseen = -1;
-        if (st.foreseenD <= st.lowerBound) hit = true;
+        if (st.foreseenD <= beam.last()) hit = true;
         else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
       }
       if (!hit) {

@@ -105,8 +105,6 @@ export function restClient(o: RestClientOptions): SearchClient {
           path,
           headers,
           body: bodies[q % bodies.length]!,
-          headersTimeout: o.timeoutMs,
-          bodyTimeout: o.timeoutMs,
         });
         status = r.status;
         type = r.type;
