@@ -690,12 +690,6 @@ export function traverse(b: usize): void {
       foreseenD = load<f32>(beamD + (<usize>k << 2));
       foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
       foreseenTier = listTier;
-      // Touch every line of the list's record (a 132-byte record spans three) with loads nothing
-      // here waits for, so their misses overlap this hop's scoring. Reading the degree first to
-      // touch only the list's own lines made every later instruction wait for the miss: on the
-      // 100k sets that wait was a third of the traversal's time.
-      for (let off: usize = 0; off < adjStride; off += 64) sink ^= load<u8>(foreseenList + off);
-      sink ^= load<u8>(foreseenList + adjStride - 1);
       addU32(b + O_ISSUED, 1);
     }
     // Unvisited neighbours to the request, four a turn: V8 checks the stack at every loop turn,
@@ -709,6 +703,15 @@ export function traverse(b: usize): void {
       m = visit(list + ((j + 3) << 2), visited, epoch, order, m);
     }
     for (; j <= <usize>deg; j++) m = visit(list + (j << 2), visited, epoch, order, m);
+    if (foreseen >= 0) {
+      // Touch every line of the foreseen list's record (a 132-byte record spans three) with loads
+      // nothing here waits for. WASM has no prefetch, and a load that misses holds retirement once
+      // the reorder buffer fills, so these go out just before the scoring touches its rows: the
+      // misses then overlap one another instead of stalling the hop twice. Reading the degree first
+      // to touch only the list's own lines made every later instruction wait for the miss.
+      for (let off: usize = 0; off < adjStride; off += 64) sink ^= load<u8>(foreseenList + off);
+      sink ^= load<u8>(foreseenList + adjStride - 1);
+    }
     if (m == 0) continue;
     score(b, <i32>m);
     for (let jj: usize = 0; jj < m; jj++) {

@@ -110,12 +110,33 @@ export class QueryState {
     return this.visitedSet;
   }
 
-  private scratch = new Float64Array(64);
+  /**
+   * Re-rank: the k smallest exact distances so far, ascending (bestN of them). Kept as they arrive,
+   * so each stage reads the k-th at once instead of re-selecting it from everything re-scored.
+   */
+  best = new Float64Array(64);
+  bestN = 0;
 
-  /** Scratch for the re-rank's k-th exact distance. */
-  kthScratch(n: number): Float64Array {
-    if (this.scratch.length < n) this.scratch = new Float64Array(Math.max(n, 2 * this.scratch.length));
-    return this.scratch;
+  /** Empties the k-best list, sized for k. */
+  resetBest(k: number): void {
+    if (this.best.length < k) this.best = new Float64Array(Math.max(k, 2 * this.best.length));
+    this.bestN = 0;
+  }
+
+  /** Adds an exact distance to the k-best list (k as given to resetBest). */
+  offerBest(d: number, k: number): void {
+    const best = this.best;
+    let n = this.bestN;
+    if (n === k) {
+      if (d >= best[k - 1]!) return;
+      n--;
+    } else this.bestN = n + 1;
+    // Insertion from the back: a pool of a few dozen meets a k of ten.
+    while (n > 0 && best[n - 1]! > d) {
+      best[n] = best[n - 1]!;
+      n--;
+    }
+    best[n] = d;
   }
 
   ensurePool(n: number): void {

@@ -170,11 +170,17 @@ export class Traversal {
         }
         return;
       }
-      case PHASE.RERANK:
-        for (let j = 0; j < n; j++) st.poolD[st.poolAt + j] = st.dist[j]!;
+      case PHASE.RERANK: {
+        const k = st.k;
+        for (let j = 0; j < n; j++) {
+          const d = st.dist[j]!;
+          st.poolD[st.poolAt + j] = d;
+          st.offerBest(d, k);
+        }
         st.poolAt += n;
         st.stats[STAT.reranked]! += n;
         return;
+      }
     }
   }
 
@@ -298,6 +304,7 @@ export class Traversal {
     st.poolAt = 0;
     st.undecidedAt = st.poolN;
     st.rerankStage = 0;
+    st.resetBest(st.k);
     st.phase = PHASE.RERANK;
   }
 
@@ -311,58 +318,34 @@ export class Traversal {
   private selectByBound(st: QueryState): void {
     const stage = ++st.rerankStage;
     const done = st.poolAt;
-    const kth = st.pruneByBound ? this.kthExact(st, done) : Number.POSITIVE_INFINITY;
+    // The k-th exact distance so far (+∞ with fewer than k re-scored).
+    const kth = st.pruneByBound && st.bestN === st.k ? st.best[st.k - 1]! : Number.POSITIVE_INFINITY;
     const want = st.pruneByBound ? st.k << Math.min(stage - 1, 20) : st.rerankCap;
     const codes = this.index.codes!;
     const codec = this.index.codec!;
+    const ids = st.poolIds;
+    const ests = st.poolD;
+    const cap = st.rerankCap;
     let m = done;
     let j = st.undecidedAt;
-    for (; j < st.rerankCap && m - done < want; j++) {
-      const id = st.poolIds[j]!;
-      const est = st.poolD[j]!;
-      let keep = true;
-      if (st.pruneByBound && est > kth) {
+    for (; j < cap && m - done < want; j++) {
+      const id = ids[j]!;
+      const est = ests[j]!;
+      // An estimate within the k-th needs no bound (+∞ when not pruning).
+      if (est > kth) {
         const seg = codes.segmentOf(id);
         const bound = codec.errorBound(seg.dv, seg.layout.recordOffset + (id - seg.start) * seg.shape.stride, seg.slotQuery(st.slot), est);
-        keep = est - PRUNE_SHARE * bound <= kth;
+        if (est - PRUNE_SHARE * bound > kth) {
+          st.stats[STAT.rerankSkipped]!++;
+          continue;
+        }
       }
-      if (keep) {
-        st.poolIds[m] = id;
-        st.poolD[m] = est;
-        m++;
-      } else st.stats[STAT.rerankSkipped]!++;
+      ids[m] = id;
+      ests[m] = est;
+      m++;
     }
     st.undecidedAt = j;
     st.poolN = m;
-  }
-
-  /** The k-th smallest exact distance among the first `done` of the pool (+∞ with fewer than k). */
-  private kthExact(st: QueryState, done: number): number {
-    const k = st.k;
-    if (done < k) return Number.POSITIVE_INFINITY;
-    const d = st.poolD;
-    if (k <= 32) {
-      // The k smallest kept sorted by insertion: a pool of a few dozen, k of ten, is O(done·k) with
-      // no copy, cheaper than sorting a copy.
-      const best = st.kthScratch(k);
-      let n = 0;
-      for (let i = 0; i < done; i++) {
-        const x = d[i]!;
-        if (n === k && x >= best[k - 1]!) continue;
-        let p = n < k ? n++ : k - 1;
-        while (p > 0 && best[p - 1]! > x) {
-          best[p] = best[p - 1]!;
-          p--;
-        }
-        best[p] = x;
-      }
-      return best[k - 1]!;
-    }
-    const scratch = st.kthScratch(done).subarray(0, done);
-    scratch.set(d.subarray(0, done));
-    // A typed array sorts numerically in native code: O(n log n) also for k and pools in the thousands.
-    scratch.sort();
-    return scratch[k - 1]!;
   }
 
   /** The pool's best k, ordered (ties by label), are the answer. */
