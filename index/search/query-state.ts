@@ -1,7 +1,8 @@
-// Everything one in-flight query owns: its heaps, visited set, the distance request it is waiting
+// Everything one in-flight query owns: its beam, visited set, the distance request it is waiting
 // on, its re-rank pool and its counters. The traversal step (traversal.ts) reads and advances it;
 // a driver (the local Searcher, or the near-data runner with many queries in flight) computes the
 // distances it asks for. No field here depends on which driver runs it.
+import { MaxHeap } from './heaps.js';
 import { Beam } from './beam.js';
 import { STAT_FIELDS } from './stats.js';
 import { DenseVisited, VisitedSet } from './visited.js';
@@ -111,32 +112,31 @@ export class QueryState {
   }
 
   /**
-   * Re-rank: the k smallest exact distances so far, ascending (bestN of them). Kept as they arrive,
-   * so each stage reads the k-th at once instead of re-selecting it from everything re-scored.
+   * Re-rank: the k smallest exact distances so far, the k-th on top. Kept as they arrive, so each
+   * stage reads the k-th at once instead of re-selecting it from everything re-scored; a heap keeps
+   * that O(log k) per distance for any k (a pool of thousands meets a k in the thousands).
    */
-  best = new Float64Array(64);
-  bestN = 0;
+  best = new MaxHeap(64);
 
-  /** Empties the k-best list, sized for k. */
+  /** Empties the k-best heap, sized for k. */
   resetBest(k: number): void {
-    if (this.best.length < k) this.best = new Float64Array(Math.max(k, 2 * this.best.length));
-    this.bestN = 0;
+    if (this.best.d.length < k + 1) this.best = new MaxHeap(Math.max(k + 1, 2 * this.best.d.length));
+    this.best.size = 0;
   }
 
-  /** Adds an exact distance to the k-best list (k as given to resetBest). */
+  /** Adds an exact distance to the k-best heap (k as given to resetBest). */
   offerBest(d: number, k: number): void {
     const best = this.best;
-    let n = this.bestN;
-    if (n === k) {
-      if (d >= best[k - 1]!) return;
-      n--;
-    } else this.bestN = n + 1;
-    // Insertion from the back: a pool of a few dozen meets a k of ten.
-    while (n > 0 && best[n - 1]! > d) {
-      best[n] = best[n - 1]!;
-      n--;
+    if (best.size < k) best.push(d, 0);
+    else if (d < best.d[0]!) {
+      best.pop();
+      best.push(d, 0);
     }
-    best[n] = d;
+  }
+
+  /** The k-th smallest exact distance so far, or +∞ with fewer than k. */
+  kthBest(k: number): number {
+    return this.best.size === k ? this.best.d[0]! : Number.POSITIVE_INFINITY;
   }
 
   ensurePool(n: number): void {

@@ -318,8 +318,7 @@ export class Traversal {
   private selectByBound(st: QueryState): void {
     const stage = ++st.rerankStage;
     const done = st.poolAt;
-    // The k-th exact distance so far (+∞ with fewer than k re-scored).
-    const kth = st.pruneByBound && st.bestN === st.k ? st.best[st.k - 1]! : Number.POSITIVE_INFINITY;
+    const kth = st.pruneByBound ? st.kthBest(st.k) : Number.POSITIVE_INFINITY;
     const want = st.pruneByBound ? st.k << Math.min(stage - 1, 20) : st.rerankCap;
     const codes = this.index.codes!;
     const codec = this.index.codec!;
