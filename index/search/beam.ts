@@ -67,4 +67,13 @@ export class Beam {
     while (k < this.size && taken[k] === 1) k++;
     return k;
   }
+
+  /** Takes the nearest entry not yet taken and returns its position, or -1 when all are taken. */
+  take(): number {
+    const k = this.untakenFrom(this.cursor);
+    this.cursor = k;
+    if (k >= this.size) return -1;
+    this.taken[k] = 1;
+    return k;
+  }
 }

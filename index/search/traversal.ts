@@ -219,11 +219,9 @@ export class Traversal {
         else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
       }
       if (!hit) {
-        const k = beam.untakenFrom(beam.cursor);
-        beam.cursor = k;
-        if (k >= beam.size) return false;
+        const k = beam.take();
+        if (k < 0) return false;
         c = beam.i[k]!;
-        beam.taken[k] = 1;
       }
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;
@@ -264,10 +262,9 @@ export class Traversal {
     if (hit) st.stats[STAT.prefetchHits]!++;
     st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
     const beam = st.beam;
-    const k = beam.untakenFrom(beam.cursor);
-    if (k >= beam.size) return;
+    const k = beam.take();
+    if (k < 0) return;
     const next = beam.i[k]!;
-    beam.taken[k] = 1;
     st.foreseen = next;
     st.foreseenD = beam.d[k]!;
     const seg = this.index.adjacency.segmentOf(next);

@@ -45,10 +45,8 @@ describe('beam', () => {
       b.insert(d, id, ef);
     const taken: number[] = [];
     const take = (): number => {
-      const k = b.untakenFrom(b.cursor);
-      b.cursor = k;
-      if (k >= b.size) return -1;
-      b.taken[k] = 1;
+      const k = b.take();
+      if (k < 0) return -1;
       taken.push(b.i[k]!);
       return b.i[k]!;
     };
