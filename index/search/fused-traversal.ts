@@ -160,8 +160,8 @@ export class FusedTraversal {
   }
 
   /**
-   * Runs st's traversal: on return the pool holds the beam, nearest first (as the JS beam holds
-   * it), st's beam is empty, and the accesses are priced into st.
+   * Runs st's traversal, straight after Traversal.begin: on return the pool holds the beam,
+   * nearest first (as the JS beam holds it), and the accesses are priced into st.
    */
   run(st: QueryState): void {
     const idx = this.index;
@@ -198,9 +198,8 @@ export class FusedTraversal {
       poolD[j] = this.f32[dAt + j]!;
       poolIds[j] = this.u32[iAt + j]!;
     }
+    // st's own beam and foreseen candidate stay as begin() left them: empty, none.
     st.sortedBeam = n;
-    st.beam.clear();
-    st.foreseen = -1;
     this.price(st);
   }
 

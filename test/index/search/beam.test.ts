@@ -3,6 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { Beam } from '../../../index/search/beam.js';
 
+/** Inserts (distance, id) pairs in order into a beam of width ef. */
+function fill(b: Beam, ef: number, pairs: Array<[number, number]>): void {
+  for (const [d, id] of pairs) b.insert(d, id, ef);
+}
+
 function contents(b: Beam): Array<[number, number]> {
   return Array.from({ length: b.size }, (_, j) => [b.d[j]!, b.i[j]!] as [number, number]);
 }
@@ -11,13 +16,12 @@ describe('beam', () => {
   it('keeps the best ef entries sorted, an equal distance after those already there', () => {
     const b = new Beam(8);
     const ef = 4;
-    for (const [d, id] of [
+    fill(b, ef, [
       [5, 1],
       [3, 2],
       [5, 3],
       [1, 4],
-    ] as const)
-      b.insert(d, id, ef);
+    ]);
     expect(contents(b)).toEqual([
       [1, 4],
       [3, 2],
@@ -38,11 +42,10 @@ describe('beam', () => {
   it('hands out every entry once, nearest first, even when nearer ones arrive behind the cursor', () => {
     const b = new Beam(8);
     const ef = 6;
-    for (const [d, id] of [
+    fill(b, ef, [
       [4, 1],
       [6, 2],
-    ] as const)
-      b.insert(d, id, ef);
+    ]);
     const taken: number[] = [];
     const take = (): number => {
       const k = b.take();

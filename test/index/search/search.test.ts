@@ -10,7 +10,7 @@ import { distanceRef } from '../../../index/kernels/reference.js';
 import { PLACEMENT_POLICIES } from '../../../index/placement/placement.js';
 import { runBatch } from '../../../index/search/batch.js';
 import { recallAtK } from '../../../index/search/recall.js';
-import { Searcher } from '../../../index/search/searcher.js';
+import { type SearchResult, Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 import { costModel } from '../../../tiers/cost-model.js';
 
@@ -80,28 +80,43 @@ describe('tiered HNSW search', () => {
     }
   });
 
-  it('re-ranks in stages that prune by the k-th exact distance so far, and answers as re-ranking the whole pool', () => {
+  /**
+   * The staged, bound-pruned re-rank against re-ranking the whole pool, query by query: how many
+   * answers agree id for id, and the pruned side's re-ranked and skipped counts; `each` sees both.
+   */
+  function stagedVsWhole(
+    queries: number,
+    k: number,
+    ef: number,
+    rerank: number,
+    each: (a: SearchResult, b: SearchResult) => void,
+  ): { same: number; reranked: number; skipped: number } {
     const idx = place(0.12, 'rq3');
     const pruned = new Searcher(idx);
     const whole = new Searcher(idx);
-    let same = 0;
-    let reranked = 0;
-    let skipped = 0;
+    const out = { same: 0, reranked: 0, skipped: 0 };
     try {
-      for (let q = 0; q < 100; q++) {
+      for (let q = 0; q < queries; q++) {
         const v = set.queries.subarray(q * dim, (q + 1) * dim);
-        const a = pruned.search(v, 10, 48, 40, true);
-        const b = whole.search(v, 10, 48, 40, false);
-        if (Array.from(a.ids).join() === Array.from(b.ids).join()) same++;
-        reranked += a.stats[STAT.reranked]!;
-        skipped += a.stats[STAT.rerankSkipped]!;
-        expect(b.stats[STAT.reranked]).toBe(40);
-        expect(a.stats[STAT.reranked]! + a.stats[STAT.rerankSkipped]!).toBe(40);
+        const a = pruned.search(v, k, ef, rerank, true);
+        const b = whole.search(v, k, ef, rerank, false);
+        if (Array.from(a.ids).join() === Array.from(b.ids).join()) out.same++;
+        out.reranked += a.stats[STAT.reranked]!;
+        out.skipped += a.stats[STAT.rerankSkipped]!;
+        each(a, b);
       }
     } finally {
       pruned.close();
       whole.close();
     }
+    return out;
+  }
+
+  it('re-ranks in stages that prune by the k-th exact distance so far, and answers as re-ranking the whole pool', () => {
+    const { same, reranked, skipped } = stagedVsWhole(100, 10, 48, 40, (a, b) => {
+      expect(b.stats[STAT.reranked]).toBe(40);
+      expect(a.stats[STAT.reranked]! + a.stats[STAT.rerankSkipped]!).toBe(40);
+    });
     // The bound is probabilistic (3σ): a rare candidate it wrongly rules out may change an answer.
     expect(same).toBeGreaterThanOrEqual(98);
     // The k-th tightens stage by stage, so later candidates are ruled out more often.
@@ -112,27 +127,12 @@ describe('tiered HNSW search', () => {
   });
 
   it('with k in the hundreds, the staged re-rank still answers as re-ranking the whole pool', () => {
-    // The k-best heap serves any k (a pool of 600 for k 100), not only tens.
-    const idx = place(0.12, 'rq3');
-    const pruned = new Searcher(idx);
-    const whole = new Searcher(idx);
-    let same = 0;
-    let skipped = 0;
-    try {
-      for (let q = 0; q < 20; q++) {
-        const v = set.queries.subarray(q * dim, (q + 1) * dim);
-        const a = pruned.search(v, 100, 600, 600, true);
-        const b = whole.search(v, 100, 600, 600, false);
-        expect(a.ids.length).toBe(100);
-        // Equal distances re-ranked either way: the answers agree id for id but for a rare bound miss.
-        if (Array.from(a.ids).join() === Array.from(b.ids).join()) same++;
-        skipped += a.stats[STAT.rerankSkipped]!;
-        for (let j = 1; j < a.distances.length; j++) expect(a.distances[j]!).toBeGreaterThanOrEqual(a.distances[j - 1]!);
-      }
-    } finally {
-      pruned.close();
-      whole.close();
-    }
+    // The k-best heap serves any k (a pool of 600 for k 100), not only tens. Equal distances are
+    // re-ranked either way: the answers agree id for id but for a rare bound miss.
+    const { same, skipped } = stagedVsWhole(20, 100, 600, 600, (a) => {
+      expect(a.ids.length).toBe(100);
+      for (let j = 1; j < a.distances.length; j++) expect(a.distances[j]!).toBeGreaterThanOrEqual(a.distances[j - 1]!);
+    });
     expect(same).toBeGreaterThanOrEqual(19);
     // Measured on this seeded set: 446 of the 500 candidates after the first k ruled out per query.
     expect(skipped / 20).toBeGreaterThan(400);
