@@ -8,15 +8,11 @@
 // - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
 //   the server's main-thread CPU per request by stage, from the profile's frames.
 // Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { projectRoot } from '../common/paths.js';
-
-const STRATA = join(projectRoot(), 'bin', 'strata.js');
-const TICK_US = 1e6 / 100; // USER_HZ: /proc times are in 1/100 s on Linux
+import { measuredLoadgen, procCpuUs, run, type Served, serve, stop } from './strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -27,73 +23,6 @@ interface CpuProfile {
 
 /** The monotonic clock V8's profiles are stamped with, µs. */
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
-
-/** user + system CPU of a live process, µs. */
-function procCpuUs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(after[11]) + Number(after[12])) * TICK_US;
-}
-
-/** CPU of this process's reaped children (cutime + cstime), µs. */
-function childrenCpuUs(): number {
-  const f = readFileSync('/proc/self/stat', 'utf8');
-  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(after[13]) + Number(after[14])) * TICK_US;
-}
-
-function run(args: string[], nodeFlags: string[] = []): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...nodeFlags, STRATA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    c.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`strata ${args[0]} exited ${code}: ${err.slice(-2000)}`))));
-  });
-}
-
-interface Served {
-  child: ChildProcess;
-  rest: string;
-  grpc: string;
-}
-
-function serve(index: string, threads: number, nodeFlags: string[], handoff: string): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const args = [
-      'serve',
-      index,
-      '--name',
-      'bench',
-      '--port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--search-threads',
-      String(threads),
-      '--handoff',
-      handoff,
-      '--log-level',
-      'silent',
-    ];
-    const child = spawn(process.execPath, [...nodeFlags, STRATA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const rest = /REST {2}(http:\/\/\S+)/.exec(out);
-      const grpc = /gRPC {2}(\S+:\d+)/.exec(out);
-      if (rest && grpc) resolve({ child, rest: rest[1]!, grpc: grpc[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`strata serve exited ${code} before listening`)));
-  });
-}
-
-async function stop(s: Served): Promise<void> {
-  const exited = new Promise<void>((resolve) => s.child.once('exit', () => resolve()));
-  s.child.kill('SIGTERM');
-  await exited;
-}
 
 /** The stage a profile frame's time belongs to (the server's main thread). */
 function stageOf(fn: string, url: string): string {
@@ -214,30 +143,9 @@ async function main(): Promise<void> {
         for (const protocol of protocols) {
           const report = join(tmp, `r-${threads}-${protocol}.json`);
           const args = loadgenArgs(s, protocol, report);
-          const s0 = procCpuUs(s.child.pid!);
-          const c0 = childrenCpuUs();
-          await run(args);
-          const serverUs = procCpuUs(s.child.pid!) - s0;
-          const clientUs = childrenCpuUs() - c0;
-          const r = (
-            JSON.parse(readFileSync(report, 'utf8')) as {
-              results: Array<{ qps: number; sent: number; latencyMs: { p99Ms: number }; recall: { mean: number } | null }>;
-            }
-          ).results[0]!;
-          // The warm-up requests are in the CPU figures too.
-          const requests = r.sent + 500;
-          rows.push({
-            threads,
-            protocol,
-            qps: r.qps,
-            p99Ms: r.latencyMs.p99Ms,
-            recall: r.recall?.mean ?? null,
-            serverCpuUs: serverUs / requests,
-            clientCpuUs: clientUs / requests,
-            inProcessQps: before,
-            ratio: 0,
-          });
-          process.stderr.write(`threads ${threads} ${protocol}: ${r.qps.toFixed(0)} QPS\n`);
+          const m = await measuredLoadgen(args, report, 500, () => procCpuUs(s.child.pid!));
+          rows.push({ threads, protocol, ...m, inProcessQps: before, ratio: 0 });
+          process.stderr.write(`threads ${threads} ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
         }
       } finally {
         await stop(s);

@@ -8,11 +8,11 @@ import { StrataError } from '../common/errors.js';
  * unreachable peer yet: STRATA_INVALID_ARGUMENT with `reason: 'unreachable'` marks it until one is
  * added (it needs a row in server/errors.ts's STATUS_OF as well, outside the load generator).
  */
-export function endpointDown(what: string, address: string, cause: unknown): StrataError {
+export function endpointDown(what: string, address: string, cause: unknown, server = '`strata serve`'): StrataError {
   const why = cause instanceof Error ? ((cause as Error & { code?: string }).code ?? cause.message) : String(cause);
   return new StrataError(
     'STRATA_UNREACHABLE',
-    `${what}: nothing answers at ${address} (${why}): is \`strata serve\` running there?`,
+    `${what}: nothing answers at ${address} (${why}): is ${server} running there?`,
     { field: what, reason: 'unreachable', address },
     { cause },
   );
@@ -47,4 +47,9 @@ export function unexpectedAnswer(address: string, status: number | string, body:
 
 export function unauthenticated(address: string): StrataError {
   return new StrataError('STRATA_UNAUTHENTICATED', `${address} wants an API key: pass --api-key (or set STRATA_API_KEY)`, { address });
+}
+
+/** --protocol pgvector: the database answers but cannot serve the search the load generator would send. */
+export function pgvectorUnusable(address: string, reason: string, message: string): StrataError {
+  return new StrataError('STRATA_INVALID_ARGUMENT', `--url ${address}: ${message}`, { field: 'url', reason, address });
 }

@@ -11,8 +11,9 @@ export const MAX_CONCURRENCY = 1024;
 export const MAX_RATE = 1_000_000;
 
 export interface LoadgenOptions {
-  /** REST base URL, e.g. http://127.0.0.1:6333 (loopback unless allowRemote). */
+  /** REST base URL, e.g. http://127.0.0.1:6333, or with protocol pgvector a postgres:// URL (loopback unless allowRemote). */
   url: string;
+  /** The collection (with protocol pgvector: the table). */
   collection: string;
   /** Query vectors (any format strata reads; HDF5: the `test` dataset). */
   queries: string;
@@ -98,7 +99,8 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     throw invalidArgument('--max-requests', `must be a whole number in 1..${MAX_REQUESTS_PER_STEP}, got ${r.maxRequests}`);
   if (!Number.isInteger(r.warmup) || r.warmup < 0 || r.warmup > MAX_REQUESTS_PER_STEP)
     throw invalidArgument('--warmup', `must be a whole number in 0..${MAX_REQUESTS_PER_STEP}, got ${r.warmup}`);
-  if (!['json', 'msgpack', 'grpc'].includes(r.protocol)) throw invalidArgument('--protocol', `must be json, msgpack or grpc, got ${r.protocol}`);
+  if (!['json', 'msgpack', 'grpc', 'pgvector'].includes(r.protocol))
+    throw invalidArgument('--protocol', `must be json, msgpack, grpc or pgvector, got ${r.protocol}`);
   if (r.mode !== 'closed' && r.mode !== 'open') throw invalidArgument('--mode', `must be closed or open, got ${String(r.mode)}`);
   if (r.mode === 'open') {
     if (r.rate === null || r.rate.length === 0) throw invalidArgument('--rate', 'the open loop needs a rate (requests per second, across all connections)');

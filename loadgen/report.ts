@@ -14,7 +14,7 @@ import type { CostMeans } from './recorder.js';
 
 export const REPORT_SCHEMA = 'strata-loadgen/1';
 
-export type Protocol = 'json' | 'msgpack' | 'grpc';
+export type Protocol = 'json' | 'msgpack' | 'grpc' | 'pgvector';
 export type LoopMode = 'closed' | 'open';
 
 export interface StepResult {

@@ -3,6 +3,7 @@
 // a result. Returns the report; printing and writing files is the caller's (the CLI's) job.
 import { readDataset } from '../datasets/index.js';
 import { grpcClient } from './clients/grpc.js';
+import { pgvectorClient } from './clients/pgvector.js';
 import { restClient } from './clients/rest.js';
 import type { SearchClient } from './clients/types.js';
 import { realClock, type Clock } from './clock.js';
@@ -11,12 +12,13 @@ import { groundTruthFromBase, groundTruthFromFile, type LoadedGroundTruth } from
 import { runClosed, runOpen, type LoopOutcome } from './loops.js';
 import { resolveOptions, stepsOf, type LoadgenOptions, type ResolvedOptions, type StepPlan } from './options.js';
 import { probeGrpc, probeRest, type TargetInfo } from './probe.js';
+import { probePgvector } from './probe-pgvector.js';
 import { silentProgress, type ProgressSink, type StepKey } from './progress.js';
 import { recallOfAnswers } from './recall.js';
 import { StepRecorder } from './recorder.js';
 import { machineInfo, packageVersions, REPORT_SCHEMA, type LoadgenReport, type StepResult } from './report.js';
 import { stepLine } from './table.js';
-import { grpcTarget, restTarget } from './target.js';
+import { grpcTarget, type PgTarget, pgTarget, restTarget } from './target.js';
 
 export interface RunHooks {
   clock?: Clock;
@@ -27,8 +29,10 @@ export interface RunHooks {
 
 interface Prepared {
   o: ResolvedOptions;
+  /** Where the load goes, for messages (a pgvector URL without its credentials). */
   origin: string;
   grpc: string | null;
+  pg: PgTarget | null;
   target: TargetInfo;
   queries: Float32Array;
   dim: number;
@@ -38,9 +42,10 @@ interface Prepared {
 
 async function prepare(options: LoadgenOptions, log: (l: string) => void): Promise<Prepared> {
   const o = resolveOptions(options);
-  const rest = restTarget(o.url, o.allowRemote);
-  const grpc = o.protocol === 'grpc' ? grpcTarget(o.grpcUrl, rest, o.allowRemote) : null;
-  const target = await probeRest(rest.origin, o.collection, o.apiKey);
+  const pgt = o.protocol === 'pgvector' ? pgTarget(o.url, o.allowRemote) : null;
+  const rest = pgt === null ? restTarget(o.url, o.allowRemote) : null;
+  const grpc = rest !== null && o.protocol === 'grpc' ? grpcTarget(o.grpcUrl, rest, o.allowRemote) : null;
+  const target = pgt !== null ? await probePgvector(pgt, o.collection) : await probeRest(rest!.origin, o.collection, o.apiKey);
   if (grpc !== null) await probeGrpc(grpc, o.collection, o.apiKey);
   const isHdf5 = /\.(hdf5|h5)$/i.test(o.queries);
   const qs = await readDataset(o.queries, { ...(o.queriesLimit !== undefined ? { limit: o.queriesLimit } : {}), ...(isHdf5 ? { hdf5Dataset: 'test' } : {}) });
@@ -61,8 +66,11 @@ async function prepare(options: LoadgenOptions, log: (l: string) => void): Promi
     });
   }
   if (truth?.info.note) log(`recall: ${truth.info.note}`);
-  return { o, origin: rest.origin, grpc, target, queries: qs.vectors, dim: qs.dim, queryCount: qs.count, truth };
+  return { o, origin: pgt?.display ?? rest!.origin, grpc, pg: pgt, target, queries: qs.vectors, dim: qs.dim, queryCount: qs.count, truth };
 }
+
+/** What should be answering at the target, for the messages that say nothing does. */
+const serverName = (p: Prepared): string => (p.pg !== null ? 'PostgreSQL' : '`strata serve`');
 
 function clientFor(p: Prepared, step: StepPlan, clock: Clock): SearchClient {
   const common = {
@@ -74,8 +82,18 @@ function clientFor(p: Prepared, step: StepPlan, clock: Clock): SearchClient {
     now: () => clock.now(),
     ...(p.o.apiKey !== undefined ? { apiKey: p.o.apiKey } : {}),
   };
-  if (p.o.protocol === 'grpc') return grpcClient({ ...common, target: p.grpc!, collection: p.o.collection, queries: p.queries, dim: p.dim });
-  return restClient({ ...common, origin: p.origin, collection: p.o.collection, encoding: p.o.protocol, queries: p.queries, dim: p.dim });
+  const protocol = p.o.protocol;
+  if (protocol === 'pgvector')
+    return pgvectorClient({
+      ...common,
+      connectionString: p.pg!.connectionString,
+      table: p.o.collection,
+      distance: p.target.distance,
+      queries: p.queries,
+      dim: p.dim,
+    });
+  if (protocol === 'grpc') return grpcClient({ ...common, target: p.grpc!, collection: p.o.collection, queries: p.queries, dim: p.dim });
+  return restClient({ ...common, origin: p.origin, collection: p.o.collection, encoding: protocol, queries: p.queries, dim: p.dim });
 }
 
 function resultOf(p: Prepared, step: StepPlan, rec: StepRecorder, out: LoopOutcome): StepResult {
@@ -119,7 +137,7 @@ async function runStep(p: Prepared, step: StepPlan, key: StepKey, clock: Clock, 
       const warm = new StepRecorder(p.queryCount);
       const w = await runClosed({ ...base, search: (q) => client.search(q), recorder: warm, maxRequests: p.o.warmup }, step.concurrency);
       warm.destroy();
-      if (w.stoppedBy === 'endpoint-down') throw endpointDown('--url', p.grpc ?? p.origin, new Error('connections failed during warm-up'));
+      if (w.stoppedBy === 'endpoint-down') throw endpointDown('--url', p.grpc ?? p.origin, new Error('connections failed during warm-up'), serverName(p));
     }
     progress.step(key, 'measure');
     const t0 = clock.now();
@@ -142,7 +160,7 @@ async function runStep(p: Prepared, step: StepPlan, key: StepKey, clock: Clock, 
         : await runOpen({ ...loop, rate: step.rate, maxInflight: p.o.maxInflight, drainMs: p.o.timeoutMs });
     if (out.stoppedBy === 'endpoint-down') {
       const [status, message] = Object.entries(rec.errorMessages())[0] ?? ['?', ''];
-      throw endpointDown(p.o.protocol === 'grpc' ? '--grpc-url' : '--url', p.grpc ?? p.origin, new Error(`${status}: ${message}`));
+      throw endpointDown(p.o.protocol === 'grpc' ? '--grpc-url' : '--url', p.grpc ?? p.origin, new Error(`${status}: ${message}`), serverName(p));
     }
     return resultOf(p, step, rec, out);
   } finally {

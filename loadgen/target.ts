@@ -55,3 +55,30 @@ export function grpcTarget(target: string | undefined, rest: RestTarget, allowRe
   if (!allowRemote && !isLoopbackHost(u.hostname)) refuseRemote('--grpc-url', t, u.hostname);
   return u.host;
 }
+
+export interface PgTarget {
+  /** The connection string as given (credentials included: it only goes to the driver). */
+  connectionString: string;
+  /** host:port/database, for messages and reports (no credentials). */
+  display: string;
+}
+
+/**
+ * --url for --protocol pgvector: postgres://[user[:password]@]host[:port]/database. A socket
+ * directory as host (?host=/run/postgresql) is local by definition.
+ */
+export function pgTarget(url: string, allowRemote: boolean): PgTarget {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw invalidArgument('--url', `"${url}" is not a URL (expected e.g. postgres://postgres@127.0.0.1:5432/postgres)`);
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    throw invalidArgument('--url', `"${url}" must start with postgres:// for --protocol pgvector`);
+  const socketDir = u.searchParams.get('host');
+  const local = socketDir !== null ? socketDir.startsWith('/') : isLoopbackHost(u.hostname);
+  if (!allowRemote && !local) refuseRemote('--url', url, socketDir ?? u.hostname);
+  const where = socketDir ?? `${u.hostname}:${u.port || '5432'}`;
+  return { connectionString: url, display: `${where}${u.pathname}` };
+}

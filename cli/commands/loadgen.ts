@@ -78,9 +78,11 @@ function writeOut(file: string, text: string): void {
 export function registerLoadgen(program: Command): void {
   program
     .command('loadgen')
-    .description('load a running strata serve (loopback) with searches: recall, QPS and latency percentiles per ef and concurrency')
-    .requiredOption('--url <url>', 'REST base URL of the server (loopback only unless --allow-remote)')
-    .requiredOption('--collection <name>', 'collection to search')
+    .description(
+      'load a running strata serve (loopback), or a pgvector table to compare, with searches: recall, QPS and latency percentiles per ef and concurrency',
+    )
+    .requiredOption('--url <url>', 'REST base URL of the server, or postgres://… with --protocol pgvector (loopback only unless --allow-remote)')
+    .requiredOption('--collection <name>', 'collection to search (pgvector: the table, with columns id and embedding)')
     .requiredOption('-q, --queries <file>', 'query vectors (.fvecs, .bvecs, .fbin, .npy, .hdf5 test, .jsonl)')
     .option('--queries-limit <n>', 'use only the first n queries', intOption('--queries-limit', 1))
     .option('--gt <file>', 'ground-truth ids (.ivecs, .ibin, .hdf5 neighbors); tie-aware when groundtruth_dist.fvecs sits beside it')
@@ -93,7 +95,7 @@ export function registerLoadgen(program: Command): void {
     .option('--duration <s>', 'seconds per step', numberOption('--duration', 0.001), 10)
     .option('--max-requests <n>', 'requests per step at most', intOption('--max-requests', 1, 10_000_000), 1_000_000)
     .option('--warmup <n>', 'untimed requests per step before measuring', intOption('--warmup', 0, 10_000_000), 100)
-    .option('--protocol <p>', 'json | msgpack | grpc', choiceOption('--protocol', ['json', 'msgpack', 'grpc'] as const), 'json')
+    .option('--protocol <p>', 'json | msgpack | grpc | pgvector', choiceOption('--protocol', ['json', 'msgpack', 'grpc', 'pgvector'] as const), 'json')
     .option('--grpc-url <host:port>', 'gRPC address (default: the --url host, port 6334)')
     .option(
       '--mode <mode>',

@@ -1,0 +1,206 @@
+// Issue-10 benchmark: Strata against pgvector on the same vectors, the same machine and the same
+// load generator. It starts a throwaway PostgreSQL with pgvector (bench/pg-cluster.ts), loads the
+// base vectors into a table and builds pgvector's HNSW index with the graph parameters Strata's build
+// uses (m 16, ef_construction 200), starts `strata serve` on the Strata index of the same vectors,
+// then runs `strata loadgen` (its own process, 16 clients by default) against each over an ef sweep,
+// the two alternating within every repetition. Per row: QPS, p99, recall@10, and CPU per request of
+// the server side (strata serve's threads; the postmaster and every backend it reaped) and of the
+// client. QPS at equal recall is interpolated on each curve, and their ratio is the figure.
+// Run: bash bench/install-pgvector.sh && npm run bench:pgvector -- [--index DIR --base F --queries F --gt F]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { readDataset } from '../datasets/index.js';
+import { type PgCluster, startPgCluster } from './pg-cluster.js';
+import { loadPgvectorTable } from './pg-load.js';
+import { measuredLoadgen, procCpuUs, procTreeCpuUs, run, serve, stop } from './strata-children.js';
+
+interface Row {
+  system: 'strata' | 'pgvector';
+  ef: number;
+  rep: number;
+  qps: number;
+  p99Ms: number;
+  recall: number;
+  serverCpuUs: number;
+  clientCpuUs: number;
+}
+
+interface Point {
+  ef: number;
+  recall: number;
+  qps: number;
+  p99Ms: number;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** QPS where the recall curve (ascending ef) first reaches `target`, linearly between sweep points; null if never. */
+function qpsAtRecall(curve: Point[], target: number): number | null {
+  for (let i = 0; i < curve.length; i++) {
+    const p = curve[i]!;
+    if (p.recall < target) continue;
+    if (i === 0) return p.qps;
+    const a = curve[i - 1]!;
+    return a.qps + ((target - a.recall) / (p.recall - a.recall)) * (p.qps - a.qps);
+  }
+  return null;
+}
+
+async function main(): Promise<void> {
+  const o = new Command('pgvector-bench')
+    .option('--index <dir>', 'a built Strata index of --base (default: generate a 100k × 100 angular embedding-like set and build it)')
+    .option('--base <file>', 'the base vectors the index was built from (with --index)')
+    .option('--queries <file>', 'query vectors (with --index)')
+    .option('--gt <file>', 'ground truth (with --index)')
+    .option('--count <n>', 'generated vectors', (v) => Number(v), 100_000)
+    .option('--efs <list>', 'ef values (Strata hnsw_ef, pgvector hnsw.ef_search)', '12,16,20,24,32,40,64,100,128')
+    .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
+    .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 5)
+    .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 2)
+    .option('--threads <n>', 'strata serve --search-threads', (v) => Number(v), 1)
+    .option('--targets <list>', 'recall@10 values to compare QPS at', '0.9,0.95,0.99')
+    .option('--json <file>', 'also write the results as JSON')
+    .parse(process.argv)
+    .opts<{
+      index?: string;
+      base?: string;
+      queries?: string;
+      gt?: string;
+      count: number;
+      efs: string;
+      concurrency: number;
+      duration: number;
+      reps: number;
+      threads: number;
+      targets: string;
+      json?: string;
+    }>();
+  const efs = o.efs.split(',').map(Number);
+  const targets = o.targets.split(',').map(Number);
+  const tmp = mkdtempSync(join(tmpdir(), 'strata-pgvector-bench-'));
+  let cluster: PgCluster | null = null;
+  try {
+    let { index, base, queries, gt } = o;
+    let strataBuildSeconds: number | null = null;
+    if (!index) {
+      const data = join(tmp, 'data');
+      process.stderr.write(`generating ${o.count} × 100 angular vectors and building with the default budget\n`);
+      await run(['generate', '--kind', 'embedding', '--count', String(o.count), '--dim', '100', '--queries', '1000', '--k', '10', '-o', data]);
+      index = join(tmp, 'index');
+      base = join(data, 'base.fvecs');
+      const t0 = performance.now();
+      await run(['build', base, '--out', index, '--metric', 'cosine', '--name', 'bench']);
+      strataBuildSeconds = (performance.now() - t0) / 1000;
+      queries = join(data, 'query.fvecs');
+      gt = join(data, 'groundtruth.ivecs');
+    }
+    if (!base || !queries || !gt) throw new Error('--base, --queries and --gt are required with --index');
+    const b = await readDataset(base);
+
+    // pgvector: a table of the same rows (id = row number, as the ground truth numbers them) and its
+    // HNSW index built with the parameters of Strata's graph. Memory settings let the build and the
+    // index fit in RAM, as a tuned deployment would; the build may use both cores.
+    cluster = await startPgCluster({
+      settings: { shared_buffers: '1GB', maintenance_work_mem: '1GB', max_parallel_maintenance_workers: 1, effective_cache_size: '4GB', jit: 'off' },
+    });
+    process.stderr.write(`loading ${b.count} vectors into pgvector and building its HNSW index\n`);
+    const pgLoad = await loadPgvectorTable({
+      url: cluster.url,
+      table: 'items',
+      vectors: b.vectors,
+      dim: b.dim,
+      distance: 'Cosine',
+      m: 16,
+      efConstruction: 200,
+    });
+    process.stderr.write(`pgvector: load ${pgLoad.loadSeconds.toFixed(1)} s, index ${pgLoad.indexSeconds.toFixed(1)} s\n`);
+
+    const server = await serve(index, o.threads, [], 'ring');
+    const rows: Row[] = [];
+    try {
+      const pgUrl = cluster.url;
+      const pgPid = cluster.pid;
+      const step = async (system: Row['system'], ef: number, rep: number): Promise<void> => {
+        const report = join(tmp, `r-${system}-${ef}-${rep}.json`);
+        const target =
+          system === 'strata'
+            ? ['--url', server.rest, '--collection', 'bench', '--protocol', 'msgpack']
+            : ['--url', pgUrl, '--collection', 'items', '--protocol', 'pgvector'];
+        const serverPid = system === 'strata' ? server.child.pid! : pgPid;
+        // strata serve's CPU is its own (its threads); the postmaster's includes the backends it
+        // reaped, which the load generator's connections were: they end with its run.
+        const cpu = system === 'strata' ? procCpuUs : procTreeCpuUs;
+        const m = await measuredLoadgen(
+          [
+            'loadgen',
+            ...target,
+            ...['-q', queries!, '--gt', gt!, '--concurrency', String(o.concurrency), '--ef', String(ef), '--duration', String(o.duration)],
+            ...['--warmup', '500', '--no-progress', '--report', report],
+          ],
+          report,
+          500,
+          () => cpu(serverPid),
+          // Let the postmaster reap the backends of the connections just closed.
+          () => new Promise((r) => setTimeout(r, system === 'pgvector' ? 300 : 0)),
+        );
+        rows.push({ system, ef, rep, ...m, recall: m.recall ?? Number.NaN });
+        process.stderr.write(`rep ${rep} ef ${ef} ${system}: ${m.qps.toFixed(0)} QPS, recall ${(m.recall ?? Number.NaN).toFixed(4)}\n`);
+      };
+      for (let rep = 0; rep < o.reps; rep++)
+        for (const ef of efs) {
+          // Who goes first alternates, so neither always meets the machine after the other's load.
+          const order: Array<Row['system']> = (rep + efs.indexOf(ef)) % 2 === 0 ? ['strata', 'pgvector'] : ['pgvector', 'strata'];
+          for (const sys of order) await step(sys, ef, rep);
+        }
+    } finally {
+      await stop(server);
+    }
+
+    const curve = (system: Row['system']): Point[] =>
+      efs.map((ef) => {
+        const rs = rows.filter((r) => r.system === system && r.ef === ef);
+        return { ef, recall: rs[0]!.recall, qps: median(rs.map((r) => r.qps)), p99Ms: median(rs.map((r) => r.p99Ms)) };
+      });
+    const curves = { strata: curve('strata'), pgvector: curve('pgvector') };
+    const cpu = (system: Row['system'], ef: number, f: 'serverCpuUs' | 'clientCpuUs'): number =>
+      median(rows.filter((r) => r.system === system && r.ef === ef).map((r) => r[f]));
+    const lines = [
+      `${b.count} × ${b.dim} vectors (${base}), ${o.concurrency} clients (strata loadgen, its own process), ${o.duration} s per row, median of ${o.reps} alternating repetitions.`,
+      `pgvector ${'(HNSW m 16, ef_construction 200, vector_cosine_ops)'}: load ${pgLoad.loadSeconds.toFixed(1)} s, index build ${pgLoad.indexSeconds.toFixed(1)} s, index ${(pgLoad.indexBytes / 1e6).toFixed(1)} MB.${strataBuildSeconds !== null ? ` Strata build (graph, placement, codes): ${strataBuildSeconds.toFixed(1)} s.` : ''}`,
+      `Strata: strata serve, ${o.threads} search thread(s), MessagePack.`,
+      '',
+      '| ef | Strata QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req | pgvector QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...efs.map((ef, i) => {
+        const s = curves.strata[i]!;
+        const p = curves.pgvector[i]!;
+        return `| ${ef} | ${s.qps.toFixed(0)} | ${s.recall.toFixed(4)} | ${s.p99Ms.toFixed(2)} | ${cpu('strata', ef, 'serverCpuUs').toFixed(0)} | ${cpu('strata', ef, 'clientCpuUs').toFixed(0)} | ${p.qps.toFixed(0)} | ${p.recall.toFixed(4)} | ${p.p99Ms.toFixed(2)} | ${cpu('pgvector', ef, 'serverCpuUs').toFixed(0)} | ${cpu('pgvector', ef, 'clientCpuUs').toFixed(0)} |`;
+      }),
+      '',
+      '| recall@10 | Strata QPS | pgvector QPS | Strata / pgvector |',
+      '|---|---|---|---|',
+    ];
+    const atRecall = targets.map((t) => {
+      const s = qpsAtRecall(curves.strata, t);
+      const p = qpsAtRecall(curves.pgvector, t);
+      lines.push(`| ${t} | ${s?.toFixed(0) ?? 'not reached'} | ${p?.toFixed(0) ?? 'not reached'} | ${s !== null && p !== null ? (s / p).toFixed(2) : 'n/a'} |`);
+      return { recall: t, strata: s, pgvector: p, ratio: s !== null && p !== null ? s / p : null };
+    });
+    process.stdout.write(`${lines.join('\n')}\n`);
+    if (o.json)
+      writeFileSync(
+        o.json,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), vectors: b.count, dim: b.dim, pgLoad, strataBuildSeconds, rows, curves, atRecall }, null, 2)}\n`,
+      );
+  } finally {
+    await cluster?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
