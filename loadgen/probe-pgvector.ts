@@ -72,7 +72,13 @@ export async function probePgvector(t: PgTarget, table: string): Promise<TargetI
         'no-hnsw-index',
         `table ${table} has no HNSW index on embedding with vector_l2_ops, vector_ip_ops or vector_cosine_ops: --ef (hnsw.ef_search) would mean nothing`,
       );
-    const count = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${quotedTable(table)}`);
+    // The planner's estimate once it is large (an exact count would scan a big table before every
+    // run); below that, or before the table was ever analysed, the exact count is cheap.
+    const est = await c.query<{ n: number }>('SELECT reltuples AS n FROM pg_class WHERE oid = $1', [oid]);
+    const count =
+      (est.rows[0]?.n ?? -1) >= 1e6
+        ? { rows: [{ n: String(Math.round(est.rows[0]!.n)) }] }
+        : await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${quotedTable(table)}`);
     return {
       collection: table,
       dim,
