@@ -3,10 +3,12 @@
 // base vectors into a table and builds pgvector's HNSW index with the graph parameters Strata's build
 // uses (m 16, ef_construction 200), starts `strata serve` on the Strata index of the same vectors,
 // then runs `strata loadgen` (its own process, 16 clients by default) against each over an ef sweep,
-// the two alternating within every repetition. Per row: QPS, p99, recall@10, and CPU per request of
-// the server side (strata serve's threads; the postmaster and every backend it reaped) and of the
-// client. QPS at equal recall is interpolated on each curve, and their ratio is the figure.
+// the two alternating within every repetition. Per row: QPS, p99, recall@10, and CPU per answer of
+// the server side (strata serve and its threads; the postmaster and its backends) and of the client,
+// inside the load generator's measured window (a CpuTrace of both process trees; start-up and warm-up
+// left out). QPS at equal recall is interpolated on each curve, and their ratio is the figure.
 // Run: bash bench/install-pgvector.sh && npm run bench:pgvector -- [--index DIR --base F --queries F --gt F]
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +16,7 @@ import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
 import { type PgCluster, startPgCluster } from './pg-cluster.js';
 import { loadPgvectorTable } from './pg-load.js';
-import { measuredLoadgen, procCpuUs, procTreeCpuUs, run, serve, stop } from './strata-children.js';
+import { measuredLoadgen, run, serve, stop } from './strata-children.js';
 
 interface Row {
   system: 'strata' | 'pgvector';
@@ -62,8 +64,16 @@ async function main(): Promise<void> {
     .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 5)
     .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 2)
+    .option(
+      '--warmup <n>',
+      "untimed requests per row (each row's connections are new: pgvector's backends fault in the shared buffers)",
+      (v) => Number(v),
+      3000,
+    )
     .option('--threads <n>', 'strata serve --search-threads', (v) => Number(v), 1)
     .option('--targets <list>', 'recall@10 values to compare QPS at', '0.9,0.95,0.99')
+    .option('--pin-server <cpus>', 'run strata serve and PostgreSQL on these CPUs only (taskset -c), e.g. 1')
+    .option('--pin-client <cpus>', 'run the load generator on these CPUs only, e.g. 0')
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
     .opts<{
@@ -76,8 +86,11 @@ async function main(): Promise<void> {
       concurrency: number;
       duration: number;
       reps: number;
+      warmup: number;
       threads: number;
       targets: string;
+      pinServer?: string;
+      pinClient?: string;
       json?: string;
     }>();
   const efs = o.efs.split(',').map(Number);
@@ -119,8 +132,11 @@ async function main(): Promise<void> {
       efConstruction: 200,
     });
     process.stderr.write(`pgvector: load ${pgLoad.loadSeconds.toFixed(1)} s, index ${pgLoad.indexSeconds.toFixed(1)} s\n`);
+    // Pinned after the build (which may use both cores): the backends of the load's connections are
+    // forked from the postmaster and inherit its CPUs.
+    if (o.pinServer !== undefined) execFileSync('taskset', ['-a', '-p', '-c', o.pinServer, String(cluster.pid)], { stdio: 'ignore' });
 
-    const server = await serve(index, o.threads, [], 'ring');
+    const server = await serve(index, o.threads, [], 'ring', o.pinServer);
     const rows: Row[] = [];
     try {
       const pgUrl = cluster.url;
@@ -131,22 +147,16 @@ async function main(): Promise<void> {
           system === 'strata'
             ? ['--url', server.rest, '--collection', 'bench', '--protocol', 'msgpack']
             : ['--url', pgUrl, '--collection', 'items', '--protocol', 'pgvector'];
+        // strata serve with its threads; the postmaster with its backends (the load's connections).
         const serverPid = system === 'strata' ? server.child.pid! : pgPid;
-        // strata serve's CPU is its own (its threads); the postmaster's includes the backends it
-        // reaped, which the load generator's connections were: they end with its run.
-        const cpu = system === 'strata' ? procCpuUs : procTreeCpuUs;
         const m = await measuredLoadgen(
           [
             'loadgen',
             ...target,
             ...['-q', queries!, '--gt', gt!, '--concurrency', String(o.concurrency), '--ef', String(ef), '--duration', String(o.duration)],
-            ...['--warmup', '500', '--no-progress', '--report', report],
+            ...['--warmup', String(o.warmup), '--no-progress', '--report', report],
           ],
-          report,
-          500,
-          () => cpu(serverPid),
-          // Let the postmaster reap the backends of the connections just closed.
-          () => new Promise((r) => setTimeout(r, system === 'pgvector' ? 300 : 0)),
+          { report, serverPid, ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}) },
         );
         rows.push({ system, ef, rep, ...m, recall: m.recall ?? Number.NaN });
         process.stderr.write(`rep ${rep} ef ${ef} ${system}: ${m.qps.toFixed(0)} QPS, recall ${(m.recall ?? Number.NaN).toFixed(4)}\n`);
@@ -172,7 +182,7 @@ async function main(): Promise<void> {
     const lines = [
       `${b.count} × ${b.dim} vectors (${base}), ${o.concurrency} clients (strata loadgen, its own process), ${o.duration} s per row, median of ${o.reps} alternating repetitions.`,
       `pgvector ${'(HNSW m 16, ef_construction 200, vector_cosine_ops)'}: load ${pgLoad.loadSeconds.toFixed(1)} s, index build ${pgLoad.indexSeconds.toFixed(1)} s, index ${(pgLoad.indexBytes / 1e6).toFixed(1)} MB.${strataBuildSeconds !== null ? ` Strata build (graph, placement, codes): ${strataBuildSeconds.toFixed(1)} s.` : ''}`,
-      `Strata: strata serve, ${o.threads} search thread(s), MessagePack.`,
+      `Strata: strata serve, ${o.threads} search thread(s), MessagePack.${o.pinServer !== undefined ? ` Servers on CPU(s) ${o.pinServer}, the load generator on ${o.pinClient ?? 'any'} (taskset).` : ''}`,
       '',
       '| ef | Strata QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req | pgvector QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req |',
       '|---|---|---|---|---|---|---|---|---|---|---|',

@@ -2,7 +2,8 @@
 // each search-thread count it starts `strata serve` as a child, drives it with `strata loadgen` (a
 // second child: undici or gRPC, closed loop) over each protocol, and measures
 // - QPS, p99 and recall from the load generator's report;
-// - CPU per request of the server (all its threads) and of the client, from /proc;
+// - CPU per request of the server (all its threads) and of the client, from /proc, inside the load
+//   generator's measured window (strata-children.ts CpuTrace);
 // - the in-process QPS of the same index with the same search threads (`strata search`, a third
 //   child, so that no process measures itself);
 // - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
@@ -12,7 +13,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { measuredLoadgen, procCpuUs, run, type Served, serve, stop } from './strata-children.js';
+import { measuredLoadgen, run, type Served, serve, stop } from './strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
         for (const protocol of protocols) {
           const report = join(tmp, `r-${threads}-${protocol}.json`);
           const args = loadgenArgs(s, protocol, report);
-          const m = await measuredLoadgen(args, report, 500, () => procCpuUs(s.child.pid!));
+          const m = await measuredLoadgen(args, { report, serverPid: s.child.pid! });
           rows.push({ threads, protocol, ...m, inProcessQps: before, ratio: 0 });
           process.stderr.write(`threads ${threads} ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
         }

@@ -1,38 +1,108 @@
 // The Strata processes a benchmark drives from outside, so that no process measures itself: `strata
 // serve` (until stopped), one-shot commands (`strata loadgen`, `search`, `build`, `generate`), and
-// CPU time read from /proc for a live process or for the children this process has reaped.
+// the CPU of process trees read from /proc, traced over time so that a load generator's measured
+// window can be cut out of it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../common/paths.js';
 
 export const STRATA = join(projectRoot(), 'bin', 'strata.js');
 const TICK_US = 1e6 / 100; // USER_HZ: /proc times are in 1/100 s on Linux
 
-/** user + system CPU of a live process, µs. */
-export function procCpuUs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(after[11]) + Number(after[12])) * TICK_US;
+/** user, system and reaped children's CPU of every process under /proc, by pid, with its parent. */
+function procTable(): Map<number, { ppid: number; cpu: number }> {
+  const out = new Map<number, { ppid: number; cpu: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let f: string;
+    try {
+      f = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    out.set(Number(name), { ppid: Number(after[1]), cpu: (Number(after[11]) + Number(after[12]) + Number(after[13]) + Number(after[14])) * TICK_US });
+  }
+  return out;
 }
 
-/** user + system CPU of a live process and of the children it has reaped (a postmaster's ended backends), µs. */
-export function procTreeCpuUs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(after[11]) + Number(after[12]) + Number(after[13]) + Number(after[14])) * TICK_US;
+/**
+ * CPU of a process tree in a /proc table, µs: the process and every live descendant (threads
+ * included), each with the children it has reaped — a postmaster with its backends, a server with
+ * its workers. null when the process is not there.
+ */
+function treeCpu(t: Map<number, { ppid: number; cpu: number }>, pid: number): number | null {
+  if (!t.has(pid)) return null;
+  let total = 0;
+  const todo = [pid];
+  while (todo.length > 0) {
+    const p = todo.pop()!;
+    total += t.get(p)!.cpu;
+    for (const [c, e] of t) if (e.ppid === p) todo.push(c);
+  }
+  return total;
 }
 
-/** CPU of this process's reaped children (cutime + cstime), µs. */
-export function childrenCpuUs(): number {
-  const f = readFileSync('/proc/self/stat', 'utf8');
-  const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(after[13]) + Number(after[14])) * TICK_US;
+/**
+ * The CPU of process trees (treeCpu) read every `everyMs` on the wall clock from one /proc scan,
+ * so that what a process spent inside a window another process reports (a load generator's
+ * measured span) can be cut out afterwards, apart from start-up and warm-up. `roots` give each
+ * tree's pid (0: not started yet); a tree that is gone keeps its last value.
+ */
+export class CpuTrace {
+  private readonly times: number[] = [];
+  private readonly values: number[][] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly roots: Array<() => number>,
+    everyMs = 100,
+  ) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  private sample(): void {
+    const last = this.values[this.values.length - 1];
+    const table = procTable();
+    this.times.push(performance.timeOrigin + performance.now());
+    this.values.push(this.roots.map((pid, i) => treeCpu(table, pid()) ?? last?.[i] ?? 0));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.sample();
+  }
+
+  /** Each tree's CPU at wall-clock time t (ms since the epoch), linear between samples. */
+  private at(t: number): number[] {
+    const ts = this.times;
+    let i = 1;
+    while (i < ts.length - 1 && ts[i]! < t) i++;
+    const a = ts[i - 1]!;
+    const b = ts[i]!;
+    const w = b > a ? Math.min(1, Math.max(0, (t - a) / (b - a))) : 1;
+    return this.values[i]!.map((v, k) => this.values[i - 1]![k]! + w * (v - this.values[i - 1]![k]!));
+  }
+
+  /** Each tree's CPU spent between two wall-clock times. */
+  between(fromEpochMs: number, toEpochMs: number): number[] {
+    const a = this.at(fromEpochMs);
+    return this.at(toEpochMs).map((v, k) => v - a[k]!);
+  }
 }
 
-export function run(args: string[], nodeFlags: string[] = []): Promise<string> {
+/** node running bin/strata.js, on the given CPUs only when asked (taskset execs in place: the pid is node's). */
+function strataArgv(nodeFlags: string[], args: string[], cpus: string | undefined): [string, string[]] {
+  const argv = [...nodeFlags, STRATA, ...args];
+  return cpus === undefined ? [process.execPath, argv] : ['taskset', ['-c', cpus, process.execPath, ...argv]];
+}
+
+export function run(args: string[], nodeFlags: string[] = [], cpus?: string, onSpawn?: (pid: number) => void): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...nodeFlags, STRATA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(...strataArgv(nodeFlags, args, cpus), { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (c.pid !== undefined) onSpawn?.(c.pid);
     let out = '';
     let err = '';
     c.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -47,7 +117,7 @@ export interface Served {
   grpc: string;
 }
 
-export function serve(index: string, threads: number, nodeFlags: string[], handoff: string): Promise<Served> {
+export function serve(index: string, threads: number, nodeFlags: string[], handoff: string, cpus?: string): Promise<Served> {
   return new Promise((resolve, reject) => {
     const args = [
       'serve',
@@ -65,7 +135,7 @@ export function serve(index: string, threads: number, nodeFlags: string[], hando
       '--log-level',
       'silent',
     ];
-    const child = spawn(process.execPath, [...nodeFlags, STRATA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(...strataArgv(nodeFlags, args, cpus), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -87,35 +157,49 @@ export interface MeasuredLoad {
   qps: number;
   p99Ms: number;
   recall: number | null;
-  /** CPU per request (the warm-up's requests and CPU included in both). */
+  /** CPU per answer within the measured window (start-up and warm-up left out). */
   serverCpuUs: number;
   clientCpuUs: number;
 }
 
 /**
- * One `strata loadgen` run whose arguments write its report to `report` after `warmup` untimed
- * requests, with the server's CPU per request (`serverCpuUs` reads the server side's total) and
- * the client's (this process's reaped children). `settle` runs before the second reading: a server
- * whose per-connection processes are reaped after the run needs the time.
+ * How one load generator run is measured: its arguments write the report to `report`; the server
+ * side is the process tree under `serverPid`; `cpus` pins the load generator (taskset -c).
  */
-export async function measuredLoadgen(
-  args: string[],
-  report: string,
-  warmup: number,
-  serverCpuUs: () => number,
-  settle: () => Promise<void> = async () => {},
-): Promise<MeasuredLoad> {
-  const s0 = serverCpuUs();
-  const c0 = childrenCpuUs();
-  await run(args);
-  await settle();
-  const serverUs = serverCpuUs() - s0;
-  const clientUs = childrenCpuUs() - c0;
+export interface LoadgenMeasure {
+  report: string;
+  serverPid: number;
+  cpus?: string;
+}
+
+/**
+ * One `strata loadgen` run (one step), with the server's and the client's CPU per answer inside the
+ * window the load generator measured, read from a CpuTrace of both processes taken meanwhile.
+ */
+export async function measuredLoadgen(args: string[], m: LoadgenMeasure): Promise<MeasuredLoad> {
+  let client = 0;
+  const trace = new CpuTrace([() => m.serverPid, () => client]);
+  try {
+    await run(args, [], m.cpus, (pid) => {
+      client = pid;
+    });
+  } finally {
+    trace.stop();
+  }
   const r = (
-    JSON.parse(readFileSync(report, 'utf8')) as {
-      results: Array<{ qps: number; sent: number; latencyMs: { p99Ms: number }; recall: { mean: number } | null }>;
+    JSON.parse(readFileSync(m.report, 'utf8')) as {
+      results: Array<{
+        qps: number;
+        ok: number;
+        failed: number;
+        latencyMs: { p99Ms: number };
+        recall: { mean: number } | null;
+        window?: { fromEpochMs: number; toEpochMs: number };
+      }>;
     }
   ).results[0]!;
-  const requests = r.sent + warmup;
-  return { qps: r.qps, p99Ms: r.latencyMs.p99Ms, recall: r.recall?.mean ?? null, serverCpuUs: serverUs / requests, clientCpuUs: clientUs / requests };
+  if (!r.window) throw new Error(`${m.report}: the report has no measured window (a load generator from before it was added?)`);
+  const [serverUs, clientUs] = trace.between(r.window.fromEpochMs, r.window.toEpochMs);
+  const answers = Math.max(1, r.ok + r.failed);
+  return { qps: r.qps, p99Ms: r.latencyMs.p99Ms, recall: r.recall?.mean ?? null, serverCpuUs: serverUs! / answers, clientCpuUs: clientUs! / answers };
 }

@@ -26,6 +26,8 @@ export interface StepResult {
   offeredRate: number | null;
   /** Seconds from the first send to the last answer. */
   seconds: number;
+  /** That window on the wall clock (ms since the epoch), so a tool measuring the server meanwhile can take the same span (absent in reports written before it was added). */
+  window?: { fromEpochMs: number; toEpochMs: number };
   sent: number;
   ok: number;
   failed: number;

@@ -96,7 +96,7 @@ function clientFor(p: Prepared, step: StepPlan, clock: Clock): SearchClient {
   return restClient({ ...common, origin: p.origin, collection: p.o.collection, encoding: protocol, queries: p.queries, dim: p.dim });
 }
 
-function resultOf(p: Prepared, step: StepPlan, rec: StepRecorder, out: LoopOutcome): StepResult {
+function resultOf(p: Prepared, step: StepPlan, rec: StepRecorder, out: LoopOutcome, clock: Clock): StepResult {
   const seconds = Math.max(1e-9, (out.endMs - out.startMs) / 1000);
   return {
     ef: step.ef,
@@ -104,6 +104,7 @@ function resultOf(p: Prepared, step: StepPlan, rec: StepRecorder, out: LoopOutco
     mode: p.o.mode,
     offeredRate: step.rate,
     seconds,
+    window: { fromEpochMs: clock.epochMs(out.startMs), toEpochMs: clock.epochMs(out.endMs) },
     sent: out.sent,
     ok: rec.ok,
     failed: rec.failed,
@@ -162,7 +163,7 @@ async function runStep(p: Prepared, step: StepPlan, key: StepKey, clock: Clock, 
       const [status, message] = Object.entries(rec.errorMessages())[0] ?? ['?', ''];
       throw endpointDown(p.o.protocol === 'grpc' ? '--grpc-url' : '--url', p.grpc ?? p.origin, new Error(`${status}: ${message}`), serverName(p));
     }
-    return resultOf(p, step, rec, out);
+    return resultOf(p, step, rec, out, clock);
   } finally {
     if (timer) clearInterval(timer);
     rec.destroy();

@@ -89,7 +89,9 @@ function expectRecallAsInProcess(report: LoadgenReport): void {
 
 describe('loadgen against a real server', () => {
   it("closed loop over JSON: recall equals the in-process engine's at each ef, with full step results", async () => {
+    const before = Date.now();
     const report = await runLoadgen(opts({ label: 'json closed' }));
+    const after = Date.now();
     expect(report.results.map((r) => [r.ef, r.concurrency])).toEqual([
       [8, 1],
       [8, 3],
@@ -113,6 +115,15 @@ describe('loadgen against a real server', () => {
       expect(r.strata!.bytesCxl).toBeGreaterThan(0);
       expect(r.strata!.modelledMemoryNs).toBeGreaterThan(0);
       expect(r.histogram.length).toBeGreaterThan(0);
+    }
+    // Each step's measured window on the wall clock (what the benches cut the servers' CPU to):
+    // inside the run, in step order, as long as the step's own seconds.
+    const w = report.results.map((r) => r.window!);
+    expect(w[0]!.fromEpochMs).toBeGreaterThanOrEqual(before - 1);
+    expect(w[w.length - 1]!.toEpochMs).toBeLessThanOrEqual(after + 1);
+    for (let i = 0; i < w.length; i++) {
+      expect(w[i]!.toEpochMs - w[i]!.fromEpochMs).toBeCloseTo(report.results[i]!.seconds * 1000, 2);
+      if (i > 0) expect(w[i]!.fromEpochMs).toBeGreaterThanOrEqual(w[i - 1]!.toEpochMs);
     }
     expect(report.target).toMatchObject({ collection: 'vectors', dim: 16, distance: 'Euclid', points: 2000 });
     expect(report.groundTruth).toMatchObject({ source: 'file', tieAware: true });

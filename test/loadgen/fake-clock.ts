@@ -20,6 +20,10 @@ export class FakeClock implements Clock {
     return this.t;
   }
 
+  epochMs(t: number): number {
+    return t;
+  }
+
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       if (ms <= 0) resolve();
