@@ -74,16 +74,13 @@ export async function probePgvector(t: PgTarget, table: string): Promise<TargetI
       );
     // The planner's estimate once it is large (an exact count would scan a big table before every
     // run); below that, or before the table was ever analysed, the exact count is cheap.
-    const est = await c.query<{ n: number }>('SELECT reltuples AS n FROM pg_class WHERE oid = $1', [oid]);
-    const count =
-      (est.rows[0]?.n ?? -1) >= 1e6
-        ? { rows: [{ n: String(Math.round(est.rows[0]!.n)) }] }
-        : await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${quotedTable(table)}`);
+    const est = (await c.query<{ n: number }>('SELECT reltuples AS n FROM pg_class WHERE oid = $1', [oid])).rows[0]?.n ?? -1;
+    const points = est >= 1e6 ? Math.round(est) : Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${quotedTable(table)}`)).rows[0]?.n ?? 0);
     return {
       collection: table,
       dim,
       distance,
-      points: Number(count.rows[0]?.n ?? 0),
+      points,
       server: { title: 'pgvector', version: `${ext.rows[0]!.extversion} (PostgreSQL ${ext.rows[0]!.server})` },
       strata: null,
     };
