@@ -9,6 +9,8 @@ export const MAX_SWEEP_SECONDS = 4 * 3600;
 export const MAX_REQUESTS_PER_STEP = 10_000_000;
 export const MAX_CONCURRENCY = 1024;
 export const MAX_RATE = 1_000_000;
+/** pgvector's bound on hnsw.ef_search. */
+export const PGVECTOR_MAX_EF = 1000;
 
 export interface LoadgenOptions {
   /** REST base URL, e.g. http://127.0.0.1:6333, or with protocol pgvector a postgres:// URL (loopback unless allowRemote). */
@@ -101,6 +103,10 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     throw invalidArgument('--warmup', `must be a whole number in 0..${MAX_REQUESTS_PER_STEP}, got ${r.warmup}`);
   if (!['json', 'msgpack', 'grpc', 'pgvector'].includes(r.protocol))
     throw invalidArgument('--protocol', `must be json, msgpack, grpc or pgvector, got ${r.protocol}`);
+  // pgvector refuses hnsw.ef_search above 1000 when a connection starts: every search of the step
+  // would fail, so the sweep is refused before it begins.
+  if (r.protocol === 'pgvector')
+    for (const ef of r.ef) if (ef > PGVECTOR_MAX_EF) throw invalidArgument('--ef', `pgvector's hnsw.ef_search is at most ${PGVECTOR_MAX_EF}, got ${ef}`);
   if (r.mode !== 'closed' && r.mode !== 'open') throw invalidArgument('--mode', `must be closed or open, got ${String(r.mode)}`);
   if (r.mode === 'open') {
     if (r.rate === null || r.rate.length === 0) throw invalidArgument('--rate', 'the open loop needs a rate (requests per second, across all connections)');

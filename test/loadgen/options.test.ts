@@ -21,6 +21,12 @@ describe('load generator options', () => {
     ]);
   });
 
+  it("refuses an ef above pgvector's hnsw.ef_search bound for --protocol pgvector only", () => {
+    expect(() => resolveOptions({ ...base, protocol: 'pgvector', ef: [64, 1001] })).toThrow(/--ef: pgvector's hnsw.ef_search is at most 1000, got 1001/);
+    expect(resolveOptions({ ...base, protocol: 'pgvector', ef: [1000] }).ef).toEqual([1000]);
+    expect(resolveOptions({ ...base, ef: [1001] }).ef).toEqual([1001]);
+  });
+
   it('needs a rate in the open loop and refuses one in the closed loop', () => {
     expect(() => resolveOptions({ ...base, mode: 'open' })).toThrow(/--rate: the open loop needs a rate/);
     expect(() => resolveOptions({ ...base, rate: [10] })).toThrow(/--rate: applies to --mode open only/);
