@@ -9,11 +9,12 @@
 // left out). QPS at equal recall is interpolated on each curve, and their ratio is the figure.
 // Run: bash bench/install-pgvector.sh && npm run bench:pgvector -- [--index DIR --base F --queries F --gt F]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
+import { type LoadgenReport, renderSvg } from '../loadgen/index.js';
 import { type PgCluster, startPgCluster } from './pg-cluster.js';
 import { loadPgvectorTable } from './pg-load.js';
 import { measuredLoadgen, run, serve, stop } from './strata-children.js';
@@ -27,6 +28,8 @@ interface Row {
   recall: number;
   serverCpuUs: number;
   clientCpuUs: number;
+  /** The load generator's report of this row (in the run's temporary directory). */
+  report: string;
 }
 
 interface Point {
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
     .option('--targets <list>', 'recall@10 values to compare QPS at', '0.9,0.95,0.99')
     .option('--pin-server <cpus>', 'run strata serve and PostgreSQL on these CPUs only (taskset -c), e.g. 1')
     .option('--pin-client <cpus>', 'run the load generator on these CPUs only, e.g. 0')
+    .option('--plot <file.svg>', 'also plot both curves (recall vs QPS, latency), from the repetition nearest the median at each ef')
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
     .opts<{
@@ -91,6 +95,7 @@ async function main(): Promise<void> {
       targets: string;
       pinServer?: string;
       pinClient?: string;
+      plot?: string;
       json?: string;
     }>();
   const efs = o.efs.split(',').map(Number);
@@ -158,7 +163,7 @@ async function main(): Promise<void> {
           ],
           { report, serverPid, ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}) },
         );
-        rows.push({ system, ef, rep, ...m, recall: m.recall ?? Number.NaN });
+        rows.push({ system, ef, rep, ...m, recall: m.recall ?? Number.NaN, report });
         process.stderr.write(`rep ${rep} ef ${ef} ${system}: ${m.qps.toFixed(0)} QPS, recall ${(m.recall ?? Number.NaN).toFixed(4)}\n`);
       };
       for (let rep = 0; rep < o.reps; rep++)
@@ -202,10 +207,26 @@ async function main(): Promise<void> {
       return { recall: t, strata: s, pgvector: p, ratio: s !== null && p !== null ? s / p : null };
     });
     process.stdout.write(`${lines.join('\n')}\n`);
+    if (o.plot) {
+      // One report per system whose steps are, at each ef, the repetition nearest that ef's median QPS.
+      const combined = (system: Row['system'], label: string): LoadgenReport => {
+        const results = efs.map((ef) => {
+          const rs = rows.filter((r) => r.system === system && r.ef === ef);
+          const m = median(rs.map((r) => r.qps));
+          const near = rs.reduce((a, r) => (Math.abs(r.qps - m) < Math.abs(a.qps - m) ? r : a));
+          return (JSON.parse(readFileSync(near.report, 'utf8')) as LoadgenReport).results[0]!;
+        });
+        const first = JSON.parse(readFileSync(rows.find((r) => r.system === system)!.report, 'utf8')) as LoadgenReport;
+        return { ...first, label, results };
+      };
+      const pg = combined('pgvector', 'pgvector (HNSW m 16, efc 200)');
+      const title = `${b.count} × ${b.dim} angular, ${o.concurrency} clients${o.pinServer !== undefined ? ', one vCPU per server' : ''}: Strata vs pgvector ${pg.target.server.version ?? ''}`;
+      writeFileSync(o.plot, await renderSvg([combined('strata', `Strata (strata serve, ${o.threads} search thread)`), pg], { title }));
+    }
     if (o.json)
       writeFileSync(
         o.json,
-        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), vectors: b.count, dim: b.dim, pgLoad, strataBuildSeconds, rows, curves, atRecall }, null, 2)}\n`,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), vectors: b.count, dim: b.dim, pgLoad, strataBuildSeconds, rows: rows.map(({ report: _, ...r }) => r), curves, atRecall }, null, 2)}\n`,
       );
   } finally {
     await cluster?.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StrataError } from '../../common/errors.js';
-import { grpcTarget, isLoopbackHost, restTarget } from '../../loadgen/target.js';
+import { grpcTarget, isLoopbackHost, pgTarget, restTarget } from '../../loadgen/target.js';
 import { thrown } from '../helpers/temp.js';
 
 describe('loadgen targets', () => {
@@ -35,5 +35,13 @@ describe('loadgen targets', () => {
     expect(grpcTarget('[::1]:7000', rest, false)).toBe('[::1]:7000');
     expect(() => grpcTarget('8.8.8.8:6334', rest, false)).toThrow(/--grpc-url: .*not a loopback/);
     expect(() => grpcTarget('127.0.0.1', rest, false)).toThrow(/host:port/);
+  });
+
+  it('--protocol pgvector: accepts postgres:// URLs on loopback or a socket directory, refuses other hosts without --allow-remote', () => {
+    expect(pgTarget('postgres://u:secret@127.0.0.1:5433/db', false).display).toBe('127.0.0.1:5433/db');
+    expect(pgTarget('postgresql://u@localhost/db?host=/run/postgresql', false).display).toBe('/run/postgresql/db');
+    expect(() => pgTarget('postgres://u@db.example.com/db', false)).toThrow(/not a loopback address/);
+    expect(pgTarget('postgres://u@db.example.com/db', true).display).toBe('db.example.com:5432/db');
+    expect(() => pgTarget('http://127.0.0.1:6333', false)).toThrow(/must start with postgres:\/\//);
   });
 });
