@@ -61,7 +61,7 @@ function freePort(): Promise<number> {
 export interface PgCluster {
   /** postgres://postgres@127.0.0.1:port/postgres */
   url: string;
-  /** The postmaster's pid: its own CPU plus, once reaped, its backends' (cutime, cstime) in /proc. */
+  /** The postmaster's pid: the root of the process tree whose CPU is the server's (its backends are its children). */
   pid: number;
   stop(): Promise<void>;
 }
