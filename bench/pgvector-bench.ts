@@ -16,8 +16,9 @@ import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
 import { type LoadgenReport, renderSvg } from '../loadgen/index.js';
 import { type PgCluster, startPgCluster } from './pg-cluster.js';
+import { qpsAtRecall } from './curves.js';
 import { loadPgvectorTable } from './pg-load.js';
-import { measuredLoadgen, run, serve, stop } from './strata-children.js';
+import { generatedAngularSet, measuredLoadgen, serve, stop } from './strata-children.js';
 
 interface Row {
   system: 'strata' | 'pgvector';
@@ -43,18 +44,6 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-
-/** QPS where the recall curve (ascending ef) first reaches `target`, linearly between sweep points; null if never. */
-function qpsAtRecall(curve: Point[], target: number): number | null {
-  for (let i = 0; i < curve.length; i++) {
-    const p = curve[i]!;
-    if (p.recall < target) continue;
-    if (i === 0) return p.qps;
-    const a = curve[i - 1]!;
-    return a.qps + ((target - a.recall) / (p.recall - a.recall)) * (p.qps - a.qps);
-  }
-  return null;
-}
 
 async function main(): Promise<void> {
   const o = new Command('pgvector-bench')
@@ -106,16 +95,9 @@ async function main(): Promise<void> {
     let { index, base, queries, gt } = o;
     let strataBuildSeconds: number | null = null;
     if (!index) {
-      const data = join(tmp, 'data');
-      process.stderr.write(`generating ${o.count} × 100 angular vectors and building with the default budget\n`);
-      await run(['generate', '--kind', 'embedding', '--count', String(o.count), '--dim', '100', '--queries', '1000', '--k', '10', '-o', data]);
-      index = join(tmp, 'index');
-      base = join(data, 'base.fvecs');
-      const t0 = performance.now();
-      await run(['build', base, '--out', index, '--metric', 'cosine', '--name', 'bench']);
-      strataBuildSeconds = (performance.now() - t0) / 1000;
-      queries = join(data, 'query.fvecs');
-      gt = join(data, 'groundtruth.ivecs');
+      const set = await generatedAngularSet(tmp, o.count);
+      ({ index, base, queries, gt } = set);
+      strataBuildSeconds = set.buildSeconds;
     }
     if (!base || !queries || !gt) throw new Error('--base, --queries and --gt are required with --index');
     const b = await readDataset(base);
@@ -176,17 +158,18 @@ async function main(): Promise<void> {
       await stop(server);
     }
 
+    /** The repetitions of one system at one ef. */
+    const at = (system: Row['system'], ef: number): Row[] => rows.filter((r) => r.system === system && r.ef === ef);
     const curve = (system: Row['system']): Point[] =>
       efs.map((ef) => {
-        const rs = rows.filter((r) => r.system === system && r.ef === ef);
+        const rs = at(system, ef);
         return { ef, recall: rs[0]!.recall, qps: median(rs.map((r) => r.qps)), p99Ms: median(rs.map((r) => r.p99Ms)) };
       });
     const curves = { strata: curve('strata'), pgvector: curve('pgvector') };
-    const cpu = (system: Row['system'], ef: number, f: 'serverCpuUs' | 'clientCpuUs'): number =>
-      median(rows.filter((r) => r.system === system && r.ef === ef).map((r) => r[f]));
+    const cpu = (system: Row['system'], ef: number, f: 'serverCpuUs' | 'clientCpuUs'): number => median(at(system, ef).map((r) => r[f]));
     const lines = [
       `${b.count} × ${b.dim} vectors (${base}), ${o.concurrency} clients (strata loadgen, its own process), ${o.duration} s per row, median of ${o.reps} alternating repetitions.`,
-      `pgvector ${'(HNSW m 16, ef_construction 200, vector_cosine_ops)'}: load ${pgLoad.loadSeconds.toFixed(1)} s, index build ${pgLoad.indexSeconds.toFixed(1)} s, index ${(pgLoad.indexBytes / 1e6).toFixed(1)} MB.${strataBuildSeconds !== null ? ` Strata build (graph, placement, codes): ${strataBuildSeconds.toFixed(1)} s.` : ''}`,
+      `pgvector (HNSW m 16, ef_construction 200, vector_cosine_ops): load ${pgLoad.loadSeconds.toFixed(1)} s, index build ${pgLoad.indexSeconds.toFixed(1)} s, index ${(pgLoad.indexBytes / 1e6).toFixed(1)} MB.${strataBuildSeconds !== null ? ` Strata build (graph, placement, codes): ${strataBuildSeconds.toFixed(1)} s.` : ''}`,
       `Strata: strata serve, ${o.threads} search thread(s), MessagePack.${o.pinServer !== undefined ? ` Servers on CPU(s) ${o.pinServer}, the load generator on ${o.pinClient ?? 'any'} (taskset).` : ''}`,
       '',
       '| ef | Strata QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req | pgvector QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req |',
@@ -211,7 +194,7 @@ async function main(): Promise<void> {
       // One report per system whose steps are, at each ef, the repetition nearest that ef's median QPS.
       const combined = (system: Row['system'], label: string): LoadgenReport => {
         const results = efs.map((ef) => {
-          const rs = rows.filter((r) => r.system === system && r.ef === ef);
+          const rs = at(system, ef);
           const m = median(rs.map((r) => r.qps));
           const near = rs.reduce((a, r) => (Math.abs(r.qps - m) < Math.abs(a.qps - m) ? r : a));
           return (JSON.parse(readFileSync(near.report, 'utf8')) as LoadgenReport).results[0]!;

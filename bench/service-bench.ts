@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { measuredLoadgen, run, type Served, serve, stop } from './strata-children.js';
+import { generatedAngularSet, measuredLoadgen, run, type Served, serve, stop } from './strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -105,18 +105,8 @@ async function main(): Promise<void> {
 
   const tmp = mkdtempSync(join(tmpdir(), 'strata-service-bench-'));
   try {
-    let index = o.index;
-    let queries = o.queries;
-    let gt = o.gt;
-    if (!index) {
-      const data = join(tmp, 'data');
-      process.stderr.write(`generating ${o.count} × 100 angular vectors and building with the default budget\n`);
-      await run(['generate', '--kind', 'embedding', '--count', String(o.count), '--dim', '100', '--queries', '1000', '--k', '10', '-o', data]);
-      index = join(tmp, 'index');
-      await run(['build', join(data, 'base.fvecs'), '--out', index, '--metric', 'cosine', '--name', 'bench']);
-      queries = join(data, 'query.fvecs');
-      gt = join(data, 'groundtruth.ivecs');
-    }
+    let { index, queries, gt } = o;
+    if (!index) ({ index, queries, gt } = await generatedAngularSet(tmp, o.count));
     if (!queries || !gt) throw new Error('--queries and --gt are required with --index');
     const q = queries;
     const truth = gt;

@@ -111,6 +111,31 @@ export function run(args: string[], nodeFlags: string[] = [], cpus?: string, onS
   });
 }
 
+export interface BuiltSet {
+  index: string;
+  base: string;
+  queries: string;
+  gt: string;
+  /** Wall time of `strata build`. */
+  buildSeconds: number;
+}
+
+/**
+ * The service benches' default data: `count` angular embedding-like vectors of 100 dimensions
+ * (`strata generate --kind embedding`, 1,000 queries with their ground truth) built with
+ * `strata build`'s defaults, under dir.
+ */
+export async function generatedAngularSet(dir: string, count: number): Promise<BuiltSet> {
+  const data = join(dir, 'data');
+  process.stderr.write(`generating ${count} × 100 angular vectors and building with the default budget\n`);
+  await run(['generate', '--kind', 'embedding', '--count', String(count), '--dim', '100', '--queries', '1000', '--k', '10', '-o', data]);
+  const index = join(dir, 'index');
+  const base = join(data, 'base.fvecs');
+  const t0 = performance.now();
+  await run(['build', base, '--out', index, '--metric', 'cosine', '--name', 'bench']);
+  return { index, base, queries: join(data, 'query.fvecs'), gt: join(data, 'groundtruth.ivecs'), buildSeconds: (performance.now() - t0) / 1000 };
+}
+
 export interface Served {
   child: ChildProcess;
   rest: string;

@@ -26,6 +26,7 @@ import { recallAtK } from '../index/search/recall.js';
 import type { SearchStats } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams, DEFAULT_COST_MODEL } from '../tiers/cost-model.js';
+import { qpsAtRecall } from './curves.js';
 
 interface DataSet {
   name: string;
@@ -54,20 +55,6 @@ const K = 10;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const f = (x: number | null, d = 0): string => (x === null ? 'n/a' : x.toFixed(d));
-
-/** QPS at `target` recall, interpolated linearly between the two ef points that bracket it. */
-function qpsAt(curve: Point[], target: number): number | null {
-  for (let i = 0; i < curve.length; i++) {
-    const p = curve[i]!;
-    if (p.recall >= target) {
-      if (i === 0) return p.qps;
-      const a = curve[i - 1]!;
-      const t = (target - a.recall) / (p.recall - a.recall);
-      return a.qps + t * (p.qps - a.qps);
-    }
-  }
-  return null;
-}
 
 class Contender {
   readonly curve = new Map<number, { recall: number; qps: number[] }>();
@@ -275,11 +262,11 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   for (const c of contenders) c.run(32); // JIT warm-up
   for (let r = 0; r < reps; r++) for (const ef of EFS) for (const c of contenders) c.measure(ef, recallOf);
   const curves = Object.fromEntries(contenders.map((c) => [c.name, c.points()]));
-  const at = Object.fromEntries(contenders.map((c) => [c.name, qpsAt(c.points(), TARGET_RECALL)]));
+  const at = Object.fromEntries(contenders.map((c) => [c.name, qpsAtRecall(c.points(), TARGET_RECALL)]));
   const coarse = Object.fromEntries(
     contenders.map((c) => [
       c.name,
-      qpsAt(
+      qpsAtRecall(
         c.points().filter((p) => COARSE_EFS.has(p.ef)),
         TARGET_RECALL,
       ),
