@@ -7,6 +7,9 @@
 // the server side (strata serve and its threads; the postmaster and its backends) and of the client,
 // inside the load generator's measured window (a CpuTrace of both process trees; start-up and warm-up
 // left out). QPS at equal recall is interpolated on each curve, and their ratio is the figure.
+// With --batch n every request carries n queries, to both (Strata's search/batch, one pgvector
+// statement); QPS and CPU are then per query, p99 per request. A list of batch sizes alternates
+// within each repetition, so that batched and single queries are compared in the same run.
 // Run: bash bench/install-pgvector.sh && npm run bench:pgvector -- [--index DIR --base F --queries F --gt F]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ import { generatedAngularSet, measuredLoadgen, serve, stop } from './strata-chil
 
 interface Row {
   system: 'strata' | 'pgvector';
+  /** Queries per request. */
+  batch: number;
   ef: number;
   rep: number;
   qps: number;
@@ -58,11 +63,12 @@ async function main(): Promise<void> {
     .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 2)
     .option(
       '--warmup <n>',
-      "untimed requests per row (each row's connections are new: pgvector's backends fault in the shared buffers)",
+      "untimed queries per row, sent in requests of --batch (each row's connections are new: pgvector's backends fault in the shared buffers)",
       (v) => Number(v),
       3000,
     )
     .option('--threads <n>', 'strata serve --search-threads', (v) => Number(v), 1)
+    .option('--batch <list>', 'queries per request, to both (strata loadgen --batch); a list alternates within each repetition', '1')
     .option('--targets <list>', 'recall@10 values to compare QPS at', '0.9,0.95,0.99')
     .option('--pin-server <cpus>', 'run strata serve and PostgreSQL on these CPUs only (taskset -c), e.g. 1')
     .option('--pin-client <cpus>', 'run the load generator on these CPUs only, e.g. 0')
@@ -81,6 +87,7 @@ async function main(): Promise<void> {
       reps: number;
       warmup: number;
       threads: number;
+      batch: string;
       targets: string;
       pinServer?: string;
       pinClient?: string;
@@ -88,6 +95,7 @@ async function main(): Promise<void> {
       json?: string;
     }>();
   const efs = o.efs.split(',').map(Number);
+  const batches = o.batch.split(',').map(Number);
   const targets = o.targets.split(',').map(Number);
   const tmp = mkdtempSync(join(tmpdir(), 'strata-pgvector-bench-'));
   let cluster: PgCluster | null = null;
@@ -128,8 +136,8 @@ async function main(): Promise<void> {
     try {
       const pgUrl = cluster.url;
       const pgPid = cluster.pid;
-      const step = async (system: Row['system'], ef: number, rep: number): Promise<void> => {
-        const report = join(tmp, `r-${system}-${ef}-${rep}.json`);
+      const step = async (system: Row['system'], batch: number, ef: number, rep: number): Promise<void> => {
+        const report = join(tmp, `r-${system}-${batch}-${ef}-${rep}.json`);
         const target =
           system === 'strata'
             ? ['--url', server.rest, '--collection', 'bench', '--protocol', 'msgpack']
@@ -141,75 +149,121 @@ async function main(): Promise<void> {
             'loadgen',
             ...target,
             ...['-q', queries!, '--gt', gt!, '--concurrency', String(o.concurrency), '--ef', String(ef), '--duration', String(o.duration)],
-            ...['--warmup', String(o.warmup), '--no-progress', '--report', report],
+            ...['--warmup', String(Math.ceil(o.warmup / batch)), '--batch', String(batch), '--no-progress', '--report', report],
           ],
           { report, serverPid, ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}) },
         );
-        rows.push({ system, ef, rep, ...m, recall: m.recall ?? Number.NaN, report });
-        process.stderr.write(`rep ${rep} ef ${ef} ${system}: ${m.qps.toFixed(0)} QPS, recall ${(m.recall ?? Number.NaN).toFixed(4)}\n`);
+        rows.push({ system, batch, ef, rep, ...m, recall: m.recall ?? Number.NaN, report });
+        process.stderr.write(`rep ${rep} batch ${batch} ef ${ef} ${system}: ${m.qps.toFixed(0)} QPS, recall ${(m.recall ?? Number.NaN).toFixed(4)}\n`);
       };
       for (let rep = 0; rep < o.reps; rep++)
-        for (const ef of efs) {
-          // Who goes first alternates, so neither always meets the machine after the other's load.
-          const order: Array<Row['system']> = (rep + efs.indexOf(ef)) % 2 === 0 ? ['strata', 'pgvector'] : ['pgvector', 'strata'];
-          for (const sys of order) await step(sys, ef, rep);
-        }
+        for (const batch of batches)
+          for (const ef of efs) {
+            // Who goes first alternates, so neither always meets the machine after the other's load.
+            const order: Array<Row['system']> = (rep + efs.indexOf(ef)) % 2 === 0 ? ['strata', 'pgvector'] : ['pgvector', 'strata'];
+            for (const sys of order) await step(sys, batch, ef, rep);
+          }
     } finally {
       await stop(server);
     }
 
-    /** The repetitions of one system at one ef. */
-    const at = (system: Row['system'], ef: number): Row[] => rows.filter((r) => r.system === system && r.ef === ef);
-    const curve = (system: Row['system']): Point[] =>
+    /** The repetitions of one system at one batch size and ef. */
+    const at = (system: Row['system'], batch: number, ef: number): Row[] => rows.filter((r) => r.system === system && r.batch === batch && r.ef === ef);
+    const curve = (system: Row['system'], batch: number): Point[] =>
       efs.map((ef) => {
-        const rs = at(system, ef);
+        const rs = at(system, batch, ef);
         return { ef, recall: rs[0]!.recall, qps: median(rs.map((r) => r.qps)), p99Ms: median(rs.map((r) => r.p99Ms)) };
       });
-    const curves = { strata: curve('strata'), pgvector: curve('pgvector') };
-    const cpu = (system: Row['system'], ef: number, f: 'serverCpuUs' | 'clientCpuUs'): number => median(at(system, ef).map((r) => r[f]));
+    const cpu = (system: Row['system'], batch: number, ef: number, f: 'serverCpuUs' | 'clientCpuUs'): number => median(at(system, batch, ef).map((r) => r[f]));
+    const perQuery = (batch: number): string =>
+      batch === 1 ? 'one query per request' : `${batch} queries per request (QPS and CPU per query, p99 per request)`;
     const lines = [
       `${b.count} × ${b.dim} vectors (${base}), ${o.concurrency} clients (strata loadgen, its own process), ${o.duration} s per row, median of ${o.reps} alternating repetitions.`,
       `pgvector (HNSW m 16, ef_construction 200, vector_cosine_ops): load ${pgLoad.loadSeconds.toFixed(1)} s, index build ${pgLoad.indexSeconds.toFixed(1)} s, index ${(pgLoad.indexBytes / 1e6).toFixed(1)} MB.${strataBuildSeconds !== null ? ` Strata build (graph, placement, codes): ${strataBuildSeconds.toFixed(1)} s.` : ''}`,
       `Strata: strata serve, ${o.threads} search thread(s), MessagePack.${o.pinServer !== undefined ? ` Servers on CPU(s) ${o.pinServer}, the load generator on ${o.pinClient ?? 'any'} (taskset).` : ''}`,
-      '',
-      '| ef | Strata QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req | pgvector QPS | recall@10 | p99 ms | server CPU µs/req | client CPU µs/req |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
-      ...efs.map((ef, i) => {
-        const s = curves.strata[i]!;
-        const p = curves.pgvector[i]!;
-        return `| ${ef} | ${s.qps.toFixed(0)} | ${s.recall.toFixed(4)} | ${s.p99Ms.toFixed(2)} | ${cpu('strata', ef, 'serverCpuUs').toFixed(0)} | ${cpu('strata', ef, 'clientCpuUs').toFixed(0)} | ${p.qps.toFixed(0)} | ${p.recall.toFixed(4)} | ${p.p99Ms.toFixed(2)} | ${cpu('pgvector', ef, 'serverCpuUs').toFixed(0)} | ${cpu('pgvector', ef, 'clientCpuUs').toFixed(0)} |`;
-      }),
-      '',
-      '| recall@10 | Strata QPS | pgvector QPS | Strata / pgvector |',
-      '|---|---|---|---|',
     ];
-    const atRecall = targets.map((t) => {
-      const s = qpsAtRecall(curves.strata, t);
-      const p = qpsAtRecall(curves.pgvector, t);
-      lines.push(`| ${t} | ${s?.toFixed(0) ?? 'not reached'} | ${p?.toFixed(0) ?? 'not reached'} | ${s !== null && p !== null ? (s / p).toFixed(2) : 'n/a'} |`);
-      return { recall: t, strata: s, pgvector: p, ratio: s !== null && p !== null ? s / p : null };
+    const byBatch = batches.map((batch) => {
+      const curves = { strata: curve('strata', batch), pgvector: curve('pgvector', batch) };
+      lines.push(
+        '',
+        `${perQuery(batch)}:`,
+        '',
+        '| ef | Strata QPS | recall@10 | p99 ms | server CPU µs/query | client CPU µs/query | pgvector QPS | recall@10 | p99 ms | server CPU µs/query | client CPU µs/query |',
+        '|---|---|---|---|---|---|---|---|---|---|---|',
+        ...efs.map((ef, i) => {
+          const s = curves.strata[i]!;
+          const p = curves.pgvector[i]!;
+          const c = (sys: Row['system'], f: 'serverCpuUs' | 'clientCpuUs'): string => cpu(sys, batch, ef, f).toFixed(0);
+          return `| ${ef} | ${s.qps.toFixed(0)} | ${s.recall.toFixed(4)} | ${s.p99Ms.toFixed(2)} | ${c('strata', 'serverCpuUs')} | ${c('strata', 'clientCpuUs')} | ${p.qps.toFixed(0)} | ${p.recall.toFixed(4)} | ${p.p99Ms.toFixed(2)} | ${c('pgvector', 'serverCpuUs')} | ${c('pgvector', 'clientCpuUs')} |`;
+        }),
+        '',
+        '| recall@10 | Strata QPS | pgvector QPS | Strata / pgvector |',
+        '|---|---|---|---|',
+      );
+      const atRecall = targets.map((t) => {
+        const s = qpsAtRecall(curves.strata, t);
+        const p = qpsAtRecall(curves.pgvector, t);
+        lines.push(
+          `| ${t} | ${s?.toFixed(0) ?? 'not reached'} | ${p?.toFixed(0) ?? 'not reached'} | ${s !== null && p !== null ? (s / p).toFixed(2) : 'n/a'} |`,
+        );
+        return { recall: t, strata: s, pgvector: p, ratio: s !== null && p !== null ? s / p : null };
+      });
+      return { batch, curves, atRecall };
     });
+    if (batches.length > 1) {
+      // The same system's QPS with batches against single queries, at equal recall, from the same run.
+      lines.push(
+        '',
+        `| recall@10 | ${batches
+          .slice(1)
+          .flatMap((bt) => [`Strata ×${bt} / ×${batches[0]}`, `pgvector ×${bt} / ×${batches[0]}`])
+          .join(' | ')} |`,
+      );
+      lines.push(
+        `|---|${batches
+          .slice(1)
+          .map(() => '---|---|')
+          .join('')}`,
+      );
+      for (const [i, t] of targets.entries()) {
+        const ratio = (sys: 'strata' | 'pgvector', k: number): string => {
+          const a = byBatch[k]!.atRecall[i]![sys];
+          const z = byBatch[0]!.atRecall[i]![sys];
+          return a !== null && z !== null ? (a / z).toFixed(2) : 'n/a';
+        };
+        lines.push(
+          `| ${t} | ${batches
+            .slice(1)
+            .flatMap((_, k) => [ratio('strata', k + 1), ratio('pgvector', k + 1)])
+            .join(' | ')} |`,
+        );
+      }
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.plot) {
-      // One report per system whose steps are, at each ef, the repetition nearest that ef's median QPS.
-      const combined = (system: Row['system'], label: string): LoadgenReport => {
+      // One report per system and batch size whose steps are, at each ef, the repetition nearest that ef's median QPS.
+      const combined = (system: Row['system'], batch: number, label: string): LoadgenReport => {
         const results = efs.map((ef) => {
-          const rs = at(system, ef);
+          const rs = at(system, batch, ef);
           const m = median(rs.map((r) => r.qps));
           const near = rs.reduce((a, r) => (Math.abs(r.qps - m) < Math.abs(a.qps - m) ? r : a));
           return (JSON.parse(readFileSync(near.report, 'utf8')) as LoadgenReport).results[0]!;
         });
-        const first = JSON.parse(readFileSync(rows.find((r) => r.system === system)!.report, 'utf8')) as LoadgenReport;
+        const first = JSON.parse(readFileSync(rows.find((r) => r.system === system && r.batch === batch)!.report, 'utf8')) as LoadgenReport;
         return { ...first, label, results };
       };
-      const pg = combined('pgvector', 'pgvector (HNSW m 16, efc 200)');
-      const title = `${b.count} × ${b.dim} angular, ${o.concurrency} clients${o.pinServer !== undefined ? ', one vCPU per server' : ''}: Strata vs pgvector ${pg.target.server.version ?? ''}`;
-      writeFileSync(o.plot, await renderSvg([combined('strata', `Strata (strata serve, ${o.threads} search thread)`), pg], { title }));
+      const per = (batch: number): string => (batches.length === 1 && batch === 1 ? '' : batch === 1 ? ', single queries' : `, ${batch} queries a request`);
+      const reports = batches.flatMap((batch) => [
+        combined('strata', batch, `Strata (strata serve, ${o.threads} search thread${per(batch)})`),
+        combined('pgvector', batch, `pgvector (HNSW m 16, efc 200${per(batch)})`),
+      ]);
+      const title = `${b.count} × ${b.dim} angular, ${o.concurrency} clients${o.pinServer !== undefined ? ', one vCPU per server' : ''}: Strata vs pgvector ${reports[1]!.target.server.version ?? ''}`;
+      writeFileSync(o.plot, await renderSvg(reports, { title }));
     }
     if (o.json)
       writeFileSync(
         o.json,
-        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), vectors: b.count, dim: b.dim, pgLoad, strataBuildSeconds, rows: rows.map(({ report: _, ...r }) => r), curves, atRecall }, null, 2)}\n`,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), vectors: b.count, dim: b.dim, pgLoad, strataBuildSeconds, rows: rows.map(({ report: _, ...r }) => r), byBatch }, null, 2)}\n`,
       );
   } finally {
     await cluster?.stop();

@@ -2,12 +2,13 @@
 // each search-thread count it starts `strata serve` as a child, drives it with `strata loadgen` (a
 // second child: undici or gRPC, closed loop) over each protocol, and measures
 // - QPS, p99 and recall from the load generator's report;
-// - CPU per request of the server (all its threads) and of the client, from /proc, inside the load
-//   generator's measured window (strata-children.ts CpuTrace);
+// - CPU per query of the server (all its threads) and of the client, from /proc, inside the load
+//   generator's measured window (strata-children.ts CpuTrace); with --batch n a request carries n
+//   queries;
 // - the in-process QPS of the same index with the same search threads (`strata search`, a third
 //   child, so that no process measures itself);
 // - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
-//   the server's main-thread CPU per request by stage, from the profile's frames.
+//   the server's main-thread CPU per query by stage, from the profile's frames.
 // Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
     .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
     .option('--ef <n>', 'hnsw_ef', (v) => Number(v), 64)
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
+    .option('--batch <n>', 'queries per request (strata loadgen --batch); QPS and CPU are then per query', (v) => Number(v), 1)
     .option('--profile-dir <dir>', 'keep the server CPU profiles here')
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
@@ -98,6 +100,7 @@ async function main(): Promise<void> {
       concurrency: number;
       ef: number;
       duration: number;
+      batch: number;
       profileDir?: string;
       json?: string;
       handoff: string;
@@ -110,12 +113,14 @@ async function main(): Promise<void> {
     if (!queries || !gt) throw new Error('--queries and --gt are required with --index');
     const q = queries;
     const truth = gt;
+    /** Warm-up requests: about 500 queries whatever the batch size. */
+    const warmup = Math.ceil(500 / o.batch);
     /** One closed-loop step against a served index: the timed rows and the profiled pass run the same. */
     const loadgenArgs = (at: Served, protocol: string, report: string): string[] => [
       'loadgen',
       ...['--url', at.rest, '--grpc-url', at.grpc, '--collection', 'bench', '-q', q, '--gt', truth, '--protocol', protocol],
-      ...['--concurrency', String(o.concurrency), '--ef', String(o.ef), '--duration', String(o.duration)],
-      ...['--warmup', '500', '--no-progress', '--report', report],
+      ...['--concurrency', String(o.concurrency), '--ef', String(o.ef), '--duration', String(o.duration), '--batch', String(o.batch)],
+      ...['--warmup', String(warmup), '--no-progress', '--report', report],
     ];
     const threadsList = o.threads.split(',').map(Number);
     const protocols = o.protocols.split(',');
@@ -151,7 +156,7 @@ async function main(): Promise<void> {
       rmSync(profDir, { recursive: true, force: true });
       mkdirSync(profDir, { recursive: true });
       const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], o.handoff);
-      let sent = 0;
+      let answered = 0;
       let fromUs = 0;
       let toUs = 0;
       try {
@@ -159,7 +164,9 @@ async function main(): Promise<void> {
         fromUs = monotonicUs();
         await run(loadgenArgs(p, 'msgpack', report));
         toUs = monotonicUs();
-        sent = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ sent: number }> }).results[0]!.sent + 500;
+        // Queries answered, the warm-up's included: the profile covers it too.
+        const r = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ ok: number; failed: number }> }).results[0]!;
+        answered = r.ok + r.failed + warmup * o.batch;
       } finally {
         await stop(p);
       }
@@ -168,20 +175,20 @@ async function main(): Promise<void> {
         .filter((f) => f.endsWith('.cpuprofile'))
         .sort()[0]!;
       const st = stagesOf(join(profDir, main), fromUs, toUs);
-      stages[String(threads)] = Object.fromEntries([...st.entries()].filter(([k]) => k !== 'idle').map(([k, v]) => [k, v / sent]));
+      stages[String(threads)] = Object.fromEntries([...st.entries()].filter(([k]) => k !== 'idle').map(([k, v]) => [k, v / answered]));
     }
 
     const lines = [
-      `${o.concurrency} clients in their own process (strata loadgen), ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
+      `${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
       '',
-      '| search threads | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/req | client CPU µs/req |',
+      '| search threads | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/query | client CPU µs/query |',
       '|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
           `| ${r.threads} | ${r.protocol} | ${r.qps.toFixed(0)} | ${r.p99Ms.toFixed(2)} | ${r.recall?.toFixed(4) ?? '–'} | ${r.ratio.toFixed(2)} (${r.inProcessQps.toFixed(0)}) | ${r.serverCpuUs.toFixed(0)} | ${r.clientCpuUs.toFixed(0)} |`,
       ),
       '',
-      "Server main thread, CPU µs per request by stage (MessagePack, profiled pass, samples during the load only; with threads the search's own time is on the search thread):",
+      "Server main thread, CPU µs per query by stage (MessagePack, profiled pass, samples during the load only; with threads the search's own time is on the search thread):",
       '',
       `| stage | ${threadsList.map((t) => `${t} search threads`).join(' | ')} |`,
       `|---|${threadsList.map(() => '---|').join('')}`,

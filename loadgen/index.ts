@@ -2,6 +2,7 @@
 export { runLoadgen, type RunHooks } from './run.js';
 export {
   DEFAULT_STATS_EVERY,
+  MAX_BATCH,
   resolveOptions,
   stepsOf,
   MAX_STEP_SECONDS,

@@ -22,9 +22,9 @@ export type StopReason = 'duration' | 'max-requests' | 'endpoint-down';
 
 export interface LoopOptions {
   clock: Clock;
-  search: (q: number) => Promise<SearchAnswer>;
-  /** Queries are sent in order, wrapping around. */
-  queryCount: number;
+  search: (r: number) => Promise<SearchAnswer>;
+  /** Requests (each one query or a batch) are sent in order, wrapping around. */
+  requestCount: number;
   recorder: StepRecorder;
   durationMs: number;
   maxRequests: number;
@@ -60,9 +60,9 @@ export async function runClosed(o: LoopOptions, concurrency: number): Promise<Lo
         stopped = 'duration';
         break;
       }
-      const q = next++ % o.queryCount;
-      const a = await o.search(q);
-      recorder.record(q, a, sentAt, sentAt);
+      const r = next++ % o.requestCount;
+      const a = await o.search(r);
+      recorder.record(r, a, sentAt, sentAt);
       if (endpointDown(recorder)) stopped = 'endpoint-down';
     }
   };
@@ -96,12 +96,12 @@ export async function runOpen(o: OpenLoopOptions): Promise<LoopOutcome> {
   const pump = (): void => {
     while (sent < issued && inflight < o.maxInflight && stopped === null && clock.now() < drainUntil) {
       const i = sent++;
-      const q = i % o.queryCount;
+      const r = i % o.requestCount;
       inflight++;
       const sentAt = clock.now();
-      void o.search(q).then((a) => {
+      void o.search(r).then((a) => {
         inflight--;
-        recorder.record(q, a, intendedAt(s, i), sentAt);
+        recorder.record(r, a, intendedAt(s, i), sentAt);
         if (endpointDown(recorder)) stopped = 'endpoint-down';
         pump();
         const w = wake;

@@ -9,6 +9,8 @@ export const MAX_SWEEP_SECONDS = 4 * 3600;
 export const MAX_REQUESTS_PER_STEP = 10_000_000;
 export const MAX_CONCURRENCY = 1024;
 export const MAX_RATE = 1_000_000;
+/** Most queries per request: a Strata server's default batch limit (--max-batch). */
+export const MAX_BATCH = 256;
 /** pgvector's bound on hnsw.ef_search. */
 export const PGVECTOR_MAX_EF = 1000;
 
@@ -28,6 +30,8 @@ export interface LoadgenOptions {
   gtThreads?: number;
   gtCacheDir?: string;
   k?: number;
+  /** Queries per request: 1 (default) sends single searches, more the protocol's batch request (at most MAX_BATCH). */
+  batch?: number;
   ef?: number[];
   concurrency?: number[];
   /** Seconds per step. */
@@ -72,6 +76,7 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     collection: o.collection,
     queries: o.queries,
     k: o.k ?? 10,
+    batch: o.batch ?? 1,
     ef: intList('--ef', o.ef ?? [16, 32, 64, 128], 1, 10_000),
     concurrency: intList('--concurrency', o.concurrency ?? [1, 8, 32], 1, MAX_CONCURRENCY),
     durationS: o.durationS ?? 10,
@@ -95,6 +100,8 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
   };
   if (!r.collection) throw invalidArgument('--collection', 'is required');
   if (!Number.isInteger(r.k) || r.k < 1 || r.k > 10_000) throw invalidArgument('--k', `must be a whole number in 1..10000, got ${r.k}`);
+  if (!Number.isInteger(r.batch) || r.batch < 1 || r.batch > MAX_BATCH)
+    throw invalidArgument('--batch', `must be a whole number of queries per request in 1..${MAX_BATCH}, got ${r.batch}`);
   if (!(r.durationS > 0 && r.durationS <= MAX_STEP_SECONDS))
     throw invalidArgument('--duration', `must be in (0, ${MAX_STEP_SECONDS}] seconds, got ${r.durationS}`);
   if (!Number.isInteger(r.maxRequests) || r.maxRequests < 1 || r.maxRequests > MAX_REQUESTS_PER_STEP)

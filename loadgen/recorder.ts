@@ -1,7 +1,8 @@
 // Everything one step measures, fed one answer at a time by the run loop: latency histograms, error
 // counts by status, the first answer to each query (for recall: the engine is deterministic, so
-// repeats add nothing) and the sums of Strata's per-query cost.
-import type { QueryCost, SearchAnswer } from './clients/types.js';
+// repeats add nothing) and the sums of Strata's per-query cost. Latency is a request's (a batch is
+// answered whole); answers and failures are counted in queries, so that QPS means queries.
+import { type QueryCost, requestQueries, type SearchAnswer } from './clients/types.js';
 import { LatencyRecorder } from './latency.js';
 
 export interface CostMeans {
@@ -47,42 +48,50 @@ export class StepRecorder {
   private costCount = 0;
   private readonly messages = new Map<string, string>();
 
-  constructor(queryCount: number) {
+  constructor(
+    private readonly queryCount: number,
+    /** Queries per request. */
+    private readonly batch = 1,
+  ) {
     this.firstIds = new Array<Float64Array | undefined>(queryCount);
     this.firstScores = new Array<Float64Array | undefined>(queryCount);
   }
 
-  /** One answer to query q; intended and sent are the clock's milliseconds. */
-  record(q: number, a: SearchAnswer, intendedMs: number, sentMs: number): void {
+  /** The answer to request r (its queries: requestQueries); intended and sent are the clock's milliseconds. */
+  record(r: number, a: SearchAnswer, intendedMs: number, sentMs: number): void {
     if (!a.ok) {
-      this.failed++;
-      this.errors.set(a.status, (this.errors.get(a.status) ?? 0) + 1);
+      this.failed += this.batch;
+      this.errors.set(a.status, (this.errors.get(a.status) ?? 0) + this.batch);
       if (!this.messages.has(a.status)) this.messages.set(a.status, a.message);
       this.consecutiveTransportFailures = a.transport ? this.consecutiveTransportFailures + 1 : 0;
       return;
     }
     this.consecutiveTransportFailures = 0;
-    this.ok++;
+    this.ok += a.answers.length;
     this.latency.record(a.at - intendedMs);
     this.service.record(a.at - sentMs);
-    const slot = q % this.firstIds.length;
-    if (this.firstIds[slot] === undefined) {
-      this.firstIds[slot] = a.ids;
-      this.firstScores[slot] = a.scores;
-    }
-    if (a.cost) {
-      this.costCount++;
-      COST_KEYS.forEach((key, i) => {
-        this.costSum[i]! += a.cost![key];
-      });
-    }
+    const qs = requestQueries(r, this.batch, this.queryCount);
+    a.answers.forEach((answer, j) => {
+      const q = qs[j]!;
+      if (this.firstIds[q] === undefined) {
+        this.firstIds[q] = answer.ids;
+        this.firstScores[q] = answer.scores;
+      }
+      const cost = answer.cost;
+      if (cost) {
+        this.costCount++;
+        COST_KEYS.forEach((key, i) => {
+          this.costSum[i]! += cost[key];
+        });
+      }
+    });
   }
 
-  /** A request that was never sent (open loop backlog left at the drain deadline). */
+  /** Requests that were never sent (open loop backlog left at the drain deadline). */
   recordUnsent(n: number): void {
     if (n <= 0) return;
-    this.failed += n;
-    this.errors.set('client-backlog', (this.errors.get('client-backlog') ?? 0) + n);
+    this.failed += n * this.batch;
+    this.errors.set('client-backlog', (this.errors.get('client-backlog') ?? 0) + n * this.batch);
     if (!this.messages.has('client-backlog'))
       this.messages.set('client-backlog', 'due but never sent: the client had too many requests in flight until the step ended');
   }

@@ -28,19 +28,22 @@ export interface StepResult {
   seconds: number;
   /** That window on the wall clock (ms since the epoch), so a tool measuring the server meanwhile can take the same span (absent in reports written before it was added). */
   window?: { fromEpochMs: number; toEpochMs: number };
+  /** Requests sent (with --batch n, each carries n queries). */
   sent: number;
+  /** Queries answered. */
   ok: number;
+  /** Queries that failed (a failed batch counts each of its queries). */
   failed: number;
-  /** Successful answers per second. */
+  /** Queries answered per second. */
   qps: number;
-  /** All answers (successful or not) per second: compare with offeredRate. */
+  /** Requests answered (successfully or not) per second: compare with offeredRate. */
   achievedRate: number;
   recall: RecallSummary | null;
   /** From the send (closed loop) or the intended send time (open loop) to the whole answer. */
   latencyMs: LatencySummary;
   /** Open loop: from the actual send; its gap to latencyMs is queueing in the client. */
   serviceLatencyMs: LatencySummary | null;
-  /** Failed requests by HTTP status, gRPC code name or transport error. */
+  /** Failed queries by HTTP status, gRPC code name or transport error. */
   errors: Record<string, number>;
   /** One message per status in `errors`. */
   errorExamples: Record<string, string>;
@@ -69,6 +72,8 @@ export interface ReportParameters {
   gt: string | null;
   base: string | null;
   k: number;
+  /** Queries per request (1: single searches; absent in reports written before it was added). */
+  batch?: number;
   ef: number[];
   concurrency: number[];
   rate: number[] | null;

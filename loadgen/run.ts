@@ -5,7 +5,7 @@ import { readDataset } from '../datasets/index.js';
 import { grpcClient } from './clients/grpc.js';
 import { pgvectorClient } from './clients/pgvector.js';
 import { restClient } from './clients/rest.js';
-import type { SearchClient } from './clients/types.js';
+import { requestCount, type SearchClient } from './clients/types.js';
 import { realClock, type Clock } from './clock.js';
 import { dimensionMismatch, endpointDown } from './errors.js';
 import { groundTruthFromBase, groundTruthFromFile, type LoadedGroundTruth } from './ground-truth.js';
@@ -79,6 +79,7 @@ function clientFor(p: Prepared, step: StepPlan, clock: Clock): SearchClient {
     ef: step.ef,
     timeoutMs: p.o.timeoutMs,
     statsEvery: p.o.statsEvery,
+    batch: p.o.batch,
     now: () => clock.now(),
     ...(p.o.apiKey !== undefined ? { apiKey: p.o.apiKey } : {}),
   };
@@ -125,17 +126,17 @@ function resultOf(p: Prepared, step: StepPlan, rec: StepRecorder, out: LoopOutco
 async function runStep(p: Prepared, step: StepPlan, key: StepKey, clock: Clock, progress: ProgressSink): Promise<StepResult> {
   const client = clientFor(p, step, clock);
   let sent = 0;
-  const search = (q: number): ReturnType<SearchClient['search']> => {
+  const search = (r: number): ReturnType<SearchClient['search']> => {
     sent++;
-    return client.search(q);
+    return client.search(r);
   };
-  const base = { clock, queryCount: p.queryCount, durationMs: p.o.durationS * 1000 };
-  const rec = new StepRecorder(p.queryCount);
+  const base = { clock, requestCount: requestCount(p.queryCount, p.o.batch), durationMs: p.o.durationS * 1000 };
+  const rec = new StepRecorder(p.queryCount, p.o.batch);
   let timer: NodeJS.Timeout | null = null;
   try {
     if (p.o.warmup > 0) {
       progress.step(key, 'warmup');
-      const warm = new StepRecorder(p.queryCount);
+      const warm = new StepRecorder(p.queryCount, p.o.batch);
       const w = await runClosed({ ...base, search: (q) => client.search(q), recorder: warm, maxRequests: p.o.warmup }, step.concurrency);
       warm.destroy();
       if (w.stoppedBy === 'endpoint-down') throw endpointDown('--url', p.grpc ?? p.origin, new Error('connections failed during warm-up'), serverName(p));
@@ -207,6 +208,7 @@ export async function runLoadgen(options: LoadgenOptions, hooks: RunHooks = {}):
       gt: o.gt ?? null,
       base: o.base ?? null,
       k: o.k,
+      batch: o.batch,
       ef: o.ef,
       concurrency: o.concurrency,
       rate: o.rate,

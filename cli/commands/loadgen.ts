@@ -8,6 +8,7 @@ import { InvalidArgumentError } from 'commander';
 import {
   DEFAULT_STATS_EVERY,
   formatTable,
+  MAX_BATCH,
   progressSink,
   renderSvg,
   runLoadgen,
@@ -27,6 +28,7 @@ interface LoadgenFlags {
   gtThreads?: number;
   gtCache?: string;
   k: number;
+  batch: number;
   ef: number[];
   concurrency: number[];
   duration: number;
@@ -90,6 +92,12 @@ export function registerLoadgen(program: Command): void {
     .option('--gt-threads <n>', 'threads for --base ground truth (default: cores - 1)', intOption('--gt-threads', 1, 256))
     .option('--gt-cache <dir>', 'where to cache computed ground truth (default: beside the queries, else the temp dir)')
     .option('-k, --k <n>', 'neighbours per query (limit)', intOption('--k', 1, 10_000), 10)
+    .option(
+      '--batch <n>',
+      'queries per request: 1 sends single searches; more sends batch requests (REST …/search/batch, gRPC SearchBatch, pgvector one LATERAL statement)',
+      intOption('--batch', 1, MAX_BATCH),
+      1,
+    )
     .option('--ef <list>', 'hnsw_ef values to sweep', intListOption('--ef', 1, 10_000), [16, 32, 64, 128])
     .option('--concurrency <list>', 'closed loop: workers; open loop: connections', intListOption('--concurrency', 1, 1024), [1, 8, 32])
     .option('--duration <s>', 'seconds per step', numberOption('--duration', 0.001), 10)
@@ -130,6 +138,7 @@ export function registerLoadgen(program: Command): void {
         collection: f.collection,
         queries: f.queries,
         k: f.k,
+        batch: f.batch,
         ef: f.ef,
         concurrency: f.concurrency,
         durationS: f.duration,

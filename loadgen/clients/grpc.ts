@@ -4,12 +4,18 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoFile } from '../../common/paths.js';
-import { asksStats, costFrom, hitsFrom, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+import { allRequests, asksStats, costFrom, hitsFrom, type ClientOptions, type QueryAnswer, type SearchAnswer, type SearchClient } from './types.js';
 
 type Callback = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined) => void;
 
 export interface PointsStub extends grpc.Client {
   Search(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Callback): grpc.ClientUnaryCall;
+  SearchBatch(
+    req: object,
+    md: grpc.Metadata,
+    opts: grpc.CallOptions,
+    cb: (e: grpc.ServiceError | null, v: { result?: unknown } | undefined) => void,
+  ): grpc.ClientUnaryCall;
 }
 
 export interface CollectionsStub extends grpc.Client {
@@ -65,27 +71,45 @@ export function grpcClient(o: GrpcClientOptions): SearchClient {
   const stub = pointsStub(o.target);
   const n = o.queries.length / o.dim;
   // `repeated float` takes plain arrays (a Float32Array is rejected): converted once per step.
-  const requests = Array.from({ length: n }, (_, q) => ({
+  const one = (q: number): object => ({
     collection_name: o.collection,
     vector: Array.from(o.queries.subarray(q * o.dim, (q + 1) * o.dim)),
     limit: o.k,
     params: { hnsw_ef: o.ef },
     with_stats: asksStats(o, q),
-  }));
+  });
+  const requests = allRequests(n, o.batch).map((qs) => (o.batch === 1 ? one(qs[0]!) : { collection_name: o.collection, searches: qs.map(one) }));
   const md = apiKeyMetadata(o.apiKey);
+  // Search answers {result, strata}; SearchBatch {result: [{result, strata}]}, one per search.
+  const answersOf = (v: { result?: unknown; strata?: unknown } | undefined): QueryAnswer[] | null => {
+    const each: unknown[] = o.batch === 1 ? [v] : Array.isArray(v?.result) ? v.result : [];
+    if (each.length !== o.batch) return null;
+    const out: QueryAnswer[] = [];
+    for (const a of each) {
+      const r = a as { result?: unknown; strata?: unknown } | undefined;
+      const hits = hitsFrom(r?.result);
+      if (hits === null) return null;
+      out.push({ ...hits, cost: costFrom(r?.strata) });
+    }
+    return out;
+  };
   return {
-    search(q: number): Promise<SearchAnswer> {
+    search(r: number): Promise<SearchAnswer> {
       return new Promise((resolve) => {
-        stub.Search(requests[q % n]!, md, { deadline: Date.now() + o.timeoutMs }, (e, v) => {
+        const done = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined): void => {
           const at = o.now();
           if (e) {
             resolve({ ok: false, at, status: grpc.status[e.code] ?? String(e.code), transport: isTransportFailure(e), message: e.details });
             return;
           }
-          const hits = hitsFrom(v?.result);
-          if (hits === null) resolve({ ok: false, at, status: 'bad-answer', transport: false, message: 'answer has no result list' });
-          else resolve({ ok: true, at, ids: hits.ids, scores: hits.scores, cost: costFrom(v?.strata) });
-        });
+          const answers = answersOf(v);
+          if (answers === null) resolve({ ok: false, at, status: 'bad-answer', transport: false, message: `answer has no ${o.batch} result list(s)` });
+          else resolve({ ok: true, at, answers });
+        };
+        const req = requests[r % requests.length]!;
+        const opts = { deadline: Date.now() + o.timeoutMs };
+        if (o.batch === 1) stub.Search(req, md, opts, done);
+        else stub.SearchBatch(req, md, opts, done);
       });
     },
     close: async () => stub.close(),

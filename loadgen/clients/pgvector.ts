@@ -3,10 +3,12 @@
 // harness. A table `name (id integer | bigint, embedding vector(d))` with an HNSW index on
 // embedding is searched by `ORDER BY embedding <op> $1 LIMIT k`, the operator being the index's
 // (probe-pgvector.ts reads it). One prepared statement per connection; ef is set when a connection
-// starts (hnsw.ef_search), so a search is one round trip, as a Strata search is.
+// starts (hnsw.ef_search), so a search is one round trip, as a Strata search is. A batch (`--batch`)
+// is one statement too: the vectors as one array parameter, each searched through the index by a
+// LATERAL subquery (the plan is a nested loop over index scans, one per vector).
 import pg from 'pg';
 import type { QdrantDistance } from '../ground-truth.js';
-import { transportStatus, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+import { allRequests, transportStatus, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
 
 /** pgvector's operator and HNSW operator class for each distance. */
 export const PG_DISTANCE: Readonly<Record<QdrantDistance, { operator: string; opclass: string }>> = {
@@ -56,8 +58,15 @@ function sqlState(e: unknown): string | null {
 export function pgvectorClient(o: PgvectorClientOptions): SearchClient {
   const n = o.queries.length / o.dim;
   const literals = Array.from({ length: n }, (_, q) => vectorLiteral(o.queries.subarray(q * o.dim, (q + 1) * o.dim)));
+  const requests = allRequests(n, o.batch);
   const op = PG_DISTANCE[o.distance].operator;
-  const text = `SELECT id, embedding ${op} $1 AS d FROM ${quotedTable(o.table)} ORDER BY embedding ${op} $1 LIMIT ${o.k}`;
+  const table = quotedTable(o.table);
+  const text =
+    o.batch === 1
+      ? `SELECT 1, id, embedding ${op} $1 AS d FROM ${table} ORDER BY embedding ${op} $1 LIMIT ${o.k}`
+      : `SELECT q.i, r.id, r.d FROM unnest($1::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL ` +
+        `(SELECT id, embedding ${op} q.v AS d FROM ${table} ORDER BY embedding ${op} q.v LIMIT ${o.k}) r`;
+  const name = o.batch === 1 ? 'strata-loadgen-search' : 'strata-loadgen-batch';
   const pool = new pg.Pool({
     connectionString: o.connectionString,
     max: o.connections,
@@ -69,18 +78,26 @@ export function pgvectorClient(o: PgvectorClientOptions): SearchClient {
   // An idle connection's error (the server went away) is reported by the next search that uses the pool.
   pool.on('error', () => {});
   return {
-    async search(q: number): Promise<SearchAnswer> {
+    async search(r: number): Promise<SearchAnswer> {
+      const qs = requests[r % requests.length]!;
       try {
-        const r = await pool.query<[number | string, number]>({ name: 'strata-loadgen-search', text, values: [literals[q % n]!], rowMode: 'array' });
+        const values = o.batch === 1 ? [literals[qs[0]!]!] : [qs.map((q) => literals[q]!)];
+        const res = await pool.query<[number | string, number | string, number]>({ name, text, values, rowMode: 'array' });
         const at = o.now();
-        const ids = new Float64Array(r.rows.length);
-        const scores = new Float64Array(r.rows.length);
-        for (let i = 0; i < r.rows.length; i++) {
-          const row = r.rows[i]!;
-          ids[i] = Number(row[0]);
-          scores[i] = scoreOf(o.distance, Number(row[1]));
-        }
-        return { ok: true, at, ids, scores, cost: null };
+        // Rows are numbered by their query (1-based ordinality); each query's rows come nearest first.
+        const rows: Array<Array<[number, number]>> = Array.from({ length: o.batch }, () => []);
+        for (const row of res.rows) rows[Number(row[0]) - 1]?.push([Number(row[1]), Number(row[2])]);
+        const answers = rows.map((hits) => {
+          hits.sort((a, b) => a[1] - b[1]);
+          const ids = new Float64Array(hits.length);
+          const scores = new Float64Array(hits.length);
+          hits.forEach(([id, d], i) => {
+            ids[i] = id;
+            scores[i] = scoreOf(o.distance, d);
+          });
+          return { ids, scores, cost: null };
+        });
+        return { ok: true, at, answers };
       } catch (e) {
         const at = o.now();
         const state = sqlState(e);

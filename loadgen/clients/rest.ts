@@ -3,7 +3,17 @@
 // sending bytes and decoding the answer: the load generator's own limit stays far above the server's.
 import { Packr, Unpackr } from 'msgpackr';
 import { type Dispatcher, Pool } from 'undici';
-import { asksStats, costFrom, hitsFrom, transportStatus, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+import {
+  allRequests,
+  asksStats,
+  costFrom,
+  hitsFrom,
+  type QueryAnswer,
+  transportStatus,
+  type ClientOptions,
+  type SearchAnswer,
+  type SearchClient,
+} from './types.js';
 
 export type RestEncoding = 'json' | 'msgpack';
 
@@ -20,20 +30,21 @@ export interface RestClientOptions extends ClientOptions {
   dim: number;
 }
 
+/** Each request's body (allRequests): one search, or with a batch `{searches: [...]}` for …/search/batch. */
 function encodeBodies(o: RestClientOptions): Buffer[] {
-  const n = o.queries.length / o.dim;
-  const out: Buffer[] = new Array<Buffer>(n);
-  for (let q = 0; q < n; q++) {
+  const one = (q: number): object => {
     const v = o.queries.subarray(q * o.dim, (q + 1) * o.dim);
-    const req = {
+    return {
       vector: o.encoding === 'json' ? Array.from(v) : v.slice(),
       limit: o.k,
       params: { hnsw_ef: o.ef },
       ...(asksStats(o, q) ? { with_stats: true } : {}),
     };
-    out[q] = o.encoding === 'json' ? Buffer.from(JSON.stringify(req)) : packr.pack(req);
-  }
-  return out;
+  };
+  return allRequests(o.queries.length / o.dim, o.batch).map((qs) => {
+    const req = o.batch === 1 ? one(qs[0]!) : { searches: qs.map(one) };
+    return o.encoding === 'json' ? Buffer.from(JSON.stringify(req)) : packr.pack(req);
+  });
 }
 
 interface RawAnswer {
@@ -83,7 +94,7 @@ interface Envelope {
 export function restClient(o: RestClientOptions): SearchClient {
   const bodies = encodeBodies(o);
   const pool = new Pool(o.origin, { connections: o.connections, pipelining: 1, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs });
-  const path = `/collections/${encodeURIComponent(o.collection)}/points/search`;
+  const path = `/collections/${encodeURIComponent(o.collection)}/points/search${o.batch === 1 ? '' : '/batch'}`;
   const headers: Record<string, string> =
     o.encoding === 'json' ? { 'content-type': 'application/json' } : { 'content-type': 'application/msgpack', accept: 'application/msgpack' };
   if (o.apiKey !== undefined) headers['api-key'] = o.apiKey;
@@ -92,23 +103,39 @@ export function restClient(o: RestClientOptions): SearchClient {
     const v: unknown = msgpack ? unpackr.unpack(buf) : JSON.parse(buf.toString('utf8'));
     return typeof v === 'object' && v !== null ? (v as Envelope) : {};
   };
+  // A single search answers {result: [point], strata}; a batch {result: [[point]], strata: [stats | null]}.
+  const answersOf = (env: Envelope): QueryAnswer[] | null => {
+    if (o.batch === 1) {
+      const hits = hitsFrom(env.result);
+      return hits === null ? null : [{ ...hits, cost: costFrom(env.strata) }];
+    }
+    if (!Array.isArray(env.result) || env.result.length !== o.batch) return null;
+    const costs: unknown[] = Array.isArray(env.strata) ? env.strata : [];
+    const out: QueryAnswer[] = [];
+    for (let j = 0; j < o.batch; j++) {
+      const hits = hitsFrom(env.result[j]);
+      if (hits === null) return null;
+      out.push({ ...hits, cost: costFrom(costs[j]) });
+    }
+    return out;
+  };
 
   return {
-    async search(q: number): Promise<SearchAnswer> {
+    async search(r: number): Promise<SearchAnswer> {
       let status: number;
       let buf: Buffer;
       let type: string;
       try {
-        const r = await dispatch(pool, {
+        const raw = await dispatch(pool, {
           origin: o.origin,
           method: 'POST',
           path,
           headers,
-          body: bodies[q % bodies.length]!,
+          body: bodies[r % bodies.length]!,
         });
-        status = r.status;
-        type = r.type;
-        buf = r.body;
+        status = raw.status;
+        type = raw.type;
+        buf = raw.body;
       } catch (e) {
         return { ok: false, at: o.now(), status: transportStatus(e), transport: true, message: e instanceof Error ? e.message : String(e) };
       }
@@ -126,10 +153,16 @@ export function restClient(o: RestClientOptions): SearchClient {
         return { ok: false, at, status: String(status), transport: false, message };
       }
       try {
-        const env = decode(buf, msgpack);
-        const hits = hitsFrom(env.result);
-        if (hits === null) return { ok: false, at, status: 'bad-answer', transport: false, message: 'answer has no result list' };
-        return { ok: true, at, ids: hits.ids, scores: hits.scores, cost: costFrom(env.strata) };
+        const answers = answersOf(decode(buf, msgpack));
+        if (answers === null)
+          return {
+            ok: false,
+            at,
+            status: 'bad-answer',
+            transport: false,
+            message: o.batch === 1 ? 'answer has no result list' : `answer has no ${o.batch} result lists`,
+          };
+        return { ok: true, at, answers };
       } catch (e) {
         return { ok: false, at, status: 'bad-answer', transport: false, message: e instanceof Error ? e.message : String(e) };
       }

@@ -1,6 +1,7 @@
-// What every protocol client gives the run loops: one search per call, answered with the ids and
-// scores (for recall), Strata's per-query cost when the server sent it, or a failure keyed by what
-// the protocol reports (HTTP status, gRPC code name, or the transport error).
+// What every protocol client gives the run loops: one request per call, carrying one query or a batch
+// of them (`--batch`), answered with each query's ids and scores (for recall) and Strata's per-query
+// cost when the server sent it, or a failure keyed by what the protocol reports (HTTP status, gRPC
+// code name, or the transport error).
 
 /** Strata's per-query cost (the answer's `strata` field), as the server reports it. */
 export interface QueryCost {
@@ -15,13 +16,19 @@ export interface QueryCost {
   injectedNs: number;
 }
 
+/** One query's answer. */
+export interface QueryAnswer {
+  ids: Float64Array;
+  scores: Float64Array;
+  cost: QueryCost | null;
+}
+
 export interface SearchOk {
   ok: true;
   /** When the whole answer had arrived (the clock's milliseconds), before decoding it. */
   at: number;
-  ids: Float64Array;
-  scores: Float64Array;
-  cost: QueryCost | null;
+  /** One per query of the request (requestQueries), in order. */
+  answers: QueryAnswer[];
 }
 
 export interface SearchFailed {
@@ -37,8 +44,8 @@ export interface SearchFailed {
 export type SearchAnswer = SearchOk | SearchFailed;
 
 export interface SearchClient {
-  /** One search for query `q` (an index into the prepared queries). Never rejects. */
-  search(q: number): Promise<SearchAnswer>;
+  /** Request `r` (0 ≤ r < requestCount): its queries are requestQueries(r, …). Never rejects. */
+  search(r: number): Promise<SearchAnswer>;
   close(): Promise<void>;
 }
 
@@ -53,7 +60,23 @@ export interface ClientOptions {
   now: () => number;
   /** Every n-th query asks for the server's cost (with_stats); 0: none. Asking costs the server, so it samples. */
   statsEvery: number;
+  /** Queries per request: 1 sends single searches, more the protocol's batch request. */
+  batch: number;
 }
+
+/** Requests in one pass over the queries: the last one wraps around to the first queries. */
+export const requestCount = (queryCount: number, batch: number): number => Math.ceil(queryCount / batch);
+
+/** The queries request r carries: `batch` consecutive ones from r × batch, wrapping around. */
+export function requestQueries(r: number, batch: number, queryCount: number): number[] {
+  const out = new Array<number>(batch);
+  for (let j = 0; j < batch; j++) out[j] = (r * batch + j) % queryCount;
+  return out;
+}
+
+/** Each request's queries, for a client that prepares its request bodies once per step. */
+export const allRequests = (queryCount: number, batch: number): number[][] =>
+  Array.from({ length: requestCount(queryCount, batch) }, (_, r) => requestQueries(r, batch, queryCount));
 
 /** Whether query q asks for the server's cost. */
 export const asksStats = (o: ClientOptions, q: number): boolean => o.statsEvery > 0 && q % o.statsEvery === 0;
@@ -89,7 +112,7 @@ export function costFrom(s: unknown): QueryCost | null {
 }
 
 /** ids and scores of a list of scored points ({id, score}); a malformed point reads as id -1. */
-export function hitsFrom(points: unknown): { ids: Float64Array; scores: Float64Array } | null {
+export function hitsFrom(points: unknown): Pick<QueryAnswer, 'ids' | 'scores'> | null {
   if (!Array.isArray(points)) return null;
   const ids = new Float64Array(points.length);
   const scores = new Float64Array(points.length);

@@ -145,6 +145,23 @@ describe('loadgen against a real server', () => {
     expect(report.results[0]!.strata!.distanceComputations).toBeGreaterThan(0);
   });
 
+  it('batches of queries per request (REST JSON, MessagePack, gRPC) give the same recall, counted in queries', async () => {
+    // 7 does not divide the 60 queries: the last request of a pass wraps around to the first ones.
+    for (const protocol of ['json', 'msgpack', 'grpc'] as const) {
+      const report = await runLoadgen(opts({ protocol, grpcUrl: server.addr.grpc!, batch: 7, concurrency: [2], maxRequests: 20 }));
+      expect(report.parameters.batch).toBe(7);
+      for (const r of report.results) {
+        expect(r.recall!.queries, protocol).toBe(QUERIES);
+        expect(r.recall!.mean, `${protocol} ef ${r.ef}`).toBeCloseTo(expected.get(r.ef)!, 10);
+        expect(r.errors, protocol).toEqual({});
+        expect(r.sent).toBe(20);
+        expect(r.ok).toBe(7 * r.sent);
+        expect(r.latencyMs.count).toBe(r.sent); // one latency per request: a batch is answered whole
+        expect(r.strata!.distanceComputations, protocol).toBeGreaterThan(0); // the sampled queries' stats line up
+      }
+    }
+  });
+
   it('open loop: sends on a timetable, reports offered vs achieved rate and the service time apart', async () => {
     const report = await runLoadgen(opts({ mode: 'open', rate: [300], concurrency: [2], ef: [8] }));
     const r = report.results[0]!;

@@ -16,7 +16,7 @@ function simulatedServer(clock: FakeClock, serviceMs: number, workers = 1) {
     const done = Math.max(clock.now(), freeAt[w]!) + serviceMs;
     freeAt[w] = done;
     await clock.sleep(done - clock.now());
-    return { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null };
+    return { ok: true, at: clock.now(), answers: [{ ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null }] };
   };
   return { search, sends };
 }
@@ -26,7 +26,7 @@ describe('closed loop', () => {
     const clock = new FakeClock();
     const server = simulatedServer(clock, 10, 2);
     const rec = new StepRecorder(5);
-    const out = await clock.run(runClosed({ clock, search: server.search, queryCount: 5, recorder: rec, durationMs: 100, maxRequests: 1e6 }, 2));
+    const out = await clock.run(runClosed({ clock, search: server.search, requestCount: 5, recorder: rec, durationMs: 100, maxRequests: 1e6 }, 2));
     // two workers, 10 ms each, two servers: 2 requests every 10 ms until t = 100
     expect(out.sent).toBe(20);
     expect(rec.ok).toBe(20);
@@ -46,10 +46,10 @@ describe('closed loop', () => {
     const stalled = async (q: number): Promise<SearchAnswer> => {
       if (n++ !== 50) return server.search(q);
       await clock.sleep(500);
-      return { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null };
+      return { ok: true, at: clock.now(), answers: [{ ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null }] };
     };
     const rec = new StepRecorder(10);
-    await clock.run(runClosed({ clock, search: stalled, queryCount: 10, recorder: rec, durationMs: 1000, maxRequests: 1e6 }, 1));
+    await clock.run(runClosed({ clock, search: stalled, requestCount: 10, recorder: rec, durationMs: 1000, maxRequests: 1e6 }, 1));
     const s = rec.latency.summary();
     expect(s.maxMs).toBeCloseTo(500, 0);
     expect(s.p99Ms).toBeCloseTo(1, 1); // the stall is one sample among ~550
@@ -69,7 +69,7 @@ describe('closed loop', () => {
             qs.push(q);
             return server.search(q);
           },
-          queryCount: 3,
+          requestCount: 3,
           recorder: rec,
           durationMs: 1e6,
           maxRequests: 7,
@@ -93,7 +93,7 @@ describe('closed loop', () => {
       transport: true,
       message: 'connect ECONNREFUSED',
     });
-    const out = await clock.run(runClosed({ clock, search: refused, queryCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 1e6 }, 1));
+    const out = await clock.run(runClosed({ clock, search: refused, requestCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 1e6 }, 1));
     expect(out.stoppedBy).toBe('endpoint-down');
     expect(rec.errorCounts()).toEqual({ ECONNREFUSED: ENDPOINT_DOWN_AFTER });
     rec.destroy();
@@ -107,9 +107,9 @@ describe('closed loop', () => {
       await clock.sleep(1);
       return n++ % 4 === 3
         ? { ok: false, at: clock.now(), status: '429', transport: false, message: 'queue full' }
-        : { ok: true, at: clock.now(), ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null };
+        : { ok: true, at: clock.now(), answers: [{ ids: Float64Array.of(q), scores: Float64Array.of(0), cost: null }] };
     };
-    const out = await clock.run(runClosed({ clock, search: flaky, queryCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 40 }, 1));
+    const out = await clock.run(runClosed({ clock, search: flaky, requestCount: 3, recorder: rec, durationMs: 1e6, maxRequests: 40 }, 1));
     expect(out.stoppedBy).toBe('max-requests');
     expect(rec.ok).toBe(30);
     expect(rec.errorCounts()).toEqual({ '429': 10 });
@@ -124,7 +124,7 @@ describe('open loop', () => {
     const server = simulatedServer(clock, 2, 1);
     const rec = new StepRecorder(4);
     const out = await clock.run(
-      runOpen({ clock, search: server.search, queryCount: 4, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 100, drainMs: 1000 }),
+      runOpen({ clock, search: server.search, requestCount: 4, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 100, drainMs: 1000 }),
     );
     expect(out.scheduled).toBe(10);
     expect(server.sends).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
@@ -140,7 +140,17 @@ describe('open loop', () => {
     const server = simulatedServer(clock, 10, 1);
     const rec = new StepRecorder(8);
     const out = await clock.run(
-      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1000, drainMs: 10_000 }),
+      runOpen({
+        clock,
+        search: server.search,
+        requestCount: 8,
+        recorder: rec,
+        durationMs: 100,
+        maxRequests: 1e6,
+        rate: 200,
+        maxInflight: 1000,
+        drainMs: 10_000,
+      }),
     );
     expect(out.sent).toBe(20);
     expect(rec.ok).toBe(20);
@@ -158,7 +168,7 @@ describe('open loop', () => {
     const server = simulatedServer(clock, 10, 1);
     const rec = new StepRecorder(8);
     await clock.run(
-      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1, drainMs: 10_000 }),
+      runOpen({ clock, search: server.search, requestCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 200, maxInflight: 1, drainMs: 10_000 }),
     );
     // one at a time: each request is *sent* 10 ms after the previous, so the service time is always
     // 10 ms (what a coordinated-omission-prone tool would report), while latency from the timetable grows
@@ -173,7 +183,7 @@ describe('open loop', () => {
     const server = simulatedServer(clock, 50, 1);
     const rec = new StepRecorder(8);
     const out = await clock.run(
-      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 1, drainMs: 100 }),
+      runOpen({ clock, search: server.search, requestCount: 8, recorder: rec, durationMs: 100, maxRequests: 1e6, rate: 100, maxInflight: 1, drainMs: 100 }),
     );
     // 10 due; one at a time at 50 ms each: sent at 0, 50, 100, 150 (the last before the 200 ms deadline)
     expect(out.scheduled).toBe(10);
@@ -189,7 +199,7 @@ describe('open loop', () => {
     const server = simulatedServer(clock, 1, 1);
     const rec = new StepRecorder(8);
     const out = await clock.run(
-      runOpen({ clock, search: server.search, queryCount: 8, recorder: rec, durationMs: 10_000, maxRequests: 25, rate: 1000, maxInflight: 10, drainMs: 100 }),
+      runOpen({ clock, search: server.search, requestCount: 8, recorder: rec, durationMs: 10_000, maxRequests: 25, rate: 1000, maxInflight: 10, drainMs: 100 }),
     );
     expect(out.sent).toBe(25);
     expect(out.stoppedBy).toBe('max-requests');

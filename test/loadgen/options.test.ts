@@ -27,6 +27,14 @@ describe('load generator options', () => {
     expect(resolveOptions({ ...base, ef: [1001] }).ef).toEqual([1001]);
   });
 
+  it("sends one query per request unless --batch asks for more, up to a server's default batch limit", () => {
+    expect(resolveOptions(base).batch).toBe(1);
+    expect(resolveOptions({ ...base, batch: 256 }).batch).toBe(256);
+    expect(() => resolveOptions({ ...base, batch: 257 })).toThrow(/--batch: must be a whole number of queries per request in 1\.\.256, got 257/);
+    expect(() => resolveOptions({ ...base, batch: 0 })).toThrow(/--batch/);
+    expect(() => resolveOptions({ ...base, batch: 2.5 })).toThrow(/--batch/);
+  });
+
   it('needs a rate in the open loop and refuses one in the closed loop', () => {
     expect(() => resolveOptions({ ...base, mode: 'open' })).toThrow(/--rate: the open loop needs a rate/);
     expect(() => resolveOptions({ ...base, rate: [10] })).toThrow(/--rate: applies to --mode open only/);

@@ -93,6 +93,18 @@ describe.skipIf(unavailable !== null)('pgvector client against a real PostgreSQL
     expect(narrow!.recall!.mean).toBeLessThan(wide!.recall!.mean - 0.05);
   });
 
+  it('answers batches in one statement (an index scan per vector) with the recall of single searches', async () => {
+    const single = await runLoadgen(opts());
+    const batched = await runLoadgen(opts({ batch: 6, maxRequests: 30 }));
+    for (const [i, r] of batched.results.entries()) {
+      expect(r.errors).toEqual({});
+      expect(r.ok).toBe(6 * r.sent);
+      expect(r.recall!.queries).toBe(40);
+      // Each query's rows must land on that query, nearest first: the same answers as one at a time.
+      expect(r.recall!.mean).toBeCloseTo(single.results[i]!.recall!.mean, 10);
+    }
+  });
+
   it('refuses a table without an HNSW index, naming why', async () => {
     await expect(runLoadgen(opts({ collection: 'plain' }))).rejects.toMatchObject({
       code: 'STRATA_INVALID_ARGUMENT',
