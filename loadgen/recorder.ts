@@ -70,7 +70,7 @@ export class StepRecorder {
     this.ok += a.answers.length;
     this.latency.record(a.at - intendedMs);
     this.service.record(a.at - sentMs);
-    const qs = requestQueries(r, this.batch, this.queryCount);
+    const qs = requestQueries(r, this.queryCount, this.batch);
     a.answers.forEach((answer, j) => {
       const q = qs[j]!;
       if (this.firstIds[q] === undefined) {

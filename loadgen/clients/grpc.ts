@@ -4,18 +4,23 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoFile } from '../../common/paths.js';
-import { allRequests, asksStats, costFrom, hitsFrom, type ClientOptions, type QueryAnswer, type SearchAnswer, type SearchClient } from './types.js';
+import {
+  allRequests,
+  asksStats,
+  costFrom,
+  hitsFrom,
+  noResultLists,
+  type ClientOptions,
+  type QueryAnswer,
+  type SearchAnswer,
+  type SearchClient,
+} from './types.js';
 
 type Callback = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined) => void;
 
 export interface PointsStub extends grpc.Client {
   Search(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Callback): grpc.ClientUnaryCall;
-  SearchBatch(
-    req: object,
-    md: grpc.Metadata,
-    opts: grpc.CallOptions,
-    cb: (e: grpc.ServiceError | null, v: { result?: unknown } | undefined) => void,
-  ): grpc.ClientUnaryCall;
+  SearchBatch(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Callback): grpc.ClientUnaryCall;
 }
 
 export interface CollectionsStub extends grpc.Client {
@@ -96,14 +101,14 @@ export function grpcClient(o: GrpcClientOptions): SearchClient {
   return {
     search(r: number): Promise<SearchAnswer> {
       return new Promise((resolve) => {
-        const done = (e: grpc.ServiceError | null, v: { result?: unknown; strata?: unknown } | undefined): void => {
+        const done: Callback = (e, v) => {
           const at = o.now();
           if (e) {
             resolve({ ok: false, at, status: grpc.status[e.code] ?? String(e.code), transport: isTransportFailure(e), message: e.details });
             return;
           }
           const answers = answersOf(v);
-          if (answers === null) resolve({ ok: false, at, status: 'bad-answer', transport: false, message: `answer has no ${o.batch} result list(s)` });
+          if (answers === null) resolve({ ok: false, at, status: 'bad-answer', transport: false, message: noResultLists(o.batch) });
           else resolve({ ok: true, at, answers });
         };
         const req = requests[r % requests.length]!;

@@ -8,6 +8,7 @@ import {
   asksStats,
   costFrom,
   hitsFrom,
+  noResultLists,
   type QueryAnswer,
   transportStatus,
   type ClientOptions,
@@ -154,14 +155,7 @@ export function restClient(o: RestClientOptions): SearchClient {
       }
       try {
         const answers = answersOf(decode(buf, msgpack));
-        if (answers === null)
-          return {
-            ok: false,
-            at,
-            status: 'bad-answer',
-            transport: false,
-            message: o.batch === 1 ? 'answer has no result list' : `answer has no ${o.batch} result lists`,
-          };
+        if (answers === null) return { ok: false, at, status: 'bad-answer', transport: false, message: noResultLists(o.batch) };
         return { ok: true, at, answers };
       } catch (e) {
         return { ok: false, at, status: 'bad-answer', transport: false, message: e instanceof Error ? e.message : String(e) };

@@ -68,15 +68,18 @@ export interface ClientOptions {
 export const requestCount = (queryCount: number, batch: number): number => Math.ceil(queryCount / batch);
 
 /** The queries request r carries: `batch` consecutive ones from r × batch, wrapping around. */
-export function requestQueries(r: number, batch: number, queryCount: number): number[] {
+export function requestQueries(r: number, queryCount: number, batch: number): number[] {
   const out = new Array<number>(batch);
   for (let j = 0; j < batch; j++) out[j] = (r * batch + j) % queryCount;
   return out;
 }
 
+/** What a client reports when an answer is not the list(s) of points it asked for. */
+export const noResultLists = (batch: number): string => (batch === 1 ? 'answer has no result list' : `answer has no ${batch} result lists`);
+
 /** Each request's queries, for a client that prepares its request bodies once per step. */
 export const allRequests = (queryCount: number, batch: number): number[][] =>
-  Array.from({ length: requestCount(queryCount, batch) }, (_, r) => requestQueries(r, batch, queryCount));
+  Array.from({ length: requestCount(queryCount, batch) }, (_, r) => requestQueries(r, queryCount, batch));
 
 /** Whether query q asks for the server's cost. */
 export const asksStats = (o: ClientOptions, q: number): boolean => o.statsEvery > 0 && q % o.statsEvery === 0;

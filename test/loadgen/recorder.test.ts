@@ -14,7 +14,7 @@ describe('batched requests', () => {
       [2, 3],
       [4, 0],
     ]);
-    expect(requestQueries(4, 2, 5)).toEqual([3, 4]); // the second pass starts where the first ended
+    expect(requestQueries(4, 5, 2)).toEqual([3, 4]); // the second pass starts where the first ended
     expect(allRequests(3, 1)).toEqual([[0], [1], [2]]);
   });
 
