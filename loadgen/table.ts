@@ -58,7 +58,7 @@ export function formatTable(report: LoadgenReport): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
   return (
     [
-      `${report.label} — ${report.parameters.protocol}, ${report.parameters.mode} loop, k ${report.parameters.k}, ${report.parameters.queryCount} queries, ${report.target.dim}-d ${report.target.distance}`,
+      `${report.label} — ${report.parameters.protocol}, ${report.parameters.mode} loop, k ${report.parameters.k}, ${report.parameters.queryCount} queries${(report.parameters.batch ?? 1) > 1 ? ` (${report.parameters.batch} a request; QPS in queries, latency per request)` : ''}, ${report.target.dim}-d ${report.target.distance}`,
       line(head),
       line(head.map(() => '---')),
       ...rows.map(line),

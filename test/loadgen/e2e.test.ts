@@ -10,7 +10,7 @@ import { runQueries } from '../../engine/run-queries.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { readFvecsMatrix, readIvecs, writeFvecs, writeGeneratedSet, type WrittenSet } from '../../datasets/index.js';
 import { recallAtK } from '../../index/search/recall.js';
-import { parseReport, runLoadgen, type LoadgenOptions, type LoadgenReport } from '../../loadgen/index.js';
+import { formatTable, parseReport, runLoadgen, type LoadgenOptions, type LoadgenReport } from '../../loadgen/index.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 import { startServer, type Running } from '../server/fixture.js';
 import { ensureLoadgenBuilt } from './built.js';
@@ -150,6 +150,7 @@ describe('loadgen against a real server', () => {
     for (const protocol of ['json', 'msgpack', 'grpc'] as const) {
       const report = await runLoadgen(opts({ protocol, grpcUrl: server.addr.grpc!, batch: 7, concurrency: [2], maxRequests: 20 }));
       expect(report.parameters.batch).toBe(7);
+      expect(formatTable(report)).toContain('60 queries (7 a request; QPS in queries, latency per request)');
       for (const r of report.results) {
         expect(r.recall!.queries, protocol).toBe(QUERIES);
         expect(r.recall!.mean, `${protocol} ef ${r.ef}`).toBeCloseTo(expected.get(r.ef)!, 10);
