@@ -110,7 +110,8 @@ function resultOf(p: Prepared, step: StepPlan, rec: StepRecorder, out: LoopOutco
     ok: rec.ok,
     failed: rec.failed,
     qps: rec.ok / seconds,
-    achievedRate: (rec.ok + rec.failed - (out.unsent ?? 0)) / seconds,
+    // Requests answered: ok and failed count queries (a batch's each), unsent counts requests.
+    achievedRate: ((rec.ok + rec.failed) / p.o.batch - (out.unsent ?? 0)) / seconds,
     recall: p.truth ? recallOfAnswers(p.truth.gt, p.o.k, rec.firstIds, rec.firstScores) : null,
     latencyMs: rec.latency.summary(),
     serviceLatencyMs: p.o.mode === 'open' ? rec.service.summary() : null,

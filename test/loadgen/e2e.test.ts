@@ -172,6 +172,12 @@ describe('loadgen against a real server', () => {
     expect(r.serviceLatencyMs).not.toBeNull();
     expect(r.unsent).toBe(0);
     expect(r.recall!.mean).toBeCloseTo(expected.get(8)!, 10);
+    // Every request sent was answered: the achieved rate is in requests, whatever a request carries.
+    expect(r.achievedRate * r.seconds).toBeCloseTo(r.sent, 6);
+    const batched = (await runLoadgen(opts({ mode: 'open', rate: [100], concurrency: [2], ef: [8], batch: 4, maxRequests: 30 }))).results[0]!;
+    expect(batched.unsent).toBe(0);
+    expect(batched.ok).toBe(4 * batched.sent);
+    expect(batched.achievedRate * batched.seconds).toBeCloseTo(batched.sent, 6);
   });
 
   it('computes ground truth from --base when no --gt is given, with the same recall', async () => {
