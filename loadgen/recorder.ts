@@ -2,7 +2,7 @@
 // counts by status, the first answer to each query (for recall: the engine is deterministic, so
 // repeats add nothing) and the sums of Strata's per-query cost. Latency is a request's (a batch is
 // answered whole); answers and failures are counted in queries, so that QPS means queries.
-import { type QueryCost, requestQueries, type SearchAnswer } from './clients/types.js';
+import { allRequests, type QueryCost, type SearchAnswer } from './clients/types.js';
 import { LatencyRecorder } from './latency.js';
 
 export interface CostMeans {
@@ -47,17 +47,20 @@ export class StepRecorder {
   private readonly costSum = new Float64Array(COST_KEYS.length);
   private costCount = 0;
   private readonly messages = new Map<string, string>();
+  /** Each request's queries, mapped once per step as the clients map them (not per answer). */
+  private readonly requests: number[][];
 
   constructor(
-    private readonly queryCount: number,
+    queryCount: number,
     /** Queries per request. */
     private readonly batch = 1,
   ) {
     this.firstIds = new Array<Float64Array | undefined>(queryCount);
     this.firstScores = new Array<Float64Array | undefined>(queryCount);
+    this.requests = allRequests(queryCount, batch);
   }
 
-  /** The answer to request r (its queries: requestQueries); intended and sent are the clock's milliseconds. */
+  /** The answer to request r (its queries: allRequests' r-th); intended and sent are the clock's milliseconds. */
   record(r: number, a: SearchAnswer, intendedMs: number, sentMs: number): void {
     if (!a.ok) {
       this.failed += this.batch;
@@ -70,7 +73,7 @@ export class StepRecorder {
     this.ok += a.answers.length;
     this.latency.record(a.at - intendedMs);
     this.service.record(a.at - sentMs);
-    const qs = requestQueries(r, this.queryCount, this.batch);
+    const qs = this.requests[r % this.requests.length]!;
     a.answers.forEach((answer, j) => {
       const q = qs[j]!;
       if (this.firstIds[q] === undefined) {

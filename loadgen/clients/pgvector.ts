@@ -84,7 +84,8 @@ export function pgvectorClient(o: PgvectorClientOptions): SearchClient {
         const values = o.batch === 1 ? [literals[qs[0]!]!] : [qs.map((q) => literals[q]!)];
         const res = await pool.query<[number | string, number | string, number]>({ name, text, values, rowMode: 'array' });
         const at = o.now();
-        // Rows are numbered by their query (1-based ordinality); each query's rows come nearest first.
+        // Rows are numbered by their query (1-based ordinality). SQL promises no order for a join's
+        // rows, so each query's k rows are put nearest first here.
         const rows: Array<Array<[number, number]>> = Array.from({ length: o.batch }, () => []);
         for (const row of res.rows) rows[Number(row[0]) - 1]?.push([Number(row[1]), Number(row[2])]);
         const answers = rows.map((hits) => {
