@@ -3,8 +3,10 @@
 // answers every search with the same tiny Qdrant-shaped answer (10 points and a `strata` field); the
 // load generator runs its real JSON closed loop against it at concurrency 1, 8 and 32 with a fixed
 // request count. Any Strata QPS well below these figures is Strata's, not the load generator's.
-// Run: npm run bench:loadgen -- [--requests 20000] [--warmup 2000] [--json docs/bench/loadgen-overhead.json]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Then the warm-up's effect: `strata loadgen` as a fresh process each time (its code starts cold),
+// an open loop at --warm-rate against the same endpoint after each --warmups count, p50/p95/p99.
+// Run: npm run bench:loadgen -- [--requests 20000] [--warmup 2000] [--warmups 0,500,1000,2000] [--json docs/bench/loadgen-overhead.json]
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,6 +16,7 @@ import Fastify from 'fastify';
 import { writeFvecs } from '../datasets/index.js';
 import { runLoadgen } from '../loadgen/index.js';
 import { machineInfo, packageVersions } from '../loadgen/report.js';
+import { run } from './strata-children.js';
 
 const DIM = 128;
 
@@ -47,14 +50,30 @@ async function serve(): Promise<void> {
   parentPort!.postMessage(typeof a === 'object' && a !== null ? a.port : 0);
 }
 
+interface WarmRow {
+  rep: number;
+  warmup: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
 async function main(): Promise<void> {
   const o = new Command('loadgen-overhead')
     .option('--requests <n>', 'requests per concurrency level', (v) => Number(v), 20_000)
     .option('--warmup <n>', 'untimed requests first', (v) => Number(v), 2000)
     .option('--concurrency <list>', 'levels', (v) => v.split(',').map(Number), [1, 8, 32])
+    .option(
+      '--warmups <list>',
+      'warm-up counts compared in an open loop, each in a fresh load generator',
+      (v) => v.split(',').map(Number),
+      [0, 500, 1000, 2000],
+    )
+    .option('--warm-rate <n>', 'the open loop rate, requests/s', (v) => Number(v), 3000)
+    .option('--warm-reps <n>', 'alternating repetitions of the warm-up comparison', (v) => Number(v), 2)
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
-    .opts<{ requests: number; warmup: number; concurrency: number[]; json?: string }>();
+    .opts<{ requests: number; warmup: number; concurrency: number[]; warmups: number[]; warmRate: number; warmReps: number; json?: string }>();
 
   const worker = new Worker(new URL(import.meta.url));
   const port = await new Promise<number>((resolve, reject) => {
@@ -103,6 +122,23 @@ async function main(): Promise<void> {
       process.stdout.write(
         `| ${r.concurrency} | ${r.requests} | ${r.qps} | ${r.p50Ms.toFixed(3)} | ${r.p99Ms.toFixed(3)} | ${Math.round(100 * r.loadgenThreadBusy)}% |\n`,
       );
+    // A cold client in an open loop: each run is a new process, so its JIT starts from nothing.
+    const warmRows: WarmRow[] = [];
+    for (let rep = 0; rep < o.warmReps; rep++)
+      for (const w of o.warmups) {
+        const report = join(tmp, `warm-${rep}-${w}.json`);
+        await run([
+          ...['loadgen', '--url', `http://127.0.0.1:${port}`, '--collection', 'stub', '-q', queries, '--ef', '64', '--concurrency', '16'],
+          ...['--mode', 'open', '--rate', String(o.warmRate), '--duration', '3', '--warmup', String(w), '--no-progress', '--report', report],
+        ]);
+        const r = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ latencyMs: { p50Ms: number; p95Ms: number; p99Ms: number } }> }).results[0]!;
+        warmRows.push({ rep, warmup: w, p50Ms: r.latencyMs.p50Ms, p95Ms: r.latencyMs.p95Ms, p99Ms: r.latencyMs.p99Ms });
+        process.stderr.write(`warm-up ${w}: p95 ${r.latencyMs.p95Ms.toFixed(2)} ms\n`);
+      }
+    process.stdout.write(
+      `\nOpen loop at ${o.warmRate} requests/s, 16 connections, 3 s, a fresh load generator per run, by warm-up (requests before the timed window):\n\n| warm-up | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|\n`,
+    );
+    for (const r of warmRows) process.stdout.write(`| ${r.warmup} | ${r.p50Ms.toFixed(2)} | ${r.p95Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} |\n`);
     if (o.json)
       writeFileSync(
         o.json,
@@ -114,6 +150,8 @@ async function main(): Promise<void> {
             machine: machineInfo(),
             packages: packageVersions(),
             rows,
+            warmRate: o.warmRate,
+            warmRows,
           },
           null,
           2,

@@ -2,6 +2,7 @@
 export { runLoadgen, type RunHooks } from './run.js';
 export {
   DEFAULT_STATS_EVERY,
+  DEFAULT_WARMUP,
   MAX_BATCH,
   resolveOptions,
   stepsOf,

@@ -70,6 +70,15 @@ function intList(field: string, v: readonly number[], min: number, max: number):
  */
 export const DEFAULT_STATS_EVERY = 16;
 
+/**
+ * Untimed requests before each step. The load generator's own code is cold when it starts, and an
+ * open loop charges a slow client to the server: against an endpoint that answers ~20,000 requests/s,
+ * 3,000/s offered from a fresh load generator gave p95 92–121 ms with no warm-up, ~5 ms after 500
+ * requests, 2.6–3.9 ms after 1,000 and 1.3–1.6 ms after 2,000 (npm run bench:loadgen;
+ * docs/loadgen.md#warm-up).
+ */
+export const DEFAULT_WARMUP = 2000;
+
 export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
   const r: ResolvedOptions = {
     url: o.url,
@@ -81,7 +90,7 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     concurrency: intList('--concurrency', o.concurrency ?? [1, 8, 32], 1, MAX_CONCURRENCY),
     durationS: o.durationS ?? 10,
     maxRequests: o.maxRequests ?? 1_000_000,
-    warmup: o.warmup ?? 0,
+    warmup: o.warmup ?? DEFAULT_WARMUP,
     protocol: o.protocol ?? 'json',
     mode: o.mode ?? 'closed',
     rate: o.rate ? [...o.rate] : null,

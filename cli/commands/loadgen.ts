@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import {
   DEFAULT_STATS_EVERY,
+  DEFAULT_WARMUP,
   formatTable,
   MAX_BATCH,
   progressSink,
@@ -102,7 +103,7 @@ export function registerLoadgen(program: Command): void {
     .option('--concurrency <list>', 'closed loop: workers; open loop: connections', intListOption('--concurrency', 1, 1024), [1, 8, 32])
     .option('--duration <s>', 'seconds per step', numberOption('--duration', 0.001), 10)
     .option('--max-requests <n>', 'requests per step at most', intOption('--max-requests', 1, 10_000_000), 1_000_000)
-    .option('--warmup <n>', 'untimed requests per step before measuring', intOption('--warmup', 0, 10_000_000), 100)
+    .option('--warmup <n>', 'untimed requests per step before measuring (the client warms up too)', intOption('--warmup', 0, 10_000_000), DEFAULT_WARMUP)
     .option('--protocol <p>', 'json | msgpack | grpc | pgvector', choiceOption('--protocol', ['json', 'msgpack', 'grpc', 'pgvector'] as const), 'json')
     .option('--grpc-url <host:port>', 'gRPC address (default: the --url host, port 6334)')
     .option(

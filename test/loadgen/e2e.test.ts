@@ -10,7 +10,7 @@ import { runQueries } from '../../engine/run-queries.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import { readFvecsMatrix, readIvecs, writeFvecs, writeGeneratedSet, type WrittenSet } from '../../datasets/index.js';
 import { recallAtK } from '../../index/search/recall.js';
-import { formatTable, parseReport, runLoadgen, type LoadgenOptions, type LoadgenReport } from '../../loadgen/index.js';
+import { DEFAULT_WARMUP, formatTable, parseReport, runLoadgen, type LoadgenOptions, type LoadgenReport } from '../../loadgen/index.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 import { startServer, type Running } from '../server/fixture.js';
 import { ensureLoadgenBuilt } from './built.js';
@@ -74,8 +74,21 @@ const opts = (o: Partial<LoadgenOptions> = {}): LoadgenOptions => ({
   concurrency: [1, 3],
   durationS: 60,
   maxRequests: 2 * QUERIES,
+  // Counted requests only (the default warm-up is tested on its own below).
+  warmup: 0,
   ...o,
 });
+
+/** Searches the server has answered, from its request counter. */
+async function searchesAnswered(): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) => l.startsWith('strata_http_requests_total{') && l.includes('route="/collections/:collection_name/points/search"') && l.includes('status="200"'),
+    );
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
 
 function expectRecallAsInProcess(report: LoadgenReport): void {
   for (const r of report.results) {
@@ -256,6 +269,22 @@ describe('strata loadgen and strata plot (the real CLI)', () => {
     expect(xmlElements(svg)[0]).toBe('svg');
     expect(svg).toContain('>closed json<');
     expect(svg).toContain('>open msgpack<');
+  });
+
+  it("warms up with DEFAULT_WARMUP untimed requests per step unless told otherwise, so the client's own cold code is not measured", async () => {
+    // Below ~2,000 an open loop charged the client's warm-up to the server (docs/loadgen.md#warm-up).
+    expect(DEFAULT_WARMUP).toBeGreaterThanOrEqual(2000);
+    const before = await searchesAnswered();
+    const report = tmp.path('out', 'warm.json');
+    const r = await strataAsync([
+      ...['loadgen', '--url', server.url, '--collection', 'vectors', '--queries', set.query, '--ef', '8', '--concurrency', '4'],
+      ...['--max-requests', '40', '--duration', '60', '--no-progress', '--report', report],
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const rep = parseReport(readFileSync(report, 'utf8'), 'warm.json');
+    expect(rep.parameters.warmup).toBe(DEFAULT_WARMUP);
+    expect(rep.results[0]!.sent).toBe(40);
+    expect((await searchesAnswered()) - before).toBe(DEFAULT_WARMUP + 40);
   });
 
   it('exits non-zero with a clear message when the endpoint is down', async () => {
