@@ -54,6 +54,12 @@ interface Job {
   mode: ExecutionMode;
 }
 
+/**
+ * Task slots a search thread is given: one running and one waiting behind it, so that a thread
+ * finishing a task finds the next one without a round trip to the event loop.
+ */
+export const TASKS_PER_THREAD = 2;
+
 export interface CollectionSettings {
   /** The collection's number among the search threads' contexts (-1: no base index). */
   id: number;
@@ -102,6 +108,9 @@ export class Collection {
   live: LiveStore | null = null;
   private readonly queue: AdmissionQueue<Job, SearchResponse>;
   private tasksInFlight = 0;
+  private tasksDispatched = 0;
+  /** Open together() calls: while any is, queued searches wait for the last of its searches. */
+  private holds = 0;
   private byLabel: Map<number, number> | null = null;
   private sorted: Int32Array | null = null;
   /** Summed per-query counters of every answered search (for metrics). */
@@ -204,9 +213,10 @@ export class Collection {
     return this.queue.depth;
   }
 
-  get queueStats(): { depth: number; waiting: number; rejected: number; completed: number; failed: number } {
+  /** The admission queue's counters, and the tasks its searches left in (queries per task = completed / tasks). */
+  get queueStats(): { depth: number; waiting: number; rejected: number; completed: number; failed: number; tasks: number } {
     const q = this.queue;
-    return { depth: q.depth, waiting: q.waitingCount, rejected: q.rejected, completed: q.completed, failed: q.failed };
+    return { depth: q.depth, waiting: q.waitingCount, rejected: q.rejected, completed: q.completed, failed: q.failed, tasks: this.tasksDispatched };
   }
 
   /**
@@ -413,14 +423,34 @@ export class Collection {
     return this.live;
   }
 
+  /**
+   * Runs `submit` with the pump held, so that the searches it queues leave together: an idle search
+   * thread gets a batch request's searches as one task (up to `batch` queries) instead of the first
+   * one or two alone and the rest after. Holds nest; the outermost one pumps.
+   */
+  together<T>(submit: () => T): T {
+    this.holds++;
+    try {
+      return submit();
+    } finally {
+      this.holds--;
+      this.pump();
+    }
+  }
+
   searchBatch(rs: SearchRequest[]): Promise<SearchResponse[]> {
-    return Promise.all(rs.map((r) => this.search(r)));
+    return this.together(() => Promise.all(rs.map((r) => this.search(r))));
   }
 
   private pump(): void {
+    if (this.holds > 0) return;
     while (this.tasksInFlight < this.s.maxTasks && this.queue.waitingCount > 0) {
+      // Searches waiting are shared out over the idle threads (a batch arriving at idle threads runs on
+      // all of them), up to `batch` a task; a busy engine has at most one free slot and fills it.
+      const idleThreads = Math.max(1, Math.floor((this.s.maxTasks - this.tasksInFlight) / TASKS_PER_THREAD));
+      const share = Math.ceil(this.queue.waitingCount / idleThreads);
       let mode: ExecutionMode | null = null;
-      const taken = this.queue.take(this.s.batch, (j) => {
+      const taken = this.queue.take(Math.min(this.s.batch, share), (j) => {
         mode ??= j.mode;
         return j.mode === mode;
       });
@@ -442,6 +472,7 @@ export class Collection {
       task.exact[i] = p.item.exact ? 1 : 0;
     });
     this.tasksInFlight++;
+    this.tasksDispatched++;
     this.running.add(taken);
     let released = false;
     // Free the capacity before answering: a caller that submits again as soon as it has its answer

@@ -34,7 +34,7 @@ import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
-import { Collection } from './collection.js';
+import { Collection, TASKS_PER_THREAD } from './collection.js';
 import { InlineExecutor, PoolExecutor, workerFile, type Executor } from './executor.js';
 import { createChannel } from './ndp/channel.js';
 import { NdpRunner, type NdpOptions } from './ndp/ndp-runner.js';
@@ -252,7 +252,7 @@ export class Engine {
   /** Settings of a collection with no base index (created over the API). */
   private liveSettings(name: string): ConstructorParameters<typeof Collection>[2] {
     const o = this.options;
-    const maxTasks = Math.max(1, this.executor.threads) * 2;
+    const maxTasks = Math.max(1, this.executor.threads) * TASKS_PER_THREAD;
     return { id: -1, name, maxQueue: o.maxQueue, batch: o.inflightPerThread, maxTasks, defaultMode: 'local', ndpAvailable: false, defaultEf: o.defaultEf };
   }
 
@@ -798,7 +798,7 @@ export class Engine {
           name: [...names][id]!,
           maxQueue: opts.maxQueue,
           batch: opts.inflightPerThread,
-          maxTasks: threads * 2,
+          maxTasks: threads * TASKS_PER_THREAD,
           defaultMode: mode,
           ndpAvailable: opts.ndp,
           defaultEf: opts.defaultEf,

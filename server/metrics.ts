@@ -87,6 +87,11 @@ export class ServerMetrics {
     );
     fromEngine('strata_queue_rejected_total', 'Searches rejected at once because the queue was full (STRATA_OVERLOADED, HTTP 429).', (c) => c.queue.rejected);
     fromEngine('strata_queue_failed_total', 'Admitted searches that failed (deadline, cancellation, shutdown, worker failure).', (c) => c.queue.failed);
+    fromEngine(
+      'strata_search_tasks_total',
+      'Tasks the searches reached the search threads in (each carries up to 16 searches): searches per task is the batching.',
+      (c) => c.queue.tasks,
+    );
     perTier(
       'strata_tier_accesses_total',
       'Neighbour-list and vector reads of answered searches, per tier.',

@@ -68,10 +68,11 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
 
 /**
  * A batch is admitted search by search, like independent requests: under overload some may be
- * rejected, and then the batch fails as a whole with that error (no partial answers).
+ * rejected, and then the batch fails as a whole with that error (no partial answers). Its searches
+ * are queued together, so they reach a search thread as one task.
  */
 export function searchBatch(c: Collection, plans: readonly SearchPlan[], ctl: CallControl): Promise<SearchAnswer[]> {
-  return Promise.all(plans.map((p) => searchPoints(c, p, ctl)));
+  return c.together(() => Promise.all(plans.map((p) => searchPoints(c, p, ctl))));
 }
 
 export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {

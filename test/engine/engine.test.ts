@@ -193,6 +193,47 @@ describe('engine admission', () => {
     }
   });
 
+  it('sends a batch request to idle search threads as one task per thread (at most inflightPerThread queries each), answering each search as alone', async () => {
+    for (const [threads, cases] of [
+      [
+        1,
+        [
+          [16, 1],
+          [40, 3],
+        ],
+      ], // 16 | 16, 16, 8
+      [
+        2,
+        [
+          [16, 2],
+          [40, 3],
+        ],
+      ], // 8, 8 | 16 (of 20), 16, 8
+    ] as const) {
+      const e = await Engine.open([{ dir: indexDir }], { searchThreads: threads, maxQueue: 100, inflightPerThread: 16, memory: { mode: 'emulate' } });
+      try {
+        const c = e.collections()[0]!;
+        for (const [n, tasks] of cases) {
+          const before = c.queueStats.tasks;
+          const rs = await c.searchBatch(Array.from({ length: n }, (_, i) => ({ vector: q(i % nq), k: 10, ef: 48 })));
+          expect(c.queueStats.tasks - before, `${threads} threads, ${n} queries`).toBe(tasks);
+          rs.forEach((r, i) => expect(ids(r)).toEqual(Array.from(reference.subarray((i % nq) * 10, (i % nq) * 10 + 10))));
+        }
+        // A bad query fails the batch by name, and the queue is not left held: a search after it is answered.
+        await expect(
+          c.searchBatch([
+            { vector: q(0), k: 10 },
+            { vector: q(1), k: 0 },
+          ]),
+        ).rejects.toThrow(/limit/);
+        expect(ids(await c.search({ vector: q(2), k: 10, ef: 48 }))).toEqual(Array.from(reference.subarray(20, 30)));
+        expect(c.queueDepth).toBe(0);
+      } finally {
+        await e.close();
+      }
+    }
+  });
+
   it('fails a request past its deadline with STRATA_DEADLINE_EXCEEDED and a cancelled one with STRATA_CANCELLED', async () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 0, maxQueue: 1000, memory: { mode: 'emulate' } });
     try {

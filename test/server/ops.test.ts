@@ -61,6 +61,7 @@ describe('health, metrics and OpenAPI', () => {
     expect(r.text).toMatch(/strata_http_requests_total\{route="\/collections\/:collection_name\/points\/search",method="POST",status="200"\} [1-9]/);
     expect(r.text).toMatch(/strata_http_requests_total\{route="\/collections\/:collection_name\/points\/search",method="POST",status="400"\} [1-9]/);
     expect(r.text).toMatch(/strata_searches_total\{collection="vectors"\} [1-9]/);
+    expect(r.text).toMatch(/strata_search_tasks_total\{collection="vectors"\} [1-9]/);
     expect(r.text).toMatch(/strata_tier_accesses_total\{collection="vectors",tier="cxl"\} [1-9]/);
   });
 

@@ -187,10 +187,13 @@ describe('REST search (JSON)', () => {
     expect(r.body.result.map((p) => p.id)).toEqual((await engineHits('vectors', q, 4)).map((h) => h.id));
   });
 
-  it('answers search/batch in request order, with one stats entry per search (null where not asked for)', async () => {
+  it('answers search/batch in request order, with one stats entry per search (null where not asked for), its searches run as one task', async () => {
     const qs = [0, 1, 2, 3].map((i) => ix.query(i));
+    const tasks = engine.collection('vectors').queueStats.tasks;
     const plain = await post<Scored[][]>('/collections/vectors/points/search/batch', { searches: qs.map((q, i) => ({ vector: Array.from(q), limit: 3 + i })) });
     expect(plain.body.strata).toBeUndefined();
+    // The idle engine got the four searches as one task, not the first alone and the rest after.
+    expect(engine.collection('vectors').queueStats.tasks - tasks).toBe(1);
     const r = await post<Scored[][]>('/collections/vectors/points/search/batch', {
       searches: qs.map((q, i) => ({ vector: Array.from(q), limit: 3 + i, with_stats: i !== 2 })),
     });
