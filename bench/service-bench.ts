@@ -8,13 +8,19 @@
 // - the in-process QPS of the same index with the same search threads (`strata search`, a third
 //   child, so that no process measures itself);
 // - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
-//   the server's main-thread CPU per query by stage, from the profile's frames.
+//   the server's main-thread CPU per query by stage, from the profile's frames;
+// - and the floor (--no-floor skips it): the same load generator against floor-server.ts, which
+//   answers with bytes captured from the real server, as fast as it goes and at each served row's
+//   rate, so that what Strata itself spends per request is measured apart from HTTP and the client.
 // Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { generatedAngularSet, measuredLoadgen, run, type Served, serve, stop } from './strata-children.js';
+import { request } from 'undici';
+import { readDataset } from '../datasets/index.js';
+import type { CapturedAnswers } from './floor-server.js';
+import { generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -74,6 +80,70 @@ interface Row {
   ratio: number;
 }
 
+/** One floor row: the load generator against a server that answers with captured bytes. */
+interface FloorRow {
+  server: 'node' | 'fastify';
+  protocol: string;
+  /** CPU µs the floor burns per search on its event loop before answering (0: none). */
+  burnUs: number;
+  qps: number;
+  serverCpuUs: number;
+  clientCpuUs: number;
+}
+
+/**
+ * The bodies the floor servers replay, taken from the real server: GET /, GET /collections/bench
+ * and the JSON answer to the first query at ef (single-query answers; with --batch the floor still
+ * answers single searches, so it is skipped then). Written to `file`, whose path it returns.
+ */
+async function captureAnswers(origin: string, queries: string, ef: number, file: string): Promise<string> {
+  const q = await readDataset(queries, { limit: 1 });
+  const text = async (path: string, body?: string): Promise<string> => {
+    const r = await request(origin + path, body === undefined ? {} : { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const t = await r.body.text();
+    if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode} ${t.slice(0, 200)}`);
+    return t;
+  };
+  const captured: CapturedAnswers = {
+    root: await text('/'),
+    collection: await text('/collections/bench'),
+    search: await text(
+      '/collections/bench/points/search',
+      JSON.stringify({ vector: Array.from(q.vectors.subarray(0, q.dim)), limit: 10, params: { hnsw_ef: ef } }),
+    ),
+  };
+  writeFileSync(file, JSON.stringify(captured));
+  return file;
+}
+
+/**
+ * What the floors say about the served rows. The fastify floor burning the search's CPU is
+ * `--search-threads 0` with every cost of Strata's own removed: its QPS over in-process is the most
+ * that row could reach on this machine, and its CPU per request beside the served row's is what
+ * Strata's own work costs (validation, hand-off, result assembly, encoding, metrics and the garbage
+ * they leave). The floors without a search show what the HTTP stack and the client cost at their
+ * fastest; at a served row's lower rate each request pays more (fewer share an event-loop wake-up).
+ */
+function floorLines(floors: FloorRow[], rows: Row[]): string[] {
+  if (floors.length === 0) return [];
+  const lines = [
+    '',
+    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering). ${availableParallelism()} cores shared by server and client.`,
+    '',
+    '| floor server | protocol | QPS | / in-process (0 threads) | server CPU µs/request | client CPU µs/request | the 0-thread served row: QPS, server µs, client µs |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const inProc0 = rows.find((r) => r.threads === 0)?.inProcessQps;
+  for (const f of floors) {
+    const served = f.burnUs > 0 ? rows.find((r) => r.threads === 0 && r.protocol === f.protocol) : undefined;
+    const name = f.burnUs > 0 ? `fastify + search (${f.burnUs.toFixed(0)} µs)` : f.server;
+    lines.push(
+      `| ${name} | ${f.protocol} | ${f.qps.toFixed(0)} | ${f.burnUs > 0 && inProc0 ? (f.qps / inProc0).toFixed(2) : '–'} | ${f.serverCpuUs.toFixed(0)} | ${f.clientCpuUs.toFixed(0)} | ${served ? `${served.qps.toFixed(0)}, ${served.serverCpuUs.toFixed(0)}, ${served.clientCpuUs.toFixed(0)}` : '–'} |`,
+    );
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const o = new Command('service-bench')
     .option('--index <dir>', 'a built index (default: generate a 100k × 100 angular embedding-like set and build it)')
@@ -87,6 +157,7 @@ async function main(): Promise<void> {
     .option('--ef <n>', 'hnsw_ef', (v) => Number(v), 64)
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
     .option('--batch <n>', 'queries per request (strata loadgen --batch); QPS and CPU are then per query', (v) => Number(v), 1)
+    .option('--no-floor', 'skip the floor rows (a node:http and a fastify server answering canned bytes)')
     .option('--profile-dir <dir>', 'keep the server CPU profiles here')
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
@@ -104,6 +175,7 @@ async function main(): Promise<void> {
       profileDir?: string;
       json?: string;
       handoff: string;
+      floor: boolean;
     }>();
 
   const tmp = mkdtempSync(join(tmpdir(), 'strata-service-bench-'));
@@ -113,18 +185,19 @@ async function main(): Promise<void> {
     if (!queries || !gt) throw new Error('--queries and --gt are required with --index');
     const q = queries;
     const truth = gt;
-    /** Warm-up requests: about 500 queries whatever the batch size. */
-    const warmup = Math.ceil(500 / o.batch);
+    /** Warm-up requests: about 2,000 queries whatever the batch size (the load generator's default, docs/loadgen.md#warm-up). */
+    const warmup = Math.ceil(2000 / o.batch);
     /** One closed-loop step against a served index: the timed rows and the profiled pass run the same. */
     const loadgenArgs = (at: Served, protocol: string, report: string): string[] => [
       'loadgen',
-      ...['--url', at.rest, '--grpc-url', at.grpc, '--collection', 'bench', '-q', q, '--gt', truth, '--protocol', protocol],
+      ...['--url', at.rest, ...(at.grpc === '' ? [] : ['--grpc-url', at.grpc]), '--collection', 'bench', '-q', q, '--gt', truth, '--protocol', protocol],
       ...['--concurrency', String(o.concurrency), '--ef', String(o.ef), '--duration', String(o.duration), '--batch', String(o.batch)],
       ...['--warmup', String(warmup), '--no-progress', '--report', report],
     ];
     const threadsList = o.threads.split(',').map(Number);
     const protocols = o.protocols.split(',');
     const rows: Row[] = [];
+    let captured: string | null = null;
     const stages: Record<string, Record<string, number>> = {};
     for (const threads of threadsList) {
       // In-process QPS, measured before and after the served rows (the machine is noisy): the mean.
@@ -136,6 +209,7 @@ async function main(): Promise<void> {
       const firstRow = rows.length;
       const s = await serve(index, threads, [], o.handoff);
       try {
+        if (captured === null && o.floor && o.batch === 1) captured = await captureAnswers(s.rest, q, o.ef, join(tmp, 'captured.json'));
         for (const protocol of protocols) {
           const report = join(tmp, `r-${threads}-${protocol}.json`);
           const args = loadgenArgs(s, protocol, report);
@@ -178,6 +252,33 @@ async function main(): Promise<void> {
       stages[String(threads)] = Object.fromEntries([...st.entries()].filter(([k]) => k !== 'idle').map(([k, v]) => [k, v / answered]));
     }
 
+    // The floor: the same load generator against servers that answer with the captured bytes.
+    const floors: FloorRow[] = [];
+    const restProtocols = protocols.filter((p) => p !== 'grpc');
+    if (o.floor && captured !== null && restProtocols.length > 0) {
+      // As fast as the harness goes, with nothing behind it; then fastify burning the search's own CPU
+      // (the 0-thread row's in-process µs per query) on its event loop, as `--search-threads 0` does.
+      const inProc0 = rows.find((r) => r.threads === 0)?.inProcessQps;
+      const runs: Array<{ server: 'node' | 'fastify'; burnUs: number }> = [
+        { server: 'node', burnUs: 0 },
+        { server: 'fastify', burnUs: 0 },
+        ...(inProc0 === undefined ? [] : [{ server: 'fastify' as const, burnUs: 1e6 / inProc0 }]),
+      ];
+      for (const fl of runs) {
+        const f = await serveFloor(fl.server, captured, fl.burnUs);
+        try {
+          for (const protocol of restProtocols) {
+            const report = join(tmp, `f-${fl.server}-${fl.burnUs.toFixed(0)}-${protocol}.json`);
+            const m = await measuredLoadgen(loadgenArgs(f, protocol, report), { report, serverPid: f.child.pid! });
+            floors.push({ ...fl, protocol, qps: m.qps, serverCpuUs: m.serverCpuUs, clientCpuUs: m.clientCpuUs });
+            process.stderr.write(`floor ${fl.server} burning ${fl.burnUs.toFixed(0)} µs ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
+          }
+        } finally {
+          await stop(f);
+        }
+      }
+    }
+
     const lines = [
       `${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
       '',
@@ -206,8 +307,13 @@ async function main(): Promise<void> {
         )
         .join(' | ')} |`,
     );
+    lines.push(...floorLines(floors, rows));
     process.stdout.write(`${lines.join('\n')}\n`);
-    if (o.json) writeFileSync(o.json, `${JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, stages }, null, 2)}\n`);
+    if (o.json)
+      writeFileSync(
+        o.json,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), cores: availableParallelism(), rows, stages, floors }, null, 2)}\n`,
+      );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -172,6 +172,29 @@ export function serve(index: string, threads: number, nodeFlags: string[], hando
   });
 }
 
+/**
+ * The service bench's floor server (floor-server.ts) as a child: `kind` node or fastify, answering
+ * with the answers captured in `captured` (a CapturedAnswers file), fastify after burning `burnUs` of
+ * CPU per search. It serves no gRPC.
+ */
+export function serveFloor(kind: 'node' | 'fastify', captured: string, burnUs = 0, cpus?: string): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const script = join(projectRoot(), 'dist', 'bench', 'floor-server.js');
+    const argv = [script, kind, captured, String(burnUs)];
+    const child =
+      cpus === undefined
+        ? spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn('taskset', ['-c', cpus, process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const rest = /REST {2}(http:\/\/\S+)/.exec(out);
+      if (rest) resolve({ child, rest: rest[1]!, grpc: '' });
+    });
+    child.on('exit', (code) => reject(new Error(`floor server (${kind}) exited ${code} before listening`)));
+  });
+}
+
 export async function stop(s: Served): Promise<void> {
   const exited = new Promise<void>((resolve) => s.child.once('exit', () => resolve()));
   s.child.kill('SIGTERM');
