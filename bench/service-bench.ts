@@ -10,8 +10,9 @@
 // - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
 //   the server's main-thread CPU per query by stage, from the profile's frames;
 // - and the floor (--no-floor skips it): the same load generator against floor-server.ts, which
-//   answers with bytes captured from the real server, as fast as it goes and at each served row's
-//   rate, so that what Strata itself spends per request is measured apart from HTTP and the client.
+//   answers with bytes captured from the real server, with nothing behind it and then burning the
+//   search's CPU per request on its event loop, so that what Strata itself spends per request is
+//   measured apart from HTTP, the search and the client.
 // Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

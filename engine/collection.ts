@@ -424,9 +424,9 @@ export class Collection {
   }
 
   /**
-   * Runs `submit` with the pump held, so that the searches it queues leave together: an idle search
-   * thread gets a batch request's searches as one task (up to `batch` queries) instead of the first
-   * one or two alone and the rest after. Holds nest; the outermost one pumps.
+   * Runs `submit` with the pump held, so that the searches it queues leave together: idle search
+   * threads get a batch request's searches as one task each (up to `batch` queries a task) instead
+   * of the first one or two alone and the rest after. Holds nest; the outermost one pumps.
    */
   together<T>(submit: () => T): T {
     this.holds++;

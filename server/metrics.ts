@@ -89,7 +89,7 @@ export class ServerMetrics {
     fromEngine('strata_queue_failed_total', 'Admitted searches that failed (deadline, cancellation, shutdown, worker failure).', (c) => c.queue.failed);
     fromEngine(
       'strata_search_tasks_total',
-      'Tasks the searches reached the search threads in (each carries up to 16 searches): searches per task is the batching.',
+      "Tasks the searches reached the search threads in (each carries up to the engine's per-thread batch, 16 by default): searches per task is the batching.",
       (c) => c.queue.tasks,
     );
     perTier(
