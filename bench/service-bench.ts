@@ -71,6 +71,8 @@ function stagesOf(file: string, fromUs: number, toUs: number): Map<string, numbe
 
 interface Row {
   threads: number;
+  /** strata serve --inline (auto: cheap searches on the event loop when the server has one effective CPU). */
+  inline: string;
   protocol: string;
   qps: number;
   p99Ms: number;
@@ -125,11 +127,11 @@ async function captureAnswers(origin: string, queries: string, ef: number, file:
  * they leave). The floors without a search show what the HTTP stack and the client cost at their
  * fastest; at a served row's lower rate each request pays more (fewer share an event-loop wake-up).
  */
-function floorLines(floors: FloorRow[], rows: Row[]): string[] {
+function floorLines(floors: FloorRow[], rows: Row[], where: string): string[] {
   if (floors.length === 0) return [];
   const lines = [
     '',
-    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering). ${availableParallelism()} cores shared by server and client.`,
+    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering). ${where}.`,
     '',
     '| floor server | protocol | QPS | / in-process (0 threads) | server CPU µs/request | client CPU µs/request | the 0-thread served row: QPS, server µs, client µs |',
     '|---|---|---|---|---|---|---|',
@@ -159,6 +161,10 @@ async function main(): Promise<void> {
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
     .option('--batch <n>', 'queries per request (strata loadgen --batch); QPS and CPU are then per query', (v) => Number(v), 1)
     .option('--no-floor', 'skip the floor rows (a node:http and a fastify server answering canned bytes)')
+    .option('--inline <list>', 'strata serve --inline values to compare (auto, never) for each thread count above 0', 'auto')
+    .option('--pin-server <cpus>', 'run the servers and the in-process search on these CPUs (taskset -c)')
+    .option('--pin-client <cpus>', 'run the load generator on these CPUs (taskset -c)')
+    .option('--no-profile', 'skip the profiled pass (the stage table)')
     .option('--profile-dir <dir>', 'keep the server CPU profiles here')
     .option('--json <file>', 'also write the results as JSON')
     .parse(process.argv)
@@ -177,6 +183,10 @@ async function main(): Promise<void> {
       json?: string;
       handoff: string;
       floor: boolean;
+      inline: string;
+      pinServer?: string;
+      pinClient?: string;
+      profile: boolean;
     }>();
 
   const tmp = mkdtempSync(join(tmpdir(), 'strata-service-bench-'));
@@ -203,41 +213,46 @@ async function main(): Promise<void> {
     for (const threads of threadsList) {
       // In-process QPS, measured before and after the served rows (the machine is noisy): the mean.
       const inProcess = async (): Promise<number> => {
-        const lines = (await run(['search', index, '-q', queries, '--gt', gt, '--ef', String(o.ef), '--threads', String(threads)])).trim().split('\n');
+        const args = ['search', index, '-q', queries, '--gt', gt, '--ef', String(o.ef), '--threads', String(threads)];
+        const lines = (await run(args, [], o.pinServer)).trim().split('\n');
         return (JSON.parse(lines[lines.length - 1]!) as { qps: number }).qps;
       };
       const before = await inProcess();
       const firstRow = rows.length;
-      const s = await serve(index, threads, [], o.handoff);
-      try {
-        if (captured === null && o.floor && o.batch === 1) captured = await captureAnswers(s.rest, q, o.ef, join(tmp, 'captured.json'));
-        for (const protocol of protocols) {
-          const report = join(tmp, `r-${threads}-${protocol}.json`);
-          const args = loadgenArgs(s, protocol, report);
-          const m = await measuredLoadgen(args, { report, serverPid: s.child.pid! });
-          rows.push({ threads, protocol, ...m, inProcessQps: before, ratio: 0 });
-          process.stderr.write(`threads ${threads} ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
+      // --inline only matters with search threads: without them every search runs on the event loop.
+      for (const inline of threads === 0 ? ['never'] : o.inline.split(',')) {
+        const s = await serve(index, threads, [], o.handoff, o.pinServer, ['--inline', inline]);
+        try {
+          if (captured === null && o.floor && o.batch === 1) captured = await captureAnswers(s.rest, q, o.ef, join(tmp, 'captured.json'));
+          for (const protocol of protocols) {
+            const report = join(tmp, `r-${threads}-${inline}-${protocol}.json`);
+            const args = loadgenArgs(s, protocol, report);
+            const m = await measuredLoadgen(args, { report, serverPid: s.child.pid!, ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}) });
+            rows.push({ threads, inline, protocol, ...m, inProcessQps: before, ratio: 0 });
+            process.stderr.write(`threads ${threads} inline ${inline} ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
+          }
+        } finally {
+          await stop(s);
         }
-      } finally {
-        await stop(s);
       }
       const inProc = (before + (await inProcess())) / 2;
       for (const r of rows.slice(firstRow)) {
         r.inProcessQps = inProc;
         r.ratio = r.qps / inProc;
       }
+      if (!o.profile) continue;
       // The profiled pass: MessagePack only, the server's main thread split by stage.
       const profDir = o.profileDir ? join(o.profileDir, `threads-${threads}`) : join(tmp, `prof-${threads}`);
       rmSync(profDir, { recursive: true, force: true });
       mkdirSync(profDir, { recursive: true });
-      const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], o.handoff);
+      const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], o.handoff, o.pinServer, ['--inline', o.inline.split(',')[0]!]);
       let answered = 0;
       let fromUs = 0;
       let toUs = 0;
       try {
         const report = join(tmp, `p-${threads}.json`);
         fromUs = monotonicUs();
-        await run(loadgenArgs(p, 'msgpack', report));
+        await run(loadgenArgs(p, 'msgpack', report), [], o.pinClient);
         toUs = monotonicUs();
         // Queries answered, the warm-up's included: the profile covers it too.
         const r = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ ok: number; failed: number }> }).results[0]!;
@@ -266,11 +281,15 @@ async function main(): Promise<void> {
         ...(inProc0 === undefined ? [] : [{ server: 'fastify' as const, burnUs: 1e6 / inProc0 }]),
       ];
       for (const fl of runs) {
-        const f = await serveFloor(fl.server, captured, fl.burnUs);
+        const f = await serveFloor(fl.server, captured, fl.burnUs, o.pinServer);
         try {
           for (const protocol of restProtocols) {
             const report = join(tmp, `f-${fl.server}-${fl.burnUs.toFixed(0)}-${protocol}.json`);
-            const m = await measuredLoadgen(loadgenArgs(f, protocol, report), { report, serverPid: f.child.pid! });
+            const m = await measuredLoadgen(loadgenArgs(f, protocol, report), {
+              report,
+              serverPid: f.child.pid!,
+              ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}),
+            });
             floors.push({ ...fl, protocol, qps: m.qps, serverCpuUs: m.serverCpuUs, clientCpuUs: m.clientCpuUs });
             process.stderr.write(`floor ${fl.server} burning ${fl.burnUs.toFixed(0)} µs ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
           }
@@ -280,35 +299,43 @@ async function main(): Promise<void> {
       }
     }
 
+    const where =
+      o.pinServer === undefined && o.pinClient === undefined
+        ? `${availableParallelism()} cores shared by server and client`
+        : `servers and in-process search on CPUs ${o.pinServer ?? 'any'}, load generator on CPUs ${o.pinClient ?? 'any'} (taskset)`;
     const lines = [
-      `${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
+      `${where}. ${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
       '',
-      '| search threads | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/query | client CPU µs/query |',
-      '|---|---|---|---|---|---|---|---|',
+      '| search threads | --inline | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/query | client CPU µs/query |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.threads} | ${r.protocol} | ${r.qps.toFixed(0)} | ${r.p99Ms.toFixed(2)} | ${r.recall?.toFixed(4) ?? '–'} | ${r.ratio.toFixed(2)} (${r.inProcessQps.toFixed(0)}) | ${r.serverCpuUs.toFixed(0)} | ${r.clientCpuUs.toFixed(0)} |`,
+          `| ${r.threads} | ${r.inline} | ${r.protocol} | ${r.qps.toFixed(0)} | ${r.p99Ms.toFixed(2)} | ${r.recall?.toFixed(4) ?? '–'} | ${r.ratio.toFixed(2)} (${r.inProcessQps.toFixed(0)}) | ${r.serverCpuUs.toFixed(0)} | ${r.clientCpuUs.toFixed(0)} |`,
       ),
-      '',
-      "Server main thread, CPU µs per query by stage (MessagePack, profiled pass, samples during the load only; with threads the search's own time is on the search thread):",
-      '',
-      `| stage | ${threadsList.map((t) => `${t} search threads`).join(' | ')} |`,
-      `|---|${threadsList.map(() => '---|').join('')}`,
     ];
-    const names = [...new Set(Object.values(stages).flatMap((s) => Object.keys(s)))].sort(
-      (a, b) => (stages[String(threadsList[0])]![b] ?? 0) - (stages[String(threadsList[0])]![a] ?? 0),
-    );
-    for (const n of names) lines.push(`| ${n} | ${threadsList.map((t) => (stages[String(t)]![n] ?? 0).toFixed(1)).join(' | ')} |`);
-    lines.push(
-      `| **total** | ${threadsList
-        .map((t) =>
-          Object.values(stages[String(t)]!)
-            .reduce((a, b) => a + b, 0)
-            .toFixed(1),
-        )
-        .join(' | ')} |`,
-    );
-    lines.push(...floorLines(floors, rows));
+    if (o.profile) {
+      lines.push(
+        '',
+        "Server main thread, CPU µs per query by stage (MessagePack, profiled pass, samples during the load only; with threads the search's own time is on the search thread):",
+        '',
+        `| stage | ${threadsList.map((t) => `${t} search threads`).join(' | ')} |`,
+        `|---|${threadsList.map(() => '---|').join('')}`,
+      );
+      const names = [...new Set(Object.values(stages).flatMap((s) => Object.keys(s)))].sort(
+        (a, b) => (stages[String(threadsList[0])]![b] ?? 0) - (stages[String(threadsList[0])]![a] ?? 0),
+      );
+      for (const n of names) lines.push(`| ${n} | ${threadsList.map((t) => (stages[String(t)]![n] ?? 0).toFixed(1)).join(' | ')} |`);
+      lines.push(
+        `| **total** | ${threadsList
+          .map((t) =>
+            Object.values(stages[String(t)]!)
+              .reduce((a, b) => a + b, 0)
+              .toFixed(1),
+          )
+          .join(' | ')} |`,
+      );
+    }
+    lines.push(...floorLines(floors, rows, where));
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.json)
       writeFileSync(

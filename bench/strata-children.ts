@@ -142,7 +142,7 @@ export interface Served {
   grpc: string;
 }
 
-export function serve(index: string, threads: number, nodeFlags: string[], handoff: string, cpus?: string): Promise<Served> {
+export function serve(index: string, threads: number, nodeFlags: string[], handoff: string, cpus?: string, extra: string[] = []): Promise<Served> {
   return new Promise((resolve, reject) => {
     const args = [
       'serve',
@@ -159,6 +159,7 @@ export function serve(index: string, threads: number, nodeFlags: string[], hando
       handoff,
       '--log-level',
       'silent',
+      ...extra,
     ];
     const child = spawn(...strataArgv(nodeFlags, args, cpus), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -35,7 +35,7 @@ import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
 import { Collection, TASKS_PER_THREAD } from './collection.js';
-import { InlineExecutor, PoolExecutor, workerFile, type Executor } from './executor.js';
+import { HybridExecutor, InlineExecutor, PoolExecutor, workerFile, type Executor } from './executor.js';
 import { createChannel } from './ndp/channel.js';
 import { NdpRunner, type NdpOptions } from './ndp/ndp-runner.js';
 import { RingExecutor } from './ring-executor.js';
@@ -131,6 +131,8 @@ interface TierPool {
 
 export interface EngineMetrics {
   searchThreads: number;
+  /** Tasks run on the calling thread though search threads exist (inlineEfBudget), since start. */
+  inlineTasks: number;
   /** Busy time of the search threads / (threads × uptime). */
   searchUtilisation: number;
   collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array }>;
@@ -772,8 +774,13 @@ export class Engine {
     const executorOver = (all: CollectionLinks[], dims: number[], inline: () => SearchContext[]): Executor => {
       if (opts.searchThreads === 0) return new InlineExecutor(inline());
       const data = { collections: all, searcherOptions, ndpOptions, threadCounter: new SharedArrayBuffer(4), cpus };
-      if ((o.handoff ?? 'ring') !== 'ring') return new PoolExecutor(opts.searchThreads, data);
-      return new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, Math.max(1, ...dims), RING_HITS_PER_QUERY));
+      const pool =
+        (o.handoff ?? 'ring') !== 'ring'
+          ? new PoolExecutor(opts.searchThreads, data)
+          : new RingExecutor(opts.searchThreads, data, ringShape(RING_SLOTS, opts.inflightPerThread, Math.max(1, ...dims), RING_HITS_PER_QUERY));
+      // The inline contexts of near-data mode would share thread 0's channels: cheap tasks stay local-only.
+      const budget = o.inlineEfBudget ?? 0;
+      return budget > 0 && !opts.ndp ? new HybridExecutor(new InlineExecutor(inline()), pool, budget) : pool;
     };
     const executor = executorOver(
       links,
@@ -872,6 +879,7 @@ export class Engine {
     const threads = Math.max(1, this.executor.threads);
     return {
       searchThreads: this.executor.threads,
+      inlineTasks: this.executor instanceof HybridExecutor ? this.executor.inlineTasks : 0,
       searchUtilisation: wall > 0 ? this.executor.busyMs() / (threads * wall) : 0,
       collections: this.collections().map((c) => ({ name: c.name, queue: c.queueStats, searches: c.searches, totals: c.totals })),
     };

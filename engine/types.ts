@@ -98,6 +98,12 @@ export interface EngineOptions {
    * or a piscina pool (executor.ts). The ring was ~2× cheaper per task on this project's machine.
    */
   handoff?: 'ring' | 'piscina';
+  /**
+   * Tasks whose Σ ef is at most this (and no exact query) run on the calling thread even with search
+   * threads (executor.ts HybridExecutor): for one effective CPU, where the hand-off is pure cost.
+   * 0 (the default): every task goes to the search threads. Local mode only.
+   */
+  inlineEfBudget?: number;
   /** Queries one search thread runs concurrently (ndp) or takes per task (local). */
   inflightPerThread?: number;
   /** Requests waiting or running, per collection, before new ones are rejected with STRATA_OVERLOADED. */

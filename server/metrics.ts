@@ -168,6 +168,14 @@ export class ServerMetrics {
       },
     });
     new Gauge({
+      name: 'strata_search_inline_tasks_total',
+      help: 'Search tasks run on the main thread though search threads exist (strata serve --inline auto on one effective CPU).',
+      registers,
+      collect() {
+        this.set(engine.metrics().inlineTasks);
+      },
+    });
+    new Gauge({
       name: 'strata_search_thread_utilisation',
       help: 'Busy time of the search threads / (threads x uptime).',
       registers,

@@ -5,8 +5,10 @@
 // printed: the example query reads it from $STRATA_API_KEY.
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
+import { effectiveCpus } from '../../common/effective-cpus.js';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
+import { INLINE_EF_BUDGET } from '../../engine/executor.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
@@ -26,6 +28,7 @@ interface ServeFlags extends MemoryFlags {
   insecureNoAuth?: boolean;
   searchThreads: number;
   handoff: 'ring' | 'piscina';
+  inline: 'auto' | 'never';
   maxQueue: number;
   mode: 'local' | 'ndp';
   inject?: boolean;
@@ -167,6 +170,12 @@ export function registerServe(program: Command): void {
         choiceOption('--handoff', ['ring', 'piscina'] as const),
         'ring',
       )
+      .option(
+        '--inline <when>',
+        `auto: on one effective CPU (affinity or cgroup quota), searches of Σ ef ≤ ${INLINE_EF_BUDGET} (none exact) run on the event loop, the rest on the search threads; never`,
+        choiceOption('--inline', ['auto', 'never'] as const),
+        'auto',
+      )
       .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
       .option(
         '--mode <mode>',
@@ -223,11 +232,16 @@ export function registerServe(program: Command): void {
     if (f.writeLogStream !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(f.writeLogStream))
       throw invalidArgument('--write-log-stream', `must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(f.writeLogStream)}`);
     const specs = await specsFrom(dirs, f);
+    // On one effective CPU a search thread only takes turns with the event loop, and each hand-off
+    // costs two wake-ups: cheap searches run inline there (docs/benchmarks.md §3b, one CPU).
+    const cpus = effectiveCpus();
+    const inline = f.inline === 'auto' && f.searchThreads > 0 && f.mode === 'local' && cpus.cpus < 2;
     const engine = await Engine.open(specs, {
       memory: memoryRequest(f),
       cost: costFromFlags(f),
       searchThreads: f.searchThreads,
       handoff: f.handoff,
+      ...(inline ? { inlineEfBudget: INLINE_EF_BUDGET } : {}),
       maxQueue: f.maxQueue,
       mode: f.mode,
       inject: f.inject ?? false,
@@ -247,6 +261,10 @@ export function registerServe(program: Command): void {
       await engine.close(0);
       throw e;
     }
+    if (inline)
+      process.stdout.write(
+        `search  ${f.searchThreads} thread(s); searches of Σ ef ≤ ${INLINE_EF_BUDGET} run on the event loop: ${cpus.cpus} effective CPU (affinity ${cpus.affinity}, ${cpus.source}; --inline never to turn off)\n`,
+      );
     announce(engine, addresses, apiKey !== undefined, f.writeLog !== undefined ? `stream ${f.writeLogStream ?? 'strata-shard-0'} on ${f.writeLog}` : null);
 
     // Shutdown (server/shutdown.ts): readiness off and new requests refused at once, admitted ones

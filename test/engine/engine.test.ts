@@ -227,10 +227,29 @@ describe('engine admission', () => {
           ]),
         ).rejects.toThrow(/limit/);
         expect(ids(await c.search({ vector: q(2), k: 10, ef: 48 }))).toEqual(Array.from(reference.subarray(20, 30)));
-        expect(c.queueDepth).toBe(0);
+        // The failed batch's valid search still runs (on the other thread it may finish last).
+        await expect.poll(() => c.queueDepth).toBe(0);
       } finally {
         await e.close();
       }
+    }
+  });
+
+  it('with an inline ef budget runs cheap tasks on the calling thread and the rest on the search thread, answering alike', async () => {
+    const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, inlineEfBudget: 100, memory: { mode: 'emulate' } });
+    try {
+      const c = e.collections()[0]!;
+      const want = (i: number): number[] => Array.from(reference.subarray(i * 10, i * 10 + 10));
+      expect(ids(await c.search({ vector: q(0), k: 10, ef: 48 }))).toEqual(want(0));
+      expect(e.metrics().inlineTasks).toBe(1);
+      // Σ ef over the budget (3 × 48), and an exact query: both go to the search thread.
+      const rs = await c.searchBatch([0, 1, 2].map((i) => ({ vector: q(i), k: 10, ef: 48 })));
+      rs.forEach((r, i) => expect(ids(r)).toEqual(want(i)));
+      await c.search({ vector: q(1), k: 10, ef: 10, exact: true });
+      expect(e.metrics().inlineTasks).toBe(1);
+      expect(c.queueStats.tasks).toBe(3);
+    } finally {
+      await e.close();
     }
   });
 

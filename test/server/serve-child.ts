@@ -38,15 +38,19 @@ export async function serveChild(
    * fail with EROFS, as on a read-only file system (needs root: readOnlyMountWorks()).
    */
   readOnlyDir?: string,
+  /** Run on these CPUs only (taskset -c): its affinity, so its available parallelism. */
+  cpus?: string,
 ): Promise<ServeChild> {
   const argv = [BIN, 'serve', '--port', '0', '--grpc-port', '0', ...args];
   const opts = { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATA_API_KEY: undefined, ...env } };
   const child =
-    readOnlyDir !== undefined
-      ? spawn('unshare', ['-m', 'sh', '-c', readOnlyMount(readOnlyDir, 'exec "$0" "$@"'), process.execPath, ...argv], opts)
-      : fileSizeLimitKiB === undefined
-        ? spawn(process.execPath, argv, opts)
-        : spawn('bash', ['-c', `ulimit -f ${fileSizeLimitKiB} && exec "$0" "$@"`, process.execPath, ...argv], opts);
+    cpus !== undefined
+      ? spawn('taskset', ['-c', cpus, process.execPath, ...argv], opts)
+      : readOnlyDir !== undefined
+        ? spawn('unshare', ['-m', 'sh', '-c', readOnlyMount(readOnlyDir, 'exec "$0" "$@"'), process.execPath, ...argv], opts)
+        : fileSizeLimitKiB === undefined
+          ? spawn(process.execPath, argv, opts)
+          : spawn('bash', ['-c', `ulimit -f ${fileSizeLimitKiB} && exec "$0" "$@"`, process.execPath, ...argv], opts);
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

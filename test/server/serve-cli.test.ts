@@ -37,6 +37,37 @@ describe('strata serve', () => {
     expect(s.stderr()).toMatch(/stopped/);
   });
 
+  it('on one effective CPU runs cheap searches on the event loop and says so; --inline never keeps them on the search thread', async () => {
+    const inlineTasks = async (rest: string): Promise<number> => {
+      const m = (await http(rest, 'GET', '/metrics')).text;
+      return Number(/^strata_search_inline_tasks_total (\S+)$/m.exec(m)![1]);
+    };
+    const search = async (rest: string, ef: number): Promise<number[]> => {
+      const r = await http(rest, 'POST', '/collections/things/points/search', { vector: Array.from(ix.query(3)), limit: 5, params: { hnsw_ef: ef } });
+      expect(r.status).toBe(200);
+      return (r.body as { result: Array<{ id: number }> }).result.map((p) => p.id);
+    };
+    const common = [ix.l2, '--name', 'things', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '1', '--no-grpc'];
+    const one = await serveChild(common, {}, undefined, undefined, '0');
+    const never = await serveChild([...common, '--inline', 'never'], {}, undefined, undefined, '0');
+    try {
+      expect(one.stdout()).toMatch(/^search {2}1 thread\(s\); searches of Σ ef ≤ 1024 run on the event loop: 1 effective CPU \(affinity 1, /m);
+      expect(never.stdout()).not.toMatch(/^search /m);
+      const cheap = await search(one.rest, 32);
+      expect(await inlineTasks(one.rest)).toBe(1);
+      // Above the budget the search goes to the search thread, and answers alike either way.
+      expect(await search(one.rest, 2000)).toEqual(await search(never.rest, 2000));
+      expect(await inlineTasks(one.rest)).toBe(1);
+      expect(cheap).toEqual(await search(never.rest, 32));
+      expect(await inlineTasks(never.rest)).toBe(0);
+    } finally {
+      one.child.kill('SIGTERM');
+      never.child.kill('SIGTERM');
+    }
+    expect(await one.exited).toBe(0);
+    expect(await never.exited).toBe(0);
+  });
+
   it('never prints the API key: the example reads it from $STRATA_API_KEY, and works with it', async () => {
     const KEY = 'k-7d1f0c5e-never-printed';
     const s = await serveChild([ix.l2, '--name', 'things', '--no-grpc', '--log-level', 'info', '--memory', 'emulate', '--search-threads', '0'], {
