@@ -12,7 +12,8 @@
 // - and the floor (--no-floor skips it): the same load generator against floor-server.ts, which
 //   answers with bytes captured from the real server, with nothing behind it and then burning the
 //   search's CPU per request on its event loop, so that what Strata itself spends per request is
-//   measured apart from HTTP, the search and the client.
+//   measured apart from HTTP, the search and the client; then --pairs back-to-back pairs of the
+//   0-thread served row and that floor, which a drift of the machine's speed cannot come between.
 // Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -147,6 +148,34 @@ function floorLines(floors: FloorRow[], rows: Row[], where: string): string[] {
   return lines;
 }
 
+interface MeasuredPair {
+  qps: number;
+  serverCpuUs: number;
+}
+
+/** A 0-thread served row and the floor burning its search, measured back to back. */
+interface FloorPair {
+  rep: number;
+  protocol: string;
+  served: MeasuredPair;
+  floor: MeasuredPair;
+}
+
+function pairLines(pairs: FloorPair[]): string[] {
+  if (pairs.length === 0) return [];
+  return [
+    '',
+    "Back to back (the served 0-thread row, then the floor burning its search, each pair in turn): served / floor QPS and what Strata spends per request beyond the floor's server CPU.",
+    '',
+    '| pair | protocol | served QPS | floor QPS | served / floor | served server µs/request | floor server µs/request | Strata beyond the floor, µs |',
+    '|---|---|---|---|---|---|---|---|',
+    ...pairs.map(
+      (p) =>
+        `| ${p.rep + 1} | ${p.protocol} | ${p.served.qps.toFixed(0)} | ${p.floor.qps.toFixed(0)} | ${(p.served.qps / p.floor.qps).toFixed(2)} | ${p.served.serverCpuUs.toFixed(0)} | ${p.floor.serverCpuUs.toFixed(0)} | ${(p.served.serverCpuUs - p.floor.serverCpuUs).toFixed(0)} |`,
+    ),
+  ];
+}
+
 async function main(): Promise<void> {
   const o = new Command('service-bench')
     .option('--index <dir>', 'a built index (default: generate a 100k × 100 angular embedding-like set and build it)')
@@ -161,6 +190,7 @@ async function main(): Promise<void> {
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
     .option('--batch <n>', 'queries per request (strata loadgen --batch); QPS and CPU are then per query', (v) => Number(v), 1)
     .option('--no-floor', 'skip the floor rows (a node:http and a fastify server answering canned bytes)')
+    .option('--pairs <n>', 'back-to-back pairs of the 0-thread served row and the floor burning its search, per protocol', (v) => Number(v), 2)
     .option('--inline <list>', 'strata serve --inline values to compare (auto, never) for each thread count above 0', 'auto')
     .option('--pin-server <cpus>', 'run the servers and the in-process search on these CPUs (taskset -c)')
     .option('--pin-client <cpus>', 'run the load generator on these CPUs (taskset -c)')
@@ -184,6 +214,7 @@ async function main(): Promise<void> {
       handoff: string;
       floor: boolean;
       inline: string;
+      pairs: number;
       pinServer?: string;
       pinClient?: string;
       profile: boolean;
@@ -270,6 +301,7 @@ async function main(): Promise<void> {
 
     // The floor: the same load generator against servers that answer with the captured bytes.
     const floors: FloorRow[] = [];
+    const pairs: FloorPair[] = [];
     const restProtocols = protocols.filter((p) => p !== 'grpc');
     if (o.floor && captured !== null && restProtocols.length > 0) {
       // As fast as the harness goes, with nothing behind it; then fastify burning the search's own CPU
@@ -295,6 +327,33 @@ async function main(): Promise<void> {
           }
         } finally {
           await stop(f);
+        }
+      }
+      // Served and floor rows minutes apart see different machines when its speed drifts: pairs run
+      // back to back (served 0-thread row, then the floor burning its search), repeated.
+      if (inProc0 !== undefined && o.pairs > 0) {
+        const served = await serve(index, 0, [], o.handoff, o.pinServer, ['--inline', 'never']);
+        const floor = await serveFloor('fastify', captured, 1e6 / inProc0, o.pinServer);
+        try {
+          for (let rep = 0; rep < o.pairs; rep++)
+            for (const protocol of restProtocols) {
+              const one = async (at: Served, name: string): Promise<MeasuredPair> => {
+                const report = join(tmp, `pair-${rep}-${protocol}-${name}.json`);
+                const m = await measuredLoadgen(loadgenArgs(at, protocol, report), {
+                  report,
+                  serverPid: at.child.pid!,
+                  ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}),
+                });
+                return { qps: m.qps, serverCpuUs: m.serverCpuUs };
+              };
+              const a = await one(served, 'served');
+              const b = await one(floor, 'floor');
+              pairs.push({ rep, protocol, served: a, floor: b });
+              process.stderr.write(`pair ${rep} ${protocol}: served ${a.qps.toFixed(0)}, floor ${b.qps.toFixed(0)} QPS\n`);
+            }
+        } finally {
+          await stop(served);
+          await stop(floor);
         }
       }
     }
@@ -335,12 +394,12 @@ async function main(): Promise<void> {
           .join(' | ')} |`,
       );
     }
-    lines.push(...floorLines(floors, rows, where));
+    lines.push(...floorLines(floors, rows, where), ...pairLines(pairs));
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.json)
       writeFileSync(
         o.json,
-        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), cores: availableParallelism(), rows, stages, floors }, null, 2)}\n`,
+        `${JSON.stringify({ node: process.version, date: new Date().toISOString(), cores: availableParallelism(), rows, stages, floors, pairs }, null, 2)}\n`,
       );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
