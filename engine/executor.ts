@@ -56,18 +56,22 @@ export class InlineExecutor implements Executor {
 }
 
 /**
- * The event-loop budget of one inline task, as the sum of its queries' ef: a search's cost grows with
- * its ef (~1.5–2 µs per unit at 100–128 dimensions here), so 1,024 keeps a task near 2 ms, far below a
- * health probe's patience, while a query at the default ef runs inline whole.
+ * The event-loop budget of one inline task, as the sum of its queries' beam widths (max(ef, k)): a
+ * search's cost grows with its beam (~1.5–2 µs per unit at 100–128 dimensions here), so 1,024 keeps a
+ * task near 2 ms, far below a health probe's patience, while a query at the default ef runs inline whole.
  */
 export const INLINE_EF_BUDGET = 1024;
 
-/** Whether a task is cheap enough to run on the event loop: no exact (brute-force) query, Σ ef within budget. */
+/**
+ * Whether a task is cheap enough to run on the event loop: no exact (brute-force) query, and the
+ * beams it searches within budget — a query's beam is max(ef, k) wide (traversal.ts), and its
+ * re-rank pool is cut from that beam.
+ */
 export function cheapTask(task: QueryTask, efBudget: number): boolean {
   let sum = 0;
   for (let i = 0; i < task.ef.length; i++) {
     if (task.exact[i] !== 0) return false;
-    sum += task.ef[i]!;
+    sum += Math.max(task.ef[i]!, task.k[i]!);
   }
   return sum <= efBudget;
 }

@@ -172,7 +172,7 @@ export function registerServe(program: Command): void {
       )
       .option(
         '--inline <when>',
-        `auto: on one effective CPU (affinity or cgroup quota), searches of Σ ef ≤ ${INLINE_EF_BUDGET} (none exact) run on the event loop, the rest on the search threads; never`,
+        `auto: on one effective CPU (affinity or cgroup quota), tasks whose searches' max(ef, k) sum to ≤ ${INLINE_EF_BUDGET} (none exact) run on the event loop, the rest on the search threads; never`,
         choiceOption('--inline', ['auto', 'never'] as const),
         'auto',
       )
@@ -263,7 +263,7 @@ export function registerServe(program: Command): void {
     }
     if (inline)
       process.stdout.write(
-        `search  ${f.searchThreads} thread(s); searches of Σ ef ≤ ${INLINE_EF_BUDGET} run on the event loop: ${cpus.cpus} effective CPU (affinity ${cpus.affinity}, ${cpus.source}; --inline never to turn off)\n`,
+        `search  ${f.searchThreads} thread(s); searches of Σ max(ef, k) ≤ ${INLINE_EF_BUDGET} a task run on the event loop: ${cpus.cpus} effective CPU (affinity ${cpus.affinity}, ${cpus.source}; --inline never to turn off)\n`,
       );
     announce(engine, addresses, apiKey !== undefined, f.writeLog !== undefined ? `stream ${f.writeLogStream ?? 'strata-shard-0'} on ${f.writeLog}` : null);
 

@@ -242,12 +242,15 @@ describe('engine admission', () => {
       const want = (i: number): number[] => Array.from(reference.subarray(i * 10, i * 10 + 10));
       expect(ids(await c.search({ vector: q(0), k: 10, ef: 48 }))).toEqual(want(0));
       expect(e.metrics().inlineTasks).toBe(1);
-      // Σ ef over the budget (3 × 48), and an exact query: both go to the search thread.
+      // Σ ef over the budget (3 × 48), an exact query and a wide beam: all go to the search thread.
       const rs = await c.searchBatch([0, 1, 2].map((i) => ({ vector: q(i), k: 10, ef: 48 })));
       rs.forEach((r, i) => expect(ids(r)).toEqual(want(i)));
       await c.search({ vector: q(1), k: 10, ef: 10, exact: true });
+      // A small ef with a large k searches a beam k wide: that is what counts.
+      const wide = await c.search({ vector: q(1), k: 200, ef: 10 });
+      expect(wide.hits).toHaveLength(200);
       expect(e.metrics().inlineTasks).toBe(1);
-      expect(c.queueStats.tasks).toBe(3);
+      expect(c.queueStats.tasks).toBe(4);
     } finally {
       await e.close();
     }

@@ -51,7 +51,7 @@ describe('strata serve', () => {
     const one = await serveChild(common, {}, undefined, undefined, '0');
     const never = await serveChild([...common, '--inline', 'never'], {}, undefined, undefined, '0');
     try {
-      expect(one.stdout()).toMatch(/^search {2}1 thread\(s\); searches of Σ ef ≤ 1024 run on the event loop: 1 effective CPU \(affinity 1, /m);
+      expect(one.stdout()).toMatch(/^search {2}1 thread\(s\); searches of Σ max\(ef, k\) ≤ 1024 a task run on the event loop: 1 effective CPU \(affinity 1, /m);
       expect(never.stdout()).not.toMatch(/^search /m);
       const cheap = await search(one.rest, 32);
       expect(await inlineTasks(one.rest)).toBe(1);
