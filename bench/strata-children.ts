@@ -93,15 +93,33 @@ export class CpuTrace {
   }
 }
 
-/** node running bin/strata.js, on the given CPUs only when asked (taskset execs in place: the pid is node's). */
-function strataArgv(nodeFlags: string[], args: string[], cpus: string | undefined): [string, string[]] {
-  const argv = [...nodeFlags, STRATA, ...args];
+/** node running `script` (bin/strata.js by default), on the given CPUs only when asked (taskset execs in place: the pid is node's). */
+function nodeArgv(nodeFlags: string[], args: string[], cpus: string | undefined, script = STRATA): [string, string[]] {
+  const argv = [...nodeFlags, script, ...args];
   return cpus === undefined ? [process.execPath, argv] : ['taskset', ['-c', cpus, process.execPath, ...argv]];
+}
+
+/**
+ * A server child, resolved once its stdout has printed its REST address (and its gRPC address when
+ * `withGrpc`), in the `REST  http://…` / `gRPC  host:port` lines `strata serve` announces.
+ */
+function listening(argv: [string, string[]], name: string, withGrpc: boolean): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(...argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const rest = /REST {2}(http:\/\/\S+)/.exec(out);
+      const grpc = /gRPC {2}(\S+:\d+)/.exec(out);
+      if (rest && (grpc || !withGrpc)) resolve({ child, rest: rest[1]!, grpc: grpc?.[1] ?? '' });
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited ${code} before listening`)));
+  });
 }
 
 export function run(args: string[], nodeFlags: string[] = [], cpus?: string, onSpawn?: (pid: number) => void): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(...strataArgv(nodeFlags, args, cpus), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(...nodeArgv(nodeFlags, args, cpus), { stdio: ['ignore', 'pipe', 'pipe'] });
     if (c.pid !== undefined) onSpawn?.(c.pid);
     let out = '';
     let err = '';
@@ -139,38 +157,14 @@ export async function generatedAngularSet(dir: string, count: number): Promise<B
 export interface Served {
   child: ChildProcess;
   rest: string;
+  /** host:port, or '' for a server without gRPC (the floor). */
   grpc: string;
 }
 
 export function serve(index: string, threads: number, nodeFlags: string[], handoff: string, cpus?: string, extra: string[] = []): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const args = [
-      'serve',
-      index,
-      '--name',
-      'bench',
-      '--port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--search-threads',
-      String(threads),
-      '--handoff',
-      handoff,
-      '--log-level',
-      'silent',
-      ...extra,
-    ];
-    const child = spawn(...strataArgv(nodeFlags, args, cpus), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const rest = /REST {2}(http:\/\/\S+)/.exec(out);
-      const grpc = /gRPC {2}(\S+:\d+)/.exec(out);
-      if (rest && grpc) resolve({ child, rest: rest[1]!, grpc: grpc[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`strata serve exited ${code} before listening`)));
-  });
+  const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--search-threads', String(threads)];
+  args.push('--handoff', handoff, '--log-level', 'silent', ...extra);
+  return listening(nodeArgv(nodeFlags, args, cpus), 'strata serve', true);
 }
 
 /**
@@ -179,21 +173,8 @@ export function serve(index: string, threads: number, nodeFlags: string[], hando
  * CPU per search. It serves no gRPC.
  */
 export function serveFloor(kind: 'node' | 'fastify', captured: string, burnUs = 0, cpus?: string): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const script = join(projectRoot(), 'dist', 'bench', 'floor-server.js');
-    const argv = [script, kind, captured, String(burnUs)];
-    const child =
-      cpus === undefined
-        ? spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
-        : spawn('taskset', ['-c', cpus, process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const rest = /REST {2}(http:\/\/\S+)/.exec(out);
-      if (rest) resolve({ child, rest: rest[1]!, grpc: '' });
-    });
-    child.on('exit', (code) => reject(new Error(`floor server (${kind}) exited ${code} before listening`)));
-  });
+  const script = join(projectRoot(), 'dist', 'bench', 'floor-server.js');
+  return listening(nodeArgv([], [kind, captured, String(burnUs)], cpus, script), `floor server (${kind})`, false);
 }
 
 export async function stop(s: Served): Promise<void> {

@@ -79,12 +79,11 @@ export function cheapTask(task: QueryTask, efBudget: number): boolean {
 /**
  * For one effective CPU, where a search thread only takes turns with the event loop on the same CPU
  * and the hand-off is pure cost: cheap tasks (cheapTask) run inline, the rest on the search threads,
- * so that no long search holds the event loop. Counts where tasks ran.
+ * so that no long search holds the event loop. Counts the tasks it ran inline.
  */
 export class HybridExecutor implements Executor {
   readonly threads: number;
   inlineTasks = 0;
-  threadTasks = 0;
   constructor(
     private readonly inline: InlineExecutor,
     private readonly pool: Executor,
@@ -97,7 +96,6 @@ export class HybridExecutor implements Executor {
       this.inlineTasks++;
       return this.inline.run(task);
     }
-    this.threadTasks++;
     return this.pool.run(task);
   }
   /** The search threads' busy time only (the interface's meaning); inline tasks ran on the event loop. */

@@ -48,7 +48,9 @@ async function allAnswers(engine: Engine, mode: 'local' | 'ndp'): Promise<number
   return rs.map(ids);
 }
 
-const expected = (): number[][] => Array.from({ length: nq }, (_, i) => Array.from(reference.subarray(i * 10, i * 10 + 10)));
+/** The reference answer's ids for query i. */
+const want = (i: number): number[] => Array.from(reference.subarray(i * 10, i * 10 + 10));
+const expected = (): number[][] => Array.from({ length: nq }, (_, i) => want(i));
 
 describe('engine execution modes', () => {
   it('answers identically in local and ndp modes on the calling thread, with one expander', async () => {
@@ -177,7 +179,7 @@ describe('engine admission', () => {
       settled.forEach((s, i) => {
         if (s.status === 'fulfilled') {
           ok++;
-          expect(ids(s.value)).toEqual(Array.from(reference.subarray((i % nq) * 10, (i % nq) * 10 + 10)));
+          expect(ids(s.value)).toEqual(want(i % nq));
         } else {
           expect(isStrataError(s.reason, 'STRATA_OVERLOADED')).toBe(true);
           overloaded++;
@@ -217,7 +219,7 @@ describe('engine admission', () => {
           const before = c.queueStats.tasks;
           const rs = await c.searchBatch(Array.from({ length: n }, (_, i) => ({ vector: q(i % nq), k: 10, ef: 48 })));
           expect(c.queueStats.tasks - before, `${threads} threads, ${n} queries`).toBe(tasks);
-          rs.forEach((r, i) => expect(ids(r)).toEqual(Array.from(reference.subarray((i % nq) * 10, (i % nq) * 10 + 10))));
+          rs.forEach((r, i) => expect(ids(r)).toEqual(want(i % nq)));
         }
         // A bad query fails the batch by name, and the queue is not left held: a search after it is answered.
         await expect(
@@ -226,7 +228,7 @@ describe('engine admission', () => {
             { vector: q(1), k: 0 },
           ]),
         ).rejects.toThrow(/limit/);
-        expect(ids(await c.search({ vector: q(2), k: 10, ef: 48 }))).toEqual(Array.from(reference.subarray(20, 30)));
+        expect(ids(await c.search({ vector: q(2), k: 10, ef: 48 }))).toEqual(want(2));
         // The failed batch's valid search still runs (on the other thread it may finish last).
         await expect.poll(() => c.queueDepth).toBe(0);
       } finally {
@@ -239,7 +241,6 @@ describe('engine admission', () => {
     const e = await Engine.open([{ dir: indexDir }], { searchThreads: 1, inlineEfBudget: 100, memory: { mode: 'emulate' } });
     try {
       const c = e.collections()[0]!;
-      const want = (i: number): number[] => Array.from(reference.subarray(i * 10, i * 10 + 10));
       expect(ids(await c.search({ vector: q(0), k: 10, ef: 48 }))).toEqual(want(0));
       expect(e.metrics().inlineTasks).toBe(1);
       // Σ ef over the budget (3 × 48), an exact query and a wide beam: all go to the search thread.
