@@ -98,23 +98,39 @@ export function taskFromBuffer(buf: ArrayBufferLike, at = 0): QueryTask {
   return taskViews(buf, at, collection!, MODES[mode!]!, dim!, n!);
 }
 
+/**
+ * A result's views over its one buffer; busyMs lives in the buffer's head. A class, not an object
+ * literal with a getter and setter: such a literal gets fresh accessors and a hidden class per
+ * evaluation, which old space keeps until a full GC, so every result would survive scavenges.
+ */
+class ResultViews implements TaskResult {
+  readonly labels: Float64Array;
+  readonly distances: Float32Array;
+  readonly stats: Float64Array;
+  private readonly head: Float64Array;
+  constructor(
+    buf: ArrayBuffer,
+    n: number,
+    readonly kMax: number,
+  ) {
+    const labels = RESULT_HEAD;
+    const stats = labels + 8 * n * kMax;
+    const distances = stats + 8 * n * STAT_FIELDS;
+    this.head = new Float64Array(buf, 0, 3);
+    this.labels = new Float64Array(buf, labels, n * kMax);
+    this.distances = new Float32Array(buf, distances, n * kMax);
+    this.stats = new Float64Array(buf, stats, n * STAT_FIELDS);
+  }
+  get busyMs(): number {
+    return this.head[1]!;
+  }
+  set busyMs(ms: number) {
+    this.head[1] = ms;
+  }
+}
+
 function resultViews(buf: ArrayBuffer, n: number, kMax: number): TaskResult {
-  const labels = RESULT_HEAD;
-  const stats = labels + 8 * n * kMax;
-  const distances = stats + 8 * n * STAT_FIELDS;
-  const head = new Float64Array(buf, 0, 3);
-  return {
-    labels: new Float64Array(buf, labels, n * kMax),
-    distances: new Float32Array(buf, distances, n * kMax),
-    kMax,
-    stats: new Float64Array(buf, stats, n * STAT_FIELDS),
-    get busyMs(): number {
-      return head[1]!;
-    },
-    set busyMs(ms: number) {
-      head[1] = ms;
-    },
-  };
+  return new ResultViews(buf, n, kMax);
 }
 
 /** An empty result in one buffer (resultBuffer): labels -1, distances +∞. */

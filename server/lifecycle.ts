@@ -4,13 +4,15 @@
 // those, and marks in-flight REST answers `Connection: close` once draining, so that keep-alive
 // clients reconnect elsewhere instead of sending on a connection about to close.
 import type { ServerResponse } from 'node:http';
+import { Slots } from '../common/slots.js';
 import type { Engine } from '../engine/engine.js';
 
 export class Lifecycle {
   private listening = false;
   private closing = false;
   private readonly listeners = new Set<() => void>();
-  private readonly answering = new Set<ServerResponse>();
+  /** Slots, not a Set: a Set churned per request promoted every response (common/slots.ts). */
+  private readonly answering = new Slots<ServerResponse>();
   private calls = 0;
   private readonly idleWaiters: Array<() => void> = [];
 
@@ -48,15 +50,15 @@ export class Lifecycle {
   markClosing(): void {
     if (this.closing) return;
     this.closing = true;
-    for (const res of this.answering) if (!res.headersSent) res.setHeader('connection', 'close');
+    for (const res of this.answering.values()) if (!res.headersSent) res.setHeader('connection', 'close');
     this.notify();
   }
 
   /** An admitted REST request: counted until its response closes (answered, or the client gone). */
   trackResponse(res: ServerResponse): void {
-    this.answering.add(res);
+    const slot = this.answering.add(res);
     res.once('close', () => {
-      this.answering.delete(res);
+      this.answering.remove(slot);
       this.checkIdle();
     });
   }
