@@ -75,9 +75,9 @@ export interface CollectionSettings {
 
 /**
  * A search's answer; its stats object is built only if read (most answers do not carry it: with_stats).
- * A class, not an object literal with a getter: each such literal gets its own accessor pair and
- * hidden class, which old space holds until the next full GC, so every answer (and its task's result
- * buffer) survived the scavenges and was promoted: ~2-3 MB a scavenge, 10-20 ms pauses under load.
+ * A class, not an object literal with a getter: built as such a literal (fresh accessors each time),
+ * answers and their result buffers outlived the scavenges, and ~40% of what the engine allocated
+ * was promoted to the old space (test/engine/young-garbage.test.ts; 0.05% as a class).
  */
 class Answer implements SearchResponse {
   private view: SearchStats | null = null;
@@ -138,8 +138,7 @@ export class Collection {
   searches = 0;
   /** Set when the engine closes: new searches fail with it at once. */
   private refused: Error | null = null;
-  /** Requests handed to the executor and not yet answered, per task. */
-  /** Slots, not a Set: a Set churned per task promoted every answer (common/slots.ts). */
+  /** Requests handed to the executor and not yet answered, per task (Slots: see common/slots.ts). */
   private readonly running = new Slots<Array<Pending<Job, SearchResponse>>>();
 
   constructor(

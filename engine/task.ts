@@ -1,6 +1,6 @@
 // The unit of work a search thread receives: a batch of queries of one collection and one mode.
 // A task and its result each live in one ArrayBuffer, every field a view at an offset computed once
-// (taskLayout, resultViews), so that crossing to a search thread is one transfer of one buffer each
+// (taskLayout, ResultViews), so that crossing to a search thread is one transfer of one buffer each
 // way: cloning an object of six typed arrays cost ~15 µs per task on the main thread
 // (bench/service-bench.ts, "queue + hand-off").
 import { STAT_FIELDS } from '../index/search/stats.js';
@@ -100,8 +100,8 @@ export function taskFromBuffer(buf: ArrayBufferLike, at = 0): QueryTask {
 
 /**
  * A result's views over its one buffer; busyMs lives in the buffer's head. A class, not an object
- * literal with a getter and setter: such a literal gets fresh accessors and a hidden class per
- * evaluation, which old space keeps until a full GC, so every result would survive scavenges.
+ * literal with a getter and setter: as such a literal, results outlived the scavenges (see Answer in
+ * collection.ts).
  */
 class ResultViews implements TaskResult {
   readonly labels: Float64Array;
@@ -129,15 +129,11 @@ class ResultViews implements TaskResult {
   }
 }
 
-function resultViews(buf: ArrayBuffer, n: number, kMax: number): TaskResult {
-  return new ResultViews(buf, n, kMax);
-}
-
 /** An empty result in one buffer (resultBuffer): labels -1, distances +∞. */
 export function emptyResult(n: number, kMax: number): TaskResult {
   const buf = new ArrayBuffer(RESULT_HEAD + 8 * n * kMax + 8 * n * STAT_FIELDS + 4 * n * kMax);
   new Float64Array(buf, 0, 3).set([kMax, 0, n]);
-  const r = resultViews(buf, n, kMax);
+  const r = new ResultViews(buf, n, kMax);
   r.labels.fill(-1);
   r.distances.fill(Infinity);
   return r;
@@ -149,5 +145,5 @@ export function resultBuffer(r: TaskResult): ArrayBuffer {
 
 export function resultFromBuffer(buf: ArrayBuffer): TaskResult {
   const [kMax, , n] = new Float64Array(buf, 0, 3);
-  return resultViews(buf, n!, kMax!);
+  return new ResultViews(buf, n!, kMax!);
 }
