@@ -2,15 +2,15 @@
 // space and cost a copy each, longer scavenge pauses and more full GCs: in `strata serve` per-request
 // objects kept alive that way (answers built as object literals with a getter, requests held in a
 // churned Set) cost ~50 µs of GC threads' CPU a request. This runs the engine in a child under
-// --trace-gc-nvp, 16 searches in flight as a server has, and reads V8's own count of promoted bytes.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// --trace-gc-nvp, 16 searches in flight as a server has, and reads V8's own count of promoted bytes
+// (test/helpers/young-garbage.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
 import { buildIndex } from '../../index/build/build-index.js';
+import { distUrl, type Scavenges, scavengesOf } from '../helpers/young-garbage.js';
 
 const dim = 48;
 let dir: string;
@@ -26,12 +26,10 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const engineUrl = pathToFileURL(resolve(import.meta.dirname, '../../dist/engine/engine.js')).href;
-
 /** Bytes allocated and promoted by the main isolate's scavenges while `searches` searches ran. */
-function promotion(threads: number, searches: number): { scavenges: number; allocated: number; promoted: number } {
+function promotion(threads: number, searches: number): Scavenges {
   const child = `
-    import { Engine } from ${JSON.stringify(engineUrl)};
+    import { Engine } from ${JSON.stringify(distUrl('engine/engine.js'))};
     const [dir, threads, searches, dim] = process.argv.slice(2).map((v, i) => (i === 0 ? v : Number(v)));
     const e = await Engine.open([{ dir }], { searchThreads: threads, memory: { mode: 'emulate' } });
     const c = e.collections()[0];
@@ -45,28 +43,7 @@ function promotion(threads: number, searches: number): { scavenges: number; allo
     console.log('---- end');
     await e.close();
   `;
-  // A file, not --eval: search threads inherit the child's flags, and --input-type stops them.
-  const script = join(dir, 'child.mjs');
-  writeFileSync(script, child);
-  const r = spawnSync(process.execPath, ['--trace-gc-nvp', script, indexDir, String(threads), String(searches), String(dim)], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-  });
-  expect(r.status, r.stderr).toBe(0);
-  const lines = r.stdout.split('\n');
-  const body = lines.slice(lines.indexOf('---- start'), lines.indexOf('---- end'));
-  const byIsolate = new Map<string, { scavenges: number; allocated: number; promoted: number }>();
-  for (const line of body) {
-    if (!line.includes(' gc=s ')) continue;
-    const isolate = line.slice(0, line.indexOf(']'));
-    const s = byIsolate.get(isolate) ?? { scavenges: 0, allocated: 0, promoted: 0 };
-    s.scavenges++;
-    s.allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
-    s.promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
-    byIsolate.set(isolate, s);
-  }
-  // The main isolate allocates the most (answers, requests); a search thread's isolate little.
-  return [...byIsolate.values()].sort((a, b) => b.allocated - a.allocated)[0] ?? { scavenges: 0, allocated: 0, promoted: 0 };
+  return scavengesOf(dir, 'child.mjs', child, [indexDir, String(threads), String(searches), String(dim)]);
 }
 
 describe('search garbage', () => {
