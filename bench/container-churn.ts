@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { Slots } from '../common/slots.js';
+import { busiestIsolate, type Scavenges } from './gc-trace.js';
 
 const KINDS = ['set', 'map', 'slots'] as const;
 type Kind = (typeof KINDS)[number];
@@ -44,12 +45,9 @@ function child(kind: Kind, entries: number): void {
   process.stdout.write(`elapsed ${(performance.now() - t0).toFixed(1)}\n`);
 }
 
-interface Row {
+interface Row extends Scavenges {
   kind: Kind;
   ms: number;
-  scavenges: number;
-  promotedPerScavenge: number;
-  pausePerScavenge: number;
 }
 
 function run(kind: Kind, entries: number): Row {
@@ -58,18 +56,9 @@ function run(kind: Kind, entries: number): Row {
     maxBuffer: 1 << 28,
   });
   if (r.status !== 0) throw new Error(`${kind} child failed: ${r.stderr}`);
-  let scavenges = 0;
-  let promoted = 0;
-  let pause = 0;
-  let ms = Number.NaN;
-  for (const line of r.stdout.split('\n')) {
-    if (line.startsWith('elapsed ')) ms = Number(line.slice(8));
-    if (!line.includes(' gc=s ')) continue;
-    scavenges++;
-    promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
-    pause += Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0);
-  }
-  return { kind, ms, scavenges, promotedPerScavenge: promoted / Math.max(1, scavenges), pausePerScavenge: pause / Math.max(1, scavenges) };
+  const lines = r.stdout.split('\n');
+  const elapsed = lines.find((l) => l.startsWith('elapsed '));
+  return { kind, ms: elapsed === undefined ? Number.NaN : Number(elapsed.slice(8)), ...busiestIsolate(lines) };
 }
 
 const cmd = new Command()
@@ -86,7 +75,7 @@ else {
     const base = rows.find((r) => r.kind === 'slots')!.ms;
     for (const r of rows)
       console.log(
-        `${r.kind.padEnd(7)} ${r.ms.toFixed(0).padStart(8)}  ${String(r.scavenges).padStart(9)}  ${(r.promotedPerScavenge / 1e6).toFixed(2).padStart(13)} MB  ${r.pausePerScavenge.toFixed(1).padStart(10)} ms  ${(r.ms / base).toFixed(1).padStart(9)}×`,
+        `${r.kind.padEnd(7)} ${r.ms.toFixed(0).padStart(8)}  ${String(r.scavenges).padStart(9)}  ${(r.promoted / Math.max(1, r.scavenges) / 1e6).toFixed(2).padStart(13)} MB  ${(r.pauseMs / Math.max(1, r.scavenges)).toFixed(1).padStart(10)} ms  ${(r.ms / base).toFixed(1).padStart(9)}×`,
       );
   }
 }

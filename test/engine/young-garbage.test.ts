@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
 import { buildIndex } from '../../index/build/build-index.js';
-import { distUrl, type Scavenges, scavengesOf } from '../helpers/young-garbage.js';
+import type { Scavenges } from '../../bench/gc-trace.js';
+import { distUrl, scavengesOf } from '../helpers/young-garbage.js';
 
 const dim = 48;
 let dir: string;

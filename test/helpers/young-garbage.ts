@@ -6,12 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
-
-export interface Scavenges {
-  scavenges: number;
-  allocated: number;
-  promoted: number;
-}
+import { busiestIsolate, type Scavenges } from '../../bench/gc-trace.js';
 
 /** file: URL of a compiled module under dist/ (the child runs plain JavaScript), e.g. 'engine/engine.js'. */
 export function distUrl(path: string): string {
@@ -30,16 +25,5 @@ export function scavengesOf(dir: string, name: string, source: string, args: str
   const r = spawnSync(process.execPath, ['--trace-gc-nvp', '--expose-gc', script, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
   expect(r.status, r.stderr).toBe(0);
   const lines = r.stdout.split('\n');
-  const body = lines.slice(lines.indexOf('---- start'), lines.indexOf('---- end'));
-  const byIsolate = new Map<string, Scavenges>();
-  for (const line of body) {
-    if (!line.includes(' gc=s ')) continue;
-    const isolate = line.slice(0, line.indexOf(']'));
-    const s = byIsolate.get(isolate) ?? { scavenges: 0, allocated: 0, promoted: 0 };
-    s.scavenges++;
-    s.allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
-    s.promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
-    byIsolate.set(isolate, s);
-  }
-  return [...byIsolate.values()].sort((a, b) => b.allocated - a.allocated)[0] ?? { scavenges: 0, allocated: 0, promoted: 0 };
+  return busiestIsolate(lines.slice(lines.indexOf('---- start'), lines.indexOf('---- end')));
 }
