@@ -11,6 +11,7 @@ import { Engine, type OpenEngineOptions } from '../engine/engine.js';
 import { buildIndex } from '../index/build/build-index.js';
 import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { costModel } from '../tiers/cost-model.js';
+import { median } from './median.js';
 
 interface Measured {
   qps: number;
@@ -22,8 +23,6 @@ interface Measured {
   linkMessages: number;
   ids: string;
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(
   dir: string,

@@ -22,6 +22,7 @@ import { type PgCluster, startPgCluster } from './pg-cluster.js';
 import { qpsAtRecall } from './curves.js';
 import { loadPgvectorTable } from './pg-load.js';
 import { generatedAngularSet, measuredLoadgen, serve, stop } from './strata-children.js';
+import { median } from './median.js';
 
 interface Row {
   system: 'strata' | 'pgvector';
@@ -44,11 +45,6 @@ interface Point {
   qps: number;
   p99Ms: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 async function main(): Promise<void> {
   const o = new Command('pgvector-bench')
@@ -131,7 +127,7 @@ async function main(): Promise<void> {
     // forked from the postmaster and inherit its CPUs.
     if (o.pinServer !== undefined) execFileSync('taskset', ['-a', '-p', '-c', o.pinServer, String(cluster.pid)], { stdio: 'ignore' });
 
-    const server = await serve(index, o.threads, [], 'ring', o.pinServer);
+    const server = await serve(index, { threads: o.threads, handoff: 'ring', cpus: o.pinServer });
     const rows: Row[] = [];
     try {
       const pgUrl = cluster.url;

@@ -12,6 +12,7 @@ import { graphFullPrecisionBytes, placeAndLayout } from '../index/build/place-an
 import { profileGraph, sampleRows } from '../index/build/profile.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { runBatch } from '../index/search/batch.js';
+import { median } from './median.js';
 
 const o = new Command()
   .option('--set <set>', 'clustered (100k × 128, l2) or angular (100k × 100, cosine)', 'clustered')
@@ -55,7 +56,6 @@ for (let rep = 0; rep < o.reps; rep++)
     }
     qps[i]!.push(n / ((performance.now() - t0) / 1000));
   }
-const median = (a: number[]): number => a.slice().sort((x, y) => x - y)[a.length >> 1]!;
 const rows = pools.map((share, i) => ({
   share,
   prefixLists: placed[i]!.plan.adjacencyInDram,

@@ -17,11 +17,10 @@ import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { buildServer } from '../server/app.js';
 import { loadPackage } from '../server/grpc/protos.js';
 import { packMsgpack, unpackMsgpack } from '../server/rest/codec.js';
+import { median } from './median.js';
 
 type Contender = 'in-process' | 'json' | 'msgpack' | 'grpc';
 type Send = (i: number) => Promise<number[]>;
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Run {
   qps: number;

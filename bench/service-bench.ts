@@ -252,7 +252,7 @@ async function main(): Promise<void> {
       const firstRow = rows.length;
       // --inline only matters with search threads: without them every search runs on the event loop.
       for (const inline of threads === 0 ? ['never'] : o.inline.split(',')) {
-        const s = await serve(index, threads, [], o.handoff, o.pinServer, ['--inline', inline]);
+        const s = await serve(index, { threads, handoff: o.handoff, inline, cpus: o.pinServer });
         try {
           if (captured === null && o.floor && o.batch === 1) captured = await captureAnswers(s.rest, q, o.ef, join(tmp, 'captured.json'));
           for (const protocol of protocols) {
@@ -276,7 +276,13 @@ async function main(): Promise<void> {
       const profDir = o.profileDir ? join(o.profileDir, `threads-${threads}`) : join(tmp, `prof-${threads}`);
       rmSync(profDir, { recursive: true, force: true });
       mkdirSync(profDir, { recursive: true });
-      const p = await serve(index, threads, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], o.handoff, o.pinServer, ['--inline', o.inline.split(',')[0]!]);
+      const p = await serve(index, {
+        threads,
+        handoff: o.handoff,
+        inline: o.inline.split(',')[0]!,
+        nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+        cpus: o.pinServer,
+      });
       let answered = 0;
       let fromUs = 0;
       let toUs = 0;
@@ -332,7 +338,7 @@ async function main(): Promise<void> {
       // Served and floor rows minutes apart see different machines when its speed drifts: pairs run
       // back to back (served 0-thread row, then the floor burning its search), repeated.
       if (inProc0 !== undefined && o.pairs > 0) {
-        const served = await serve(index, 0, [], o.handoff, o.pinServer, ['--inline', 'never']);
+        const served = await serve(index, { threads: 0, handoff: o.handoff, inline: 'never', cpus: o.pinServer });
         const floor = await serveFloor('fastify', captured, 1e6 / inProc0, o.pinServer);
         try {
           for (let rep = 0; rep < o.pairs; rep++)

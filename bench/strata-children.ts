@@ -161,10 +161,23 @@ export interface Served {
   grpc: string;
 }
 
-export function serve(index: string, threads: number, nodeFlags: string[], handoff: string, cpus?: string, extra: string[] = []): Promise<Served> {
-  const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--search-threads', String(threads)];
-  args.push('--handoff', handoff, '--log-level', 'silent', ...extra);
-  return listening(nodeArgv(nodeFlags, args, cpus), 'strata serve', true);
+export interface ServeOptions {
+  /** --search-threads. */
+  threads: number;
+  /** --handoff (ring or piscina). */
+  handoff: string;
+  /** --inline (auto, always, never); the server's own default when absent. */
+  inline?: string;
+  /** Flags for node itself (e.g. --cpu-prof). */
+  nodeFlags?: string[];
+  /** CPUs to pin the server to (taskset -c). */
+  cpus?: string;
+}
+
+export function serve(index: string, o: ServeOptions): Promise<Served> {
+  const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads)];
+  args.push('--handoff', o.handoff, '--log-level', 'silent', ...(o.inline !== undefined ? ['--inline', o.inline] : []));
+  return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
 }
 
 /**

@@ -27,6 +27,7 @@ import type { SearchStats } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams, DEFAULT_COST_MODEL } from '../tiers/cost-model.js';
 import { qpsAtRecall } from './curves.js';
+import { median } from './median.js';
 
 interface DataSet {
   name: string;
@@ -53,7 +54,6 @@ const COARSE_EFS = new Set([10, 16, 24, 32, 48, 64, 96, 128, 192, 256]);
 const TARGET_RECALL = 0.95;
 const K = 10;
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const f = (x: number | null, d = 0): string => (x === null ? 'n/a' : x.toFixed(d));
 
 class Contender {
