@@ -3,8 +3,8 @@
 // Atomics.wait when its ring is empty). Measured on the waker, wall time per call, in one run with
 // the kinds alternating: notify with the worker asleep in Atomics.wait, notify with nobody waiting,
 // postMessage to a worker idle in its event loop (piscina's and the port's path), and the clock
-// reads alone (in every row). Between calls
-// the waker sleeps --gap-ms, so that the worker is asleep again (and its CPU idle) when woken.
+// reads alone (in every row). Between calls the waker sleeps --gap-ms, so that the worker is asleep
+// again (and its CPU idle) when woken.
 // Run: npm run bench:wake -- [--calls 300] [--reps 3] [--gap-ms 1] [--json docs/bench/wake.json]
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
