@@ -879,7 +879,7 @@ export class Engine {
     const threads = Math.max(1, this.executor.threads);
     return {
       searchThreads: this.executor.threads,
-      inlineTasks: this.executor instanceof HybridExecutor ? this.executor.inlineTasks : 0,
+      inlineTasks: this.executor.inlineTasks ?? 0,
       searchUtilisation: wall > 0 ? this.executor.busyMs() / (threads * wall) : 0,
       collections: this.collections().map((c) => ({ name: c.name, queue: c.queueStats, searches: c.searches, totals: c.totals })),
     };

@@ -17,6 +17,8 @@ export interface Executor {
   close(): Promise<void>;
   /** Terminates the threads now: tasks still running fail (a stuck search cannot hold up shutdown). */
   destroy(): Promise<void>;
+  /** Tasks run on the calling thread though search threads exist (HybridExecutor only). */
+  readonly inlineTasks?: number;
 }
 
 export function workerFile(name: string): string {

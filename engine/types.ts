@@ -99,8 +99,9 @@ export interface EngineOptions {
    */
   handoff?: 'ring' | 'piscina';
   /**
-   * Tasks whose queries' beams, max(ef, k), sum to at most this (and no exact query) run on the calling thread even with search
-   * threads (executor.ts HybridExecutor): for one effective CPU, where the hand-off is pure cost.
+   * Tasks whose queries' beams, max(ef, k), sum to at most this (and no exact query) run on the
+   * calling thread even with search threads (executor.ts HybridExecutor): for one effective CPU,
+   * where the hand-off is pure cost.
    * 0 (the default): every task goes to the search threads. Local mode only.
    */
   inlineEfBudget?: number;
