@@ -73,7 +73,7 @@ class Contender {
   }
 }
 
-function loadSets(names: string[], count: number, queries: number): Promise<DataSet[]> {
+function loadSets(names: string[], count: number, queries: number, gloveDir: string): Promise<DataSet[]> {
   return Promise.all(
     names.map(async (name): Promise<DataSet | null> => {
       if (name === 'sift') {
@@ -86,6 +86,16 @@ function loadSets(names: string[], count: number, queries: number): Promise<Data
         const q = await readDataset(join(dir, 'query.fvecs'));
         return { name: 'sift-128-euclidean-10k', base: b.vectors, queries: q.vectors, dim: b.dim, metric: 'l2' };
       }
+      if (name === 'glove') {
+        // Real word vectors: `strata fetch glove-100 -o DIR` writes them (datasets/real/word-vectors.ts).
+        if (!existsSync(join(gloveDir, 'base.fvecs'))) {
+          process.stderr.write(`skipping glove: ${gloveDir} holds no base.fvecs (strata fetch glove-100 -o ${gloveDir})\n`);
+          return null;
+        }
+        const b = await readDataset(join(gloveDir, 'base.fvecs'));
+        const q = await readDataset(join(gloveDir, 'query.fvecs'));
+        return { name: `glove-${b.count / 1000}k-${b.dim}`, base: b.vectors, queries: q.vectors, dim: b.dim, metric: 'cosine' };
+      }
       if (name === 'clustered') {
         const s = generateClustered({ count, dim: 128, clusters: 100, seed: 42 }, queries);
         return { name: `clustered-${count / 1000}k-128`, base: s.base, queries: s.queries, dim: 128, metric: 'l2' };
@@ -95,7 +105,7 @@ function loadSets(names: string[], count: number, queries: number): Promise<Data
         const s = generateEmbedding({ count, dim: 100, seed: 7 }, queries);
         return { name: `angular-${count / 1000}k-100`, base: s.base, queries: s.queries, dim: s.dim, metric: 'cosine' };
       }
-      throw new Error(`unknown set ${name}: expected sift, clustered, angular`);
+      throw new Error(`unknown set ${name}: expected sift, clustered, angular, glove`);
     }),
   ).then((xs) => xs.filter((x): x is DataSet => x !== null));
 }
@@ -335,15 +345,16 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
 
 async function main(): Promise<void> {
   const o = new Command('tiering-bench')
-    .option('--sets <list>', 'sift (../shared), clustered, angular', 'sift,clustered,angular')
+    .option('--sets <list>', 'sift (../shared), clustered, angular, glove (real word vectors: --glove)', 'sift,clustered,angular')
+    .option('--glove <dir>', 'a set written by `strata fetch glove-100 -o <dir>`', '.strata/datasets/glove-100')
     .option('--count <n>', 'generated set size', (v) => Number(v), 100_000)
     .option('--queries <n>', 'generated queries', (v) => Number(v), 1000)
     .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 3)
     .option('--code <kind>', "the tiered layout's code (default: what the planner picks at 10%)", 'auto')
     .option('--json <file>', 'write results as JSON')
     .parse(process.argv)
-    .opts<{ sets: string; count: number; queries: number; reps: number; code: CodeKind | 'auto'; json?: string }>();
-  const sets = await loadSets(o.sets.split(','), o.count, o.queries);
+    .opts<{ sets: string; glove: string; count: number; queries: number; reps: number; code: CodeKind | 'auto'; json?: string }>();
+  const sets = await loadSets(o.sets.split(','), o.count, o.queries, o.glove);
   const results: unknown[] = [];
   for (const ds of sets) {
     const lines: string[] = [];

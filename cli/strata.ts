@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { isStrataError } from '../common/errors.js';
 import { registerBuild } from './commands/build.js';
 import { registerDemo } from './commands/demo.js';
+import { registerFetch } from './commands/fetch.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerLoadgen } from './commands/loadgen.js';
 import { registerPlot } from './commands/plot.js';
@@ -19,6 +20,7 @@ export function program(): Command {
   registerSearch(p);
   registerTiers(p);
   registerGenerate(p);
+  registerFetch(p);
   registerDemo(p);
   registerServe(p);
   registerRouter(p);

@@ -1,0 +1,55 @@
+// Writes a split of a word-vector set in TEXMEX layout with exact cosine ground truth (the twin of
+// generate/write-set.ts for real data), plus the words of each row and where they came from.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WrittenSet } from '../generate/write-set.js';
+import { bruteForceKnn } from '../ground-truth.js';
+import { writeFvecs, writeIvecs } from '../writers.js';
+import { pickRows, splitRows, type WordVectors } from './word-vectors.js';
+
+export interface WordSetOptions {
+  count: number;
+  queries: number;
+  /** Ground-truth neighbours per query. */
+  k: number;
+  seed: number;
+  /** Provenance written to source.json (package, version, integrity). */
+  source: Readonly<Record<string, string | number>>;
+}
+
+export interface WrittenWordSet extends WrittenSet {
+  /** One word a line, base row order; query words likewise. */
+  baseWords: string;
+  queryWords: string;
+}
+
+export async function writeWordSet(dir: string, wv: WordVectors, o: WordSetOptions): Promise<WrittenWordSet> {
+  mkdirSync(dir, { recursive: true });
+  const split = splitRows(wv.words.length, o.count, o.queries, o.seed);
+  const base = pickRows(wv.vectors, wv.dim, split.base);
+  const queries = pickRows(wv.vectors, wv.dim, split.queries);
+  const gt = bruteForceKnn(base, queries, wv.dim, o.k, 'cosine');
+  const files: WrittenWordSet = {
+    dir,
+    base: join(dir, 'base.fvecs'),
+    query: join(dir, 'query.fvecs'),
+    groundtruth: join(dir, 'groundtruth.ivecs'),
+    groundtruthDist: join(dir, 'groundtruth_dist.fvecs'),
+    metric: 'cosine',
+    baseWords: join(dir, 'base.words.txt'),
+    queryWords: join(dir, 'query.words.txt'),
+  };
+  await writeFvecs(files.base, base, wv.dim);
+  await writeFvecs(files.query, queries, wv.dim);
+  await writeIvecs(files.groundtruth, gt.ids, gt.k);
+  await writeFvecs(files.groundtruthDist, gt.distances, gt.k);
+  // Words may hold any character but a newline (they come from a tokenizer): one a line is unambiguous.
+  const wordsOf = (rows: Int32Array): string => `${Array.from(rows, (r) => wv.words[r]!).join('\n')}\n`;
+  writeFileSync(files.baseWords, wordsOf(split.base));
+  writeFileSync(files.queryWords, wordsOf(split.queries));
+  writeFileSync(
+    join(dir, 'source.json'),
+    `${JSON.stringify({ ...o.source, rows: wv.words.length, dim: wv.dim, count: o.count, queries: o.queries, k: o.k, seed: o.seed, metric: 'cosine' }, null, 2)}\n`,
+  );
+  return files;
+}
