@@ -4,6 +4,7 @@
 // for graph search than any generated set here (recall at a given ef is lower): hubs, a dense core
 // of frequent words, rare words with no close neighbours. Rows are split into base and queries by a
 // seeded shuffle, as ann-benchmarks splits GloVe into train and test.
+import { invalidArgument } from '../../common/errors.js';
 import { mulberry32 } from '../../common/random.js';
 import { formatError, valueError } from '../dataset-errors.js';
 
@@ -72,10 +73,7 @@ export function parseWordVectors(text: string, file: string): WordVectors {
  */
 export function splitRows(total: number, count: number, queries: number, seed: number): { base: Int32Array; queries: Int32Array } {
   if (count + queries > total)
-    throw valueError('split', `${count} base and ${queries} query rows need ${count + queries}, the set has ${total}`, {
-      expected: count + queries,
-      found: total,
-    });
+    throw invalidArgument('count', `${count} base and ${queries} query rows need ${count + queries}, the set has ${total}`, { total });
   const order = new Int32Array(total);
   for (let i = 0; i < total; i++) order[i] = i;
   const rnd = mulberry32(seed);

@@ -43,7 +43,7 @@ export async function writeWordSet(dir: string, wv: WordVectors, o: WordSetOptio
   await writeFvecs(files.query, queries, wv.dim);
   await writeIvecs(files.groundtruth, gt.ids, gt.k);
   await writeFvecs(files.groundtruthDist, gt.distances, gt.k);
-  // Words may hold any character but a newline (they come from a tokenizer): one a line is unambiguous.
+  // One a line: no word of the pinned set holds whitespace (checked when it was pinned).
   const wordsOf = (rows: Int32Array): string => `${Array.from(rows, (r) => wv.words[r]!).join('\n')}\n`;
   writeFileSync(files.baseWords, wordsOf(split.base));
   writeFileSync(files.queryWords, wordsOf(split.queries));

@@ -71,7 +71,9 @@ describe('word vectors from the package file', () => {
     const all = new Set([...a.base, ...a.queries]);
     expect(all.size).toBe(650);
     for (const r of all) expect(r >= 0 && r < 1000).toBe(true);
-    expect(() => splitRows(100, 90, 20, 1)).toThrow(/110/);
+    expect(() => splitRows(100, 90, 20, 1)).toThrow(
+      expect.objectContaining({ code: 'STRATA_INVALID_ARGUMENT', message: expect.stringMatching(/count: .*110/) }),
+    );
   });
 
   it('writes base, queries, exact cosine ground truth and the words of each row', async () => {
