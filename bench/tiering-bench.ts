@@ -73,6 +73,13 @@ class Contender {
   }
 }
 
+/** base.fvecs and query.fvecs of a TEXMEX-layout directory (SIFT's, or what `strata fetch` writes). */
+async function readTexmex(dir: string, name: (count: number, dim: number) => string, metric: Metric): Promise<DataSet> {
+  const b = await readDataset(join(dir, 'base.fvecs'));
+  const q = await readDataset(join(dir, 'query.fvecs'));
+  return { name: name(b.count, b.dim), base: b.vectors, queries: q.vectors, dim: b.dim, metric };
+}
+
 function loadSets(names: string[], count: number, queries: number, gloveDir: string): Promise<DataSet[]> {
   return Promise.all(
     names.map(async (name): Promise<DataSet | null> => {
@@ -82,9 +89,7 @@ function loadSets(names: string[], count: number, queries: number, gloveDir: str
           process.stderr.write(`skipping sift: ${dir} is absent\n`);
           return null;
         }
-        const b = await readDataset(join(dir, 'base.fvecs'));
-        const q = await readDataset(join(dir, 'query.fvecs'));
-        return { name: 'sift-128-euclidean-10k', base: b.vectors, queries: q.vectors, dim: b.dim, metric: 'l2' };
+        return readTexmex(dir, () => 'sift-128-euclidean-10k', 'l2');
       }
       if (name === 'glove') {
         // Real word vectors: `strata fetch glove-100 -o DIR` writes them (datasets/real/word-vectors.ts).
@@ -92,9 +97,7 @@ function loadSets(names: string[], count: number, queries: number, gloveDir: str
           process.stderr.write(`skipping glove: ${gloveDir} holds no base.fvecs (strata fetch glove-100 -o ${gloveDir})\n`);
           return null;
         }
-        const b = await readDataset(join(gloveDir, 'base.fvecs'));
-        const q = await readDataset(join(gloveDir, 'query.fvecs'));
-        return { name: `glove-${b.count / 1000}k-${b.dim}`, base: b.vectors, queries: q.vectors, dim: b.dim, metric: 'cosine' };
+        return readTexmex(gloveDir, (count, dim) => `glove-${count / 1000}k-${dim}`, 'cosine');
       }
       if (name === 'clustered') {
         const s = generateClustered({ count, dim: 128, clusters: 100, seed: 42 }, queries);

@@ -57,3 +57,27 @@ export function randomOrthogonal(n: number, g: () => number): Float64Array {
   }
   return q;
 }
+
+/**
+ * The first `take` of a seeded shuffle of 0..n-1 (partial Fisher-Yates over mulberry32): a sample
+ * without repeats, the same for the same seed on any machine. Profiling queries, LID samples and
+ * the base / query split of a real set all draw from it.
+ */
+export function seededSample(n: number, take: number, seed: number): Int32Array {
+  const order = Int32Array.from({ length: n }, (_, i) => i);
+  const rnd = mulberry32(seed);
+  for (let i = 0; i < take; i++) {
+    const j = i + Math.floor(rnd() * (n - i));
+    const t = order[i]!;
+    order[i] = order[j]!;
+    order[j] = t;
+  }
+  return order.subarray(0, take);
+}
+
+/** The rows `rows` of a row-major matrix of width dim, in that order. */
+export function pickRows(vectors: Float32Array, dim: number, rows: ArrayLike<number>): Float32Array {
+  const out = new Float32Array(rows.length * dim);
+  for (let i = 0; i < rows.length; i++) out.set(vectors.subarray(rows[i]! * dim, (rows[i]! + 1) * dim), i * dim);
+  return out;
+}

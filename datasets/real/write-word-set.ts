@@ -1,11 +1,10 @@
-// Writes a split of a word-vector set in TEXMEX layout with exact cosine ground truth (the twin of
-// generate/write-set.ts for real data), plus the words of each row and where they came from.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Writes a split of a word-vector set in TEXMEX layout with exact cosine ground truth (through
+// writeTexmexSet, as generated sets are), plus the words of each row and where they came from.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WrittenSet } from '../generate/write-set.js';
-import { bruteForceKnn } from '../ground-truth.js';
-import { writeFvecs, writeIvecs } from '../writers.js';
-import { pickRows, splitRows, type WordVectors } from './word-vectors.js';
+import { pickRows } from '../../common/random.js';
+import { type WrittenSet, writeTexmexSet } from '../generate/write-set.js';
+import { splitRows, type WordVectors } from './word-vectors.js';
 
 export interface WordSetOptions {
   count: number;
@@ -24,25 +23,9 @@ export interface WrittenWordSet extends WrittenSet {
 }
 
 export async function writeWordSet(dir: string, wv: WordVectors, o: WordSetOptions): Promise<WrittenWordSet> {
-  mkdirSync(dir, { recursive: true });
   const split = splitRows(wv.words.length, o.count, o.queries, o.seed);
-  const base = pickRows(wv.vectors, wv.dim, split.base);
-  const queries = pickRows(wv.vectors, wv.dim, split.queries);
-  const gt = bruteForceKnn(base, queries, wv.dim, o.k, 'cosine');
-  const files: WrittenWordSet = {
-    dir,
-    base: join(dir, 'base.fvecs'),
-    query: join(dir, 'query.fvecs'),
-    groundtruth: join(dir, 'groundtruth.ivecs'),
-    groundtruthDist: join(dir, 'groundtruth_dist.fvecs'),
-    metric: 'cosine',
-    baseWords: join(dir, 'base.words.txt'),
-    queryWords: join(dir, 'query.words.txt'),
-  };
-  await writeFvecs(files.base, base, wv.dim);
-  await writeFvecs(files.query, queries, wv.dim);
-  await writeIvecs(files.groundtruth, gt.ids, gt.k);
-  await writeFvecs(files.groundtruthDist, gt.distances, gt.k);
+  const set = await writeTexmexSet(dir, pickRows(wv.vectors, wv.dim, split.base), pickRows(wv.vectors, wv.dim, split.queries), wv.dim, o.k, 'cosine');
+  const files: WrittenWordSet = { ...set, baseWords: join(dir, 'base.words.txt'), queryWords: join(dir, 'query.words.txt') };
   // One a line: no word of the pinned set holds whitespace (checked when it was pinned).
   const wordsOf = (rows: Int32Array): string => `${Array.from(rows, (r) => wv.words[r]!).join('\n')}\n`;
   writeFileSync(files.baseWords, wordsOf(split.base));

@@ -1,7 +1,7 @@
 // Query-profile placement input: run sample queries over the unplaced graph and count, per node,
 // how often a search reads its neighbour list or its vector. The same counts predict the DRAM share
 // of accesses any placement would get on queries like these.
-import { mulberry32 } from '../../common/random.js';
+import { pickRows, seededSample } from '../../common/random.js';
 import type { Metric } from '../kernels/kernels.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import { Searcher } from '../search/searcher.js';
@@ -17,16 +17,7 @@ export interface Profile {
 /** Sample rows of the data itself as profiling queries (seeded, without replacement when possible). */
 export function sampleRows(vectors: Float32Array, dim: number, n: number, seed: number): Float32Array {
   const count = vectors.length / dim;
-  const take = Math.min(n, count);
-  const rnd = mulberry32(seed);
-  const idx = Array.from({ length: count }, (_, i) => i);
-  for (let i = 0; i < take; i++) {
-    const j = i + Math.floor(rnd() * (count - i));
-    [idx[i], idx[j]] = [idx[j]!, idx[i]!];
-  }
-  const out = new Float32Array(take * dim);
-  for (let i = 0; i < take; i++) out.set(vectors.subarray(idx[i]! * dim, idx[i]! * dim + dim), i * dim);
-  return out;
+  return pickRows(vectors, dim, seededSample(count, Math.min(n, count), seed));
 }
 
 export function profileGraph(g: GraphImage, metric: Metric, queries: Float32Array, k: number, ef: number): Profile {

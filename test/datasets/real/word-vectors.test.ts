@@ -7,12 +7,12 @@ import {
   checkIntegrity,
   fileIntegrity,
   parseWordVectors,
-  pickRows,
   readFvecsMatrix,
   readIvecs,
   splitRows,
   writeWordSet,
 } from '../../../datasets/index.js';
+import { pickRows } from '../../../common/random.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 const tmp = makeTempDir('strata-word-set-');
