@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { invalidArgument, StrataError } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
 import { fromWorker } from '../common/worker-errors.js';
-import { readDataset, readFvecsMatrix, readGroundTruth, type Dataset } from '../datasets/index.js';
+import { readDataset, readFvecsMatrix, readGroundTruth, TIE_TOLERANCE, type Dataset } from '../datasets/index.js';
 import type { GtWorkerInput, GtWorkerOutput } from './gt-worker.js';
 import type { GroundTruth, ScoreOrder } from './recall.js';
 
@@ -47,37 +47,70 @@ function checkShape(file: string, count: number, dim: number, queries: number, k
   if (dim < k) throw invalidArgument('--k', `${file} holds ${dim} neighbours per query, fewer than k = ${k}`, { file });
 }
 
-/** --gt: ids from .ivecs/.ibin/.hdf5; true distances from beside it (or the HDF5 `distances`). */
+interface StoredDistances {
+  data: Float32Array | null;
+  file: string | null;
+  note: string | null;
+}
+
+/** The true distances stored with the ids: the HDF5 file's `distances`, or groundtruth_dist.fvecs beside it. */
+async function storedDistances(file: string, dim: number, queries: number): Promise<StoredDistances> {
+  if (['.hdf5', '.h5'].includes(extname(file).toLowerCase())) {
+    try {
+      const d = await readDataset(file, { hdf5Dataset: 'distances' });
+      if (d.dim === dim && d.count >= queries) return { data: d.vectors, file: `${file}#distances`, note: null };
+    } catch {
+      // no such dataset: the note below
+    }
+    return { data: null, file: null, note: `${file} has no usable "distances" dataset: recall compares ids` };
+  }
+  const df = distancesFileBeside(file);
+  if (df === null) return { data: null, file: null, note: `no groundtruth_dist.fvecs beside ${file}: recall compares ids (ties count as misses)` };
+  const d = await readFvecsMatrix(df);
+  if (d.dim === dim && d.count >= queries) return { data: d.data, file: df, note: null };
+  return { data: null, file: null, note: `${df} does not match ${file} (${d.count} x ${d.dim} vs ${queries} x ${dim}): recall compares ids` };
+}
+
+/**
+ * Stored cosine distances (1 - cos: ann-benchmarks' angular sets and the sets Strata writes) as
+ * Cosine scores (the similarity), or null when the rows do not read as such distances: each row
+ * must ascend and stay within [0, 2], as 1 - cos does, since scores judged in a wrong convention
+ * would count ties that are not there.
+ */
+export function cosineScores(distances: Float32Array, width: number, rows: number): Float32Array | null {
+  const scores = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < width; j++) {
+      const d = distances[r * width + j]!;
+      if (!(d >= -TIE_TOLERANCE && d <= 2 + TIE_TOLERANCE)) return null;
+      if (j > 0 && d < distances[r * width + j - 1]! - TIE_TOLERANCE) return null;
+      scores[r * width + j] = 1 - d;
+    }
+  }
+  return scores;
+}
+
+/**
+ * --gt: ids from .ivecs/.ibin/.hdf5, and the true distances stored with them for tie-aware recall:
+ * as they are for Euclid, as 1 - distance for Cosine; Dot compares ids, since stored inner-product
+ * distances follow no one convention (1 - dot here, -dot elsewhere).
+ */
 export async function groundTruthFromFile(file: string, distance: QdrantDistance, queries: number, k: number): Promise<LoadedGroundTruth> {
   const ids = await readGroundTruth(file);
   checkShape(file, ids.count, ids.dim, queries, k);
-  const isHdf5 = ['.hdf5', '.h5'].includes(extname(file).toLowerCase());
   let scores: Float32Array | null = null;
   let distancesFile: string | null = null;
-  let note: string | null = null;
-  if (distance !== 'Euclid') {
-    // TEXMEX/ann-benchmarks distances for inner product and angular sets are distances (1 - dot,
-    // 1 - cos), not the similarities Qdrant scores by; ids are the safe comparison.
-    note = `${distance} collection: stored distances are not in the score convention, recall compares ids`;
-  } else if (isHdf5) {
-    try {
-      const d = await readDataset(file, { hdf5Dataset: 'distances' });
-      if (d.dim === ids.dim && d.count >= queries) {
-        scores = d.vectors;
-        distancesFile = `${file}#distances`;
-      }
-    } catch {
-      note = `${file} has no usable "distances" dataset: recall compares ids`;
+  let note: string | null;
+  if (distance === 'Dot') note = 'Dot collection: stored inner-product distances follow no one convention, recall compares ids';
+  else {
+    const stored = await storedDistances(file, ids.dim, queries);
+    note = stored.note;
+    if (stored.data !== null && distance === 'Euclid') scores = stored.data;
+    else if (stored.data !== null) {
+      scores = cosineScores(stored.data, ids.dim, queries);
+      if (scores === null) note = `${stored.file} does not hold cosine distances (1 - cos, ascending per row): recall compares ids`;
     }
-  } else {
-    const df = distancesFileBeside(file);
-    if (df !== null) {
-      const d = await readFvecsMatrix(df);
-      if (d.dim === ids.dim && d.count >= queries) {
-        scores = d.data;
-        distancesFile = df;
-      } else note = `${df} does not match ${file} (${d.count} x ${d.dim} vs ${ids.count} x ${ids.dim}): recall compares ids`;
-    } else note = `no groundtruth_dist.fvecs beside ${file}: recall compares ids (ties count as misses)`;
+    if (scores !== null) distancesFile = stored.file;
   }
   return {
     gt: { dim: ids.dim, count: ids.count, ids: ids.data, scores, order: scoreOrder(distance) },

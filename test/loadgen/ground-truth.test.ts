@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
 import { writeFvecs, writeIvecs, bruteForceKnn } from '../../datasets/index.js';
-import { bruteForceScores, distancesFileBeside, groundTruthFromBase, groundTruthFromFile } from '../../loadgen/ground-truth.js';
+import { bruteForceScores, cosineScores, distancesFileBeside, groundTruthFromBase, groundTruthFromFile } from '../../loadgen/ground-truth.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 import { ensureLoadgenBuilt } from './built.js';
 
@@ -100,11 +100,45 @@ describe('ground truth from files', () => {
     expect(Array.from(r.gt.scores!)).toEqual(Array.from(gt.distances));
   });
 
-  it('compares ids for Dot and Cosine collections, whose stored distances are not scores', async () => {
-    const r = await groundTruthFromFile(tmp.path('groundtruth.ivecs'), 'Cosine', 12, 5);
+  it('reads stored cosine distances (1 - cos) as Cosine scores, the similarity', async () => {
+    const gt = bruteForceKnn(base, queries, DIM, 5, 'cosine');
+    mkdirSync(tmp.path('cos'), { recursive: true });
+    await writeIvecs(tmp.path('cos', 'groundtruth.ivecs'), gt.ids, 5);
+    await writeFvecs(tmp.path('cos', 'groundtruth_dist.fvecs'), gt.distances, 5);
+    const r = await groundTruthFromFile(tmp.path('cos', 'groundtruth.ivecs'), 'Cosine', 12, 5);
+    expect(r.info).toMatchObject({ tieAware: true, distancesFile: tmp.path('cos', 'groundtruth_dist.fvecs'), note: null });
+    // the scores the server would send: the cosine similarity of each true neighbour, best first
+    const id = gt.ids[0]!;
+    const cos = dot(queries, 0, base, id * DIM) / Math.sqrt(dot(queries, 0, queries, 0) * dot(base, id * DIM, base, id * DIM));
+    expect(r.gt.scores![0]!).toBeCloseTo(cos, 5);
+    expect(r.gt.scores![0]!).toBeGreaterThanOrEqual(r.gt.scores![4]!);
+  });
+
+  it('compares ids when stored distances do not read as cosine distances, and always for Dot', async () => {
+    // similarities stored instead of distances: the rows descend
+    const gt = bruteForceKnn(base, queries, DIM, 5, 'cosine');
+    mkdirSync(tmp.path('sim'), { recursive: true });
+    await writeIvecs(tmp.path('sim', 'groundtruth.ivecs'), gt.ids, 5);
+    await writeFvecs(
+      tmp.path('sim', 'groundtruth_dist.fvecs'),
+      gt.distances.map((d) => 1 - d),
+      5,
+    );
+    const r = await groundTruthFromFile(tmp.path('sim', 'groundtruth.ivecs'), 'Cosine', 12, 5);
     expect(r.info.tieAware).toBe(false);
     expect(r.gt.scores).toBeNull();
-    expect(r.info.note).toMatch(/recall compares ids/);
+    expect(r.info.note).toMatch(/does not hold cosine distances/);
+    const dotGt = await groundTruthFromFile(tmp.path('cos', 'groundtruth.ivecs'), 'Dot', 12, 5);
+    expect(dotGt.info.tieAware).toBe(false);
+    expect(dotGt.info.note).toMatch(/recall compares ids/);
+  });
+
+  it('refuses cosine distances out of [0, 2] or out of order in any row', () => {
+    const ok = cosineScores(Float32Array.of(0.1, 0.2, 0.3, 0.4), 2, 2)!;
+    [0.9, 0.8, 0.7, 0.6].forEach((s, i) => expect(ok[i]!).toBeCloseTo(s, 6));
+    expect(cosineScores(Float32Array.of(0.1, 0.2, 0.4, 0.3), 2, 2)).toBeNull();
+    expect(cosineScores(Float32Array.of(0.1, 0.2, 0.3, 2.5), 2, 2)).toBeNull();
+    expect(cosineScores(Float32Array.of(-0.5, 0.2), 2, 1)).toBeNull();
   });
 
   it('compares ids when no distances sit beside the ids file', async () => {
