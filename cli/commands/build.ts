@@ -30,6 +30,7 @@ interface BuildFlags {
   profileSamples: number;
   name?: string;
   force?: boolean;
+  keepUnreachable?: boolean;
   limit?: number;
   segmentBytes?: number;
   shards?: number;
@@ -85,6 +86,7 @@ export function registerBuild(program: Command): void {
       `split the rows by a hash of their id into n shard indexes and a shard map (2..${MAX_SHARDS})`,
       intOption('--shards', 2, MAX_SHARDS),
     )
+    .option('--keep-unreachable', "keep hnswlib's graph as built: do not link in the nodes the entry point cannot reach")
     .option('--force', 'replace an existing index directory')
     .option('--json', 'print the summary as JSON')
     .action(async (input: string, f: BuildFlags) => {
@@ -102,6 +104,7 @@ export function registerBuild(program: Command): void {
         poolShare: f.retierPool,
         profileSamples: f.profileSamples,
         force: f.force ?? false,
+        keepUnreachable: f.keepUnreachable ?? false,
         ...(f.format ? { format: f.format } : {}),
         ...(f.metric ? { metric: f.metric } : {}),
         ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),
@@ -146,6 +149,9 @@ export function registerBuild(program: Command): void {
         `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
         ...planLines(summary.plan, summary.count),
         `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
+        ...(summary.connected.linksAdded > 0
+          ? [`graph: linked in ${summary.connected.unreachableBefore} nodes the entry point could not reach on level 0 (${summary.connected.linksAdded} links)`]
+          : []),
         ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),
       ];
       process.stdout.write(lines.join('\n') + '\n');

@@ -13,6 +13,7 @@ import { type CodeKind, parseCodeKind } from '../codes/index.js';
 import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
 import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
+import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { buildGraph } from './hnsw-build.js';
 import { profileGraph, sampleRows } from './profile.js';
 
@@ -43,6 +44,8 @@ export interface BuildIndexOptions {
   force?: boolean;
   limit?: number;
   segmentBytes?: number;
+  /** Keep hnswlib's graph as built: no links to the nodes the entry cannot reach (default false). */
+  keepUnreachable?: boolean;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
   /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
   dataset?: Dataset;
@@ -59,6 +62,8 @@ export interface BuildSummary {
   placement: Manifest['placement'];
   plan: BudgetPlan;
   unreachable: number;
+  /** Nodes hnswlib left unreachable on level 0, and the links the build added to reach them. */
+  connected: ConnectResult;
   manifest: Manifest;
 }
 
@@ -120,6 +125,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('read');
 
   const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
+  const connected = o.keepUnreachable ? unconnected(graph) : connectUnreachable(graph, metric);
   lap('graph');
 
   let profQ: Float32Array;
@@ -191,6 +197,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     placement: manifest.placement,
     plan: placed.plan,
     unreachable: placed.unreachable,
+    connected,
     manifest,
   };
 }

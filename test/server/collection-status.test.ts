@@ -51,9 +51,9 @@ describe('collection info', () => {
   });
 
   it('counts as indexed only the points the graph search can reach', async () => {
-    // A sparse graph (M 4, efConstruction 8) leaves some points unreachable from the entry point.
+    // A sparse graph (M 4, efConstruction 8) kept as hnswlib built it leaves some points unreachable.
     const sparse = ix.tmp.path('sparse');
-    await buildIndex({ input: ix.tmp.path('base.fvecs'), out: sparse, m: 4, efConstruction: 8, dramBudget: '20%', placement: 'hops' });
+    await buildIndex({ input: ix.tmp.path('base.fvecs'), out: sparse, m: 4, efConstruction: 8, dramBudget: '20%', placement: 'hops', keepUnreachable: true });
     const unreachable = readManifest(sparse).graph.unreachable;
     expect(unreachable).toBeGreaterThan(0);
     const engine = await Engine.open([{ dir: sparse, name: 'sparse' }], { searchThreads: 0, memory: { mode: 'emulate' } });
@@ -62,6 +62,23 @@ describe('collection info', () => {
       const view = ((await http(srv.url, 'GET', '/collections/sparse')).body as { result: View & { points_count: number } }).result;
       expect(view.points_count).toBe(2000);
       expect(view.indexed_vectors_count).toBe(2000 - unreachable);
+    } finally {
+      await srv.close();
+      await engine.close();
+    }
+  });
+
+  it('counts every point as indexed when the build links in the ones hnswlib left unreachable', async () => {
+    const linked = ix.tmp.path('sparse-linked');
+    const summary = await buildIndex({ input: ix.tmp.path('base.fvecs'), out: linked, m: 4, efConstruction: 8, dramBudget: '20%', placement: 'hops' });
+    expect(summary.connected.unreachableBefore).toBeGreaterThan(0);
+    expect(summary.connected.linksAdded).toBeGreaterThan(0);
+    expect(readManifest(linked).graph.unreachable).toBe(0);
+    const engine = await Engine.open([{ dir: linked, name: 'linked' }], { searchThreads: 0, memory: { mode: 'emulate' } });
+    const srv = await startServer(engine);
+    try {
+      const view = ((await http(srv.url, 'GET', '/collections/linked')).body as { result: View & { points_count: number } }).result;
+      expect(view.indexed_vectors_count).toBe(2000);
     } finally {
       await srv.close();
       await engine.close();
