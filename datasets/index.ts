@@ -4,7 +4,7 @@ export type { DatasetFormat, Dataset, ReadOptions, IntMatrix, FloatMatrix, Metri
 export { DATASET_FORMATS } from './types.js';
 export { detectFormat, SUPPORTED_EXTENSIONS } from './readers/detect.js';
 export { readDataset } from './readers/read-dataset.js';
-export { readIvecs, readFvecsMatrix, readGroundTruth } from './readers/ground-truth-files.js';
+export { distancesFileBeside, readIvecs, readFvecsMatrix, readGroundTruth } from './readers/ground-truth-files.js';
 export { writeFvecs, writeIvecs, writeFbin } from './writers.js';
 export { bruteForceKnn, type GroundTruth } from './ground-truth.js';
 export { judgeAnswer, TIE_TOLERANCE, type Judgement, type TruthRow } from './recall.js';

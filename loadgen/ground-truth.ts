@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { invalidArgument, StrataError } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
 import { fromWorker } from '../common/worker-errors.js';
-import { readDataset, readFvecsMatrix, readGroundTruth, TIE_TOLERANCE, type Dataset } from '../datasets/index.js';
+import { distancesFileBeside, readDataset, readFvecsMatrix, readGroundTruth, TIE_TOLERANCE, type Dataset } from '../datasets/index.js';
 import type { GtWorkerInput, GtWorkerOutput } from './gt-worker.js';
 import type { GroundTruth, ScoreOrder } from './recall.js';
 
@@ -31,14 +31,6 @@ export interface GroundTruthInfo {
 export interface LoadedGroundTruth {
   gt: GroundTruth;
   info: GroundTruthInfo;
-}
-
-/** groundtruth_dist.fvecs, or <stem>_dist.fvecs, in the directory of the ids file (TEXMEX layout). */
-export function distancesFileBeside(gtFile: string): string | null {
-  const dir = dirname(gtFile);
-  const stem = basename(gtFile).replace(/\.[^.]+$/, '');
-  for (const c of [join(dir, `${stem}_dist.fvecs`), join(dir, 'groundtruth_dist.fvecs')]) if (existsSync(c)) return c;
-  return null;
 }
 
 function checkShape(file: string, count: number, dim: number, queries: number, k: number): void {

@@ -1,9 +1,7 @@
 // `strata search <dir> --queries <file>`: a batch in-process, one JSON line out.
-import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { StrataError } from '../../common/errors.js';
-import { readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../../datasets/index.js';
+import { distancesFileBeside, readDataset, readFvecsMatrix, readGroundTruth, writeIvecs } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
 import { runQueries } from '../../engine/run-queries.js';
 import { recallAtK } from '../../index/search/recall.js';
@@ -26,14 +24,6 @@ interface SearchFlags extends MemoryFlags {
   prefetch?: boolean;
   pipeline?: boolean;
   inflight: number;
-}
-
-/** groundtruth_dist.fvecs (or <name>_dist.fvecs) beside the ids file, for tie-aware recall. */
-export function distancesBeside(gt: string): string | null {
-  const dir = dirname(gt);
-  const stem = basename(gt).replace(/\.[^.]+$/, '');
-  for (const c of [join(dir, `${stem}_dist.fvecs`), join(dir, 'groundtruth_dist.fvecs')]) if (existsSync(c)) return c;
-  return null;
 }
 
 export function registerSearch(program: Command): void {
@@ -99,7 +89,7 @@ export function registerSearch(program: Command): void {
       const gt = await readGroundTruth(f.gt);
       if (gt.count < r.queries)
         throw new StrataError('STRATA_DATASET_FORMAT', `${gt.file}: ${gt.count} ground-truth rows for ${r.queries} queries`, { file: gt.file });
-      const dfile = distancesBeside(f.gt);
+      const dfile = distancesFileBeside(f.gt);
       const gd = dfile ? await readFvecsMatrix(dfile) : null;
       const useD = gd !== null && gd.dim === gt.dim && gd.count >= r.queries;
       const rr = recallAtK({

@@ -1,6 +1,7 @@
 // Readers for evaluation inputs (ground-truth neighbour ids and distances). They are read whole:
 // recall needs every row, and these files are small next to the base vectors.
-import { extname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { formatError } from '../dataset-errors.js';
 import { readIbinData } from './bin.js';
 import { readFvecsData, readIvecsData } from './fvecs.js';
@@ -12,6 +13,14 @@ const WHOLE_FILE: RowReadOptions = { limit: Infinity, onProgress: undefined };
 export async function readIvecs(file: string): Promise<IntMatrix> {
   const m = await readIvecsData(file, WHOLE_FILE);
   return { file, count: m.count, dim: m.dim, data: m.data };
+}
+
+/** groundtruth_dist.fvecs, or <stem>_dist.fvecs, in the directory of the ids file (TEXMEX layout): the true distances for tie-aware recall. */
+export function distancesFileBeside(gtFile: string): string | null {
+  const dir = dirname(gtFile);
+  const stem = basename(gtFile).replace(/\.[^.]+$/, '');
+  for (const c of [join(dir, `${stem}_dist.fvecs`), join(dir, 'groundtruth_dist.fvecs')]) if (existsSync(c)) return c;
+  return null;
 }
 
 /** An .fvecs file as a plain matrix, e.g. groundtruth_dist.fvecs or query.fvecs. */

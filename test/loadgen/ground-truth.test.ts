@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
-import { writeFvecs, writeIvecs, bruteForceKnn } from '../../datasets/index.js';
-import { bruteForceScores, cosineScores, distancesFileBeside, groundTruthFromBase, groundTruthFromFile } from '../../loadgen/ground-truth.js';
+import { bruteForceKnn, distancesFileBeside, writeFvecs, writeIvecs } from '../../datasets/index.js';
+import { bruteForceScores, cosineScores, groundTruthFromBase, groundTruthFromFile } from '../../loadgen/ground-truth.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 import { ensureLoadgenBuilt } from './built.js';
 
