@@ -4,17 +4,16 @@
 // (tie-aware) and QPS at a few ef, and how many base points a search finds by their own vector.
 // Run: npm run bench:reach -- --dir DIR [--metric cosine] [--floors 4,8] [--efs 32,64,128] [--json file]
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
-import { readDataset, readFvecsMatrix, readGroundTruth } from '../datasets/index.js';
 import { connectUnreachable } from '../index/build/connect-unreachable.js';
 import { buildGraph } from '../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, placeAndLayout } from '../index/build/place-and-layout.js';
 import type { GraphImage } from '../index/graph/graph-image.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import { distanceRef, normalizeRows } from '../index/kernels/reference.js';
+import { distanceRef } from '../index/kernels/reference.js';
 import { runBatch } from '../index/search/batch.js';
 import { recallAtK } from '../index/search/recall.js';
+import { readTexmexSet } from './texmex-set.js';
 
 const o = new Command()
   .requiredOption('--dir <dir>', 'a TEXMEX set: base.fvecs, query.fvecs, groundtruth.ivecs, groundtruth_dist.fvecs')
@@ -32,11 +31,7 @@ const list = (s: string): number[] =>
     .filter((x) => x !== '')
     .map(Number);
 const metric = o.metric;
-const base = await readDataset(join(o.dir, 'base.fvecs'));
-const queries = await readDataset(join(o.dir, 'query.fvecs'));
-const gt = await readGroundTruth(join(o.dir, 'groundtruth.ivecs'));
-const gtd = await readFvecsMatrix(join(o.dir, 'groundtruth_dist.fvecs'));
-if (metric === 'cosine') normalizeRows(base.vectors, base.dim);
+const { base, queries, truth } = await readTexmexSet(o.dir, metric);
 const t0 = performance.now();
 const graph = buildGraph(base.vectors, base.dim, { metric, m: 16, efConstruction: 200, seed: 100 });
 const graphSeconds = (performance.now() - t0) / 1000;
@@ -83,7 +78,7 @@ const rows = variants.map((name, i) => {
   const perEf = list(o.efs).map((ef) => {
     runBatch(index, queries.vectors, { k: 10, ef }); // warm-up
     const r = runBatch(index, queries.vectors, { k: 10, ef });
-    const recall = recallAtK({ k: 10, results: r.labels, resultDistances: r.distances, metric, gtIds: gt.data, gtDim: gt.dim, gtDistances: gtd.data });
+    const recall = recallAtK({ k: 10, results: r.labels, resultDistances: r.distances, metric, ...truth });
     return { ef, recall: recall.mean, qps: r.qps };
   });
   const self = runBatch(index, base.vectors, { k: 10, ef: o.selfEf });

@@ -1,6 +1,7 @@
 // `strata build <input> --out <dir>`
 import type { Command } from 'commander';
 import { type BuildPhase, buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
+import { DEFAULT_FILL_ALPHA } from '../../index/build/fill-free-slots.js';
 import { buildShards, MAX_SHARDS } from '../../index/build/build-shards.js';
 import type { DatasetFormat } from '../../datasets/index.js';
 import type { Metric } from '../../index/kernels/kernels.js';
@@ -31,6 +32,7 @@ interface BuildFlags {
   name?: string;
   force?: boolean;
   keepUnreachable?: boolean;
+  fillAlpha: number;
   limit?: number;
   segmentBytes?: number;
   shards?: number;
@@ -86,7 +88,13 @@ export function registerBuild(program: Command): void {
       `split the rows by a hash of their id into n shard indexes and a shard map (2..${MAX_SHARDS})`,
       intOption('--shards', 2, MAX_SHARDS),
     )
-    .option('--keep-unreachable', "keep hnswlib's graph as built: do not link in the nodes the entry point cannot reach")
+    .option('--keep-unreachable', "do not link in the nodes the entry point cannot reach (with --fill-alpha 0: hnswlib's graph as built)")
+    .option(
+      '--fill-alpha <a>',
+      "fill the free level-0 neighbour slots with two-hop neighbours passing DiskANN's α test (0: leave them empty)",
+      numberOption('--fill-alpha', 0, 4),
+      DEFAULT_FILL_ALPHA,
+    )
     .option('--force', 'replace an existing index directory')
     .option('--json', 'print the summary as JSON')
     .action(async (input: string, f: BuildFlags) => {
@@ -105,6 +113,7 @@ export function registerBuild(program: Command): void {
         profileSamples: f.profileSamples,
         force: f.force ?? false,
         keepUnreachable: f.keepUnreachable ?? false,
+        fillAlpha: f.fillAlpha,
         ...(f.format ? { format: f.format } : {}),
         ...(f.metric ? { metric: f.metric } : {}),
         ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),
@@ -149,6 +158,11 @@ export function registerBuild(program: Command): void {
         `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
         ...planLines(summary.plan, summary.count),
         `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
+        ...(summary.filled
+          ? [
+              `graph: free level-0 slots filled at alpha ${summary.filled.alpha}: ${summary.filled.linksAdded} links, mean degree ${summary.filled.degreeBefore.toFixed(1)} -> ${summary.filled.degreeAfter.toFixed(1)} of ${summary.manifest.graph.maxM0}`,
+            ]
+          : []),
         ...(summary.connected.linksAdded > 0
           ? [`graph: linked in ${summary.connected.unreachableBefore} nodes the entry point could not reach on level 0 (${summary.connected.linksAdded} links)`]
           : []),

@@ -14,6 +14,7 @@ import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
 import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
+import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
 import { buildGraph } from './hnsw-build.js';
 import { profileGraph, sampleRows } from './profile.js';
 
@@ -44,8 +45,10 @@ export interface BuildIndexOptions {
   force?: boolean;
   limit?: number;
   segmentBytes?: number;
-  /** Keep hnswlib's graph as built: no links to the nodes the entry cannot reach (default false). */
+  /** No links to the nodes the entry cannot reach (default false); with fillAlpha 0, hnswlib's graph as built. */
   keepUnreachable?: boolean;
+  /** α for filling the free level-0 slots (fill-free-slots.ts; default DEFAULT_FILL_ALPHA); 0 leaves them empty. */
+  fillAlpha?: number;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
   /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
   dataset?: Dataset;
@@ -64,6 +67,8 @@ export interface BuildSummary {
   unreachable: number;
   /** Nodes hnswlib left unreachable on level 0, and the links the build added to reach them. */
   connected: ConnectResult;
+  /** The free level-0 slots filled, or null with fillAlpha 0. */
+  filled: FillResult | null;
   manifest: Manifest;
 }
 
@@ -84,6 +89,8 @@ export function checkBuildOptions(o: BuildIndexOptions): { budgetText: string; c
   const codes = parseCodeKind(o.codes ?? 'auto');
   const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
   if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
+  const alpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
+  if (!(alpha === 0 || (alpha >= 1 && alpha <= 4))) throw invalidArgument('fill-alpha', `must be 0 (off) or in 1..4, got ${alpha}`);
   return { budgetText, codes, samples };
 }
 
@@ -125,6 +132,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('read');
 
   const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
+  const fillAlpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
+  const filled = fillAlpha > 0 ? fillFreeSlots(graph, metric, fillAlpha) : null;
   const connected = o.keepUnreachable ? unconnected(graph) : connectUnreachable(graph, metric);
   lap('graph');
 
@@ -171,7 +180,14 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     o.out,
     {
       name: o.name ?? basename(o.out),
-      build: { source: ds.file, m, efConstruction, seed, seconds: (performance.now() - t0) / 1000, builder: 'hnswlib-node 3.0.0 (hnswlib 0.8.0)' },
+      build: {
+        source: ds.file,
+        m,
+        efConstruction,
+        seed,
+        seconds: (performance.now() - t0) / 1000,
+        builder: `hnswlib-node 3.0.0 (hnswlib 0.8.0)${filled ? `, free level-0 slots filled at alpha ${fillAlpha}` : ''}`,
+      },
       placement: { policy, profileQueries: nq, predictedDramShare: nq > 0 ? placed.predictedDramShare : null },
       plan: {
         dramBudgetBytes: budgetBytes,
@@ -198,6 +214,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     plan: placed.plan,
     unreachable: placed.unreachable,
     connected,
+    filled,
     manifest,
   };
 }

@@ -14,8 +14,11 @@ export class RowScorer {
   private readonly idsAt: number;
   private readonly rowsAt: number;
   private readonly outAt: number;
+  private readonly pickAt: number;
+  private readonly pick: Uint32Array;
 
-  constructor(rows: Float32Array, dim: number) {
+  /** pick: how many rows scoreRows may be asked to score at once (0: scoreRows unused). */
+  constructor(rows: Float32Array, dim: number, pick = 0) {
     this.dim = dim;
     this.rows = rows.length / dim;
     const a16 = (x: number): number => Math.ceil(x / 16) * 16;
@@ -23,7 +26,9 @@ export class RowScorer {
     this.idsAt = a16(4 * dim);
     this.rowsAt = a16(this.idsAt + 4 * this.rows);
     this.outAt = a16(this.rowsAt + rows.byteLength);
-    this.region = allocateRegion(this.outAt + 4 * this.rows + 64);
+    this.pickAt = a16(this.outAt + 4 * Math.max(this.rows, pick));
+    this.region = allocateRegion(this.pickAt + 4 * pick + 64);
+    this.pick = new Uint32Array(this.region.buffer, this.pickAt, pick);
     this.kernels = instantiateKernels(this.region.memory);
     this.f32 = new Float32Array(this.region.buffer);
     const u32 = new Uint32Array(this.region.buffer);
@@ -39,6 +44,17 @@ export class RowScorer {
     const k: BatchKernel = kind === 'l2' ? this.kernels.l2Batch : this.kernels.ipBatch;
     k(this.qAt, this.rowsAt, 4 * this.dim, this.idsAt, this.rows, this.dim, this.outAt);
     return f32.subarray(this.outAt >>> 2, (this.outAt >>> 2) + this.rows);
+  }
+
+  /**
+   * Squared L2 (l2) or 1 - dot (ip) from row `from` to the first n rows listed in ids (n at most the
+   * constructor's pick); the view is overwritten by the next call.
+   */
+  scoreRows(from: number, ids: ArrayLike<number>, n: number, kind: 'l2' | 'ip'): Float32Array {
+    for (let i = 0; i < n; i++) this.pick[i] = ids[i]!;
+    const k: BatchKernel = kind === 'l2' ? this.kernels.l2Batch : this.kernels.ipBatch;
+    k(this.rowsAt + 4 * this.dim * from, this.rowsAt, 4 * this.dim, this.pickAt, n, this.dim, this.outAt);
+    return this.f32.subarray(this.outAt >>> 2, (this.outAt >>> 2) + n);
   }
 
   /** Index of the nearest row by squared L2, and that distance. */

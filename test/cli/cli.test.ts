@@ -257,6 +257,31 @@ describe('strata build --json', () => {
     expect(bad.stderr).toMatch(/--retier-pool/);
   });
 
+  it('fills the free level-0 slots by default, not with --fill-alpha 0, and refuses an α below 1 naming the flag', () => {
+    const filled = jsonLine<BuildJson & { filled: { alpha: number; linksAdded: number } | null }>(built);
+    expect(filled.filled?.alpha).toBe(1.1);
+    expect(filled.filled?.linksAdded).toBeGreaterThan(0);
+    const plain = strata([
+      'build',
+      join(data, 'base.fvecs'),
+      '--out',
+      tmp.path('plain.idx'),
+      '--m',
+      '8',
+      '--ef-construction',
+      '64',
+      '--fill-alpha',
+      '0',
+      '--json',
+    ]);
+    expectOk(plain);
+    expect(jsonLine<{ filled: unknown }>(plain).filled).toBeNull();
+    const bad = strata(['build', join(data, 'base.fvecs'), '--out', tmp.path('bad-alpha.idx'), '--fill-alpha', '0.5']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/fill-alpha: must be 0 \(off\) or in 1\.\.4/);
+    expect(existsSync(tmp.path('bad-alpha.idx'))).toBe(false);
+  });
+
   it('plans 20% of the full-precision bytes: the most precise code that fits, then the hottest neighbour lists, as the index holds them', () => {
     const s = jsonLine<BuildJson>(built);
     const { index, manifest } = loadIndex(idx);

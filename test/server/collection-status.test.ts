@@ -53,7 +53,16 @@ describe('collection info', () => {
   it('counts as indexed only the points the graph search can reach', async () => {
     // A sparse graph (M 4, efConstruction 8) kept as hnswlib built it leaves some points unreachable.
     const sparse = ix.tmp.path('sparse');
-    await buildIndex({ input: ix.tmp.path('base.fvecs'), out: sparse, m: 4, efConstruction: 8, dramBudget: '20%', placement: 'hops', keepUnreachable: true });
+    await buildIndex({
+      input: ix.tmp.path('base.fvecs'),
+      out: sparse,
+      m: 4,
+      efConstruction: 8,
+      dramBudget: '20%',
+      placement: 'hops',
+      keepUnreachable: true,
+      fillAlpha: 0,
+    });
     const unreachable = readManifest(sparse).graph.unreachable;
     expect(unreachable).toBeGreaterThan(0);
     const engine = await Engine.open([{ dir: sparse, name: 'sparse' }], { searchThreads: 0, memory: { mode: 'emulate' } });

@@ -6,33 +6,10 @@ import { graphFullPrecisionBytes, placeAndLayout } from '../../../index/build/pl
 import type { GraphImage } from '../../../index/graph/graph-image.js';
 import { bfsFromEntry } from '../../../index/placement/bfs.js';
 import { Searcher } from '../../../index/search/searcher.js';
+import { handGraph, listOf } from '../../helpers/hand-graph.js';
 
-/** A level-0-only graph of 2-d points with the given lists (maxM0 3). */
-function tinyGraph(points: number[][], lists: number[][]): GraphImage {
-  const maxM0 = 3;
-  const level0 = new Uint32Array(points.length * (1 + maxM0));
-  lists.forEach((l, u) => {
-    level0[u * (1 + maxM0)] = l.length;
-    l.forEach((v, j) => (level0[u * (1 + maxM0) + 1 + j] = v));
-  });
-  return {
-    count: points.length,
-    dim: 2,
-    maxM0,
-    maxM: 2,
-    entry: 0,
-    maxLevel: 0,
-    levels: new Uint8Array(points.length),
-    level0,
-    upperOffset: new Int32Array(points.length).fill(-1),
-    upperLinks: new Uint32Array(0),
-    vectors: Float32Array.from(points.flat()),
-    rows: Uint32Array.from(points.keys()),
-  };
-}
-
+const tinyGraph = (points: number[][], lists: number[][]): GraphImage => handGraph(points, lists, 3);
 const degree = (g: GraphImage, u: number): number => g.level0[u * (1 + g.maxM0)]!;
-const listOf = (g: GraphImage, u: number): number[] => Array.from(g.level0.subarray(u * (1 + g.maxM0) + 1, u * (1 + g.maxM0) + 1 + degree(g, u)));
 
 describe('linking in the nodes the entry cannot reach', () => {
   it('links each unreachable group once, from the nearest reachable node with a free slot', () => {
