@@ -1,6 +1,7 @@
-// The distance kernels over a small private block of rows (centroids, rotation rows), for the work
-// around the index rather than in it: k-means and encoding at build time, and per query the
-// rotation of the query and its distances to every centroid. One instance per thread.
+// The distance kernels over a private block of rows (centroids, rotation rows, or a graph's vectors),
+// for the work around the index rather than in it: k-means, encoding and filling the graph's free
+// slots at build time, and per query the rotation of the query and its distances to every centroid.
+// One instance per thread.
 import { allocateRegion, type SharedRegion } from '../../tiers/shared-region.js';
 import { instantiateKernels, type BatchKernel, type KernelSet } from './kernels.js';
 
