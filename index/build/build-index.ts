@@ -83,15 +83,15 @@ export const DEFAULT_BUILD = {
 };
 
 /** The options that can be judged without the data (budget, code, samples): checked before any read. */
-export function checkBuildOptions(o: BuildIndexOptions): { budgetText: string; codes: CodeKind | 'none' | 'auto'; samples: number } {
+export function checkBuildOptions(o: BuildIndexOptions): { budgetText: string; codes: CodeKind | 'none' | 'auto'; samples: number; fillAlpha: number } {
   const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
   parseBudget(budgetText, 0);
   const codes = parseCodeKind(o.codes ?? 'auto');
   const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
   if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
-  const alpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
-  if (!(alpha === 0 || (alpha >= 1 && alpha <= 4))) throw invalidArgument('fill-alpha', `must be 0 (off) or in 1..4, got ${alpha}`);
-  return { budgetText, codes, samples };
+  const fillAlpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
+  if (!(fillAlpha === 0 || (fillAlpha >= 1 && fillAlpha <= 4))) throw invalidArgument('fill-alpha', `must be 0 (off) or in 1..4, got ${fillAlpha}`);
+  return { budgetText, codes, samples, fillAlpha };
 }
 
 /** Reads the build's input as the options say (format, limit), reporting the 'read' phase. */
@@ -120,7 +120,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
 
   // Everything that can be judged without the data is judged before reading it: a bad option or
   // output path must not cost a whole graph build.
-  const { budgetText, codes, samples } = checkBuildOptions(o);
+  const { budgetText, codes, samples, fillAlpha } = checkBuildOptions(o);
   const inputs = [o.input, ...(o.profileQueries ? [o.profileQueries] : [])];
   recoverInterruptedSwap(o.out);
   checkOutput(o.out, { force: o.force ?? false, inputs });
@@ -132,7 +132,6 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('read');
 
   const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
-  const fillAlpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
   const filled = fillAlpha > 0 ? fillFreeSlots(graph, metric, fillAlpha) : null;
   const connected = o.keepUnreachable ? unconnected(graph) : connectUnreachable(graph, metric);
   lap('graph');
