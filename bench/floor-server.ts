@@ -10,12 +10,19 @@
 // answering: the search's own CPU, where `strata serve --search-threads 0` spends it, so the floor then
 // runs at the served row's rate and wakes as it does (per-request costs fall as more requests share
 // each wake-up of the event loop, so a floor at another rate would not compare).
-// Run by service-bench.ts: node dist/bench/floor-server.js <node|fastify> <captured.json> [burn µs]; prints "REST  <url>".
+// `fastify-thread` burns it on one worker thread instead, as `--search-threads 1` spends it: the
+// searches waiting go over together through a two-counter shared-memory mailbox (Atomics, no
+// message port), the leanest hand-off we know, so its QPS is the most any fastify server with one
+// search thread could serve on this machine; `node-thread` does the same behind bare node:http.
+// Run by service-bench.ts: node dist/bench/floor-server.js <node|fastify|node-thread|fastify-thread> <captured.json> [burn µs];
+// prints "REST  <url>".
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { Packr } from 'msgpackr';
+import { waitAsync } from '../common/wait-async.js';
 import { registerMsgpackParser } from '../server/rest/codec.js';
 
 /** What service-bench captured from `strata serve`: the bodies of GET /, GET /collections/{c} and one search answer (JSON). */
@@ -31,13 +38,70 @@ function canned(c: CapturedAnswers): { json: Buffer; msgpack: Buffer } {
   return { json: Buffer.from(c.search), msgpack: new Packr({ moreTypes: true, useRecords: false }).pack(JSON.parse(c.search)) };
 }
 
-async function nodeFloor(c: CapturedAnswers): Promise<number> {
+/** Busy for `us` microseconds of wall time (the process has the CPU to itself unless the machine is shared). */
+function burn(us: number): void {
+  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
+  while (process.hrtime.bigint() < end);
+}
+
+// The search thread of the `fastify-thread` floor: sleeps until the event loop has posted searches
+// (counter 0 ahead of what it took), burns their CPU, then publishes them done (counter 1).
+const BURNER = `
+const { workerData } = require('node:worker_threads');
+const { ctl, us } = workerData;
+let taken = 0;
+for (;;) {
+  Atomics.wait(ctl, 0, taken);
+  const posted = Atomics.load(ctl, 0);
+  const end = process.hrtime.bigint() + BigInt(Math.round((posted - taken) * us * 1000));
+  taken = posted;
+  while (process.hrtime.bigint() < end);
+  Atomics.store(ctl, 1, taken);
+  Atomics.notify(ctl, 1);
+}`;
+
+/** A function that has one worker thread burn `us` of CPU and resolves when it has (in order). */
+function threadBurner(us: number): () => Promise<void> {
+  const ctl = new Int32Array(new SharedArrayBuffer(8));
+  new Worker(BURNER, { eval: true, workerData: { ctl, us } }).unref();
+  const waiting: Array<() => void> = [];
+  let answered = 0;
+  let watching = false;
+  const settle = (): void => {
+    const done = Atomics.load(ctl, 1);
+    while (answered < done) {
+      answered++;
+      waiting.shift()!();
+    }
+    if (waiting.length === 0) {
+      watching = false;
+      return;
+    }
+    const w = waitAsync(ctl, 1, done);
+    if (w.async) void w.value.then(settle);
+    else queueMicrotask(settle);
+  };
+  return () =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      Atomics.add(ctl, 0, 1);
+      Atomics.notify(ctl, 0);
+      if (!watching) {
+        watching = true;
+        settle();
+      }
+    });
+}
+
+async function nodeFloor(c: CapturedAnswers, burnUs: number): Promise<number> {
   const answer = canned(c);
+  const searched = burnUs > 0 ? threadBurner(burnUs) : null;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.on('data', () => {});
-    req.on('end', () => {
+    req.on('end', async () => {
       const url = req.url ?? '/';
       const search = req.method === 'POST';
+      if (search && searched !== null) await searched();
       const msgpack = search && WANTS_MSGPACK.test(req.headers.accept ?? '');
       const body = search ? (msgpack ? answer.msgpack : answer.json) : Buffer.from(url === '/' ? c.root : c.collection);
       res.writeHead(200, { 'content-type': msgpack ? 'application/msgpack' : 'application/json; charset=utf-8', 'content-length': body.length });
@@ -50,20 +114,16 @@ async function nodeFloor(c: CapturedAnswers): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** Busy for `us` microseconds of wall time (the process has the CPU to itself unless the machine is shared). */
-function burn(us: number): void {
-  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
-  while (process.hrtime.bigint() < end);
-}
-
-async function fastifyFloor(c: CapturedAnswers, burnUs: number): Promise<number> {
+async function fastifyFloor(c: CapturedAnswers, burnUs: number, onThread: boolean): Promise<number> {
   const answer = canned(c);
+  const searched = onThread && burnUs > 0 ? threadBurner(burnUs) : null;
   const app = Fastify({ logger: false, keepAliveTimeout: 72_000 });
   registerMsgpackParser(app);
   app.get('/', async (_req, reply) => reply.type('application/json; charset=utf-8').send(c.root));
   app.get('/collections/:c', async (_req, reply) => reply.type('application/json; charset=utf-8').send(c.collection));
   app.post('/collections/:c/points/search', async (req, reply) => {
-    if (burnUs > 0) burn(burnUs);
+    if (searched !== null) await searched();
+    else if (burnUs > 0) burn(burnUs);
     return WANTS_MSGPACK.test(req.headers.accept ?? '')
       ? reply.type('application/msgpack').send(answer.msgpack)
       : reply.type('application/json; charset=utf-8').send(answer.json);
@@ -74,11 +134,12 @@ async function fastifyFloor(c: CapturedAnswers, burnUs: number): Promise<number>
 
 const [kind, file, burnArg] = process.argv.slice(2);
 const burnUs = Number(burnArg ?? 0);
-if ((kind !== 'node' && kind !== 'fastify') || file === undefined || !(burnUs >= 0)) {
-  process.stderr.write('usage: floor-server.js <node|fastify> <captured.json> [burn µs, fastify only]\n');
+const KINDS = ['node', 'fastify', 'node-thread', 'fastify-thread'];
+if (kind === undefined || !KINDS.includes(kind) || file === undefined || !(burnUs >= 0) || (kind === 'node' && burnUs > 0)) {
+  process.stderr.write('usage: floor-server.js <node|fastify|node-thread|fastify-thread> <captured.json> [burn µs; not with node]\n');
   process.exit(2);
 }
 const captured = JSON.parse(readFileSync(file, 'utf8')) as CapturedAnswers;
-const port = kind === 'node' ? await nodeFloor(captured) : await fastifyFloor(captured, burnUs);
+const port = kind.startsWith('node') ? await nodeFloor(captured, burnUs) : await fastifyFloor(captured, burnUs, kind === 'fastify-thread');
 process.stdout.write(`REST  http://127.0.0.1:${port}\n`);
 process.on('SIGTERM', () => process.exit(0));

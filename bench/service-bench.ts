@@ -11,9 +11,10 @@
 //   the server's main-thread CPU per query by stage, from the profile's frames;
 // - and the floor (--no-floor skips it): the same load generator against floor-server.ts, which
 //   answers with bytes captured from the real server, with nothing behind it and then burning the
-//   search's CPU per request on its event loop, so that what Strata itself spends per request is
-//   measured apart from HTTP, the search and the client; then --pairs back-to-back pairs of the
-//   0-thread served row and that floor, which a drift of the machine's speed cannot come between.
+//   search's CPU per request on its event loop (and, with a 1-thread row, on one worker thread), so
+//   that what Strata itself spends per request is measured apart from HTTP, the search and the
+//   client; then --pairs back-to-back pairs of each served row (0 and 1 threads) and its floor,
+//   which a drift of the machine's speed cannot come between.
 // Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { Command } from 'commander';
 import { request } from 'undici';
 import { readDataset } from '../datasets/index.js';
 import type { CapturedAnswers } from './floor-server.js';
-import { generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './strata-children.js';
+import { type FloorKind, generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -79,6 +80,8 @@ interface Row {
   p99Ms: number;
   recall: number | null;
   serverCpuUs: number;
+  /** Of serverCpuUs, the main thread's (the event loop); the rest is the search threads and V8's helpers. */
+  serverMainCpuUs: number;
   clientCpuUs: number;
   inProcessQps: number;
   ratio: number;
@@ -86,12 +89,13 @@ interface Row {
 
 /** One floor row: the load generator against a server that answers with captured bytes. */
 interface FloorRow {
-  server: 'node' | 'fastify';
+  server: FloorKind;
   protocol: string;
-  /** CPU µs the floor burns per search on its event loop before answering (0: none). */
+  /** CPU µs the floor burns per search before answering, on its event loop or (fastify-thread) its one worker thread (0: none). */
   burnUs: number;
   qps: number;
   serverCpuUs: number;
+  serverMainCpuUs: number;
   clientCpuUs: number;
 }
 
@@ -120,6 +124,11 @@ async function captureAnswers(origin: string, queries: string, ef: number, file:
   return file;
 }
 
+/** A server's CPU per request: all its threads, its event loop, and the rest (search threads, V8's helpers). */
+function cpuSplit(m: { serverCpuUs: number; serverMainCpuUs: number }): string {
+  return `${m.serverCpuUs.toFixed(0)}, ${m.serverMainCpuUs.toFixed(0)}, ${(m.serverCpuUs - m.serverMainCpuUs).toFixed(0)}`;
+}
+
 /**
  * What the floors say about the served rows. The fastify floor burning the search's CPU is
  * `--search-threads 0` with every cost of Strata's own removed: its QPS over in-process is the most
@@ -132,17 +141,18 @@ function floorLines(floors: FloorRow[], rows: Row[], where: string): string[] {
   if (floors.length === 0) return [];
   const lines = [
     '',
-    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering). ${where}.`,
+    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering; "+ search thread" = the same CPU burnt on one worker thread, the searches waiting handed over together through shared memory, behind node:http or fastify). ${where}.`,
     '',
-    '| floor server | protocol | QPS | / in-process (0 threads) | server CPU µs/request | client CPU µs/request | the 0-thread served row: QPS, server µs, client µs |',
+    '| floor server | protocol | QPS | / in-process (same search threads) | server CPU µs/request: all, event loop, other threads | client CPU µs/request | the served row with those threads: QPS, server µs, client µs |',
     '|---|---|---|---|---|---|---|',
   ];
-  const inProc0 = rows.find((r) => r.threads === 0)?.inProcessQps;
   for (const f of floors) {
-    const served = f.burnUs > 0 ? rows.find((r) => r.threads === 0 && r.protocol === f.protocol) : undefined;
-    const name = f.burnUs > 0 ? `fastify + search (${f.burnUs.toFixed(0)} µs)` : f.server;
+    const threads = f.server.endsWith('-thread') ? 1 : 0;
+    const served = f.burnUs > 0 ? rows.find((r) => r.threads === threads && r.protocol === f.protocol) : undefined;
+    const name = f.burnUs > 0 ? `${f.server.replace('-thread', '')} + search${threads === 1 ? ' thread' : ''} (${f.burnUs.toFixed(0)} µs)` : f.server;
+    const inProc = rows.find((r) => r.threads === threads)?.inProcessQps;
     lines.push(
-      `| ${name} | ${f.protocol} | ${f.qps.toFixed(0)} | ${f.burnUs > 0 && inProc0 ? (f.qps / inProc0).toFixed(2) : '–'} | ${f.serverCpuUs.toFixed(0)} | ${f.clientCpuUs.toFixed(0)} | ${served ? `${served.qps.toFixed(0)}, ${served.serverCpuUs.toFixed(0)}, ${served.clientCpuUs.toFixed(0)}` : '–'} |`,
+      `| ${name} | ${f.protocol} | ${f.qps.toFixed(0)} | ${f.burnUs > 0 && inProc ? (f.qps / inProc).toFixed(2) : '–'} | ${cpuSplit(f)} | ${f.clientCpuUs.toFixed(0)} | ${served ? `${served.qps.toFixed(0)}, ${served.serverCpuUs.toFixed(0)}, ${served.clientCpuUs.toFixed(0)}` : '–'} |`,
     );
   }
   return lines;
@@ -153,8 +163,9 @@ interface MeasuredPair {
   serverCpuUs: number;
 }
 
-/** A 0-thread served row and the floor burning its search, measured back to back. */
+/** A served row and the floor burning its search with as many search threads (0 or 1), measured back to back. */
 interface FloorPair {
+  threads: number;
   rep: number;
   protocol: string;
   served: MeasuredPair;
@@ -165,13 +176,13 @@ function pairLines(pairs: FloorPair[]): string[] {
   if (pairs.length === 0) return [];
   return [
     '',
-    "Back to back (the served 0-thread row, then the floor burning its search, each pair in turn): served / floor QPS and what Strata spends per request beyond the floor's server CPU.",
+    "Back to back (a served row, then the floor burning its search with as many search threads, each pair in turn): served / floor QPS and what Strata spends per request beyond the floor's server CPU.",
     '',
-    '| pair | protocol | served QPS | floor QPS | served / floor | served server µs/request | floor server µs/request | Strata beyond the floor, µs |',
-    '|---|---|---|---|---|---|---|---|',
+    '| search threads | pair | protocol | served QPS | floor QPS | served / floor | served server µs/request | floor server µs/request | Strata beyond the floor, µs |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...pairs.map(
       (p) =>
-        `| ${p.rep + 1} | ${p.protocol} | ${p.served.qps.toFixed(0)} | ${p.floor.qps.toFixed(0)} | ${(p.served.qps / p.floor.qps).toFixed(2)} | ${p.served.serverCpuUs.toFixed(0)} | ${p.floor.serverCpuUs.toFixed(0)} | ${(p.served.serverCpuUs - p.floor.serverCpuUs).toFixed(0)} |`,
+        `| ${p.threads} | ${p.rep + 1} | ${p.protocol} | ${p.served.qps.toFixed(0)} | ${p.floor.qps.toFixed(0)} | ${(p.served.qps / p.floor.qps).toFixed(2)} | ${p.served.serverCpuUs.toFixed(0)} | ${p.floor.serverCpuUs.toFixed(0)} | ${(p.served.serverCpuUs - p.floor.serverCpuUs).toFixed(0)} |`,
     ),
   ];
 }
@@ -190,7 +201,12 @@ async function main(): Promise<void> {
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
     .option('--batch <n>', 'queries per request (strata loadgen --batch); QPS and CPU are then per query', (v) => Number(v), 1)
     .option('--no-floor', 'skip the floor rows (a node:http and a fastify server answering canned bytes)')
-    .option('--pairs <n>', 'back-to-back pairs of the 0-thread served row and the floor burning its search, per protocol', (v) => Number(v), 2)
+    .option(
+      '--pairs <n>',
+      'back-to-back pairs of a served row (0 search threads, and 1 when --threads has it) and the floor burning its search, per protocol',
+      (v) => Number(v),
+      2,
+    )
     .option('--inline <list>', 'strata serve --inline values to compare (auto, never) for each thread count above 0', 'auto')
     .option('--pin-server <cpus>', 'run the servers and the in-process search on these CPUs (taskset -c)')
     .option('--pin-client <cpus>', 'run the load generator on these CPUs (taskset -c)')
@@ -312,11 +328,20 @@ async function main(): Promise<void> {
     if (o.floor && captured !== null && restProtocols.length > 0) {
       // As fast as the harness goes, with nothing behind it; then fastify burning the search's own CPU
       // (the 0-thread row's in-process µs per query) on its event loop, as `--search-threads 0` does.
+      // With a 1-thread row as well, fastify burning the same CPU on one worker thread, as
+      // `--search-threads 1` does: the most a server with one search thread could serve here.
       const inProc0 = rows.find((r) => r.threads === 0)?.inProcessQps;
-      const runs: Array<{ server: 'node' | 'fastify'; burnUs: number }> = [
+      const withThread = threadsList.includes(1);
+      const runs: Array<{ server: FloorKind; burnUs: number }> = [
         { server: 'node', burnUs: 0 },
         { server: 'fastify', burnUs: 0 },
         ...(inProc0 === undefined ? [] : [{ server: 'fastify' as const, burnUs: 1e6 / inProc0 }]),
+        ...(inProc0 === undefined || !withThread
+          ? []
+          : [
+              { server: 'node-thread' as const, burnUs: 1e6 / inProc0 },
+              { server: 'fastify-thread' as const, burnUs: 1e6 / inProc0 },
+            ]),
       ];
       for (const fl of runs) {
         const f = await serveFloor(fl.server, captured, fl.burnUs, o.pinServer);
@@ -328,7 +353,7 @@ async function main(): Promise<void> {
               serverPid: f.child.pid!,
               ...(o.pinClient !== undefined ? { cpus: o.pinClient } : {}),
             });
-            floors.push({ ...fl, protocol, qps: m.qps, serverCpuUs: m.serverCpuUs, clientCpuUs: m.clientCpuUs });
+            floors.push({ ...fl, protocol, qps: m.qps, serverCpuUs: m.serverCpuUs, serverMainCpuUs: m.serverMainCpuUs, clientCpuUs: m.clientCpuUs });
             process.stderr.write(`floor ${fl.server} burning ${fl.burnUs.toFixed(0)} µs ${protocol}: ${m.qps.toFixed(0)} QPS\n`);
           }
         } finally {
@@ -336,10 +361,11 @@ async function main(): Promise<void> {
         }
       }
       // Served and floor rows minutes apart see different machines when its speed drifts: pairs run
-      // back to back (served 0-thread row, then the floor burning its search), repeated.
-      if (inProc0 !== undefined && o.pairs > 0) {
-        const served = await serve(index, { threads: 0, handoff: o.handoff, inline: 'never', cpus: o.pinServer });
-        const floor = await serveFloor('fastify', captured, 1e6 / inProc0, o.pinServer);
+      // back to back (a served row, then the floor burning its search with as many threads), repeated.
+      for (const threads of inProc0 !== undefined && o.pairs > 0 ? [0, ...(withThread ? [1] : [])] : []) {
+        const inline = threads === 0 ? 'never' : o.inline.split(',')[0]!;
+        const served = await serve(index, { threads, handoff: o.handoff, inline, cpus: o.pinServer });
+        const floor = await serveFloor(threads === 0 ? 'fastify' : 'fastify-thread', captured, 1e6 / inProc0!, o.pinServer);
         try {
           for (let rep = 0; rep < o.pairs; rep++)
             for (const protocol of restProtocols) {
@@ -354,8 +380,8 @@ async function main(): Promise<void> {
               };
               const a = await one(served, 'served');
               const b = await one(floor, 'floor');
-              pairs.push({ rep, protocol, served: a, floor: b });
-              process.stderr.write(`pair ${rep} ${protocol}: served ${a.qps.toFixed(0)}, floor ${b.qps.toFixed(0)} QPS\n`);
+              pairs.push({ threads, rep, protocol, served: a, floor: b });
+              process.stderr.write(`pair ${rep} ${threads} threads ${protocol}: served ${a.qps.toFixed(0)}, floor ${b.qps.toFixed(0)} QPS\n`);
             }
         } finally {
           await stop(served);
@@ -371,11 +397,11 @@ async function main(): Promise<void> {
     const lines = [
       `${where}. ${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
       '',
-      '| search threads | --inline | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/query | client CPU µs/query |',
+      '| search threads | --inline | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/query: all, event loop, other threads | client CPU µs/query |',
       '|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.threads} | ${r.inline} | ${r.protocol} | ${r.qps.toFixed(0)} | ${r.p99Ms.toFixed(2)} | ${r.recall?.toFixed(4) ?? '–'} | ${r.ratio.toFixed(2)} (${r.inProcessQps.toFixed(0)}) | ${r.serverCpuUs.toFixed(0)} | ${r.clientCpuUs.toFixed(0)} |`,
+          `| ${r.threads} | ${r.inline} | ${r.protocol} | ${r.qps.toFixed(0)} | ${r.p99Ms.toFixed(2)} | ${r.recall?.toFixed(4) ?? '–'} | ${r.ratio.toFixed(2)} (${r.inProcessQps.toFixed(0)}) | ${cpuSplit(r)} | ${r.clientCpuUs.toFixed(0)} |`,
       ),
     ];
     if (o.profile) {

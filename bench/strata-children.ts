@@ -44,11 +44,23 @@ function treeCpu(t: Map<number, { ppid: number; cpu: number }>, pid: number): nu
   return total;
 }
 
+/** The CPU of a process's main thread alone (its event loop, for node), µs; null when it is not there. */
+function mainThreadCpu(pid: number): number | null {
+  try {
+    const f = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const after = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(after[11]) + Number(after[12])) * TICK_US;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The CPU of process trees (treeCpu) read every `everyMs` on the wall clock from one /proc scan,
  * so that what a process spent inside a window another process reports (a load generator's
  * measured span) can be cut out afterwards, apart from start-up and warm-up. `roots` give each
- * tree's pid (0: not started yet); a tree that is gone keeps its last value.
+ * tree's pid (0: not started yet); a tree that is gone keeps its last value. `mainThreads` are
+ * processes whose main thread is traced alone as well (after the trees, in `between`'s answer).
  */
 export class CpuTrace {
   private readonly times: number[] = [];
@@ -58,6 +70,7 @@ export class CpuTrace {
   constructor(
     private readonly roots: Array<() => number>,
     everyMs = 100,
+    private readonly mainThreads: Array<() => number> = [],
   ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), everyMs);
@@ -66,8 +79,12 @@ export class CpuTrace {
   private sample(): void {
     const last = this.values[this.values.length - 1];
     const table = procTable();
+    const n = this.roots.length;
     this.times.push(performance.timeOrigin + performance.now());
-    this.values.push(this.roots.map((pid, i) => treeCpu(table, pid()) ?? last?.[i] ?? 0));
+    this.values.push([
+      ...this.roots.map((pid, i) => treeCpu(table, pid()) ?? last?.[i] ?? 0),
+      ...this.mainThreads.map((pid, i) => mainThreadCpu(pid()) ?? last?.[n + i] ?? 0),
+    ]);
   }
 
   stop(): void {
@@ -181,14 +198,19 @@ export function serve(index: string, o: ServeOptions): Promise<Served> {
 }
 
 /**
- * The service bench's floor server (floor-server.ts) as a child: `kind` node or fastify, answering
- * with the answers captured in `captured` (a CapturedAnswers file), fastify after burning `burnUs` of
- * CPU per search. It serves no gRPC.
+ * The service bench's floor server (floor-server.ts) as a child: `kind` node, fastify, node-thread
+ * or fastify-thread, answering with the answers captured in `captured` (a CapturedAnswers file),
+ * after burning `burnUs` of CPU per search (fastify on its event loop; the -thread kinds on one
+ * worker thread).
+ * It serves no gRPC.
  */
-export function serveFloor(kind: 'node' | 'fastify', captured: string, burnUs = 0, cpus?: string): Promise<Served> {
+export function serveFloor(kind: FloorKind, captured: string, burnUs = 0, cpus?: string): Promise<Served> {
   const script = join(projectRoot(), 'dist', 'bench', 'floor-server.js');
   return listening(nodeArgv([], [kind, captured, String(burnUs)], cpus, script), `floor server (${kind})`, false);
 }
+
+/** The floor servers of bench/floor-server.ts. */
+export type FloorKind = 'node' | 'fastify' | 'node-thread' | 'fastify-thread';
 
 export async function stop(s: Served): Promise<void> {
   const exited = new Promise<void>((resolve) => s.child.once('exit', () => resolve()));
@@ -202,6 +224,8 @@ export interface MeasuredLoad {
   recall: number | null;
   /** CPU per answer within the measured window (start-up and warm-up left out). */
   serverCpuUs: number;
+  /** Of serverCpuUs, the server's main thread (its event loop); the rest is its other threads (search threads, V8's helpers). */
+  serverMainCpuUs: number;
   clientCpuUs: number;
 }
 
@@ -221,7 +245,7 @@ export interface LoadgenMeasure {
  */
 export async function measuredLoadgen(args: string[], m: LoadgenMeasure): Promise<MeasuredLoad> {
   let client = 0;
-  const trace = new CpuTrace([() => m.serverPid, () => client]);
+  const trace = new CpuTrace([() => m.serverPid, () => client], 100, [() => m.serverPid]);
   try {
     await run(args, [], m.cpus, (pid) => {
       client = pid;
@@ -242,7 +266,14 @@ export async function measuredLoadgen(args: string[], m: LoadgenMeasure): Promis
     }
   ).results[0]!;
   if (!r.window) throw new Error(`${m.report}: the report has no measured window (a load generator from before it was added?)`);
-  const [serverUs, clientUs] = trace.between(r.window.fromEpochMs, r.window.toEpochMs);
+  const [serverUs, clientUs, mainUs] = trace.between(r.window.fromEpochMs, r.window.toEpochMs);
   const answers = Math.max(1, r.ok + r.failed);
-  return { qps: r.qps, p99Ms: r.latencyMs.p99Ms, recall: r.recall?.mean ?? null, serverCpuUs: serverUs! / answers, clientCpuUs: clientUs! / answers };
+  return {
+    qps: r.qps,
+    p99Ms: r.latencyMs.p99Ms,
+    recall: r.recall?.mean ?? null,
+    serverCpuUs: serverUs! / answers,
+    serverMainCpuUs: mainUs! / answers,
+    clientCpuUs: clientUs! / answers,
+  };
 }

@@ -4,6 +4,7 @@
 // the thread reaches the caller whole, anything else as STRATA_WORKER_FAILED).
 import { Worker } from 'node:worker_threads';
 import { StrataError } from '../common/errors.js';
+import { waitAsync } from '../common/wait-async.js';
 import { fromWorker } from '../common/worker-errors.js';
 import type { Executor } from './executor.js';
 import { workerFile } from './executor.js';
@@ -26,11 +27,6 @@ import {
 import { type QueryTask, resultFromBuffer, type TaskResult, taskBuffer } from './task.js';
 import type { RingWorkerData } from './workers/ring-worker.js';
 import type { SearchWorkerData } from './workers/worker-data.js';
-
-/** Atomics.waitAsync (V8 ≥ 8.7, Node ≥ 16), missing from TypeScript's ES2022 library. */
-const waitAsync = (
-  Atomics as unknown as { waitAsync(a: Int32Array, index: number, value: number): { async: true; value: Promise<string> } | { async: false; value: string } }
-).waitAsync;
 
 interface Waiting {
   task: QueryTask;
