@@ -44,8 +44,10 @@ function burn(us: number): void {
   while (process.hrtime.bigint() < end);
 }
 
-// The search thread of the `fastify-thread` floor: sleeps until the event loop has posted searches
-// (counter 0 ahead of what it took), burns their CPU, then publishes them done (counter 1).
+// The search thread of the -thread floors: sleeps until the event loop has posted searches (counter
+// 0 ahead of what it took), burns their CPU, then publishes them done (counter 1). It burns wall
+// time, as `burn` does: preempted mid-burn it still finishes on time, so the floor errs in its own
+// favour against a real search, which would finish later.
 const BURNER = `
 const { workerData } = require('node:worker_threads');
 const { ctl, us } = workerData;

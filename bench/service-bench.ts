@@ -91,7 +91,7 @@ interface Row {
 interface FloorRow {
   server: FloorKind;
   protocol: string;
-  /** CPU µs the floor burns per search before answering, on its event loop or (fastify-thread) its one worker thread (0: none). */
+  /** CPU µs the floor burns per search before answering, on its event loop or (the -thread kinds) its one worker thread (0: none). */
   burnUs: number;
   qps: number;
   serverCpuUs: number;
@@ -328,8 +328,8 @@ async function main(): Promise<void> {
     if (o.floor && captured !== null && restProtocols.length > 0) {
       // As fast as the harness goes, with nothing behind it; then fastify burning the search's own CPU
       // (the 0-thread row's in-process µs per query) on its event loop, as `--search-threads 0` does.
-      // With a 1-thread row as well, fastify burning the same CPU on one worker thread, as
-      // `--search-threads 1` does: the most a server with one search thread could serve here.
+      // With a 1-thread row as well, node:http and fastify burning the same CPU on one worker thread,
+      // as `--search-threads 1` does: the most a server with one search thread could serve here.
       const inProc0 = rows.find((r) => r.threads === 0)?.inProcessQps;
       const withThread = threadsList.includes(1);
       const runs: Array<{ server: FloorKind; burnUs: number }> = [
