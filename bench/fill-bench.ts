@@ -4,7 +4,6 @@
 // alternating runs (medians), and QPS at equal recall interpolated on the ef grid.
 // Run: npm run bench:fill -- --dir DIR [--metric cosine] [--alphas 1.1,1.2,1.3] [--codes none|auto] [--reps 3]
 import { writeFileSync } from 'node:fs';
-import { Command } from 'commander';
 import { connectUnreachable } from '../index/build/connect-unreachable.js';
 import { fillFreeSlots } from '../index/build/fill-free-slots.js';
 import { buildGraph } from '../index/build/hnsw-build.js';
@@ -12,28 +11,20 @@ import { graphFullPrecisionBytes, placeAndLayout } from '../index/build/place-an
 import type { Metric } from '../index/kernels/kernels.js';
 import { runBatch } from '../index/search/batch.js';
 import { recallAtK } from '../index/search/recall.js';
-import { readTexmexSet } from './texmex-set.js';
+import { numberList, readTexmexSet, texmexSetCommand } from './texmex-set.js';
 import { median } from './median.js';
 
-const o = new Command()
-  .requiredOption('--dir <dir>', 'a TEXMEX set: base.fvecs, query.fvecs, groundtruth.ivecs, groundtruth_dist.fvecs')
-  .option('--metric <metric>', 'l2 | cosine', 'cosine')
-  .option('--alphas <list>', 'α values to fill at', '1.1,1.2,1.3')
-  .option('--efs <list>', 'ef grid', '16,24,32,48,64,96,128,192,256')
-  .option('--targets <list>', 'recall@10 values to compare QPS at', '0.9,0.95,0.97')
+const o = texmexSetCommand()
+  .option('--alphas <list>', 'α values to fill at', numberList, [1.1, 1.2, 1.3])
+  .option('--efs <list>', 'ef grid', numberList, [16, 24, 32, 48, 64, 96, 128, 192, 256])
+  .option('--targets <list>', 'recall@10 values to compare QPS at', numberList, [0.9, 0.95, 0.97])
   .option('--codes <kind>', 'none: all in DRAM at full precision; auto: the default 25% build (codes in DRAM, CXL time injected)', 'none')
   .option('--reps <n>', 'alternating runs per ef', Number, 3)
-  .option('--json <file>', 'also write the figures as JSON')
   .parse(process.argv)
-  .opts<{ dir: string; metric: Metric; alphas: string; efs: string; targets: string; codes: 'none' | 'auto'; reps: number; json?: string }>();
+  .opts<{ dir: string; metric: Metric; alphas: number[]; efs: number[]; targets: number[]; codes: 'none' | 'auto'; reps: number; json?: string }>();
 
-const list = (s: string): number[] =>
-  s
-    .split(',')
-    .filter((x) => x !== '')
-    .map(Number);
 const metric = o.metric;
-const efs = list(o.efs);
+const efs = o.efs;
 const { base, queries, truth } = await readTexmexSet(o.dir, metric);
 const graph = buildGraph(base.vectors, base.dim, { metric, m: 16, efConstruction: 200, seed: 100 });
 connectUnreachable(graph, metric);
@@ -41,7 +32,7 @@ const asBuilt = graph.level0.slice();
 const inject = o.codes !== 'none';
 const share = inject ? 0.25 : 1;
 
-const variants = [null, ...list(o.alphas)].map((alpha) => {
+const variants = [null, ...o.alphas].map((alpha) => {
   graph.level0.set(asBuilt);
   const t = performance.now();
   const fill = alpha === null ? null : fillFreeSlots(graph, metric, alpha);
@@ -77,7 +68,7 @@ function atRecall(i: number, target: number): number {
   return NaN;
 }
 
-const targets = list(o.targets);
+const targets = o.targets;
 console.log(`${o.dir}: ${base.count} × ${base.dim} (${metric}), ${inject ? 'default 25% build (codes, CXL +190 ns injected)' : 'all in DRAM, full precision'}`);
 console.log(`| graph | links added (s) | mean degree | ${efs.map((ef) => `ef ${ef}`).join(' | ')} |`);
 console.log(`|---|---|---|${efs.map(() => '---').join('|')}|`);

@@ -4,7 +4,6 @@
 // (tie-aware) and QPS at a few ef, and how many base points a search finds by their own vector.
 // Run: npm run bench:reach -- --dir DIR [--metric cosine] [--floors 4,8] [--efs 32,64,128] [--json file]
 import { writeFileSync } from 'node:fs';
-import { Command } from 'commander';
 import { connectUnreachable } from '../index/build/connect-unreachable.js';
 import { buildGraph } from '../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, placeAndLayout } from '../index/build/place-and-layout.js';
@@ -13,23 +12,15 @@ import type { Metric } from '../index/kernels/kernels.js';
 import { distanceRef } from '../index/kernels/reference.js';
 import { runBatch } from '../index/search/batch.js';
 import { recallAtK } from '../index/search/recall.js';
-import { readTexmexSet } from './texmex-set.js';
+import { numberList, readTexmexSet, texmexSetCommand } from './texmex-set.js';
 
-const o = new Command()
-  .requiredOption('--dir <dir>', 'a TEXMEX set: base.fvecs, query.fvecs, groundtruth.ivecs, groundtruth_dist.fvecs')
-  .option('--metric <metric>', 'l2 | cosine', 'cosine')
-  .option('--floors <list>', 'in-link floors to try on top of the linking (empty: none)', '4,8')
-  .option('--efs <list>', 'ef values for query recall and QPS', '32,64,128')
+const o = texmexSetCommand()
+  .option('--floors <list>', 'in-link floors to try on top of the linking (empty: none)', numberList, [4, 8])
+  .option('--efs <list>', 'ef values for query recall and QPS', numberList, [32, 64, 128])
   .option('--self-ef <n>', 'ef of the search for each base point by its own vector', Number, 64)
-  .option('--json <file>', 'also write the figures as JSON')
   .parse(process.argv)
-  .opts<{ dir: string; metric: Metric; floors: string; efs: string; selfEf: number; json?: string }>();
+  .opts<{ dir: string; metric: Metric; floors: number[]; efs: number[]; selfEf: number; json?: string }>();
 
-const list = (s: string): number[] =>
-  s
-    .split(',')
-    .filter((x) => x !== '')
-    .map(Number);
 const metric = o.metric;
 const { base, queries, truth } = await readTexmexSet(o.dir, metric);
 const t0 = performance.now();
@@ -67,15 +58,15 @@ function floorInLinks(g: GraphImage, floor: number): number {
 
 const asBuilt = graph.level0.slice();
 const inAsBuilt = inDegrees(graph);
-const variants = ['as built', 'linked', ...list(o.floors).map((f) => `linked + in-link floor ${f}`)];
+const variants = ['as built', 'linked', ...o.floors.map((f) => `linked + in-link floor ${f}`)];
 const rows = variants.map((name, i) => {
   graph.level0.set(asBuilt);
   const t = performance.now();
   const linked = i === 0 ? null : connectUnreachable(graph, metric);
   const linkMs = performance.now() - t;
-  const floorAdded = i >= 2 ? floorInLinks(graph, list(o.floors)[i - 2]!) : 0;
+  const floorAdded = i >= 2 ? floorInLinks(graph, o.floors[i - 2]!) : 0;
   const { index } = placeAndLayout(graph, metric, null, { budgetBytes: graphFullPrecisionBytes(graph), policy: 'hops', codes: 'none', seed: 1 });
-  const perEf = list(o.efs).map((ef) => {
+  const perEf = o.efs.map((ef) => {
     runBatch(index, queries.vectors, { k: 10, ef }); // warm-up
     const r = runBatch(index, queries.vectors, { k: 10, ef });
     const recall = recallAtK({ k: 10, results: r.labels, resultDistances: r.distances, metric, ...truth });
@@ -103,15 +94,11 @@ const rows = variants.map((name, i) => {
 
 console.log(`${o.dir}: ${base.count} × ${base.dim} (${metric}), graph ${graphSeconds.toFixed(1)} s; all in DRAM, full precision`);
 console.log(
-  `| graph | unreachable → linked (ms) | in-links added | ${list(o.efs)
+  `| graph | unreachable → linked (ms) | in-links added | ${o.efs
     .map((ef) => `ef ${ef}: recall / QPS`)
     .join(' | ')} | found by own vector (ef ${o.selfEf}) | missed with ≥ 8 in-links |`,
 );
-console.log(
-  `|---|---|---|${list(o.efs)
-    .map(() => '---')
-    .join('|')}|---|---|`,
-);
+console.log(`|---|---|---|${o.efs.map(() => '---').join('|')}|---|---|`);
 for (const r of rows)
   console.log(
     `| ${r.name} | ${r.linked ? `${r.linked.unreachableBefore} → ${r.linked.unreachableAfter} (${r.linkMs.toFixed(0)})` : '-'} | ${r.floorAdded} | ${r.perEf.map((e) => `${e.recall.toFixed(4)} / ${Math.round(e.qps)}`).join(' | ')} | ${r.selfFound} | ${r.selfMissedWith8InLinks} of ${r.selfMissed} |`,
