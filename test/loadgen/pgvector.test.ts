@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgUnavailable, type PgCluster, startPgCluster } from '../../bench/pg-cluster.js';
 import { loadPgvectorTable } from '../../bench/pg-load.js';
 import { bruteForceKnn, writeFvecs, writeIvecs } from '../../datasets/index.js';
-import { generateEmbedding } from '../../datasets/generate/embedding.js';
-import { normalizeRows } from '../../index/kernels/reference.js';
+import { angularSet } from '../helpers/angular-set.js';
 import { scoreOf, vectorLiteral } from '../../loadgen/clients/pgvector.js';
 import { runLoadgen, type LoadgenOptions } from '../../loadgen/index.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
@@ -46,11 +45,7 @@ describe.skipIf(unavailable !== null)('pgvector client against a real PostgreSQL
   beforeAll(async () => {
     tmp = makeTempDir('strata-pgvector-');
     cluster = await startPgCluster();
-    const s = generateEmbedding({ count: 2000, dim: DIM, seed: 5 }, 40);
-    const base = s.base.slice();
-    const queries = s.queries.slice();
-    normalizeRows(base, DIM);
-    normalizeRows(queries, DIM);
+    const { base, queries } = angularSet(2000, DIM, 5, 40);
     await loadPgvectorTable({ url: cluster.url, table: 'items', vectors: base, dim: DIM, distance: 'Cosine', m: 8, efConstruction: 32 });
     // A table pgvector would scan exactly: the load generator refuses it.
     const c = new pg.Client({ connectionString: cluster.url });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { generateEmbedding } from '../../../datasets/index.js';
+import { angularSet } from '../../helpers/angular-set.js';
 import { fillFreeSlots } from '../../../index/build/fill-free-slots.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
 import type { GraphImage } from '../../../index/graph/graph-image.js';
-import { normalizeRows } from '../../../index/kernels/reference.js';
 import { runBatch } from '../../../index/search/batch.js';
 import { bruteForceKnn } from '../../../datasets/index.js';
 import { recallAtK } from '../../../index/search/recall.js';
@@ -37,9 +36,7 @@ describe('filling the free level-0 slots', () => {
 
   it('never removes a link, never exceeds the list capacity, never adds a node to its own list or twice', () => {
     const dim = 12;
-    const set = generateEmbedding({ count: 1500, dim, seed: 4 }, 0);
-    const base = set.base.slice();
-    normalizeRows(base, dim);
+    const { base } = angularSet(1500, dim, 4, 0);
     const g = buildGraph(base, dim, { metric: 'cosine', m: 6, efConstruction: 40, seed: 100 });
     const before = Array.from({ length: g.count }, (_, u) => listOf(g, u));
     const r = fillFreeSlots(g, 'cosine', 1.2);
@@ -56,11 +53,7 @@ describe('filling the free level-0 slots', () => {
 
   it('keeps a wide beam exact and recall at a narrow one no lower (same data and seed)', () => {
     const dim = 16;
-    const set = generateEmbedding({ count: 3000, dim, seed: 9 }, 100);
-    const base = set.base.slice();
-    const queries = set.queries.slice();
-    normalizeRows(base, dim);
-    normalizeRows(queries, dim);
+    const { base, queries } = angularSet(3000, dim, 9, 100);
     const gt = bruteForceKnn(base, queries, dim, 10, 'cosine');
     const recallAt = (g: GraphImage, ef: number): number => {
       const { index } = placeAndLayout(g, 'cosine', null, { budgetBytes: graphFullPrecisionBytes(g), policy: 'hops', codes: 'none', seed: 1 });

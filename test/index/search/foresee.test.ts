@@ -1,19 +1,15 @@
 // Foreseeing (Traversal.expand / foresee and their WASM twin): the level-0 order relaxed by one step
 // hides the neighbour-list read of most hops, and searches as well as the strict order.
 import { describe, expect, it } from 'vitest';
-import { bruteForceKnn, generateEmbedding } from '../../../datasets/index.js';
+import { bruteForceKnn } from '../../../datasets/index.js';
+import { angularSet } from '../../helpers/angular-set.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
-import { normalizeRows } from '../../../index/kernels/reference.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 
 const dim = 40;
-const set = generateEmbedding({ count: 4000, dim, seed: 31 }, 100);
-const base = set.base.slice();
-const queries = set.queries.slice();
-normalizeRows(base, dim);
-normalizeRows(queries, dim);
+const { base, queries } = angularSet(4000, dim, 31, 100);
 const graph = buildGraph(base, dim, { metric: 'ip', m: 10, efConstruction: 80, seed: 5 });
 const truth = bruteForceKnn(base, queries, dim, 10, 'cosine');
 
