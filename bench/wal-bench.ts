@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { WriteAheadLog } from '../index/live/wal.js';
+import { WriteAheadLog } from '../storage/wal.js';
 
 async function run(dir: string, inFlight: number, seconds: number, bytes: number): Promise<{ recordsPerSecond: number; recordsPerSync: number }> {
   const file = join(dir, `wal-${inFlight}.log`);

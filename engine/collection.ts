@@ -6,7 +6,7 @@
 import { invalidArgument, StrataError } from '../common/errors.js';
 import { Slots } from '../common/slots.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import type { KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../index/live/live-store.js';
+import type { KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';

@@ -17,14 +17,14 @@ import {
   readConfig,
   removeCollectionDir,
   writeConfig,
-} from '../index/live/collection-dir.js';
+} from '../storage/collection-dir.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
-import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../index/live/compacted.js';
-import { DEFAULT_FRESH } from '../index/live/fresh-layer.js';
-import { type BaseIds, emptyLiveState, type LiveState, LiveStore } from '../index/live/live-store.js';
-import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../index/live/snapshot.js';
-import { storageError } from '../index/live/wal.js';
+import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../storage/compacted.js';
+import { DEFAULT_FRESH } from '../index/fresh/fresh-layer.js';
+import { type BaseIds, emptyLiveState, type LiveState, LiveStore } from '../storage/live-store.js';
+import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../storage/snapshot.js';
+import { storageError } from '../storage/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { type WriteLogOptions, WriteLogService } from './replication/jetstream-log.js';
 import { readManifest } from '../index/format/load-index.js';

@@ -1,5 +1,5 @@
 // The folder layout is a dependency rule, not only a filing system: imports flow one way (server →
-// engine → index → tiers; datasets/ and common/ are leaves), so that a folder can be read, tested
+// engine → storage → index → tiers; datasets/ and common/ are leaves), so that a folder can be read, tested
 // and reused without what sits above it. This test reads every import and holds the rule.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,8 +14,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   datasets: ['common'],
   tiers: ['common'],
   index: ['common', 'datasets', 'tiers'],
-  engine: ['common', 'datasets', 'index', 'tiers'],
-  server: ['common', 'datasets', 'engine', 'index', 'tiers'],
+  storage: ['common', 'datasets', 'index', 'tiers'],
+  engine: ['common', 'datasets', 'index', 'storage', 'tiers'],
+  server: ['common', 'datasets', 'engine', 'index', 'storage', 'tiers'],
   loadgen: ['common', 'datasets'],
 };
 

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { invalidArgument } from '../../common/errors.js';
 import { verifyIndex } from '../../index/format/verify-index.js';
-import { verifyDataDir } from '../../index/live/verify-live.js';
+import { verifyDataDir } from '../../storage/verify-live.js';
 
 export function registerVerify(program: Command): void {
   program

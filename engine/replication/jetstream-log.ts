@@ -5,7 +5,7 @@
 import { type ConsumerMessages, DeliverPolicy, type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { StrataError } from '../../common/errors.js';
-import type { SharedLog } from '../../index/live/live-store.js';
+import type { SharedLog } from '../../storage/live-store.js';
 
 export interface WriteLogOptions {
   /** NATS server URLs, comma-separated (nats://host:4222). */

@@ -122,8 +122,8 @@ export function pointIdAt(v: unknown, field: string): number | null {
   throw invalidArgument(field, `must be an unsigned integer or a UUID, got ${describe(v)}`);
 }
 
-export type { PointKey } from '../../index/live/live-store.js';
-import type { PointKey } from '../../index/live/live-store.js';
+export type { PointKey } from '../../storage/live-store.js';
+import type { PointKey } from '../../storage/live-store.js';
 
 /** Canonical form of a UUID: lowercase, 8-4-4-4-12. */
 export function canonicalUuid(v: string): string {

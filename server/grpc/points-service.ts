@@ -8,7 +8,7 @@ import type { Fields } from '../api/fields.js';
 import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
 import { parseDeleteIds, parsePayload, parseUpsert } from '../api/writes.js';
-import type { PointKey } from '../../index/live/live-store.js';
+import type { PointKey } from '../../storage/live-store.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,

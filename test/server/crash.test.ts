@@ -10,7 +10,7 @@
 // and before it, with the server down, the data directory passes `strata verify --data-dir`.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
-import { verifyDataDir } from '../../index/live/verify-live.js';
+import { verifyDataDir } from '../../storage/verify-live.js';
 import { makeTempDir } from '../helpers/temp.js';
 import { http } from './fixture.js';
 import { serveChild } from './serve-child.js';

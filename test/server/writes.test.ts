@@ -11,7 +11,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
-import { collectionDir } from '../../index/live/collection-dir.js';
+import { collectionDir } from '../../storage/collection-dir.js';
 import { mulberry32 } from '../../common/random.js';
 import * as grpc from '@grpc/grpc-js';
 import { buildIndexes, COUNT, DIM, grpcClients, grpcFailure, http, openEngine, startServer, unary, type Indexes, type Running } from './fixture.js';

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { StrataError } from '../../common/errors.js';
-import type { Metric } from '../kernels/kernels.js';
-import { fsyncDir } from '../format/replace-dir.js';
+import { StrataError } from '../common/errors.js';
+import type { Metric } from '../index/kernels/kernels.js';
+import { fsyncDir } from '../index/format/replace-dir.js';
 import { storageError } from './wal.js';
 
 /** The log's file name in a collection's directory (live-store.ts opens it). */

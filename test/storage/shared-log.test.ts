@@ -5,8 +5,8 @@
 // applied; a store behind the log's end when it began following reports itself catching up; and
 // UUIDs are numbered alike by every store.
 import { afterAll, describe, expect, it } from 'vitest';
-import { LiveStore, type SharedLog } from '../../../index/live/live-store.js';
-import { makeTempDir } from '../../helpers/temp.js';
+import { LiveStore, type SharedLog } from '../../storage/live-store.js';
+import { makeTempDir } from '../helpers/temp.js';
 
 const DIM = 4;
 const tmp = makeTempDir('strata-shared-log-');

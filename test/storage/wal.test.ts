@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isStrataError } from '../../../common/errors.js';
-import { cutLogFile, recoverLog, WAL_VERSION_CUT, WriteAheadLog } from '../../../index/live/wal.js';
-import { makeTempDir, type TempDir, thrown } from '../../helpers/temp.js';
+import { isStrataError } from '../../common/errors.js';
+import { cutLogFile, recoverLog, WAL_VERSION_CUT, WriteAheadLog } from '../../storage/wal.js';
+import { makeTempDir, type TempDir, thrown } from '../helpers/temp.js';
 
 let tmp: TempDir;
 afterEach(() => tmp?.cleanup());

@@ -27,10 +27,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { fsyncDir } from '../format/replace-dir.js';
+import { fsyncDir } from '../index/format/replace-dir.js';
 import { type FileHandle, open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { StrataError } from '../../common/errors.js';
+import { StrataError } from '../common/errors.js';
 
 export const WAL_MAGIC = 'STRATWAL';
 /** A log from lsn 1; a log whose head was cut off (it starts with a WAL_MARK record). */

@@ -3,12 +3,12 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { collectionDir, writeConfig } from '../../../index/live/collection-dir.js';
-import { LiveStore, WAL_FILE } from '../../../index/live/live-store.js';
-import { Engine } from '../../../engine/engine.js';
-import { verifyDataDir } from '../../../index/live/verify-live.js';
-import { strata } from '../../helpers/cli.js';
-import { makeTempDir } from '../../helpers/temp.js';
+import { collectionDir, writeConfig } from '../../storage/collection-dir.js';
+import { LiveStore, WAL_FILE } from '../../storage/live-store.js';
+import { Engine } from '../../engine/engine.js';
+import { verifyDataDir } from '../../storage/verify-live.js';
+import { strata } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/temp.js';
 
 const tmp = makeTempDir('strata-verify-live-');
 afterAll(() => tmp.cleanup());

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../common/random.js';
 import { Engine } from '../../../engine/engine.js';
-import { FreshLayer } from '../../../index/live/fresh-layer.js';
+import { FreshLayer } from '../../../index/fresh/fresh-layer.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 const DIM = 12;

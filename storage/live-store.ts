@@ -8,10 +8,10 @@
 import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
-import { StrataError } from '../../common/errors.js';
-import type { Metric } from '../kernels/kernels.js';
+import { StrataError } from '../common/errors.js';
+import type { Metric } from '../index/kernels/kernels.js';
 import { WAL_LOG_FILE } from './collection-dir.js';
-import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
+import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from '../index/fresh/fresh-layer.js';
 import { type RecoveryReport, storageError, WriteAheadLog } from './wal.js';
 
 export type Payload = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // them (many in flight, so group commit is exercised), and prints "ack <lsn> <seed>" on stdout
 // only after each append resolved, i.e. once the record is durable. The parent kills it with
 // SIGKILL at a random moment, or runs it under a file-size limit until the disk is "full". Runs the compiled module (dist/), as the CLI does.
-import { WriteAheadLog } from '../../../dist/index/live/wal.js';
+import { WriteAheadLog } from '../../dist/storage/wal.js';
 
 const [file, startSeed] = process.argv.slice(2);
 const { wal } = await WriteAheadLog.open(file);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
-import { StrataError } from '../../common/errors.js';
+import { StrataError } from '../common/errors.js';
 import { writeFileDurably } from './collection-dir.js';
 import type { LiveState } from './live-store.js';
 

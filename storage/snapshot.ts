@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { invalidArgument, StrataError } from '../common/errors.js';
 import { writeFileDurably } from './collection-dir.js';
 import { storageError } from './wal.js';
 
