@@ -11,7 +11,7 @@ import { Engine, type OpenEngineOptions } from '../engine/engine.js';
 import { buildIndex } from '../index/build/build-index.js';
 import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { costModel } from '../tiers/cost-model.js';
-import { median } from './median.js';
+import { median } from '../common/median.js';
 
 interface Measured {
   qps: number;

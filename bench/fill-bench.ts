@@ -11,8 +11,8 @@ import { graphFullPrecisionBytes, placeAndLayout } from '../index/build/place-an
 import type { Metric } from '../index/kernels/kernels.js';
 import { runBatch } from '../index/search/batch.js';
 import { recallAtK } from '../index/search/recall.js';
-import { numberList, readTexmexSet, texmexSetCommand } from './texmex-set.js';
-import { median } from './median.js';
+import { numberList, readTexmexSet, texmexSetCommand } from './lib/texmex-set.js';
+import { median } from '../common/median.js';
 
 const o = texmexSetCommand()
   .option('--alphas <list>', 'α values to fill at', numberList, [1.1, 1.2, 1.3])

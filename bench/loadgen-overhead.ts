@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 import { writeFvecs } from '../datasets/index.js';
 import { runLoadgen } from '../loadgen/index.js';
 import { machineInfo, packageVersions } from '../loadgen/report.js';
-import { run } from './strata-children.js';
+import { run } from './lib/strata-children.js';
 
 const DIM = 128;
 

@@ -18,11 +18,11 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
 import { type LoadgenReport, renderSvg } from '../loadgen/index.js';
-import { type PgCluster, startPgCluster } from './pg-cluster.js';
-import { qpsAtRecall } from './curves.js';
-import { loadPgvectorTable } from './pg-load.js';
-import { generatedAngularSet, measuredLoadgen, serve, stop } from './strata-children.js';
-import { median } from './median.js';
+import { type PgCluster, startPgCluster } from '../loadgen/pg-cluster.js';
+import { qpsAtRecall } from './lib/curves.js';
+import { loadPgvectorTable } from '../loadgen/pg-load.js';
+import { generatedAngularSet, measuredLoadgen, serve, stop } from './lib/strata-children.js';
+import { median } from '../common/median.js';
 
 interface Row {
   system: 'strata' | 'pgvector';

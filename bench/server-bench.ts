@@ -17,7 +17,7 @@ import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { buildServer } from '../server/app.js';
 import { loadPackage } from '../server/grpc/protos.js';
 import { packMsgpack, unpackMsgpack } from '../server/rest/codec.js';
-import { median } from './median.js';
+import { median } from '../common/median.js';
 
 type Contender = 'in-process' | 'json' | 'msgpack' | 'grpc';
 type Send = (i: number) => Promise<number[]>;

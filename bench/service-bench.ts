@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { request } from 'undici';
 import { readDataset } from '../datasets/index.js';
-import type { CapturedAnswers } from './floor-server.js';
-import { type FloorKind, generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './strata-children.js';
+import type { CapturedAnswers } from './lib/floor-server.js';
+import { type FloorKind, generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './lib/strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;

@@ -28,8 +28,8 @@ import { recallAtK } from '../index/search/recall.js';
 import type { SearchStats } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams, DEFAULT_COST_MODEL } from '../tiers/cost-model.js';
-import { qpsAtRecall } from './curves.js';
-import { median } from './median.js';
+import { qpsAtRecall } from './lib/curves.js';
+import { median } from '../common/median.js';
 
 interface DataSet {
   name: string;
