@@ -273,7 +273,8 @@ async function main(): Promise<void> {
         r.ratio = r.qps / inProc;
       }
       if (!o.profile) continue;
-      // The profiled pass: MessagePack only, the server's main thread split by stage.
+      // The profiled pass: MessagePack only, the server's main thread split by stage (--cpu-prof slows
+      // the server, so this pass is not a timed one).
       const profDir = o.profileDir ? join(o.profileDir, `threads-${threads}`) : join(tmp, `prof-${threads}`);
       rmSync(profDir, { recursive: true, force: true });
       mkdirSync(profDir, { recursive: true });
