@@ -1,8 +1,6 @@
-// Issue-3 benchmark: near-data (ndp) vs local execution through the engine, with emulated CXL
-// injection on, while the modelled CXL extra latency is swept; the cost of thread hand-offs;
-// prefetch and the pipelined schedule on and off; 1 and 2 search threads. Closed loop with a fixed
-// number of outstanding requests and a fixed request count; contenders alternate, medians reported.
-// Run: npm run bench:engine -- [--index DIR] [--count 100000] [--requests 3000] [--reps 3]
+// Near-data (ndp) vs local execution through the engine with emulated CXL injection, side by side
+// (alternating, medians) as the modelled extra latency is swept; also the thread hand-off's cost,
+// prefetch and the pipelined schedule on and off, and 1 vs 2 search threads.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,7 +9,7 @@ import { Engine, type OpenEngineOptions } from '../engine/engine.js';
 import { buildIndex } from '../index/build/build-index.js';
 import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { costModel } from '../tiers/cost-model.js';
-import { median } from './median.js';
+import { median } from '../common/median.js';
 
 interface Measured {
   qps: number;

@@ -1,8 +1,6 @@
 // What filling the free level-0 slots (index/build/fill-free-slots.ts) buys: one hnswlib graph of a
-// TEXMEX set (its unreachable nodes linked in), as built and filled at each α, laid out the same way
-// (all in DRAM at full precision, or the default 25% build's code); tie-aware recall per ef, QPS of
-// alternating runs (medians), and QPS at equal recall interpolated on the ef grid.
-// Run: npm run bench:fill -- --dir DIR [--metric cosine] [--alphas 1.1,1.2,1.3] [--codes none|auto] [--reps 3]
+// TEXMEX set as built vs filled at each α, laid out alike, side by side: tie-aware recall per ef, QPS
+// of alternating runs (medians), and QPS at equal recall.
 import { writeFileSync } from 'node:fs';
 import { connectUnreachable } from '../index/build/connect-unreachable.js';
 import { fillFreeSlots } from '../index/build/fill-free-slots.js';
@@ -11,8 +9,8 @@ import { graphFullPrecisionBytes, placeAndLayout } from '../index/build/place-an
 import type { Metric } from '../index/kernels/kernels.js';
 import { runBatch } from '../index/search/batch.js';
 import { recallAtK } from '../index/search/recall.js';
-import { numberList, readTexmexSet, texmexSetCommand } from './texmex-set.js';
-import { median } from './median.js';
+import { numberList, readTexmexSet, texmexSetCommand } from './lib/texmex-set.js';
+import { median } from '../common/median.js';
 
 const o = texmexSetCommand()
   .option('--alphas <list>', 'α values to fill at', numberList, [1.1, 1.2, 1.3])

@@ -1,7 +1,6 @@
-// The distance kernels alone: ns per row for float32 vectors and every code kind, on rows scattered
-// over an index's stores (ids drawn at random, 16 per call, as one hop's unvisited neighbours are),
-// and each code's per-query preparation. WASM SIMD and the JS twins side by side.
-// Run: npm run bench:kernels -- [--count 100000] [--ms 1000]
+// The distance kernels alone: ns per row scattered over an index's stores (ids at random, 16 per
+// call, as one hop's unvisited neighbours are) for float32 and every code kind, and each code's
+// per-query preparation; WASM SIMD and the JS twins side by side.
 import { Command } from 'commander';
 import { generateClustered } from '../datasets/index.js';
 import { buildGraph } from '../index/build/hnsw-build.js';

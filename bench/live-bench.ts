@@ -1,12 +1,6 @@
-// Live collections (issue 11), in process through the engine with a data directory (fdatasync on):
-//   1. upsert throughput: points/s with batches of 1 and of 100, one writer and 16 concurrent;
-//   2. recall@10 at ef 64 after 30% of the points were upserted live and 10% deleted (base index +
-//      fresh layer + tombstones), then after a compaction, against a fresh build on the final data
-//      at the same ef, with QPS of each (one search thread);
-//   3. search latency p50/p99 while upserts stream in and while the compaction runs, against the
-//      same searches without either.
-// Data: the embedding-like angular set (datasets/generate/embedding.ts), cosine.
-// Run: npm run bench:live -- [--count 50000] [--json docs/bench/live.json]
+// Live collections through the engine with a data directory: upserts/s (batches of 1 and 100, 1 and
+// 16 writers); recall@10 and QPS after live upserts and deletes, and after a compaction, vs a fresh
+// build on the final data; search p50/p99 during upserts and compaction vs without.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

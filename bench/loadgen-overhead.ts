@@ -1,11 +1,6 @@
-// The load generator's own limit: how many requests per second `strata loadgen` can drive when the
-// server costs (almost) nothing. A trivial fastify endpoint on 127.0.0.1, in a worker thread of its own,
-// answers every search with the same tiny Qdrant-shaped answer (10 points and a `strata` field); the
-// load generator runs its real JSON closed loop against it at concurrency 1, 8 and 32 with a fixed
-// request count. Any Strata QPS well below these figures is Strata's, not the load generator's.
-// Then the warm-up's effect: `strata loadgen` as a fresh process each time (its code starts cold),
-// an open loop at --warm-rate against the same endpoint after each --warmups count, p50/p95/p99.
-// Run: npm run bench:loadgen -- [--requests 20000] [--warmup 2000] [--warmups 0,500,1000,2000] [--json docs/bench/loadgen-overhead.json]
+// The load generator's own limit, so that a Strata figure well below it is Strata's: QPS of its JSON
+// closed loop against a trivial fastify endpoint at several concurrencies, then a fresh (cold) load
+// generator's open-loop p50/p95/p99 side by side for each warm-up count.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +11,7 @@ import Fastify from 'fastify';
 import { writeFvecs } from '../datasets/index.js';
 import { runLoadgen } from '../loadgen/index.js';
 import { machineInfo, packageVersions } from '../loadgen/report.js';
-import { run } from './strata-children.js';
+import { run } from './lib/strata-children.js';
 
 const DIM = 128;
 

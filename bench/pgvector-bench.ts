@@ -1,16 +1,6 @@
-// Issue-10 benchmark: Strata against pgvector on the same vectors, the same machine and the same
-// load generator. It starts a throwaway PostgreSQL with pgvector (bench/pg-cluster.ts), loads the
-// base vectors into a table and builds pgvector's HNSW index with the graph parameters Strata's build
-// uses (m 16, ef_construction 200), starts `strata serve` on the Strata index of the same vectors,
-// then runs `strata loadgen` (its own process, 16 clients by default) against each over an ef sweep,
-// the two alternating within every repetition. Per row: QPS, p99, recall@10, and CPU per answer of
-// the server side (strata serve and its threads; the postmaster and its backends) and of the client,
-// inside the load generator's measured window (a CpuTrace of both process trees; start-up and warm-up
-// left out). QPS at equal recall is interpolated on each curve, and their ratio is the figure.
-// With --batch n every request carries n queries, to both (Strata's search/batch, one pgvector
-// statement); QPS and CPU are then per query, p99 per request. A list of batch sizes alternates
-// within each repetition, so that batched and single queries are compared in the same run.
-// Run: bash bench/install-pgvector.sh && npm run bench:pgvector -- [--index DIR --base F --queries F --gt F]
+// Strata against pgvector on the same vectors, machine and load generator (`strata loadgen`, its own
+// process), alternating within every repetition over an ef sweep: QPS, p99, recall@10, server and
+// client CPU per answer, and the ratio of their QPS at equal recall; single queries vs batches.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,11 +8,11 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
 import { type LoadgenReport, renderSvg } from '../loadgen/index.js';
-import { type PgCluster, startPgCluster } from './pg-cluster.js';
-import { qpsAtRecall } from './curves.js';
-import { loadPgvectorTable } from './pg-load.js';
-import { generatedAngularSet, measuredLoadgen, serve, stop } from './strata-children.js';
-import { median } from './median.js';
+import { type PgCluster, startPgCluster } from '../loadgen/pg-cluster.js';
+import { qpsAtRecall } from './lib/curves.js';
+import { loadPgvectorTable } from '../loadgen/pg-load.js';
+import { generatedAngularSet, measuredLoadgen, serve, stop } from './lib/strata-children.js';
+import { median } from '../common/median.js';
 
 interface Row {
   system: 'strata' | 'pgvector';

@@ -1,9 +1,6 @@
-// What the shared write log costs (issue 12): upserts through NATS JetStream (two replicas of one
-// shard following one stream, `strata serve --write-log`) against the same upserts into a
-// collection's own log only, in process through the engine, fdatasync on both; and how far the
-// second replica lags the one that took the write (time from the write's answer until the other
-// replica has applied it). Starts Debian's nats-server itself (file storage, one server).
-// Run: npm run bench:replication -- [--seconds 3] [--json docs/bench/replication.json]
+// What the shared write log costs: upserts through NATS JetStream (two replicas following one
+// stream) vs the same upserts into a collection's own log, fdatasync on both, and how long the second
+// replica lags the one that took the write. Starts Debian's nats-server itself.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

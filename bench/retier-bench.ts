@@ -1,11 +1,6 @@
-// Live re-tiering (issue 11): the share of neighbour-list reads served from DRAM when the query
-// load moves to another part of the data, with the placement made at build time (static), with
-// lists moved in place between compactions (the promotion pool's rounds, index/tiered/list-pool.ts)
-// and after the engine re-tiers the collection by itself (a compaction profiled with the recorded
-// live queries), in process through the engine, one search thread, emulated CXL with injection.
-// Data: a clustered set split in two halves by a random hyperplane; load A queries the first half,
-// load B the second (data points plus a little noise). Run with nothing else on the machine.
-// Run: npm run bench:retier -- [--count 50000] [--budget 10%] [--pool 0.2] [--json docs/bench/retier.json]
+// Live re-tiering when the query load moves to the other half of a clustered set: the DRAM share of
+// neighbour-list reads with the build's placement, one profiled for the old load, the promotion
+// pool's rounds (lists moved in place) and a re-tiering compaction, side by side through the engine.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,10 +1,6 @@
-// Router overhead (issue 12): QPS, p99 and recall through `strata router` over 3 shard servers
-// against one `strata serve` of all the data, at 8 and 32 concurrent clients, each measured with
-// `strata loadgen` (MessagePack) in its own process, every process a child of this one. On this
-// 2-vCPU machine the three shards, the router and the load generator share the same two cores, so
-// the ratio prices the whole fan-out (3 searches, 3 hops and a merge per query) on one machine, not
-// what separate shard machines would give; docs/benchmarks.md §6 says how to read it.
-// Run: npm run bench:router -- [--count 50000] [--duration 5]
+// The router's overhead: QPS, p99 and recall through `strata router` over 3 shard servers vs one
+// `strata serve` of all the data, driven by `strata loadgen`; every process shares this machine's
+// cores, so the ratio prices the whole fan-out on one machine (docs/benchmarks.md says how to read it).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,9 +1,6 @@
-// Issue-4 benchmark: what serving over the network costs. The same queries at ef 64 go through REST
-// with JSON bodies, REST with MessagePack bodies (float32 vectors), gRPC, and straight into the
-// engine in this process (collection.search), each a closed loop with the same number of requests
-// outstanding. The contenders alternate for several repetitions; medians and each one's ratio to
-// in-process are printed. Loopback only (127.0.0.1); fixed request counts.
-// Run: npm run bench:server -- [--index DIR --queries FILE] [--count 20000] [--requests 1500] [--reps 7] [--concurrency 8]
+// What serving over the network costs: the same queries at ef 64 over REST with JSON, REST with
+// MessagePack and gRPC, side by side with the engine in this process, each a closed loop on
+// loopback (alternating repetitions, medians, each one's ratio to in-process).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { performance as perfHooks } from 'node:perf_hooks';
@@ -17,7 +14,7 @@ import { readDataset, writeGeneratedSet } from '../datasets/index.js';
 import { buildServer } from '../server/app.js';
 import { loadPackage } from '../server/grpc/protos.js';
 import { packMsgpack, unpackMsgpack } from '../server/rest/codec.js';
-import { median } from './median.js';
+import { median } from '../common/median.js';
 
 type Contender = 'in-process' | 'json' | 'msgpack' | 'grpc';
 type Send = (i: number) => Promise<number[]>;

@@ -1,29 +1,14 @@
-// Issue-10 benchmark: what the service costs per request, with the client in its own process. For
-// each search-thread count it starts `strata serve` as a child, drives it with `strata loadgen` (a
-// second child: undici or gRPC, closed loop) over each protocol, and measures
-// - QPS, p99 and recall from the load generator's report;
-// - CPU per query of the server (all its threads) and of the client, from /proc, inside the load
-//   generator's measured window (strata-children.ts CpuTrace); with --batch n a request carries n
-//   queries;
-// - the in-process QPS of the same index with the same search threads (`strata search`, a third
-//   child, so that no process measures itself);
-// - then, in a separate profiled pass (--cpu-prof slows the server, so it is not the timed one),
-//   the server's main-thread CPU per query by stage, from the profile's frames;
-// - and the floor (--no-floor skips it): the same load generator against floor-server.ts, which
-//   answers with bytes captured from the real server, with nothing behind it and then burning the
-//   search's CPU per request on its event loop (and, with a 1-thread row, on one worker thread), so
-//   that what Strata itself spends per request is measured apart from HTTP, the search and the
-//   client; then --pairs back-to-back pairs of each served row (0 and 1 threads) and its floor,
-//   which a drift of the machine's speed cannot come between.
-// Run: npm run bench:service -- [--index DIR --queries F --gt F] [--threads 0,1] [--protocols msgpack,json,grpc]
+// The service with its client in its own process: `strata serve` driven by `strata loadgen` per
+// protocol and search-thread count (QPS, p99, recall, server and client CPU per query from /proc),
+// against in-process `strata search` and against a floor server that does all but Strata's work.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { request } from 'undici';
 import { readDataset } from '../datasets/index.js';
-import type { CapturedAnswers } from './floor-server.js';
-import { type FloorKind, generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './strata-children.js';
+import type { CapturedAnswers } from './lib/floor-server.js';
+import { type FloorKind, generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './lib/strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -141,7 +126,7 @@ function floorLines(floors: FloorRow[], rows: Row[], where: string): string[] {
   if (floors.length === 0) return [];
   const lines = [
     '',
-    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering; "+ search thread" = the same CPU burnt on one worker thread, the searches waiting handed over together through shared memory, behind node:http or fastify). ${where}.`,
+    `The floor: the same load generator against a server that answers every search with the bytes of one captured answer (bench/lib/floor-server.ts; node = node:http, no parse; fastify = fastify parsing the body as strata serve does; "+ search" = fastify burning the 0-thread row's in-process CPU per query on its event loop before answering; "+ search thread" = the same CPU burnt on one worker thread, the searches waiting handed over together through shared memory, behind node:http or fastify). ${where}.`,
     '',
     '| floor server | protocol | QPS | / in-process (same search threads) | server CPU µs/request: all, event loop, other threads | client CPU µs/request | the served row with those threads: QPS, server µs, client µs |',
     '|---|---|---|---|---|---|---|',
@@ -288,7 +273,8 @@ async function main(): Promise<void> {
         r.ratio = r.qps / inProc;
       }
       if (!o.profile) continue;
-      // The profiled pass: MessagePack only, the server's main thread split by stage.
+      // The profiled pass: MessagePack only, the server's main thread split by stage (--cpu-prof slows
+      // the server, so this pass is not a timed one).
       const profDir = o.profileDir ? join(o.profileDir, `threads-${threads}`) : join(tmp, `prof-${threads}`);
       rmSync(profDir, { recursive: true, force: true });
       mkdirSync(profDir, { recursive: true });

@@ -1,14 +1,6 @@
-// Issue-9 benchmark: what tiering with codes buys, in process, one thread. For each data set it
-// builds one HNSW graph with hnswlib-node and lays it out several ways, then measures side by side
-// (contenders alternate within each repetition; medians reported):
-//   1. DRAM share and CXL bytes per query at a 10% budget: whole records (--codes none) vs codes;
-//   2. recall@10 at ef 64 against the re-rank pool size, vs full precision at the same ef;
-//   3. QPS at equal recall (interpolated on the ef curve): tiered with codes and CXL injection vs
-//      all-DRAM full precision and vs the same codes all in DRAM, at +90, +190 (default) and +400 ns;
-//   4. vs hnswlib-node's searchKnn, with the gain split into kernels, BFS renumbering and codes;
-//   6. DRAM bytes per vector and the layout time with and without codes.
-// Near-data (item 5) runs through the engine's worker threads: bench/engine-bench.ts.
-// Run: npm run bench:tiering -- [--sets sift,clustered,angular] [--count 100000] [--reps 3] [--json file]
+// Tiering with codes, in process, one thread: per data set one hnswlib graph laid out several ways,
+// side by side (alternating repetitions, medians): DRAM share and CXL bytes at a 10% budget, recall
+// against the re-rank pool, QPS at equal recall vs full precision, the codes all in DRAM and hnswlib-node.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -28,8 +20,8 @@ import { recallAtK } from '../index/search/recall.js';
 import type { SearchStats } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { costModel, type CostModelParams, DEFAULT_COST_MODEL } from '../tiers/cost-model.js';
-import { qpsAtRecall } from './curves.js';
-import { median } from './median.js';
+import { qpsAtRecall } from './lib/curves.js';
+import { median } from '../common/median.js';
 
 interface DataSet {
   name: string;

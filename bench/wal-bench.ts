@@ -1,6 +1,5 @@
-// Write-ahead log throughput with fdatasync on (issue 11): one append at a time (each waits for its
-// own sync) against 100 in flight (group commit: one sync for all that arrived during the previous).
-// Run: npm run bench:wal -- [--seconds 2] [--bytes 512] [--dir DIR]
+// Write-ahead log appends/s with fdatasync on: one append at a time (each waits for its own sync)
+// against 100 in flight (group commit: one sync for all that arrived during the previous).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

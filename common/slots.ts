@@ -2,7 +2,7 @@
 //
 // Why not a Map or Set: once the owner's Map or Set lives in V8's old space, entries it took and
 // dropped (and what they point to) still outlive the scavenges and are promoted. Measured on Node 20
-// with 16 entries live at a time (`npm run bench:churn`): a Set or Map promoted 5.2–5.5 MB a
+// with 16 entries live at a time (a one-off probe, docs/benchmarks.md): a Set or Map promoted 5.2–5.5 MB a
 // scavenge, paused ~25 ms a scavenge against 0.3, and ran ~5× slower than these slots, which
 // promoted nothing. In `strata serve` the in-flight responses and running tasks were such Sets.
 // Slots are a plain array whose removed entries are overwritten with null, so nothing stale remains.

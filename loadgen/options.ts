@@ -74,7 +74,7 @@ export const DEFAULT_STATS_EVERY = 16;
  * Untimed requests before each step. The load generator's own code is cold when it starts, and an
  * open loop charges a slow client to the server: against an endpoint that answers ~20,000 requests/s,
  * 3,000/s offered from a fresh load generator gave p95 92–121 ms with no warm-up, ~5 ms after 500
- * requests, 2.6–3.9 ms after 1,000 and 1.3–1.6 ms after 2,000 (npm run bench:loadgen;
+ * requests, 2.6–3.9 ms after 1,000 and 1.3–1.6 ms after 2,000 (npm run bench -- loadgen;
  * docs/loadgen.md#warm-up).
  */
 export const DEFAULT_WARMUP = 2000;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
 import { buildIndex } from '../../index/build/build-index.js';
-import type { Scavenges } from '../../bench/gc-trace.js';
+import type { Scavenges } from '../helpers/gc-trace.js';
 import { distUrl, scavengesOf } from '../helpers/young-garbage.js';
 
 const dim = 48;

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
-import { busiestIsolate, type Scavenges } from '../../bench/gc-trace.js';
+import { busiestIsolate, type Scavenges } from './gc-trace.js';
 
 /** file: URL of a compiled module under dist/ (the child runs plain JavaScript), e.g. 'engine/engine.js'. */
 export function distUrl(path: string): string {

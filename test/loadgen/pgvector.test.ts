@@ -1,12 +1,12 @@
 // The load generator's pgvector client against a real PostgreSQL with pgvector, started by the test
-// (bench/pg-cluster.ts; .ci/run installs both with bench/install-pgvector.sh): a 2,000 × 16 cosine
+// (loadgen/pg-cluster.ts; .ci/run installs both with bench/install-pgvector.sh): a 2,000 × 16 cosine
 // table with an HNSW index, 40 queries with exact ground truth. The sweep must report pgvector's
 // recall (near 1 at a wide ef, lower at ef 1), and an unusable target must fail before any load with
 // a clear error. The pure parts (vector text, scores) run without a server; the postgres:// URL is
 // target.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgUnavailable, type PgCluster, startPgCluster } from '../../bench/pg-cluster.js';
-import { loadPgvectorTable } from '../../bench/pg-load.js';
+import { pgUnavailable, type PgCluster, startPgCluster } from '../../loadgen/pg-cluster.js';
+import { loadPgvectorTable } from '../../loadgen/pg-load.js';
 import { bruteForceKnn, writeFvecs, writeIvecs } from '../../datasets/index.js';
 import { angularSet } from '../helpers/angular-set.js';
 import { scoreOf, vectorLiteral } from '../../loadgen/clients/pgvector.js';

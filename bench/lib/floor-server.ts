@@ -14,7 +14,7 @@
 // searches waiting go over together through a two-counter shared-memory mailbox (Atomics, no
 // message port), the leanest hand-off we know, so its QPS is the most any fastify server with one
 // search thread could serve on this machine; `node-thread` does the same behind bare node:http.
-// Run by service-bench.ts: node dist/bench/floor-server.js <node|fastify|node-thread|fastify-thread> <captured.json> [burn µs];
+// Run by service-bench.ts: node dist/bench/lib/floor-server.js <node|fastify|node-thread|fastify-thread> <captured.json> [burn µs];
 // prints "REST  <url>".
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,8 +22,8 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { Packr } from 'msgpackr';
-import { waitAsync } from '../common/wait-async.js';
-import { registerMsgpackParser } from '../server/rest/codec.js';
+import { waitAsync } from '../../common/wait-async.js';
+import { registerMsgpackParser } from '../../server/rest/codec.js';
 
 /** What service-bench captured from `strata serve`: the bodies of GET /, GET /collections/{c} and one search answer (JSON). */
 export interface CapturedAnswers {

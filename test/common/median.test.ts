@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median } from '../../bench/median.js';
+import { median } from '../../common/median.js';
 
 describe('median (the benches’ one reducer of repetitions)', () => {
   it('takes the middle value of an odd count, whatever the order', () => {

@@ -1,8 +1,8 @@
 // Fills a pgvector table from a vector file's rows (id = row number, as Strata's labels and the
 // ground-truth files number them) and builds its HNSW index, timed apart.
 import pg from 'pg';
-import { PG_DISTANCE, quotedTable, vectorLiteral } from '../loadgen/clients/pgvector.js';
-import type { QdrantDistance } from '../loadgen/ground-truth.js';
+import { PG_DISTANCE, quotedTable, vectorLiteral } from './clients/pgvector.js';
+import type { QdrantDistance } from './ground-truth.js';
 
 export interface PgLoadOptions {
   url: string;

@@ -3,10 +3,10 @@
 // command-line options those benches share (the set, its metric, the JSON output, number lists).
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { type Dataset, readDataset, readFvecsMatrix, readGroundTruth } from '../datasets/index.js';
-import type { Metric } from '../index/kernels/kernels.js';
-import { normalizeRows } from '../index/kernels/reference.js';
-import type { RecallInput } from '../index/search/recall.js';
+import { type Dataset, readDataset, readFvecsMatrix, readGroundTruth } from '../../datasets/index.js';
+import type { Metric } from '../../index/kernels/kernels.js';
+import { normalizeRows } from '../../index/kernels/reference.js';
+import type { RecallInput } from '../../index/search/recall.js';
 
 /** A comma-separated list of numbers (empty items dropped), as commander's argument parser. */
 export const numberList = (s: string): number[] =>

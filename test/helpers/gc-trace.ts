@@ -1,6 +1,5 @@
 // Reads `node --trace-gc-nvp` output: V8's own count of each scavenge's allocation, promotion and
-// pause. Shared by bench/container-churn.ts and the tests that hold the request path to dying young
-// (test/helpers/young-garbage.ts).
+// pause, for the tests that hold the request path to dying young (test/helpers/young-garbage.ts).
 
 export interface Scavenges {
   scavenges: number;

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../common/paths.js';
+import { projectRoot } from '../../common/paths.js';
 
 export const STRATA = join(projectRoot(), 'bin', 'strata.js');
 const TICK_US = 1e6 / 100; // USER_HZ: /proc times are in 1/100 s on Linux
@@ -205,11 +205,11 @@ export function serve(index: string, o: ServeOptions): Promise<Served> {
  * It serves no gRPC.
  */
 export function serveFloor(kind: FloorKind, captured: string, burnUs = 0, cpus?: string): Promise<Served> {
-  const script = join(projectRoot(), 'dist', 'bench', 'floor-server.js');
+  const script = join(projectRoot(), 'dist', 'bench', 'lib', 'floor-server.js');
   return listening(nodeArgv([], [kind, captured, String(burnUs)], cpus, script), `floor server (${kind})`, false);
 }
 
-/** The floor servers of bench/floor-server.ts. */
+/** The floor servers of bench/lib/floor-server.ts. */
 export type FloorKind = 'node' | 'fastify' | 'node-thread' | 'fastify-thread';
 
 export async function stop(s: Served): Promise<void> {

@@ -1,0 +1,48 @@
+// `npm run bench -- <name> [args]`: one entry point, so that docs cite a benchmark by name rather
+// than by file. The chosen bench runs in this process as if started alone: process.argv is rewritten
+// to its own file and the arguments after the name, so its command-line parser sees only its own.
+import { fileURLToPath } from 'node:url';
+
+interface Bench {
+  /** The bench's module, relative to this one (both compiled to dist/bench/). */
+  module: string;
+  /** What it measures, in one line, for `--list`. */
+  about: string;
+}
+
+const BENCHES: Readonly<Record<string, Bench>> = {
+  tiering: { module: './tiering-bench.js', about: 'tiering with codes in process: DRAM share, recall, QPS at equal recall vs full precision and hnswlib-node' },
+  kernels: { module: './kernel-bench.js', about: 'the distance kernels alone: ns per scattered row per code kind, WASM vs JS' },
+  engine: { module: './engine-bench.js', about: 'near-data vs local execution through the engine as the CXL latency is swept' },
+  server: { module: './server-bench.js', about: 'QPS over loopback (JSON, MessagePack, gRPC) vs the in-process engine' },
+  service: { module: './service-bench.js', about: 'strata serve driven by strata loadgen in its own process: QPS, p99, CPU per query, vs a floor server' },
+  pgvector: { module: './pgvector-bench.js', about: 'Strata vs pgvector on the same vectors and load generator: QPS at equal recall, CPU per answer' },
+  loadgen: { module: './loadgen-overhead.js', about: "the load generator's own limit against a trivial endpoint, and its tail by warm-up count" },
+  fill: { module: './fill-bench.js', about: 'a TEXMEX graph as built vs its free slots filled at each α: recall per ef, QPS at equal recall' },
+  wal: { module: './wal-bench.js', about: 'write-ahead log appends/s with fdatasync: one in flight vs group commit' },
+  live: { module: './live-bench.js', about: 'live collections: upserts/s, recall after live writes vs a fresh build, latency under writes' },
+  retier: { module: './retier-bench.js', about: 'DRAM share of list reads when the load moves: static placement vs promotion pool vs compaction' },
+  router: { module: './router-bench.js', about: 'strata router over 3 shards vs one strata serve of all the data: QPS, p99, recall' },
+  replication: { module: './replication-bench.js', about: "upserts through a shared NATS write log vs a collection's own log, and replica lag" },
+};
+
+function list(): string {
+  const width = Math.max(...Object.keys(BENCHES).map((n) => n.length));
+  const rows = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(width)}  ${b.about}`);
+  return `usage: npm run bench -- <name> [args]   (each takes --help)\n\n${rows.join('\n')}\n`;
+}
+
+const [name, ...args] = process.argv.slice(2);
+if (name === undefined || name === '--list' || name === '--help' || name === '-h') {
+  process.stdout.write(list());
+} else {
+  const bench = BENCHES[name];
+  if (bench === undefined) {
+    process.stderr.write(`no benchmark named '${name}'\n\n${list()}`);
+    process.exitCode = 2;
+  } else {
+    const url = new URL(bench.module, import.meta.url);
+    process.argv = [process.argv[0]!, fileURLToPath(url), ...args];
+    await import(url.href);
+  }
+}
