@@ -1,7 +1,8 @@
 // Writing files so that a crash leaves the old contents or the new ones, never a mix: the bytes go to
 // a temporary beside the file and are synced, the temporary is renamed over the file, and the
-// directory is synced so that the rename itself survives. Every durable write in Strata goes through
-// these steps, so that a fix to one (a short write, a missed directory sync) reaches them all.
+// directory is synced so that the rename itself survives. Strata's writers take these steps from here
+// (the log's cut only the directory sync: it writes through a handle it keeps), so that a fix to one
+// step (a short write, a missed directory sync) reaches them all.
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StrataError } from './errors.js';

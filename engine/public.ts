@@ -8,7 +8,7 @@ export { checkQueryVector, MAX_RERANK } from './collection.js';
 export type { CompactionReport, Engine } from './engine.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';
 
-// Points as the live store keeps them: ids, payloads, and where UUID ids are numbered from.
+// Collections and points as storage keeps them: the config, ids, payloads, where UUID ids are numbered from.
 export type { CollectionConfig } from '../storage/collection-dir.js';
 export type { KeyedPoint, Payload, PointKey } from '../storage/live-store.js';
 export { UUID_ID_BASE } from '../storage/live-store.js';
