@@ -6,6 +6,7 @@ import { pack, unpack } from 'msgpackr';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { storageError, writeFileDurably } from '../common/durable-fs.js';
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import {
@@ -13,7 +14,6 @@ import {
   collectionDir,
   createdCollectionDirs,
   installCollection,
-  writeFileDurably,
   readConfig,
   removeCollectionDir,
   writeConfig,
@@ -24,7 +24,6 @@ import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeComp
 import { DEFAULT_FRESH } from '../index/fresh/fresh-layer.js';
 import { type BaseIds, emptyLiveState, type LiveState, LiveStore } from '../storage/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../storage/snapshot.js';
-import { storageError } from '../storage/wal.js';
 import { openIndex, type OpenedIndex } from '../index/open-index.js';
 import { type WriteLogOptions, WriteLogService } from './replication/jetstream-log.js';
 import { readManifest } from '../index/format/load-index.js';

@@ -5,7 +5,7 @@
 // which `strata serve` stops both.
 import type * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/public.js';
 import { keyCheck } from './auth.js';
 import { bindGrpc, buildGrpc, shutdownGrpc } from './grpc/grpc-server.js';
 import { Lifecycle } from './lifecycle.js';

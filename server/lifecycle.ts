@@ -5,7 +5,7 @@
 // clients reconnect elsewhere instead of sending on a connection about to close.
 import type { ServerResponse } from 'node:http';
 import { Slots } from '../common/slots.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/public.js';
 
 export class Lifecycle {
   private listening = false;

@@ -4,8 +4,7 @@
 // search path does no metrics work of its own. One registry per server, so that several servers in
 // one process (tests) do not collide.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Engine } from '../engine/engine.js';
-import { STAT } from '../index/search/stats.js';
+import { type Engine, STAT } from '../engine/public.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 

@@ -5,7 +5,7 @@
 // STRATA_SHUTTING_DOWN and its threads are terminated; (4) close the ports and connections. The
 // engine keeps taking searches until (3), because a request admitted just before the signal may
 // reach it after.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/public.js';
 import type { StrataServer } from './app.js';
 
 /** After the engine has failed what was left, how long those answers get to go out, ms. */

@@ -4,13 +4,12 @@
 // The config file (collection.json) has a format tag, a version and a CRC-32 of its body; it is
 // written to a temporary file, synced and renamed, so a crash leaves the old file or the new one.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { createDir, renameDurably, storageError, writeFileDurably } from '../common/durable-fs.js';
 import { StrataError } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import { fsyncDir } from '../index/format/replace-dir.js';
-import { storageError } from './wal.js';
 
 /** The log's file name in a collection's directory (live-store.ts opens it). */
 export const WAL_LOG_FILE = 'wal.log';
@@ -36,27 +35,6 @@ function body(c: CollectionConfig): string {
   return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction });
 }
 
-/**
- * Writes bytes to `file` durably: to a temporary beside it, synced, renamed over it, the directory
- * synced; a crash leaves the old file or the new one. Storage failures are STRATA_STORAGE.
- */
-export function writeFileDurably(file: string, bytes: string | Uint8Array): void {
-  const tmp = `${file}.tmp`;
-  try {
-    const fd = openSync(tmp, 'w', 0o644);
-    try {
-      writeSync(fd, typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-    fsyncDir(dirname(file));
-  } catch (e) {
-    throw storageError(file, 'write', e);
-  }
-}
-
 export function writeConfig(dir: string, c: CollectionConfig): void {
   const text = body(c);
   writeFileDurably(
@@ -70,11 +48,7 @@ export function writeConfig(dir: string, c: CollectionConfig): void {
  * config last, so a crash in between leaves a directory that is not a collection.
  */
 export function installCollection(dir: string, c: CollectionConfig, log: Uint8Array): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    throw storageError(dir, 'create', e);
-  }
+  createDir(dir);
   writeFileDurably(join(dir, WAL_LOG_FILE), log);
   writeConfig(dir, c);
 }
@@ -111,8 +85,7 @@ export function removeCollectionDir(dir: string): void {
   try {
     const file = join(dir, CONFIG_FILE);
     if (existsSync(file)) {
-      renameSync(file, `${file}.deleted`);
-      fsyncDir(dir);
+      renameDurably(file, `${file}.deleted`);
     }
     rmSync(dir, { recursive: true, force: true });
   } catch (e) {

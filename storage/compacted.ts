@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
+import { writeFileDurably } from '../common/durable-fs.js';
 import { StrataError } from '../common/errors.js';
-import { writeFileDurably } from './collection-dir.js';
 import type { LiveState } from './live-store.js';
 
 export const COMPACTED_FILE = 'compacted.json';

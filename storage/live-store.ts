@@ -5,14 +5,15 @@
 // not at all. On open the log is replayed the same way, so the state after a crash is the state
 // after the last acknowledged write (and perhaps a few whose acknowledgement was lost with the
 // process, but never half of one).
-import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
+import { createDir } from '../common/durable-fs.js';
 import { StrataError } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import { WAL_LOG_FILE } from './collection-dir.js';
 import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from '../index/fresh/fresh-layer.js';
-import { type RecoveryReport, storageError, WriteAheadLog } from './wal.js';
+import { type RecoveryReport, WriteAheadLog } from './wal.js';
 
 export type Payload = Record<string, unknown>;
 
@@ -169,11 +170,7 @@ export class LiveStore {
     fresh: FreshOptions = DEFAULT_FRESH,
     compacted: { cutLsn: bigint; state: LiveState } | null = null,
   ): Promise<{ store: LiveStore; report: RecoveryReport }> {
-    try {
-      mkdirSync(dir, { recursive: true });
-    } catch (e) {
-      throw storageError(dir, 'create', e);
-    }
+    createDir(dir);
     const { wal, records, report, cutAt } = await WriteAheadLog.open(join(dir, WAL_FILE));
     // A log whose head was cut relies on the compacted base that holds those records.
     if (cutAt > (compacted?.cutLsn ?? 0n)) {

@@ -7,12 +7,11 @@
 // (32 bytes). Little-endian. The checksum the API reports is the SHA-256 of the whole file. A snapshot is written to a temporary
 // file, synced and renamed, so a listed snapshot is always whole.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { createDir, writeFileDurably } from '../common/durable-fs.js';
 import { invalidArgument, StrataError } from '../common/errors.js';
-import { writeFileDurably } from './collection-dir.js';
-import { storageError } from './wal.js';
 
 export const SNAPSHOT_MAGIC = 'STRATSNP';
 export const SNAPSHOT_VERSION = 1;
@@ -85,11 +84,7 @@ export function writeSnapshot(dir: string, lsn: bigint, entries: ReadonlyArray<[
   const now = new Date();
   const name = `snapshot-${now.toISOString().replace(/:/g, '-')}-${lsn}.snapshot`;
   const bytes = encodeSnapshot(entries);
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    throw storageError(dir, 'create', e);
-  }
+  createDir(dir);
   writeFileDurably(join(dir, name), bytes);
   return { name, creation_time: now.toISOString(), size: bytes.length, checksum: createHash('sha256').update(bytes).digest('hex') };
 }

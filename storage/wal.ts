@@ -27,9 +27,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { fsyncDir } from '../index/format/replace-dir.js';
 import { type FileHandle, open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { fsyncDir, storageError } from '../common/durable-fs.js';
 import { StrataError } from '../common/errors.js';
 
 export const WAL_MAGIC = 'STRATWAL';
@@ -58,14 +58,8 @@ export interface RecoveryReport {
   reason: string | null;
 }
 
-/** Storage failures (disk full, read-only file system, no permission) as one typed error naming the file. */
 /** Errors that say the file may be read but not written (a read-only file system, or permissions). */
 const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
-
-export function storageError(file: string, op: string, e: unknown): StrataError {
-  const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
-  return new StrataError('STRATA_STORAGE', `${op} ${file} failed (${code}): the write was not acknowledged`, { file, errno: code }, { cause: e });
-}
 
 function checksum(buf: Uint8Array, from: number, to: number): number {
   return crc32(buf.subarray(from, to)) >>> 0;

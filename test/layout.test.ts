@@ -1,6 +1,9 @@
 // The folder layout is a dependency rule, not only a filing system: imports flow one way (server →
 // engine → storage → index → tiers; datasets/ and common/ are leaves), so that a folder can be read, tested
-// and reused without what sits above it. This test reads every import and holds the rule.
+// and reused without what sits above it. The server sees the layers beneath it only through the
+// engine's public module, engine/public.ts: it imports from common/ and that one file, so the engine,
+// storage and index can rearrange their modules without the server following. This test reads every
+// import and holds both rules.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +19,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   index: ['common', 'datasets', 'tiers'],
   storage: ['common', 'datasets', 'index', 'tiers'],
   engine: ['common', 'datasets', 'index', 'storage', 'tiers'],
-  server: ['common', 'datasets', 'engine', 'index', 'storage', 'tiers'],
+  server: ['common', 'engine'],
   loadgen: ['common', 'datasets'],
 };
 
@@ -27,16 +30,19 @@ function sources(dir: string): string[] {
     .filter((f) => !relative(ROOT, f).split('/').includes('node_modules'));
 }
 
-/** Top-level folders a file imports from (relative specifiers only: packages are not layers). */
-function importedFolders(file: string): string[] {
+/** What a file imports, as paths from the project root (relative specifiers only: packages are not layers). */
+function importedPaths(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const out = new Set<string>();
-  for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)) {
-    const top = relative(ROOT, resolve(dirname(file), m[1]!)).split('/')[0]!;
-    out.add(top);
-  }
-  return [...out];
+  return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((m) => relative(ROOT, resolve(dirname(file), m[1]!)));
 }
+
+/** Top-level folders a file imports from. */
+function importedFolders(file: string): string[] {
+  return [...new Set(importedPaths(file).map((p) => p.split('/')[0]!))];
+}
+
+/** The one engine module the server may import. */
+const ENGINE_FACE = 'engine/public.js';
 
 describe('layout', () => {
   for (const [folder, allowed] of Object.entries(MAY_IMPORT)) {
@@ -50,4 +56,14 @@ describe('layout', () => {
       expect(wrong).toEqual([]);
     });
   }
+
+  it(`server/ reaches the engine through ${ENGINE_FACE} only`, () => {
+    const wrong: string[] = [];
+    for (const f of sources(join(ROOT, 'server'))) {
+      for (const p of importedPaths(f)) {
+        if (p.startsWith('engine/') && p !== ENGINE_FACE) wrong.push(`${relative(ROOT, f)} → ${p}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
 });

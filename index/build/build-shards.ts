@@ -4,8 +4,9 @@
 // (shards.json) is written last, through a rename: a directory holds a shard map only once every
 // shard in it is complete, and the map carries each shard manifest's SHA-256 and its own.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { replaceFileDurably } from '../../common/durable-fs.js';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import type { Dataset } from '../../datasets/index.js';
 import type { Metric } from '../kernels/kernels.js';
@@ -136,20 +137,6 @@ export async function buildShards(o: BuildIndexOptions & { shards: number }): Pr
   const map: ShardMap = { ...body, sha256: mapChecksum(body) };
   // On disk before it is named, and the name on disk before we return: a crash leaves either no map
   // (the set is incomplete and --force may replace it) or a whole one.
-  const tmp = join(out, `${SHARD_MAP_FILE}.tmp`);
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, JSON.stringify(map, null, 2) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, join(out, SHARD_MAP_FILE));
-  const dirFd = openSync(out, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
+  replaceFileDurably(join(out, SHARD_MAP_FILE), JSON.stringify(map, null, 2) + '\n');
   return { out, map, shards: summaries };
 }

@@ -11,8 +11,9 @@
 //
 // Temporaries are named `.<name>.tmp-<pid>-<ms>` (and `.old`); those of a build whose process is gone
 // are removed at the next build into the same directory, once any swap they belong to is recovered.
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fsyncDir, renameDurably, writeFileSynced } from '../../common/durable-fs.js';
 import { exchangePaths } from '../../tiers/numa.js';
 import { MANIFEST } from './constants.js';
 import { crashPoint } from './crash-point.js';
@@ -24,15 +25,6 @@ const INTENT_RE = /^\.(.+)\.strata-swap\.json$/;
  * go too); anything else means it is not ours and is left alone.
  */
 const INDEX_FILE_RE = /^(manifest\.json|graph\.bin|codes\.bin|(adjacency|vectors|labels)-(dram|cxl)\.bin|tier-\d+-[a-z]+\.bin)$/;
-
-export function fsyncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export function temporaryFor(out: string): string {
   return join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${Date.now()}`);
@@ -84,8 +76,7 @@ export function ownerAlive(pid: number, sinceMs: number): boolean {
 export function installDir(tmp: string, out: string): void {
   const parent = dirname(out);
   if (!existsSync(out)) {
-    renameSync(tmp, out);
-    fsyncDir(parent);
+    renameDurably(tmp, out);
     return;
   }
   crashPoint('before-swap');
@@ -98,13 +89,7 @@ export function installDir(tmp: string, out: string): void {
   const old = `${tmp}.old`;
   const intent = intentPath(out);
   const record: Intent = { next: basename(tmp), old: basename(old), pid: process.pid, at: Date.now() };
-  const fd = openSync(intent, 'w');
-  try {
-    writeFileSync(fd, JSON.stringify(record) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSynced(intent, JSON.stringify(record) + '\n');
   fsyncDir(parent);
   renameSync(out, old);
   crashPoint('between-renames');

@@ -4,6 +4,7 @@
 // Only an index directory is ever replaced (output-path.ts).
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { fsyncDir } from '../../common/durable-fs.js';
 import { dirname, join, resolve } from 'node:path';
 import { STORE_KINDS, type TieredIndex, TIER_KINDS } from '../tiered/tiered-index.js';
 import { CODE_KINDS } from '../codes/index.js';
@@ -23,7 +24,7 @@ import { crashPoint } from './crash-point.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { DEGREE_MASK } from '../tiered/list-pool.js';
 import { checkOutput } from './output-path.js';
-import { fsyncDir, installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
+import { installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
 
 export const METRIC_CODES = { l2: 0, ip: 1, cosine: 2 } as const;
 

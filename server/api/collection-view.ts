@@ -4,7 +4,7 @@
 // strata.status_reasons), `segments_count` the memory segments across its tiers, and
 // `optimizer_status` is "ok" because there is no optimiser to fail: indexes are built complete
 // offline and served read-only (Qdrant reports {"error": …} only when an optimisation failed).
-import type { CollectionInfo } from '../../engine/types.js';
+import type { CollectionInfo } from '../../engine/public.js';
 import { qdrantDistance, type QdrantDistance } from './scores.js';
 
 export interface StrataTierView {

@@ -3,7 +3,7 @@
 // throws STRATA_INVALID_ARGUMENT naming that path and what was expected. Absent means undefined or
 // null, as in Qdrant's JSON where `"offset": null` is the same as leaving it out.
 import { invalidArgument, quoted } from '../../common/errors.js';
-import { checkQueryVector } from '../../engine/collection.js';
+import { checkQueryVector, type PointKey } from '../../engine/public.js';
 
 export type Fields = Readonly<Record<string, unknown>>;
 
@@ -121,9 +121,6 @@ export function pointIdAt(v: unknown, field: string): number | null {
   }
   throw invalidArgument(field, `must be an unsigned integer or a UUID, got ${describe(v)}`);
 }
-
-export type { PointKey } from '../../storage/live-store.js';
-import type { PointKey } from '../../storage/live-store.js';
 
 /** Canonical form of a UUID: lowercase, 8-4-4-4-12. */
 export function canonicalUuid(v: string): string {

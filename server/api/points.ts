@@ -2,8 +2,7 @@
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
 import { quoted, StrataError } from '../../common/errors.js';
-import type { Collection } from '../../engine/collection.js';
-import type { Payload, PointKey } from '../../storage/live-store.js';
+import type { Collection, Payload, PointKey } from '../../engine/public.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';

@@ -2,7 +2,7 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
-import { MAX_RERANK } from '../../engine/collection.js';
+import { MAX_RERANK, type PointKey } from '../../engine/public.js';
 import { MAX_HNSW_EF, MAX_IDS, MAX_LIMIT } from '../options.js';
 import {
   arrayAt,
@@ -15,7 +15,6 @@ import {
   optionalInt,
   optionalNumber,
   optionalString,
-  type PointKey,
   pointKeyAt,
   vectorAt,
   withPayloadAt,

@@ -1,7 +1,7 @@
 // Qdrant's score conventions over the engine's hnswlib distances. The engine ranks by squared L2
 // (l2) or 1 - dot (ip, cosine on unit vectors); Qdrant users expect Euclid to be the Euclidean
 // distance (smaller is better) and Dot / Cosine to be similarities (larger is better).
-import type { Metric } from '../../index/kernels/kernels.js';
+import type { Metric } from '../../engine/public.js';
 
 export type QdrantDistance = 'Euclid' | 'Dot' | 'Cosine';
 

@@ -1,7 +1,6 @@
 // The per-query cost a search answer carries in its `strata` field (REST) or `strata` message
 // (gRPC): the same snake_case shape on both, so the proto message is filled from this object as is.
-import type { ExecutionMode } from '../../engine/types.js';
-import type { SearchStats } from '../../index/search/stats.js';
+import type { ExecutionMode, SearchStats } from '../../engine/public.js';
 
 export interface TierCounts {
   dram: number;

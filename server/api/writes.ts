@@ -4,13 +4,9 @@
 // what it gets (it copies vectors before keeping them: a MessagePack Float32Array is a view of the
 // request's buffer).
 import { invalidArgument } from '../../common/errors.js';
-import type { CollectionConfig } from '../../storage/collection-dir.js';
-import type { KeyedPoint, Payload } from '../../storage/live-store.js';
-import type { Metric } from '../../index/kernels/kernels.js';
-import { UUID_ID_BASE } from '../../storage/live-store.js';
-import { arrayAt, canonicalUuid, describe, type Fields, intAt, isAbsent, objectAt, type PointKey, UUID, vectorAt } from './fields.js';
+import { type CollectionConfig, type CompactionReport, type KeyedPoint, type Metric, type Payload, type PointKey, UUID_ID_BASE } from '../../engine/public.js';
+import { arrayAt, canonicalUuid, describe, type Fields, intAt, isAbsent, objectAt, UUID, vectorAt } from './fields.js';
 import { MAX_IDS } from '../options.js';
-import type { CompactionReport } from '../../engine/engine.js';
 
 /** Largest vector size a created collection may have. */
 export const MAX_DIM = 65_536;

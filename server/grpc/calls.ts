@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { FastifyBaseLogger } from 'fastify';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import type { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/public.js';
 import type { CallControl } from '../api/points.js';
 import { presentedKey, UNAUTHENTICATED_MESSAGE, type KeyCheck } from '../auth.js';
 import { asStrataError, isServerFault, MAX_MESSAGE_CHARS, messageOf, STATUS_OF } from '../errors.js';

@@ -2,13 +2,12 @@
 // field names, so they go through the same parsers (server/api/requests.ts) and operations.
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument, quoted } from '../../common/errors.js';
-import type { Collection } from '../../engine/collection.js';
+import type { Collection, PointKey } from '../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../api/answer-size.js';
 import type { Fields } from '../api/fields.js';
 import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
 import { parseDeleteIds, parsePayload, parseUpsert } from '../api/writes.js';
-import type { PointKey } from '../../storage/live-store.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,

@@ -1,6 +1,6 @@
 // What every REST route module receives: the engine, the resolved options, the metrics, and the
 // server's lifecycle (readiness and draining are the server's state, not the engine's).
-import type { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/public.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';

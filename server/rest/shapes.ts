@@ -1,6 +1,6 @@
 // Qdrant's JSON shapes of points: a scored point ({id, version, score, payload, vector?}) and a
 // record ({id, payload, vector?}). The payload is the stored one ({} when none) when asked for, else null.
-import type { Payload, PointKey } from '../../storage/live-store.js';
+import type { Payload, PointKey } from '../../engine/public.js';
 import type { PointRecord, ScoredHit } from '../api/points.js';
 import type { Codec } from './codec.js';
 

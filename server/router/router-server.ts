@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { fastify, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { Counter, Registry } from 'prom-client';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { shardOf } from '../../index/build/build-shards.js';
+import { shardOf } from '../../engine/public.js';
 import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
 import { arrayAt, bodyObject, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
 import { window } from '../api/requests.js';

@@ -1,6 +1,6 @@
 // Collection routes: list, describe (Qdrant's shape plus tier placement) and exists.
 import type { FastifyInstance } from 'fastify';
-import { checkCollectionName } from '../../../engine/engine.js';
+import { checkCollectionName } from '../../../engine/public.js';
 import { collectionView } from '../../api/collection-view.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';

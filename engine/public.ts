@@ -1,0 +1,23 @@
+// What the server may use of the engine and of the layers beneath it. The server imports this module
+// and no other engine, storage or index module (test/layout.test.ts holds the rule), so those layers
+// can rearrange their files without the server following; each name here is re-exported from its one
+// home, nothing is defined twice.
+export type * from './types.js';
+export type { Collection } from './collection.js';
+export { checkQueryVector, MAX_RERANK } from './collection.js';
+export type { CompactionReport, Engine } from './engine.js';
+export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';
+
+// Collections and points as storage keeps them: the config, ids, payloads, where UUID ids are numbered from.
+export type { CollectionConfig } from '../storage/collection-dir.js';
+export type { KeyedPoint, Payload, PointKey } from '../storage/live-store.js';
+export { UUID_ID_BASE } from '../storage/live-store.js';
+
+// Search parameters, their bounds and the counters a search reports.
+export type { Metric } from '../index/kernels/kernels.js';
+export { MAX_EF, MAX_K } from '../index/search/searcher.js';
+export type { SearchStats } from '../index/search/stats.js';
+export { STAT } from '../index/search/stats.js';
+
+// Which shard a point id belongs to: the router must agree with the shard map `strata build --shards` wrote.
+export { shardOf } from '../index/build/build-shards.js';
