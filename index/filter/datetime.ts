@@ -31,8 +31,16 @@ export function parseDatetime(s: string): number | undefined {
     if (hh > 23 || mm > 59) return undefined;
     offsetMinutes = (zone[0] === '-' ? -1 : 1) * (hh * 60 + mm);
   }
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
-  const d = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
-  d.setUTCFullYear(year);
-  return (d.getTime() - offsetMinutes * 60_000) * 1000 + micros;
+  const seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + (minute - offsetMinutes) * 60 + second;
+  return seconds * 1_000_000 + micros;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }

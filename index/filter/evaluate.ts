@@ -1,8 +1,8 @@
 // The reference evaluator: whether a point (its id, payload and vectors) matches a filter, with
 // Qdrant's semantics. It is the brute-force model that payload indexes and the planner are tested
 // against, and what a filtered scan runs per point, so a filter is compiled once into a tree of
-// closures (compile) and evaluating a point does no parsing and no allocation beyond reading paths
-// through arrays. The rules (from Qdrant's condition checker; README.md has the table):
+// closures (compile): evaluating a point parses nothing, and reads a path without `[]` without
+// building a list. The rules (from Qdrant's condition checker; README.md has the table):
 // - a field condition reads every value at its key path; it matches if one value matches, an array
 //   value matching if one of its elements does; with no value at the path it does not match, except
 //   `values_count`, which then counts 0;
@@ -13,7 +13,7 @@
 import type { Bounds, Condition, Filter, PointId, ValueList } from './ast.js';
 import { parseDatetime } from './datetime.js';
 import { haversineMetres, inBoundingBox, inPolygon } from './geo.js';
-import { arrayPath, compileReader, type KeyPath } from './key-path.js';
+import { arrayPath, compileReader, compileSingleReader, type KeyPath } from './key-path.js';
 import { hasAllTokens, hasAnyToken, hasPhrase, type Tokenizer } from './tokenize.js';
 
 /** What a filter sees of a point. */
@@ -106,13 +106,22 @@ type ValueTest = (v: unknown) => boolean;
 
 /** Matches when one value at the path (or one element of an array value) passes `test`. */
 function anyValue(key: KeyPath, test: ValueTest): Test {
+  const one = (v: unknown): boolean => {
+    if (!Array.isArray(v)) return test(v);
+    for (const e of v) if (test(e)) return true;
+    return false;
+  };
+  // Most paths reach one value at most: read it without building a list.
+  const single = compileSingleReader(key);
+  if (single !== undefined) {
+    return (payload) => {
+      const v = single(payload);
+      return v !== undefined && one(v);
+    };
+  }
   const read = compileReader(key);
   return (payload) => {
-    for (const v of read(payload)) {
-      if (Array.isArray(v)) {
-        for (const e of v) if (test(e)) return true;
-      } else if (test(v)) return true;
-    }
+    for (const v of read(payload)) if (one(v)) return true;
     return false;
   };
 }

@@ -99,28 +99,42 @@ function member(o: Readonly<Record<string, unknown>>, name: string): unknown {
   return Object.hasOwn(o, name) ? o[name] : undefined;
 }
 
-/** Compiles a reader for `path`; a path of keys alone (the common case) gets a loop without recursion. */
-export function compileReader(path: KeyPath): PathReader {
+/**
+ * A reader for a path that reaches at most one value (no `[]` step): the value, or undefined when
+ * there is none. Undefined for a path with `[]`, which needs compileReader.
+ */
+export function compileSingleReader(path: KeyPath): ((payload: unknown) => unknown) | undefined {
   const steps = path.steps;
-  if (steps.every((s) => s.kind === 'key')) {
-    const names = steps.map((s) => (s as { name: string }).name);
-    if (names.length === 1) {
-      const name = names[0]!;
-      return (payload) => {
-        if (!isObject(payload)) return NONE;
-        const v = member(payload, name);
-        return v === undefined ? NONE : [v];
-      };
-    }
-    return (payload) => {
-      let v: unknown = payload;
-      for (const name of names) {
-        if (!isObject(v)) return NONE;
-        v = member(v, name);
+  if (steps.some((s) => s.kind === 'each')) return undefined;
+  if (steps.length === 1) {
+    const name = (steps[0] as { name: string }).name;
+    return (payload) => (isObject(payload) ? member(payload, name) : undefined);
+  }
+  return (payload) => {
+    let v: unknown = payload;
+    for (const s of steps) {
+      if (s.kind === 'key') {
+        if (!isObject(v)) return undefined;
+        v = member(v, s.name);
+      } else {
+        if (!Array.isArray(v)) return undefined;
+        v = v[(s as { index: number }).index];
       }
+    }
+    return v;
+  };
+}
+
+/** Compiles a reader for `path`. */
+export function compileReader(path: KeyPath): PathReader {
+  const single = compileSingleReader(path);
+  if (single !== undefined) {
+    return (payload) => {
+      const v = single(payload);
       return v === undefined ? NONE : [v];
     };
   }
+  const steps = path.steps;
   return (payload) => {
     const out: unknown[] = [];
     collect(steps, 0, payload, out);

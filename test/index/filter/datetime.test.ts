@@ -1,4 +1,5 @@
 // Datetimes as Qdrant reads them: RFC 3339 with a zone, without one (UTC), with a space, bare dates.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDatetime } from '../../../index/filter/datetime.js';
 
@@ -30,4 +31,11 @@ describe('parseDatetime', () => {
     '2024-01-31T',
   ])('refuses %j', (s) => expect(parseDatetime(s)).toBeUndefined());
   it('accepts 29 February in a leap year', () => expect(parseDatetime('2024-02-29')).toBe(ms('2024-02-29T00:00:00Z')));
+  it('agrees with Date on every instant of years 1 to 9999 (to the millisecond)', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (d) => {
+        expect(parseDatetime(d.toISOString())).toBe(d.getTime() * 1000);
+      }),
+    );
+  });
 });
