@@ -233,7 +233,8 @@ function schemas(): Obj {
         },
         optimizer_status: {
           const: 'ok',
-          description: 'Always ok: there is no optimiser to fail (indexes are built complete offline and served read-only).',
+          description:
+            'Always ok: no optimiser reports here (indexes are built complete by strata build; writes taken with --data-dir go to a fresh layer that POST /collections/{collection_name}/compact folds into a new base).',
         },
         points_count: { type: 'integer' },
         indexed_vectors_count: { type: 'integer', description: 'Points the graph search can reach from its entry point; the others only exact search finds.' },
@@ -617,7 +618,8 @@ export function openApiDocument(): Obj {
       title: 'Strata query service',
       version: VERSION,
       description:
-        `Read-only, Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
+        `Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
+        'Searches and reads always; with `strata serve --data-dir`, collection create/delete, point upsert/delete, payload set/overwrite, snapshots and compaction (durable before acknowledged); other Qdrant writes answer 405. ' +
         `Bodies are JSON or MessagePack (Content-Type ${MSGPACK}); answers are MessagePack when Accept asks for ${MSGPACK}. ` +
         `Limits: request body ${DEFAULT_BODY_LIMIT} bytes (--body-limit), answer ${DEFAULT_ANSWER_LIMIT} bytes counted as points × (${POINT_BYTES} + 4 × dim with vectors) (--answer-limit), ${DEFAULT_MAX_BATCH} searches per batch (--max-batch), limit + offset <= ${MAX_LIMIT}, hnsw_ef <= ${MAX_HNSW_EF}. ` +
         'Errors use Qdrant\'s envelope {"status": {"error": "..."}, "result": null, "time": t}. See docs/api.md.',
