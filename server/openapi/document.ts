@@ -137,7 +137,7 @@ function schemas(): Obj {
     ExtendedPointId: {
       oneOf: [
         { type: 'integer', minimum: 0 },
-        { type: 'string', format: 'uuid', description: 'Valid, but never matches: Strata ids are integers.' },
+        { type: 'string', format: 'uuid', description: 'The id of a point written with a UUID (--data-dir); built indexes have integer ids.' },
       ],
     },
     SearchRequest: { type: 'object', required: ['vector', 'limit'], properties: { vector: ref('Vector'), ...windowProps, ...common } },
@@ -391,7 +391,18 @@ function livePaths(C: string): Obj {
       status: { enum: ['completed', 'acknowledged'] },
     },
   });
-  const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
+  // The integer bound is server/api/writes.ts's (writeIdAt): the range above it numbers UUID points.
+  const writeId: Obj = {
+    oneOf: [
+      {
+        type: 'integer',
+        minimum: 0,
+        description: 'Below the range where the collection numbers its UUID points (docs/api.md, Writes); a larger one is a 400.',
+      },
+      { type: 'string', format: 'uuid' },
+    ],
+  };
+  const ids = { type: 'array', items: writeId };
   const write = (summary: string, body: Obj): Obj => ({
     summary,
     parameters: [collectionName, wait],
@@ -435,7 +446,7 @@ function livePaths(C: string): Obj {
       },
     },
     [`${C}/points`]: {
-      put: write('Upsert points: rows (points) or columns (batch); a point id is an unsigned integer below 2^53', {
+      put: write('Upsert points: rows (points) or columns (batch); a point id is an unsigned integer (below the UUID range) or a UUID', {
         type: 'object',
         properties: {
           points: {
@@ -443,7 +454,7 @@ function livePaths(C: string): Obj {
             items: {
               type: 'object',
               required: ['id', 'vector'],
-              properties: { id: { type: 'integer' }, vector: ref('Vector'), payload: { type: ['object', 'null'] } },
+              properties: { id: writeId, vector: ref('Vector'), payload: { type: ['object', 'null'] } },
             },
           },
           batch: {
