@@ -2,8 +2,9 @@
 // tiers live, how big they are and whether their placement was verified. Nothing is canned:
 // `status` is the engine's health of the collection (green / yellow / red, with the reasons in
 // strata.status_reasons), `segments_count` the memory segments across its tiers, and
-// `optimizer_status` is "ok" because there is no optimiser to fail: indexes are built complete
-// offline and served read-only (Qdrant reports {"error": …} only when an optimisation failed).
+// `optimizer_status` is "ok" because no optimiser reports here: indexes are built complete by
+// `strata build`, and writes (with a data directory) are folded in by compaction, which answers for
+// itself (Qdrant reports {"error": …} only when an optimisation failed).
 import type { CollectionInfo } from '../../engine/public.js';
 import { qdrantDistance, type QdrantDistance } from './scores.js';
 
@@ -88,7 +89,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         on_disk_payload: false,
       },
       hnsw_config: { m: info.build.m, ef_construct: info.build.efConstruction, full_scan_threshold: 0, max_indexing_threads: 0, on_disk: false },
-      // Present because strict clients expect the sections; a read-only index never optimises.
+      // Present because strict clients expect the sections; Strata has no Qdrant optimiser to configure.
       optimizer_config: {
         deleted_threshold: 0,
         vacuum_min_vector_number: 0,

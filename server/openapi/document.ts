@@ -136,7 +136,7 @@ function schemas(): Obj {
     ExtendedPointId: {
       oneOf: [
         { type: 'integer', minimum: 0 },
-        { type: 'string', format: 'uuid', description: 'Valid, but never matches: Strata ids are integers.' },
+        { type: 'string', format: 'uuid', description: 'The id of a point written with a UUID (--data-dir); built indexes have integer ids.' },
       ],
     },
     SearchRequest: { type: 'object', required: ['vector', 'limit'], properties: { vector: ref('Vector'), ...windowProps, ...common } },
@@ -232,7 +232,8 @@ function schemas(): Obj {
         },
         optimizer_status: {
           const: 'ok',
-          description: 'Always ok: there is no optimiser to fail (indexes are built complete offline and served read-only).',
+          description:
+            'Always ok: no optimiser reports here (indexes are built complete by strata build; writes taken with --data-dir go to a fresh layer that POST /collections/{collection_name}/compact folds into a new base).',
         },
         points_count: { type: 'integer' },
         indexed_vectors_count: { type: 'integer', description: 'Points the graph search can reach from its entry point; the others only exact search finds.' },
@@ -389,7 +390,18 @@ function livePaths(C: string): Obj {
       status: { enum: ['completed', 'acknowledged'] },
     },
   });
-  const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
+  // The integer bound is server/api/writes.ts's (writeIdAt): the range above it numbers UUID points.
+  const writeId: Obj = {
+    oneOf: [
+      {
+        type: 'integer',
+        minimum: 0,
+        description: 'Below the range where the collection numbers its UUID points (docs/api.md, Writes); a larger one is a 400.',
+      },
+      { type: 'string', format: 'uuid' },
+    ],
+  };
+  const ids = { type: 'array', items: writeId };
   const write = (summary: string, body: Obj): Obj => ({
     summary,
     parameters: [collectionName, wait],
@@ -433,7 +445,7 @@ function livePaths(C: string): Obj {
       },
     },
     [`${C}/points`]: {
-      put: write('Upsert points: rows (points) or columns (batch); a point id is an unsigned integer below 2^53', {
+      put: write('Upsert points: rows (points) or columns (batch); a point id is an unsigned integer (below the UUID range) or a UUID', {
         type: 'object',
         properties: {
           points: {
@@ -441,7 +453,7 @@ function livePaths(C: string): Obj {
             items: {
               type: 'object',
               required: ['id', 'vector'],
-              properties: { id: { type: 'integer' }, vector: ref('Vector'), payload: { type: ['object', 'null'] } },
+              properties: { id: writeId, vector: ref('Vector'), payload: { type: ['object', 'null'] } },
             },
           },
           batch: {
@@ -616,7 +628,8 @@ export function openApiDocument(): Obj {
       title: 'Strata query service',
       version: VERSION,
       description:
-        `Read-only, Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
+        `Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
+        'Searches and reads always; with `strata serve --data-dir`, collection create/delete, point upsert/delete, payload set/overwrite, snapshots and compaction (durable before acknowledged); other Qdrant writes answer 405. ' +
         `Bodies are JSON or MessagePack (Content-Type ${MSGPACK}); answers are MessagePack when Accept asks for ${MSGPACK}. ` +
         `Limits: request body ${DEFAULT_BODY_LIMIT} bytes (--body-limit), answer ${DEFAULT_ANSWER_LIMIT} bytes counted as points × (${POINT_BYTES} + 4 × dim with vectors) (--answer-limit), ${DEFAULT_MAX_BATCH} searches per batch (--max-batch), limit + offset <= ${MAX_LIMIT}, hnsw_ef <= ${MAX_HNSW_EF}. ` +
         'Errors use Qdrant\'s envelope {"status": {"error": "..."}, "result": null, "time": t}. See docs/api.md.',

@@ -18,5 +18,5 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: RestContext): vo
     if (ctx.lifecycle.ready) return reply.type('text/plain').send('all collections are loaded and their tiers bound');
     return reply.code(503).header('retry-after', '1').type('text/plain').send(`not ready: ${ctx.lifecycle.reason}`);
   });
-  app.get('/', async () => ({ title: 'strata - tiered DRAM/CXL vector search (Qdrant-compatible, read-only)', version: VERSION }));
+  app.get('/', async () => ({ title: 'strata - tiered DRAM/CXL vector search (Qdrant-compatible; writes with --data-dir)', version: VERSION }));
 }
