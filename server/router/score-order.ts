@@ -2,7 +2,7 @@
 // Euclid scores are distances (lower is better), Dot and Cosine similarities (higher is better).
 import type { QdrantCollectionView } from '../api/collection-view.js';
 import { resultOf, type ShardCalls } from './shard-calls.js';
-import { shardPath } from './shard-paths.js';
+import { collectionPath } from './collection-paths.js';
 
 export class ScoreOrder {
   private readonly distanceOf = new Map<string, string>();
@@ -13,7 +13,7 @@ export class ScoreOrder {
   async higherIsBetter(name: string): Promise<boolean> {
     let d = this.distanceOf.get(name);
     if (d === undefined) {
-      const { answers } = await this.calls.fanOut('GET', shardPath(name));
+      const { answers } = await this.calls.fanOut('GET', collectionPath(name));
       d = String(resultOf<QdrantCollectionView>(answers[0]!).config.params.vectors.distance);
       this.distanceOf.set(name, d);
     }

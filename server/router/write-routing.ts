@@ -7,7 +7,7 @@ import { WRITE_ID_HEADER, WRITE_SEQ_HEADER } from '../api/writes.js';
 import type { WriteResult } from './merge.js';
 import type { RouterContext } from './route-context.js';
 import { resultOf } from './shard-calls.js';
-import { shardPath } from './shard-paths.js';
+import { collectionPath } from './collection-paths.js';
 
 /** Items grouped by the shard their id hashes to (items with a null id, which never match, left out). */
 export function groupByShard<T>(items: readonly T[], shardCount: number, idOf: (item: T, i: number) => number | null): Map<number, T[]> {
@@ -50,13 +50,13 @@ export async function routeWrites<T>(ctx: RouterContext, w: RoutedWrite<T>): Pro
       // One id per write and shard, the same on a failover or hedged retry: behind a shared write
       // log the copy is dropped, so a write retried on another replica is applied once.
       const headers = replicated ? { [WRITE_ID_HEADER]: randomUUID() } : undefined;
-      const result = resultOf<WriteResult>(await calls.one(shard, w.method, shardPath(w.name, w.path), w.bodyOf(items), headers));
+      const result = resultOf<WriteResult>(await calls.one(shard, w.method, collectionPath(w.name, w.path), w.bodyOf(items), headers));
       // wait=true: read-your-writes through the router, whichever replica the next read reaches.
       // Every replica is asked to answer once it has applied the log up to the write's sequence
       // (its operation_id); one that is down or slow is skipped (restarted, it catches up from
       // the log, but may answer reads before it has: docs/api.md).
       if (headers !== undefined && w.wait && shards.replicas(shard).length > 1 && result.operation_id > 0)
-        await shards.everyReplica(shard, 'GET', shardPath(w.name), { [WRITE_SEQ_HEADER]: String(result.operation_id) });
+        await shards.everyReplica(shard, 'GET', collectionPath(w.name), { [WRITE_SEQ_HEADER]: String(result.operation_id) });
       return result;
     }),
   );

@@ -8,7 +8,7 @@ import type { CompactionView } from '../../api/writes.js';
 import { mergeCollectionNames, mergeCollectionViews, mergeCompactions } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
-import { COLLECTION_ROUTE, shardPath } from '../shard-paths.js';
+import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 
 export function registerCollectionRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
@@ -19,7 +19,7 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RouterContex
   });
 
   app.get<{ Params: CollectionParams }>(COLLECTION_ROUTE, async (req, r) => {
-    const { answers, missing } = await calls.fanOut('GET', shardPath(req.params.collection_name));
+    const { answers, missing } = await calls.fanOut('GET', collectionPath(req.params.collection_name));
     const view = mergeCollectionViews(
       answers.map((a) => resultOf<QdrantCollectionView>(a)),
       ctx.shards.count,
@@ -32,15 +32,15 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RouterContex
   app.put<{ Params: CollectionParams; Body: unknown }>(COLLECTION_ROUTE, async (req, r) => {
     const name = req.params.collection_name;
     scoreOrder.forget(name);
-    return answer(req, r, (await calls.everywhere<unknown>('PUT', shardPath(name), req.body ?? {}))[0]![0], {});
+    return answer(req, r, (await calls.everywhere<unknown>('PUT', collectionPath(name), req.body ?? {}))[0]![0], {});
   });
   app.delete<{ Params: CollectionParams }>(COLLECTION_ROUTE, async (req, r) => {
     const name = req.params.collection_name;
     scoreOrder.forget(name);
-    return answer(req, r, (await calls.everywhere<unknown>('DELETE', shardPath(name)))[0]![0], {});
+    return answer(req, r, (await calls.everywhere<unknown>('DELETE', collectionPath(name)))[0]![0], {});
   });
   app.post<{ Params: CollectionParams }>(`${COLLECTION_ROUTE}/compact`, async (req, r) => {
-    const byShard = await calls.everywhere<CompactionView>('POST', shardPath(req.params.collection_name, '/compact'));
+    const byShard = await calls.everywhere<CompactionView>('POST', collectionPath(req.params.collection_name, '/compact'));
     return answer(req, r, mergeCompactions(byShard), {});
   });
 }

@@ -8,7 +8,7 @@ import { answer, partialFields } from '../answer.js';
 import { type Hit, mergeHits } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
-import { COLLECTION_ROUTE, shardPath } from '../shard-paths.js';
+import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
@@ -18,7 +18,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     // Each shard is asked for limit + offset from 0 (limit 10 by default, as the server's).
     const { limit, offset } = window(b, '', 10);
     const name = req.params.collection_name;
-    const { answers, missing } = await calls.fanOut('POST', shardPath(name, '/points/search'), { ...b, limit: limit + offset, offset: 0 });
+    const { answers, missing } = await calls.fanOut('POST', collectionPath(name, '/points/search'), { ...b, limit: limit + offset, offset: 0 });
     const hits = mergeHits(
       answers.map((a) => resultOf<Hit[]>(a)),
       await scoreOrder.higherIsBetter(name),
@@ -33,7 +33,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
     const windows = searches.map((s, i) => window(s, `searches[${i}].`, 10));
     const name = req.params.collection_name;
-    const { answers, missing } = await calls.fanOut('POST', shardPath(name, '/points/search/batch'), {
+    const { answers, missing } = await calls.fanOut('POST', collectionPath(name, '/points/search/batch'), {
       ...b,
       searches: searches.map((s, i) => ({ ...s, limit: windows[i]!.limit + windows[i]!.offset, offset: 0 })),
     });

@@ -9,7 +9,7 @@ import type { CollectionParams } from '../../rest/context.js';
 import { answer } from '../answer.js';
 import { mergeWriteResults } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
-import { COLLECTION_ROUTE } from '../shard-paths.js';
+import { COLLECTION_ROUTE } from '../collection-paths.js';
 import { groupByShard, routeWrites } from '../write-routing.js';
 
 type WriteRoute = { Params: CollectionParams; Body: unknown; Querystring: { wait?: string } };
