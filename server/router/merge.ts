@@ -1,0 +1,98 @@
+// How the shards' answers to one request become one answer: hits merged by score, collections by
+// name, views and compactions added up, points put back in request or id order, writes folded into
+// one acknowledgement. Pure functions of the shards' results.
+import type { QdrantCollectionView } from '../api/collection-view.js';
+import type { CompactionView } from '../api/writes.js';
+
+export interface Hit {
+  id: number;
+  score: number;
+  [k: string]: unknown;
+}
+
+/** The best `limit` hits after `offset`, over every shard's list; ties go to the lower id. */
+export function mergeHits(lists: Hit[][], higherIsBetter: boolean, offset: number, limit: number): Hit[] {
+  const all = lists.flat();
+  all.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score) || a.id - b.id);
+  return all.slice(offset, offset + limit);
+}
+
+/** Every collection name any shard has, once. */
+export function mergeCollectionNames(lists: Array<{ collections: Array<{ name: string }> }>): { collections: Array<{ name: string }> } {
+  const names = new Set<string>();
+  for (const l of lists) for (const c of l.collections) names.add(c.name);
+  return { collections: [...names].map((name) => ({ name })) };
+}
+
+const STATUS_RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };
+
+/** One collection's view over its shards: the first shard's config, the worst status, the counts added up. */
+export function mergeCollectionViews(views: QdrantCollectionView[], shardCount: number, missing: number[]): Record<string, unknown> {
+  const worst = views.reduce<string>((w, v) => ((STATUS_RANK[v.status] ?? 2) > (STATUS_RANK[w] ?? 2) ? v.status : w), 'green');
+  const sum = (k: 'points_count' | 'indexed_vectors_count' | 'segments_count'): number => views.reduce((s, v) => s + (v[k] ?? 0), 0);
+  return {
+    ...views[0],
+    status: missing.length > 0 ? 'red' : worst,
+    points_count: sum('points_count'),
+    indexed_vectors_count: sum('indexed_vectors_count'),
+    segments_count: sum('segments_count'),
+    router: { shards: shardCount, missing_shards: missing },
+  };
+}
+
+/**
+ * Every replica compacts its own copy: the answer adds the shards up (a shard's figures are its
+ * first replica's: the replicas hold the same points) and takes the longest time.
+ */
+export function mergeCompactions(byShard: CompactionView[][]): CompactionView {
+  const firsts = byShard.map((s) => s[0]!);
+  const sum = (k: 'points' | 'fresh_before' | 'hidden_before' | 'fresh_after' | 'hidden_after'): number => firsts.reduce((a, s) => a + s[k], 0);
+  return {
+    compacted: firsts.some((s) => s.compacted),
+    points: sum('points'),
+    seconds: Math.max(...byShard.flat().map((s) => s.seconds)),
+    fresh_before: sum('fresh_before'),
+    hidden_before: sum('hidden_before'),
+    fresh_after: sum('fresh_after'),
+    hidden_after: sum('hidden_after'),
+  };
+}
+
+/** The points found, in request order, each existing id once (as a single server answers). */
+export function pointsInRequestOrder(ids: ReadonlyArray<number | null>, lists: Array<Array<{ id: number }>>): unknown[] {
+  const byId = new Map<number, unknown>();
+  for (const l of lists) for (const p of l) byId.set(Number(p.id), p);
+  const seen = new Set<number>();
+  const out: unknown[] = [];
+  for (const id of ids) {
+    if (id === null || seen.has(id) || !byId.has(id)) continue;
+    seen.add(id);
+    out.push(byId.get(id));
+  }
+  return out;
+}
+
+export interface ScrollPage {
+  points: Array<{ id: number }>;
+  next_page_offset: number | null;
+}
+
+/** The first `limit` points by id over every shard's page, and where the next page starts. */
+export function mergeScrollPages(pages: ScrollPage[], limit: number): ScrollPage {
+  const points = pages.flatMap((p) => p.points).sort((x, y) => Number(x.id) - Number(y.id));
+  // The next page starts at the first id not returned: the (limit+1)-th merged id, or the
+  // smallest next offset a shard gave.
+  const nexts = pages.map((p) => p.next_page_offset).filter((n): n is number => n !== null);
+  const next = points.length > limit ? Number(points[limit]!.id) : nexts.length > 0 ? Math.min(...nexts) : null;
+  return { points: points.slice(0, limit), next_page_offset: next };
+}
+
+export interface WriteResult {
+  operation_id: number;
+  status: string;
+}
+
+/** The shards' answers to one write as one: the highest operation id, and their status. */
+export function mergeWriteResults(results: WriteResult[]): WriteResult {
+  return { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' };
+}

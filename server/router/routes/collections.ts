@@ -1,0 +1,46 @@
+// Collection routes over the shards: the list and a collection's view merged from every shard;
+// create, delete and compact done on every replica of every shard (ShardCalls.everywhere).
+import type { FastifyInstance } from 'fastify';
+import type { CollectionParams } from '../../rest/context.js';
+import { answer, partialFields } from '../answer.js';
+import type { QdrantCollectionView } from '../../api/collection-view.js';
+import type { CompactionView } from '../../api/writes.js';
+import { mergeCollectionNames, mergeCollectionViews, mergeCompactions } from '../merge.js';
+import type { RouterContext } from '../route-context.js';
+import { resultOf } from '../shard-calls.js';
+import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
+
+export function registerCollectionRoutes(app: FastifyInstance, ctx: RouterContext): void {
+  const { calls, scoreOrder } = ctx;
+
+  app.get('/collections', async (req, r) => {
+    const { answers, missing } = await calls.fanOut('GET', '/collections');
+    return answer(req, r, mergeCollectionNames(answers.map((a) => resultOf<{ collections: Array<{ name: string }> }>(a))), partialFields(missing));
+  });
+
+  app.get<{ Params: CollectionParams }>(COLLECTION_ROUTE, async (req, r) => {
+    const { answers, missing } = await calls.fanOut('GET', collectionPath(req.params.collection_name));
+    const view = mergeCollectionViews(
+      answers.map((a) => resultOf<QdrantCollectionView>(a)),
+      ctx.shards.count,
+      missing,
+    );
+    return answer(req, r, view, partialFields(missing));
+  });
+
+  // A create or a delete answers as the first shard's first replica did.
+  app.put<{ Params: CollectionParams; Body: unknown }>(COLLECTION_ROUTE, async (req, r) => {
+    const name = req.params.collection_name;
+    scoreOrder.forget(name);
+    return answer(req, r, (await calls.everywhere<unknown>('PUT', collectionPath(name), req.body ?? {}))[0]![0], {});
+  });
+  app.delete<{ Params: CollectionParams }>(COLLECTION_ROUTE, async (req, r) => {
+    const name = req.params.collection_name;
+    scoreOrder.forget(name);
+    return answer(req, r, (await calls.everywhere<unknown>('DELETE', collectionPath(name)))[0]![0], {});
+  });
+  app.post<{ Params: CollectionParams }>(`${COLLECTION_ROUTE}/compact`, async (req, r) => {
+    const byShard = await calls.everywhere<CompactionView>('POST', collectionPath(req.params.collection_name, '/compact'));
+    return answer(req, r, mergeCompactions(byShard), {});
+  });
+}

@@ -1,0 +1,52 @@
+// Search routes over the shards: each shard is asked for the first limit + offset hits, and the
+// router merges them by score and cuts the window (the server's own window rules).
+import type { FastifyInstance } from 'fastify';
+import { arrayAt, bodyObject, objectAt } from '../../api/fields.js';
+import { window } from '../../api/requests.js';
+import type { CollectionParams } from '../../rest/context.js';
+import { answer, partialFields } from '../answer.js';
+import { type Hit, mergeHits } from '../merge.js';
+import type { RouterContext } from '../route-context.js';
+import { resultOf } from '../shard-calls.js';
+import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
+
+export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
+  const { calls, scoreOrder } = ctx;
+
+  app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/points/search`, async (req, r) => {
+    const b = bodyObject(req.body);
+    // Each shard is asked for limit + offset from 0 (limit 10 by default, as the server's).
+    const { limit, offset } = window(b, '', 10);
+    const name = req.params.collection_name;
+    const { answers, missing } = await calls.fanOut('POST', collectionPath(name, '/points/search'), { ...b, limit: limit + offset, offset: 0 });
+    const hits = mergeHits(
+      answers.map((a) => resultOf<Hit[]>(a)),
+      await scoreOrder.higherIsBetter(name),
+      offset,
+      limit,
+    );
+    return answer(req, r, hits, partialFields(missing));
+  });
+
+  app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/points/search/batch`, async (req, r) => {
+    const b = bodyObject(req.body);
+    const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
+    const windows = searches.map((s, i) => window(s, `searches[${i}].`, 10));
+    const name = req.params.collection_name;
+    const { answers, missing } = await calls.fanOut('POST', collectionPath(name, '/points/search/batch'), {
+      ...b,
+      searches: searches.map((s, i) => ({ ...s, limit: windows[i]!.limit + windows[i]!.offset, offset: 0 })),
+    });
+    const higher = await scoreOrder.higherIsBetter(name);
+    const lists = answers.map((a) => resultOf<Hit[][]>(a));
+    const result = windows.map((w, i) =>
+      mergeHits(
+        lists.map((l) => l[i] ?? []),
+        higher,
+        w.offset,
+        w.limit,
+      ),
+    );
+    return answer(req, r, result, partialFields(missing));
+  });
+}

@@ -1,0 +1,63 @@
+// Writes go to the shard each id hashes to (the shard map's function, shardOf): the ids grouped by
+// shard, one call per group, and the write acknowledged only when every group is.
+import { randomUUID } from 'node:crypto';
+import { StrataError } from '../../common/errors.js';
+import { shardOf } from '../../engine/public.js';
+import { WRITE_ID_HEADER, WRITE_SEQ_HEADER } from '../api/writes.js';
+import type { WriteResult } from './merge.js';
+import type { RouterContext } from './route-context.js';
+import { resultOf } from './shard-calls.js';
+import { collectionPath } from './collection-paths.js';
+
+/** Items grouped by the shard their id hashes to (items with a null id, which never match, left out). */
+export function groupByShard<T>(items: readonly T[], shardCount: number, idOf: (item: T, i: number) => number | null): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  items.forEach((item, i) => {
+    const id = idOf(item, i);
+    if (id === null) return;
+    const s = shardOf(id, shardCount);
+    const g = groups.get(s);
+    if (g) g.push(item);
+    else groups.set(s, [item]);
+  });
+  return groups;
+}
+
+export interface RoutedWrite<T> {
+  name: string;
+  method: 'PUT' | 'POST';
+  /** The path below the collection, with its query string. */
+  path: string;
+  wait: boolean;
+  groups: Map<number, T[]>;
+  bodyOf: (items: T[]) => unknown;
+}
+
+/** Sends each group to its shard; resolves with every shard's acknowledgement. */
+export async function routeWrites<T>(ctx: RouterContext, w: RoutedWrite<T>): Promise<WriteResult[]> {
+  const { shards, calls } = ctx;
+  const replicated = ctx.options.replicatedWrites === true;
+  for (const shard of w.groups.keys()) {
+    if (shards.replicas(shard).length > 1 && !replicated)
+      throw new StrataError(
+        'STRATA_READ_ONLY',
+        `shard ${shard} has ${shards.replicas(shard).length} replicas: a write would reach one of them only; start the shard servers with --write-log and the router with --replicated-writes`,
+        { allow: '' },
+      );
+  }
+  return Promise.all(
+    [...w.groups.entries()].map(async ([shard, items]) => {
+      // One id per write and shard, the same on a failover or hedged retry: behind a shared write
+      // log the copy is dropped, so a write retried on another replica is applied once.
+      const headers = replicated ? { [WRITE_ID_HEADER]: randomUUID() } : undefined;
+      const result = resultOf<WriteResult>(await calls.one(shard, w.method, collectionPath(w.name, w.path), w.bodyOf(items), headers));
+      // wait=true: read-your-writes through the router, whichever replica the next read reaches.
+      // Every replica is asked to answer once it has applied the log up to the write's sequence
+      // (its operation_id); one that is down or slow is skipped (restarted, it catches up from
+      // the log, but may answer reads before it has: docs/api.md).
+      if (headers !== undefined && w.wait && shards.replicas(shard).length > 1 && result.operation_id > 0)
+        await shards.everyReplica(shard, 'GET', collectionPath(w.name), { [WRITE_SEQ_HEADER]: String(result.operation_id) });
+      return result;
+    }),
+  );
+}

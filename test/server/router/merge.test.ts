@@ -1,0 +1,116 @@
+// The router's merges of shard answers (server/router/merge.ts), on small hand-made answers.
+import { describe, expect, it } from 'vitest';
+import type { QdrantCollectionView } from '../../../server/api/collection-view.js';
+import type { CompactionView } from '../../../server/api/writes.js';
+import {
+  mergeCollectionNames,
+  mergeCollectionViews,
+  mergeCompactions,
+  mergeHits,
+  mergeScrollPages,
+  mergeWriteResults,
+  pointsInRequestOrder,
+} from '../../../server/router/merge.js';
+
+const hit = (id: number, score: number) => ({ id, score });
+
+describe('mergeHits', () => {
+  const lists = [
+    [hit(1, 0.9), hit(4, 0.5)],
+    [hit(2, 0.7), hit(3, 0.5)],
+  ];
+
+  it('orders similarities best first, a tie to the lower id, and cuts the window after the offset', () => {
+    expect(mergeHits(lists, true, 1, 2).map((h) => h.id)).toEqual([2, 3]);
+    expect(mergeHits(lists, true, 0, 10).map((h) => h.id)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('orders distances smallest first', () => {
+    expect(mergeHits(lists, false, 0, 3).map((h) => h.id)).toEqual([3, 4, 2]);
+  });
+});
+
+describe('mergeCollectionNames', () => {
+  it('lists each name once, however many shards have it', () => {
+    const merged = mergeCollectionNames([{ collections: [{ name: 'a' }, { name: 'b' }] }, { collections: [{ name: 'b' }, { name: 'c' }] }]);
+    expect(merged.collections.map((c) => c.name).sort()).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('mergeCollectionViews', () => {
+  const view = (status: QdrantCollectionView['status'], points: number) =>
+    ({ status, points_count: points, indexed_vectors_count: points, segments_count: 1 }) as QdrantCollectionView;
+
+  it('adds the counts up and takes the worst status', () => {
+    const merged = mergeCollectionViews([view('green', 3), view('yellow', 4)], 2, []);
+    expect(merged).toMatchObject({ status: 'yellow', points_count: 7, indexed_vectors_count: 7, segments_count: 2, router: { shards: 2, missing_shards: [] } });
+  });
+
+  it('is red while a shard is missing', () => {
+    expect(mergeCollectionViews([view('green', 3)], 2, [1])).toMatchObject({ status: 'red', router: { missing_shards: [1] } });
+  });
+});
+
+describe('mergeCompactions', () => {
+  const report = (compacted: boolean, points: number, seconds: number): CompactionView => ({
+    compacted,
+    points,
+    seconds,
+    fresh_before: points,
+    hidden_before: 1,
+    fresh_after: 0,
+    hidden_after: 0,
+  });
+
+  it("adds up each shard's first replica and takes the longest time of any replica", () => {
+    const merged = mergeCompactions([[report(true, 5, 1), report(true, 5, 3)], [report(false, 2, 2)]]);
+    expect(merged).toEqual({ compacted: true, points: 7, seconds: 3, fresh_before: 7, hidden_before: 2, fresh_after: 0, hidden_after: 0 });
+  });
+});
+
+describe('pointsInRequestOrder', () => {
+  it('answers in request order, each found id once, leaving out ids no shard has and null ids', () => {
+    const found = pointsInRequestOrder([5, null, 2, 9, 5], [[{ id: 2 }], [{ id: 5 }]]);
+    expect(found).toEqual([{ id: 5 }, { id: 2 }]);
+  });
+});
+
+describe('mergeScrollPages', () => {
+  it('takes the first points by id and starts the next page at the first id left out', () => {
+    const page = mergeScrollPages(
+      [
+        { points: [{ id: 1 }, { id: 4 }], next_page_offset: 6 },
+        { points: [{ id: 2 }, { id: 3 }], next_page_offset: 5 },
+      ],
+      3,
+    );
+    expect(page).toEqual({ points: [{ id: 1 }, { id: 2 }, { id: 3 }], next_page_offset: 4 });
+  });
+
+  it("starts the next page at the smallest shard's next offset when every point fits", () => {
+    const page = mergeScrollPages(
+      [
+        { points: [{ id: 1 }], next_page_offset: 8 },
+        { points: [{ id: 2 }], next_page_offset: 7 },
+      ],
+      2,
+    );
+    expect(page.next_page_offset).toBe(7);
+    expect(mergeScrollPages([{ points: [{ id: 1 }], next_page_offset: null }], 2).next_page_offset).toBeNull();
+  });
+});
+
+describe('mergeWriteResults', () => {
+  it("answers the highest operation id, with the first shard's status", () => {
+    expect(
+      mergeWriteResults([
+        { operation_id: 3, status: 'acknowledged' },
+        { operation_id: 8, status: 'acknowledged' },
+      ]),
+    ).toEqual({ operation_id: 8, status: 'acknowledged' });
+  });
+
+  it('answers a write that reached no shard as completed', () => {
+    expect(mergeWriteResults([])).toEqual({ operation_id: 0, status: 'completed' });
+  });
+});
