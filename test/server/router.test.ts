@@ -41,8 +41,10 @@ async function serve(dir: string, port = 0, dataDir?: string): Promise<{ srv: Ru
   return { srv: await startServer(engine, { port, grpcPort: null }), engine };
 }
 
+// The deadline is far beyond any call here: a compaction on a loaded machine takes seconds, and no
+// test in this file is about the deadline (hedging and failover are, with their own settings).
 async function startRouter(shards: string[][], partial: 'fail' | 'allow'): Promise<{ r: StrataRouter; url: string }> {
-  const r = buildRouter({ shards, partial, timeoutMs: 2000, hedgeMs: 50, apiKey: null, bodyLimit: 32 << 20, logLevel: 'silent' });
+  const r = buildRouter({ shards, partial, timeoutMs: 60_000, hedgeMs: 50, apiKey: null, bodyLimit: 32 << 20, logLevel: 'silent' });
   return { r, url: await r.app.listen({ host: '127.0.0.1', port: 0 }) };
 }
 
