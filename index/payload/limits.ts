@@ -2,7 +2,7 @@
 // segment would hold later), the column cap bounds the per-path bookkeeping a payload can create.
 export const PAYLOAD_LIMITS = {
   /** Ids per chunk of a per-point array (a power of two): a column touched by few points stays small. */
-  idsPerChunk: 1024,
+  idsPerChunk: 4096,
   /** Elements per chunk of an append-only value pool (a power of two). */
   poolChunk: 16384,
   /** Bytes per chunk of a byte arena (strings, JSON text); a longer value gets a chunk of its own. */
