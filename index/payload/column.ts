@@ -72,20 +72,20 @@ export class Column {
     return x;
   }
 
-  /** Stores a scalar of this column's kind (for `json`: any JSON value). */
-  setScalar(id: number, v: unknown): void {
+  /** Stores a scalar of this column's kind (for `json`: any JSON value); `raw`: already encoded (a string's code). */
+  setScalar(id: number, v: unknown, raw = false): void {
     this.remove(id);
     if (this.kind === 'json') {
       const bytes = encoder.encode(JSON.stringify(v));
       this.scalar!.set(id, this.json!.append(bytes));
       this.jsonLength!.set(id, bytes.length);
-    } else if (this.scalar !== undefined) this.scalar.set(id, this.encode(v as Scalar));
+    } else if (this.scalar !== undefined) this.scalar.set(id, raw ? (v as number) : this.encode(v as Scalar));
     this.tag.set(id, TAG.scalar);
     this.live++;
   }
 
-  /** Stores a non-empty array of scalars of this column's kind. */
-  setArray(id: number, vs: readonly Scalar[]): void {
+  /** Stores a non-empty array of scalars of this column's kind; `raw`: already encoded. */
+  setArray(id: number, vs: readonly unknown[], raw = false): void {
     this.remove(id);
     if (this.arrays === undefined) {
       const pool = slotsFor(this.kind, pooled);
@@ -93,11 +93,25 @@ export class Column {
     }
     const a = this.arrays;
     const start = a.pool?.length ?? 0;
-    if (a.pool !== undefined) for (const v of vs) a.pool.append(this.encode(v));
+    if (a.pool !== undefined) for (const v of vs) a.pool.append(raw ? (v as number) : this.encode(v as Scalar));
     a.start.set(id, start);
     a.length.set(id, vs.length);
     this.tag.set(id, TAG.array);
     this.live++;
+  }
+
+  /** A typed column's stored scalar of a point, encoded (a string's code, a bool's 0 or 1, 0 for null). */
+  rawScalar(id: number): number {
+    return this.scalar?.get(id) ?? 0;
+  }
+
+  /** A typed column's stored array of a point, encoded. */
+  rawArray(id: number): number[] {
+    const a = this.arrays!;
+    const start = a.start.get(id);
+    const out = new Array<number>(a.length.get(id));
+    for (let i = 0; i < out.length; i++) out[i] = a.pool?.items.get(start + i) ?? 0;
+    return out;
   }
 
   remove(id: number): void {

@@ -87,18 +87,15 @@ class Reader {
 
 /** The store as one checksummed buffer. */
 export function serializePayloads(store: PayloadStore): Uint8Array {
-  const strings: string[] = [];
-  const renumbered = new Map<number, number>();
-  const code = (s: string): number => {
-    // Codes are the dictionary's: look the string up once, then by its old code.
-    const old = store.strings.find(s);
-    let c = renumbered.get(old);
-    if (c === undefined) {
-      c = strings.length;
-      strings.push(s);
-      renumbered.set(old, c);
+  // Live strings are renumbered in first-use order: renumbered[old] is the new code + 1.
+  const renumbered = new Uint32Array(store.strings.size);
+  const live: number[] = [];
+  const code = (old: number): number => {
+    if (renumbered[old] === 0) {
+      live.push(old);
+      renumbered[old] = live.length;
     }
-    return c;
+    return renumbered[old]! - 1;
   };
   const body = new Writer();
   const columns: Column[] = [];
@@ -120,21 +117,20 @@ export function serializePayloads(store: PayloadStore): Uint8Array {
       if (tag === TAG.absent) continue;
       body.u32(id);
       body.u8(tag);
-      const v = col.read(id);
-      if (col.kind === 'json') body.bytes(encoder.encode(JSON.stringify(v)));
+      if (col.kind === 'json') body.bytes(encoder.encode(JSON.stringify(col.read(id))));
       else if (tag === TAG.array) {
-        const vs = v as unknown[];
-        body.u32(vs.length);
-        for (const e of vs) writeScalar(body, col.kind, e, code);
-      } else writeScalar(body, col.kind, v, code);
+        const xs = col.rawArray(id);
+        body.u32(xs.length);
+        for (const x of xs) writeScalar(body, col.kind, x, code);
+      } else writeScalar(body, col.kind, col.rawScalar(id), code);
     }
   }
   const head = new Writer();
   head.u32(PAYLOAD_MAGIC);
   head.u32(PAYLOAD_FORMAT_VERSION);
   head.u32(store.size);
-  head.u32(strings.length);
-  for (const s of strings) head.bytes(encoder.encode(s));
+  head.u32(live.length);
+  for (const old of live) head.bytes(store.strings.utf8(old));
   const out = new Uint8Array(head.length + body.length + 4);
   out.set(head.done(), 0);
   out.set(body.done(), head.length);
@@ -142,21 +138,27 @@ export function serializePayloads(store: PayloadStore): Uint8Array {
   return out;
 }
 
-function writeScalar(w: Writer, kind: ColumnKind, v: unknown, code: (s: string) => number): void {
-  if (kind === 'number') w.f64(v as number);
-  else if (kind === 'string') w.u32(code(v as string));
-  else if (kind === 'bool') w.u8(v ? 1 : 0);
+/** One encoded scalar: a number's f64, a string's (renumbered) code, a bool's byte; null writes nothing. */
+function writeScalar(w: Writer, kind: ColumnKind, x: number, code: (old: number) => number): void {
+  if (kind === 'number') w.f64(x);
+  else if (kind === 'string') w.u32(code(x));
+  else if (kind === 'bool') w.u8(x);
 }
 
-function readScalar(r: Reader, kind: ColumnKind, strings: readonly string[]): unknown {
+/** One encoded scalar, a string's code mapped to the new store's. */
+function readScalar(r: Reader, kind: ColumnKind, codes: Uint32Array): number {
   if (kind === 'number') return r.f64();
   if (kind === 'string') {
-    const s = strings[r.u32()];
-    if (s === undefined) throw corrupt('string code out of range');
-    return s;
+    const c = r.u32();
+    if (c >= codes.length) throw corrupt('string code out of range');
+    return codes[c]!;
   }
-  if (kind === 'bool') return r.u8() === 1;
-  return null;
+  if (kind === 'bool') {
+    const b = r.u8();
+    if (b > 1) throw corrupt('bad bool');
+    return b;
+  }
+  return 0;
 }
 
 /** A store from serializePayloads' bytes; STRATA_INDEX_CORRUPT for any damage, STRATA_INDEX_VERSION for a newer format. */
@@ -180,9 +182,15 @@ export function deserializePayloads(bytes: Uint8Array): PayloadStore {
       throw corrupt(`bad UTF-8 (${(e as Error).message})`);
     }
   };
-  const strings: string[] = [];
-  for (let n = r.u32(); n > 0; n--) strings.push(text(r.bytes()));
   const store = new PayloadStore();
+  const count = r.u32();
+  if (count > bytes.length) throw corrupt('string count past the buffer');
+  const codes = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    const utf8 = r.bytes();
+    text(utf8);
+    codes[i] = store.strings.internUtf8(utf8);
+  }
   for (let n = r.u32(); n > 0; n--) {
     const kind = KINDS[r.u8()];
     if (kind === undefined) throw corrupt('unknown column kind');
@@ -197,10 +205,10 @@ export function deserializePayloads(bytes: Uint8Array): PayloadStore {
         if (tag !== TAG.scalar) throw corrupt('bad tag');
         store.restore(id, path, kind, JSON.parse(text(r.bytes())), false);
       } else if (tag === TAG.array) {
-        const vs: unknown[] = [];
-        for (let m = r.u32(); m > 0; m--) vs.push(readScalar(r, kind, strings));
+        const vs: number[] = [];
+        for (let m = r.u32(); m > 0; m--) vs.push(readScalar(r, kind, codes));
         store.restore(id, path, kind, vs, true);
-      } else if (tag === TAG.scalar) store.restore(id, path, kind, readScalar(r, kind, strings), false);
+      } else if (tag === TAG.scalar) store.restore(id, path, kind, readScalar(r, kind, codes), false);
       else throw corrupt('bad tag');
     }
   }

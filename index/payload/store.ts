@@ -70,7 +70,8 @@ export class PayloadStore {
   /** Replaces the payload of `id`. */
   set(id: number, payload: Readonly<Payload>): void {
     this.clear(id);
-    this.merge(id, payload);
+    if (id >= this.size) this.size = id + 1;
+    for (const key of Object.keys(payload)) this.writeKey(id, key, payload[key]);
   }
 
   /** Qdrant's set_payload: each top-level key of `partial` replaces that key's value. */
@@ -121,6 +122,16 @@ export class PayloadStore {
   }
 
   private writeKey(id: number, key: string, value: unknown): void {
+    // The common case, a top-level scalar or array with its column made already: no flattening.
+    if (!isObject(value)) {
+      const shape = classify(value);
+      const col = this.roots.get(key)?.columns.find((c) => c.kind === shape.kind);
+      if (col !== undefined) {
+        if (shape.array) col.setArray(id, value as Scalar[]);
+        else col.setScalar(id, value);
+        return;
+      }
+    }
     const leaves: Leaf[] = [];
     flatten([key], value, leaves);
     const placed = leaves.map((l) => ({ leaf: l, shape: classify(l.value) }));
@@ -239,12 +250,12 @@ export class PayloadStore {
     return { roots: this.roots, overflow: this.overflow };
   }
 
-  /** Restores one column's value (deserialize): the path's column of that kind, created if new. */
+  /** Restores one column's value (deserialize), encoded for a typed column: the path's column of that kind, created if new. */
   restore(id: number, path: readonly string[], kind: ColumnKind, value: unknown, array: boolean): void {
     if (id >= this.size) this.size = id + 1;
     const col = path.length === 0 ? this.overflow : this.column(path, kind, true)!;
-    if (array) col.setArray(id, value as Scalar[]);
-    else col.setScalar(id, value);
+    if (array) col.setArray(id, value as number[], true);
+    else col.setScalar(id, value, kind !== 'json');
   }
 
   /** Bytes allocated, per column (by key path and kind), for the dictionary and in total. */

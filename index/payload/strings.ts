@@ -50,7 +50,11 @@ export class StringDictionary {
 
   /** The code of `s`, added if new. */
   intern(s: string): number {
-    const bytes = this.encode(s);
+    return this.internUtf8(this.encode(s));
+  }
+
+  /** The code of the string of these UTF-8 bytes, added if new. */
+  internUtf8(bytes: Uint8Array): number {
     const i = this.slot(bytes);
     const found = this.table[i]!;
     if (found !== 0) return found - 1;
@@ -70,6 +74,11 @@ export class StringDictionary {
 
   text(code: number): string {
     return decoder.decode(this.bytesOf(code));
+  }
+
+  /** The UTF-8 bytes of a code's string (a view: copy it to keep it). */
+  utf8(code: number): Uint8Array {
+    return this.bytesOf(code);
   }
 
   private grow(): void {

@@ -1,5 +1,6 @@
 // The serialized store gives back the same payloads, writes the same bytes again, and refuses any
 // damaged byte with a typed error.
+import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../../common/errors.js';
@@ -51,6 +52,14 @@ describe('serializePayloads / deserializePayloads', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('refuses another format version, checksum intact, with STRATA_INDEX_VERSION', () => {
+    const bytes = serializePayloads(storeOf([{ a: 1 }])).slice();
+    const view = new DataView(bytes.buffer);
+    view.setUint32(4, view.getUint32(4, true) + 1, true);
+    view.setUint32(bytes.length - 4, crc32(bytes.subarray(0, bytes.length - 4)) >>> 0, true);
+    expect(() => deserializePayloads(bytes)).toThrow(expect.objectContaining({ code: 'STRATA_INDEX_VERSION' }));
   });
 
   it('refuses a truncated buffer with STRATA_INDEX_CORRUPT', () => {
