@@ -4,6 +4,7 @@
 // arrays, empty objects and arrays). Paths form a trie, so a payload is rebuilt, or one path read,
 // by walking it. Values live in chunked typed arrays, so the V8 heap holds one object per path, never
 // one per point. Internal ids are dense u32.
+import { invalidArgument } from '../../common/errors.js';
 import type { KeyPath } from '../filter/key-path.js';
 import { compileReader, type PathReader, type PathStep } from '../filter/key-path.js';
 import { Column, type ColumnKind, classify, type Scalar } from './column.js';
@@ -41,7 +42,7 @@ interface Leaf {
 /** The leaves of a value at `path`: a non-empty object is entered, anything else is a leaf. */
 function flatten(path: string[], v: unknown, out: Leaf[]): void {
   if (isObject(v)) {
-    const keys = Object.keys(v);
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined);
     if (keys.length > 0) {
       for (const k of keys) {
         path.push(k);
@@ -52,6 +53,11 @@ function flatten(path: string[], v: unknown, out: Leaf[]): void {
     }
   }
   out.push({ path: [...path], value: v });
+}
+
+/** Internal ids are dense u32; one past the highest must fit too (the store's size). */
+function checkId(id: number): void {
+  if (!Number.isInteger(id) || id < 0 || id >= 0xffffffff) throw invalidArgument('id', `an internal id is an integer in [0, 2^32 - 1), got ${id}`);
 }
 
 export class PayloadStore {
@@ -69,6 +75,7 @@ export class PayloadStore {
 
   /** Replaces the payload of `id`. */
   set(id: number, payload: Readonly<Payload>): void {
+    checkId(id);
     this.clear(id);
     if (id >= this.size) this.size = id + 1;
     for (const key of Object.keys(payload)) this.writeKey(id, key, payload[key]);
@@ -76,6 +83,7 @@ export class PayloadStore {
 
   /** Qdrant's set_payload: each top-level key of `partial` replaces that key's value. */
   merge(id: number, partial: Readonly<Payload>): void {
+    checkId(id);
     if (id >= this.size) this.size = id + 1;
     for (const key of Object.keys(partial)) {
       this.clearKey(id, key);
@@ -122,6 +130,8 @@ export class PayloadStore {
   }
 
   private writeKey(id: number, key: string, value: unknown): void {
+    // JSON has no undefined: a member holding it is absent, as JSON.stringify drops it.
+    if (value === undefined) return;
     // The common case, a top-level scalar or array with its column made already: no flattening.
     if (!isObject(value)) {
       const shape = classify(value);

@@ -75,6 +75,18 @@ describe('PayloadStore', () => {
     );
   });
 
+  it('stores what JSON.stringify would: undefined members are absent', () => {
+    const store = new PayloadStore();
+    store.set(0, { a: undefined, b: { c: undefined }, d: [undefined] });
+    expect(store.get(0)).toEqual(JSON.parse(JSON.stringify({ a: undefined, b: { c: undefined }, d: [undefined] })));
+  });
+
+  it('refuses an id that is no u32 with STRATA_INVALID_ARGUMENT', () => {
+    const store = new PayloadStore();
+    for (const id of [-1, 1.5, 2 ** 32, Number.NaN])
+      expect(() => store.set(id, { a: 1 })).toThrow(expect.objectContaining({ code: 'STRATA_INVALID_ARGUMENT' }));
+  });
+
   it('merge replaces a nested object whole instead of merging into it', () => {
     const store = new PayloadStore();
     store.set(1, { a: { x: 1, y: 2 }, b: 'keep' });
