@@ -9,6 +9,8 @@ export const PAYLOAD_LIMITS = {
   arenaChunk: 1 << 20,
   /** Chunks an arena can address (its addresses are u32: chunk index and offset). */
   arenaChunks: 4096,
+  /** Decoded strings the dictionary keeps on the heap (a power of two), so hot keywords decode once. */
+  decodedStrings: 4096,
   /**
    * Typed columns a store creates at most. A top-level key whose paths would need more is kept whole
    * in the point's overflow column (JSON text), so payloads with unbounded key sets stay bounded.

@@ -72,8 +72,20 @@ export class StringDictionary {
     return c - 1;
   }
 
+  /**
+   * Decoded strings, direct-mapped by code: a keyword read again is not decoded again, and the heap
+   * holds at most PAYLOAD_LIMITS.decodedStrings of them whatever the dictionary's size.
+   */
+  private readonly cachedCode = new Int32Array(PAYLOAD_LIMITS.decodedStrings).fill(-1);
+  private readonly cachedText = new Array<string>(PAYLOAD_LIMITS.decodedStrings);
+
   text(code: number): string {
-    return decoder.decode(this.bytesOf(code));
+    const slot = code & (PAYLOAD_LIMITS.decodedStrings - 1);
+    if (this.cachedCode[slot] === code) return this.cachedText[slot]!;
+    const s = decoder.decode(this.bytesOf(code));
+    this.cachedCode[slot] = code;
+    this.cachedText[slot] = s;
+    return s;
   }
 
   /** The UTF-8 bytes of a code's string (a view: copy it to keep it). */
