@@ -1,15 +1,32 @@
 // What a collection reports about itself: its health (green / yellow / red, with reasons) and its
 // info (tiers, placement, code, build settings, the live part), read from the collection's state.
+import type { Metric } from '../index/kernels/kernels.js';
+import type { OpenedIndex } from '../index/open-index.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
-import type { Collection } from './collection.js';
+import type { LiveStore } from '../storage/live-store.js';
 import type { CollectionHealth, CollectionInfo, TierInfo } from './types.js';
+
+/** What the reports read of a collection (collection.ts). */
+export interface ReportedCollection {
+  readonly name: string;
+  readonly dim: number;
+  readonly metric: Metric;
+  /** Build settings of a collection without a base index, or null. */
+  readonly shape: { m: number; efConstruction: number } | null;
+  readonly refusing: boolean;
+  readonly live: LiveStore | null;
+  readonly compacting: Promise<unknown> | null;
+  readonly index: TieredIndex | null;
+  readonly base: OpenedIndex | null;
+  count(): number;
+}
 
 /**
  * What state the collection serves in: red once it takes no searches (the engine is closing),
  * yellow while a tier is not where the memory plan put it (a NUMA bind fell back to emulation, or
  * pages found on another node) or while it is optimizing, green otherwise.
  */
-export function collectionHealth(c: Collection): CollectionHealth {
+export function collectionHealth(c: ReportedCollection): CollectionHealth {
   if (c.refusing) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
   const reasons: string[] = [];
   const live = c.live;
@@ -32,7 +49,7 @@ export function collectionHealth(c: Collection): CollectionHealth {
   return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
 }
 
-export function collectionInfo(c: Collection): CollectionInfo {
+export function collectionInfo(c: ReportedCollection): CollectionInfo {
   const l = c.live;
   const live = l ? { fresh: l.fresh.size, hidden: l.tombstones.size, appliedLsn: Number(l.appliedLsn), writeLogSeq: l.replicated ? l.sharedSeq : null } : null;
   const index = c.index;

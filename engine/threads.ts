@@ -3,6 +3,7 @@
 // near-data execution the tier workers, one per CXL expander per collection. Also opens bases with
 // the query slots and traversal lanes those threads need.
 import { Piscina } from 'piscina';
+import { invalidArgument } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { type OpenedIndex, openIndex } from '../index/open-index.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
@@ -208,6 +209,7 @@ export class SearchThreads {
    * each collection told its new number; the old threads finish the tasks they hold and stop.
    */
   swap(collections: Collection[]): void {
+    if (!this.canSwap) throw invalidArgument('mode', 'bases cannot join near-data search threads after start (their tier channels are made once)');
     const bases = collections.filter((c) => c.base !== null);
     const opened = bases.map((c) => c.base!);
     const next = this.executorOver(
