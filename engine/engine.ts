@@ -14,7 +14,7 @@ import type { Compacted } from '../storage/compacted.js';
 import type { LiveStore } from '../storage/live-store.js';
 import type { SnapshotDescription } from '../storage/snapshot.js';
 import { type CostModelParams, costModel } from '../tiers/cost-model.js';
-import { Collection, type LiveShape } from './collection.js';
+import { Collection, type CollectionSettings, type LiveShape } from './collection.js';
 import { checkCollectionName } from './collection-name.js';
 import { type CompactionReport, Compactions, DEFAULT_COMPACT_AT, recoverCompacted } from './compaction.js';
 import { DataDir } from './data-dir.js';
@@ -125,7 +125,7 @@ export class Engine {
     readonly dataDir: string | null,
     o: OpenEngineOptions,
   ) {
-    const swapThreads = (): void => threads.swap([...this.byName.values()]);
+    const swapThreads = (): void => this.swapThreads();
     this.compactions = new Compactions(
       {
         dataDir,
@@ -155,14 +155,19 @@ export class Engine {
     });
   }
 
+  /** New search threads over every collection's current base (a base came or changed). */
+  private swapThreads(): void {
+    this.threads.swap([...this.byName.values()]);
+  }
+
   /** Settings of a collection over the current threads; `id` its number among their contexts. */
-  private settings(name: string, id: number): ConstructorParameters<typeof Collection>[2] {
+  private settings(name: string, id: number): CollectionSettings {
     const o = this.options;
     const maxTasks = Math.max(1, this.threads.current.threads) * TASKS_PER_THREAD;
     return { id, name, maxQueue: o.maxQueue, batch: o.inflightPerThread, maxTasks, defaultMode: o.mode, ndpAvailable: o.ndp, defaultEf: o.defaultEf };
   }
 
-  private async openDataDir(dir: string, o: OpenEngineOptions, compacted: ReadonlyMap<string, Compacted>): Promise<void> {
+  private async openDataDir(dir: string, writeLog: WriteLogOptions | undefined, compacted: ReadonlyMap<string, Compacted>): Promise<void> {
     this.data = await DataDir.open(
       dir,
       {
@@ -171,10 +176,10 @@ export class Engine {
         newCollection: (opened: OpenedIndex | null, name: string, shape: LiveShape) =>
           new Collection(opened, this.threads.current, { ...this.settings(name, -1), defaultMode: 'local', ndpAvailable: false }, shape),
         openBase: (d) => this.threads.openBase(d),
-        swapThreads: () => this.threads.swap([...this.byName.values()]),
+        swapThreads: () => this.swapThreads(),
         attachLive: (c: Collection, store: LiveStore) => c.attachLive(store, this.compactions.trigger(c, store)),
       },
-      o.writeLog,
+      writeLog,
       compacted,
     );
   }
@@ -208,7 +213,7 @@ export class Engine {
     opened.forEach((oi, id) => engine.byName.set(names[id]!, new Collection(oi, threads.current, engine.settings(names[id]!, id))));
     if (o.dataDir !== undefined) {
       try {
-        await engine.openDataDir(o.dataDir, o, compacted);
+        await engine.openDataDir(o.dataDir, o.writeLog, compacted);
       } catch (e) {
         await engine.close(0);
         throw e;
