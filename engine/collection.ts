@@ -73,7 +73,6 @@ export class Collection {
   readonly dim: number;
   readonly metric: Metric;
   private opened: OpenedIndex | null;
-  private baseIndex: TieredIndex | null;
   private gen = 0;
   private running: Promise<unknown> | null = null;
   private done = 0;
@@ -83,7 +82,7 @@ export class Collection {
   private readonly recent: RecentQueries;
   private readonly dispatcher: Dispatcher;
   private lookup: BaseLookup | null;
-  /** Set when the engine closes: new searches fail with it at once. */
+  /** Set when the engine closes or the collection is deleted: new searches fail with it at once. */
   private refused: Error | null = null;
 
   constructor(
@@ -94,7 +93,6 @@ export class Collection {
   ) {
     this.name = s.name;
     this.opened = opened;
-    this.baseIndex = opened?.index ?? null;
     this.lookup = opened ? new BaseLookup(opened.index) : null;
     this.fromIndexDir = shape === null;
     const meta = opened?.index.meta ?? shape;
@@ -107,7 +105,7 @@ export class Collection {
 
   /** The base index, or null for a collection created over the API and not yet compacted. */
   get index(): TieredIndex | null {
-    return this.baseIndex;
+    return this.opened?.index ?? null;
   }
 
   /** The opened base (manifest, memory plan), or null. */
@@ -157,7 +155,7 @@ export class Collection {
 
   /** The collection's base ids, as its live store asks for them (follows the current base). */
   baseIds(): BaseIds {
-    const index = (): TieredIndex | null => this.baseIndex;
+    const index = (): TieredIndex | null => this.index;
     return {
       has: (id) => this.baseHas(id),
       get count(): number {
@@ -191,7 +189,6 @@ export class Collection {
    */
   rebase(opened: OpenedIndex): void {
     this.opened = opened;
-    this.baseIndex = opened.index;
     this.lookup = new BaseLookup(opened.index);
     this.gen++;
     this.done++;
