@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     // forked from the postmaster and inherit its CPUs.
     if (o.pinServer !== undefined) execFileSync('taskset', ['-a', '-p', '-c', o.pinServer, String(cluster.pid)], { stdio: 'ignore' });
 
-    const server = await serve(index, { threads: o.threads, handoff: 'ring', cpus: o.pinServer });
+    const server = await serve(index, { threads: o.threads, cpus: o.pinServer });
     const rows: Row[] = [];
     try {
       const pgUrl = cluster.url;

@@ -180,7 +180,6 @@ async function main(): Promise<void> {
     .option('--count <n>', 'generated vectors', (v) => Number(v), 100_000)
     .option('--threads <list>', 'search threads to compare', '0,1')
     .option('--protocols <list>', 'msgpack, json, grpc', 'msgpack,json,grpc')
-    .option('--handoff <how>', 'ring | piscina (strata serve --handoff)', 'ring')
     .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
     .option('--ef <n>', 'hnsw_ef', (v) => Number(v), 64)
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
@@ -212,7 +211,6 @@ async function main(): Promise<void> {
       batch: number;
       profileDir?: string;
       json?: string;
-      handoff: string;
       floor: boolean;
       inline: string;
       pairs: number;
@@ -253,7 +251,7 @@ async function main(): Promise<void> {
       const firstRow = rows.length;
       // --inline only matters with search threads: without them every search runs on the event loop.
       for (const inline of threads === 0 ? ['never'] : o.inline.split(',')) {
-        const s = await serve(index, { threads, handoff: o.handoff, inline, cpus: o.pinServer });
+        const s = await serve(index, { threads, inline, cpus: o.pinServer });
         try {
           if (captured === null && o.floor && o.batch === 1) captured = await captureAnswers(s.rest, q, o.ef, join(tmp, 'captured.json'));
           for (const protocol of protocols) {
@@ -280,7 +278,6 @@ async function main(): Promise<void> {
       mkdirSync(profDir, { recursive: true });
       const p = await serve(index, {
         threads,
-        handoff: o.handoff,
         inline: o.inline.split(',')[0]!,
         nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
         cpus: o.pinServer,
@@ -350,7 +347,7 @@ async function main(): Promise<void> {
       // back to back (a served row, then the floor burning its search with as many threads), repeated.
       for (const threads of inProc0 !== undefined && o.pairs > 0 ? [0, ...(withThread ? [1] : [])] : []) {
         const inline = threads === 0 ? 'never' : o.inline.split(',')[0]!;
-        const served = await serve(index, { threads, handoff: o.handoff, inline, cpus: o.pinServer });
+        const served = await serve(index, { threads, inline, cpus: o.pinServer });
         const floor = await serveFloor(threads === 0 ? 'fastify' : 'fastify-thread', captured, 1e6 / inProc0!, o.pinServer);
         try {
           for (let rep = 0; rep < o.pairs; rep++)
@@ -381,7 +378,7 @@ async function main(): Promise<void> {
         ? `${availableParallelism()} cores shared by server and client`
         : `servers and in-process search on CPUs ${o.pinServer ?? 'any'}, load generator on CPUs ${o.pinClient ?? 'any'} (taskset)`;
     const lines = [
-      `${where}. ${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row, hand-off ${o.handoff}; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
+      `${where}. ${o.concurrency} clients in their own process (strata loadgen), ${o.batch === 1 ? 'one query' : `${o.batch} queries`} per request, ef ${o.ef}, ${o.duration} s per row; in-process = strata search with the same search threads in its own process, the mean of a run before and one after the served rows.`,
       '',
       '| search threads | --inline | protocol | QPS | p99 ms | recall@10 | server / in-process | server CPU µs/query: all, event loop, other threads | client CPU µs/query |',
       '|---|---|---|---|---|---|---|---|---|',

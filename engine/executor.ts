@@ -1,12 +1,10 @@
-// Where query tasks run: on the calling thread (inline: tests, CLI) or on a piscina pool of search
-// threads. Both run the same runTask; the collection does not know which it talks to.
+// Where query tasks run: the interface every executor keeps, the inline executor (on the calling
+// thread: tests, CLI) and the hybrid one (cheap tasks inline, the rest on the search threads of
+// ring-executor.ts). All run the same runTask; the collection does not know which it talks to.
 import { join } from 'node:path';
-import { Piscina } from 'piscina';
 import { projectRoot } from '../common/paths.js';
-import { fromWorker } from '../common/worker-errors.js';
 import { runTask, type SearchContext } from './run-task.js';
-import { type QueryTask, resultFromBuffer, type TaskResult, taskBuffer } from './task.js';
-import type { SearchWorkerData } from './workers/worker-data.js';
+import type { QueryTask, TaskResult } from './task.js';
 
 export interface Executor {
   readonly threads: number;
@@ -109,43 +107,5 @@ export class HybridExecutor implements Executor {
   }
   async destroy(): Promise<void> {
     await Promise.all([this.inline.destroy(), this.pool.destroy()]);
-  }
-}
-
-export class PoolExecutor implements Executor {
-  private readonly pool: Piscina;
-  private busy = 0;
-  constructor(
-    readonly threads: number,
-    data: SearchWorkerData,
-  ) {
-    this.pool = new Piscina({
-      filename: workerFile('search-worker.js'),
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: 2 ** 31 - 1,
-      workerData: data,
-    });
-  }
-  async run(task: QueryTask): Promise<TaskResult> {
-    try {
-      const buf = taskBuffer(task);
-      const r = resultFromBuffer((await this.pool.run(buf, { transferList: [buf] })) as ArrayBuffer);
-      this.busy += r.busyMs;
-      return r;
-    } catch (e) {
-      // The search worker sends StrataErrors across whole (common/worker-errors.ts); anything else
-      // thrown there, or by piscina itself, is the thread failing.
-      throw fromWorker(e, 'search thread');
-    }
-  }
-  busyMs(): number {
-    return this.busy;
-  }
-  async close(): Promise<void> {
-    await this.pool.close();
-  }
-  async destroy(): Promise<void> {
-    await this.pool.destroy();
   }
 }

@@ -1,7 +1,7 @@
-// Search threads fed through shared-memory rings (ring-protocol.ts), one ring per thread: the
-// engine's default hand-off. Its twin is PoolExecutor (executor.ts), which posts each task through
-// piscina; both run runTask in the thread and keep the same error contract (a StrataError thrown in
-// the thread reaches the caller whole, anything else as STRATA_WORKER_FAILED).
+// Search threads fed through shared-memory rings (ring-protocol.ts), one ring per thread: how tasks
+// reach the engine's search threads. Each thread runs runTask and keeps the inline executor's error
+// contract (a StrataError thrown in the thread reaches the caller whole, anything else as
+// STRATA_WORKER_FAILED).
 import { Worker } from 'node:worker_threads';
 import { StrataError } from '../common/errors.js';
 import { waitAsync } from '../common/wait-async.js';

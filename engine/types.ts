@@ -94,11 +94,6 @@ export interface EngineOptions {
   /** Search threads. 0 runs searches on the calling thread (tests, CLI). */
   searchThreads?: number;
   /**
-   * How tasks reach the search threads: a shared-memory ring per thread (default; ring-executor.ts)
-   * or a piscina pool (executor.ts). The ring was ~2× cheaper per task on this project's machine.
-   */
-  handoff?: 'ring' | 'piscina';
-  /**
    * Tasks whose queries' beams, max(ef, k), sum to at most this (and no exact query) run on the
    * calling thread even with search threads (executor.ts HybridExecutor): for one effective CPU,
    * where the hand-off is pure cost.

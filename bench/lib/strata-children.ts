@@ -181,8 +181,6 @@ export interface Served {
 export interface ServeOptions {
   /** --search-threads. */
   threads: number;
-  /** --handoff (ring or piscina). */
-  handoff: string;
   /** --inline (auto, always, never); the server's own default when absent. */
   inline?: string;
   /** Flags for node itself (e.g. --cpu-prof). */
@@ -193,7 +191,7 @@ export interface ServeOptions {
 
 export function serve(index: string, o: ServeOptions): Promise<Served> {
   const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads)];
-  args.push('--handoff', o.handoff, '--log-level', 'silent', ...(o.inline !== undefined ? ['--inline', o.inline] : []));
+  args.push('--log-level', 'silent', ...(o.inline !== undefined ? ['--inline', o.inline] : []));
   return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
 }
 

@@ -27,7 +27,6 @@ interface ServeFlags extends MemoryFlags {
   apiKey?: string;
   insecureNoAuth?: boolean;
   searchThreads: number;
-  handoff: 'ring' | 'piscina';
   inline: 'auto' | 'never';
   maxQueue: number;
   mode: 'local' | 'ndp';
@@ -165,12 +164,6 @@ export function registerServe(program: Command): void {
       .option('--insecure-no-auth', 'allow serving a non-loopback --host without an API key (anyone who reaches the port can query)')
       .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
       .option(
-        '--handoff <how>',
-        'how searches reach the search threads: ring (shared memory) | piscina',
-        choiceOption('--handoff', ['ring', 'piscina'] as const),
-        'ring',
-      )
-      .option(
         '--inline <when>',
         `auto: on one effective CPU (affinity or cgroup quota), tasks whose searches' max(ef, k) sum to ≤ ${INLINE_EF_BUDGET} (none exact) run on the event loop, the rest on the search threads; never`,
         choiceOption('--inline', ['auto', 'never'] as const),
@@ -240,7 +233,6 @@ export function registerServe(program: Command): void {
       memory: memoryRequest(f),
       cost: costFromFlags(f),
       searchThreads: f.searchThreads,
-      handoff: f.handoff,
       ...(inline ? { inlineEfBudget: INLINE_EF_BUDGET } : {}),
       maxQueue: f.maxQueue,
       mode: f.mode,

@@ -1,5 +1,4 @@
-// A search thread fed by the shared-memory ring (engine/ring-protocol.ts); its twin fed by piscina
-// is search-worker.ts. It sleeps on the request counter, serves every requested slot, and wakes the
+// A search thread fed by the shared-memory ring (engine/ring-protocol.ts). It sleeps on the request counter, serves every requested slot, and wakes the
 // engine through the response counter. A failure is written into the slot, never thrown: the thread
 // keeps serving.
 import { parentPort, workerData } from 'node:worker_threads';

@@ -1,6 +1,5 @@
-// What every search thread builds once, whichever way its tasks arrive (piscina or the ring): the
-// contexts of every collection over the shared index memory, its own near-data channels, and its
-// place on the DRAM node's CPUs.
+// What every search thread builds once: the contexts of every collection over the shared index
+// memory, its own near-data channels, and its place on the DRAM node's CPUs.
 import { TieredIndex } from '../../index/tiered/tiered-index.js';
 import { setThreadAffinity } from '../../tiers/numa.js';
 import { NdpRunner } from '../ndp/ndp-runner.js';

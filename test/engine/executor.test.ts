@@ -1,11 +1,12 @@
-// The search threads, fed by piscina (PoolExecutor) or by shared-memory rings (RingExecutor): both
-// answer tasks, keep the error contract (what a task throws in a worker reaches the caller as the
-// same StrataError, anything else as STRATA_WORKER_FAILED) and keep serving after a failure.
+// The search threads, fed by shared-memory rings (RingExecutor): they answer tasks, keep the error
+// contract (what a task throws in a worker reaches the caller as the same StrataError, anything else
+// as STRATA_WORKER_FAILED) and keep serving after a failure.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StrataError } from '../../common/errors.js';
-import { type Executor, PoolExecutor } from '../../engine/executor.js';
+import { type Executor, InlineExecutor } from '../../engine/executor.js';
 import { RingExecutor } from '../../engine/ring-executor.js';
 import { ringShape } from '../../engine/ring-protocol.js';
+import { makeContext } from '../../engine/run-task.js';
 import type { SearchWorkerData } from '../../engine/workers/worker-data.js';
 import type { QueryTask } from '../../engine/task.js';
 import { costModel } from '../../tiers/cost-model.js';
@@ -28,7 +29,8 @@ function workerData(): SearchWorkerData {
 
 beforeAll(() => {
   small = buildSmallIndex({ count: 500, queries: 4 });
-  executors['piscina'] = new PoolExecutor(1, workerData());
+  // The same search on the calling thread: what a thread's answer is compared with.
+  executors['inline'] = new InlineExecutor([makeContext(small.index, workerData().searcherOptions, null)]);
   // Two slots, so that the tests below queue tasks beyond them.
   executors['ring'] = new RingExecutor(2, workerData(), ringShape(2, 4, small.index.meta.dim, 50));
 });
@@ -53,8 +55,8 @@ function task(over: Partial<QueryTask>): QueryTask {
   };
 }
 
-describe.each(['piscina', 'ring'])('search threads (%s)', (name) => {
-  const pool = (): Executor => executors[name]!;
+describe('search threads (ring)', () => {
+  const pool = (): Executor => executors['ring']!;
 
   it('answers a task', async () => {
     const r = await pool().run(task({}));
@@ -91,12 +93,12 @@ describe.each(['piscina', 'ring'])('search threads (%s)', (name) => {
 });
 
 describe('ring search threads, large answers', () => {
-  it('answers a result too large for its slot through the port, the same as piscina', async () => {
+  it('answers a result too large for its slot through the port, the same as the calling thread', async () => {
     // Slots sized for 3 hits per query: k = 40 overflows.
     const ring = new RingExecutor(1, workerData(), ringShape(2, 4, small.index.meta.dim, 3));
     try {
       const big = task({ k: Int32Array.of(40), ef: Int32Array.of(64) });
-      const [viaRing, viaPool] = await Promise.all([ring.run(big), executors['piscina']!.run(task({ k: Int32Array.of(40), ef: Int32Array.of(64) }))]);
+      const [viaRing, viaPool] = await Promise.all([ring.run(big), executors['inline']!.run(task({ k: Int32Array.of(40), ef: Int32Array.of(64) }))]);
       expect(viaRing.kMax).toBe(40);
       expect(Array.from(viaRing.labels)).toEqual(Array.from(viaPool.labels));
       expect(Array.from(viaRing.distances)).toEqual(Array.from(viaPool.distances));

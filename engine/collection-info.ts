@@ -1,0 +1,117 @@
+// What a collection reports about itself: its health (green / yellow / red, with reasons) and its
+// info (tiers, placement, code, build settings, the live part), read from the collection's state.
+import type { Metric } from '../index/kernels/kernels.js';
+import type { OpenedIndex } from '../index/open-index.js';
+import type { TieredIndex } from '../index/tiered/tiered-index.js';
+import type { LiveStore } from '../storage/live-store.js';
+import type { CollectionHealth, CollectionInfo, TierInfo } from './types.js';
+
+/** What the reports read of a collection (collection.ts). */
+export interface ReportedCollection {
+  readonly name: string;
+  readonly dim: number;
+  readonly metric: Metric;
+  /** Build settings of a collection without a base index, or null. */
+  readonly shape: { m: number; efConstruction: number } | null;
+  readonly refusing: boolean;
+  readonly live: LiveStore | null;
+  readonly compacting: Promise<unknown> | null;
+  readonly index: TieredIndex | null;
+  readonly base: OpenedIndex | null;
+  count(): number;
+}
+
+/**
+ * What state the collection serves in: red once it takes no searches (the engine is closing),
+ * yellow while a tier is not where the memory plan put it (a NUMA bind fell back to emulation, or
+ * pages found on another node) or while it is optimizing, green otherwise.
+ */
+export function collectionHealth(c: ReportedCollection): CollectionHealth {
+  if (c.refusing) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
+  const reasons: string[] = [];
+  const live = c.live;
+  // Qdrant shows an optimizing collection yellow: here, the fresh graph being rebuilt.
+  if (live?.fresh.rebuilding) reasons.push('optimizing: rebuilding the fresh graph (its deleted points outnumbered the live ones)');
+  if (c.compacting) reasons.push('optimizing: compacting the fresh points and deletes into a new tiered index');
+  const refusal = live?.writeRefusal;
+  if (refusal) reasons.push(`writes refused: ${refusal.message}`);
+  const behind = live?.catchingUp;
+  if (behind) reasons.push(`catching up with the shared write log: applied ${behind.at} of ${behind.to}`);
+  const index = c.index;
+  const opened = c.base;
+  if (index === null || opened === null) return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
+  for (const t of index.tiers) {
+    const wanted = opened.memory.nodes[t.index] ?? null;
+    const b = t.binding;
+    if (wanted !== null && b.mode !== 'numa') reasons.push(`${t.kind} tier: planned on node ${wanted}, running ${b.mode}: ${b.note}`);
+    else if ((b.pagesElsewhere ?? 0) > 0) reasons.push(`${t.kind} tier: ${b.pagesElsewhere} of ${b.pages} pages are not on node ${b.node}`);
+  }
+  return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
+}
+
+export function collectionInfo(c: ReportedCollection): CollectionInfo {
+  const l = c.live;
+  const live = l ? { fresh: l.fresh.size, hidden: l.tombstones.size, appliedLsn: Number(l.appliedLsn), writeLogSeq: l.replicated ? l.sharedSeq : null } : null;
+  const index = c.index;
+  const opened = c.base;
+  const count = c.count();
+  if (index === null || opened === null) {
+    const shape = c.shape!;
+    return {
+      name: c.name,
+      health: collectionHealth(c),
+      segments: 0,
+      dim: c.dim,
+      metric: c.metric,
+      count,
+      indexed: count,
+      tiers: [],
+      placement: { policy: 'none', dramBudgetBytes: 0, predictedDramShare: null, promotionPool: null },
+      code: null,
+      build: { m: shape.m, efConstruction: shape.efConstruction, source: null },
+      memory: { mode: 'emulated', reason: 'no base index yet: every point is in the fresh layer, in DRAM' },
+      live,
+    };
+  }
+  const m = opened.manifest;
+  const resident = index.residentBytes();
+  return {
+    name: c.name,
+    health: collectionHealth(c),
+    segments: index.tiers.reduce((a, t) => a + t.segments.length, 0),
+    dim: m.dim,
+    metric: m.metric,
+    count,
+    indexed: count - m.graph.unreachable,
+    tiers: index.tiers.map((t, i) => ({
+      kind: t.kind,
+      nodes: i === 0 ? index.plan.adjacencyInDram : m.count - index.plan.adjacencyInDram,
+      holds: holdsOf(index, i),
+      bytes: m.tiers[i]?.bytes ?? 0,
+      residentBytes: resident[i] ?? 0,
+      binding: t.binding,
+    })),
+    placement: {
+      policy: m.placement.policy,
+      dramBudgetBytes: m.plan.dramBudgetBytes,
+      predictedDramShare: m.placement.predictedDramShare,
+      promotionPool: index.pool ? { slots: index.pool.layout.slots, tenants: index.pool.tenants().length, moves: index.pool.moves } : null,
+    },
+    code: m.plan.code ? { kind: m.plan.code.kind, bytesPerVector: m.plan.code.stride } : null,
+    build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
+    memory: { mode: opened.memory.mode, reason: opened.memory.reason },
+    live,
+  };
+}
+
+/** Nodes whose records of each kind live in tier i. */
+function holdsOf(index: TieredIndex, i: number): TierInfo['holds'] {
+  const n = index.meta.count;
+  const inTier = (dramCount: number): number => (i === 0 ? dramCount : n - dramCount);
+  return {
+    neighbourLists: inTier(index.plan.adjacencyInDram),
+    vectors: inTier(index.plan.vectorsInDram),
+    codes: index.codes ? inTier(n) : 0,
+    labels: inTier(0),
+  };
+}

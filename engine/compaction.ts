@@ -1,0 +1,220 @@
+// The compaction protocol, in one place: a live collection's live points (the base's unhidden ones
+// and the fresh ones, at the live store's cut) are built into a new tiered index on a worker thread
+// while searches and writes go on; the state file naming it (storage/compacted.ts) is written; then,
+// in one synchronous step, the new base is swapped in, the live store rebased on it and the search
+// threads replaced; last, the log's head up to the cut is cut. A crash at any point recovers either
+// the old state or the new one, whole. Also the automatic trigger (compactAt) and, at open, what a
+// previous compaction left.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { fromWorker } from '../common/worker-errors.js';
+import { DEFAULT_BUILD } from '../index/build/build-index.js';
+import type { OpenedIndex } from '../index/open-index.js';
+import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
+import { collectionDir } from '../storage/collection-dir.js';
+import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../storage/compacted.js';
+import type { LiveStore } from '../storage/live-store.js';
+import type { Collection } from './collection.js';
+import { workerFile } from './executor.js';
+import type { CompactJob } from './workers/compact-worker.js';
+
+/** Default of OpenEngineOptions.compactAt. */
+export const DEFAULT_COMPACT_AT = 50_000;
+
+/** Recorded live queries a compaction needs before it profiles its placement with them. */
+export const MIN_PROFILE_QUERIES = 200;
+
+/** What a compaction did (Engine.compact; the REST answer's `result`). */
+export interface CompactionReport {
+  /** False when there was nothing to compact (no live point). */
+  compacted: boolean;
+  /** Live points in the new base. */
+  points: number;
+  seconds: number;
+  /** Fresh points and hidden base points before and after: what the swap freed. */
+  before: { fresh: number; hidden: number };
+  after: { fresh: number; hidden: number };
+  /** The new base's directory name, inside the collection's directory. */
+  base: string | null;
+}
+
+/** What compactions need of the engine. */
+export interface CompactionHost {
+  readonly dataDir: string | null;
+  isClosing(): boolean;
+  /** Whether bases can be swapped at run time (not with near-data tier workers). */
+  readonly canSwap: boolean;
+  collection(name: string): Collection;
+  /** Opens a base as the engine opens bases (slots and lanes for its threads). */
+  openBase(dir: string): OpenedIndex;
+  /** Replaces the search threads by threads over every collection's current base. */
+  swapThreads(): void;
+}
+
+/**
+ * What a previous compaction left in a collection's directory: the state naming its base (null:
+ * none), every other base directory (an interrupted compaction's, or one replaced) removed.
+ */
+export function recoverCompacted(dir: string): Compacted | null {
+  const compacted = readCompacted(dir);
+  removeStaleBases(dir, compacted?.baseDir ?? null);
+  return compacted;
+}
+
+/**
+ * The live points, copied into shared memory: the base's unhidden nodes and the fresh points named
+ * (a cut's). Cosine vectors are stored normalised already.
+ */
+function livePoints(c: Collection, freshIds: readonly number[]): { vectors: Float32Array; ids: Float64Array } {
+  const live = c.live;
+  const index = c.index;
+  const dim = c.dim;
+  const baseNodes: number[] = [];
+  if (index !== null) {
+    const labels = index.labels;
+    for (let n = 0; n < labels.length; n++) if (live === null || live.baseLive(labels[n]!)) baseNodes.push(n);
+  }
+  const freshLive = live === null ? [] : freshIds.filter((id) => live.fresh.has(id));
+  const count = baseNodes.length + freshLive.length;
+  const vectors = new Float32Array(new SharedArrayBuffer(count * dim * 4));
+  const ids = new Float64Array(new SharedArrayBuffer(count * 8));
+  baseNodes.forEach((n, i) => {
+    vectors.set(index!.vectorOf(n), i * dim);
+    ids[i] = index!.labels[n]!;
+  });
+  freshLive.forEach((id, j) => {
+    vectors.set(live!.fresh.vector(id)!, (baseNodes.length + j) * dim);
+    ids[baseNodes.length + j] = id;
+  });
+  return { vectors, ids };
+}
+
+export class Compactions {
+  /** Running compactions' build threads (terminated at close). */
+  private readonly builders = new Set<Worker>();
+
+  constructor(
+    private readonly host: CompactionHost,
+    /** Fresh points + hidden base points past which a live collection compacts itself (0: never). */
+    private readonly compactAt: number,
+  ) {}
+
+  /** The write hook of a live collection: compacts it once enough has changed. */
+  trigger(c: Collection, store: LiveStore): () => void {
+    return () => {
+      const base = c.index?.meta.count ?? 0;
+      const changed = store.fresh.size + store.tombstones.size;
+      if (this.compactAt > 0 && c.compacting === null && !this.host.isClosing() && changed >= Math.max(this.compactAt, 0.3 * base))
+        this.compact(this.host.collection(c.name)).catch((e: unknown) =>
+          process.emitWarning(`compaction of ${c.name} failed: ${e instanceof Error ? e.message : String(e)}`),
+        );
+    };
+  }
+
+  /** Compacts a live collection (the protocol above); a compaction running already is joined. */
+  compact(c: Collection): Promise<CompactionReport> {
+    const h = this.host;
+    if (h.isClosing()) return Promise.reject(new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {}));
+    const live = c.live;
+    if (h.dataDir === null || live === null)
+      return Promise.reject(
+        new StrataError('STRATA_READ_ONLY', `collection ${quoted(c.name)} takes no writes (no --data-dir): there is nothing to compact`, { allow: 'GET' }),
+      );
+    if (!h.canSwap) return Promise.reject(invalidArgument('compact', 'compaction with near-data tier workers (--mode ndp) is not supported yet'));
+    if (c.compacting) return c.compacting as Promise<CompactionReport>;
+    return c.trackCompaction(this.run(c, live, h.dataDir));
+  }
+
+  /** Ends every build still running (its directory is removed at the next open). */
+  async abandon(): Promise<void> {
+    await Promise.all([...this.builders].map((w) => w.terminate()));
+  }
+
+  private async run(c: Collection, live: LiveStore, dataDir: string): Promise<CompactionReport> {
+    const t0 = performance.now();
+    const before = { fresh: live.fresh.size, hidden: live.tombstones.size };
+    const dir = collectionDir(dataDir, c.name);
+    const cut = live.beginCut();
+    let baseName: string | null = null;
+    try {
+      const { vectors, ids } = livePoints(c, cut.freshIds);
+      if (ids.length === 0) {
+        live.abortCut();
+        return { compacted: false, points: 0, seconds: (performance.now() - t0) / 1000, before, after: before, base: null };
+      }
+      baseName = baseDirName(cut.lsn);
+      await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer);
+      const opened = this.host.openBase(join(dir, baseName));
+      if (this.host.isClosing()) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
+      writeCompacted(dir, baseName, cut.lsn, cut.state);
+      // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
+      c.rebase(opened);
+      live.rebase(c.baseIds());
+      this.host.swapThreads();
+      // The previous compacted base, if any: loaded in memory, so its files can go now.
+      removeStaleBases(dir, join(dir, baseName));
+      // And the log's records up to the cut, which the new base holds (a failure leaves them: replay skips them).
+      await live
+        .cutLog(cut.lsn)
+        .catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${e instanceof Error ? e.message : String(e)}`));
+      return {
+        compacted: true,
+        points: ids.length,
+        seconds: (performance.now() - t0) / 1000,
+        before,
+        after: { fresh: live.fresh.size, hidden: live.tombstones.size },
+        base: baseName,
+      };
+    } catch (e) {
+      if (live.cutOpen) live.abortCut();
+      if (baseName !== null && readCompacted(dir)?.baseDir !== join(dir, baseName)) rmSync(join(dir, baseName), { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** Builds a base on a worker thread (workers/compact-worker.ts), with the collection's build settings. */
+  private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer): Promise<void> {
+    const m = c.base?.manifest;
+    const budgetShare = m ? m.plan.dramBudgetBytes / Math.max(1, m.plan.fullPrecisionBytes) : null;
+    const job: CompactJob = {
+      name: c.name,
+      out,
+      dim: c.dim,
+      metric: c.metric,
+      vectors,
+      ids,
+      m: m?.build.m ?? c.shape?.m ?? DEFAULT_BUILD.m,
+      efConstruction: m?.build.efConstruction ?? c.shape?.efConstruction ?? DEFAULT_BUILD.efConstruction,
+      dramBudget: budgetShare !== null ? `${Math.min(100, budgetShare * 100).toFixed(4)}%` : DEFAULT_BUILD.dramBudget,
+      placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
+      codes: m ? (m.plan.code?.kind ?? 'none') : 'auto',
+      poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
+      profile: null,
+    };
+    // The placement follows the live load: profiled with the queries the collection has been asked,
+    // when there are enough of them; otherwise with a sample of its own points, as strata build does.
+    const recent = c.recentQueries();
+    if (recent.length / c.dim >= MIN_PROFILE_QUERIES) {
+      const shared = new Float32Array(new SharedArrayBuffer(recent.byteLength));
+      shared.set(recent);
+      job.profile = shared.buffer as SharedArrayBuffer;
+    }
+    return new Promise<void>((resolve, reject) => {
+      const w = new Worker(workerFile('compact-worker.js'), { workerData: job });
+      this.builders.add(w);
+      let answered = false;
+      w.on('message', (r: { ok: boolean; error?: unknown }) => {
+        answered = true;
+        if (r.ok) resolve();
+        else reject(fromWorker(r.error, 'compaction build'));
+      });
+      w.on('error', (e) => reject(fromWorker(e, 'compaction build')));
+      w.on('exit', (code) => {
+        this.builders.delete(w);
+        if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `compaction build thread exited (code ${code}) without an answer`, {}));
+      });
+    });
+  }
+}

@@ -1,0 +1,141 @@
+// Snapshots of writable collections: taken (config, the log's durable prefix and, with a base, the
+// base's files, its cut and the live state it does not hold), listed, read, deleted, and restored as
+// a collection created over the API. They live beside the collections' directories, not inside.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { pack, unpack } from 'msgpackr';
+import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { DEFAULT_BUILD } from '../index/build/build-index.js';
+import { type CollectionConfig, collectionDir, installCollection, removeCollectionDir } from '../storage/collection-dir.js';
+import { baseDirName, readCompacted, writeCompacted } from '../storage/compacted.js';
+import { emptyLiveState, type LiveState } from '../storage/live-store.js';
+import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../storage/snapshot.js';
+import { createDir, writeFileDurably } from '../common/durable-fs.js';
+import { checkCollectionName } from './collection-name.js';
+import type { Collection } from './collection.js';
+
+/** What snapshots need of the engine. */
+export interface SnapshotHost {
+  /** The data directory, or null (no writable collections). */
+  readonly dataDir: string | null;
+  collection(name: string): Collection;
+  /** The collection of that name, or undefined (no error). */
+  find(name: string): Collection | undefined;
+  deleteCollection(name: string): Promise<boolean>;
+  /** Serves the created collection in `dir` (DataDir.attach). */
+  attach(dir: string, cfg: CollectionConfig): Promise<Collection>;
+  /** Replaces the search threads by threads over every collection's current base. */
+  swapThreads(): void;
+}
+
+export class Snapshots {
+  constructor(private readonly host: SnapshotHost) {}
+
+  /** Where a collection's snapshots live: beside, not inside, its directory (they outlive it). */
+  private dirOf(dataDir: string, name: string): string {
+    return join(dataDir, 'snapshots', basename(collectionDir(dataDir, name)));
+  }
+
+  /** A writable collection's snapshot directory, or STRATA_READ_ONLY naming why snapshots do not apply. */
+  private writable(name: string): { c: Collection; dataDir: string; dir: string } {
+    const c = this.host.collection(name);
+    const dataDir = this.host.dataDir;
+    if (dataDir === null || c.live === null)
+      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is not writable (no --data-dir): snapshots are of writable collections`, {
+        allow: 'GET',
+      });
+    return { c, dataDir, dir: this.dirOf(dataDir, name) };
+  }
+
+  /**
+   * A snapshot of a writable collection: its config and every acknowledged write (the log's durable
+   * prefix) and, when it has a base index (built, or compacted), the base's files with the cut the
+   * log is replayed from and the live state the base does not hold. Taken in one synchronous step,
+   * so no compaction swaps the base in between.
+   */
+  create(name: string): SnapshotDescription {
+    const { c, dataDir, dir } = this.writable(name);
+    const live = c.live!;
+    const m = c.base?.manifest;
+    const cfg: CollectionConfig = {
+      name,
+      dim: c.dim,
+      metric: c.metric,
+      m: c.shape?.m ?? m?.build.m ?? DEFAULT_BUILD.m,
+      efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
+    };
+    const entries: Array<[string, Uint8Array]> = [
+      ['collection.json', Buffer.from(JSON.stringify(cfg))],
+      ['wal.log', live.logPrefix()],
+    ];
+    const base = c.base;
+    if (base !== null) {
+      // The base is the compacted one (its cut and saved state) or the directory it was built in
+      // (cut 0: the whole log applies on top of it).
+      const compacted = readCompacted(collectionDir(dataDir, name));
+      const mine = compacted !== null && compacted.baseDir === base.dir ? compacted : null;
+      const state: LiveState = mine?.state ?? emptyLiveState();
+      entries.push(['base.json', Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) }))]);
+      entries.push(['base-state.msgpack', pack(state)]);
+      for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, readFileSync(join(base.dir, f))]);
+    }
+    return writeSnapshot(dir, live.appliedLsn, entries);
+  }
+
+  list(name: string): SnapshotDescription[] {
+    return listSnapshots(this.writable(name).dir);
+  }
+
+  file(name: string, snapshot: string): string {
+    return snapshotFile(this.writable(name).dir, snapshot);
+  }
+
+  delete(name: string, snapshot: string): void {
+    deleteSnapshot(this.writable(name).dir, snapshot);
+  }
+
+  /**
+   * Restores a snapshot (its bytes) as collection `name`, replacing a collection of that name
+   * created over the API: its log is written and replayed, so the collection answers as the
+   * snapshot's source did when it was taken.
+   */
+  async recover(name: string, bytes: Buffer, source: string): Promise<Collection> {
+    checkCollectionName(name, 'collection_name');
+    const dataDir = this.host.dataDir;
+    if (dataDir === null) throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir', { allow: 'GET' });
+    const entries = decodeSnapshot(bytes, source);
+    const cfgBytes = entries.get('collection.json');
+    const wal = entries.get('wal.log');
+    if (!cfgBytes || !wal) throw invalidArgument('location', `${source}: a snapshot needs collection.json and wal.log`);
+    const src = JSON.parse(cfgBytes.toString('utf8')) as CollectionConfig;
+    const existing = this.host.find(name);
+    if (existing?.fromIndexDir)
+      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: restore under another name`, { allow: 'GET' });
+    if (existing) await this.host.deleteCollection(name);
+    const dir = collectionDir(dataDir, name);
+    removeCollectionDir(dir);
+    const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction };
+    const baseJson = entries.get('base.json');
+    if (baseJson) {
+      // The base's files first, then the state naming them, then the log and (last) the config:
+      // a crash midway leaves a directory that is not a collection.
+      const { cutLsn } = JSON.parse(baseJson.toString('utf8')) as { cutLsn: string };
+      if (!/^\d+$/.test(cutLsn)) throw invalidArgument('location', `${source}: base.json has no valid cutLsn`);
+      const baseName = baseDirName(BigInt(cutLsn));
+      createDir(join(dir, baseName), dir);
+      for (const [entry, data] of entries) {
+        if (!entry.startsWith('base/')) continue;
+        const file = entry.slice('base/'.length);
+        if (!/^[a-z0-9][a-z0-9.-]*$/.test(file)) throw invalidArgument('location', `${source}: base file ${JSON.stringify(file)} is not a plain file name`);
+        writeFileDurably(join(dir, baseName, file), data);
+      }
+      const state = entries.get('base-state.msgpack');
+      writeCompacted(dir, baseName, BigInt(cutLsn), state ? (unpack(state) as LiveState) : emptyLiveState());
+    }
+    installCollection(dir, cfg, wal);
+    const c = await this.host.attach(dir, cfg);
+    // A restored base joins the search threads.
+    if (c.index !== null) this.host.swapThreads();
+    return c;
+  }
+}
