@@ -99,7 +99,7 @@ export const headSpan = (headBytes: number): number => Math.ceil(headBytes / 64)
 
 export const PREP_WEIGHTS = 64;
 
-/** Writes the header codeBatch reads (offsets in kernels/distance.as.ts). */
+/** Writes the header codeBatch reads (offsets in kernels/code-kernel.as.ts). */
 export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
   const dv = new DataView(out.buffer, out.byteOffset, PREP_WEIGHTS);
   dv.setUint32(
