@@ -281,7 +281,7 @@ export class RqCodec implements Codec {
     this.prepareJs(q, out);
   }
 
-  /** The twin of the WASM preparation (rq-prepare.ts), and the path of dense rotations. */
+  /** The twin of the WASM preparation (rqPrepare in kernels/rq-prepare.as.ts), and the path of dense rotations. */
   prepareJs(q: Float32Array, out: Uint8Array): void {
     const { dim, dims, bits, centroids: k } = this.spec;
     const pq = this.rotateInto(q);

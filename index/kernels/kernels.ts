@@ -1,6 +1,7 @@
 // Loads the WASM SIMD distance kernels and binds one instance to each tier segment's memory.
 // Where SIMD WebAssembly is unavailable (or STRATA_KERNELS=js), a scalar JS twin with the same
-// signature takes over, so the traversal code has one shape either way.
+// signature takes over (jsKernels: twin of vector-kernels.as.ts and code-kernel.as.ts), so the
+// traversal code has one shape either way.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StrataError } from '../../common/errors.js';

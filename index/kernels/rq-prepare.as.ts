@@ -1,5 +1,5 @@
 // Query preparation for rq codes with a Hadamard rotation (index/codes/rotation.ts, index/codes/rq.ts),
-// driven by index/codes/rq-prepare.ts, whose JS path is its twin.
+// driven by index/codes/rq-prepare.ts. Its JS twin is RqCodec.prepareJs (index/codes/rq.ts).
 import { hsum } from './code-kernel.as';
 
 

@@ -2,7 +2,8 @@
 // to DONE); the driver computes those distances however it likes (here, on another thread, batched
 // with other queries) and `apply` consumes them. The local Searcher runs next/apply to completion;
 // the near-data runner interleaves many queries. Because both run this code, they take the same
-// steps in the same order and return the same answers.
+// steps in the same order and return the same answers. Their WASM twin is `traverse`
+// (index/kernels/traverse.as.ts), the whole traversal in one call (index/README.md, twins).
 //
 // A search is: the entry point, greedy descent through the upper layers, a beam search of width ef
 // on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
