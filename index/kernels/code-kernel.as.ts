@@ -1,6 +1,23 @@
 // The code kernel: codeBatch scores every compact code kind (docs/codes.md) against a query
 // prepared by index/codes/codec.ts (or rqPrepare, rq-prepare.as.ts). Its JS twin is codeBatch in
 // kernels.ts (jsKernels); test/index/kernels/kernels.test.ts holds them equal.
+import {
+  P_BETA_OFFSET,
+  P_CENTROID_OFFSET,
+  P_CONST_A,
+  P_DIM,
+  P_DIMS,
+  P_GAMMA_W,
+  P_HEAD_BACK,
+  P_M_SUM_W,
+  P_PLANES,
+  P_PLANES_OFFSET,
+  P_QUERY_OFFSET,
+  P_SCALE_OFFSET,
+  P_TABLE_KIND,
+  P_TABLE_OFFSET,
+  P_WEIGHTS,
+} from './prepared-query.generated.as';
 import { dotAt, l2At, touchRows } from './vector-kernels.as';
 
 // ---- Compact codes -------------------------------------------------------------------------------
@@ -13,13 +30,8 @@ import { dotAt, l2At, touchRows } from './vector-kernels.as';
 //   d = T[centroid] + beta + gammaW * scale * (dot(w, value) - mSumW)
 // and every plane unpacks with constant shifts only, so 16 dimensions move per SIMD step.
 //
-// Prepared query header (bytes): 0 planes mask (1 bits, 2 crumbs, 4 nibbles, 8 bytes), 4 dims
-// (a multiple of 16), 8 planes offset in the row, 12 scale offset (-1: none), 16 beta offset (-1),
-// 20 centroid offset (-1), 24 gammaW f32, 28 constant A f32 (used without centroids), 32 mSumW f64,
-// 40 table offset (T, f32 per centroid, from the slot start), 44 float query offset (from the slot
-// start), 48 |q| f32 (for error bounds, not read here), 52 bytes from the centroids to the rows
-// (the segment head holds the centroids, f32, dim each), 56 dim, 60 table kind (0: |q - c|²,
-// 1: 1 - q·c), 64.. the weights (dims × i16). The table starts as NaN: the kernel fills an entry
+// The prepared query's header is laid out by index/kernels/prepared-query.ts (its fields, the weights
+// after it). The centroid table starts as NaN: the kernel fills an entry
 // the first time it meets a row of that centroid, since a query meets only the centroids near its path.
 
 @inline function dotW(acc: v128, vals8: v128, w: usize): v128 {
@@ -179,20 +191,20 @@ export function codeBatch(q: usize, base: usize, stride: usize, ids: usize, n: i
 
 /** codeBatch's row loop for one plane layout (0 bytes, 1 nibbles, 2 crumbs and bits, 3 crumbs). */
 @inline function codeRows(q: usize, base: usize, stride: usize, ids: usize, n: i32, out: usize, kind: i32): void {
-  const dims = load<i32>(q, 4);
-  const planesOff = <usize>load<u32>(q, 8);
-  const scaleOff = load<i32>(q, 12);
-  const betaOff = load<i32>(q, 16);
-  const centOff = load<i32>(q, 20);
-  const gammaW = <f64>load<f32>(q, 24);
-  const constA = <f64>load<f32>(q, 28);
-  const mSumW = load<f64>(q, 32);
-  const table = q + <usize>load<u32>(q, 40);
-  const qf = q + <usize>load<u32>(q, 44);
-  const lazyBack = <usize>load<u32>(q, 52);
-  const lazyDim = load<i32>(q, 56);
-  const lazyIp = load<u32>(q, 60) == 1;
-  const w = q + 64;
+  const dims = load<i32>(q, P_DIMS);
+  const planesOff = <usize>load<u32>(q, P_PLANES_OFFSET);
+  const scaleOff = load<i32>(q, P_SCALE_OFFSET);
+  const betaOff = load<i32>(q, P_BETA_OFFSET);
+  const centOff = load<i32>(q, P_CENTROID_OFFSET);
+  const gammaW = <f64>load<f32>(q, P_GAMMA_W);
+  const constA = <f64>load<f32>(q, P_CONST_A);
+  const mSumW = load<f64>(q, P_M_SUM_W);
+  const table = q + <usize>load<u32>(q, P_TABLE_OFFSET);
+  const qf = q + <usize>load<u32>(q, P_QUERY_OFFSET);
+  const lazyBack = <usize>load<u32>(q, P_HEAD_BACK);
+  const lazyDim = load<i32>(q, P_DIM);
+  const lazyIp = load<u32>(q, P_TABLE_KIND) == 1;
+  const w = q + P_WEIGHTS;
   for (let k = 0; k < n; k++) {
     const row = base + <usize>load<u32>(ids + (<usize>k << 2)) * stride;
     const p = row + planesOff;

@@ -1,6 +1,7 @@
 // Query preparation for rq codes with a Hadamard rotation (index/codes/rotation.ts, index/codes/rq.ts),
 // driven by index/codes/rq-prepare.ts. Its JS twin is RqCodec.prepareJs (index/codes/rq.ts).
 import { hsum } from './code-kernel.as';
+import { P_GAMMA_W, P_M_SUM_W, P_QUERY_NORM, P_WEIGHTS } from './prepared-query.generated.as';
 
 
 /** Normalised Walsh-Hadamard transform of the p floats at x (p a power of two, at least 16). */
@@ -67,7 +68,7 @@ export function rqPrepare(prep: usize, signs: usize, work: usize, dim: i32, dims
   const W: f32 = m > 0 ? m / limit : 1;
   const inv = f32x4.splat(<f32>1.0 / W);
   let sum = i32x4.splat(0);
-  const w = prep + 64;
+  const w = prep + P_WEIGHTS;
   for (let d = 0; d < dims; d += 8) {
     const at = work + (<usize>d << 2);
     const a = i32x4.trunc_sat_f32x4_s(f32x4.nearest(f32x4.mul(v128.load(at), inv)));
@@ -77,9 +78,9 @@ export function rqPrepare(prep: usize, signs: usize, work: usize, dim: i32, dims
   }
   // Each lane holds a quarter of the weights (in range by the limit); four together are summed in f64.
   const sumW = hsum(sum);
-  store<f32>(prep + 24, gammaSign * W);
-  store<f64>(prep + 32, mid * sumW);
-  store<f32>(prep + 48, <f32>Math.sqrt(<f64>qq));
+  store<f32>(prep + P_GAMMA_W, gammaSign * W);
+  store<f64>(prep + P_M_SUM_W, mid * sumW);
+  store<f32>(prep + P_QUERY_NORM, <f32>Math.sqrt(<f64>qq));
   const table = prep + tableOffset;
   for (let c = 0; c < centroids; c++) store<f32>(table + (<usize>c << 2), NaN);
 }

@@ -1,26 +1,14 @@
 // The control block's one layout table (index/kernels/control-block.ts) against the AssemblyScript
 // constants the build generated from it: a table edited without a rebuild, or a generator that drops
 // or renames a field, leaves the WASM traversal reading other offsets than the JS side writes.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../../common/paths.js';
 import { CONTROL, CONTROL_BYTES, CONTROL_OUTPUTS, COUNT_SHIFT, DEGREE_MASK } from '../../../index/kernels/control-block.js';
-
-/** name → value of every `export const NAME: type = value;` in the generated AssemblyScript file. */
-function generatedConstants(): Map<string, number> {
-  const text = readFileSync(join(projectRoot(), 'index', 'kernels', 'control-block.generated.as.ts'), 'utf8');
-  const out = new Map<string, number>();
-  for (const m of text.matchAll(/^export const (\w+): \w+ = (\d+);$/gm)) out.set(m[1]!, Number(m[2]));
-  return out;
-}
-
-const asName = (field: string): string => `B_${field.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+import { asName, generatedConstants } from '../../helpers/generated-constants.js';
 
 describe('control block layout', () => {
   it('gives the WASM side every field of the table at the same offset, and nothing else', () => {
-    const generated = generatedConstants();
-    const expected = new Map<string, number>(Object.entries(CONTROL).map(([field, at]) => [asName(field), at]));
+    const generated = generatedConstants('control-block');
+    const expected = new Map<string, number>(Object.entries(CONTROL).map(([field, at]) => [asName('B', field), at]));
     expected.set('CONTROL_OUTPUTS_FROM', CONTROL_OUTPUTS.from);
     expected.set('CONTROL_OUTPUTS_TO', CONTROL_OUTPUTS.to);
     expected.set('CONTROL_BYTES', CONTROL_BYTES);
