@@ -1,7 +1,7 @@
 // What search workers receive at start: shared handles of every collection and their near-data links.
 import type { SearcherOptions } from '../../index/search/searcher.js';
 import type { SharedIndexHandle } from '../../index/tiered/tiered-index.js';
-import type { NdpOptions } from '../ndp/ndp-runner.js';
+import type { NdpOptions } from '../../index/search/near-data.js';
 
 export interface CollectionLinks {
   handle: SharedIndexHandle;

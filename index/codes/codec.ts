@@ -5,6 +5,7 @@
 //   plus a randomly rotated residual quantised to 2-4 bits with a per-vector scale; small enough for
 //   a 10% DRAM budget, with an error bound from that scale.
 import type { Metric } from '../kernels/kernels.js';
+import { PREPARED } from '../kernels/prepared-query.js';
 import { planeBytes, planesFor } from './planes.js';
 import type { RotationKind } from './rotation.js';
 
@@ -97,30 +98,29 @@ export interface PreparedHeader {
 /** The head's size as a segment lays it out (tiered/segment.ts): the rows start on the next 64 bytes after it. */
 export const headSpan = (headBytes: number): number => Math.ceil(headBytes / 64) * 64;
 
-export const PREP_WEIGHTS = 64;
-
-/** Writes the header codeBatch reads (offsets in kernels/distance.as.ts). */
+/** Writes the header codeBatch reads (laid out by kernels/prepared-query.ts). */
 export function writePreparedHeader(out: Uint8Array, h: PreparedHeader): void {
-  const dv = new DataView(out.buffer, out.byteOffset, PREP_WEIGHTS);
+  const dv = new DataView(out.buffer, out.byteOffset, PREPARED.weights);
+  const P = PREPARED;
   dv.setUint32(
-    0,
+    P.planes,
     planesFor(h.bits).reduce((m, p) => m | p.kind, 0),
     true,
   );
-  dv.setInt32(4, h.dims, true);
-  dv.setUint32(8, h.planesOffset, true);
-  dv.setInt32(12, h.scaleOffset, true);
-  dv.setInt32(16, h.betaOffset, true);
-  dv.setInt32(20, h.centroidOffset, true);
-  dv.setFloat32(24, h.gammaW, true);
-  dv.setFloat32(28, h.constA, true);
-  dv.setFloat64(32, h.mSumW, true);
-  dv.setUint32(40, h.tableOffset, true);
+  dv.setInt32(P.dims, h.dims, true);
+  dv.setUint32(P.planesOffset, h.planesOffset, true);
+  dv.setInt32(P.scaleOffset, h.scaleOffset, true);
+  dv.setInt32(P.betaOffset, h.betaOffset, true);
+  dv.setInt32(P.centroidOffset, h.centroidOffset, true);
+  dv.setFloat32(P.gammaW, h.gammaW, true);
+  dv.setFloat32(P.constA, h.constA, true);
+  dv.setFloat64(P.mSumW, h.mSumW, true);
+  dv.setUint32(P.tableOffset, h.tableOffset, true);
   const lazy = h.lazyTable;
-  dv.setUint32(44, lazy ? lazy.queryOffset : 0, true);
-  dv.setUint32(52, lazy ? lazy.headBack : 0, true);
-  dv.setInt32(56, lazy ? lazy.dim : 0, true);
-  dv.setUint32(60, lazy?.metric === 'ip' ? 1 : 0, true);
+  dv.setUint32(P.queryOffset, lazy ? lazy.queryOffset : 0, true);
+  dv.setUint32(P.headBack, lazy ? lazy.headBack : 0, true);
+  dv.setInt32(P.dim, lazy ? lazy.dim : 0, true);
+  dv.setUint32(P.tableKind, lazy?.metric === 'ip' ? 1 : 0, true);
 }
 
 /** Bytes of the prepared query's weights: one i16 per (padded) dimension, for every code kind. */
@@ -154,16 +154,16 @@ export function writeWeights(out: Uint8Array, v: Float64Array, bits: number, dim
   const limit = weightLimit(bits, dims);
   const W = vmax > 0 ? vmax / limit : 1;
   const inv = 1 / W;
-  // The weights start at PREP_WEIGHTS (even): an i16 view writes them directly when out is aligned.
+  // The weights start at PREPARED.weights (even): an i16 view writes them directly when out is aligned.
   const aligned = (out.byteOffset & 1) === 0;
-  const w16 = aligned ? new Int16Array(out.buffer, out.byteOffset + PREP_WEIGHTS, dims) : null;
+  const w16 = aligned ? new Int16Array(out.buffer, out.byteOffset + PREPARED.weights, dims) : null;
   const dv = aligned ? null : new DataView(out.buffer, out.byteOffset, out.byteLength);
   let sumW = 0;
   for (let i = 0; i < dims; i++) {
     const wi = Math.round(v[i]! * inv);
     sumW += wi;
     if (w16 !== null) w16[i] = wi;
-    else dv!.setInt16(PREP_WEIGHTS + 2 * i, wi, true);
+    else dv!.setInt16(PREPARED.weights + 2 * i, wi, true);
   }
   return { W, sumW };
 }
@@ -175,7 +175,7 @@ export function writeWeights(out: Uint8Array, v: Float64Array, bits: number, dim
 export function preparedLayout(dims: number, centroids: number, dim = 0): { tableOffset: number; queryOffset: number; bytes: number } {
   // The last step of a short crumb block reads up to 8 bytes of weights past the last dimension's
   // (times zero values): the slack keeps those reads inside the query's own area.
-  const tableOffset = Math.ceil((PREP_WEIGHTS + weightBytes(dims) + 16) / 16) * 16;
+  const tableOffset = Math.ceil((PREPARED.weights + weightBytes(dims) + 16) / 16) * 16;
   const queryOffset = Math.ceil((tableOffset + 4 * centroids) / 16) * 16;
   return { tableOffset, queryOffset, bytes: queryOffset + (centroids > 0 ? 4 * dim : 0) + 16 };
 }

@@ -1,5 +1,5 @@
 // Where each dimension's value sits in a code's planes. The layouts are chosen so that the WASM
-// kernel (codeBatch in kernels/distance.as.ts) unpacks 16 dimensions per SIMD step with constant
+// kernel (codeBatch in kernels/code-kernel.as.ts) unpacks 16 dimensions per SIMD step with constant
 // shifts only, and meets the query weights in natural dimension order. This file is the one
 // definition of those layouts: the encoder writes through it, the JS kernel and the tests read
 // through it. Dimensions are padded to a multiple of 16.

@@ -1,5 +1,5 @@
 // The query path of rq codes with a Hadamard rotation, in one WASM call (rqPrepare in
-// kernels/distance.as.ts): rotation, the i16 weights, the header's per-query fields and the lazy
+// kernels/rq-prepare.as.ts): rotation, the i16 weights, the header's per-query fields and the lazy
 // table's NaNs. In JavaScript those steps cost ~4 µs of a ~35 µs query on SIFT (a dense rotation
 // through a row kernel, allocations, a DataView per call); here they are a few hundred ns. It works
 // in a private block of memory and hands back the prepared bytes; the codec's JS path is the twin.

@@ -12,6 +12,7 @@
 // about 2·|a|·|e|/√dims in spread (docs/codes.md gives the bound and its measured coverage).
 import { invalidArgument } from '../../common/errors.js';
 import { mulberry32 } from '../../common/random.js';
+import { PREPARED } from '../kernels/prepared-query.js';
 import { RowScorer } from '../kernels/row-scorer.js';
 import {
   BOUND_SIGMAS,
@@ -281,14 +282,14 @@ export class RqCodec implements Codec {
     this.prepareJs(q, out);
   }
 
-  /** The twin of the WASM preparation (rq-prepare.ts), and the path of dense rotations. */
+  /** The twin of the WASM preparation (rqPrepare in kernels/rq-prepare.as.ts), and the path of dense rotations. */
   prepareJs(q: Float32Array, out: Uint8Array): void {
     const { dim, dims, bits, centroids: k } = this.spec;
     const pq = this.rotateInto(q);
     const { W, sumW } = writeWeights(out, pq, bits, dims);
     let qq = 0;
     for (let i = 0; i < q.length; i++) qq += q[i]! * q[i]!;
-    new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(48, Math.sqrt(qq), true);
+    new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(PREPARED.queryNorm, Math.sqrt(qq), true);
     // The table is the kernel's to fill (lazyTable below): a query meets few of the centroids, and
     // computing all of them was a fifth of a search.
     new Float32Array(out.buffer, out.byteOffset + this.tableOffset, k).fill(Number.NaN);
@@ -323,11 +324,11 @@ export class RqCodec implements Codec {
     // The query's weights are rounded to integers (codec.ts): each is off by at most half a unit, which
     // adds |gammaW|·s·Σ ε_i·x̃_i, ε uniform, with |x̃| at most mid·√dims; independent of the
     // residual's error, so the two add in quadrature.
-    const weights = BOUND_SIGMAS * Math.abs(dv.getFloat32(prepAt + 24, true)) * s * this.mid * Math.sqrt(this.spec.dims / 12);
+    const weights = BOUND_SIGMAS * Math.abs(dv.getFloat32(prepAt + PREPARED.gammaW, true)) * s * this.mid * Math.sqrt(this.spec.dims / 12);
     const a =
       this.spec.metric === 'l2'
         ? 2 * Math.sqrt(Math.max(0, this.tableEntry(dv, prepAt, dv.getUint8(rowAt + this.centroidOffset))))
-        : dv.getFloat32(prepAt + 48, true);
+        : dv.getFloat32(prepAt + PREPARED.queryNorm, true);
     const main = BOUND_SIGMAS * a * perDim;
     return Math.sqrt(main * main + weights * weights);
   }

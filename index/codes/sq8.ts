@@ -4,6 +4,7 @@
 //   ip: 1 - q·x̂ = (1 - Σ q·lo) - Σ q·step·c
 // so the kernel only computes an integer dot product of the prepared weights with the codes.
 import { invalidArgument } from '../../common/errors.js';
+import { PREPARED } from '../kernels/prepared-query.js';
 import { BOUND_SIGMAS, type Codec, type CodeSpec, pad16, preparedLayout, writePreparedHeader, writeWeights } from './codec.js';
 import { packPlanes, unpackPlanes } from './planes.js';
 
@@ -94,7 +95,7 @@ export class Sq8Codec implements Codec {
     const { W } = writeWeights(out, v, 8, dims);
     let qq = 0;
     for (let d = 0; d < dim; d++) qq += q[d]! * q[d]!;
-    new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(48, Math.sqrt(qq), true);
+    new DataView(out.buffer, out.byteOffset, out.byteLength).setFloat32(PREPARED.queryNorm, Math.sqrt(qq), true);
     writePreparedHeader(out, {
       bits: 8,
       dims,
@@ -117,7 +118,7 @@ export class Sq8Codec implements Codec {
   errorBound(dv: DataView, _rowAt: number, prepAt: number, estimate: number): number {
     const sd = this.rmsStep / Math.sqrt(12);
     if (this.spec.metric === 'l2') return 2 * BOUND_SIGMAS * Math.sqrt(Math.max(0, estimate)) * sd;
-    return BOUND_SIGMAS * dv.getFloat32(prepAt + 48, true) * sd;
+    return BOUND_SIGMAS * dv.getFloat32(prepAt + PREPARED.queryNorm, true) * sd;
   }
 
   decode(row: Uint8Array): Float64Array {

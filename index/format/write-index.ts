@@ -22,7 +22,7 @@ import {
 } from './constants.js';
 import { crashPoint } from './crash-point.js';
 import type { FileEntry, Manifest } from './manifest.js';
-import { DEGREE_MASK } from '../tiered/list-pool.js';
+import { DEGREE_MASK } from '../kernels/control-block.js';
 import { checkOutput } from './output-path.js';
 import { installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
 

@@ -1,6 +1,7 @@
 // Loads the WASM SIMD distance kernels and binds one instance to each tier segment's memory.
 // Where SIMD WebAssembly is unavailable (or STRATA_KERNELS=js), a scalar JS twin with the same
-// signature takes over, so the traversal code has one shape either way.
+// signature takes over (jsKernels: twin of vector-kernels.as.ts and code-kernel.as.ts), so the
+// traversal code has one shape either way.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StrataError } from '../../common/errors.js';
@@ -15,7 +16,7 @@ export type KernelChoice = 'wasm' | 'js';
 /** Distances from the query at byte offset q to rows `ids` (u32 local row numbers at byte offset ids). */
 export type BatchKernel = (q: number, base: number, stride: number, ids: number, n: number, dim: number, out: number) => void;
 
-/** Estimated distances from the prepared query at q to code rows `ids` (see codeBatch in distance.as.ts). */
+/** Estimated distances from the prepared query at q to code rows `ids` (see codeBatch in code-kernel.as.ts). */
 export type CodeKernel = (q: number, base: number, stride: number, ids: number, n: number, out: number) => void;
 
 export interface KernelSet {
@@ -52,7 +53,7 @@ export function instantiateKernels(memory: WebAssembly.Memory): KernelSet {
   return { kind: 'wasm-simd', l2Batch: ex.l2Batch, ipBatch: ex.ipBatch, codeBatch: ex.codeBatch };
 }
 
-/** The fused traversal (distance.as.ts `traverse`) over memory, or null without WASM SIMD. */
+/** The fused traversal (traverse.as.ts `traverse`) over memory, or null without WASM SIMD. */
 export function instantiateTraverse(memory: WebAssembly.Memory): ((control: number) => void) | null {
   const mod = kernelModule();
   if (mod === null) return null;
@@ -60,7 +61,7 @@ export function instantiateTraverse(memory: WebAssembly.Memory): ((control: numb
   return (inst.exports as unknown as { traverse: (control: number) => void }).traverse;
 }
 
-/** rqPrepare in distance.as.ts (argument order as there), or null without WASM SIMD. */
+/** rqPrepare in rq-prepare.as.ts (argument order as there), or null without WASM SIMD. */
 export type RqPrepareKernel = (
   prep: number,
   signs: number,
@@ -110,7 +111,7 @@ export function jsKernels(memory: WebAssembly.Memory): KernelSet {
   return { kind: 'js', l2Batch, ipBatch, codeBatch: jsCodeBatch(memory) };
 }
 
-/** Scalar twin of codeBatch in distance.as.ts: the same header, planes and estimate. */
+/** Scalar twin of codeBatch in code-kernel.as.ts: the same header, planes and estimate. */
 function jsCodeBatch(memory: WebAssembly.Memory): CodeKernel {
   const buf = memory.buffer;
   const u8 = new Uint8Array(buf);

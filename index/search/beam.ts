@@ -5,7 +5,7 @@
 // candidate is the first entry not taken, and the answer is the beam as it stands. Inserting shifts
 // at most ef entries, which for the beams searched here (ef of tens to hundreds) costs less than the
 // two heaps' sift steps and their unpredictable branches. The WASM traversal's beam is the twin
-// (beamInsert and untakenFrom in index/kernels/distance.as.ts): the same placement and order.
+// (beamInsert and untakenFrom in index/kernels/traverse.as.ts): the same placement and order.
 
 export class Beam {
   d: Float64Array;

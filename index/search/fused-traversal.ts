@@ -1,69 +1,20 @@
-// A whole traversal (entry, upper layers, level-0 beam) as one WASM call (distance.as.ts
-// `traverse`) for indexes with a fused traversal region (index/tiered/fused-region.ts). The JS steps
+// A whole traversal (entry, upper layers, level-0 beam) as one WASM call (index/kernels/traverse.as.ts
+// `traverse`, its control block laid out by index/kernels/control-block.ts) for indexes with a fused traversal region (index/tiered/fused-region.ts). The JS steps
 // in traversal.ts are its twin and stay the reference: both request, pop, push and compare in the
 // same order, so a query gets the same answer and the same counts either way. What the WASM loop
 // saves is the per-hop JS work (a JS step, a JS-to-WASM kernel call and a heap push per neighbour),
 // about half of a query on codes. The WASM side only counts memory accesses; they are priced here,
 // with the one accountant, as the JS steps would have priced them hop by hop. The re-rank stays in
 // JS: it is a few requests per query, and in near-data mode they go to the tier workers.
+import { CONTROL } from '../kernels/control-block.js';
 import { instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
-import { LANE_GEN } from '../tiered/list-pool.js';
 import type { Segment } from '../tiered/segment.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Accountant } from './accounting.js';
 import type { QueryState } from './query-state.js';
 import type { Scorer } from './scorer.js';
 import { STAT } from './stats.js';
-
-// Control block offsets: the twins of the B_* / O_* constants in distance.as.ts.
-const B = {
-  kind: 0,
-  dim: 4,
-  stride: 8,
-  split: 12,
-  q0: 16,
-  base0: 20,
-  q1: 24,
-  base1: 28,
-  adjSplit: 32,
-  adj0: 36,
-  adj1: 40,
-  adjStride: 44,
-  ef: 48,
-  entry: 52,
-  maxLevel: 56,
-  prefetch: 60,
-  mlp: 64,
-  visited: 72,
-  epoch: 76,
-  beam: 88,
-  beamCap: 92,
-  scratch: 96,
-  maxDeg: 100,
-  upIds: 104,
-  upCount: 108,
-  upOffsets: 112,
-  upLinks: 116,
-  maxM: 120,
-  gen: LANE_GEN,
-  beamN: 132,
-  hops: 136,
-  hits: 140,
-  issued: 144,
-  dist: 148,
-  groups: 156,
-  miss: 172,
-  missBytes: 180,
-  hidden: 188,
-  hiddenBytes: 196,
-  wasteBytes: 204,
-  counted: 212,
-  poolTable: 216,
-  poolCap: 220,
-  poolLists: 224,
-  countLists: 228,
-} as const;
 
 export class FusedTraversal {
   private readonly u8: Uint8Array;
@@ -128,35 +79,35 @@ export class FusedTraversal {
     const L = this.fused.lanes;
     const trav = idx.codes ?? idx.vectors;
     const put = (off: number, v: number): void => dv.setUint32(b + off, v >>> 0, true);
-    put(B.kind, idx.codes !== null ? 0 : idx.meta.metric === 'l2' ? 1 : 2);
-    put(B.dim, idx.meta.dim);
-    put(B.stride, trav.shape.stride);
-    put(B.split, trav.split);
-    put(B.base0, this.travDram?.layout.recordOffset ?? 0);
-    put(B.base1, this.travCxl?.layout.recordOffset ?? 0);
+    put(CONTROL.kind, idx.codes !== null ? 0 : idx.meta.metric === 'l2' ? 1 : 2);
+    put(CONTROL.dim, idx.meta.dim);
+    put(CONTROL.stride, trav.shape.stride);
+    put(CONTROL.split, trav.split);
+    put(CONTROL.base0, this.travDram?.layout.recordOffset ?? 0);
+    put(CONTROL.base1, this.travCxl?.layout.recordOffset ?? 0);
     const adj = idx.adjacency;
-    put(B.adjSplit, adj.split);
-    put(B.adj0, adj.segments.find((s) => s.tier === 0)?.layout.recordOffset ?? 0);
-    put(B.adj1, adj.segments.find((s) => s.tier === 1)?.layout.recordOffset ?? 0);
-    put(B.adjStride, adj.shape.stride);
-    put(B.prefetch, this.prefetch ? 1 : 0);
-    dv.setFloat64(b + B.mlp, this.acct.costs.mlp, true);
-    put(B.visited, b + L.visitedAt);
-    put(B.beam, b + L.beamAt);
-    put(B.beamCap, L.beamCap);
-    put(B.scratch, b + L.scratchAt);
-    put(B.maxDeg, L.maxDegree);
-    put(B.entry, idx.meta.entry);
-    put(B.maxLevel, idx.meta.maxLevel);
-    put(B.upIds, idx.upper.ids.byteOffset);
-    put(B.upCount, idx.upper.ids.length);
-    put(B.upOffsets, idx.upper.offsets.byteOffset);
-    put(B.upLinks, idx.upper.links.byteOffset);
-    put(B.maxM, idx.meta.maxM);
+    put(CONTROL.adjSplit, adj.split);
+    put(CONTROL.adj0, adj.segments.find((s) => s.tier === 0)?.layout.recordOffset ?? 0);
+    put(CONTROL.adj1, adj.segments.find((s) => s.tier === 1)?.layout.recordOffset ?? 0);
+    put(CONTROL.adjStride, adj.shape.stride);
+    put(CONTROL.prefetch, this.prefetch ? 1 : 0);
+    dv.setFloat64(b + CONTROL.mlp, this.acct.costs.mlp, true);
+    put(CONTROL.visited, b + L.visitedAt);
+    put(CONTROL.beam, b + L.beamAt);
+    put(CONTROL.beamCap, L.beamCap);
+    put(CONTROL.scratch, b + L.scratchAt);
+    put(CONTROL.maxDeg, L.maxDegree);
+    put(CONTROL.entry, idx.meta.entry);
+    put(CONTROL.maxLevel, idx.meta.maxLevel);
+    put(CONTROL.upIds, idx.upper.ids.byteOffset);
+    put(CONTROL.upCount, idx.upper.ids.length);
+    put(CONTROL.upOffsets, idx.upper.offsets.byteOffset);
+    put(CONTROL.upLinks, idx.upper.links.byteOffset);
+    put(CONTROL.maxM, idx.meta.maxM);
     const pool = this.fused.pool;
-    put(B.poolTable, pool ? pool.tableAt : 0);
-    put(B.poolCap, pool ? pool.capacity : 0);
-    put(B.poolLists, pool ? pool.listsAt : 0);
+    put(CONTROL.poolTable, pool ? pool.tableAt : 0);
+    put(CONTROL.poolCap, pool ? pool.capacity : 0);
+    put(CONTROL.poolLists, pool ? pool.listsAt : 0);
   }
 
   /**
@@ -169,18 +120,18 @@ export class FusedTraversal {
     const dv = this.dv;
     const b = this.at;
     const put = (off: number, v: number): void => dv.setUint32(b + off, v >>> 0, true);
-    put(B.q0, this.travDram ? this.travDram.slotQuery(st.slot) : 0);
-    put(B.q1, this.travCxl ? this.travCxl.slotQuery(st.slot) : 0);
-    put(B.ef, st.ef);
-    put(B.countLists, st.countLists ? 1 : 0);
+    put(CONTROL.q0, this.travDram ? this.travDram.slotQuery(st.slot) : 0);
+    put(CONTROL.q1, this.travCxl ? this.travCxl.slotQuery(st.slot) : 0);
+    put(CONTROL.ef, st.ef);
+    put(CONTROL.countLists, st.countLists ? 1 : 0);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
-    let epoch = this.u8[b + B.epoch]! + 1;
+    let epoch = this.u8[b + CONTROL.epoch]! + 1;
     if (epoch > 255) epoch = 1;
     if (epoch === 1) this.u8.fill(0, b + this.fused.lanes.visitedAt, b + this.fused.lanes.visitedAt + idx.meta.count);
-    this.u8[b + B.epoch] = epoch;
+    this.u8[b + CONTROL.epoch] = epoch;
     // Odd while the traversal runs: the pool refills no slot this traversal may have looked up
     // until it is even again (list-pool.ts).
-    const gen = (b + B.gen) >>> 2;
+    const gen = (b + CONTROL.gen) >>> 2;
     Atomics.add(this.u32, gen, 1);
     try {
       this.traverse(b);
@@ -188,10 +139,10 @@ export class FusedTraversal {
       Atomics.add(this.u32, gen, 1);
     }
     // The beam comes back sorted, nearest first, as the JS beam keeps it.
-    const n = dv.getUint32(b + B.beamN, true);
+    const n = dv.getUint32(b + CONTROL.beamN, true);
     st.ensurePool(n);
-    const dAt = dv.getUint32(b + B.beam, true) >>> 2;
-    const iAt = dAt + dv.getUint32(b + B.beamCap, true);
+    const dAt = dv.getUint32(b + CONTROL.beam, true) >>> 2;
+    const iAt = dAt + dv.getUint32(b + CONTROL.beamCap, true);
     const poolD = st.poolD;
     const poolIds = st.poolIds;
     for (let j = 0; j < n; j++) {
@@ -209,17 +160,17 @@ export class FusedTraversal {
     const get = (off: number): number => dv.getUint32(b + off, true);
     const stats = st.stats;
     const acct = this.acct;
-    stats[STAT.hops]! += get(B.hops);
-    stats[STAT.prefetchHits]! += get(B.hits);
-    stats[STAT.prefetchIssued]! += get(B.issued);
-    st.counted += get(B.counted);
+    stats[STAT.hops]! += get(CONTROL.hops);
+    stats[STAT.prefetchHits]! += get(CONTROL.hits);
+    stats[STAT.prefetchIssued]! += get(CONTROL.issued);
+    st.counted += get(CONTROL.counted);
     let owed = 0;
     for (let t = 0; t < 2; t++) {
-      owed += acct.adjacencyMany(stats, t, get(B.miss + 4 * t), get(B.missBytes + 4 * t), false);
-      owed += acct.adjacencyMany(stats, t, get(B.hidden + 4 * t), get(B.hiddenBytes + 4 * t), true);
-      const waste = get(B.wasteBytes + 4 * t);
+      owed += acct.adjacencyMany(stats, t, get(CONTROL.miss + 4 * t), get(CONTROL.missBytes + 4 * t), false);
+      owed += acct.adjacencyMany(stats, t, get(CONTROL.hidden + 4 * t), get(CONTROL.hiddenBytes + 4 * t), true);
+      const waste = get(CONTROL.wasteBytes + 4 * t);
       if (waste > 0) owed += acct.bytesOnly(stats, t, waste);
-      owed += acct.readsMany(stats, this.what, t, get(B.dist + 4 * t), dv.getFloat64(b + B.groups + 8 * t, true), this.travStride);
+      owed += acct.readsMany(stats, this.what, t, get(CONTROL.dist + 4 * t), dv.getFloat64(b + CONTROL.groups + 8 * t, true), this.travStride);
     }
     st.owedNs += owed;
   }

@@ -2,7 +2,8 @@
 // to DONE); the driver computes those distances however it likes (here, on another thread, batched
 // with other queries) and `apply` consumes them. The local Searcher runs next/apply to completion;
 // the near-data runner interleaves many queries. Because both run this code, they take the same
-// steps in the same order and return the same answers.
+// steps in the same order and return the same answers. Their WASM twin is `traverse`
+// (index/kernels/traverse.as.ts), the whole traversal in one call (index/README.md, twins).
 //
 // A search is: the entry point, greedy descent through the upper layers, a beam search of width ef
 // on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
@@ -11,7 +12,8 @@ import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
-import { COUNT_EVERY, COUNT_WRITE_BYTES, DEGREE_MASK } from '../tiered/list-pool.js';
+import { DEGREE_MASK } from '../kernels/control-block.js';
+import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import type { FusedTraversal } from './fused-traversal.js';
 import { PHASE, type QueryState, SCORER } from './query-state.js';
@@ -230,7 +232,7 @@ export class Traversal {
       st.stats[STAT.hops]!++;
       if (this.trace !== null) this.trace[c]!++;
       // A CXL-range list is served from the promotion pool when it is a tenant, and counted where it
-      // lives in a sampled query (the WASM traversal's twin: distance.as.ts).
+      // lives in a sampled query (the WASM traversal's twin: index/kernels/traverse.as.ts).
       let tier = seg.tier;
       const pool = this.index.pool;
       if (tier === 1 && pool !== null) {

@@ -1,11 +1,12 @@
 // The fused traversal region: the traversal records (codes, or vectors when there are none), every
 // neighbour list, the upper layers and a few searcher lanes in ONE shared WebAssembly.Memory. A WASM
 // instance reaches one memory only, so this is what lets a whole traversal run in one call
-// (distance.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what
+// (index/kernels/traverse.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what
 // they were: each segment is a range of the region starting on a huge-page boundary, bound to its
 // tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
 // heaps and the hop's id lists; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
 // upper layers, in DRAM: copies of CXL lists and their lookup table.
+import { CONTROL_BYTES } from '../kernels/control-block.js';
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { Segment, type SegmentShape, segmentLayout } from './segment.js';
@@ -13,8 +14,6 @@ import type { UpperLayers } from './upper-layers.js';
 
 /** Largest ef the fused beam serves (its lane's beam is sized for it); larger ones run the JS beam. */
 export const FUSED_MAX_EF = 1024;
-/** Bytes of a lane's control block (distance.as.ts BEAM_CONTROL_BYTES). */
-export const BEAM_CONTROL_BYTES = 256;
 
 export interface LaneLayout {
   lanes: number;
@@ -71,7 +70,7 @@ const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 const HUGE_PAGE = 2 << 20;
 
 export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number): LaneLayout {
-  const visitedAt = BEAM_CONTROL_BYTES;
+  const visitedAt = CONTROL_BYTES;
   const beamCap = FUSED_MAX_EF + 1;
   const beamAt = align(visitedAt + count, 64);
   const scratchAt = align(beamAt + 8 * beamCap, 64);

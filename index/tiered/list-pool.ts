@@ -15,14 +15,10 @@
 // table entry goes first, then — once every traversal that was running at that moment has ended
 // (each lane's generation, bumped before and after its traversal, has moved on) — the new list is
 // copied in and only then published. Table entries are 64-bit (node + 1, slot), written whole.
+import { CONTROL, COUNT_SHIFT, DEGREE_MASK } from '../kernels/control-block.js';
 import type { LaneLayout, PoolLayout } from './fused-region.js';
 import type { NodeStore } from './node-store.js';
 
-/** Offset of a lane's generation counter in its control block (distance.as.ts B_GEN is the twin). */
-export const LANE_GEN = 124;
-/** A list's count word: the degree in the low half, the access counter in the high half (0 in files). */
-export const DEGREE_MASK = 0xffff;
-export const COUNT_SHIFT = 16;
 /** One traversal in this many counts its list reads (the rest pay no write-back). */
 export const COUNT_EVERY = 8;
 /** Bytes a counted read writes back to the CXL tier: the dirtied line. */
@@ -87,7 +83,7 @@ export class ListPool {
     this.owners = new Int32Array(buf, layout.ownersAt, layout.slots);
   }
 
-  /** Home position of node in the table (distance.as.ts poolSlot is the twin). */
+  /** Home position of node in the table (poolSlot in index/kernels/traverse.as.ts is the twin). */
   private home(node: number): number {
     return Math.floor(((Math.imul(node, HASH) >>> 0) * this.layout.capacity) / 4294967296);
   }
@@ -147,7 +143,7 @@ export class ListPool {
   }
 
   /**
-   * One counted read of node's list (the JS steps' twin of distance.as.ts): the tenant's slot copy
+   * One counted read of node's list (the JS steps' twin of index/kernels/traverse.as.ts): the tenant's slot copy
    * counts in DRAM; otherwise the home record counts, and true says a CXL line was dirtied. `slot`:
    * node's slot when the caller already looked it up (slotOf).
    */
@@ -231,7 +227,7 @@ export class ListPool {
   private lanesRunning(): Array<[number, number]> {
     const out: Array<[number, number]> = [];
     for (let l = 0; l < this.lanes.lanes; l++) {
-      const at = (this.lanes.laneBase + l * this.lanes.laneBytes + LANE_GEN) >>> 2;
+      const at = (this.lanes.laneBase + l * this.lanes.laneBytes + CONTROL.gen) >>> 2;
       const g = Atomics.load(this.i32, at);
       if (g & 1) out.push([at, g]);
     }

@@ -13,7 +13,7 @@ export interface UpperLayers {
   links: Uint32Array;
 }
 
-/** Position of node in ids, or -1 (level 0 only). */
+/** Position of node in ids, or -1 (level 0 only); upperIndex in index/kernels/traverse.as.ts is the twin. */
 export function upperIndexOf(u: UpperLayers, node: number): number {
   const ids = u.ids;
   let lo = 0;

@@ -3,7 +3,8 @@
 // for every kind, both metrics and dimensions that exercise every plane's tail path.
 import { describe, expect, it } from 'vitest';
 import { gaussian, mulberry32 } from '../../../common/random.js';
-import { headSpan, PREP_WEIGHTS, writeWeights } from '../../../index/codes/codec.js';
+import { headSpan, writeWeights } from '../../../index/codes/codec.js';
+import { PREPARED } from '../../../index/kernels/prepared-query.js';
 import { CODE_KINDS, type Codec, type CodeKind, trainCodec } from '../../../index/codes/index.js';
 import { PLANE, packPlanes, planeSlot, unpackPlanes } from '../../../index/codes/planes.js';
 import { RQ_BITS, RqCodec } from '../../../index/codes/rq.js';
@@ -185,9 +186,9 @@ describe('query weights', () => {
   // with every weight at its limit and every value at its maximum, neither may overflow.
   it.each([2, 3, 4, 8])("%i-bit values: the largest possible dot product fits the kernel's i32 sums at any dimension count", (bits) => {
     for (const dims of [16, 128, 1024, 4096, 8192, 65536]) {
-      const out = new Uint8Array(PREP_WEIGHTS + 2 * dims);
+      const out = new Uint8Array(PREPARED.weights + 2 * dims);
       writeWeights(out, new Float64Array(dims).fill(1), bits, dims);
-      const w = new Int16Array(out.buffer, PREP_WEIGHTS, dims);
+      const w = new Int16Array(out.buffer, PREPARED.weights, dims);
       expect(w[0]).toBeGreaterThan(0);
       const terms = bits <= 4 ? dims : Math.ceil(dims / 4);
       expect(w[0]! * terms * ((1 << bits) - 1)).toBeLessThanOrEqual(2 ** 31 - 1);

@@ -4,7 +4,8 @@ import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
-import { COUNT_EVERY, DEGREE_MASK, LANE_GEN, type ListPool } from '../../../index/tiered/list-pool.js';
+import { CONTROL, DEGREE_MASK } from '../../../index/kernels/control-block.js';
+import { COUNT_EVERY, type ListPool } from '../../../index/tiered/list-pool.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { costModel } from '../../../tiers/cost-model.js';
 
@@ -155,7 +156,7 @@ describe('promotion pool (live re-tiering in place)', () => {
     const pool = index.pool!;
     const fused = index.fused!;
     const gens = new Int32Array(fused.memory.buffer);
-    const genAt = (fused.lanes.laneBase + 1 * fused.lanes.laneBytes + LANE_GEN) >>> 2;
+    const genAt = (fused.lanes.laneBase + 1 * fused.lanes.laneBytes + CONTROL.gen) >>> 2;
     // Lists outside the pool made the hottest; lane 1 is mid-traversal (odd generation).
     const split = index.adjacency.split;
     const outside = Array.from({ length: 50 }, (_, i) => split + pool.layout.slots + 10 * i).filter((v) => v < N);

@@ -1,0 +1,87 @@
+// The one layout of a lane's traversal control block, the contract between the WASM traversal
+// (traverse.as.ts) and its JS callers (index/search/fused-traversal.ts writes and reads it,
+// index/tiered/list-pool.ts watches the generation). build-wasm.mjs generates the AssemblyScript
+// constants from this table (control-block.generated.as.ts, not checked in), so the two sides cannot
+// drift. Self-contained on purpose: the build transpiles this file alone, before the TypeScript build.
+
+/** Byte offset of each field in the block. Inputs are u32 unless noted; outputs follow `beamN`. */
+export const CONTROL = {
+  /** 0 codes, 1 l2, 2 ip. */
+  kind: 0,
+  dim: 4,
+  /** Traversal record bytes. */
+  stride: 8,
+  /** First node whose traversal record is in the second (CXL) segment. */
+  split: 12,
+  /** Prepared query of each traversal segment. */
+  q0: 16,
+  /** Address of the segment's first record. */
+  base0: 20,
+  q1: 24,
+  base1: 28,
+  /** First node whose neighbour list is in the CXL segment. */
+  adjSplit: 32,
+  adj0: 36,
+  adj1: 40,
+  adjStride: 44,
+  ef: 48,
+  entry: 52,
+  maxLevel: 56,
+  prefetch: 60,
+  /** f64: memory-level parallelism, for counting request groups. */
+  mlp: 64,
+  /** u8 tag per node. */
+  visited: 72,
+  /** u8: the tag of this query's visits. */
+  epoch: 76,
+  /** The beam: beamCap f32 distances, then beamCap u32 ids. */
+  beam: 88,
+  beamCap: 92,
+  /** Six arrays of maxDeg words: the request, ids and results per segment, distances. */
+  scratch: 96,
+  maxDeg: 100,
+  /** Upper layers (index/tiered/upper-layers.ts): sorted ids, their offsets, the links. */
+  upIds: 104,
+  upCount: 108,
+  upOffsets: 112,
+  upLinks: 116,
+  maxM: 120,
+  /** Lane generation, bumped by the caller before and after a traversal (list-pool.ts waits on it). */
+  gen: 124,
+  /** Output: the beam's size; its arrays hold it sorted, nearest first. */
+  beamN: 132,
+  hops: 136,
+  hits: 140,
+  issued: 144,
+  /** [2] distances per traversal segment. */
+  dist: 148,
+  /** [2] f64: sum over requests of ceil(n / mlp). */
+  groups: 156,
+  /** [2] neighbour-list reads whose latency was paid. */
+  miss: 172,
+  /** [2] their bytes. */
+  missBytes: 180,
+  /** [2] reads foreseen (latency hidden). */
+  hidden: 188,
+  hiddenBytes: 196,
+  /** [2] bytes of foreseen lists never used. */
+  wasteBytes: 204,
+  /** Counted reads whose counter is in a CXL record (a line written back). */
+  counted: 212,
+  /** The promotion pool (list-pool.ts): a linear-probing table of u64 entries (node + 1, slot); 0: no pool. */
+  poolTable: 216,
+  poolCap: 220,
+  poolLists: 224,
+  /** 1: this traversal counts its CXL-range list reads. */
+  countLists: 228,
+} as const;
+
+/** The outputs, [beamN, counted], zeroed by the traversal when it starts. */
+export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } as const;
+
+/** Bytes of a lane's control block; the lane's arrays follow it. */
+export const CONTROL_BYTES = 256;
+
+/** A neighbour list's count word: the degree in the low half, the access counter in the high half. */
+export const DEGREE_MASK = 0xffff;
+export const COUNT_SHIFT = 16;

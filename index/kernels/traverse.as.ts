@@ -1,0 +1,392 @@
+// The fused traversal.
+// A whole traversal run to completion in WASM: the entry point, greedy descent through the upper
+// layers, then the level-0 beam of width ef. It serves an index whose traversal records (codes, or
+// vectors without codes), neighbour lists, upper layers and a searcher's lane (visited tags, heaps,
+// scratch) share one memory (index/tiered/fused-region.ts). Twin of the JS steps in
+// index/search/traversal.ts (next/apply for ENTRY, UPPER and LEVEL0, expand, foresee): the same
+// requests, pops, pushes and comparisons in the same order, so both return the same answers;
+// test/index/search/fused-traversal.test.ts holds them to it. It only counts memory accesses: index/search/fused-traversal.ts
+// prices the counts with the one accountant.
+// The control block layout comes from control-block.ts, the table the JS side reads too.
+import {
+  B_ADJ0,
+  B_ADJ1,
+  B_ADJ_SPLIT,
+  B_ADJ_STRIDE,
+  B_BASE0,
+  B_BASE1,
+  B_BEAM,
+  B_BEAM_CAP,
+  B_BEAM_N,
+  B_COUNTED,
+  B_COUNT_LISTS,
+  B_DIM,
+  B_DIST,
+  B_EF,
+  B_ENTRY,
+  B_EPOCH,
+  B_GROUPS,
+  B_HIDDEN,
+  B_HIDDEN_BYTES,
+  B_HITS,
+  B_HOPS,
+  B_ISSUED,
+  B_KIND,
+  B_MAX_DEG,
+  B_MAX_LEVEL,
+  B_MAX_M,
+  B_MISS,
+  B_MISS_BYTES,
+  B_MLP,
+  B_POOL_CAP,
+  B_POOL_LISTS,
+  B_POOL_TABLE,
+  B_PREFETCH,
+  B_Q0,
+  B_Q1,
+  B_SCRATCH,
+  B_SPLIT,
+  B_STRIDE,
+  B_UP_COUNT,
+  B_UP_IDS,
+  B_UP_LINKS,
+  B_UP_OFFSETS,
+  B_VISITED,
+  B_WASTE_BYTES,
+  CONTROL_OUTPUTS_FROM,
+  CONTROL_OUTPUTS_TO,
+  DEGREE_MASK,
+} from './control-block.generated.as';
+import { codeBatch } from './code-kernel.as';
+import { ipBatch, keepLoads, l2Batch } from './vector-kernels.as';
+
+// The beam (Beam of index/search/beam.ts over lane memory): at most ef entries sorted by distance,
+// a new one placed after any equal ones; an entry's id carries TAKEN once the search took it for
+// expansion (node ids stay below 2^31). One sorted array replaces HNSW's candidate min-heap and
+// result max-heap: a candidate that falls out of the best ef could never be expanded anyway (the
+// strict order stops at the first candidate beyond the ef-th distance), the next candidate is the
+// first entry not taken, and the answer leaves already sorted.
+const TAKEN: u32 = 0x80000000;
+let beamD: usize = 0;
+let beamI: usize = 0;
+let beamN: i32 = 0;
+/** No entry before it is untaken. */
+let beamCursor: i32 = 0;
+
+/** The first entry from `from` not taken, or beamN. */
+@inline function untakenFrom(from: i32): i32 {
+  let k = from;
+  while (k < beamN && (load<u32>(beamI + (<usize>k << 2)) & TAKEN) != 0) k++;
+  return k;
+}
+
+/** Places (d, id) in the beam of width ef (the caller checked it belongs: fewer than ef, or nearer than the last). */
+@inline function beamInsert(d: f32, id: u32, ef: i32): void {
+  let p = beamN;
+  if (beamN < ef) beamN++;
+  else p--;
+  while (p > 0) {
+    const dp = load<f32>(beamD + (<usize>(p - 1) << 2));
+    if (dp <= d) break;
+    store<f32>(beamD + (<usize>p << 2), dp);
+    store<u32>(beamI + (<usize>p << 2), load<u32>(beamI + (<usize>(p - 1) << 2)));
+    p--;
+  }
+  store<f32>(beamD + (<usize>p << 2), d);
+  store<u32>(beamI + (<usize>p << 2), id);
+  if (p < beamCursor) beamCursor = p;
+}
+
+@inline function addU32(at: usize, v: u32): void {
+  store<u32>(at, load<u32>(at) + v);
+}
+
+@inline function distances(b: usize, q: usize, base: usize, ids: usize, n: i32, out: usize): void {
+  const kind = load<u32>(b, B_KIND);
+  if (kind == 0) codeBatch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, out);
+  else if (kind == 1) l2Batch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, load<i32>(b, B_DIM), out);
+  else ipBatch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, load<i32>(b, B_DIM), out);
+}
+
+/**
+ * Distances of the m nodes of the request array (scratch 0) into the distance array (scratch 5), in
+ * request order: one kernel call per traversal segment the request touches (Scorer.stage,
+ * computeLocal and gather are the twin), counted per segment.
+ */
+function score(b: usize, m: i32): void {
+  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
+  const order = <usize>load<u32>(b, B_SCRATCH);
+  const ids0 = order + (maxDeg << 2);
+  const ids1 = ids0 + (maxDeg << 2);
+  const out0 = ids1 + (maxDeg << 2);
+  const out1 = out0 + (maxDeg << 2);
+  const dist = out1 + (maxDeg << 2);
+  const split = load<u32>(b, B_SPLIT);
+  const mlp = load<f64>(b, B_MLP);
+  if (load<u32>(b, B_BASE1) == 0) {
+    // One traversal segment (no CXL part: codes always): the request is already its id list.
+    distances(b, <usize>load<u32>(b, B_Q0), <usize>load<u32>(b, B_BASE0), order, m, dist);
+    addU32(b + B_DIST, m);
+    store<f64>(b + B_GROUPS, load<f64>(b + B_GROUPS) + Math.ceil(<f64>m / mlp));
+    return;
+  }
+  let m0: i32 = 0;
+  let m1: i32 = 0;
+  for (let j = 0; j < m; j++) {
+    const nb = load<u32>(order + (<usize>j << 2));
+    if (nb < split) {
+      store<u32>(ids0 + (<usize>m0 << 2), nb);
+      m0++;
+    } else {
+      store<u32>(ids1 + (<usize>m1 << 2), nb - split);
+      m1++;
+    }
+  }
+  if (m0 > 0) {
+    distances(b, <usize>load<u32>(b, B_Q0), <usize>load<u32>(b, B_BASE0), ids0, m0, out0);
+    addU32(b + B_DIST, m0);
+    store<f64>(b + B_GROUPS, load<f64>(b + B_GROUPS) + Math.ceil(<f64>m0 / mlp));
+  }
+  if (m1 > 0) {
+    distances(b, <usize>load<u32>(b, B_Q1), <usize>load<u32>(b, B_BASE1), ids1, m1, out1);
+    addU32(b + B_DIST + 4, m1);
+    store<f64>(b + B_GROUPS + 8, load<f64>(b + B_GROUPS + 8) + Math.ceil(<f64>m1 / mlp));
+  }
+  let i0: usize = 0;
+  let i1: usize = 0;
+  for (let j = 0; j < m; j++) {
+    let d: f32;
+    if (load<u32>(order + (<usize>j << 2)) < split) {
+      d = load<f32>(out0 + (i0 << 2));
+      i0++;
+    } else {
+      d = load<f32>(out1 + (i1 << 2));
+      i1++;
+    }
+    store<f32>(dist + (<usize>j << 2), d);
+  }
+}
+
+/**
+ * The pool slot holding node's list, or -1 (ListPool.position is the twin). An entry is read whole
+ * (one aligned 8-byte load), so a hit always pairs a node with its own slot.
+ */
+@inline function poolSlot(table: usize, cap: u32, node: u32): i32 {
+  let j = <u32>((<u64>(node * 0x9e3779b1) * <u64>cap) >> 32);
+  for (let probes: u32 = 0; probes < cap; probes++) {
+    const e = load<u64>(table + (<usize>j << 3));
+    const key = <u32>e;
+    if (key == 0) return -1;
+    if (key == node + 1) return <i32>(e >> 32);
+    j = j + 1 == cap ? 0 : j + 1;
+  }
+  return -1;
+}
+
+/** The tier listOf found its list in (0: the DRAM prefix or a pool slot, 1: the CXL home). */
+let listTier: usize = 0;
+
+/** Address of node's level-0 list: the DRAM prefix, a pool tenant's slot, or its CXL home (sets listTier). */
+@inline function listOf(node: u32, split: u32, adj0: usize, adj1: usize, stride: usize, poolTable: usize, poolCap: u32, poolLists: usize): usize {
+  if (node < split) {
+    listTier = 0;
+    return adj0 + <usize>node * stride;
+  }
+  if (poolTable != 0) {
+    const s = poolSlot(poolTable, poolCap, node);
+    if (s >= 0) {
+      listTier = 0;
+      return poolLists + <usize>s * stride;
+    }
+  }
+  listTier = 1;
+  return adj1 + <usize>(node - split) * stride;
+}
+
+/** Position of node in the sorted upper ids (upperIndexOf in upper-layers.ts is the twin). */
+@inline function upperIndex(ids: usize, count: i32, node: u32): i32 {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = load<u32>(ids + (<usize>mid << 2));
+    if (v == node) return mid;
+    if (v < node) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Bytes of the level-0 list at `list` (its degree word and neighbours). */
+@inline function listBytes(list: usize): u32 {
+  return ((load<u32>(list) & DEGREE_MASK) + 1) << 2;
+}
+
+/** Appends the neighbour at `at` to the request at `order` (m so far) unless visited, marking it; the new m. */
+@inline function visit(at: usize, visited: usize, epoch: u8, order: usize, m: usize): usize {
+  const nb = load<u32>(at);
+  const tag = visited + <usize>nb;
+  if (load<u8>(tag) == epoch) return m;
+  store<u8>(tag, epoch);
+  store<u32>(order + (m << 2), nb);
+  return m + 1;
+}
+
+/** Runs the traversal described by the control block at b; the answer is the beam, sorted (see the block). */
+export function traverse(b: usize): void {
+  for (let o: usize = CONTROL_OUTPUTS_FROM; o < CONTROL_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
+  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
+  const order = <usize>load<u32>(b, B_SCRATCH);
+  const dist = order + 5 * (maxDeg << 2);
+
+  // Entry point and greedy descent (Traversal.next/apply, ENTRY and UPPER).
+  let cur = load<u32>(b, B_ENTRY);
+  store<u32>(order, cur);
+  score(b, 1);
+  let curDist = load<f32>(dist);
+  const upIds = <usize>load<u32>(b, B_UP_IDS);
+  const upCount = load<i32>(b, B_UP_COUNT);
+  const upOffsets = <usize>load<u32>(b, B_UP_OFFSETS);
+  const upLinks = <usize>load<u32>(b, B_UP_LINKS);
+  const maxM = <usize>load<u32>(b, B_MAX_M);
+  for (let level = load<i32>(b, B_MAX_LEVEL); level > 0; ) {
+    const at = upLinks + ((<usize>load<u32>(upOffsets + (<usize>upperIndex(upIds, upCount, cur) << 2)) + <usize>(level - 1) * (1 + maxM)) << 2);
+    const n = load<u32>(at);
+    addU32(b + B_HOPS, 1);
+    // Upper layers always live in DRAM.
+    addU32(b + B_MISS, 1);
+    addU32(b + B_MISS_BYTES, (n + 1) << 2);
+    if (n == 0) {
+      level--;
+      continue;
+    }
+    for (let j: usize = 0; j < <usize>n; j++) store<u32>(order + (j << 2), load<u32>(at + ((j + 1) << 2)));
+    score(b, <i32>n);
+    let changed = false;
+    for (let j: usize = 0; j < <usize>n; j++) {
+      const d = load<f32>(dist + (j << 2));
+      if (d < curDist) {
+        curDist = d;
+        cur = load<u32>(order + (j << 2));
+        changed = true;
+      }
+    }
+    if (!changed) level--;
+  }
+
+  // Level-0 beam (Traversal.startLevel0, expand, foresee and apply's LEVEL0 case).
+  const adjSplit = load<u32>(b, B_ADJ_SPLIT);
+  const adj0 = <usize>load<u32>(b, B_ADJ0);
+  const adj1 = <usize>load<u32>(b, B_ADJ1);
+  const adjStride = <usize>load<u32>(b, B_ADJ_STRIDE);
+  const ef = load<i32>(b, B_EF);
+  const prefetch = load<u32>(b, B_PREFETCH) != 0;
+  const visited = <usize>load<u32>(b, B_VISITED);
+  const epoch = load<u8>(b, B_EPOCH);
+  beamD = <usize>load<u32>(b, B_BEAM);
+  beamI = beamD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
+  store<u8>(visited + <usize>cur, epoch);
+  beamN = 0;
+  beamCursor = 0;
+  beamInsert(curDist, cur, ef);
+  let lowerBound = curDist;
+  const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
+  const poolCap = load<u32>(b, B_POOL_CAP);
+  const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
+  const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
+  let foreseen: i64 = -1;
+  let foreseenD: f32 = 0;
+  let foreseenList: usize = 0;
+  let foreseenTier: usize = 0;
+  let sink: u32 = 0;
+  for (;;) {
+    // The candidate taken one step ahead is expanded first (relaxed order: Traversal.expand is the
+    // twin), unless the strict order would never expand it; then the first entry not taken.
+    let c: u32 = 0;
+    let hit = false;
+    if (foreseen >= 0) {
+      if (foreseenD <= lowerBound) {
+        c = <u32>foreseen;
+        hit = true;
+      } else addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+      foreseen = -1;
+    }
+    if (!hit) {
+      beamCursor = untakenFrom(beamCursor);
+      if (beamCursor >= beamN) break;
+      c = load<u32>(beamI + (<usize>beamCursor << 2));
+      store<u32>(beamI + (<usize>beamCursor << 2), c | TAKEN);
+    }
+    addU32(b + B_HOPS, 1);
+    // A foreseen list was looked up when it was taken (its slot cannot be refilled while this
+    // traversal runs): only a list not foreseen is looked up here.
+    let list = foreseenList;
+    let tier = foreseenTier;
+    if (!hit) {
+      list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      tier = listTier;
+    }
+    const word = load<u32>(list);
+    const deg = word & DEGREE_MASK;
+    if (countLists && c >= adjSplit && word < 0xffff0000) {
+      // Counted where the list lives: the slot copy (DRAM) or the home record (a CXL line dirtied).
+      store<u32>(list, word + 0x10000);
+      if (tier == 1) addU32(b + B_COUNTED, 1);
+    }
+    const bytes = (deg + 1) << 2;
+    if (hit) {
+      addU32(b + B_HITS, 1);
+      addU32(b + B_HIDDEN + (tier << 2), 1);
+      addU32(b + B_HIDDEN_BYTES + (tier << 2), bytes);
+    } else {
+      addU32(b + B_MISS + (tier << 2), 1);
+      addU32(b + B_MISS_BYTES + (tier << 2), bytes);
+    }
+    const k = prefetch ? untakenFrom(beamCursor) : beamN;
+    if (k < beamN) {
+      // CXL-ANNS foreseeing (Traversal.foresee is the twin): the next candidate is taken now and
+      // its list fetched while this step scores.
+      const f = load<u32>(beamI + (<usize>k << 2));
+      store<u32>(beamI + (<usize>k << 2), f | TAKEN);
+      foreseen = <i64>f;
+      foreseenD = load<f32>(beamD + (<usize>k << 2));
+      foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      foreseenTier = listTier;
+      addU32(b + B_ISSUED, 1);
+    }
+    // Unvisited neighbours to the request, four a turn: V8 checks the stack at every loop turn,
+    // which in a body this small was a fifth of the traversal's time.
+    let m: usize = 0;
+    let j: usize = 1;
+    for (; j + 3 <= <usize>deg; j += 4) {
+      m = visit(list + (j << 2), visited, epoch, order, m);
+      m = visit(list + ((j + 1) << 2), visited, epoch, order, m);
+      m = visit(list + ((j + 2) << 2), visited, epoch, order, m);
+      m = visit(list + ((j + 3) << 2), visited, epoch, order, m);
+    }
+    for (; j <= <usize>deg; j++) m = visit(list + (j << 2), visited, epoch, order, m);
+    if (foreseen >= 0) {
+      // Touch every line of the foreseen list's record (a 132-byte record spans three) with loads
+      // nothing here waits for. WASM has no prefetch, and a load that misses holds retirement once
+      // the reorder buffer fills, so these go out just before the scoring touches its rows: the
+      // misses then overlap one another instead of stalling the hop twice. Reading the degree first
+      // to touch only the list's own lines made every later instruction wait for the miss.
+      for (let off: usize = 0; off < adjStride; off += 64) sink ^= load<u8>(foreseenList + off);
+      sink ^= load<u8>(foreseenList + adjStride - 1);
+    }
+    if (m == 0) continue;
+    score(b, <i32>m);
+    for (let jj: usize = 0; jj < m; jj++) {
+      const d = load<f32>(dist + (jj << 2));
+      if (beamN < ef || d < lowerBound) {
+        beamInsert(d, load<u32>(order + (jj << 2)), ef);
+        lowerBound = load<f32>(beamD + (<usize>(beamN - 1) << 2));
+      }
+    }
+  }
+  if (prefetch && foreseen >= 0) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+  keepLoads(sink);
+  // The beam leaves sorted, nearest first: only the TAKEN marks go.
+  for (let k = 0; k < beamN; k++) store<u32>(beamI + (<usize>k << 2), load<u32>(beamI + (<usize>k << 2)) & ~TAKEN);
+  store<i32>(b + B_BEAM_N, beamN);
+}
