@@ -9,41 +9,13 @@ import type { Metric } from '../index/kernels/kernels.js';
 import type { KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
-import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
+import { checkEf, checkK, checkQueryVector, checkRerank, defaultRerank, MAX_K } from '../index/search/bounds.js';
 import { addStats, type SearchStats, STAT_FIELDS, statsView } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { Executor } from './executor.js';
 import { AdmissionQueue, type Pending } from './queue.js';
 import { allocTask } from './task.js';
 import type { CollectionHealth, CollectionInfo, ExecutionMode, SearchHit, SearchRequest, SearchResponse, TierInfo } from './types.js';
-
-/** Largest finite float32. */
-const FLOAT32_MAX = 3.4028234663852886e38;
-
-/**
- * The largest magnitude a query element may have in a `dim`-dimensional collection. Distances are
- * summed in float32: with every |q_i| and |x_i| at most this, (q_i - x_i)^2 summed over dim terms
- * and q·x both stay below FLOAT32_MAX, so no distance overflows to Infinity or NaN (which would rank
- * nothing and serialise as a null score). Stored vectors are far below it in any real data set.
- */
-export function maxQueryMagnitude(dim: number): number {
-  return Math.sqrt(FLOAT32_MAX / (4 * dim));
-}
-
-/** Throws STRATA_INVALID_ARGUMENT naming `field` unless every element is finite and within maxQueryMagnitude. */
-export function checkQueryVector(v: Float32Array, dim: number, field: string): void {
-  const bound = maxQueryMagnitude(dim);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i]!;
-    if (Math.abs(x) <= bound) continue;
-    if (!Number.isFinite(x)) throw invalidArgument(field, `element ${i} is not a finite float32 number (${String(x)})`);
-    throw invalidArgument(
-      field,
-      `element ${i} is ${x.toPrecision(3)}, beyond ±${bound.toPrecision(3)}: the largest magnitude a ${dim}-d query can have before its distances overflow float32`,
-      { limit: bound },
-    );
-  }
-}
 
 interface Job {
   vector: Float32Array;
@@ -325,14 +297,11 @@ export class Collection {
   private job(r: SearchRequest): Job {
     const dim = this.dim;
     if (!(r.vector instanceof Float32Array)) throw invalidArgument('vector', 'must be an array of numbers');
-    if (r.vector.length !== dim) throw invalidArgument('vector', `expected ${dim} dimensions, got ${r.vector.length}`);
     checkQueryVector(r.vector, dim, 'vector');
-    if (!Number.isInteger(r.k) || r.k < 1 || r.k > MAX_K) throw invalidArgument('limit', `must be an integer in 1..${MAX_K}, got ${r.k}`);
-    const ef = r.ef ?? Math.max(this.s.defaultEf, r.k);
-    if (!Number.isInteger(ef) || ef < 1 || ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${ef}`);
-    const rerank = r.rerank ?? DEFAULT_RERANK_FACTOR * r.k;
-    if (!Number.isInteger(rerank) || (rerank !== 0 && (rerank < r.k || rerank > MAX_RERANK)))
-      throw invalidArgument('rerank', `must be 0 (no re-rank) or an integer in limit..${MAX_RERANK} (${r.k}..${MAX_RERANK}), got ${rerank}`);
+    checkK(r.k, 'limit');
+    const ef = checkEf(r.ef ?? Math.max(this.s.defaultEf, r.k), 'ef');
+    // Only a pool the caller named is checked: the default is clamped, never refused.
+    const rerank = r.rerank === undefined ? defaultRerank(r.k) : checkRerank(r.rerank, r.k, 'rerank');
     const mode = r.mode ?? this.s.defaultMode;
     if (mode !== 'local' && mode !== 'ndp') throw invalidArgument('mode', `must be local or ndp, got ${String(mode)}`);
     if (mode === 'ndp' && !this.s.ndpAvailable) throw invalidArgument('mode', 'ndp needs the engine started with tier workers');
@@ -631,9 +600,6 @@ export class Collection {
 
 /** Query vectors a collection keeps of its live load (the profile of its next layout). */
 export const RECENT_QUERIES = 1000;
-
-/** Largest re-rank pool a request may ask for. */
-export const MAX_RERANK = MAX_EF;
 
 /**
  * How many base hits to ask for so that k usually survive the hidden ones: with a fraction f of the

@@ -4,7 +4,7 @@
 // non-loopback address needs a key unless the caller opts out explicitly.
 import { BlockList, isIP } from 'node:net';
 import { invalidArgument } from '../common/errors.js';
-import { MAX_EF, MAX_K } from '../index/search/searcher.js';
+import { MAX_EF, MAX_K } from '../index/search/bounds.js';
 
 /** Largest request body (REST) or message (gRPC): 32 MiB holds ~60k 128-d float32 vectors in MessagePack. */
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { MAX_RERANK } from '../../engine/collection.js';
+import { MAX_RERANK } from '../../index/search/bounds.js';
 import { MAX_COLLECTION_NAME_BYTES } from '../../engine/engine.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, formatBytes, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
