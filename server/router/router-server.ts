@@ -12,6 +12,7 @@ import { invalidArgument, StrataError } from '../../common/errors.js';
 import { shardOf } from '../../index/build/build-shards.js';
 import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
 import { arrayAt, bodyObject, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
+import { VERSION } from '../../common/version.js';
 import { window } from '../api/requests.js';
 import { MAX_UPSERT, WRITE_ID_HEADER, WRITE_SEQ_HEADER } from '../api/writes.js';
 import { MAX_LIMIT } from '../options.js';
@@ -173,7 +174,7 @@ export function buildRouter(o: RouterOptions): StrataRouter {
         `${await registry.metrics()}# HELP strata_router_shard_calls_total Calls to shard replicas, by outcome.\n# TYPE strata_router_shard_calls_total counter\n${lines.join('\n')}\n`,
       );
   });
-  app.get('/', async () => ({ title: 'strata router', version: '0.1.0', shards: shards.count }));
+  app.get('/', async () => ({ title: 'strata router', version: VERSION, shards: shards.count }));
 
   app.get('/collections', async (req, r) => {
     const { answers, missing } = await fanOut('GET', '/collections');
