@@ -71,3 +71,8 @@ export const MAX_ECHO = 64;
 export function quoted(s: string, max = MAX_ECHO): string {
   return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
 }
+
+/** The message of anything thrown: an Error's own, anything else as a string. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

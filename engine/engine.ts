@@ -6,7 +6,7 @@ import { pack, unpack } from 'msgpackr';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { invalidArgument, quoted, StrataError, errorMessage } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import {
   type CollectionConfig,
@@ -316,7 +316,7 @@ export class Engine {
       const base = c.index?.meta.count ?? 0;
       const changed = store.fresh.size + store.tombstones.size;
       if (this.compactAt > 0 && c.compacting === null && !this.closing && changed >= Math.max(this.compactAt, 0.3 * base))
-        this.compact(c.name).catch((e: unknown) => process.emitWarning(`compaction of ${c.name} failed: ${e instanceof Error ? e.message : String(e)}`));
+        this.compact(c.name).catch((e: unknown) => process.emitWarning(`compaction of ${c.name} failed: ${errorMessage(e)}`));
     };
   }
 
@@ -371,9 +371,7 @@ export class Engine {
       // The previous compacted base, if any: loaded in memory, so its files can go now.
       removeStaleBases(dir, join(dir, baseName));
       // And the log's records up to the cut, which the new base holds (a failure leaves them: replay skips them).
-      await live
-        .cutLog(cut.lsn)
-        .catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${e instanceof Error ? e.message : String(e)}`));
+      await live.cutLog(cut.lsn).catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${errorMessage(e)}`));
       return {
         compacted: true,
         points: ids.length,
@@ -457,7 +455,7 @@ export class Engine {
       if (w.baseline === null) w.baseline = share;
       else if (share < w.baseline - this.retierDrop) {
         const name = c.name;
-        this.compact(name).catch((e: unknown) => process.emitWarning(`re-tiering compaction of ${name} failed: ${e instanceof Error ? e.message : String(e)}`));
+        this.compact(name).catch((e: unknown) => process.emitWarning(`re-tiering compaction of ${name} failed: ${errorMessage(e)}`));
       }
     }
   }
@@ -505,7 +503,7 @@ export class Engine {
     this.executor = next;
     bases.forEach((c, id) => c.useExecutor(next, id));
     for (const c of this.byName.values()) if (c.base === null) c.useExecutor(next, -1);
-    old.close().catch((e: unknown) => process.emitWarning(`old search threads did not stop cleanly: ${e instanceof Error ? e.message : String(e)}`));
+    old.close().catch((e: unknown) => process.emitWarning(`old search threads did not stop cleanly: ${errorMessage(e)}`));
   }
 
   /** Names being created right now: a second create of the same name fails at once. */

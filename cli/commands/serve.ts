@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { effectiveCpus } from '../../common/effective-cpus.js';
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { invalidArgument, StrataError, errorMessage } from '../../common/errors.js';
 import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
 import { INLINE_EF_BUDGET } from '../../engine/executor.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
@@ -282,7 +282,7 @@ export function registerServe(program: Command): void {
         shutdown(server, engine, f.drainMs).then(
           () => resolve(),
           (e: unknown) => {
-            process.stderr.write(`strata serve: error while closing: ${e instanceof Error ? e.message : String(e)}\n`);
+            process.stderr.write(`strata serve: error while closing: ${errorMessage(e)}\n`);
             resolve();
           },
         );

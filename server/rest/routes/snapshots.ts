@@ -8,7 +8,7 @@ import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
-import { invalidArgument, isStrataError, StrataError } from '../../../common/errors.js';
+import { invalidArgument, isStrataError, StrataError, errorMessage } from '../../../common/errors.js';
 import { bodyObject, describe, optionalString } from '../../api/fields.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
@@ -42,7 +42,7 @@ async function fetchSnapshot(location: string, dataDir: string): Promise<Buffer>
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidArgument('location', `must be an http(s) or file URL, got ${url.protocol}`);
   const r = await request(url, { method: 'GET', maxRedirections: 0 } as Parameters<typeof request>[1]).catch((e: unknown) => {
-    throw new StrataError('STRATA_UNREACHABLE', `location ${url.origin}: ${e instanceof Error ? e.message : String(e)}`, { field: 'location' });
+    throw new StrataError('STRATA_UNREACHABLE', `location ${url.origin}: ${errorMessage(e)}`, { field: 'location' });
   });
   if (r.statusCode !== 200) {
     await r.body.dump();
