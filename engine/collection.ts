@@ -3,7 +3,7 @@
 // only the live store until it is compacted. Admission (bounded queue, deadlines, cancellation),
 // batching of base searches into tasks for the search threads, the merge of base and fresh answers,
 // and the point API.
-import { invalidArgument, StrataError } from '../common/errors.js';
+import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import { Slots } from '../common/slots.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
@@ -407,8 +407,7 @@ export class Collection {
   /** The live store, or STRATA_READ_ONLY (no data directory) / the shutdown error. */
   writable(): LiveStore {
     if (this.refused) throw this.refused;
-    if (this.live === null)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${this.name} is read-only: serve it with --data-dir to take writes`, { collection: this.name });
+    if (this.live === null) throw readOnly(`collection ${this.name}`, 'no-data-dir', 'serve it with --data-dir to take writes', { collection: this.name });
     return this.live;
   }
 

@@ -6,7 +6,7 @@ import { pack, unpack } from 'msgpackr';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { invalidArgument, quoted, StrataError, errorMessage } from '../common/errors.js';
+import { invalidArgument, quoted, StrataError, errorMessage, readOnly } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import {
   type CollectionConfig,
@@ -333,9 +333,7 @@ export class Engine {
     const c = this.collection(name);
     if (this.closing) return Promise.reject(new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {}));
     if (this.dataDir === null || c.live === null)
-      return Promise.reject(
-        new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} takes no writes (no --data-dir): there is nothing to compact`, { allow: 'GET' }),
-      );
+      return Promise.reject(readOnly(`collection ${quoted(name)}`, 'no-data-dir', 'there is nothing to compact', { allow: 'GET' }));
     if (this.makeExecutor === null || this.openBase === null)
       return Promise.reject(invalidArgument('compact', 'compaction with near-data tier workers (--mode ndp) is not supported yet'));
     if (c.compacting) return c.compacting as Promise<CompactionReport>;
@@ -513,8 +511,7 @@ export class Engine {
   async createCollection(cfg: CollectionConfig): Promise<Collection> {
     checkCollectionName(cfg.name, 'collection_name');
     if (this.closing) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: retry on another replica', {});
-    if (this.dataDir === null)
-      throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir to create collections', { allow: 'GET' });
+    if (this.dataDir === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir to create collections', { allow: 'GET' });
     if (this.byName.has(cfg.name) || this.creating.has(cfg.name))
       throw new StrataError('STRATA_COLLECTION_EXISTS', `collection ${quoted(cfg.name)} exists already`, { collection: cfg.name.slice(0, 64) });
     this.creating.add(cfg.name);
@@ -543,9 +540,7 @@ export class Engine {
   private created(name: string): Collection {
     const c = this.collection(name);
     if (this.dataDir === null || c.live === null)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is not writable (no --data-dir): snapshots are of writable collections`, {
-        allow: 'GET',
-      });
+      throw readOnly(`collection ${quoted(name)}`, 'no-data-dir', 'snapshots are of writable collections', { allow: 'GET' });
     return c;
   }
 
@@ -606,15 +601,14 @@ export class Engine {
    */
   async recoverSnapshot(name: string, bytes: Buffer, source: string): Promise<Collection> {
     checkCollectionName(name, 'collection_name');
-    if (this.dataDir === null) throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir', { allow: 'GET' });
+    if (this.dataDir === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir', { allow: 'GET' });
     const entries = decodeSnapshot(bytes, source);
     const cfgBytes = entries.get('collection.json');
     const wal = entries.get('wal.log');
     if (!cfgBytes || !wal) throw invalidArgument('location', `${source}: a snapshot needs collection.json and wal.log`);
     const src = JSON.parse(cfgBytes.toString('utf8')) as CollectionConfig;
     const existing = this.byName.get(name);
-    if (existing?.fromIndexDir)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: restore under another name`, { allow: 'GET' });
+    if (existing?.fromIndexDir) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'restore under another name', { allow: 'GET' });
     if (existing) await this.deleteCollection(name);
     const dir = collectionDir(this.dataDir, name);
     removeCollectionDir(dir);
@@ -652,8 +646,7 @@ export class Engine {
     checkCollectionName(name, 'collection_name');
     const c = this.byName.get(name);
     if (!c) return false;
-    if (c.fromIndexDir || this.dataDir === null)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: stop serving it instead`, { allow: 'GET' });
+    if (c.fromIndexDir || this.dataDir === null) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'stop serving it instead', { allow: 'GET' });
     this.byName.delete(name);
     c.refuse(new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection ${quoted(name)} was deleted`, { collection: name.slice(0, 64) }));
     await c.live?.close();

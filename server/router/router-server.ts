@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { fastify, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { Counter, Registry } from 'prom-client';
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { invalidArgument, StrataError, readOnly } from '../../common/errors.js';
 import { shardOf } from '../../index/build/build-shards.js';
 import { keyCheck, presentedKey, UNAUTHENTICATED_MESSAGE } from '../auth.js';
 import { arrayAt, bodyObject, objectAt, optionalInt, pointIdAt } from '../api/fields.js';
@@ -372,9 +372,10 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   ): Promise<Array<{ operation_id: number; status: string }>> {
     for (const shard of groups.keys()) {
       if (shards.replicas(shard).length > 1 && o.replicatedWrites !== true)
-        throw new StrataError(
-          'STRATA_READ_ONLY',
-          `shard ${shard} has ${shards.replicas(shard).length} replicas: a write would reach one of them only; start the shard servers with --write-log and the router with --replicated-writes`,
+        throw readOnly(
+          `shard ${shard}`,
+          'unreplicated-writes',
+          `a write would reach one of its ${shards.replicas(shard).length} replicas only; start the shard servers with --write-log and the router with --replicated-writes`,
           { allow: '' },
         );
     }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, errorMessage, StrataError, isStrataError } from '../../common/errors.js';
+import { ERROR_CODES, errorMessage, StrataError, isStrataError, readOnly } from '../../common/errors.js';
 
 describe('error registry', () => {
   it('lists exactly the registry codes, with the same meanings, in docs/errors.md', () => {
@@ -24,5 +24,15 @@ describe('errorMessage', () => {
     expect(errorMessage(new TypeError('bad type'))).toBe('bad type');
     expect(errorMessage('plain')).toBe('plain');
     expect(errorMessage(42)).toBe('42');
+  });
+});
+
+describe('readOnly', () => {
+  it('is STRATA_READ_ONLY in one wording, naming the subject, the reason and the remedy, with its details', () => {
+    const e = readOnly('collection "c"', 'no-data-dir', 'serve it with --data-dir', { allow: 'GET' });
+    expect(isStrataError(e, 'STRATA_READ_ONLY')).toBe(true);
+    expect(e.message).toBe('collection "c" takes no writes (no --data-dir): serve it with --data-dir');
+    expect(e.details).toEqual({ allow: 'GET' });
+    expect(readOnly('x', 'index-dir', 'y').message).toMatch(/^x takes no writes \(served from an index directory/);
   });
 });
