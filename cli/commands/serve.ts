@@ -5,6 +5,7 @@
 // printed: the example query reads it from $STRATA_API_KEY.
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
+import { parseByteSize } from '../../common/byte-size.js';
 import { effectiveCpus } from '../../common/effective-cpus.js';
 import { invalidArgument, StrataError, errorMessage } from '../../common/errors.js';
 import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
@@ -46,13 +47,10 @@ interface ServeFlags extends MemoryFlags {
   retierEvery: number;
 }
 
-/** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
+/** "33554432", "32MiB", "512k", "1GB": a byte count (common/byte-size.ts). */
 function byteSizeOption(name: string) {
-  const units: Record<string, number> = { '': 1, b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1 << 20, gb: 1e9, gib: 1 << 30 };
   return (v: string): number => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v);
-    const unit = m ? units[m[2]!.toLowerCase()] : undefined;
-    const n = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
+    const n = parseByteSize(v) ?? Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1024 || n > 2 ** 31 - 1)
       throw new InvalidArgumentError(`${name} must be a size from 1KiB to 2GiB (e.g. 32MiB), got "${v}"`);
     return n;
