@@ -10,11 +10,12 @@ import { registerPlot } from './commands/plot.js';
 import { registerRouter } from './commands/router.js';
 import { registerSearch } from './commands/search.js';
 import { registerServe } from './commands/serve.js';
+import { VERSION } from '../common/version.js';
 import { registerTiers } from './commands/tiers.js';
 import { registerVerify } from './commands/verify.js';
 
 export function program(): Command {
-  const p = new Command('strata').description('Strata: graph ANN search over tiered DRAM / CXL memory').version('0.1.0').showHelpAfterError().exitOverride();
+  const p = new Command('strata').description('Strata: graph ANN search over tiered DRAM / CXL memory').version(VERSION).showHelpAfterError().exitOverride();
   registerBuild(p);
   registerVerify(p);
   registerSearch(p);

@@ -71,3 +71,26 @@ export const MAX_ECHO = 64;
 export function quoted(s: string, max = MAX_ECHO): string {
   return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
 }
+
+/** The message of anything thrown: an Error's own, anything else as a string. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Why something takes no writes: the reasons STRATA_READ_ONLY names. */
+const READ_ONLY_REASONS = {
+  'no-data-dir': 'no --data-dir',
+  'index-dir': 'served from an index directory, built offline',
+  unsupported: 'not a write Strata takes',
+  'unreplicated-writes': 'several replicas and no shared write log',
+} as const;
+
+export type ReadOnlyReason = keyof typeof READ_ONLY_REASONS;
+
+/**
+ * STRATA_READ_ONLY in its one wording: "<subject> takes no writes (<reason>): <what to do>". Details
+ * carry `allow` where a REST answer lists the methods the path does take.
+ */
+export function readOnly(subject: string, reason: ReadOnlyReason, remedy: string, details: ErrorDetails = {}): StrataError {
+  return new StrataError('STRATA_READ_ONLY', `${subject} takes no writes (${READ_ONLY_REASONS[reason]}): ${remedy}`, details);
+}

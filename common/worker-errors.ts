@@ -4,7 +4,7 @@
 // and a caller branching on the code (the server mapping it to a status, a client retrying) would see
 // a generic failure. So a worker hands a StrataError back as a plain object, which clones whole, and
 // the host rebuilds it.
-import { ERROR_CODES, StrataError, type ErrorCode, type ErrorDetails } from './errors.js';
+import { ERROR_CODES, StrataError, type ErrorCode, type ErrorDetails, errorMessage } from './errors.js';
 
 /** A StrataError flattened for a structured clone. */
 export interface WireError {
@@ -61,6 +61,6 @@ export function fromWorker(e: unknown, what: string): StrataError {
     if (e.stack !== null) rebuilt.stack = e.stack;
     return rebuilt;
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   return new StrataError('STRATA_WORKER_FAILED', `${what} failed: ${message}`, {}, { cause: e });
 }

@@ -5,8 +5,8 @@ export type DatasetFormat = 'fvecs' | 'bvecs' | 'fbin' | 'u8bin' | 'i8bin' | 'np
 
 export const DATASET_FORMATS: readonly DatasetFormat[] = ['fvecs', 'bvecs', 'fbin', 'u8bin', 'i8bin', 'npy', 'hdf5', 'jsonl'];
 
-/** The same names as the index's metrics: l2, inner product, cosine. */
-export type Metric = 'l2' | 'ip' | 'cosine';
+export type { Metric } from '../common/metric.js';
+import type { Metric } from '../common/metric.js';
 
 /** The metric a file itself declares. */
 export type MetricHint = Metric;

@@ -3,12 +3,12 @@
 // only the live store until it is compacted. Request validation, the merge of base and fresh
 // answers, writes and point reads; admission and tasks are dispatch.ts's, info and health
 // collection-info.ts's.
-import { invalidArgument, StrataError } from '../common/errors.js';
+import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { BaseIds, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
-import { DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K } from '../index/search/searcher.js';
+import { checkEf, checkK, checkQueryVector, checkRerank, defaultRerank, MAX_K } from '../index/search/bounds.js';
 import { STAT_FIELDS, statsView } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { BaseLookup, liveIdsFrom } from './base-lookup.js';
@@ -17,34 +17,6 @@ import { Dispatcher, type QueueStats, type SearchJob } from './dispatch.js';
 import type { Executor } from './executor.js';
 import { RecentQueries } from './recent-queries.js';
 import type { CollectionHealth, CollectionInfo, ExecutionMode, SearchRequest, SearchResponse } from './types.js';
-
-/** Largest finite float32. */
-const FLOAT32_MAX = 3.4028234663852886e38;
-
-/**
- * The largest magnitude a query element may have in a `dim`-dimensional collection. Distances are
- * summed in float32: with every |q_i| and |x_i| at most this, (q_i - x_i)^2 summed over dim terms
- * and q·x both stay below FLOAT32_MAX, so no distance overflows to Infinity or NaN (which would rank
- * nothing and serialise as a null score). Stored vectors are far below it in any real data set.
- */
-export function maxQueryMagnitude(dim: number): number {
-  return Math.sqrt(FLOAT32_MAX / (4 * dim));
-}
-
-/** Throws STRATA_INVALID_ARGUMENT naming `field` unless every element is finite and within maxQueryMagnitude. */
-export function checkQueryVector(v: Float32Array, dim: number, field: string): void {
-  const bound = maxQueryMagnitude(dim);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i]!;
-    if (Math.abs(x) <= bound) continue;
-    if (!Number.isFinite(x)) throw invalidArgument(field, `element ${i} is not a finite float32 number (${String(x)})`);
-    throw invalidArgument(
-      field,
-      `element ${i} is ${x.toPrecision(3)}, beyond ±${bound.toPrecision(3)}: the largest magnitude a ${dim}-d query can have before its distances overflow float32`,
-      { limit: bound },
-    );
-  }
-}
 
 export interface CollectionSettings {
   /** The collection's number among the search threads' contexts (-1: no base index). */
@@ -215,14 +187,11 @@ export class Collection {
   private job(r: SearchRequest): SearchJob {
     const dim = this.dim;
     if (!(r.vector instanceof Float32Array)) throw invalidArgument('vector', 'must be an array of numbers');
-    if (r.vector.length !== dim) throw invalidArgument('vector', `expected ${dim} dimensions, got ${r.vector.length}`);
     checkQueryVector(r.vector, dim, 'vector');
-    if (!Number.isInteger(r.k) || r.k < 1 || r.k > MAX_K) throw invalidArgument('limit', `must be an integer in 1..${MAX_K}, got ${r.k}`);
-    const ef = r.ef ?? Math.max(this.s.defaultEf, r.k);
-    if (!Number.isInteger(ef) || ef < 1 || ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${ef}`);
-    const rerank = r.rerank ?? DEFAULT_RERANK_FACTOR * r.k;
-    if (!Number.isInteger(rerank) || (rerank !== 0 && (rerank < r.k || rerank > MAX_RERANK)))
-      throw invalidArgument('rerank', `must be 0 (no re-rank) or an integer in limit..${MAX_RERANK} (${r.k}..${MAX_RERANK}), got ${rerank}`);
+    checkK(r.k, 'limit');
+    const ef = checkEf(r.ef ?? Math.max(this.s.defaultEf, r.k), 'ef');
+    // Only a pool the caller named is checked: the default is clamped, never refused.
+    const rerank = r.rerank === undefined ? defaultRerank(r.k) : checkRerank(r.rerank, r.k, 'rerank');
     const mode = r.mode ?? this.s.defaultMode;
     if (mode !== 'local' && mode !== 'ndp') throw invalidArgument('mode', `must be local or ndp, got ${String(mode)}`);
     if (mode === 'ndp' && !this.s.ndpAvailable) throw invalidArgument('mode', 'ndp needs the engine started with tier workers');
@@ -328,8 +297,7 @@ export class Collection {
   /** The live store, or STRATA_READ_ONLY (no data directory) / the shutdown error. */
   writable(): LiveStore {
     if (this.refused) throw this.refused;
-    if (this.live === null)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${this.name} is read-only: serve it with --data-dir to take writes`, { collection: this.name });
+    if (this.live === null) throw readOnly(`collection ${this.name}`, 'no-data-dir', 'serve it with --data-dir to take writes', { collection: this.name });
     return this.live;
   }
 
@@ -390,9 +358,6 @@ export class Collection {
     return this.dispatcher.depth > 0;
   }
 }
-
-/** Largest re-rank pool a request may ask for. */
-export const MAX_RERANK = MAX_EF;
 
 /**
  * How many base hits to ask for so that k usually survive the hidden ones: with a fraction f of the

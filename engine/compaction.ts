@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { invalidArgument, quoted, StrataError, readOnly, errorMessage } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
@@ -107,9 +107,7 @@ export class Compactions {
       const base = c.index?.meta.count ?? 0;
       const changed = store.fresh.size + store.tombstones.size;
       if (this.compactAt > 0 && c.compacting === null && !this.host.isClosing() && changed >= Math.max(this.compactAt, 0.3 * base))
-        this.compact(this.host.collection(c.name)).catch((e: unknown) =>
-          process.emitWarning(`compaction of ${c.name} failed: ${e instanceof Error ? e.message : String(e)}`),
-        );
+        this.compact(this.host.collection(c.name)).catch((e: unknown) => process.emitWarning(`compaction of ${c.name} failed: ${errorMessage(e)}`));
     };
   }
 
@@ -119,9 +117,7 @@ export class Compactions {
     if (h.isClosing()) return Promise.reject(new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {}));
     const live = c.live;
     if (h.dataDir === null || live === null)
-      return Promise.reject(
-        new StrataError('STRATA_READ_ONLY', `collection ${quoted(c.name)} takes no writes (no --data-dir): there is nothing to compact`, { allow: 'GET' }),
-      );
+      return Promise.reject(readOnly(`collection ${quoted(c.name)}`, 'no-data-dir', 'there is nothing to compact', { allow: 'GET' }));
     if (!h.canSwap) return Promise.reject(invalidArgument('compact', 'compaction with near-data tier workers (--mode ndp) is not supported yet'));
     if (c.compacting) return c.compacting as Promise<CompactionReport>;
     return c.trackCompaction(this.run(c, live, h.dataDir));
@@ -156,9 +152,7 @@ export class Compactions {
       // The previous compacted base, if any: loaded in memory, so its files can go now.
       removeStaleBases(dir, join(dir, baseName));
       // And the log's records up to the cut, which the new base holds (a failure leaves them: replay skips them).
-      await live
-        .cutLog(cut.lsn)
-        .catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${e instanceof Error ? e.message : String(e)}`));
+      await live.cutLog(cut.lsn).catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${errorMessage(e)}`));
       return {
         compacted: true,
         points: ids.length,

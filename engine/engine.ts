@@ -3,7 +3,7 @@
 // the benchmarks alike. This module keeps the registry, metrics and shutdown; threads, the data
 // directory, compaction, re-tiering and snapshots are collaborators, each with a narrow host.
 import { basename } from 'node:path';
-import { quoted, StrataError } from '../common/errors.js';
+import { quoted, StrataError, readOnly } from '../common/errors.js';
 import { readManifest } from '../index/format/load-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
@@ -280,8 +280,7 @@ export class Engine {
   async createCollection(cfg: CollectionConfig): Promise<Collection> {
     checkCollectionName(cfg.name, 'collection_name');
     if (this.closing) throw shuttingDown();
-    if (this.data === null)
-      throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir to create collections', { allow: 'GET' });
+    if (this.data === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir to create collections', { allow: 'GET' });
     return this.data.create(cfg);
   }
 
@@ -290,8 +289,7 @@ export class Engine {
     checkCollectionName(name, 'collection_name');
     const c = this.byName.get(name);
     if (!c) return false;
-    if (c.fromIndexDir || this.data === null)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: stop serving it instead`, { allow: 'GET' });
+    if (c.fromIndexDir || this.data === null) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'stop serving it instead', { allow: 'GET' });
     await this.data.delete(c);
     return true;
   }

@@ -4,7 +4,6 @@
 // home, nothing is defined twice.
 export type * from './types.js';
 export type { Collection } from './collection.js';
-export { checkQueryVector, MAX_RERANK } from './collection.js';
 export type { CompactionReport, Engine } from './engine.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';
 
@@ -15,7 +14,7 @@ export { UUID_ID_BASE } from '../storage/live-store.js';
 
 // Search parameters, their bounds and the counters a search reports.
 export type { Metric } from '../index/kernels/kernels.js';
-export { MAX_EF, MAX_K } from '../index/search/searcher.js';
+export { checkEf, checkIntIn, checkK, checkQueryVector, checkRerank, MAX_EF, MAX_K, MAX_RERANK } from '../index/search/bounds.js';
 export type { SearchStats } from '../index/search/stats.js';
 export { STAT } from '../index/search/stats.js';
 

@@ -2,6 +2,7 @@
 // collection serves from DRAM fell well below its share after its last layout (the query load
 // moved; the compaction lays it out again profiled with the recorded queries), and in place, by
 // rounds of each base's promotion pool (index/tiered/list-pool.ts) between compactions.
+import { errorMessage } from '../common/errors.js';
 import { STAT } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { Collection } from './collection.js';
@@ -84,9 +85,7 @@ export class Retiering {
       if (w.baseline === null) w.baseline = share;
       else if (share < w.baseline - drop) {
         const name = c.name;
-        this.host
-          .compact(name)
-          .catch((e: unknown) => process.emitWarning(`re-tiering compaction of ${name} failed: ${e instanceof Error ? e.message : String(e)}`));
+        this.host.compact(name).catch((e: unknown) => process.emitWarning(`re-tiering compaction of ${name} failed: ${errorMessage(e)}`));
       }
     }
   }

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
-import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { invalidArgument, quoted, readOnly } from '../common/errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { type CollectionConfig, collectionDir, installCollection, removeCollectionDir } from '../storage/collection-dir.js';
 import { baseDirName, readCompacted, writeCompacted } from '../storage/compacted.js';
@@ -41,9 +41,7 @@ export class Snapshots {
     const c = this.host.collection(name);
     const dataDir = this.host.dataDir;
     if (dataDir === null || c.live === null)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is not writable (no --data-dir): snapshots are of writable collections`, {
-        allow: 'GET',
-      });
+      throw readOnly(`collection ${quoted(name)}`, 'no-data-dir', 'snapshots are of writable collections', { allow: 'GET' });
     return { c, dataDir, dir: this.dirOf(dataDir, name) };
   }
 
@@ -102,15 +100,14 @@ export class Snapshots {
   async recover(name: string, bytes: Buffer, source: string): Promise<Collection> {
     checkCollectionName(name, 'collection_name');
     const dataDir = this.host.dataDir;
-    if (dataDir === null) throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir', { allow: 'GET' });
+    if (dataDir === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir', { allow: 'GET' });
     const entries = decodeSnapshot(bytes, source);
     const cfgBytes = entries.get('collection.json');
     const wal = entries.get('wal.log');
     if (!cfgBytes || !wal) throw invalidArgument('location', `${source}: a snapshot needs collection.json and wal.log`);
     const src = JSON.parse(cfgBytes.toString('utf8')) as CollectionConfig;
     const existing = this.host.find(name);
-    if (existing?.fromIndexDir)
-      throw new StrataError('STRATA_READ_ONLY', `collection ${quoted(name)} is served from an index directory: restore under another name`, { allow: 'GET' });
+    if (existing?.fromIndexDir) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'restore under another name', { allow: 'GET' });
     if (existing) await this.host.deleteCollection(name);
     const dir = collectionDir(dataDir, name);
     removeCollectionDir(dir);

@@ -3,7 +3,7 @@
 // near-data execution the tier workers, one per CXL expander per collection. Also opens bases with
 // the query slots and traversal lanes those threads need.
 import { Piscina } from 'piscina';
-import { invalidArgument } from '../common/errors.js';
+import { invalidArgument, errorMessage } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { type OpenedIndex, openIndex } from '../index/open-index.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
@@ -222,7 +222,7 @@ export class SearchThreads {
     this.executor = next;
     bases.forEach((c, id) => c.useExecutor(next, id));
     for (const c of collections) if (c.base === null) c.useExecutor(next, -1);
-    old.close().catch((e: unknown) => process.emitWarning(`old search threads did not stop cleanly: ${e instanceof Error ? e.message : String(e)}`));
+    old.close().catch((e: unknown) => process.emitWarning(`old search threads did not stop cleanly: ${errorMessage(e)}`));
   }
 
   /**

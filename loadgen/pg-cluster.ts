@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { errorMessage } from '../common/errors.js';
 
 /** The newest installed server's bin directory with initdb and postgres, or null. STRATA_PG_BIN overrides. */
 export function pgBinDir(): string | null {
@@ -128,7 +129,7 @@ export async function startPgCluster(o: PgClusterOptions = {}): Promise<PgCluste
       await c.end().catch(() => {});
       if (child.exitCode !== null || Date.now() > deadline) {
         await stop();
-        throw new Error(`postgres did not start: ${e instanceof Error ? e.message : String(e)}\n${log}`);
+        throw new Error(`postgres did not start: ${errorMessage(e)}\n${log}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -12,7 +12,7 @@ export interface TargetInfo {
   dim: number;
   distance: QdrantDistance;
   points: number | null;
-  /** The server's `GET /` title and version, e.g. {title: "strata", version: "0.1.0"}. */
+  /** The server's `GET /` title and version (the package version), e.g. {title: "strata", version}. */
   server: { title: string | null; version: string | null };
   /** Strata's own section of the collection info (tiers, placement, memory), when present. */
   strata: unknown;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { StrataError } from '../common/errors.js';
+import { StrataError, errorMessage } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
 import type { GroundTruthInfo } from './ground-truth.js';
 import type { LatencySummary } from './latency.js';
@@ -134,7 +134,7 @@ export function parseReport(text: string, file: string): LoadgenReport {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: not JSON (${e instanceof Error ? e.message : String(e)})`, { field: 'reports', file });
+    throw new StrataError('STRATA_INVALID_ARGUMENT', `${file}: not JSON (${errorMessage(e)})`, { field: 'reports', file });
   }
   const r = v as Partial<LoadgenReport> | null;
   if (r === null || typeof r !== 'object' || r.schema !== REPORT_SCHEMA || !Array.isArray(r.results)) {

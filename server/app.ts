@@ -7,6 +7,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../engine/public.js';
 import { keyCheck } from './auth.js';
+import { ConnectionDrain } from './connection-drain.js';
 import { bindGrpc, buildGrpc, shutdownGrpc } from './grpc/grpc-server.js';
 import { Lifecycle } from './lifecycle.js';
 import { ServerMetrics } from './metrics.js';
@@ -39,12 +40,13 @@ export interface StrataServer {
   idle(): Promise<void>;
   /**
    * drain(), then waits for admitted requests (at most waitMs), closes the ports and the connections:
-   * idle ones at once, others once their answer is out or after a grace period of a second.
+   * new connections are refused, open ones end after their next answer (503 with Connection: close)
+   * or are cut after a grace period of a second.
    */
   close(waitMs?: number): Promise<void>;
 }
 
-/** Once closing, how long connections get to finish their last answer before they are cut, ms. */
+/** Once closing, how long open connections get to carry their last answer before they are cut, ms. */
 const CONNECTION_GRACE_MS = 1000;
 
 export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataServer {
@@ -52,6 +54,7 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
   const lifecycle = new Lifecycle(engine);
   const metrics = new ServerMetrics(engine);
   const rest = buildRest({ engine, options, metrics, lifecycle });
+  const connections = new ConnectionDrain(rest.server);
   const grpcServer =
     options.grpcPort === null
       ? null
@@ -90,12 +93,10 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
           await Promise.race([lifecycle.idle(), waited]);
           clearTimeout(timer);
         }
-        // fastify's close waits for connections with a request on them; one whose client never
-        // finishes (a body trickling in) is cut after the grace period.
-        const restClosed = rest.close();
-        const cut = setTimeout(() => rest.server.closeAllConnections(), CONNECTION_GRACE_MS);
-        cut.unref();
-        await Promise.all([restClosed.finally(() => clearTimeout(cut)), grpcStopped]);
+        // The REST connections end first, each after its next answer (connection-drain.ts); fastify's
+        // own close would cut the idle ones at once, resetting requests already on their way.
+        await connections.close(CONNECTION_GRACE_MS);
+        await Promise.all([rest.close(), grpcStopped]);
       })();
       return closed;
     },

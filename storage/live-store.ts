@@ -9,7 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { createDir } from '../common/durable-fs.js';
-import { StrataError } from '../common/errors.js';
+import { StrataError, errorMessage } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import { WAL_LOG_FILE } from './collection-dir.js';
 import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from '../index/fresh/fresh-layer.js';
@@ -357,7 +357,7 @@ export class LiveStore {
   private stopFollowing(seq: number, e: unknown): void {
     this.followFailure = new StrataError(
       'STRATA_WRITE_LOG',
-      `record ${seq} of the shared write log cannot be applied (${e instanceof Error ? e.message : String(e)}): this replica stopped following it`,
+      `record ${seq} of the shared write log cannot be applied (${errorMessage(e)}): this replica stopped following it`,
       { seq: String(seq) },
       { cause: e },
     );

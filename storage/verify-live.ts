@@ -11,6 +11,7 @@ import { CONFIG_FILE, readConfig } from './collection-dir.js';
 import { COMPACTED_FILE } from './compacted.js';
 import { REC, WAL_FILE } from './live-store.js';
 import { checkLog } from './wal.js';
+import { errorMessage } from '../common/errors.js';
 
 export interface LiveCheck {
   dir: string;
@@ -59,7 +60,7 @@ export function verifyCollectionDir(dir: string): LiveCheck {
     out.points = cfg && !existsSync(join(dir, COMPACTED_FILE)) ? live.size : null;
     out.ok = true;
   } catch (e) {
-    out.error = e instanceof Error ? e.message : String(e);
+    out.error = errorMessage(e);
   }
   return out;
 }

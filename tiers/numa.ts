@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { StrataError, invalidArgument } from '../common/errors.js';
+import { StrataError, invalidArgument, errorMessage } from '../common/errors.js';
 import { projectRoot } from '../common/paths.js';
 import { formatRangeList, readTopology } from './topology.js';
 
@@ -120,7 +120,7 @@ function errorCode(e: unknown): string | undefined {
 }
 
 function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return errorMessage(e);
 }
 
 /** Loads and probes the addon at `addonPath`. Never throws. */

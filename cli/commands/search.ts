@@ -5,7 +5,8 @@ import { distancesFileBeside, readDataset, readFvecsMatrix, readGroundTruth, wri
 import { Engine } from '../../engine/engine.js';
 import { runQueries } from '../../engine/run-queries.js';
 import { recallAtK } from '../../index/search/recall.js';
-import { DEFAULT_PREFETCH, MAX_EF, MAX_K } from '../../index/search/searcher.js';
+import { MAX_EF, MAX_K } from '../../index/search/bounds.js';
+import { DEFAULT_PREFETCH } from '../../index/search/searcher.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
 import { choiceOption, intOption } from '../options.js';
 

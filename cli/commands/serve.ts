@@ -5,8 +5,9 @@
 // printed: the example query reads it from $STRATA_API_KEY.
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
+import { parseByteSize } from '../../common/byte-size.js';
 import { effectiveCpus } from '../../common/effective-cpus.js';
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { invalidArgument, StrataError, errorMessage } from '../../common/errors.js';
 import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
 import { INLINE_EF_BUDGET } from '../../engine/executor.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
@@ -45,13 +46,10 @@ interface ServeFlags extends MemoryFlags {
   retierEvery: number;
 }
 
-/** "33554432", "32MiB", "512KiB", "1GB": a byte count. */
+/** "33554432", "32MiB", "512k", "1GB": a byte count (common/byte-size.ts). */
 function byteSizeOption(name: string) {
-  const units: Record<string, number> = { '': 1, b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1 << 20, gb: 1e9, gib: 1 << 30 };
   return (v: string): number => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v);
-    const unit = m ? units[m[2]!.toLowerCase()] : undefined;
-    const n = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
+    const n = parseByteSize(v) ?? Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1024 || n > 2 ** 31 - 1)
       throw new InvalidArgumentError(`${name} must be a size from 1KiB to 2GiB (e.g. 32MiB), got "${v}"`);
     return n;
@@ -274,7 +272,7 @@ export function registerServe(program: Command): void {
         shutdown(server, engine, f.drainMs).then(
           () => resolve(),
           (e: unknown) => {
-            process.stderr.write(`strata serve: error while closing: ${e instanceof Error ? e.message : String(e)}\n`);
+            process.stderr.write(`strata serve: error while closing: ${errorMessage(e)}\n`);
             resolve();
           },
         );

@@ -8,7 +8,7 @@ import { StrataError } from '../../common/errors.js';
 import { projectRoot } from '../../common/paths.js';
 import { PLANE, PLANE_BITS, PLANE_ORDER, planeValue } from '../codes/planes.js';
 
-export type Metric = 'l2' | 'ip' | 'cosine';
+export type { Metric } from '../../common/metric.js';
 
 /** Which implementation computes distances: the WASM SIMD kernels, or their plain-JS twins. */
 export type KernelChoice = 'wasm' | 'js';

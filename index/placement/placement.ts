@@ -3,13 +3,14 @@
 // (planner.ts), from the budget.
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import type { GraphImage } from '../graph/graph-image.js';
+import { parseByteSize } from '../../common/byte-size.js';
 import { mulberry32 } from '../../common/random.js';
 import { bfsFromEntry } from './bfs.js';
 
 export type PlacementPolicy = 'hops' | 'profile' | 'id' | 'random';
 export const PLACEMENT_POLICIES: readonly PlacementPolicy[] = ['hops', 'profile', 'id', 'random'];
 
-/** Parses "123456", "64MiB", "1.5GB" or "10%" against the index's total bytes. */
+/** Parses a byte size (common/byte-size.ts: "123456", "64MiB", "1.5GB") or "10%" of the index's total bytes. */
 export function parseBudget(text: string, totalBytes: number): number {
   const t = text.trim();
   const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
@@ -18,15 +19,12 @@ export function parseBudget(text: string, totalBytes: number): number {
     if (p > 100) throw new StrataError('STRATA_DRAM_BUDGET', `DRAM budget ${t} exceeds 100%`, { budget: t });
     return Math.floor((totalBytes * p) / 100);
   }
-  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?$/i.exec(t);
-  if (!m)
+  const bytes = parseByteSize(t);
+  if (bytes === undefined)
     throw new StrataError('STRATA_DRAM_BUDGET', `DRAM budget "${text}" is not a byte count (e.g. 512MiB, 2GB, 1048576) or a percentage (e.g. 10%)`, {
       budget: text,
     });
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const pow = { b: 0, k: 1, m: 2, g: 3, t: 4 }[unit[0] as 'b' | 'k' | 'm' | 'g' | 't'];
-  const base = unit.includes('i') || unit.length === 1 ? 1024 : 1000;
-  return Math.floor(Number(m[1]) * base ** pow);
+  return bytes;
 }
 
 /**

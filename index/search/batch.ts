@@ -3,7 +3,8 @@ import type { CostModelParams } from '../../tiers/cost-model.js';
 import { normalizeRows } from '../kernels/reference.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { invalidArgument } from '../../common/errors.js';
-import { DEFAULT_PREFETCH, DEFAULT_RERANK_FACTOR, MAX_EF, MAX_K, Searcher } from './searcher.js';
+import { checkEf, checkK, checkRerank, defaultRerank } from './bounds.js';
+import { DEFAULT_PREFETCH, Searcher } from './searcher.js';
 import { addStats, STAT_FIELDS, statsView, type SearchStats } from './stats.js';
 
 export interface BatchOptions {
@@ -37,11 +38,9 @@ export function runBatch(index: TieredIndex, queriesIn: Float32Array, o: BatchOp
   const dim = index.meta.dim;
   // The edge of the in-process API: parameters are checked once here, the searcher trusts them.
   if (!Number.isInteger(queriesIn.length / dim)) throw invalidArgument('queries', `length ${queriesIn.length} is not a multiple of ${dim} dimensions`);
-  if (!Number.isInteger(o.k) || o.k < 1 || o.k > MAX_K) throw invalidArgument('k', `must be an integer in 1..${MAX_K}, got ${o.k}`);
-  if (!Number.isInteger(o.ef) || o.ef < 1 || o.ef > MAX_EF) throw invalidArgument('ef', `must be an integer in 1..${MAX_EF}, got ${o.ef}`);
-  const rerank = o.rerank ?? DEFAULT_RERANK_FACTOR * o.k;
-  if (!Number.isInteger(rerank) || (rerank !== 0 && (rerank < o.k || rerank > MAX_EF)))
-    throw invalidArgument('rerank', `must be 0 or an integer in k..${MAX_EF}, got ${rerank}`);
+  checkK(o.k, 'k');
+  checkEf(o.ef, 'ef');
+  const rerank = o.rerank === undefined ? defaultRerank(o.k) : checkRerank(o.rerank, o.k, 'rerank');
   const nq = queriesIn.length / dim;
   let queries = queriesIn;
   if (index.meta.metric === 'cosine') {

@@ -5,6 +5,7 @@ import { costModel, type CostModelParams, tierCosts } from '../../tiers/cost-mod
 import { Stall } from '../../tiers/stall.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { Accountant } from './accounting.js';
+import { defaultRerank } from './bounds.js';
 import { FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
 import { QueryState } from './query-state.js';
@@ -43,11 +44,6 @@ export interface SearchResult {
  * what CXL still costs a search (docs/benchmarks.md).
  */
 export const DEFAULT_PREFETCH = true;
-
-export const MAX_EF = 10_000;
-export const MAX_K = 10_000;
-/** Re-ranked candidates by default: k × this, measured in docs/benchmarks.md. */
-export const DEFAULT_RERANK_FACTOR = 5;
 
 export class Searcher {
   readonly index: TieredIndex;
@@ -88,7 +84,7 @@ export class Searcher {
    * k nearest neighbours of q (already normalised for cosine). k, ef and rerank are trusted: the
    * edge (engine/collection.ts, or the caller) validates them once.
    */
-  search(q: Float32Array, k: number, ef: number, rerank = DEFAULT_RERANK_FACTOR * k, pruneByBound = true): SearchResult {
+  search(q: Float32Array, k: number, ef: number, rerank = defaultRerank(k), pruneByBound = true): SearchResult {
     const st = this.st;
     const trav = this.traversal;
     const scorer = this.scorer;

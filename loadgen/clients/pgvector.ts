@@ -9,6 +9,7 @@
 import pg from 'pg';
 import type { QdrantDistance } from '../ground-truth.js';
 import { allRequests, transportStatus, type ClientOptions, type SearchAnswer, type SearchClient } from './types.js';
+import { errorMessage } from '../../common/errors.js';
 
 /** pgvector's operator and HNSW operator class for each distance. */
 export const PG_DISTANCE: Readonly<Record<QdrantDistance, { operator: string; opclass: string }>> = {
@@ -102,7 +103,7 @@ export function pgvectorClient(o: PgvectorClientOptions): SearchClient {
       } catch (e) {
         const at = o.now();
         const state = sqlState(e);
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorMessage(e);
         if (state === '57014') return { ok: false, at, status: 'timeout', transport: false, message };
         if (state !== null) return { ok: false, at, status: `SQLSTATE ${state}`, transport: false, message };
         return { ok: false, at, status: transportStatus(e), transport: true, message };

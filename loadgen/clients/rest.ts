@@ -15,6 +15,7 @@ import {
   type SearchAnswer,
   type SearchClient,
 } from './types.js';
+import { errorMessage } from '../../common/errors.js';
 
 export type RestEncoding = 'json' | 'msgpack';
 
@@ -138,7 +139,7 @@ export function restClient(o: RestClientOptions): SearchClient {
         type = raw.type;
         buf = raw.body;
       } catch (e) {
-        return { ok: false, at: o.now(), status: transportStatus(e), transport: true, message: e instanceof Error ? e.message : String(e) };
+        return { ok: false, at: o.now(), status: transportStatus(e), transport: true, message: errorMessage(e) };
       }
       const at = o.now();
       const msgpack = type.includes('msgpack');
@@ -158,7 +159,7 @@ export function restClient(o: RestClientOptions): SearchClient {
         if (answers === null) return { ok: false, at, status: 'bad-answer', transport: false, message: noResultLists(o.batch) };
         return { ok: true, at, answers };
       } catch (e) {
-        return { ok: false, at, status: 'bad-answer', transport: false, message: e instanceof Error ? e.message : String(e) };
+        return { ok: false, at, status: 'bad-answer', transport: false, message: errorMessage(e) };
       }
     },
     close: () => pool.close(),

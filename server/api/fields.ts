@@ -49,6 +49,15 @@ export function optionalInt(v: unknown, field: string, min: number, max: number)
   return isAbsent(v) ? undefined : intAt(v, field, min, max);
 }
 
+/**
+ * A number of any value: the shape check for fields whose range is a search rule, checked after by
+ * index/search/bounds.ts (the one home of those ranges).
+ */
+export function numberAt(v: unknown, field: string): number {
+  if (typeof v !== 'number') throw invalidArgument(field, `must be a number, got ${describe(v)}`);
+  return v;
+}
+
 export function optionalBool(v: unknown, field: string): boolean | undefined {
   if (isAbsent(v)) return undefined;
   if (typeof v !== 'boolean') throw invalidArgument(field, `must be true or false, got ${describe(v)}`);
@@ -75,8 +84,8 @@ export function arrayAt(v: unknown, field: string, max: number): readonly unknow
 }
 
 /**
- * A query vector of exactly `dim` float32 numbers, each finite and within the magnitude whose
- * distances cannot overflow (engine/collection.ts, maxQueryMagnitude). JSON sends an array of
+ * A query vector: an array of numbers here, its length and values checked by checkQueryVector
+ * (index/search/bounds.ts). JSON sends an array of
  * numbers; MessagePack may send that or a Float32Array (msgpackr typed-array extension), taken as is
  * without a copy.
  */
@@ -85,7 +94,6 @@ export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
   if (v instanceof Float32Array) vec = v;
   else if (v instanceof Float64Array) vec = Float32Array.from(v);
   else if (Array.isArray(v)) {
-    if (v.length !== dim) throw invalidArgument(field, `expected ${dim} dimensions, got ${v.length}`);
     vec = new Float32Array(v.length);
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
@@ -97,7 +105,6 @@ export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
   } else {
     throw invalidArgument(field, `must be an array of ${dim} numbers, got ${describe(v)}`);
   }
-  if (vec.length !== dim) throw invalidArgument(field, `expected ${dim} dimensions, got ${vec.length}`);
   checkQueryVector(vec, dim, field);
   return vec;
 }

@@ -2,14 +2,14 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
-import { MAX_RERANK, type PointKey } from '../../engine/public.js';
-import { MAX_HNSW_EF, MAX_IDS, MAX_LIMIT } from '../options.js';
+import { checkEf, checkIntIn, checkK, checkRerank, MAX_K, MAX_RERANK, type PointKey } from '../../engine/public.js';
+import { MAX_IDS } from '../options.js';
 import {
   arrayAt,
   describe,
   emptyFilterAt,
-  intAt,
   isAbsent,
+  numberAt,
   objectAt,
   optionalBool,
   optionalInt,
@@ -81,8 +81,8 @@ function searchParams(v: unknown, at: string): { ef: number | undefined; exact: 
   if (isAbsent(v)) return { ef: undefined, exact: false, rerank: {} };
   const p = objectAt(v, `${at}params`);
   const rerank: RerankAsk = {};
-  const rr = optionalInt(p['rerank'], `${at}params.rerank`, 0, MAX_RERANK);
-  if (rr !== undefined) rerank.rerank = rr;
+  // Its floor (limit + offset) is checked in plan, once the window is known.
+  if (!isAbsent(p['rerank'])) rerank.rerank = numberAt(p['rerank'], `${at}params.rerank`);
   if (!isAbsent(p['quantization'])) {
     const q = objectAt(p['quantization'], `${at}params.quantization`);
     const ignore = optionalBool(q['ignore'], `${at}params.quantization.ignore`);
@@ -95,7 +95,7 @@ function searchParams(v: unknown, at: string): { ef: number | undefined; exact: 
     if (over !== undefined) rerank.oversampling = over;
   }
   return {
-    ef: optionalInt(p['hnsw_ef'], `${at}params.hnsw_ef`, 1, MAX_HNSW_EF),
+    ef: isAbsent(p['hnsw_ef']) ? undefined : checkEf(numberAt(p['hnsw_ef'], `${at}params.hnsw_ef`), `${at}params.hnsw_ef`),
     exact: optionalBool(p['exact'], `${at}params.exact`) ?? false,
     rerank,
   };
@@ -103,9 +103,9 @@ function searchParams(v: unknown, at: string): { ef: number | undefined; exact: 
 
 /** limit and offset, with limit + offset within what one search can return. */
 export function window(b: Fields, at: string, defaultLimit: number | null): { limit: number; offset: number } {
-  const limit = isAbsent(b['limit']) && defaultLimit !== null ? defaultLimit : intAt(b['limit'], `${at}limit`, 1, MAX_LIMIT);
-  const offset = optionalInt(b['offset'], `${at}offset`, 0, MAX_LIMIT) ?? 0;
-  if (limit + offset > MAX_LIMIT) throw invalidArgument(`${at}offset`, `limit + offset must be at most ${MAX_LIMIT}, got ${limit} + ${offset}`);
+  const limit = isAbsent(b['limit']) && defaultLimit !== null ? defaultLimit : checkK(numberAt(b['limit'], `${at}limit`), `${at}limit`);
+  const offset = isAbsent(b['offset']) ? 0 : checkIntIn(numberAt(b['offset'], `${at}offset`), `${at}offset`, 0, MAX_K);
+  if (limit + offset > MAX_K) throw invalidArgument(`${at}offset`, `limit + offset must be at most ${MAX_K}, got ${limit} + ${offset}`);
   return { limit, offset };
 }
 
@@ -113,9 +113,7 @@ function plan(b: Fields, vector: Float32Array, at: string, defaultLimit: number 
   emptyFilterAt(b['filter'], `${at}filter`);
   const { limit, offset } = window(b, at, defaultLimit);
   const { ef, exact, rerank } = searchParams(b['params'], at);
-  if (rerank.rerank !== undefined && rerank.rerank !== 0 && rerank.rerank < limit + offset) {
-    throw invalidArgument(`${at}params.rerank`, `must be 0 (no re-rank) or at least limit + offset (${limit + offset}), got ${rerank.rerank}`);
-  }
+  if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
   return {
     vector,
     limit,

@@ -4,7 +4,7 @@
 import { MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, formatBytes, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
-import { VERSION } from '../rest/routes/health.js';
+import { VERSION } from '../../common/version.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };

@@ -46,6 +46,8 @@ export function buildRest(ctx: RestContext): FastifyInstance {
   const check = keyCheck(ctx.options.apiKey);
   app.addHook('onRequest', (req, reply, done) => {
     const route = req.routeOptions; // a getter that builds an object: read it once
+    // Draining, every answer (health probes too) ends its connection: none is left idle to be cut.
+    if (ctx.lifecycle.draining) reply.raw.setHeader('connection', 'close');
     if (route.config.public === true) return done();
     if (check && !check(presentedKey(req.headers['api-key'], req.headers.authorization))) {
       return done(new StrataError('STRATA_UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE, {}));

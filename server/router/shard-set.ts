@@ -5,7 +5,7 @@
 // (a hedged request): the first answer wins. Past the per-shard deadline the shard counts as
 // missing. A 4xx is the request's fault, not the replica's: it is the answer.
 import { Pool } from 'undici';
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { invalidArgument, StrataError, errorMessage } from '../../common/errors.js';
 import { packMsgpack, unpackMsgpack } from '../rest/codec.js';
 
 export interface ShardSetOptions {
@@ -171,7 +171,7 @@ export class ShardSet {
           },
           (e: unknown) => {
             settled++;
-            fail(`${r.url}: ${e instanceof Error ? e.message : String(e)}`);
+            fail(`${r.url}: ${errorMessage(e)}`);
           },
         );
       };

@@ -1,7 +1,7 @@
 // Writes go to the shard each id hashes to (the shard map's function, shardOf): the ids grouped by
 // shard, one call per group, and the write acknowledged only when every group is.
 import { randomUUID } from 'node:crypto';
-import { StrataError } from '../../common/errors.js';
+import { readOnly } from '../../common/errors.js';
 import { shardOf } from '../../engine/public.js';
 import { WRITE_ID_HEADER, WRITE_SEQ_HEADER } from '../api/writes.js';
 import type { WriteResult } from './merge.js';
@@ -39,9 +39,10 @@ export async function routeWrites<T>(ctx: RouterContext, w: RoutedWrite<T>): Pro
   const replicated = ctx.options.replicatedWrites === true;
   for (const shard of w.groups.keys()) {
     if (shards.replicas(shard).length > 1 && !replicated)
-      throw new StrataError(
-        'STRATA_READ_ONLY',
-        `shard ${shard} has ${shards.replicas(shard).length} replicas: a write would reach one of them only; start the shard servers with --write-log and the router with --replicated-writes`,
+      throw readOnly(
+        `shard ${shard}`,
+        'unreplicated-writes',
+        `a write would reach one of its ${shards.replicas(shard).length} replicas only; start the shard servers with --write-log and the router with --replicated-writes`,
         { allow: '' },
       );
   }

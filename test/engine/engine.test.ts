@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStrataError } from '../../common/errors.js';
-import { maxQueryMagnitude } from '../../engine/collection.js';
+import { maxQueryMagnitude } from '../../index/search/bounds.js';
 import { Engine } from '../../engine/engine.js';
 import type { SearchResponse } from '../../engine/types.js';
 import { buildIndex } from '../../index/build/build-index.js';

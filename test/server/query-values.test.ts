@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { maxQueryMagnitude } from '../../engine/collection.js';
+import { maxQueryMagnitude } from '../../index/search/bounds.js';
 import { buildIndexes, DIM, grpcClients, grpcFailure, http, startServer, unary, type Indexes, type Running } from './fixture.js';
 
 let ix: Indexes;

@@ -42,7 +42,7 @@ describe('re-rank parameters', () => {
   });
 
   it.each([
-    [{ rerank: 3 }, /^params\.rerank: must be 0 \(no re-rank\) or at least limit \+ offset \(5\), got 3$/],
+    [{ rerank: 3 }, /^params\.rerank: must be 0 \(no re-rank\) or an integer in 5\.\.10000, got 3$/],
     [{ rerank: -1 }, /^params\.rerank:/],
     [{ quantization: { oversampling: 0.5 } }, /^params\.quantization\.oversampling: must be a number in 1\.\./],
     [{ quantization: { rescore: 'no' } }, /^params\.quantization\.rescore:/],
@@ -51,6 +51,21 @@ describe('re-rank parameters', () => {
     const r = await http(s.srv.url, 'POST', '/collections/vectors/points/search', { vector: v(), limit: 5, params });
     expect(r.status).toBe(400);
     expect((r.body as { status: { error: string } }).status.error).toMatch(msg);
+  });
+
+  // The default pool (5 × limit) once exceeded its own cap past limit 2,000, refusing a field never sent.
+  it('limit 10000, the documented maximum, answers on REST and gRPC without a rerank', async () => {
+    const count = s.engine.collection('vectors').info().count;
+    const rest = await http(s.srv.url, 'POST', '/collections/vectors/points/search', { vector: v(), limit: 10_000 });
+    expect(rest.status).toBe(200);
+    expect((rest.body as Answer).result).toHaveLength(Math.min(10_000, count));
+    const c = grpcClients(s.srv.addr.grpc!);
+    try {
+      const g = await unary(c.points, 'Search', { collection_name: 'vectors', vector: v(), limit: 10_000 });
+      expect(g['result'] as unknown[]).toHaveLength(Math.min(10_000, count));
+    } finally {
+      c.close();
+    }
   });
 
   it('gRPC carries the same parameters and stats', async () => {

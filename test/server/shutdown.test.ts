@@ -1,7 +1,8 @@
 // SIGTERM on a real `strata serve` child process under concurrent load: every admitted search
 // (queued or running, REST or gRPC) finishes with its real answer within --drain-ms; readiness turns
 // 503 first; a request sent afterwards on an open keep-alive connection gets 503 with
-// Connection: close rather than a reset; and the process exits 0. Ordering, not timing: searches are
+// Connection: close rather than a reset, also under load on many kept-alive connections; and the
+// process exits 0. Ordering, not timing: searches are
 // slowed (injected CXL stalls) so that the 64 are still in the engine when the signal comes, which
 // the test checks through /metrics before sending it.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -119,6 +120,57 @@ describe('SIGTERM under load', () => {
       c.close();
       await keep.close().catch(() => {});
       await agent.close();
+      if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    }
+  });
+
+  it('answers every request on a kept-alive connection during the drain, 503 with Connection: close, and resets none', async () => {
+    const s = await serve(['--search-threads', '1', '--drain-ms', '10000']);
+    // One connection per loop, so that a loop's idle connection is its own to send on again.
+    const clients = Array.from({ length: 32 }, () => new Client(s.rest, { pipelining: 1 }));
+    let answers = 0;
+    let signalled = false;
+    const body = JSON.stringify({ vector: Array.from(ix.query(0)), limit: 10 });
+    // Each loop sends searches on its kept-alive connection until an answer says
+    // Connection: close (a client then goes elsewhere) or a request fails: a failure is what the
+    // test counts. Some loops think a while between requests, so that their connections sit idle
+    // across the steps of the shutdown.
+    const loops = Array.from({ length: 32 }, async (_, i) => {
+      const seen: Array<{ status: number; afterSignal: boolean }> = [];
+      for (;;) {
+        try {
+          const r = await clients[i]!.request({
+            method: 'POST',
+            path: '/collections/things/points/search',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
+          await r.body.text();
+          seen.push({ status: r.statusCode, afterSignal: signalled });
+          answers++;
+          if (r.headers['connection'] === 'close') return { seen, error: null };
+          await sleep(i % 8 === 7 ? 10 * i : i % 4);
+        } catch (e) {
+          const { code, syscall } = e as { code?: string; syscall?: string };
+          return { seen, error: `${code ?? String(e)} (${syscall ?? '?'})` };
+        }
+      }
+    });
+    try {
+      await until('the load to run', async () => answers >= 200);
+      signalled = true;
+      s.child.kill('SIGTERM');
+      const ends = await Promise.all(loops);
+      const refused = ends.flatMap((e) => e.seen).filter((a) => a.afterSignal && a.status === 503).length;
+      const failures = ends.flatMap((e) => (e.error === null ? [] : [e.error]));
+      console.info(`after SIGTERM: ${refused} answers of 503, failures: ${failures.join(', ') || 'none'}`);
+      expect(failures).toEqual([]);
+      // Every loop ended on an answer sent after the signal, and some were refusals: it came mid-load.
+      for (const e of ends) expect(e.seen.at(-1)?.afterSignal).toBe(true);
+      expect(refused).toBeGreaterThan(0);
+      expect(await s.exited).toBe(0);
+    } finally {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
       if (s.child.exitCode === null) s.child.kill('SIGKILL');
     }
   });

@@ -328,7 +328,8 @@ describe('snapshots of live collections', () => {
     const file = join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'snap-src')), snap.name);
     const damaged = file.replace(/\.snapshot$/, '0.snapshot').replace('snapshot-', 'snapshot-9');
     const bytes = readFileSync(file);
-    bytes[bytes.length >> 1] ^= 0xff;
+    const mid = bytes.length >> 1;
+    bytes[mid] = bytes[mid]! ^ 0xff;
     writeFileSync(damaged, bytes);
     const bad = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location: pathToFileURL(damaged).href });
     expect(bad.status).toBe(400);

@@ -32,7 +32,7 @@ describe('strata verify --data-dir', () => {
     writeFileSync(tornLog, readFileSync(tornLog).subarray(0, statSync(tornLog).size - 5));
     const badLog = join(damaged, WAL_FILE);
     const bytes = readFileSync(badLog);
-    bytes[200] ^= 0xff;
+    bytes[200] = bytes[200]! ^ 0xff;
     writeFileSync(badLog, bytes);
     const before = statSync(tornLog).size;
 

@@ -3,9 +3,8 @@
 // balancer stops sending). None needs an API key: probes (Kubernetes, load balancers) cannot send
 // one, and the answers reveal nothing but up or down. And `/`, Qdrant's version endpoint.
 import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../../../common/version.js';
 import type { RestContext } from '../context.js';
-
-export const VERSION = '0.1.0';
 
 /** Paths answered without an API key, also while draining (deploy/k8s probes use them; a test checks). */
 export const HEALTH_PATHS = ['/livez', '/healthz', '/readyz'] as const;

@@ -1,12 +1,12 @@
 // Qdrant write endpoints Strata does not take answer 405 (the supported writes are in writes.ts):
 // answering them explicitly (rather than 404) tells a Qdrant client's user why.
 import type { FastifyInstance, HTTPMethods } from 'fastify';
-import { StrataError } from '../../../common/errors.js';
+import { readOnly } from '../../../common/errors.js';
 
 const C = '/collections/:collection_name';
 
 export const READ_ONLY_MESSAGE =
-  'this write is not supported: Strata takes collection create/delete, point upsert/delete and payload set/overwrite (with --data-dir); build large collections offline with strata build';
+  'Strata takes collection create/delete, point upsert/delete and payload set/overwrite (with --data-dir); build large collections offline with strata build';
 
 /** Qdrant's write routes, each with the methods its path does answer here (the Allow header). */
 export const WRITE_ROUTES: ReadonlyArray<{ method: HTTPMethods; url: string; allow: string }> = [
@@ -28,7 +28,7 @@ export function registerReadOnlyRoutes(app: FastifyInstance): void {
       url: r.url,
       // The body is irrelevant: do not spend the body limit's worth of parsing on a refused write.
       handler: async () => {
-        throw new StrataError('STRATA_READ_ONLY', READ_ONLY_MESSAGE, { allow: r.allow });
+        throw readOnly('this endpoint', 'unsupported', READ_ONLY_MESSAGE, { allow: r.allow });
       },
     });
   }

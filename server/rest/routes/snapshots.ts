@@ -8,7 +8,7 @@ import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
-import { invalidArgument, isStrataError, StrataError } from '../../../common/errors.js';
+import { invalidArgument, isStrataError, StrataError, errorMessage, readOnly } from '../../../common/errors.js';
 import { bodyObject, describe, optionalString } from '../../api/fields.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
@@ -42,7 +42,7 @@ async function fetchSnapshot(location: string, dataDir: string): Promise<Buffer>
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidArgument('location', `must be an http(s) or file URL, got ${url.protocol}`);
   const r = await request(url, { method: 'GET', maxRedirections: 0 } as Parameters<typeof request>[1]).catch((e: unknown) => {
-    throw new StrataError('STRATA_UNREACHABLE', `location ${url.origin}: ${e instanceof Error ? e.message : String(e)}`, { field: 'location' });
+    throw new StrataError('STRATA_UNREACHABLE', `location ${url.origin}: ${errorMessage(e)}`, { field: 'location' });
   });
   if (r.statusCode !== 200) {
     await r.body.dump();
@@ -84,7 +84,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, ctx: RestContext): 
     if (location === undefined) throw invalidArgument('location', 'required: the snapshot URL (http(s), or file:// inside the snapshot directory)');
     const checksum = optionalString(b['checksum'], 'checksum');
     const dataDir = ctx.engine.dataDir;
-    if (dataDir === null) throw new StrataError('STRATA_READ_ONLY', 'this server has no data directory: start it with --data-dir', { allow: '' });
+    if (dataDir === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir', { allow: '' });
     const bytes = await fetchSnapshot(location, dataDir);
     if (checksum !== undefined && createHash('sha256').update(bytes).digest('hex') !== checksum.toLowerCase())
       throw invalidArgument('checksum', 'the SHA-256 of the fetched snapshot differs from the one given');

@@ -2,7 +2,7 @@
 // /healthz answer for the router itself, /readyz for its shards under the partial-answer policy.
 // None needs an API key. And `/`, the version endpoint, with the shard count.
 import type { FastifyInstance } from 'fastify';
-import { VERSION } from '../../rest/routes/health.js';
+import { VERSION } from '../../../common/version.js';
 import type { RouterContext } from '../route-context.js';
 import { ShardFailure } from '../shard-set.js';
 

@@ -9,8 +9,9 @@ import { Searcher } from '../../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { costModel } from '../../../tiers/cost-model.js';
+import type { Metric as StrataMetric } from '../../../common/metric.js';
 
-type Metric = 'l2' | 'cosine';
+type Metric = Extract<StrataMetric, 'l2' | 'cosine'>;
 
 function makeSet(metric: Metric) {
   const dim = metric === 'l2' ? 32 : 40;
