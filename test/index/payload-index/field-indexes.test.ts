@@ -209,3 +209,49 @@ describe('FieldIndexes against the reference evaluator', () => {
     expect(exactNonEmpty).toBeGreaterThan(100);
   });
 });
+
+describe('FieldIndexes', () => {
+  it('answers a filter of indexed conditions with no residual, and keeps the rest to check', () => {
+    const idx = build();
+    idx.add(1, { kw: 'red', n: 2 });
+    idx.add(2, { kw: 'blue', n: 5, x: 'y' });
+    const indexed = idx.query(parseFilter({ must: [{ key: 'kw', match: { value: 'red' } }], must_not: [{ key: 'n', range: { gt: 3 } }] }));
+    expect(indexed.residual).toBeUndefined();
+    expect(indexed.bitmap.toArray()).toEqual([1]);
+    const mixed = idx.query(
+      parseFilter({
+        must: [
+          { key: 'n', range: { gte: 0 } },
+          { key: 'x', match: { value: 'y' } },
+        ],
+      }),
+    );
+    expect(mixed.bitmap.toArray()).toEqual([1, 2]);
+    expect(mixed.residual).toEqual(parseFilter({ must: [{ key: 'x', match: { value: 'y' } }] }));
+  });
+
+  it('refuses a new index once points are indexed, unless it is given them', () => {
+    const idx = build();
+    idx.add(1, { y: 3 });
+    expect(() => idx.createIndex('y', 'integer')).toThrow(expect.objectContaining({ code: 'STRATA_INVALID_ARGUMENT' }));
+    idx.createIndex('y', 'integer', {}, [[1, { y: 3 }]]);
+    expect(idx.query(parseFilter({ must: [{ key: 'y', match: { value: 3 } }] })).bitmap.toArray()).toEqual([1]);
+  });
+
+  it('refuses a second index on one key, and a text index without a tokenizer', () => {
+    const idx = build();
+    expect(() => idx.createIndex('kw', 'keyword')).toThrow(expect.objectContaining({ code: 'STRATA_INVALID_ARGUMENT' }));
+    expect(() => idx.createIndex('z', 'text')).toThrow(expect.objectContaining({ code: 'STRATA_INVALID_ARGUMENT' }));
+  });
+
+  it('reports more bytes per index as points are added, and fewer once they are removed', () => {
+    const idx = build();
+    const before = idx.bytes().get('kw')!;
+    for (let id = 0; id < 1000; id++) idx.add(id, { kw: `v${id % 50}`, n: id });
+    const full = idx.bytes();
+    expect(full.get('kw')!).toBeGreaterThan(before);
+    for (let id = 0; id < 1000; id++) idx.remove(id);
+    expect(idx.bytes().get('kw')!).toBeLessThan(full.get('kw')!);
+    expect(idx.get('kw')?.pointsIndexed).toBe(0);
+  });
+});
