@@ -16,18 +16,18 @@ function micros(b: Bounds<string>): Bounds<number> {
 
 export class DatetimeIndex extends FieldIndexBase<number> {
   readonly schema = 'datetime';
-  private readonly sorted = new SortedValues();
+  private readonly sorted = new SortedValues(this.values);
 
   protected read(e: unknown): number | undefined {
     return typeof e === 'string' ? parseDatetime(e) : undefined;
   }
 
-  protected insert(id: number, values: readonly number[]): void {
-    this.sorted.set(id, values);
+  protected insert(): void {
+    this.sorted.changed();
   }
 
-  protected delete(id: number): void {
-    this.sorted.delete(id);
+  protected delete(): void {
+    this.sorted.changed();
   }
 
   protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {

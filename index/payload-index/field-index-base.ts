@@ -19,8 +19,12 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   protected readonly values = new Map<number, readonly T[]>();
   /** Points with an element that is neither null nor of the index's type. */
   protected other = emptyBitmap();
-  /** Each point's value counts, one per value at the path (array: its length, null: 0, else 1). */
+  /**
+   * Each point's value counts, one per value at the path (array: its length, null: 0, else 1), for
+   * points other than the common case of one plain value, which `single` holds without a Map entry.
+   */
   private readonly counts = new Map<number, readonly number[]>();
+  private single = emptyBitmap();
   private nulls = emptyBitmap();
   private nonEmpty = emptyBitmap();
 
@@ -39,10 +43,9 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   add(id: number, values: readonly unknown[]): void {
     this.remove(id);
     if (values.length === 0) return;
-    this.counts.set(
-      id,
-      values.map((v) => (v === null ? 0 : Array.isArray(v) ? v.length : 1)),
-    );
+    const counts = values.map((v) => (v === null ? 0 : Array.isArray(v) ? v.length : 1));
+    if (counts.length === 1 && counts[0] === 1 && !Array.isArray(values[0])) this.single.add(id);
+    else this.counts.set(id, counts);
     if (values.includes(null)) this.nulls.add(id);
     if (values.some((v) => v !== null && !(Array.isArray(v) && v.length === 0))) this.nonEmpty.add(id);
     const mine: T[] = [];
@@ -63,7 +66,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   }
 
   remove(id: number): void {
-    if (!this.counts.delete(id)) return;
+    if (!this.counts.delete(id) && !this.single.delete(id)) return;
     this.nulls.remove(id);
     this.nonEmpty.remove(id);
     this.other.remove(id);
@@ -83,9 +86,9 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
       case 'values_count': {
         const hits: number[] = [];
         for (const [id, cs] of this.counts) if (cs.some((c) => inBounds(cond.count, c))) hits.push(id);
-        const out = bitmapOf(hits);
+        const out = inBounds(cond.count, 1) ? or(bitmapOf(hits), this.single) : bitmapOf(hits);
         // A point without a value at the path counts 0.
-        return inBounds(cond.count, 0) ? or(out, andNot(ctx.all, bitmapOf(this.counts.keys()))) : out;
+        return inBounds(cond.count, 0) ? or(out, andNot(andNot(ctx.all, bitmapOf(this.counts.keys())), this.single)) : out;
       }
       default:
         return this.filterField(cond, ctx);
@@ -99,7 +102,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   }
 
   bytes(): number {
-    let n = (this.counts.size + this.values.size) * MAP_ENTRY_BYTES;
+    let n = (this.counts.size + this.values.size) * MAP_ENTRY_BYTES + bitmapBytes(this.single);
     for (const vs of this.values.values()) n += vs.length * 8;
     return n + bitmapBytes(this.nulls) + bitmapBytes(this.nonEmpty) + bitmapBytes(this.other) + this.fieldBytes();
   }

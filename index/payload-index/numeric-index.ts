@@ -8,18 +8,18 @@ import { SortedValues } from './sorted-values.js';
 import { rangeEstimate } from './range-estimate.js';
 
 export abstract class NumericIndex extends FieldIndexBase<number> {
-  private readonly sorted = new SortedValues();
+  private readonly sorted = new SortedValues(this.values);
 
   protected read(e: unknown): number | undefined {
     return typeof e === 'number' ? e : undefined;
   }
 
-  protected insert(id: number, values: readonly number[]): void {
-    this.sorted.set(id, values);
+  protected insert(): void {
+    this.sorted.changed();
   }
 
-  protected delete(id: number): void {
-    this.sorted.delete(id);
+  protected delete(): void {
+    this.sorted.changed();
   }
 
   protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {

@@ -1,23 +1,21 @@
 // (value, id) pairs sorted by value in two typed arrays, so a range is two binary searches and a
-// slice of ids. Writes go to a per-point map and mark the arrays stale; the next query rebuilds them,
-// which keeps add and remove O(1) and costs one sort per batch of writes between queries.
+// slice of ids. The per-point values stay in the owning index's map; a write marks the arrays stale
+// and the next query rebuilds them, which keeps add and remove O(1) and costs one sort per batch of
+// writes between queries.
 import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, bitmapOf } from './bitmap.js';
 
 export class SortedValues {
-  private readonly points = new Map<number, readonly number[]>();
   private keys = new Float64Array(0);
   private ids = new Uint32Array(0);
   private stale = false;
   private widest = 0;
 
-  set(id: number, values: readonly number[]): void {
-    this.points.set(id, values);
-    this.stale = true;
-  }
+  /** @param points each point's values, kept by the owner, who calls changed() after each write */
+  constructor(private readonly points: ReadonlyMap<number, readonly number[]>) {}
 
-  delete(id: number): void {
-    if (this.points.delete(id)) this.stale = true;
+  changed(): void {
+    this.stale = true;
   }
 
   private fresh(): void {

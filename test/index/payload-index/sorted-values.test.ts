@@ -16,8 +16,8 @@ describe('SortedValues', () => {
   it('answers ranges exactly, queried between writes too', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(op, fc.option(bounds, { nil: undefined })), { maxLength: 40 }), bounds, (steps, last) => {
-        const sv = new SortedValues();
         const model = new Map<number, number[]>();
+        const sv = new SortedValues(model);
         const check = (b: typeof last) => {
           const ok = (x: number) =>
             (b.gt === undefined || x > b.gt) && (b.gte === undefined || x >= b.gte) && (b.lt === undefined || x < b.lt) && (b.lte === undefined || x <= b.lte);
@@ -29,11 +29,11 @@ describe('SortedValues', () => {
         };
         for (const [o, b] of steps) {
           if ('del' in o) {
-            sv.delete(o.del);
             model.delete(o.del);
+            sv.changed();
           } else {
-            sv.set(o.set, o.values);
             model.set(o.set, o.values);
+            sv.changed();
           }
           if (b !== undefined) check(b);
         }
@@ -43,12 +43,16 @@ describe('SortedValues', () => {
     );
   });
 
-  it('forgets a deleted point at once', () => {
-    const sv = new SortedValues();
-    sv.set(1, [3]);
-    sv.set(2, [4]);
+  it('forgets a deleted point once told of the change', () => {
+    const points = new Map([
+      [1, [3]],
+      [2, [4]],
+    ]);
+    const sv = new SortedValues(points);
+    sv.changed();
     expect(sv.range({ gte: 0 }).toArray()).toEqual([1, 2]);
-    sv.delete(1);
+    points.delete(1);
+    sv.changed();
     expect(sv.range({ gte: 0 }).toArray()).toEqual([2]);
   });
 });
