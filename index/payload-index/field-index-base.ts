@@ -6,8 +6,10 @@ import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, andNot, bitmapBytes, bitmapOf, emptyBitmap, or } from './bitmap.js';
 import { type Cardinality, exactly, type FieldSchema, type IndexableCondition, type IndexContext, type PayloadFieldIndex } from './field-index.js';
 
-/** A rough cost of one Map entry with a small array in V8, for bytes(): an estimate, not a measurement. */
+/** A rough cost of one Map entry in V8, for bytes(): an estimate, checked against the heap (README). */
 export const MAP_ENTRY_BYTES = 48;
+/** A rough cost of a small JS array besides its elements (object and backing-store headers). */
+const ARRAY_BYTES = 32;
 
 function inBounds(b: Bounds<number>, x: number): boolean {
   return (b.gt === undefined || x > b.gt) && (b.gte === undefined || x >= b.gte) && (b.lt === undefined || x < b.lt) && (b.lte === undefined || x <= b.lte);
@@ -60,8 +62,10 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
     }
     if (hasOther) this.other.add(id);
     if (mine.length > 0) {
-      this.values.set(id, mine);
-      this.insert(id, mine);
+      // A copy at its exact length: the array grown by push keeps spare slots, per point.
+      const kept = mine.slice();
+      this.values.set(id, kept);
+      this.insert(id, kept);
     }
   }
 
@@ -103,7 +107,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
 
   bytes(): number {
     let n = (this.counts.size + this.values.size) * MAP_ENTRY_BYTES + bitmapBytes(this.single);
-    for (const vs of this.values.values()) n += vs.length * 8;
+    for (const vs of this.values.values()) n += ARRAY_BYTES + vs.length * 8;
     return n + bitmapBytes(this.nulls) + bitmapBytes(this.nonEmpty) + bitmapBytes(this.other) + this.fieldBytes();
   }
 }

@@ -19,7 +19,7 @@ export class TextIndex extends FieldIndexBase<readonly string[]> {
   }
 
   protected read(e: unknown): readonly string[] | undefined {
-    return typeof e === 'string' ? this.tokenizer(e) : undefined;
+    return typeof e === 'string' ? this.tokenizer(e).slice() : undefined;
   }
 
   protected insert(id: number, values: readonly (readonly string[])[]): void {
