@@ -26,12 +26,21 @@ export class SortedValues {
       n += vs.length;
       widest = Math.max(widest, vs.length);
     }
-    const pairs: Array<[number, number]> = new Array(n);
+    const keys = new Float64Array(n);
+    const ids = new Uint32Array(n);
     let i = 0;
-    for (const [id, vs] of this.points) for (const v of vs) pairs[i++] = [v, id];
-    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    this.keys = Float64Array.from(pairs, (p) => p[0]);
-    this.ids = Uint32Array.from(pairs, (p) => p[1]);
+    for (const [id, vs] of this.points) {
+      for (const v of vs) {
+        keys[i] = v;
+        ids[i++] = id;
+      }
+    }
+    // Sorting a permutation of typed arrays beats sorting an array of pairs (no object per pair).
+    const order = new Uint32Array(n);
+    for (let j = 0; j < n; j++) order[j] = j;
+    order.sort((a, b) => keys[a]! - keys[b]!);
+    this.keys = Float64Array.from(order, (j) => keys[j]!);
+    this.ids = Uint32Array.from(order, (j) => ids[j]!);
     this.widest = widest;
     this.stale = false;
   }
