@@ -1,0 +1,30 @@
+// The `bool` index: one bitmap of points holding `true`, one of points holding `false`.
+import type { IndexableCondition, IndexContext } from './field-index.js';
+import { FieldIndexBase } from './field-index-base.js';
+import { type Bitmap, bitmapBytes, emptyBitmap } from './bitmap.js';
+
+export class BoolIndex extends FieldIndexBase<boolean> {
+  readonly schema = 'bool';
+  private readonly holding = { true: emptyBitmap(), false: emptyBitmap() };
+
+  protected read(e: unknown): boolean | undefined {
+    return typeof e === 'boolean' ? e : undefined;
+  }
+
+  protected insert(id: number, values: readonly boolean[]): void {
+    for (const v of values) this.holding[`${v}`].add(id);
+  }
+
+  protected delete(id: number): void {
+    this.holding.true.remove(id);
+    this.holding.false.remove(id);
+  }
+
+  protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {
+    return cond.kind === 'match_value' && typeof cond.value === 'boolean' ? this.holding[`${cond.value}`].clone() : null;
+  }
+
+  protected fieldBytes(): number {
+    return bitmapBytes(this.holding.true) + bitmapBytes(this.holding.false);
+  }
+}

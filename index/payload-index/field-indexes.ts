@@ -1,0 +1,228 @@
+// The registry of a collection's payload indexes (field key → index), and how a whole filter is
+// answered from them: bitmaps combined by must (AND), should (OR), must_not (the live ids ANDNOT) and
+// min_should (a count per id), and whatever no index answers exactly handed back as a residual filter
+// the planner checks per point with the evaluator. The split is exact: a point matches the filter
+// if and only if it is in `bitmap` and matches `residual`.
+import type { Condition, Filter } from '../filter/ast.js';
+import type { CompileOptions } from '../filter/evaluate.js';
+import { compileReader, type KeyPath, type PathReader, parseKeyPath } from '../filter/key-path.js';
+import type { Tokenizer } from '../filter/tokenize.js';
+import { invalidArgument, quoted } from '../../common/errors.js';
+import { and, andNot, type Bitmap, bitmapOf, emptyBitmap, orAll } from './bitmap.js';
+import { BoolIndex } from './bool-index.js';
+import { DatetimeIndex } from './datetime-index.js';
+import { allOf, anyOf, atLeast, not, unknown } from './estimate.js';
+import { type Cardinality, exactly, type FieldSchema, type IndexableCondition, type PayloadFieldIndex } from './field-index.js';
+import { FloatIndex } from './float-index.js';
+import { GeoIndex } from './geo-index.js';
+import { IntegerIndex } from './integer-index.js';
+import { KeywordIndex } from './keyword-index.js';
+import { TextIndex } from './text-index.js';
+import { UuidIndex } from './uuid-index.js';
+
+/** A point's payload as the evaluator takes it (null or absent: no fields). */
+export type Payload = Readonly<Record<string, unknown>> | null | undefined;
+
+export interface IndexOptions {
+  /** The tokeniser of a `text` index (required for one). */
+  readonly tokenizer?: Tokenizer;
+  /** The grid cell side of a `geo` index, in degrees. */
+  readonly cellDegrees?: number;
+}
+
+export interface FilterAnswer {
+  /** The ids that pass the indexed part of the filter (every live id when nothing was indexed). */
+  readonly bitmap: Bitmap;
+  /** What is left to check per point, or undefined when `bitmap` is the exact answer. */
+  readonly residual: Filter | undefined;
+}
+
+interface Entry {
+  readonly key: KeyPath;
+  readonly read: PathReader;
+  readonly index: PayloadFieldIndex;
+}
+
+function makeIndex(schema: FieldSchema, options: IndexOptions, field: string): PayloadFieldIndex {
+  switch (schema) {
+    case 'keyword':
+      return new KeywordIndex();
+    case 'uuid':
+      return new UuidIndex();
+    case 'integer':
+      return new IntegerIndex();
+    case 'float':
+      return new FloatIndex();
+    case 'datetime':
+      return new DatetimeIndex();
+    case 'bool':
+      return new BoolIndex();
+    case 'geo':
+      return new GeoIndex(options.cellDegrees);
+    case 'text':
+      if (options.tokenizer === undefined) throw invalidArgument(field, 'a text index needs a tokenizer');
+      return new TextIndex(options.tokenizer);
+  }
+}
+
+/** The part of a filter clause an index answered, and what is left of it. */
+interface Split {
+  /** undefined: no constraint from indexes (every live id). */
+  readonly bitmap: Bitmap | undefined;
+  readonly residual: Condition | undefined;
+}
+
+export class FieldIndexes {
+  private readonly fields = new Map<string, Entry>();
+  private readonly live = emptyBitmap();
+
+  /**
+   * Creates the index of `key` (a key path as Qdrant spells it); one index per key. The registry keeps
+   * no payloads, so once points are indexed a new index must be given all of them (`existing`).
+   */
+  createIndex(key: string, schema: FieldSchema, options: IndexOptions = {}, existing?: Iterable<readonly [number, Payload]>): void {
+    const path = parseKeyPath(key, 'field_name');
+    if (this.fields.has(path.text)) throw invalidArgument('field_name', `${quoted(path.text)} has an index already`);
+    if (this.live.size > 0 && existing === undefined) throw invalidArgument('field_name', 'points are indexed already: pass them all to build the new index');
+    const index = makeIndex(schema, options, 'field_schema');
+    const read = compileReader(path);
+    for (const [id, payload] of existing ?? []) index.add(id, read(payload));
+    this.fields.set(path.text, { key: path, read, index });
+  }
+
+  /** The index of a key, if any. */
+  get(key: string): PayloadFieldIndex | undefined {
+    return this.fields.get(key)?.index;
+  }
+
+  /** Indexes a point's payload (a point indexed already is replaced: an update is add again). */
+  add(id: number, payload: Payload): void {
+    this.live.add(id);
+    for (const e of this.fields.values()) e.index.add(id, e.read(payload));
+  }
+
+  remove(id: number): void {
+    this.live.remove(id);
+    for (const e of this.fields.values()) e.index.remove(id);
+  }
+
+  /** Every live id (a copy). */
+  all(): Bitmap {
+    return this.live.clone();
+  }
+
+  /** The evaluator options that make its text matching agree with these indexes. */
+  compileOptions(): CompileOptions {
+    return {
+      textIndex: (key) => {
+        const index = this.fields.get(key.text)?.index;
+        return index instanceof TextIndex ? index.tokenizer : undefined;
+      },
+    };
+  }
+
+  /** DRAM the indexes hold, per key, in bytes. */
+  bytes(): Map<string, number> {
+    return new Map([...this.fields].map(([k, e]) => [k, e.index.bytes()]));
+  }
+
+  /** The filter split into the ids its indexed part selects and the residual to check per point. */
+  query(filter: Filter): FilterAnswer {
+    const s = this.splitFilter(filter);
+    return { bitmap: s.bitmap ?? this.live.clone(), residual: s.residual === undefined ? undefined : asFilter(s.residual) };
+  }
+
+  /** Bounds on how many live points match `filter`. */
+  estimate(filter: Filter): Cardinality {
+    return this.estimateFilter(filter, this.live.size);
+  }
+
+  private indexFor(c: Condition): PayloadFieldIndex | undefined {
+    return 'key' in c && c.kind !== 'nested' ? this.fields.get(c.key.text)?.index : undefined;
+  }
+
+  private splitCondition(c: Condition): Split {
+    if (c.kind === 'filter') return this.splitFilter(c.filter);
+    const bitmap = this.indexFor(c)?.filter(c as IndexableCondition, { all: this.live }) ?? null;
+    return bitmap === null ? { bitmap: undefined, residual: c } : { bitmap, residual: undefined };
+  }
+
+  /** The exact ids of a condition, or undefined when part of it needs a check per point. */
+  private exact(c: Condition): Bitmap | undefined {
+    const s = this.splitCondition(c);
+    return s.residual !== undefined ? undefined : (s.bitmap ?? this.live.clone());
+  }
+
+  private splitFilter(f: Filter): Split {
+    const bitmaps: Bitmap[] = [];
+    const rest: { must: Condition[]; must_not: Condition[]; should?: readonly Condition[]; min_should?: Filter['min_should'] } = { must: [], must_not: [] };
+    for (const c of f.must ?? []) {
+      const s = this.splitCondition(c);
+      if (s.bitmap !== undefined) bitmaps.push(s.bitmap);
+      if (s.residual !== undefined) rest.must.push(s.residual);
+    }
+    if (f.must_not !== undefined) {
+      const out: Bitmap[] = [];
+      for (const c of f.must_not) {
+        const b = this.exact(c);
+        if (b === undefined) rest.must_not.push(c);
+        else out.push(b);
+      }
+      if (out.length > 0) bitmaps.push(andNot(this.live, orAll(out)));
+    }
+    if (f.should !== undefined) {
+      const bs = f.should.map((c) => this.exact(c));
+      if (bs.every((b) => b !== undefined)) bitmaps.push(orAll(bs as Bitmap[]));
+      else rest.should = f.should;
+    }
+    if (f.min_should !== undefined) {
+      const bs = f.min_should.conditions.map((c) => this.exact(c));
+      if (bs.every((b) => b !== undefined)) bitmaps.push(this.atLeast(bs as Bitmap[], f.min_should.min_count));
+      else rest.min_should = f.min_should;
+    }
+    const bitmap = bitmaps.length === 0 ? undefined : bitmaps.reduce((a, b) => and(a, b));
+    const residual: Filter = {
+      ...(rest.must.length > 0 ? { must: rest.must } : {}),
+      ...(rest.must_not.length > 0 ? { must_not: rest.must_not } : {}),
+      ...(rest.should !== undefined ? { should: rest.should } : {}),
+      ...(rest.min_should !== undefined ? { min_should: rest.min_should } : {}),
+    };
+    return { bitmap, residual: Object.keys(residual).length === 0 ? undefined : { kind: 'filter', filter: residual } };
+  }
+
+  /** The live ids in at least `k` of the bitmaps. */
+  private atLeast(bitmaps: readonly Bitmap[], k: number): Bitmap {
+    if (k <= 0) return this.live.clone();
+    const counts = new Map<number, number>();
+    for (const b of bitmaps) for (const id of b) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const hits: number[] = [];
+    for (const [id, n] of counts) if (n >= k) hits.push(id);
+    return bitmapOf(hits);
+  }
+
+  private estimateCondition(c: Condition, total: number): Cardinality {
+    if (c.kind === 'filter') return this.estimateFilter(c.filter, total);
+    return this.indexFor(c)?.cardinality(c as IndexableCondition, { all: this.live }) ?? unknown(total);
+  }
+
+  private estimateFilter(f: Filter, total: number): Cardinality {
+    const parts: Cardinality[] = [];
+    const each = (cs: readonly Condition[]): Cardinality[] => cs.map((c) => this.estimateCondition(c, total));
+    if (f.must !== undefined) parts.push(allOf(each(f.must), total));
+    if (f.must_not !== undefined)
+      parts.push(
+        allOf(
+          each(f.must_not).map((c) => not(c, total)),
+          total,
+        ),
+      );
+    if (f.should !== undefined) parts.push(anyOf(each(f.should), total));
+    if (f.min_should !== undefined) parts.push(atLeast(each(f.min_should.conditions), f.min_should.min_count, total));
+    return parts.length === 0 ? exactly(total) : allOf(parts, total);
+  }
+}
+
+/** A residual condition as a filter (unwrapping the nested-filter form the split builds). */
+function asFilter(c: Condition): Filter {
+  return c.kind === 'filter' ? c.filter : { must: [c] };
+}

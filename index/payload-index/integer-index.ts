@@ -1,0 +1,7 @@
+// The `integer` index (Qdrant's range and match index on integers). It keeps floats a point holds
+// too, so a range over a field mixing integers and floats stays exact.
+import { NumericIndex } from './numeric-index.js';
+
+export class IntegerIndex extends NumericIndex {
+  readonly schema = 'integer';
+}

@@ -1,0 +1,54 @@
+// What the `integer` and `float` indexes share: every number a point holds, in sorted (value, id)
+// arrays. Ranges take any number (as the evaluator's range does), and matching takes the integral
+// ones, so both kinds answer range, match value/any and match except with integers exactly.
+import type { IndexableCondition, IndexContext, Cardinality } from './field-index.js';
+import { FieldIndexBase } from './field-index-base.js';
+import { type Bitmap, or, orAll } from './bitmap.js';
+import { SortedValues } from './sorted-values.js';
+import { rangeEstimate } from './range-estimate.js';
+
+export abstract class NumericIndex extends FieldIndexBase<number> {
+  private readonly sorted = new SortedValues(this.values);
+
+  protected read(e: unknown): number | undefined {
+    return typeof e === 'number' ? e : undefined;
+  }
+
+  protected insert(): void {
+    this.sorted.changed();
+  }
+
+  protected delete(): void {
+    this.sorted.changed();
+  }
+
+  protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {
+    switch (cond.kind) {
+      case 'range':
+        return this.sorted.range(cond.range);
+      case 'match_value':
+        return typeof cond.value === 'number' ? this.sorted.equal(cond.value) : null;
+      case 'match_any':
+        return cond.any.type === 'integers' ? orAll(cond.any.values.map((v) => this.sorted.equal(v))) : null;
+      case 'match_except': {
+        if (cond.except.type !== 'integers') return null;
+        const listed = new Set(cond.except.values);
+        // A float is no integer of the list, so it passes like a value of another type.
+        return or(
+          this.other,
+          this.sorted.where((v) => !(Number.isInteger(v) && listed.has(v))),
+        );
+      }
+      default:
+        return null;
+    }
+  }
+
+  override cardinality(cond: IndexableCondition, ctx: IndexContext): Cardinality | null {
+    return cond.kind === 'range' ? rangeEstimate(this.sorted.rangeCount(cond.range)) : super.cardinality(cond, ctx);
+  }
+
+  protected fieldBytes(): number {
+    return this.sorted.bytes();
+  }
+}

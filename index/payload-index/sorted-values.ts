@@ -1,0 +1,101 @@
+// (value, id) pairs sorted by value in two typed arrays, so a range is two binary searches and a
+// slice of ids. The per-point values stay in the owning index's map; a write marks the arrays stale
+// and the next query rebuilds them, which keeps add and remove O(1) and costs one sort per batch of
+// writes between queries.
+import type { Bounds } from '../filter/ast.js';
+import { type Bitmap, bitmapOf } from './bitmap.js';
+
+export class SortedValues {
+  private keys = new Float64Array(0);
+  private ids = new Uint32Array(0);
+  private stale = false;
+  private widest = 0;
+
+  /** @param points each point's values, kept by the owner, who calls changed() after each write */
+  constructor(private readonly points: ReadonlyMap<number, readonly number[]>) {}
+
+  changed(): void {
+    this.stale = true;
+  }
+
+  private fresh(): void {
+    if (!this.stale) return;
+    let n = 0;
+    let widest = 0;
+    for (const vs of this.points.values()) {
+      n += vs.length;
+      widest = Math.max(widest, vs.length);
+    }
+    const keys = new Float64Array(n);
+    const ids = new Uint32Array(n);
+    let i = 0;
+    for (const [id, vs] of this.points) {
+      for (const v of vs) {
+        keys[i] = v;
+        ids[i++] = id;
+      }
+    }
+    // Sorting a permutation of typed arrays beats sorting an array of pairs (no object per pair).
+    const order = new Uint32Array(n);
+    for (let j = 0; j < n; j++) order[j] = j;
+    order.sort((a, b) => keys[a]! - keys[b]!);
+    this.keys = Float64Array.from(order, (j) => keys[j]!);
+    this.ids = Uint32Array.from(order, (j) => ids[j]!);
+    this.widest = widest;
+    this.stale = false;
+  }
+
+  /** First index whose key is >= x (`strict`: > x). */
+  private lowerBound(x: number, strict: boolean): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = this.keys[mid]!;
+      if (k < x || (strict && k === x)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The slice [from, to) of pairs within the bounds. */
+  private span(b: Bounds<number>): [number, number] {
+    this.fresh();
+    let from = 0;
+    let to = this.keys.length;
+    if (b.gte !== undefined) from = Math.max(from, this.lowerBound(b.gte, false));
+    if (b.gt !== undefined) from = Math.max(from, this.lowerBound(b.gt, true));
+    if (b.lte !== undefined) to = Math.min(to, this.lowerBound(b.lte, true));
+    if (b.lt !== undefined) to = Math.min(to, this.lowerBound(b.lt, false));
+    return [from, Math.max(from, to)];
+  }
+
+  /** Points with a value within the bounds. */
+  range(b: Bounds<number>): Bitmap {
+    const [from, to] = this.span(b);
+    return bitmapOf(this.ids.subarray(from, to));
+  }
+
+  /** Points with a value equal to x. */
+  equal(x: number): Bitmap {
+    return this.range({ gte: x, lte: x });
+  }
+
+  /** Bounds on the points with a value within `b`, from the pair count alone (a point may hold several values). */
+  rangeCount(b: Bounds<number>): { pairs: number; widest: number; points: number } {
+    const [from, to] = this.span(b);
+    return { pairs: to - from, widest: this.widest, points: this.points.size };
+  }
+
+  /** Points holding a value that `keep` accepts (a scan of the pairs). */
+  where(keep: (v: number) => boolean): Bitmap {
+    this.fresh();
+    const hits: number[] = [];
+    for (let i = 0; i < this.keys.length; i++) if (keep(this.keys[i]!)) hits.push(this.ids[i]!);
+    return bitmapOf(hits);
+  }
+
+  bytes(): number {
+    return this.keys.byteLength + this.ids.byteLength;
+  }
+}
