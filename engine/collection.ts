@@ -187,7 +187,7 @@ export class Collection {
   private job(r: SearchRequest): SearchJob {
     const dim = this.dim;
     if (!(r.vector instanceof Float32Array)) throw invalidArgument('vector', 'must be an array of numbers');
-    checkQueryVector(r.vector, dim, 'vector');
+    checkQueryVector(r.vector, dim, r.vectorField ?? 'vector');
     checkK(r.k, 'limit');
     const ef = checkEf(r.ef ?? Math.max(this.s.defaultEf, r.k), 'ef');
     // Only a pool the caller named is checked: the default is clamped, never refused.

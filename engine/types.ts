@@ -9,6 +9,8 @@ export type ExecutionMode = 'local' | 'ndp';
 
 export interface SearchRequest {
   vector: Float32Array;
+  /** The caller's name for the vector in errors (a request field such as `searches[2].vector`; default `vector`). */
+  vectorField?: string;
   k: number;
   ef?: number;
   /** Candidates re-scored with full vectors after a traversal on codes (default 5 × k; ignored without codes). */

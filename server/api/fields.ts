@@ -84,12 +84,11 @@ export function arrayAt(v: unknown, field: string, max: number): readonly unknow
 }
 
 /**
- * A query vector: an array of numbers here, its length and values checked by checkQueryVector
- * (index/search/bounds.ts). JSON sends an array of
- * numbers; MessagePack may send that or a Float32Array (msgpackr typed-array extension), taken as is
- * without a copy.
+ * A vector's shape: an array of numbers. JSON sends an array of numbers; MessagePack may send that or
+ * a Float32Array (msgpackr typed-array extension), taken as is without a copy. Its length and values
+ * are the engine's to check (index/search/bounds.ts): a search names this field to it.
  */
-export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
+export function numbersAt(v: unknown, field: string, dim: number): Float32Array {
   let vec: Float32Array;
   if (v instanceof Float32Array) vec = v;
   else if (v instanceof Float64Array) vec = Float32Array.from(v);
@@ -105,6 +104,12 @@ export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
   } else {
     throw invalidArgument(field, `must be an array of ${dim} numbers, got ${describe(v)}`);
   }
+  return vec;
+}
+
+/** A vector to store: its shape, then its length and values (a write's vector reaches no search check). */
+export function vectorAt(v: unknown, field: string, dim: number): Float32Array {
+  const vec = numbersAt(v, field, dim);
   checkQueryVector(vec, dim, field);
   return vec;
 }

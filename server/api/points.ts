@@ -45,6 +45,7 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
   const rerank = rerankFor(p.rerank, k);
   const r = await c.search({
     vector: p.vector,
+    vectorField: p.vectorField,
     k,
     exact: p.exact,
     ...(p.ef !== undefined ? { ef: p.ef } : {}),

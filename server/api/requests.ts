@@ -16,13 +16,15 @@ import {
   optionalNumber,
   optionalString,
   pointKeyAt,
-  vectorAt,
+  numbersAt,
   withPayloadAt,
   type Fields,
 } from './fields.js';
 
 export interface SearchPlan {
   vector: Float32Array;
+  /** The request field the vector came from: the engine checks its length and values, naming it. */
+  vectorField: string;
   limit: number;
   offset: number;
   ef: number | undefined;
@@ -109,13 +111,14 @@ export function window(b: Fields, at: string, defaultLimit: number | null): { li
   return { limit, offset };
 }
 
-function plan(b: Fields, vector: Float32Array, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
+function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
   emptyFilterAt(b['filter'], `${at}filter`);
   const { limit, offset } = window(b, at, defaultLimit);
   const { ef, exact, rerank } = searchParams(b['params'], at);
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
   return {
     vector,
+    vectorField,
     limit,
     offset,
     ef,
@@ -132,7 +135,7 @@ function plan(b: Fields, vector: Float32Array, at: string, defaultLimit: number 
 export function parseSearch(body: Fields, dim: number, at = ''): SearchPlan {
   if (isAbsent(body['vector'])) throw invalidArgument(`${at}vector`, `required: an array of ${dim} numbers`);
   // Qdrant's search requires limit; default payload is off unless asked for.
-  return plan(body, vectorAt(body['vector'], `${at}vector`, dim), at, null, false);
+  return plan(body, numbersAt(body['vector'], `${at}vector`, dim), `${at}vector`, at, null, false);
 }
 
 /** POST …/points/search/batch: {searches: [...]}, at most maxBatch of them. */
@@ -161,6 +164,7 @@ export function checkBatchSize(n: number, maxBatch: number, field: string): void
 export function parseQuery(body: Fields, dim: number): SearchPlan {
   const q = body['query'];
   let vector: Float32Array;
+  let vectorField: string;
   if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers or {"nearest": vector}`);
   if (typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q)) {
     const nearest = (q as Fields)['nearest'];
@@ -174,18 +178,20 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
             .join(', ') || 'none'
         }`,
       );
-    vector = vectorAt(nearest, 'query.nearest', dim);
+    vector = numbersAt(nearest, 'query.nearest', dim);
+    vectorField = 'query.nearest';
   } else if (typeof q === 'number' || typeof q === 'string') {
     throw invalidArgument('query', 'queries by point id are not supported: send the vector');
   } else {
-    vector = vectorAt(q, 'query', dim);
+    vector = numbersAt(q, 'query', dim);
+    vectorField = 'query';
   }
   const prefetch = body['prefetch'];
   if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0)) throw invalidArgument('prefetch', 'prefetch stages are not supported');
   const using = optionalString(body['using'], 'using');
   if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
-  return plan(body, vector, '', 10, false);
+  return plan(body, vector, vectorField, '', 10, false);
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */
