@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { request } from 'undici';
 import { readDataset } from '../datasets/index.js';
 import type { CapturedAnswers } from './lib/floor-server.js';
-import { type FloorKind, generatedAngularSet, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './lib/strata-children.js';
+import { type FloorKind, generatedAngularSet, type MeasuredLoad, measuredLoadgen, run, type Served, serve, serveFloor, stop } from './lib/strata-children.js';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
@@ -56,18 +56,11 @@ function stagesOf(file: string, fromUs: number, toUs: number): Map<string, numbe
   return out;
 }
 
-interface Row {
+interface Row extends MeasuredLoad {
   threads: number;
   /** strata serve --inline (auto: cheap searches on the event loop when the server has one effective CPU). */
   inline: string;
   protocol: string;
-  qps: number;
-  p99Ms: number;
-  recall: number | null;
-  serverCpuUs: number;
-  /** Of serverCpuUs, the main thread's (the event loop); the rest is the search threads and V8's helpers. */
-  serverMainCpuUs: number;
-  clientCpuUs: number;
   inProcessQps: number;
   ratio: number;
 }
