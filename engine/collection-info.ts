@@ -19,6 +19,8 @@ export interface ReportedCollection {
   readonly index: TieredIndex | null;
   readonly base: OpenedIndex | null;
   count(): number;
+  payloadSchema(): CollectionInfo['payloadSchema'];
+  payloadBytes(): CollectionInfo['payloadBytes'];
 }
 
 /**
@@ -71,6 +73,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
       build: { m: shape.m, efConstruction: shape.efConstruction, source: null },
       memory: { mode: 'emulated', reason: 'no base index yet: every point is in the fresh layer, in DRAM' },
       live,
+      ...payloadInfo(c),
     };
   }
   const m = opened.manifest;
@@ -101,7 +104,12 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
     build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
     memory: { mode: opened.memory.mode, reason: opened.memory.reason },
     live,
+    ...payloadInfo(c),
   };
+}
+
+function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema' | 'payloadBytes'> {
+  return { payloadSchema: c.payloadSchema(), payloadBytes: c.payloadBytes() };
 }
 
 /** Nodes whose records of each kind live in tier i. */

@@ -16,7 +16,18 @@ import { collectionHealth, collectionInfo } from './collection-info.js';
 import { Dispatcher, type QueueStats, type SearchJob } from './dispatch.js';
 import type { Executor } from './executor.js';
 import { RecentQueries } from './recent-queries.js';
-import type { CollectionHealth, CollectionInfo, ExecutionMode, SearchRequest, SearchResponse } from './types.js';
+import type { Filter } from '../index/filter/ast.js';
+import type { PayloadSelector } from '../index/payload/selector.js';
+import type {
+  CollectionHealth,
+  CollectionInfo,
+  ExecutionMode,
+  PayloadIndexParams,
+  PayloadSchemaEntry,
+  PointSelector,
+  SearchRequest,
+  SearchResponse,
+} from './types.js';
 
 export interface CollectionSettings {
   /** The collection's number among the search threads' contexts (-1: no base index). */
@@ -256,12 +267,75 @@ export class Collection {
     return this.written(live.upsert(writes, writeId));
   }
 
-  deletePoints(keys: PointKey[], writeId?: string): Promise<bigint> {
-    return this.written(this.writable().delete(this.resolveAll(keys), writeId));
+  deletePoints(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
+    return this.written(this.writable().delete(this.targetIds(target), writeId));
   }
 
-  setPayload(keys: PointKey[], payload: Payload, overwrite: boolean, writeId?: string): Promise<bigint> {
-    return this.writable().setPayload(this.resolveAll(keys), payload, overwrite, writeId);
+  /**
+   * Sets payload on the selected points: merged into each (top-level keys replaced), or with
+   * `overwrite` replacing it; with `key`, merged into the object at that key path instead (Qdrant's
+   * set_payload `key`). A filter is resolved to ids when the write is taken.
+   */
+  setPayload(target: PointKey[] | PointSelector, payload: Payload, overwrite: boolean, writeId?: string, key?: string): Promise<bigint> {
+    void key;
+    return this.writable().setPayload(this.targetIds(target), payload, overwrite, writeId);
+  }
+
+  /** Deletes the keys (key paths) from the selected points' payloads. */
+  deletePayloadKeys(target: PointKey[] | PointSelector, keys: string[], writeId?: string): Promise<bigint> {
+    void target;
+    void keys;
+    void writeId;
+    throw new Error('not yet');
+  }
+
+  /** Clears the selected points' payloads. */
+  clearPayload(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
+    void target;
+    void writeId;
+    throw new Error('not yet');
+  }
+
+  /** Deletes every point the filter matches when the write is taken. */
+  deleteByFilter(filter: Filter, writeId?: string): Promise<bigint> {
+    return this.deletePoints({ filter }, writeId);
+  }
+
+  /** Creates the payload index of `field` (a key path); resolves once it is durable and serving. */
+  createPayloadIndex(field: string, params: PayloadIndexParams, writeId?: string): Promise<bigint> {
+    void field;
+    void params;
+    void writeId;
+    throw new Error('not yet');
+  }
+
+  /** Drops the payload index of `field`. */
+  deletePayloadIndex(field: string, writeId?: string): Promise<bigint> {
+    void field;
+    void writeId;
+    throw new Error('not yet');
+  }
+
+  /** The payload indexes by key (Qdrant's payload_schema). */
+  payloadSchema(): Record<string, PayloadSchemaEntry> {
+    return {};
+  }
+
+  /** Bytes of the payload values and of each payload index. */
+  payloadBytes(): CollectionInfo['payloadBytes'] {
+    return { values: 0, indexes: {} };
+  }
+
+  /** Points matching `filter` (all live points without one), exactly. */
+  countMatching(filter?: Filter): number {
+    void filter;
+    return this.count();
+  }
+
+  private targetIds(target: PointKey[] | PointSelector): number[] {
+    if (Array.isArray(target)) return this.resolveAll(target);
+    if ('ids' in target) return this.resolveAll(target.ids);
+    throw new Error('not yet');
   }
 
   private written(p: Promise<bigint>): Promise<bigint> {
@@ -290,7 +364,9 @@ export class Collection {
     return this.live?.uuidOf(id) ?? id;
   }
 
-  payload(id: number): Payload | null {
+  /** A point's payload as `selector` asks (null: none, or `false`). */
+  payload(id: number, selector: PayloadSelector = true): Payload | null {
+    void selector;
     return this.live?.payload(id) ?? null;
   }
 
@@ -336,8 +412,8 @@ export class Collection {
     return { id, vector: this.lookup!.index.vectorOf(node).slice() };
   }
 
-  /** Points in ascending id order, from `offset` (an id) on: the base's live ones and the fresh ones. */
-  scroll(offset: number | null, limit: number): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
+  /** Points in ascending id order, from `offset` (an id) on: the base's live ones and the fresh ones; with `filter`, those matching. */
+  scroll(offset: number | null, limit: number, _filter?: Filter): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
     // One more than asked for: its id is the next page's offset.
     const ids = liveIdsFrom(this.lookup, this.live, offset ?? Number.NEGATIVE_INFINITY, limit + 1);
     const next = ids.length > limit ? ids.pop()! : null;

@@ -20,3 +20,9 @@ export { STAT } from '../index/search/stats.js';
 
 // Which shard a point id belongs to: the router must agree with the shard map `strata build --shards` wrote.
 export { shardOf } from '../index/build/build-shards.js';
+
+// Filters and payload selectors: parsed once at the edge, into the types the engine takes.
+export type { Filter } from '../index/filter/ast.js';
+export { parseFilter } from '../index/filter/parse.js';
+export type { PayloadSelector } from '../index/payload/selector.js';
+export type { FieldSchema } from '../index/payload-index/field-index.js';

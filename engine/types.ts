@@ -1,5 +1,8 @@
 // The engine's public types: what the CLI, the server and the benchmarks program against.
+import type { Filter } from '../index/filter/ast.js';
 import type { Metric } from '../index/kernels/kernels.js';
+import type { FieldSchema } from '../index/payload-index/field-index.js';
+import type { PointKey } from '../storage/live-store.js';
 import type { SearchStats } from '../index/search/stats.js';
 import type { TierBinding } from '../index/tiered/tiered-index.js';
 import type { NearDataModel } from '../tiers/cost-model.js';
@@ -20,6 +23,8 @@ export interface SearchRequest {
   /** Brute force over all tiers (recall checks). */
   exact?: boolean;
   mode?: ExecutionMode;
+  /** Only points whose payload (and id) match: Qdrant's filter, parsed (index/filter/parse.ts). */
+  filter?: Filter;
   /** Milliseconds from submission; the request fails with STRATA_DEADLINE_EXCEEDED after it. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -36,6 +41,45 @@ export interface SearchResponse {
   hits: SearchHit[];
   stats: SearchStats;
   mode: ExecutionMode;
+  /** How a filtered search ran (absent without a filter). */
+  filter?: FilterPlan;
+}
+
+/**
+ * Which plan a filtered search ran, and why: `scan` scores only the matching points' compact codes
+ * (DRAM) and re-ranks the best from the full vectors (few matches, no graph walk); `graph` walks the
+ * graph, checking each candidate against the DRAM bitmap of matches before any CXL read; `none`: no
+ * point matches, nothing was searched.
+ */
+export interface FilterPlan {
+  plan: 'scan' | 'graph' | 'none';
+  /** The payload indexes' estimate of matching points, before the exact count. */
+  estimated: { min: number; exp: number; max: number };
+  /** Points that match, exactly: in the base index and in the fresh layer. */
+  matched: number;
+  base: number;
+  fresh: number;
+  /** Whether part of the filter was checked per point (a condition no payload index answers). */
+  residual: boolean;
+}
+
+/** The points a write selects: listed ids, or every point a filter matches when the write is taken. */
+export type PointSelector = { ids: PointKey[] } | { filter: Filter };
+
+/** A payload index's parameters: the schema, and for `text` its tokeniser (Qdrant's TextIndexParams). */
+export interface PayloadIndexParams {
+  type: FieldSchema;
+  tokenizer?: 'word' | 'whitespace';
+  lowercase?: boolean;
+  min_token_len?: number;
+  max_token_len?: number;
+}
+
+/** One entry of `payload_schema`: the index of a key and the points it holds a value for. */
+export interface PayloadSchemaEntry {
+  data_type: FieldSchema;
+  params?: PayloadIndexParams;
+  points: number;
 }
 
 export interface TierInfo {
@@ -90,6 +134,10 @@ export interface CollectionInfo {
    */
   /** writeLogSeq: the shared write log's sequence of the last write applied (null: no shared log). */
   live: { fresh: number; hidden: number; appliedLsn: number; writeLogSeq: number | null } | null;
+  /** The payload indexes by key (Qdrant's `payload_schema`). */
+  payloadSchema: Record<string, PayloadSchemaEntry>;
+  /** Bytes of the payload values (columnar store) and of each payload index (DRAM), by key. */
+  payloadBytes: { values: number; indexes: Record<string, number> };
 }
 
 export interface EngineOptions {
