@@ -242,7 +242,7 @@ export class LiveStore {
   /** What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's position. */
   liveState(): LiveState {
     return {
-      payloads: [...this.payloads.entries()],
+      payloads: this.payloads.entries(),
       indexes: this.payloads.indexSpecs(),
       uuids: [...this.uuidIds],
       nextUuidId: this.nextUuidId,
