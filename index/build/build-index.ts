@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { type Dataset, detectFormat, readDataset, type DatasetFormat } from '../../datasets/index.js';
-import type { BaseIndexField, BasePayload } from '../format/payload-file.js';
+import { type BaseIndexField, type BasePayload, checkIndexFields } from '../format/payload-file.js';
 import { checkOutput } from '../format/output-path.js';
 import { recoverInterruptedSwap } from '../format/replace-dir.js';
 import { writeIndex } from '../format/write-index.js';
@@ -62,8 +62,11 @@ export interface BuildIndexOptions {
   indexFields?: readonly string[];
   /** Payloads already judged (build-shards.ts), and the input rows `dataset` holds, ascending. */
   payloadInput?: { input: PayloadInput | null; rows: readonly number[] };
-  /** Payloads by label already in memory (a compaction's), instead of reading them from a file. */
-  basePayloads?: Iterable<BasePayload>;
+  /**
+   * Payloads by label already in memory (a compaction's), instead of reading them from the input,
+   * and the payload indexes with their full parameters (added to any `indexFields`).
+   */
+  basePayloads?: { entries: Iterable<BasePayload>; indexes: readonly BaseIndexField[] };
 }
 
 export interface BuildSummary {
@@ -111,7 +114,8 @@ export function checkBuildOptions(o: BuildIndexOptions): {
   if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
   const fillAlpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
   if (!(fillAlpha === 0 || (fillAlpha >= 1 && fillAlpha <= 4))) throw invalidArgument('fill-alpha', `must be 0 (off) or in 1..4, got ${fillAlpha}`);
-  const indexFields = parseIndexFields(o.indexFields ?? []);
+  const parsed = parseIndexFields(o.indexFields ?? []);
+  const indexFields = o.basePayloads ? checkIndexFields([...parsed, ...o.basePayloads.indexes], 'basePayloads.indexes') : parsed;
   if (o.dataset === undefined) checkPayloadsOption(o, o.format ?? detectFormat(o.input));
   return { budgetText, codes, samples, fillAlpha, indexFields };
 }
@@ -211,7 +215,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('layout');
 
   const payloadEntries: Iterable<BasePayload> | null =
-    o.basePayloads ?? (payloadInput === null ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
+    o.basePayloads?.entries ?? (payloadInput === null ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
   const withPayloadFile = payloadEntries !== null || indexFields.length > 0;
   // A shard's count is known only once written: its rows bound it.
   const payloadTotal = payloadInput === null ? 0 : o.payloadInput ? o.payloadInput.rows.length : payloadInput.points;
