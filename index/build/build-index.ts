@@ -99,7 +99,7 @@ export const DEFAULT_BUILD = {
   profileEf: 64,
 };
 
-/** The options that can be judged without the data (budget, code, samples): checked before any read. */
+/** The options that can be judged without the data (budget, code, samples, index fields): checked before any read. */
 export function checkBuildOptions(o: BuildIndexOptions): {
   budgetText: string;
   codes: CodeKind | 'none' | 'auto';
@@ -121,8 +121,8 @@ export function checkBuildOptions(o: BuildIndexOptions): {
 }
 
 /**
- * The build's payloads, judged against the rows read (the 'payloads' phase), before the graph is
- * built; null when there are none (no payload source) and the input rows are not a shard's.
+ * The build's payloads, judged against the rows read (the 'payloads' phase) before the graph is
+ * built; null without a payload source (neither JSONL nor --payloads).
  */
 export async function readPayloadInput(o: BuildIndexOptions, ds: Dataset): Promise<PayloadInput | null> {
   return checkPayloadInput(
@@ -215,7 +215,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('layout');
 
   const payloadEntries: Iterable<BasePayload> | null =
-    o.basePayloads?.entries ?? (payloadInput === null ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
+    o.basePayloads?.entries ??
+    // A JSONL input whose rows carry no payload gets no payload file (unless it has index fields).
+    (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
   const withPayloadFile = payloadEntries !== null || indexFields.length > 0;
   // A shard's count is known only once written: its rows bound it.
   const payloadTotal = payloadInput === null ? 0 : o.payloadInput ? o.payloadInput.rows.length : payloadInput.points;

@@ -99,13 +99,16 @@ describe('strata build with payloads', () => {
     expect(v).toMatchObject({ ok: true, payloads: { points: expected.size, indexes: 3 } });
   });
 
-  it("from fvecs and --payloads: line i is row i's payload, and the text summary says so", () => {
+  it("from fvecs and --payloads: line i is row i's payload, with progress and a line of the summary", () => {
     const file = tmp.path('payloads.jsonl');
     writeFileSync(file, Array.from({ length: COUNT }, (_, i) => payloadText(i)).join('\n') + '\n');
     const out = tmp.path('from-fvecs');
     const r = strata(['build', fvecs, '--out', out, ...FAST, '--payloads', file, '--index-field', 'price:float']);
     expectOk(r);
     expect(r.stdout).toContain(`payloads: ${COUNT} points with a payload; indexes price:float`);
+    // Progress as for the other phases (plain lines off a terminal): judging the payloads, then writing them.
+    expect(r.stderr).toContain(`payloads: ${COUNT}/${COUNT} (100.0%)`);
+    expect(r.stderr).toContain(`write: ${COUNT}/${COUNT} (100.0%)`);
     const got = readBack(out);
     expect(got.size).toBe(COUNT);
     for (let i = 0; i < COUNT; i++) expect(got.get(i)).toStrictEqual(JSON.parse(payloadText(i)));

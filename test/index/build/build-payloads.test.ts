@@ -1,6 +1,7 @@
 // buildIndex given payloads in memory (what a compaction has: the live points' payloads by label and
 // the collection's payload indexes) writes them into the index's payload file; a shard set refuses
-// them, since it splits the input's rows itself.
+// them, since it splits the input's rows itself; a JSONL input without payloads gets no payload file.
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../../datasets/index.js';
 import { buildIndex } from '../../../index/build/build-index.js';
@@ -42,6 +43,16 @@ describe('buildIndex with basePayloads', () => {
         { field: 'body', params: { type: 'text', tokenizer: 'whitespace', lowercase: false } },
       ],
     });
+  });
+
+  it('writes no payload file for a JSONL input whose rows carry no payload', async () => {
+    const input = tmp.path('plain.jsonl');
+    const rows = Array.from({ length: count }, (_, r) => JSON.stringify({ id: ids[r], vector: Array.from(set.base.subarray(r * dim, (r + 1) * dim)) }));
+    writeFileSync(input, rows.join('\n') + '\n');
+    const out = tmp.path('plain');
+    const s = await buildIndex({ input, out, ...fast });
+    expect(s.payloads).toBeNull();
+    expect(readBasePayloads(out)).toBeNull();
   });
 
   it('is refused by a shard set', async () => {
