@@ -3,7 +3,8 @@
 // payload of row i). The input is read twice, line by line, and never held: once before the graph
 // is built, to judge every line (a bad payload must not cost a graph build), and once while the
 // index is written, each point straight into the payload file.
-import { invalidArgument, StrataError } from '../../common/errors.js';
+import { accessSync, constants, statSync } from 'node:fs';
+import { errorMessage, invalidArgument, StrataError } from '../../common/errors.js';
 import type { DatasetFormat } from '../../datasets/index.js';
 import type { BasePayload } from '../format/payload-file.js';
 import { readTextLines } from '../format/json-lines.js';
@@ -92,10 +93,20 @@ export interface PayloadSourceOptions {
   limit?: number;
 }
 
-/** Refuses --payloads beside a JSONL input before anything is read: its rows carry their payloads. */
+/**
+ * Refuses, before anything is read, --payloads beside a JSONL input (its rows carry their payloads)
+ * and a --payloads path that is not a readable file.
+ */
 export function checkPayloadsOption(o: { payloads?: string }, format: DatasetFormat): void {
-  if (o.payloads !== undefined && format === 'jsonl') {
+  if (o.payloads === undefined) return;
+  if (format === 'jsonl') {
     throw invalidArgument('--payloads', `a JSONL input carries each row's payload in its "payload" member; --payloads is for the other vector formats`);
+  }
+  try {
+    accessSync(o.payloads, constants.R_OK);
+    if (!statSync(o.payloads).isFile()) throw new Error('not a file');
+  } catch (e) {
+    throw invalidArgument('--payloads', `cannot read ${o.payloads}: ${errorMessage(e)}`, { file: o.payloads });
   }
 }
 

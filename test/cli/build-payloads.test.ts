@@ -193,9 +193,11 @@ describe('strata build refuses, before writing an index', () => {
     }
   });
 
-  it('--payloads beside a JSONL input', () => {
+  it('--payloads beside a JSONL input, or naming a file that is not there', () => {
     const input = tmp.path('one.jsonl');
     writeFileSync(input, '{"vector": [1, 2]}\n');
     expectFailure(strata(['build', input, '--out', out(), '--payloads', input]), 'STRATA_INVALID_ARGUMENT', '--payloads');
+    const missing = tmp.path('missing.jsonl');
+    expectFailure(strata(['build', fvecs, '--out', out(), '--payloads', missing]), 'STRATA_INVALID_ARGUMENT', `--payloads: cannot read ${missing}`);
   });
 });

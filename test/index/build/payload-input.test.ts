@@ -77,6 +77,14 @@ describe('a --payloads file', () => {
     }
   });
 
+  it('is refused when it cannot be read, naming --payloads and the path', async () => {
+    for (const path of [tmp.path('no-such.jsonl'), tmp.dir]) {
+      const e = await failure({ input: tmp.path('x.fvecs'), format: 'fvecs', payloads: path }, 1);
+      expect(e.code).toBe('STRATA_INVALID_ARGUMENT');
+      expect(e.message).toContain(`--payloads: cannot read ${path}`);
+    }
+  });
+
   it('is refused beside a JSONL input, whose rows carry their own payloads', async () => {
     const e = await failure({ input: file(lines({ vector: [1] })), format: 'jsonl', payloads: file('{}\n') }, 1);
     expect(e.code).toBe('STRATA_INVALID_ARGUMENT');
