@@ -174,24 +174,31 @@ function headerIndexes(path: string, header: unknown): BaseIndexField[] {
 }
 
 /**
+ * Streams the index directory's payloads to `each`, one point at a time (so that a columnar store
+ * can take them without an object per point staying alive), and returns the index fields; null,
+ * and `each` never called, when the directory has no payload file. The checksum is judged before
+ * any line is parsed, so `each` sees only what the writer wrote.
+ */
+export function forEachBasePayload(dir: string, each: (label: number, payload: Record<string, unknown>) => void): BaseIndexField[] | null {
+  const path = checkedPayloadFile(dir);
+  return path === null ? null : parsePayloadFile(path, each);
+}
+
+/**
  * The payloads and index fields of the index directory `dir`, or null when it has no payload file
- * (built without payloads or index fields). The checksum is judged before any line is parsed.
+ * (built without payloads or index fields).
  */
 export function readBasePayloads(dir: string): BasePayloads | null {
-  const path = checkedPayloadFile(dir);
-  if (path === null) return null;
   const payloads: BasePayload[] = [];
-  const indexes = parsePayloadFile(path, (label, payload) => payloads.push([label, payload]));
-  return { payloads, indexes };
+  const indexes = forEachBasePayload(dir, (label, payload) => payloads.push([label, payload]));
+  return indexes === null ? null : { payloads, indexes };
 }
 
 /** What `strata verify` reports of the payload file: checksum and every line checked, nothing kept. */
 export function checkBasePayloads(dir: string): { points: number; indexes: BaseIndexField[] } | null {
-  const path = checkedPayloadFile(dir);
-  if (path === null) return null;
   let points = 0;
-  const indexes = parsePayloadFile(path, () => {
+  const indexes = forEachBasePayload(dir, () => {
     points++;
   });
-  return { points, indexes };
+  return indexes === null ? null : { points, indexes };
 }

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST, PAYLOAD_FILE } from '../../../index/format/constants.js';
 import { loadIndex } from '../../../index/format/load-index.js';
-import { type BaseIndexField, type BasePayload, checkBasePayloads, readBasePayloads, writeBasePayloads } from '../../../index/format/payload-file.js';
+import {
+  type BaseIndexField,
+  type BasePayload,
+  checkBasePayloads,
+  forEachBasePayload,
+  readBasePayloads,
+  writeBasePayloads,
+} from '../../../index/format/payload-file.js';
 import { verifyIndex } from '../../../index/format/verify-index.js';
 import { writeIndex } from '../../../index/format/write-index.js';
 import { buildSmallIndex, type SmallIndex } from '../../helpers/small-index.js';
@@ -75,6 +82,21 @@ describe('payload file round trip', () => {
     expect(got).not.toBeNull();
     expect(got!.payloads.map(([l]) => l)).toEqual(LABELS);
     for (const [label, payload] of got!.payloads) expect(payload).toStrictEqual(payloadOf(label));
+  });
+
+  it('streams the same points to forEachBasePayload, and nothing for an index without the file', () => {
+    const seen: BasePayload[] = [];
+    expect(forEachBasePayload(golden, (label, payload) => seen.push([label, payload]))).toEqual(INDEXES);
+    expect(seen).toStrictEqual(readBasePayloads(golden)!.payloads);
+    const none = tmp.path('stream-none');
+    writeIndex(small.index, none, small.info);
+    let calls = 0;
+    expect(
+      forEachBasePayload(none, () => {
+        calls++;
+      }),
+    ).toBeNull();
+    expect(calls).toBe(0);
   });
 
   it('keeps a "__proto__" key as data: an own member, and the prototype untouched', () => {
