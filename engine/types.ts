@@ -4,6 +4,8 @@ import type { Metric } from '../index/kernels/kernels.js';
 import type { FieldSchema } from '../index/payload-index/field-index.js';
 import type { PayloadIndexParams } from '../index/payload-index/params.js';
 import type { PointKey } from '../storage/live-store.js';
+
+export type { PayloadIndexParams };
 import type { SearchStats } from '../index/search/stats.js';
 import type { TierBinding } from '../index/tiered/tiered-index.js';
 import type { NearDataModel } from '../tiers/cost-model.js';
@@ -66,9 +68,6 @@ export interface FilterPlan {
 
 /** The points a write selects: listed ids, or every point a filter matches when the write is taken. */
 export type PointSelector = { ids: PointKey[] } | { filter: Filter };
-
-// Defined in index/ (the build and the index format write it too); part of the contract from here.
-export type { PayloadIndexParams } from '../index/payload-index/params.js';
 
 /** One entry of `payload_schema`: the index of a key and the points it holds a value for. */
 export interface PayloadSchemaEntry {

@@ -4,7 +4,8 @@
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { type Dataset, detectFormat, readDataset, type DatasetFormat } from '../../datasets/index.js';
-import { type BaseIndexField, type BasePayload, checkIndexFields } from '../format/payload-file.js';
+import { type BasePayload, checkIndexFields } from '../format/payload-file.js';
+import type { IndexSpec } from '../payload-index/params.js';
 import { checkOutput } from '../format/output-path.js';
 import { recoverInterruptedSwap } from '../format/replace-dir.js';
 import { writeIndex } from '../format/write-index.js';
@@ -66,7 +67,7 @@ export interface BuildIndexOptions {
    * Payloads by label already in memory (a compaction's), instead of reading them from the input,
    * and the payload indexes with their full parameters (added to any `indexFields`).
    */
-  basePayloads?: { entries: Iterable<BasePayload>; indexes: readonly BaseIndexField[] };
+  basePayloads?: { entries: Iterable<BasePayload>; indexes: readonly IndexSpec[] };
 }
 
 export interface BuildSummary {
@@ -85,7 +86,7 @@ export interface BuildSummary {
   /** The free level-0 slots filled, or null with fillAlpha 0. */
   filled: FillResult | null;
   /** Points given a payload and the payload indexes recorded, or null: no payload file. */
-  payloads: { points: number; indexes: BaseIndexField[] } | null;
+  payloads: { points: number; indexes: IndexSpec[] } | null;
   manifest: Manifest;
 }
 
@@ -105,7 +106,7 @@ export function checkBuildOptions(o: BuildIndexOptions): {
   codes: CodeKind | 'none' | 'auto';
   samples: number;
   fillAlpha: number;
-  indexFields: BaseIndexField[];
+  indexFields: IndexSpec[];
 } {
   const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
   parseBudget(budgetText, 0);

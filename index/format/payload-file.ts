@@ -10,7 +10,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorMessage, isStrataError, StrataError } from '../../common/errors.js';
 import { parseKeyPath } from '../filter/key-path.js';
-import { checkPayloadIndexParams, type PayloadIndexParams } from '../payload-index/params.js';
+import { checkIndexParams, type IndexSpec, type PayloadIndexParams } from '../payload-index/params.js';
 import { PAYLOAD_FILE } from './constants.js';
 import { HashedFile, hashFile } from './hashed-file.js';
 import { readTextLines } from './json-lines.js';
@@ -20,17 +20,12 @@ import type { FileEntry } from './manifest.js';
 export const PAYLOAD_FILE_FORMAT = 'strata-payloads';
 export const PAYLOAD_FILE_VERSION = 1;
 
-/** A payload index the index directory asks for: the key path and its parameters. */
-export interface BaseIndexField {
-  field: string;
-  params: PayloadIndexParams;
-}
-
 export type BasePayload = [label: number, payload: Record<string, unknown>];
 
 export interface BasePayloads {
   payloads: BasePayload[];
-  indexes: BaseIndexField[];
+  /** The payload indexes the index directory asks for (key path in canonical spelling, parameters). */
+  indexes: IndexSpec[];
 }
 
 /** Lines are gathered into writes of about this many characters (one syscall per point is slow). */
@@ -41,17 +36,19 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Checks index fields (key paths by parseKeyPath, parameters by checkPayloadIndexParams, no key
- * twice) and returns them with each key path in its canonical spelling. Errors name `field`.
+ * Checks index fields (key paths by parseKeyPath, parameters an object checked by checkIndexParams,
+ * no key twice) and returns them with each key path in its canonical spelling. Errors name `field`.
  */
-export function checkIndexFields(indexes: readonly BaseIndexField[], field: string): BaseIndexField[] {
+export function checkIndexFields(indexes: readonly IndexSpec[], field: string): IndexSpec[] {
   const seen = new Set<string>();
   return indexes.map((f, i) => {
     const at = `${field}[${i}]`;
     const path = parseKeyPath(f.field, `${at}.field`).text;
     if (seen.has(path)) throw new StrataError('STRATA_INVALID_ARGUMENT', `${at}.field: ${JSON.stringify(path)} is indexed twice`, { field: `${at}.field` });
     seen.add(path);
-    return { field: path, params: checkPayloadIndexParams(f.params, `${at}.params`) };
+    if (!isPlainObject(f.params))
+      throw new StrataError('STRATA_INVALID_ARGUMENT', `${at}.params: must be an object like {"type": "keyword"}`, { field: `${at}.params` });
+    return { field: path, params: checkIndexParams(f.params, `${at}.params`) };
   });
 }
 
@@ -63,7 +60,7 @@ export function checkIndexFields(indexes: readonly BaseIndexField[], field: stri
 export function writeBasePayloads(
   dir: string,
   payloads: Iterable<BasePayload>,
-  indexes: readonly BaseIndexField[],
+  indexes: readonly IndexSpec[],
   onProgress?: (points: number) => void,
 ): FileEntry & { points: number } {
   const fields = checkIndexFields(indexes, 'indexes');
@@ -126,8 +123,8 @@ function checkedPayloadFile(dirIn: string): string | null {
  * Parses a payload file whose checksum has been judged, line by line, handing each point to `each`;
  * returns the index fields. The checks below catch what a checksum cannot: a writer's bug.
  */
-function parsePayloadFile(path: string, each: (label: number, payload: Record<string, unknown>) => void): BaseIndexField[] {
-  let indexes: BaseIndexField[] | null = null;
+function parsePayloadFile(path: string, each: (label: number, payload: Record<string, unknown>) => void): IndexSpec[] {
+  let indexes: IndexSpec[] | null = null;
   for (const { number, text } of readTextLines(path, (line) => {
     throw corrupt(path, `line ${line} is not valid UTF-8`);
   })) {
@@ -152,7 +149,7 @@ function parsePayloadFile(path: string, each: (label: number, payload: Record<st
   return indexes;
 }
 
-function headerIndexes(path: string, header: unknown): BaseIndexField[] {
+function headerIndexes(path: string, header: unknown): IndexSpec[] {
   if (!isPlainObject(header) || header['format'] !== PAYLOAD_FILE_FORMAT) throw corrupt(path, `line 1 is not a ${PAYLOAD_FILE_FORMAT} header`);
   if (header['version'] !== PAYLOAD_FILE_VERSION) {
     throw new StrataError('STRATA_INDEX_VERSION', `${path}: payload file version ${String(header['version'])}, this build reads ${PAYLOAD_FILE_VERSION}`, {
@@ -179,7 +176,7 @@ function headerIndexes(path: string, header: unknown): BaseIndexField[] {
  * and `each` never called, when the directory has no payload file. The checksum is judged before
  * any line is parsed, so `each` sees only what the writer wrote.
  */
-export function forEachBasePayload(dir: string, each: (label: number, payload: Record<string, unknown>) => void): BaseIndexField[] | null {
+export function forEachBasePayload(dir: string, each: (label: number, payload: Record<string, unknown>) => void): IndexSpec[] | null {
   const path = checkedPayloadFile(dir);
   return path === null ? null : parsePayloadFile(path, each);
 }
@@ -195,7 +192,7 @@ export function readBasePayloads(dir: string): BasePayloads | null {
 }
 
 /** What `strata verify` reports of the payload file: checksum and every line checked, nothing kept. */
-export function checkBasePayloads(dir: string): { points: number; indexes: BaseIndexField[] } | null {
+export function checkBasePayloads(dir: string): { points: number; indexes: IndexSpec[] } | null {
   let points = 0;
   const indexes = forEachBasePayload(dir, () => {
     points++;

@@ -25,7 +25,8 @@ import { CODE_KIND_CODES, METRIC_CODES, STORE_KIND_CODES } from './header-codes.
 import type { FileEntry, Manifest } from './manifest.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import { checkOutput } from './output-path.js';
-import { type BaseIndexField, type BasePayload, writeBasePayloads } from './payload-file.js';
+import { type BasePayload, writeBasePayloads } from './payload-file.js';
+import type { IndexSpec } from '../payload-index/params.js';
 import { installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
 
 function header(magic: string, fields: number[]): Uint8Array {
@@ -52,7 +53,7 @@ export interface WriteOptions {
   /** The base points' payloads and the payload indexes to build on open: written as payloads.jsonl. */
   payloads?: {
     entries: Iterable<BasePayload>;
-    indexes: readonly BaseIndexField[];
+    indexes: readonly IndexSpec[];
     onProgress?: (points: number) => void;
   };
 }

@@ -1,69 +1,50 @@
-// A payload index's parameters, as Qdrant's create-index API takes them, and their one validation:
-// the engine's contract (engine/types.ts re-exports the type), `strata build --index-field` and the
-// index directory's payload file (index/format/payload-file.ts) all describe an index this way.
-import { invalidArgument, quoted } from '../../common/errors.js';
+// A payload index's parameters as Qdrant's create-index API takes them (`field_schema`: a schema
+// name, or for `text` its tokeniser settings), and what the registry makes of them. The server
+// parses the request into this shape; the WAL and the compaction state keep it as is.
+import { invalidArgument } from '../../common/errors.js';
+import { makeTokenizer, type Tokenizer } from '../filter/tokenize.js';
 import type { FieldSchema } from './field-index.js';
+import type { IndexOptions } from './field-indexes.js';
 
-/** A payload index's parameters: the schema, and for `text` its tokeniser (Qdrant's TextIndexParams). */
+export const FIELD_SCHEMAS: readonly FieldSchema[] = ['keyword', 'integer', 'float', 'bool', 'datetime', 'uuid', 'text', 'geo'];
+
 export interface PayloadIndexParams {
   type: FieldSchema;
+  /** `text` only: how text splits into tokens. */
   tokenizer?: 'word' | 'whitespace';
   lowercase?: boolean;
+  /** `text` only: tokens shorter or longer than these are not indexed (nor searched). */
   min_token_len?: number;
   max_token_len?: number;
 }
 
-export const FIELD_SCHEMAS = ['keyword', 'integer', 'float', 'bool', 'datetime', 'uuid', 'text', 'geo'] as const satisfies readonly FieldSchema[];
-
-// Fails to compile when FieldSchema gains a kind this list lacks.
-const everySchemaListed: Exclude<FieldSchema, (typeof FIELD_SCHEMAS)[number]> extends never ? true : never = true;
-void everySchemaListed;
-
-export const TOKENIZERS = ['word', 'whitespace'] as const;
-
-const TEXT_ONLY = ['tokenizer', 'lowercase', 'min_token_len', 'max_token_len'] as const;
-
-export function isFieldSchema(v: unknown): v is FieldSchema {
-  return (FIELD_SCHEMAS as readonly unknown[]).includes(v);
+/** A payload index on one key: what the log, the compaction state and the collection info carry. */
+export interface IndexSpec {
+  field: string;
+  params: PayloadIndexParams;
 }
 
-/** The parameters of a `type` with its defaults: `text` is tokenised by words, lowercased. */
-export function defaultIndexParams(type: FieldSchema): PayloadIndexParams {
-  return type === 'text' ? { type, tokenizer: 'word', lowercase: true } : { type };
+/** The registry's options for `params` (a text index's tokeniser, with its token length bounds). */
+export function indexOptions(params: PayloadIndexParams): IndexOptions {
+  if (params.type !== 'text') return {};
+  const split = makeTokenizer({ kind: params.tokenizer ?? 'word', lowercase: params.lowercase ?? true });
+  const min = params.min_token_len ?? 0;
+  const max = params.max_token_len ?? Number.POSITIVE_INFINITY;
+  const tokenizer: Tokenizer = min === 0 && max === Number.POSITIVE_INFINITY ? split : (text) => split(text).filter((t) => t.length >= min && t.length <= max);
+  return { tokenizer };
 }
 
-/**
- * Checks parameters given as JSON; a wrong or unknown member is STRATA_INVALID_ARGUMENT naming
- * `field` and the member (tokeniser options only for `text`).
- */
-export function checkPayloadIndexParams(raw: unknown, field: string): PayloadIndexParams {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidArgument(field, 'must be an object like {"type": "keyword"}');
-  const o = raw as Record<string, unknown>;
-  const type = o['type'];
-  if (!isFieldSchema(type))
-    throw invalidArgument(`${field}.type`, `must be one of ${FIELD_SCHEMAS.join(', ')}, got ${type === undefined ? 'nothing' : quoted(String(type))}`);
-  const out: PayloadIndexParams = { type };
-  for (const key of Object.keys(o)) {
-    if (key === 'type') continue;
-    if (!(TEXT_ONLY as readonly string[]).includes(key)) throw invalidArgument(`${field}.${key}`, 'is not a payload index parameter');
-    if (type !== 'text') throw invalidArgument(`${field}.${key}`, `applies to text indexes only, not ${type}`);
+/** Checks parameters read from a log or a state file, or built by a caller: the field names the request's. */
+export function checkIndexParams(p: PayloadIndexParams, field: string): PayloadIndexParams {
+  if (!FIELD_SCHEMAS.includes(p.type)) throw invalidArgument(`${field}.type`, `must be one of ${FIELD_SCHEMAS.join(', ')}, got ${String(p.type)}`);
+  const textOnly = ['tokenizer', 'lowercase', 'min_token_len', 'max_token_len'] as const;
+  for (const k of textOnly) if (p[k] !== undefined && p.type !== 'text') throw invalidArgument(`${field}.${k}`, `applies to text indexes only, not ${p.type}`);
+  if (p.tokenizer !== undefined && p.tokenizer !== 'word' && p.tokenizer !== 'whitespace')
+    throw invalidArgument(`${field}.tokenizer`, `must be word or whitespace (Strata has no other tokenizer), got ${String(p.tokenizer)}`);
+  for (const k of ['min_token_len', 'max_token_len'] as const) {
+    const v = p[k];
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 1024))
+      throw invalidArgument(`${field}.${k}`, `must be an integer in [0, 1024], got ${String(v)}`);
   }
-  if (o['tokenizer'] !== undefined) {
-    const t = o['tokenizer'];
-    if (!(TOKENIZERS as readonly unknown[]).includes(t)) throw invalidArgument(`${field}.tokenizer`, `must be one of ${TOKENIZERS.join(', ')}`);
-    out.tokenizer = t as (typeof TOKENIZERS)[number];
-  }
-  if (o['lowercase'] !== undefined) {
-    if (typeof o['lowercase'] !== 'boolean') throw invalidArgument(`${field}.lowercase`, 'must be true or false');
-    out.lowercase = o['lowercase'];
-  }
-  for (const key of ['min_token_len', 'max_token_len'] as const) {
-    const v = o[key];
-    if (v === undefined) continue;
-    if (!Number.isSafeInteger(v) || (v as number) < 1) throw invalidArgument(`${field}.${key}`, 'must be a positive integer');
-    out[key] = v as number;
-  }
-  if (out.min_token_len !== undefined && out.max_token_len !== undefined && out.min_token_len > out.max_token_len)
-    throw invalidArgument(`${field}.min_token_len`, 'must not exceed max_token_len');
-  return out;
+  return p;
 }

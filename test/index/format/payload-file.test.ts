@@ -8,14 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST, PAYLOAD_FILE } from '../../../index/format/constants.js';
 import { loadIndex } from '../../../index/format/load-index.js';
-import {
-  type BaseIndexField,
-  type BasePayload,
-  checkBasePayloads,
-  forEachBasePayload,
-  readBasePayloads,
-  writeBasePayloads,
-} from '../../../index/format/payload-file.js';
+import { type BasePayload, checkBasePayloads, forEachBasePayload, readBasePayloads, writeBasePayloads } from '../../../index/format/payload-file.js';
+import type { IndexSpec } from '../../../index/payload-index/params.js';
 import { verifyIndex } from '../../../index/format/verify-index.js';
 import { writeIndex } from '../../../index/format/write-index.js';
 import { buildSmallIndex, type SmallIndex } from '../../helpers/small-index.js';
@@ -35,7 +29,7 @@ function payloadOf(label: number): Record<string, unknown> {
   return label % 7 === 0 ? ODD : { label, tag: `t${label % 5}`, tags: [`a${label % 3}`, `b${label % 2}`], price: label / 4, ok: label % 2 === 0 };
 }
 
-const INDEXES: BaseIndexField[] = [
+const INDEXES: IndexSpec[] = [
   { field: 'tag', params: { type: 'keyword' } },
   { field: 'price', params: { type: 'float' } },
   { field: 'nested.x[].y', params: { type: 'integer' } },
@@ -194,7 +188,7 @@ describe('a damaged payload file', () => {
 
 describe('writeBasePayloads', () => {
   it('refuses a payload that is not an object, a bad label, and a key indexed twice, leaving no file', () => {
-    const cases: Array<[BasePayload[], BaseIndexField[], string]> = [
+    const cases: Array<[BasePayload[], IndexSpec[], string]> = [
       [[[1, [] as unknown as Record<string, unknown>]], [], 'is not a JSON object'],
       [[[1.5, {}]], [], 'label 1.5'],
       [
