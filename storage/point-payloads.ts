@@ -156,6 +156,12 @@ export class PointPayloads {
     return selectPayload(this.store, row, selector);
   }
 
+  /** The payload as answers show it: null for none (no point, `false`, or a whole payload that is empty). */
+  shown(id: number, selector: PayloadSelector = true): Payload | null {
+    const p = this.get(id, selector);
+    return p === null || (selector === true && Object.keys(p).length === 0) ? null : p;
+  }
+
   /** Every point with a non-empty payload: what a compaction saves. */
   entries(): Array<[number, Payload]> {
     const out: Array<[number, Payload]> = [];
