@@ -2,12 +2,12 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
-import { checkEf, checkIntIn, checkK, checkRerank, MAX_K, MAX_RERANK, type PointKey } from '../../engine/public.js';
+import { checkEf, checkIntIn, checkK, checkRerank, type Filter, MAX_K, MAX_RERANK, type PayloadSelector, type PointKey } from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
 import {
   arrayAt,
   describe,
-  emptyFilterAt,
+  filterAt,
   isAbsent,
   numberAt,
   objectAt,
@@ -32,7 +32,9 @@ export interface SearchPlan {
   /** How many candidates to re-score with full vectors (see rerankFor). */
   rerank: RerankAsk;
   withVector: boolean;
-  withPayload: boolean;
+  withPayload: PayloadSelector;
+  /** Only points that match (absent: every point). */
+  filter: Filter | undefined;
   scoreThreshold: number | undefined;
   /** Whether the answer carries Strata's per-search cost (`strata`): off unless asked for. */
   withStats: boolean;
@@ -42,14 +44,15 @@ export interface RetrievePlan {
   /** Integer ids or canonical UUIDs; null: an integer past 2^53, which never matches. */
   ids: Array<PointKey | null>;
   withVector: boolean;
-  withPayload: boolean;
+  withPayload: PayloadSelector;
 }
 
 export interface ScrollPlan {
   offset: PointKey | null;
   limit: number;
   withVector: boolean;
-  withPayload: boolean;
+  withPayload: PayloadSelector;
+  filter: Filter | undefined;
 }
 
 function withVectorAt(v: unknown, field: string, dflt: boolean): boolean {
@@ -112,7 +115,7 @@ export function window(b: Fields, at: string, defaultLimit: number | null): { li
 }
 
 function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
-  emptyFilterAt(b['filter'], `${at}filter`);
+  const filter = filterAt(b['filter'], `${at}filter`);
   const { limit, offset } = window(b, at, defaultLimit);
   const { ef, exact, rerank } = searchParams(b['params'], at);
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
@@ -126,6 +129,7 @@ function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, 
     rerank,
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
+    filter,
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
     withStats: optionalBool(b['with_stats'], `${at}with_stats`) ?? false,
   };
@@ -157,9 +161,10 @@ export function checkBatchSize(n: number, maxBatch: number, field: string): void
 }
 
 /**
- * POST …/points/query. `query` is a vector or {nearest: vector}; other Qdrant query kinds
- * (recommend, discover, fusion, order_by, by-id) and prefetch stages need payloads or several
- * vectors, which Strata collections do not have.
+ * POST …/points/query. `query` is a vector or {nearest: vector}, with the request's `filter`; other
+ * Qdrant query kinds (recommend, discover, fusion, order_by, by-id) need several vectors or stages,
+ * and `prefetch` stages (their own filters included) are refused: Strata runs one stage, and a
+ * prefetch filter it did not run would be silently ignored.
  */
 export function parseQuery(body: Fields, dim: number): SearchPlan {
   const q = body['query'];
@@ -187,7 +192,8 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
     vectorField = 'query';
   }
   const prefetch = body['prefetch'];
-  if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0)) throw invalidArgument('prefetch', 'prefetch stages are not supported');
+  if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0))
+    throw invalidArgument('prefetch', "prefetch stages are not supported: put the filter in the request's own filter");
   const using = optionalString(body['using'], 'using');
   if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
@@ -206,7 +212,7 @@ export function parseRetrieve(body: Fields): RetrievePlan {
 
 /** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter}. */
 export function parseScroll(body: Fields): ScrollPlan {
-  emptyFilterAt(body['filter'], 'filter');
+  const filter = filterAt(body['filter'], 'filter');
   if (!isAbsent(body['order_by'])) throw invalidArgument('order_by', 'ordering by payload is not supported: points come in id order');
   // An integer past 2^53 starts past every Strata id: an empty page. A UUID is resolved by the collection.
   const offset = isAbsent(body['offset']) ? null : (pointKeyAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
@@ -215,11 +221,12 @@ export function parseScroll(body: Fields): ScrollPlan {
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
     withVector: withVectorAt(body['with_vector'], 'with_vector', false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
+    filter,
   };
 }
 
 /** POST …/points/count: {filter, exact}; both answers are exact. */
-export function parseCount(body: Fields): void {
-  emptyFilterAt(body['filter'], 'filter');
+export function parseCount(body: Fields): { filter: Filter | undefined } {
   optionalBool(body['exact'], 'exact');
+  return { filter: filterAt(body['filter'], 'filter') };
 }

@@ -20,6 +20,7 @@ export interface SearchRequestMsg {
   score_threshold?: number;
   timeout_ms?: number;
   with_stats?: boolean;
+  filter_json: string;
 }
 
 /** Points answers are written by answer-encoding.ts, not by proto-loader: vectors stay Float32Array. */
@@ -43,6 +44,21 @@ export type GetResponseMsg = GetResponseOut;
 
 export interface CountRequestMsg {
   collection_name: string;
+  filter_json: string;
+}
+
+export interface ScrollRequestMsg {
+  collection_name: string;
+  offset?: number;
+  limit: number;
+  with_vector: boolean;
+  filter_json: string;
+}
+
+export interface ScrollResponseMsg {
+  result: Array<{ id: number; vector: number[] }>;
+  next_page_offset?: number;
+  time: number;
 }
 
 export interface CountResponseMsg {
@@ -121,6 +137,7 @@ export interface UpsertRequestMsg {
 export interface DeletePointsRequestMsg {
   collection_name: string;
   ids: number[];
+  filter_json: string;
 }
 
 export interface UpdateResponseMsg {
@@ -168,4 +185,6 @@ export interface SetPayloadRequestMsg {
   ids: number[];
   payload_json: string;
   overwrite: boolean;
+  filter_json: string;
+  key: string;
 }
