@@ -136,24 +136,27 @@ function writeTierCounts(o: Out, field: number, t: TierCounts): void {
   o.double(2, t.cxl);
 }
 
-// FilterPlan {plan = 1; estimated_min = 2; estimated_exp = 3; estimated_max = 4; matched = 5; base = 6;
-// fresh = 7; residual = 8 (false, the default, left out)}
+// FilterPlan {plan = 1; estimated = 2 (FilterEstimate {min = 1; exp = 2; max = 3}); matched = 3;
+// base = 4; fresh = 5; residual = 6 (false, the default, left out)}
+const ESTIMATE_SIZE = 27;
+
 function filterPlanSize(f: FilterPlanView): number {
-  return framed(Buffer.byteLength(f.plan)) + 6 * 9 + (f.residual ? 2 : 0);
+  return framed(Buffer.byteLength(f.plan)) + framed(ESTIMATE_SIZE) + 3 * 9 + (f.residual ? 2 : 0);
 }
 
 function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
   o.header(field, filterPlanSize(f));
   o.header(1, Buffer.byteLength(f.plan));
   o.pos += o.buf.write(f.plan, o.pos);
-  o.double(2, f.estimated.min);
-  o.double(3, f.estimated.exp);
-  o.double(4, f.estimated.max);
-  o.double(5, f.matched);
-  o.double(6, f.base);
-  o.double(7, f.fresh);
+  o.header(2, ESTIMATE_SIZE);
+  o.double(1, f.estimated.min);
+  o.double(2, f.estimated.exp);
+  o.double(3, f.estimated.max);
+  o.double(3, f.matched);
+  o.double(4, f.base);
+  o.double(5, f.fresh);
   if (f.residual) {
-    o.tag(8, VARINT);
+    o.tag(6, VARINT);
     o.varint(1);
   }
 }
