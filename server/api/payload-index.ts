@@ -7,14 +7,14 @@ import { invalidArgument, quoted } from '../../common/errors.js';
 import type { FieldSchema, PayloadIndexParams, PayloadSchemaEntry } from '../../engine/public.js';
 import { describe, type Fields, intAt, isAbsent, objectAt, optionalBool } from './fields.js';
 
-const SCHEMAS: readonly FieldSchema[] = ['keyword', 'integer', 'float', 'bool', 'datetime', 'uuid', 'text', 'geo'];
-const TOKENIZERS = ['word', 'whitespace'] as const;
+export const FIELD_SCHEMAS: readonly FieldSchema[] = ['keyword', 'integer', 'float', 'bool', 'datetime', 'uuid', 'text', 'geo'];
+export const TOKENIZERS = ['word', 'whitespace'] as const;
 /** Longest token length a text index may be asked to keep. */
-const MAX_TOKEN_LEN = 65_536;
+export const MAX_TOKEN_LEN = 65_536;
 
 function schemaName(v: unknown, field: string): FieldSchema {
-  if (typeof v === 'string' && (SCHEMAS as readonly string[]).includes(v)) return v as FieldSchema;
-  throw invalidArgument(field, `must be one of ${SCHEMAS.join(', ')}, got ${describe(v)}`);
+  if (typeof v === 'string' && (FIELD_SCHEMAS as readonly string[]).includes(v)) return v as FieldSchema;
+  throw invalidArgument(field, `must be one of ${FIELD_SCHEMAS.join(', ')}, got ${describe(v)}`);
 }
 
 /** Refuses the members of `o` other than `allowed`, naming the first. */
@@ -55,7 +55,7 @@ function integerParams(o: Fields, field: string): PayloadIndexParams {
 
 /** field_schema: a schema name, or Qdrant's object form with `type`. */
 export function fieldSchemaAt(v: unknown, field: string): PayloadIndexParams {
-  if (isAbsent(v)) throw invalidArgument(field, `required: one of ${SCHEMAS.join(', ')}, or an object with type`);
+  if (isAbsent(v)) throw invalidArgument(field, `required: one of ${FIELD_SCHEMAS.join(', ')}, or an object with type`);
   if (typeof v === 'string') return { type: schemaName(v, field) };
   const o = objectAt(v, field);
   const type = schemaName(o['type'], `${field}.type`);
