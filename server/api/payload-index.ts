@@ -3,7 +3,7 @@
 // name ("keyword") or an object ({type: "text", tokenizer, ...}); every parameter Strata does not
 // honour (is_tenant, on_disk, is_principal, stemmers, ...) is refused naming it, since accepting one
 // would promise a behaviour the index does not have.
-import { invalidArgument, quoted } from '../../common/errors.js';
+import { invalidArgument, memberField, quoted } from '../../common/errors.js';
 import type { FieldSchema, PayloadIndexParams, PayloadSchemaEntry } from '../../engine/public.js';
 import { describe, type Fields, intAt, isAbsent, objectAt, optionalBool } from './fields.js';
 
@@ -21,7 +21,7 @@ function schemaName(v: unknown, field: string): FieldSchema {
 function onlyMembers(o: Fields, allowed: readonly string[], field: string): void {
   for (const k of Object.keys(o)) {
     if (allowed.includes(k) || isAbsent(o[k])) continue;
-    throw invalidArgument(`${field}.${k}`, `is not supported for this index (Strata takes ${allowed.map((a) => quoted(a)).join(', ')})`);
+    throw invalidArgument(memberField(field, k), `is not supported for this index (Strata takes ${allowed.map((a) => quoted(a)).join(', ')})`);
   }
 }
 
