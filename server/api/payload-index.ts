@@ -4,13 +4,10 @@
 // honour (is_tenant, on_disk, is_principal, stemmers, ...) is refused naming it, since accepting one
 // would promise a behaviour the index does not have.
 import { invalidArgument, memberField, quoted } from '../../common/errors.js';
-import type { FieldSchema, PayloadIndexParams, PayloadSchemaEntry } from '../../engine/public.js';
+import { FIELD_SCHEMAS, type FieldSchema, type PayloadIndexParams, type PayloadSchemaEntry } from '../../engine/public.js';
 import { describe, type Fields, intAt, isAbsent, objectAt, optionalBool } from './fields.js';
 
-export const FIELD_SCHEMAS: readonly FieldSchema[] = ['keyword', 'integer', 'float', 'bool', 'datetime', 'uuid', 'text', 'geo'];
 export const TOKENIZERS = ['word', 'whitespace'] as const;
-/** Longest token length a text index may be asked to keep. */
-export const MAX_TOKEN_LEN = 65_536;
 
 function schemaName(v: unknown, field: string): FieldSchema {
   if (typeof v === 'string' && (FIELD_SCHEMAS as readonly string[]).includes(v)) return v as FieldSchema;
@@ -36,10 +33,9 @@ function textParams(o: Fields, field: string): PayloadIndexParams {
   }
   const lowercase = optionalBool(o['lowercase'], `${field}.lowercase`);
   if (lowercase !== undefined) p.lowercase = lowercase;
-  if (!isAbsent(o['min_token_len'])) p.min_token_len = intAt(o['min_token_len'], `${field}.min_token_len`, 0, MAX_TOKEN_LEN);
-  if (!isAbsent(o['max_token_len'])) p.max_token_len = intAt(o['max_token_len'], `${field}.max_token_len`, 0, MAX_TOKEN_LEN);
-  if (p.min_token_len !== undefined && p.max_token_len !== undefined && p.min_token_len > p.max_token_len)
-    throw invalidArgument(`${field}.max_token_len`, `must be at least min_token_len (${p.min_token_len}), got ${p.max_token_len}`);
+  // Their bounds are the index's rule (index/payload-index/params.ts, checked when the write is taken).
+  if (!isAbsent(o['min_token_len'])) p.min_token_len = intAt(o['min_token_len'], `${field}.min_token_len`, 0, Number.MAX_SAFE_INTEGER);
+  if (!isAbsent(o['max_token_len'])) p.max_token_len = intAt(o['max_token_len'], `${field}.max_token_len`, 0, Number.MAX_SAFE_INTEGER);
   return p;
 }
 

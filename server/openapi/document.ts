@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
+import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import {
   DEFAULT_ANSWER_LIMIT,
@@ -16,7 +16,6 @@ import {
 } from '../options.js';
 import { VERSION } from '../../common/version.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
-import { FIELD_SCHEMAS } from '../api/payload-index.js';
 import { filterSchemas } from './filter-schemas.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };

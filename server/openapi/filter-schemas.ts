@@ -1,7 +1,8 @@
 // The OpenAPI schemas of Qdrant's filter language as Strata takes it (index/filter/parse.ts is the
 // parser and the authority: it also refuses what a schema cannot say, such as a field condition
 // with more than one test), of with_payload selectors and of payload index schemas.
-import { FIELD_SCHEMAS, MAX_TOKEN_LEN, TOKENIZERS } from '../api/payload-index.js';
+import { FIELD_SCHEMAS } from '../../engine/public.js';
+import { TOKENIZERS } from '../api/payload-index.js';
 import { MAX_SELECTOR_KEYS } from '../options.js';
 
 type Obj = Record<string, unknown>;
@@ -78,8 +79,8 @@ export function filterSchemas(): Obj {
             type: { const: 'text' },
             tokenizer: { enum: [...TOKENIZERS] },
             lowercase: { type: 'boolean' },
-            min_token_len: { type: 'integer', minimum: 0, maximum: MAX_TOKEN_LEN },
-            max_token_len: { type: 'integer', minimum: 0, maximum: MAX_TOKEN_LEN },
+            min_token_len: { type: 'integer', minimum: 0 },
+            max_token_len: { type: 'integer', minimum: 0 },
           },
           ['type'],
         ),
