@@ -88,3 +88,16 @@ export function payloadSchemaView(schema: Readonly<Record<string, PayloadSchemaE
   }
   return out;
 }
+
+/** payload_schema as gRPC's PayloadIndexInfo list (`bytes` per key where known), in key order. */
+export function payloadIndexInfos(
+  schema: Readonly<Record<string, PayloadSchemaView>>,
+  bytes: Readonly<Record<string, number>> = {},
+): Array<{ key: string; data_type: string; points: number; bytes: number; params_json: string }> {
+  return Object.keys(schema)
+    .sort()
+    .map((key) => {
+      const e = schema[key]!;
+      return { key, data_type: e.data_type, points: e.points, bytes: bytes[key] ?? 0, params_json: e.params ? JSON.stringify(e.params) : '' };
+    });
+}

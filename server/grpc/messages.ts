@@ -106,6 +106,16 @@ export interface CollectionInfoMsg {
   dram_budget_bytes: number;
   predicted_dram_share?: number;
   promotion_pool?: { slots: number; tenants: number; moves: number };
+  payload_indexes: PayloadIndexInfoMsg[];
+  payload_values_bytes: number;
+}
+
+export interface PayloadIndexInfoMsg {
+  key: string;
+  data_type: string;
+  points: number;
+  bytes: number;
+  params_json: string;
 }
 
 export interface GetCollectionResponseMsg {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
 import { dataPoints, evaluatorIds, FILTER_CASES, FILTER_DIM, handIds, nearest, type DataPoint, type Payload } from './filter-data.js';
-import { grpcClients, grpcFailure, startServer, unary, type GrpcClients, type Running } from './fixture.js';
+import { grpcClients, grpcFailure, http, startServer, unary, type GrpcClients, type Running } from './fixture.js';
 
 const NAME = 'grpc-filtered';
 let tmp: TempDir;
@@ -101,6 +101,29 @@ describe('gRPC filters', () => {
     await unary(c.points, 'Delete', { collection_name: NAME, filter_json: JSON.stringify(gold) });
     expect(Number((await unary(c.points, 'Count', { collection_name: NAME }))['count'])).toBe(points.length - targets.length);
     expect(Number((await unary(c.points, 'Count', { collection_name: NAME, filter_json: JSON.stringify(berlin) }))['count'])).toBe(0);
+  });
+
+  it('Collections/Get lists the payload indexes with their points and bytes, and the payload bytes', async () => {
+    for (const [field_name, field_schema] of [
+      ['city', 'keyword'],
+      ['desc', { type: 'text', tokenizer: 'whitespace' }],
+    ] as const) {
+      const r = await http(srv.url, 'PUT', `/collections/${NAME}/index?wait=true`, { field_name, field_schema });
+      expect(r.status).toBe(200);
+    }
+    const live = Number((await unary(c.points, 'Count', { collection_name: NAME }))['count']);
+    const info = (await unary(c.collections, 'Get', { collection_name: NAME }))['result'] as {
+      payload_indexes: Array<{ key: string; data_type: string; points: number; bytes: number; params_json: string }>;
+      payload_values_bytes: number;
+    };
+    expect(info.payload_indexes.map((p) => [p.key, p.data_type, Number(p.points)])).toEqual([
+      ['city', 'keyword', live],
+      ['desc', 'text', live],
+    ]);
+    expect(info.payload_indexes.every((p) => Number(p.bytes) > 0)).toBe(true);
+    expect(JSON.parse(info.payload_indexes[1]!.params_json)).toMatchObject({ type: 'text', tokenizer: 'whitespace' });
+    expect(info.payload_indexes[0]!.params_json).toBe('');
+    expect(Number(info.payload_values_bytes)).toBeGreaterThan(0);
   });
 
   it('refuses filter_json that is not JSON, or a bad filter, with INVALID_ARGUMENT naming the field', async () => {

@@ -110,6 +110,8 @@ describe('the router with filters', () => {
     }
     const schema = (await client.getCollection(NAME)).payload_schema as Record<string, { data_type: string; points: number }>;
     expect(schema['city']).toMatchObject({ data_type: 'keyword', points: points.length });
+    const info = (await unary(g.collections, 'Get', { collection_name: NAME }))['result'] as { payload_indexes: Array<{ key: string; points: number }> };
+    expect(info.payload_indexes.map((p) => [p.key, Number(p.points)])).toEqual([['city', points.length]]);
   });
 
   it('sets payload and deletes points by filter on every shard', async () => {
