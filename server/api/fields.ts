@@ -176,8 +176,7 @@ export function withPayloadAt(v: unknown, field: string, dflt: boolean): Payload
 }
 
 function selectorList(v: unknown, field: string): string[] {
-  // Qdrant also takes one key as a bare string.
-  const list = typeof v === 'string' ? [v] : arrayAt(v, field, MAX_SELECTOR_KEYS);
+  const list = arrayAt(v, field, MAX_SELECTOR_KEYS);
   const keys = list.map((k, i) => {
     if (typeof k !== 'string') throw invalidArgument(`${field}[${i}]`, `must be a key path, got ${describe(k)}`);
     return k;
@@ -189,4 +188,9 @@ function selectorList(v: unknown, field: string): string[] {
 /** Whether a selector asks for any payload at all. */
 export function wantsPayload(s: PayloadSelector): boolean {
   return s !== false;
+}
+
+/** Strata collections have one shard each (the router shards by id): a shard key would be ignored, so it is refused. */
+export function noShardKey(body: Fields, at: string): void {
+  if (!isAbsent(body['shard_key'])) throw invalidArgument(`${at}shard_key`, 'custom sharding is not supported: leave shard_key out');
 }

@@ -8,6 +8,7 @@ import {
   arrayAt,
   describe,
   filterAt,
+  noShardKey,
   isAbsent,
   numberAt,
   objectAt,
@@ -116,6 +117,7 @@ export function window(b: Fields, at: string, defaultLimit: number | null): { li
 
 function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
   const filter = filterAt(b['filter'], `${at}filter`);
+  noShardKey(b, at);
   const { limit, offset } = window(b, at, defaultLimit);
   const { ef, exact, rerank } = searchParams(b['params'], at);
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
@@ -202,6 +204,7 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
 
 /** POST …/points: {ids, with_vector, with_payload}. */
 export function parseRetrieve(body: Fields): RetrievePlan {
+  noShardKey(body, '');
   const ids = arrayAt(body['ids'], 'ids', MAX_IDS).map((v, i) => pointKeyAt(v, `ids[${i}]`));
   return {
     ids,
@@ -213,6 +216,7 @@ export function parseRetrieve(body: Fields): RetrievePlan {
 /** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter}. */
 export function parseScroll(body: Fields): ScrollPlan {
   const filter = filterAt(body['filter'], 'filter');
+  noShardKey(body, '');
   if (!isAbsent(body['order_by'])) throw invalidArgument('order_by', 'ordering by payload is not supported: points come in id order');
   // An integer past 2^53 starts past every Strata id: an empty page. A UUID is resolved by the collection.
   const offset = isAbsent(body['offset']) ? null : (pointKeyAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
@@ -228,5 +232,6 @@ export function parseScroll(body: Fields): ScrollPlan {
 /** POST …/points/count: {filter, exact}; both answers are exact. */
 export function parseCount(body: Fields): { filter: Filter | undefined } {
   optionalBool(body['exact'], 'exact');
+  noShardKey(body, '');
   return { filter: filterAt(body['filter'], 'filter') };
 }

@@ -15,7 +15,7 @@ import {
   selectorPaths,
   UUID_ID_BASE,
 } from '../../engine/public.js';
-import { arrayAt, canonicalUuid, describe, type Fields, filterAt, intAt, isAbsent, objectAt, optionalString, UUID, vectorAt } from './fields.js';
+import { arrayAt, canonicalUuid, describe, type Fields, filterAt, intAt, isAbsent, noShardKey, objectAt, optionalString, UUID, vectorAt } from './fields.js';
 import { MAX_IDS, MAX_SELECTOR_KEYS } from '../options.js';
 
 /** Largest vector size a created collection may have. */
@@ -101,18 +101,13 @@ export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
 
 /** Which points a write selects: Qdrant's `points` (ids) or `filter`, one of them. */
 function selectorAt(body: Fields, what: string): PointSelector {
-  refuseShardKey(body);
+  noShardKey(body, '');
   const hasIds = !isAbsent(body['points']);
   const hasFilter = !isAbsent(body['filter']);
   if (hasIds && hasFilter) throw invalidArgument('filter', 'give either points or filter, not both');
   if (hasFilter) return { filter: filterAt(body['filter'], 'filter')! };
   if (!hasIds) throw invalidArgument('points', `required (or filter): the points ${what}`);
   return { ids: [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))] };
-}
-
-/** Strata collections have one shard each: a shard key would be ignored, so it is refused. */
-function refuseShardKey(body: Fields): void {
-  if (!isAbsent(body['shard_key'])) throw invalidArgument('shard_key', 'custom sharding is not supported: leave shard_key out');
 }
 
 /** Qdrant's delete body (and clear payload's): {points: [id, …]} or {filter}. */

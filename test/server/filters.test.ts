@@ -229,6 +229,21 @@ describe('bad filters', () => {
     expect((await client.count(NAME)).count).toBe(POINTS);
   });
 
+  it('refuse a shard_key (one shard per collection) on every read rather than ignoring it', async () => {
+    for (const p of [
+      client.search(NAME, { vector: query, limit: 3, shard_key: 'a' }),
+      client.searchBatch(NAME, { searches: [{ vector: query, limit: 1, shard_key: 'a' }] }),
+      client.query(NAME, { query, limit: 3, shard_key: 'a' }),
+      client.scroll(NAME, { shard_key: 'a' }),
+      client.count(NAME, { shard_key: 'a' }),
+      client.retrieve(NAME, { ids: [1], shard_key: 'a' }),
+    ]) {
+      const r = await refusal(p);
+      expect(r.status).toBe(400);
+      expect(r.error).toMatch(/^(searches\[0\]\.)?shard_key: /);
+    }
+  });
+
   it('refuse an unknown member, naming it, rather than ignoring it', async () => {
     for (const [filter, field] of [
       [{ must: [{ key: 'city', match: { value: 'Berlin' } }], maybe: [] }, 'filter.maybe'],
