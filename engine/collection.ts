@@ -262,7 +262,7 @@ export class Collection implements FilteredHost {
     // Only a writable collection is ever laid out again, so only it keeps its load.
     if (!job.exact && this.live !== null) this.recent.record(job.vector);
     const ctl = { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) };
-    if (r.filter !== undefined) return this.searchWithFilter(job, r.filter, ctl, FILTERED_RETRIES);
+    if (r.filter !== undefined) return this.searchWithFilter(job, r.filter, ctl, FILTERED_RETRIES, r.filterPlan);
     const live = this.live;
     if (live === null) return this.dispatcher.submit(job, ctl);
     if (this.index === null) return Promise.resolve({ hits: freshHits(live, job), stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode });
@@ -285,9 +285,9 @@ export class Collection implements FilteredHost {
     });
   }
 
-  private searchWithFilter(job: SearchJob, filter: Filter, ctl: SearchControl, retries: number): Promise<SearchResponse> {
+  private searchWithFilter(job: SearchJob, filter: Filter, ctl: SearchControl, retries: number, forced?: SearchRequest['filterPlan']): Promise<SearchResponse> {
     // Overtaken every time (a write storm): the last try answers with what survives.
-    return searchFiltered(this, job, filter, ctl, retries === 0).then((res) => res ?? this.searchWithFilter(job, filter, ctl, retries - 1));
+    return searchFiltered(this, job, filter, ctl, retries === 0, forced).then((res) => res ?? this.searchWithFilter(job, filter, ctl, retries - 1, forced));
   }
 
   /** Queues a validated search of the base (filtered-search.ts asks through this). */
