@@ -53,6 +53,7 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     ...(rerank !== undefined ? { rerank } : {}),
     ...(p.rerank.ignore ? { rescoreAll: true } : {}),
     ...(p.filter !== undefined ? { filter: p.filter } : {}),
+    ...(p.filterPlan !== undefined ? { filterPlan: p.filterPlan } : {}),
     ...(ctl.timeoutMs !== undefined ? { timeoutMs: ctl.timeoutMs } : {}),
     ...(ctl.signal ? { signal: ctl.signal } : {}),
   });

@@ -2,7 +2,18 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
-import { checkEf, checkIntIn, checkK, checkRerank, type Filter, MAX_K, MAX_RERANK, type PayloadSelector, type PointKey } from '../../engine/public.js';
+import {
+  checkEf,
+  checkIntIn,
+  checkK,
+  checkRerank,
+  type Filter,
+  MAX_K,
+  MAX_RERANK,
+  type PayloadSelector,
+  type PointKey,
+  type SearchRequest,
+} from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
 import {
   arrayAt,
@@ -32,6 +43,8 @@ export interface SearchPlan {
   exact: boolean;
   /** How many candidates to re-score with full vectors (see rerankFor). */
   rerank: RerankAsk;
+  /** The filtered search's plan, when the request names one (Strata's `params.filter_plan`). */
+  filterPlan: FilterPlanAsk | undefined;
   withVector: boolean;
   withPayload: PayloadSelector;
   /** Only points that match (absent: every point). */
@@ -82,9 +95,20 @@ export function rerankFor(a: RerankAsk, k: number): number | undefined {
   return undefined;
 }
 
-/** `params`: {hnsw_ef, exact, rerank, quantization: {ignore, rescore, oversampling}}. */
-function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean; rerank: RerankAsk } {
-  if (isAbsent(v)) return { ef: undefined, exact: false, rerank: {} };
+/** `params`: {hnsw_ef, exact, rerank, quantization: {ignore, rescore, oversampling}, filter_plan}. */
+/** Strata's `params.filter_plan`: the plan a filtered search runs instead of the planner's choice. */
+export const FILTER_PLANS = ['scan', 'graph', 'two_hop'] as const satisfies ReadonlyArray<NonNullable<SearchRequest['filterPlan']>>;
+export type FilterPlanAsk = (typeof FILTER_PLANS)[number];
+
+function filterPlanAt(v: unknown, field: string): FilterPlanAsk | undefined {
+  if (isAbsent(v)) return undefined;
+  if (typeof v !== 'string' || !(FILTER_PLANS as readonly string[]).includes(v))
+    throw invalidArgument(field, `must be one of ${FILTER_PLANS.join(', ')}, got ${describe(v)}`);
+  return v as FilterPlanAsk;
+}
+
+function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean; rerank: RerankAsk; filterPlan: FilterPlanAsk | undefined } {
+  if (isAbsent(v)) return { ef: undefined, exact: false, rerank: {}, filterPlan: undefined };
   const p = objectAt(v, `${at}params`);
   const rerank: RerankAsk = {};
   // Its floor (limit + offset) is checked in plan, once the window is known.
@@ -104,6 +128,7 @@ function searchParams(v: unknown, at: string): { ef: number | undefined; exact: 
     ef: isAbsent(p['hnsw_ef']) ? undefined : checkEf(numberAt(p['hnsw_ef'], `${at}params.hnsw_ef`), `${at}params.hnsw_ef`),
     exact: optionalBool(p['exact'], `${at}params.exact`) ?? false,
     rerank,
+    filterPlan: filterPlanAt(p['filter_plan'], `${at}params.filter_plan`),
   };
 }
 
@@ -119,7 +144,8 @@ function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, 
   const filter = filterAt(b['filter'], `${at}filter`);
   noShardKey(b, at);
   const { limit, offset } = window(b, at, defaultLimit);
-  const { ef, exact, rerank } = searchParams(b['params'], at);
+  const { ef, exact, rerank, filterPlan } = searchParams(b['params'], at);
+  if (filterPlan !== undefined && filter === undefined) throw invalidArgument(`${at}params.filter_plan`, 'applies to a filtered search only: give a filter');
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
   return {
     vector,
@@ -129,6 +155,7 @@ function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, 
     ef,
     exact,
     rerank,
+    filterPlan,
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
     filter,

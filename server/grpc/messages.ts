@@ -8,6 +8,7 @@ export interface SearchParamsMsg {
   exact?: boolean;
   rerank?: number;
   quantization?: { ignore?: boolean; rescore?: boolean; oversampling?: number } | null;
+  filter_plan?: string;
 }
 
 export interface SearchRequestMsg {

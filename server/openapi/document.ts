@@ -3,6 +3,7 @@
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
 import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
+import { FILTER_PLANS } from '../api/requests.js';
 import {
   DEFAULT_ANSWER_LIMIT,
   DEFAULT_BODY_LIMIT,
@@ -107,6 +108,10 @@ function schemas(): Obj {
         maximum: MAX_RERANK,
         description:
           "On a collection with compact codes: at most this many candidates are re-scored with full vectors (default 3 × (limit + offset)); candidates whose error bound shows they cannot win are skipped. 0: return the codes' estimates. Otherwise at least limit + offset. Wins over quantization.",
+      },
+      filter_plan: {
+        enum: [...FILTER_PLANS],
+        description: "Strata's own, for benchmarks: the plan a filtered search runs instead of the planner's choice (only with a filter).",
       },
       quantization: {
         type: 'object',
@@ -225,9 +230,9 @@ function schemas(): Obj {
         filter: {
           type: 'object',
           description:
-            "A filtered search's plan (absent without a filter): scan (only the matching points scored, no graph walk), graph (the walk, each candidate checked against the matches before any CXL read) or none (nothing matched); the payload indexes' estimate of the matches, the exact count (base and fresh layer), and residual: part of the filter checked per point.",
+            "A filtered search's plan (absent without a filter): scan (only the matching points scored, no graph walk), graph (the walk, each candidate checked against the matches before any CXL read) two_hop (ACORN's walk on matches through non-matching neighbours' lists, only when params.filter_plan asks for it) or none (nothing matched); the payload indexes' estimate of the matches, the exact count (base and fresh layer), and residual: part of the filter checked per point.",
           properties: {
-            plan: { enum: ['scan', 'graph', 'none'] },
+            plan: { enum: ['scan', 'graph', 'two_hop', 'none'] },
             estimated: { type: 'object', properties: { min: { type: 'number' }, exp: { type: 'number' }, max: { type: 'number' } } },
             matched: { type: 'integer' },
             base: { type: 'integer' },

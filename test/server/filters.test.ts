@@ -259,3 +259,60 @@ describe('bad filters', () => {
     }
   });
 });
+
+describe('after a compaction (the points in a base index)', () => {
+  beforeAll(async () => {
+    const r = await http(srv.url, 'POST', `/collections/${NAME}/compact`);
+    expect(r.status).toBe(200);
+  });
+
+  it('answers every filter as the fresh layer did: count, scroll and exact search', async () => {
+    for (const c of FILTER_CASES) {
+      const want = handIds(points, c);
+      expect((await client.count(NAME, { filter: c.filter })).count, c.name).toBe(want.length);
+      const page = await client.scroll(NAME, { filter: c.filter, limit: 100, with_payload: false });
+      expect(
+        page.points.map((p) => Number(p.id)),
+        c.name,
+      ).toEqual(want);
+      const hits = await client.search(NAME, { vector: query, limit: 5, filter: c.filter, params: { exact: true } });
+      expect(
+        hits.map((h) => Number(h.id)),
+        c.name,
+      ).toEqual(nearest(points, want, query, 5));
+    }
+  });
+
+  it('runs the plan params.filter_plan names, each answering every match when limit covers them', async () => {
+    const c = FILTER_CASES.find((x) => x.name === 'match any')!;
+    const want = handIds(points, c);
+    for (const plan of ['scan', 'graph', 'two_hop']) {
+      const raw = await http(srv.url, 'POST', `/collections/${NAME}/points/search`, {
+        vector: query,
+        limit: POINTS,
+        filter: c.filter,
+        params: { filter_plan: plan },
+        with_stats: true,
+      });
+      expect(raw.status, plan).toBe(200);
+      const body = raw.body as { result: Array<{ id: number }>; strata: { filter: { plan: string; base: number } } };
+      expect(body.strata.filter.plan, plan).toBe(plan);
+      expect(body.strata.filter.base, plan).toBe(want.length);
+      expect(
+        body.result.map((h) => h.id).sort((a, b) => a - b),
+        plan,
+      ).toEqual(want);
+    }
+  });
+
+  it('refuses filter_plan without a filter, or a plan it does not have, naming the field', async () => {
+    for (const [body, field] of [
+      [{ vector: query, limit: 3, params: { filter_plan: 'scan' } }, 'params.filter_plan'],
+      [{ vector: query, limit: 3, filter: FILTER_CASES[0]!.filter, params: { filter_plan: 'acorn' } }, 'params.filter_plan'],
+    ] as const) {
+      const r = await http(srv.url, 'POST', `/collections/${NAME}/points/search`, body);
+      expect(r.status).toBe(400);
+      expect((r.body as { status: { error: string } }).status.error.startsWith(`${field}: `)).toBe(true);
+    }
+  });
+});

@@ -126,6 +126,22 @@ describe('gRPC filters', () => {
     expect(Number(info.payload_values_bytes)).toBeGreaterThan(0);
   });
 
+  it('takes params.filter_plan: after a compaction the base runs the plan asked for', async () => {
+    await unary(c.collections, 'Compact', { collection_name: NAME });
+    const fc = FILTER_CASES.find((x) => x.name === 'match any')!;
+    for (const plan of ['scan', 'graph', 'two_hop']) {
+      const r = await unary(c.points, 'Search', {
+        collection_name: NAME,
+        vector: query,
+        limit: 3,
+        params: { filter_plan: plan },
+        with_stats: true,
+        filter_json: JSON.stringify(fc.filter),
+      });
+      expect((r['strata'] as { filter: { plan: string } }).filter.plan).toBe(plan);
+    }
+  });
+
   it('refuses filter_json that is not JSON, or a bad filter, with INVALID_ARGUMENT naming the field', async () => {
     const notJson = await grpcFailure(unary(c.points, 'Count', { collection_name: NAME, filter_json: '{must:' }));
     expect(notJson.code).toBe(grpc.status.INVALID_ARGUMENT);
