@@ -4,6 +4,8 @@
 // over the known payloads with the reference evaluator (index/filter/evaluate.ts), and for each
 // case also by a predicate written by hand from the data, so that the two must agree before a
 // server's answer is compared with them.
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { expect } from 'vitest';
 import { compile } from '../../index/filter/evaluate.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { mulberry32 } from '../../common/random.js';
@@ -237,4 +239,22 @@ export function nearest(points: readonly DataPoint[], ids: readonly number[], q:
     .sort((a, b) => a.d - b.d || a.id - b.id)
     .slice(0, k)
     .map((x) => x.id);
+}
+
+/** Every case through count, scroll (one page) and an exact search of k, against its hand-written answer. */
+export async function expectEveryCase(client: QdrantClient, name: string, points: readonly DataPoint[], query: readonly number[], k: number): Promise<void> {
+  for (const c of FILTER_CASES) {
+    const want = handIds(points, c);
+    expect((await client.count(name, { filter: c.filter })).count, c.name).toBe(want.length);
+    const page = await client.scroll(name, { filter: c.filter, limit: 100, with_payload: false });
+    expect(
+      page.points.map((p) => Number(p.id)),
+      c.name,
+    ).toEqual(want);
+    const hits = await client.search(name, { vector: [...query], limit: k, filter: c.filter, params: { exact: true } });
+    expect(
+      hits.map((h) => Number(h.id)),
+      c.name,
+    ).toEqual(nearest(points, want, query, k));
+  }
 }

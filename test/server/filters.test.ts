@@ -6,7 +6,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
-import { dataPoints, evaluatorIds, FILTER_CASES, FILTER_DIM, handIds, nearest, POINTS, type DataPoint } from './filter-data.js';
+import { dataPoints, evaluatorIds, FILTER_CASES, FILTER_DIM, handIds, nearest, POINTS, type DataPoint, expectEveryCase } from './filter-data.js';
 import { http, startServer, type Running } from './fixture.js';
 
 const NAME = 'filtered';
@@ -267,20 +267,7 @@ describe('after a compaction (the points in a base index)', () => {
   });
 
   it('answers every filter as the fresh layer did: count, scroll and exact search', async () => {
-    for (const c of FILTER_CASES) {
-      const want = handIds(points, c);
-      expect((await client.count(NAME, { filter: c.filter })).count, c.name).toBe(want.length);
-      const page = await client.scroll(NAME, { filter: c.filter, limit: 100, with_payload: false });
-      expect(
-        page.points.map((p) => Number(p.id)),
-        c.name,
-      ).toEqual(want);
-      const hits = await client.search(NAME, { vector: query, limit: 5, filter: c.filter, params: { exact: true } });
-      expect(
-        hits.map((h) => Number(h.id)),
-        c.name,
-      ).toEqual(nearest(points, want, query, 5));
-    }
+    await expectEveryCase(client, NAME, points, query, 5);
   });
 
   it('runs the plan params.filter_plan names, each answering every match when limit covers them', async () => {

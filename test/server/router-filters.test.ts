@@ -12,7 +12,7 @@ import { bindGrpc, shutdownGrpc } from '../../server/grpc/grpc-server.js';
 import { buildRouterGrpc } from '../../server/router/router-grpc.js';
 import { buildRouter, type StrataRouter } from '../../server/router/router-server.js';
 import { makeTempDir } from '../helpers/temp.js';
-import { dataPoints, FILTER_CASES, FILTER_DIM, handIds, nearest, type DataPoint } from './filter-data.js';
+import { dataPoints, FILTER_CASES, FILTER_DIM, handIds, nearest, type DataPoint, expectEveryCase } from './filter-data.js';
 import { grpcClients, grpcFailure, http, startServer, type GrpcClients, type Running, unary } from './fixture.js';
 
 const NAME = 'routed';
@@ -66,20 +66,7 @@ describe('the router with filters', () => {
   });
 
   it('adds up filtered counts, merges filtered scroll pages and searches over the shards', async () => {
-    for (const c of FILTER_CASES) {
-      const want = handIds(points, c);
-      expect((await client.count(NAME, { filter: c.filter })).count, c.name).toBe(want.length);
-      const page = await client.scroll(NAME, { filter: c.filter, limit: 100, with_payload: false });
-      expect(
-        page.points.map((p) => Number(p.id)),
-        c.name,
-      ).toEqual(want);
-      const hits = await client.search(NAME, { vector: query, limit: 3, filter: c.filter, params: { exact: true } });
-      expect(
-        hits.map((h) => Number(h.id)),
-        c.name,
-      ).toEqual(nearest(points, want, query, 3));
-    }
+    await expectEveryCase(client, NAME, points, query, 3);
   });
 
   it("answers gRPC Count, Scroll and Search with filter_json through the router's routes", async () => {
