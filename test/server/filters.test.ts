@@ -122,6 +122,24 @@ describe('filters in search batch and query', () => {
   });
 });
 
+describe('filters over MessagePack', () => {
+  it('takes a filter in a MessagePack body (vector as Float32Array) and answers the same points', async () => {
+    const c = FILTER_CASES.find((x) => x.name === 'datetime range')!;
+    const want = handIds(points, c);
+    const r = await http(
+      srv.url,
+      'POST',
+      `/collections/${NAME}/points/search`,
+      { vector: Float32Array.from(query), limit: 4, filter: c.filter, params: { exact: true } },
+      { msgpack: true },
+    );
+    expect(r.status).toBe(200);
+    expect((r.body as { result: Array<{ id: number }> }).result.map((h) => h.id)).toEqual(nearest(points, want, query, 4));
+    const count = await http(srv.url, 'POST', `/collections/${NAME}/points/count`, { filter: c.filter }, { msgpack: true });
+    expect((count.body as { result: { count: number } }).result.count).toBe(want.length);
+  });
+});
+
 describe('with_payload selectors', () => {
   const berlin = { must: [{ key: 'city', match: { value: 'Berlin' } }] };
   const first = points[4]!; // id 5, the first in Berlin

@@ -61,6 +61,24 @@ describe('gRPC filters', () => {
     expect((r['result'] as Array<Record<string, unknown>>).map(ids)).toEqual([a, b].map((fc) => nearest(points, handIds(points, fc), query, 3)));
   });
 
+  it('SearchStream takes the filter_json of each search, answering in order', async () => {
+    const call = (c.points['SearchStream'] as (md: grpc.Metadata) => grpc.ClientDuplexStream<object, { result: Array<{ id: number }> }>).call(
+      c.points,
+      new grpc.Metadata(),
+    );
+    const answers: number[][] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      call.on('data', (m: { result: Array<{ id: number }> }) => answers.push(m.result.map((p) => Number(p.id))));
+      call.on('end', resolve);
+      call.on('error', reject);
+    });
+    for (const fc of FILTER_CASES)
+      call.write({ collection_name: NAME, vector: query, limit: 2, params: { exact: true }, filter_json: JSON.stringify(fc.filter) });
+    call.end();
+    await done;
+    expect(answers).toEqual(FILTER_CASES.map((fc) => nearest(points, handIds(points, fc), query, 2)));
+  });
+
   it('Count and Scroll take filter_json', async () => {
     for (const fc of FILTER_CASES) {
       const filter_json = JSON.stringify(fc.filter);
