@@ -5,7 +5,7 @@
 // collection-info.ts's.
 import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import type { BaseIds, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
+import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { checkEf, checkK, checkQueryVector, checkRerank, defaultRerank, MAX_K } from '../index/search/bounds.js';
@@ -18,6 +18,7 @@ import type { FilterArena } from './filter-arena.js';
 import { FilterResolver } from './filter-plan.js';
 import { type FilteredHost, type SearchControl, searchFiltered } from './filtered-search.js';
 import { PointPayloads } from '../storage/point-payloads.js';
+import { forEachBasePayload } from '../index/format/payload-file.js';
 import type { Executor } from './executor.js';
 import { RecentQueries } from './recent-queries.js';
 import type { Filter } from '../index/filter/ast.js';
@@ -113,9 +114,17 @@ export class Collection implements FilteredHost {
           p.upsert(labels[node]!, null);
           p.placeNode(labels[node]!, node);
         }
+      const specs = this.basePayloads()?.((id, payload) => p.upsert(id, payload));
+      for (const spec of specs ?? []) p.createIndex(spec);
       this.readOnlyPayloads = p;
     }
     return this.readOnlyPayloads;
+  }
+
+  /** The payloads the base index was built with (strata build --payloads), or null. */
+  basePayloads(): BasePayloadSource | null {
+    const dir = this.opened?.dir;
+    return dir === undefined ? null : (each) => forEachBasePayload(dir, each);
   }
 
   /** The base index, or null for a collection created over the API and not yet compacted. */
@@ -406,7 +415,7 @@ export class Collection implements FilteredHost {
 
   /** A point's payload as `selector` asks (null: none, or `false`). */
   payload(id: number, selector: PayloadSelector = true): Payload | null {
-    return this.live?.payload(id, selector) ?? null;
+    return this.live !== null ? this.live.payload(id, selector) : this.payloads.shown(id, selector);
   }
 
   /** The live store, or STRATA_READ_ONLY (no data directory) / the shutdown error. */
