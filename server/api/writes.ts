@@ -1,8 +1,8 @@
 // The write requests both protocols take, parsed into plans: create a collection, upsert points (in
 // Qdrant's row form `points` and its columnar form `batch`), delete points, set, overwrite, delete
-// or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with errors naming its path; the engine trusts
-// what it gets (it copies vectors before keeping them: a MessagePack Float32Array is a view of the
-// request's buffer).
+// or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with
+// errors naming its path; the engine trusts what it gets (it copies vectors before keeping them: a
+// MessagePack Float32Array is a view of the request's buffer).
 import { invalidArgument } from '../../common/errors.js';
 import {
   type CollectionConfig,
@@ -99,8 +99,11 @@ export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
   return out;
 }
 
-/** Which points a write selects: Qdrant's `points` (ids) or `filter`, one of them. */
-function selectorAt(body: Fields, what: string): PointSelector {
+/**
+ * Which points a write selects (delete, clear payload, and the payload writes' selector): Qdrant's
+ * `points` (ids) or `filter`, one of them; `what` says what the points are for, in the error.
+ */
+export function parsePointSelector(body: Fields, what = 'to delete'): PointSelector {
   noShardKey(body, '');
   const hasIds = !isAbsent(body['points']);
   const hasFilter = !isAbsent(body['filter']);
@@ -108,11 +111,6 @@ function selectorAt(body: Fields, what: string): PointSelector {
   if (hasFilter) return { filter: filterAt(body['filter'], 'filter')! };
   if (!hasIds) throw invalidArgument('points', `required (or filter): the points ${what}`);
   return { ids: [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))] };
-}
-
-/** Qdrant's delete body (and clear payload's): {points: [id, …]} or {filter}. */
-export function parsePointSelector(body: Fields, what = 'to delete'): PointSelector {
-  return selectorAt(body, what);
 }
 
 export interface PayloadWrite {
@@ -128,7 +126,7 @@ export function parsePayload(body: Fields): PayloadWrite {
   if (payload === null) throw invalidArgument('payload', 'must be an object');
   const key = optionalString(body['key'], 'key');
   if (key === '') throw invalidArgument('key', 'must be a key path, not empty (leave key out to set top-level keys)');
-  return { target: selectorAt(body, 'whose payload to set'), payload, key };
+  return { target: parsePointSelector(body, 'whose payload to set'), payload, key };
 }
 
 /** Qdrant's delete-payload body: {keys: [key path, …], points | filter}. */
@@ -138,8 +136,9 @@ export function parseDeletePayload(body: Fields): { target: PointSelector; keys:
     return k;
   });
   selectorPaths(keys, 'keys');
-  return { target: selectorAt(body, 'whose payload keys to delete'), keys };
+  return { target: parsePointSelector(body, 'whose payload keys to delete'), keys };
 }
+
 /**
  * Qdrant's `?wait=` flag (default false): true answers once the write is durable and visible to
  * search, false once it is durable. Strata applies a write in the same step that learns it is

@@ -12,6 +12,15 @@ export function jsonText(text: string, field: string): unknown {
   }
 }
 
+/**
+ * A write's `ids` or `filter_json` as the REST body's `points` or `filter`: a filter with no ids
+ * selects by the filter; ids and a filter both go on, for the body's parser to refuse.
+ */
+export function selectorMembers(m: { ids: number[]; filter_json: string }): { points?: number[]; filter?: unknown } {
+  const filter = filterMember(m);
+  return filter.filter !== undefined && m.ids.length === 0 ? filter : { points: m.ids, ...filter };
+}
+
 /** A message's `filter_json` as the REST body's `filter` member (none when empty). */
 export function filterMember(m: { filter_json?: string }): { filter?: unknown } {
   const f = jsonText(m.filter_json ?? '', 'filter_json');

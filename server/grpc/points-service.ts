@@ -1,6 +1,6 @@
 // strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count, Scroll, Upsert, Delete, SetPayload;
-// filters as Qdrant's JSON in filter_json. Messages use the REST bodies'
-// field names, so they go through the same parsers (server/api/requests.ts) and operations.
+// filters as Qdrant's JSON in filter_json. Messages use the REST bodies' field names, so they go
+// through the same parsers (server/api/requests.ts) and operations.
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument, quoted } from '../../common/errors.js';
 import type { Collection, PointKey } from '../../engine/public.js';
@@ -9,7 +9,7 @@ import type { Fields } from '../api/fields.js';
 import { retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
 import { checkBatchSize, parseCount, parseRetrieve, parseScroll, parseSearch } from '../api/requests.js';
 import { parsePayload, parsePointSelector, parseUpsert } from '../api/writes.js';
-import { filterMember, jsonText } from './json-text.js';
+import { filterMember, jsonText, selectorMembers } from './json-text.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,
@@ -28,12 +28,6 @@ import type {
   UpsertRequestMsg,
 } from './messages.js';
 import type { Malformed } from './protos.js';
-
-/** ids or filter_json as the REST body's `points` or `filter` (no ids and a filter: the filter). */
-function selectorFields(req: { ids: number[]; filter_json: string }): Fields {
-  const filter = filterMember(req);
-  return filter.filter !== undefined && req.ids.length === 0 ? filter : { points: req.ids, ...filter };
-}
 
 function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name'): Collection {
   if (name === '') throw invalidArgument(field, 'required: the name of a collection (Collections/List lists them)');
@@ -228,14 +222,14 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       c.writable();
-      const lsn = await c.deletePoints(parsePointSelector(selectorFields(req)));
+      const lsn = await c.deletePoints(parsePointSelector(selectorMembers(req)));
       return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
     }),
     SetPayload: unary<SetPayloadRequestMsg, UpdateResponseMsg>(ctx, 'SetPayload', async (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       c.writable();
-      const w = parsePayload({ ...selectorFields(req), payload: jsonText(req.payload_json, 'payload_json'), key: req.key === '' ? undefined : req.key });
+      const w = parsePayload({ ...selectorMembers(req), payload: jsonText(req.payload_json, 'payload_json'), key: req.key === '' ? undefined : req.key });
       const lsn = await c.setPayload(w.target, w.payload, req.overwrite, undefined, w.key);
       return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
     }),

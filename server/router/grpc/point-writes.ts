@@ -1,19 +1,13 @@
 // The router's strata.v1.Points writes: Upsert, Delete and SetPayload, each the router's REST write
 // route called in process. gRPC writes answer once visible to search, as `strata serve` does: wait=true.
 import type * as grpc from '@grpc/grpc-js';
-import { filterMember, jsonText } from '../../grpc/json-text.js';
+import { jsonText, selectorMembers } from '../../grpc/json-text.js';
 import { secondsSince } from '../../grpc/calls.js';
 import type { DeletePointsRequestMsg, SetPayloadRequestMsg, UpsertRequestMsg } from '../../grpc/messages.js';
 import type { WriteResult } from '../merge.js';
 import { collectionPath } from '../collection-paths.js';
 import type { RestCall } from './rest-call.js';
 import { unary } from './unary.js';
-
-/** ids or filter_json as the REST body's `points` or `filter`, as strata serve reads them. */
-function selectorBody(r: { ids: number[]; filter_json: string }): Record<string, unknown> {
-  const filter = filterMember(r);
-  return filter.filter !== undefined && r.ids.length === 0 ? filter : { points: r.ids, ...filter };
-}
 
 export function pointWrites(rest: RestCall): grpc.UntypedServiceImplementation {
   /** One write through its REST route, answered with the time it took. */
@@ -32,10 +26,12 @@ export function pointWrites(rest: RestCall): grpc.UntypedServiceImplementation {
       }));
       return write(md, 'PUT', r.collection_name, '/points', { points: pts }, t0);
     }),
-    Delete: unary<DeletePointsRequestMsg, unknown>(async (r, md) => write(md, 'POST', r.collection_name, '/points/delete', selectorBody(r), performance.now())),
+    Delete: unary<DeletePointsRequestMsg, unknown>(async (r, md) =>
+      write(md, 'POST', r.collection_name, '/points/delete', selectorMembers(r), performance.now()),
+    ),
     SetPayload: unary<SetPayloadRequestMsg, unknown>(async (r, md) => {
       const t0 = performance.now();
-      const body = { ...selectorBody(r), payload: jsonText(r.payload_json, 'payload_json'), ...(r.key !== '' ? { key: r.key } : {}) };
+      const body = { ...selectorMembers(r), payload: jsonText(r.payload_json, 'payload_json'), ...(r.key !== '' ? { key: r.key } : {}) };
       return write(md, r.overwrite ? 'PUT' : 'POST', r.collection_name, '/points/payload', body, t0);
     }),
   };
