@@ -69,6 +69,12 @@ describe('the router with filters', () => {
     await expectEveryCase(client, NAME, points, query, 3);
   });
 
+  it('merges a filtered query (with offset) over the shards', async () => {
+    const c = FILTER_CASES.find((x) => x.name === 'range (float)')!;
+    const res = await client.query(NAME, { query: [...query], limit: 4, offset: 2, filter: c.filter, params: { exact: true } });
+    expect(res.points.map((p) => Number(p.id))).toEqual(nearest(points, handIds(points, c), query, 6).slice(2));
+  });
+
   it("answers gRPC Count, Scroll and Search with filter_json through the router's routes", async () => {
     const c = FILTER_CASES[4]!;
     const filter_json = JSON.stringify(c.filter);
