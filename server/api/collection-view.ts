@@ -1,5 +1,6 @@
-// A collection as Qdrant describes one (GET /collections/{name}), plus the `strata` field: where its
-// tiers live, how big they are and whether their placement was verified. Nothing is canned:
+// A collection as Qdrant describes one (GET /collections/{name}, its payload indexes in
+// `payload_schema`), plus the `strata` field: where its tiers live, how big they are and whether
+// their placement was verified, and the bytes of its payloads and payload indexes. Nothing is canned:
 // `status` is the engine's health of the collection (green / yellow / red, with the reasons in
 // strata.status_reasons), `segments_count` the memory segments across its tiers, and
 // `optimizer_status` is "ok" because no optimiser reports here: indexes are built complete by
