@@ -1,6 +1,6 @@
 // Payload writes and payload indexes survive SIGKILL, through the real server: `strata serve
 // --data-dir` takes upserts with payloads, set_payload and deletes from concurrent clients, over a
-// collection with a keyword index, and is killed at a random moment, several times over
+// collection with an integer index, and is killed at a random moment, several times over
 // (STRATA_SERVER_CRASH_CYCLES, 3 in CI), with a compaction asked for on the way. After every
 // restart each point's payload is what its acknowledged writes made it (a write in flight at the
 // kill applied entirely or not at all), and filtered counts, filtered searches and the index's
@@ -53,7 +53,7 @@ describe('payload writes and payload indexes survive SIGKILL', () => {
         try {
           if (cycle === 0) {
             expect((await http(s.rest, 'PUT', `/collections/${name}`, { vectors: { size: DIM, distance: 'Euclid' } })).status).toBe(200);
-            const ix = await http(s.rest, 'PUT', `/collections/${name}/index?wait=true`, { field_name: 'g', field_schema: 'keyword' });
+            const ix = await http(s.rest, 'PUT', `/collections/${name}/index?wait=true`, { field_name: 'g', field_schema: 'integer' });
             expect(ix.status, ix.text).toBe(200);
           } else await verify(s.rest);
           let dead = false;
@@ -140,7 +140,7 @@ describe('payload writes and payload indexes survive SIGKILL', () => {
         }
         const info = await http(rest, 'GET', `/collections/${name}`);
         const schema = (info.body as { result: { payload_schema: Record<string, { data_type: string; points: number }> } }).result.payload_schema;
-        expect(schema['g']).toEqual({ data_type: 'keyword', points: got.size });
+        expect(schema['g']).toEqual({ data_type: 'integer', points: got.size });
       }
     },
     Math.max(60_000, 10_000 * Number(process.env['STRATA_SERVER_CRASH_CYCLES'] ?? 3)),
