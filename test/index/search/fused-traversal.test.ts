@@ -8,6 +8,7 @@ import { runBatch } from '../../../index/search/batch.js';
 import { FILTER_PLAN } from '../../../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
+import { laneLayout } from '../../../index/tiered/fused-region.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { costModel } from '../../../tiers/cost-model.js';
 import type { Metric as StrataMetric } from '../../../common/metric.js';
@@ -304,7 +305,7 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
     expect(compare(index, queries, { ef: 32, prefetch: true, filter: { ...filter, plan: FILTER_PLAN.TWO_HOP } }).runs).toEqual([]);
   });
 
-  it('walks again in JS when the lane frontier overflows, with the same answers', () => {
+  it('walks in JS when the lanes have no frontier, and again in JS when the frontier overflows, with the same answers', () => {
     const index = place('cosine', 0.3, 'sq8');
     const lanes = index.fused!.lanes;
     const cap = lanes.frontierCap;
@@ -313,8 +314,12 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
     lanes.frontierCap = 8;
     try {
       const filter = graphFilter(index, randomRows(0.2, 5));
-      const r = compare(index, sets.cosine.queries.subarray(0, 10 * sets.cosine.dim), { ef: 48, prefetch: true, filter });
-      expect(r.runs).toEqual(Array(10).fill(false));
+      const queries = sets.cosine.queries.subarray(0, 10 * sets.cosine.dim);
+      expect(compare(index, queries, { ef: 48, prefetch: true, filter }).runs).toEqual(Array(10).fill(false));
+      // Lanes planned without the filtered walk's room: it never runs fused.
+      lanes.frontierCap = 0;
+      expect(compare(index, queries, { ef: 48, prefetch: true, filter }).runs).toEqual([]);
+      expect(laneLayout(index.meta.count, lanes.maxDegree, 1, 0, false).frontierCap).toBe(0);
     } finally {
       lanes.frontierCap = cap;
     }
