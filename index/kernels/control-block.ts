@@ -74,9 +74,20 @@ export const CONTROL = {
   poolLists: 224,
   /** 1: this traversal counts its CXL-range list reads. */
   countLists: 228,
+  /**
+   * The filtered walk (FILTER_PLAN.GRAPH): the address of the bitset of matching nodes (bit n of word
+   * n >> 5); 0: the unfiltered beam. With a bitset the beam's arrays hold the matches' max-heap
+   * (beamN of them, in heap order, distances negated) instead of the sorted beam.
+   */
+  filter: 232,
+  /** The filtered walk's frontier min-heap: frontierCap f32 distances, then frontierCap u32 ids. */
+  frontier: 236,
+  frontierCap: 240,
+  /** Output: 1 when the filtered walk stopped because its frontier was full (the answer is not used). */
+  overflow: 244,
 } as const;
 
-/** The outputs, [beamN, counted], zeroed by the traversal when it starts. */
+/** The outputs, [beamN, counted], zeroed by the traversal when it starts (overflow is written when it ends). */
 export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } as const;
 
 /** Bytes of a lane's control block; the lane's arrays follow it. */

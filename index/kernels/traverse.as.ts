@@ -1,11 +1,12 @@
 // The fused traversal.
 // A whole traversal run to completion in WASM: the entry point, greedy descent through the upper
-// layers, then the level-0 beam of width ef. It serves an index whose traversal records (codes, or
+// layers, then the level-0 beam of width ef, or with a bitset of matching nodes the filtered walk
+// (PHASE.FILTERED of index/search/traversal.ts: an unbounded frontier, answers from matches alone). It serves an index whose traversal records (codes, or
 // vectors without codes), neighbour lists, upper layers and a searcher's lane (visited tags, heaps,
 // scratch) share one memory (index/tiered/fused-region.ts). Twin of the JS steps in
-// index/search/traversal.ts (next/apply for ENTRY, UPPER and LEVEL0, expand, foresee): the same
+// index/search/traversal.ts (next/apply for ENTRY, UPPER, LEVEL0 and FILTERED, expand, foresee, expandFiltered): the same
 // requests, pops, pushes and comparisons in the same order, so both return the same answers;
-// test/index/search/fused-traversal.test.ts holds them to it. It only counts memory accesses: index/search/fused-traversal.ts
+// test/index/search/fused-traversal.test.ts and fused-filtered.test.ts hold them to it. It only counts memory accesses: index/search/fused-traversal.ts
 // prices the counts with the one accountant.
 // The control block layout comes from control-block.ts, the table the JS side reads too.
 import {
@@ -25,6 +26,9 @@ import {
   B_EF,
   B_ENTRY,
   B_EPOCH,
+  B_FILTER,
+  B_FRONTIER,
+  B_FRONTIER_CAP,
   B_GROUPS,
   B_HIDDEN,
   B_HIDDEN_BYTES,
@@ -38,6 +42,7 @@ import {
   B_MISS,
   B_MISS_BYTES,
   B_MLP,
+  B_OVERFLOW,
   B_POOL_CAP,
   B_POOL_LISTS,
   B_POOL_TABLE,
@@ -232,7 +237,148 @@ let listTier: usize = 0;
   return m + 1;
 }
 
-/** Runs the traversal described by the control block at b; the answer is the beam, sorted (see the block). */
+/**
+ * The unvisited neighbours of the list at `list` (degree deg) to the request at `order`, marking
+ * them; how many. Four a turn: V8 checks the stack at every loop turn, which in a body this small
+ * was a fifth of the traversal's time.
+ */
+@inline function requestUnvisited(list: usize, deg: u32, visited: usize, epoch: u8, order: usize): usize {
+  let m: usize = 0;
+  let j: usize = 1;
+  for (; j + 3 <= <usize>deg; j += 4) {
+    m = visit(list + (j << 2), visited, epoch, order, m);
+    m = visit(list + ((j + 1) << 2), visited, epoch, order, m);
+    m = visit(list + ((j + 2) << 2), visited, epoch, order, m);
+    m = visit(list + ((j + 3) << 2), visited, epoch, order, m);
+  }
+  for (; j <= <usize>deg; j++) m = visit(list + (j << 2), visited, epoch, order, m);
+  return m;
+}
+
+// The filtered walk's two heaps, both MinHeap of index/search/heaps.ts over lane memory (the same
+// pushes and pops with the same comparisons, so that equal distances leave in the same order). The
+// frontier holds distances, the nearest on top; the matches, in the beam's arrays, hold them negated:
+// negation is exact and flips every comparison, so this is MaxHeap's order, the farthest on top.
+let matchD: usize = 0;
+let matchI: usize = 0;
+let matchN: i32 = 0;
+let frontD: usize = 0;
+let frontI: usize = 0;
+let frontN: i32 = 0;
+
+/** Adds (dist, id) to the heap of n entries at d (distances) and i (ids). */
+@inline function heapPush(d: usize, i: usize, n: i32, dist: f32, id: u32): void {
+  let k = n;
+  while (k > 0) {
+    const p = (k - 1) >> 1;
+    const dp = load<f32>(d + (<usize>p << 2));
+    if (dp <= dist) break;
+    store<f32>(d + (<usize>k << 2), dp);
+    store<u32>(i + (<usize>k << 2), load<u32>(i + (<usize>p << 2)));
+    k = p;
+  }
+  store<f32>(d + (<usize>k << 2), dist);
+  store<u32>(i + (<usize>k << 2), id);
+}
+
+/** Removes the root of the heap at d and i, which holds n entries once it is gone. */
+@inline function heapPop(d: usize, i: usize, n: i32): void {
+  if (n == 0) return;
+  const ld = load<f32>(d + (<usize>n << 2));
+  const li = load<u32>(i + (<usize>n << 2));
+  let k = 0;
+  for (;;) {
+    let c = 2 * k + 1;
+    if (c >= n) break;
+    if (c + 1 < n && load<f32>(d + (<usize>(c + 1) << 2)) < load<f32>(d + (<usize>c << 2))) c++;
+    const dc = load<f32>(d + (<usize>c << 2));
+    if (dc >= ld) break;
+    store<f32>(d + (<usize>k << 2), dc);
+    store<u32>(i + (<usize>k << 2), load<u32>(i + (<usize>c << 2)));
+    k = c;
+  }
+  store<f32>(d + (<usize>k << 2), ld);
+  store<u32>(i + (<usize>k << 2), li);
+}
+
+@inline function matches(bits: usize, id: u32): bool {
+  return ((load<u32>(bits + (<usize>(id >>> 5) << 2)) >>> (id & 31)) & 1) != 0;
+}
+
+/**
+ * The filtered walk from the descent's node (Traversal.startLevel0's FILTERED case, expandFiltered,
+ * requestUnvisited and apply's FILTERED case are the twin): the nearest frontier node is expanded
+ * until it is farther than the ef-th match or none is left; a scored node enters the frontier while
+ * the matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Every
+ * list read pays its latency (the JS walk does not foresee). Leaves the matches' heap in the beam's
+ * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set.
+ */
+function filteredWalk(b: usize, start: u32, startDist: f32): void {
+  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
+  const order = <usize>load<u32>(b, B_SCRATCH);
+  const dist = order + 5 * (maxDeg << 2);
+  const adjSplit = load<u32>(b, B_ADJ_SPLIT);
+  const adj0 = <usize>load<u32>(b, B_ADJ0);
+  const adj1 = <usize>load<u32>(b, B_ADJ1);
+  const adjStride = <usize>load<u32>(b, B_ADJ_STRIDE);
+  const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
+  const poolCap = load<u32>(b, B_POOL_CAP);
+  const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
+  const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
+  const ef = load<i32>(b, B_EF);
+  const visited = <usize>load<u32>(b, B_VISITED);
+  const epoch = load<u8>(b, B_EPOCH);
+  const bits = <usize>load<u32>(b, B_FILTER);
+  const cap = load<i32>(b, B_FRONTIER_CAP);
+  matchD = <usize>load<u32>(b, B_BEAM);
+  matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
+  matchN = 0;
+  frontD = <usize>load<u32>(b, B_FRONTIER);
+  frontI = frontD + (<usize>cap << 2);
+  frontN = 0;
+  store<u8>(visited + <usize>start, epoch);
+  heapPush(frontD, frontI, frontN++, startDist, start);
+  if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
+  let overflow: u32 = 0;
+  while (frontN > 0) {
+    const c = load<u32>(frontI);
+    if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
+    heapPop(frontD, frontI, --frontN);
+    addU32(b + B_HOPS, 1);
+    const list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+    const tier = listTier;
+    const word = load<u32>(list);
+    const deg = word & DEGREE_MASK;
+    if (countLists && c >= adjSplit && word < 0xffff0000) {
+      store<u32>(list, word + 0x10000);
+      if (tier == 1) addU32(b + B_COUNTED, 1);
+    }
+    addU32(b + B_MISS + (tier << 2), 1);
+    addU32(b + B_MISS_BYTES + (tier << 2), (deg + 1) << 2);
+    const m = requestUnvisited(list, deg, visited, epoch, order);
+    if (m == 0) continue;
+    score(b, <i32>m);
+    for (let jj: usize = 0; jj < m; jj++) {
+      const d = load<f32>(dist + (jj << 2));
+      if (matchN >= ef && d >= -load<f32>(matchD)) continue;
+      if (frontN >= cap) {
+        overflow = 1;
+        break;
+      }
+      const id = load<u32>(order + (jj << 2));
+      heapPush(frontD, frontI, frontN++, d, id);
+      if (matches(bits, id)) {
+        heapPush(matchD, matchI, matchN++, -d, id);
+        if (matchN > ef) heapPop(matchD, matchI, --matchN);
+      }
+    }
+    if (overflow != 0) break;
+  }
+  store<i32>(b + B_BEAM_N, matchN);
+  store<u32>(b + B_OVERFLOW, overflow);
+}
+
+/** Runs the traversal described by the control block at b; the answer is the beam, sorted, or the filtered walk's matches (see the block). */
 export function traverse(b: usize): void {
   for (let o: usize = CONTROL_OUTPUTS_FROM; o < CONTROL_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
@@ -272,6 +418,10 @@ export function traverse(b: usize): void {
       }
     }
     if (!changed) level--;
+  }
+  if (load<u32>(b, B_FILTER) != 0) {
+    filteredWalk(b, cur, curDist);
+    return;
   }
 
   // Level-0 beam (Traversal.startLevel0, expand, foresee and apply's LEVEL0 case).
@@ -354,17 +504,7 @@ export function traverse(b: usize): void {
       foreseenTier = listTier;
       addU32(b + B_ISSUED, 1);
     }
-    // Unvisited neighbours to the request, four a turn: V8 checks the stack at every loop turn,
-    // which in a body this small was a fifth of the traversal's time.
-    let m: usize = 0;
-    let j: usize = 1;
-    for (; j + 3 <= <usize>deg; j += 4) {
-      m = visit(list + (j << 2), visited, epoch, order, m);
-      m = visit(list + ((j + 1) << 2), visited, epoch, order, m);
-      m = visit(list + ((j + 2) << 2), visited, epoch, order, m);
-      m = visit(list + ((j + 3) << 2), visited, epoch, order, m);
-    }
-    for (; j <= <usize>deg; j++) m = visit(list + (j << 2), visited, epoch, order, m);
+    const m = requestUnvisited(list, deg, visited, epoch, order);
     if (foreseen >= 0) {
       // Touch every line of the foreseen list's record (a 132-byte record spans three) with loads
       // nothing here waits for. WASM has no prefetch, and a load that misses holds retirement once
@@ -386,6 +526,7 @@ export function traverse(b: usize): void {
   }
   if (prefetch && foreseen >= 0) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
   keepLoads(sink);
+  store<u32>(b + B_OVERFLOW, 0);
   // The beam leaves sorted, nearest first: only the TAKEN marks go.
   for (let k = 0; k < beamN; k++) store<u32>(beamI + (<usize>k << 2), load<u32>(beamI + (<usize>k << 2)) & ~TAKEN);
   store<i32>(b + B_BEAM_N, beamN);

@@ -1,18 +1,20 @@
-// A whole traversal (entry, upper layers, level-0 beam) as one WASM call (index/kernels/traverse.as.ts
+// A whole traversal (entry, upper layers, level-0 beam or filtered walk) as one WASM call (index/kernels/traverse.as.ts
 // `traverse`, its control block laid out by index/kernels/control-block.ts) for indexes with a fused traversal region (index/tiered/fused-region.ts). The JS steps
 // in traversal.ts are its twin and stay the reference: both request, pop, push and compare in the
 // same order, so a query gets the same answer and the same counts either way. What the WASM loop
 // saves is the per-hop JS work (a JS step, a JS-to-WASM kernel call and a heap push per neighbour),
 // about half of a query on codes. The WASM side only counts memory accesses; they are priced here,
 // with the one accountant, as the JS steps would have priced them hop by hop. The re-rank stays in
-// JS: it is a few requests per query, and in near-data mode they go to the tier workers.
+// JS: it is a few requests per query, and in near-data mode they go to the tier workers. A filtered
+// query (FILTER_PLAN.GRAPH) copies its bitset into the lane first; it comes back with the walk's
+// matches, and the JS steps end it as their own walk (endFiltered: the pool, or the scan fallback).
 import { CONTROL } from '../kernels/control-block.js';
 import { instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
 import type { Segment } from '../tiered/segment.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Accountant } from './accounting.js';
-import type { QueryState } from './query-state.js';
+import { FILTER_PLAN, type QueryState } from './query-state.js';
 import type { Scorer } from './scorer.js';
 import { STAT } from './stats.js';
 
@@ -29,6 +31,8 @@ export class FusedTraversal {
   private readonly travDram: Segment | undefined;
   private readonly travCxl: Segment | undefined;
   private closed = false;
+  /** The lane has room for the filtered walk (its bitset and frontier). */
+  readonly filtered: boolean;
 
   private constructor(
     private readonly index: TieredIndex,
@@ -50,6 +54,7 @@ export class FusedTraversal {
     this.travStride = trav.shape.stride;
     this.travDram = trav.segments.find((s) => s.tier === 0);
     this.travCxl = trav.segments.find((s) => s.tier === 1);
+    this.filtered = fused.lanes.frontierCap > 0;
     this.writeFixed();
   }
 
@@ -97,6 +102,8 @@ export class FusedTraversal {
     put(CONTROL.beamCap, L.beamCap);
     put(CONTROL.scratch, b + L.scratchAt);
     put(CONTROL.maxDeg, L.maxDegree);
+    put(CONTROL.frontier, b + L.frontierAt);
+    put(CONTROL.frontierCap, L.frontierCap);
     put(CONTROL.entry, idx.meta.entry);
     put(CONTROL.maxLevel, idx.meta.maxLevel);
     put(CONTROL.upIds, idx.upper.ids.byteOffset);
@@ -112,9 +119,11 @@ export class FusedTraversal {
 
   /**
    * Runs st's traversal, straight after Traversal.begin: on return the pool holds the beam,
-   * nearest first (as the JS beam holds it), and the accesses are priced into st.
+   * nearest first (as the JS beam holds it), and the accesses are priced into st. A filtered walk
+   * leaves its matches in st.matches instead (sized by the caller), as the JS walk would; false when
+   * its frontier overflowed: nothing is priced or kept, and the JS steps walk again.
    */
-  run(st: QueryState): void {
+  run(st: QueryState): boolean {
     const idx = this.index;
     this.scorer.prepareTraversal(st);
     const dv = this.dv;
@@ -124,6 +133,8 @@ export class FusedTraversal {
     put(CONTROL.q1, this.travCxl ? this.travCxl.slotQuery(st.slot) : 0);
     put(CONTROL.ef, st.ef);
     put(CONTROL.countLists, st.countLists ? 1 : 0);
+    const filtered = st.plan === FILTER_PLAN.GRAPH;
+    put(CONTROL.filter, filtered ? this.copyFilter(st.filter!) : 0);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + CONTROL.epoch]! + 1;
     if (epoch > 255) epoch = 1;
@@ -138,11 +149,25 @@ export class FusedTraversal {
     } finally {
       Atomics.add(this.u32, gen, 1);
     }
-    // The beam comes back sorted, nearest first, as the JS beam keeps it.
     const n = dv.getUint32(b + CONTROL.beamN, true);
-    st.ensurePool(n);
     const dAt = dv.getUint32(b + CONTROL.beam, true) >>> 2;
     const iAt = dAt + dv.getUint32(b + CONTROL.beamCap, true);
+    if (filtered) {
+      if (dv.getUint32(b + CONTROL.overflow, true) !== 0) return false;
+      // The matches' heap, entry for entry (the WASM side keeps distances negated): the same pops
+      // then drain it in the same order.
+      const m = st.matches;
+      for (let j = 0; j < n; j++) {
+        m.d[j] = -this.f32[dAt + j]!;
+        m.i[j] = this.u32[iAt + j]!;
+      }
+      m.size = n;
+      st.frontier.size = 0;
+      this.price(st);
+      return true;
+    }
+    // The beam comes back sorted, nearest first, as the JS beam keeps it.
+    st.ensurePool(n);
     const poolD = st.poolD;
     const poolIds = st.poolIds;
     for (let j = 0; j < n; j++) {
@@ -152,6 +177,20 @@ export class FusedTraversal {
     // st's own beam and foreseen candidate stay as begin() left them: empty, none.
     st.sortedBeam = n;
     this.price(st);
+    return true;
+  }
+
+  /** Copies a query's bitset into the lane (words past its end read as no match); returns its address. */
+  private copyFilter(bits: Uint32Array): number {
+    const at = this.at + this.fused.lanes.filterAt;
+    const words = Math.ceil(this.index.meta.count / 32);
+    const w = at >>> 2;
+    if (bits.length >= words) this.u32.set(bits.length === words ? bits : bits.subarray(0, words), w);
+    else {
+      this.u32.set(bits, w);
+      this.u32.fill(0, w + bits.length, w + words);
+    }
+    return at;
   }
 
   private price(st: QueryState): void {

@@ -1,7 +1,9 @@
 // A binary max-heap over parallel typed arrays (distance, id): no per-push allocation. The exact
 // (brute-force) search keeps its best k here, the re-rank its k best exact distances; the level-0
-// beam is beam.ts. Comparisons use the distance only, so the order of equal distances depends on
-// the sequence of operations alone, never on id values: renumbering nodes cannot change an answer.
+// beam is beam.ts. The filtered walk keeps its frontier and matches here, and so does its WASM twin
+// (heapPush/heapPop in index/kernels/traverse.as.ts). Comparisons use the distance only, so the
+// order of equal distances depends on the sequence of operations alone, never on id values:
+// renumbering nodes cannot change an answer.
 
 export class MaxHeap {
   d: Float64Array;

@@ -84,7 +84,8 @@ export class Traversal {
     st.filter = filter;
     st.plan = filter === null ? FILTER_PLAN.NONE : plan;
     st.matched = matched;
-    if (st.plan !== FILTER_PLAN.NONE) st.fusedPending = false;
+    // The fused traversal walks the GRAPH plan too (its lane permitting); the other plans run here.
+    if (st.plan !== FILTER_PLAN.NONE && !(st.plan === FILTER_PLAN.GRAPH && this.fused?.filtered === true)) st.fusedPending = false;
     if (st.plan === FILTER_PLAN.SCAN) this.startScan(st);
   }
 
@@ -115,11 +116,18 @@ export class Traversal {
       switch (st.phase) {
         case PHASE.START:
           // The fused traversal ends with the beam in the pool and no candidates left, so the
-          // LEVEL0 step only closes it.
+          // LEVEL0 step only closes it; a filtered one with the matches and an empty frontier, so
+          // the FILTERED step ends the walk as its own.
           if (st.fusedPending) {
             st.fusedPending = false;
-            this.fused!.run(st);
-            st.phase = PHASE.LEVEL0;
+            if (st.plan === FILTER_PLAN.GRAPH) {
+              st.phase = PHASE.FILTERED;
+              this.resetMatches(st);
+            } else st.phase = PHASE.LEVEL0;
+            if (this.fused!.run(st)) continue;
+            // Its frontier overflowed: the steps here walk again from the start, priced as their own
+            // walk (a sampled query's lists counted up to the overflow are counted twice).
+            st.phase = PHASE.START;
             continue;
           }
           if (meta.count === 0) {

@@ -3,8 +3,8 @@
 // instance reaches one memory only, so this is what lets a whole traversal run in one call
 // (index/kernels/traverse.as.ts `traverse`) instead of one JS step and one kernel call per hop. Tiers stay what
 // they were: each segment is a range of the region starting on a huge-page boundary, bound to its
-// tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the two
-// heaps and the hop's id lists; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
+// tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the beam,
+// the hop's id lists, and the filtered walk's bitset and frontier; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
 // upper layers, in DRAM: copies of CXL lists and their lookup table.
 import { CONTROL_BYTES } from '../kernels/control-block.js';
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
@@ -14,6 +14,13 @@ import type { UpperLayers } from './upper-layers.js';
 
 /** Largest ef the fused beam serves (its lane's beam is sized for it); larger ones run the JS beam. */
 export const FUSED_MAX_EF = 1024;
+
+/**
+ * Most frontier entries a lane keeps for the filtered walk (8 bytes each). The walk's frontier holds
+ * at most every node once, so an index up to this size never overflows it; on a larger one a walk
+ * that outgrows it is walked again by the JS steps, whose frontier grows.
+ */
+export const FUSED_MAX_FRONTIER = 1 << 20;
 
 export interface LaneLayout {
   lanes: number;
@@ -27,7 +34,27 @@ export interface LaneLayout {
   beamCap: number;
   scratchAt: number;
   maxDegree: number;
+  /** The filtered walk's bitset of matching nodes (a word per 32 nodes, copied in per query). */
+  filterAt: number;
+  /** Its frontier: frontierCap f32 distances, then frontierCap u32 ids; 0 entries: filtered walks run in JS. */
+  frontierAt: number;
+  frontierCap: number;
 }
+
+/** No lanes (an index without a fused region): what the promotion pool watches then. */
+export const NO_LANES: LaneLayout = {
+  lanes: 0,
+  laneBase: 0,
+  laneBytes: 0,
+  visitedAt: 0,
+  beamAt: 0,
+  beamCap: 0,
+  scratchAt: 0,
+  maxDegree: 0,
+  filterAt: 0,
+  frontierAt: 0,
+  frontierCap: 0,
+};
 
 /** Where the promotion pool's arrays are in the region (byte offsets), and their sizes. */
 export interface PoolLayout {
@@ -69,13 +96,17 @@ export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 *
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 const HUGE_PAGE = 2 << 20;
 
-export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number): LaneLayout {
+/** A lane's arrays; `filtered` false leaves out the filtered walk's bitset and frontier. */
+export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, filtered = true): LaneLayout {
   const visitedAt = CONTROL_BYTES;
   const beamCap = FUSED_MAX_EF + 1;
   const beamAt = align(visitedAt + count, 64);
   const scratchAt = align(beamAt + 8 * beamCap, 64);
-  const laneBytes = align(scratchAt + 6 * 4 * maxDegree, 4096);
-  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree };
+  const filterAt = align(scratchAt + 6 * 4 * maxDegree, 64);
+  const frontierAt = align(filterAt + (filtered ? 4 * Math.ceil(count / 32) : 0), 64);
+  const frontierCap = filtered ? Math.min(count, FUSED_MAX_FRONTIER) : 0;
+  const laneBytes = align(frontierAt + 8 * frontierCap, 4096);
+  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap };
 }
 
 export interface FusedPlan {
@@ -122,10 +153,12 @@ export function planFused(
   const poolAt = pool && pool.slots > 0 ? poolLayout(at, pool.slots, pool.adjStride, pool.split) : null;
   if (poolAt) at = poolEnd(poolAt);
   at = align(at, HUGE_PAGE);
-  const lane = laneLayout(count, maxDegree, lanes, at);
-  const bytes = at + lanes * lane.laneBytes;
-  if (bytes > MAX_REGION_BYTES - 65536) return null;
-  return { bytes, upperAt, pool: poolAt, bases, lanes: lane };
+  // Lanes without the filtered walk's room rather than no region: only filtered walks then run in JS.
+  const fits = (l: LaneLayout): boolean => at + lanes * l.laneBytes <= MAX_REGION_BYTES - 65536;
+  let lane = laneLayout(count, maxDegree, lanes, at);
+  if (!fits(lane)) lane = laneLayout(count, maxDegree, lanes, at, false);
+  if (!fits(lane)) return null;
+  return { bytes: at + lanes * lane.laneBytes, upperAt, pool: poolAt, bases, lanes: lane };
 }
 
 const upperSpan = (u: UpperLayers): number =>

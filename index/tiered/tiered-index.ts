@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { adoptRegion, allocateRegion } from '../../tiers/shared-region.js';
 import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
 import { type KernelChoice, kernelModule, type Metric } from '../kernels/kernels.js';
-import { buildFused, type FusedHandle, type LaneLayout, type PoolLayout, planFused, poolBytes, poolEnd, poolLayout } from './fused-region.js';
+import { buildFused, type FusedHandle, NO_LANES, type PoolLayout, planFused, poolBytes, poolEnd, poolLayout } from './fused-region.js';
 import { ListPool } from './list-pool.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
@@ -117,8 +117,6 @@ export interface PoolHandle {
   memory: WebAssembly.Memory;
   layout: PoolLayout;
 }
-
-const NO_LANES: LaneLayout = { lanes: 0, laneBase: 0, laneBytes: 0, visitedAt: 0, beamAt: 0, beamCap: 0, scratchAt: 0, maxDegree: 0 };
 
 /** A code store's DRAM: its rows and one copy of the head (every segment holds one; the planner charges one). */
 function codeStoreBytes(codes: NodeStore): [number, number] {

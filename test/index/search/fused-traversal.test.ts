@@ -1,12 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { bruteForceKnn, generateClustered, generateEmbedding } from '../../../datasets/index.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
 import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
 import type { CodeKind } from '../../../index/codes/index.js';
 import { normalizeRows } from '../../../index/kernels/reference.js';
 import { runBatch } from '../../../index/search/batch.js';
-import { Searcher } from '../../../index/search/searcher.js';
+import { FILTER_PLAN } from '../../../index/search/query-state.js';
+import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
+import { laneLayout } from '../../../index/tiered/fused-region.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { costModel } from '../../../tiers/cost-model.js';
 import type { Metric as StrataMetric } from '../../../common/metric.js';
@@ -39,8 +41,8 @@ function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: {
   }).index;
 }
 
-/** Runs every query with the fused beam and with the JS beam, side by side, and compares everything. */
-function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; prefetch: boolean; inject?: boolean }) {
+/** Runs every query with the fused beam and with the JS beam (or both walks of a filter), side by side, and compares everything. */
+function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; prefetch: boolean; inject?: boolean; filter?: NodeFilter }) {
   const dim = index.meta.dim;
   const cost = costModel({ cxlExtraLatencyNs: 300 });
   const fused = new Searcher(index, { prefetch: opts.prefetch, cost, inject: opts.inject ?? false });
@@ -48,12 +50,15 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
   try {
     expect(fused.fused).not.toBeNull();
     expect(js.fused).toBeNull();
+    // Whether each query ran fused, and whether its walk was kept (false: overflowed, walked in JS).
+    const runs = vi.spyOn(fused.fused!, 'run');
     const sumF = new Float64Array(STAT_FIELDS);
     const sumJ = new Float64Array(STAT_FIELDS);
     for (let i = 0; i < queries.length / dim; i++) {
       const q = queries.subarray(i * dim, (i + 1) * dim);
-      const a = fused.search(q, 10, opts.ef);
-      const b = js.search(q, 10, opts.ef);
+      const filter = opts.filter ?? null;
+      const a = fused.search(q, 10, opts.ef, undefined, true, filter);
+      const b = js.search(q, 10, opts.ef, undefined, true, filter);
       expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
       expect(Array.from(a.distances)).toEqual(Array.from(b.distances));
       for (let j = 0; j < STAT_FIELDS; j++) {
@@ -77,11 +82,13 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
       STAT.vecReadsCxl,
       STAT.vecBytesCxl,
       STAT.reranked,
+      STAT.scanned,
+      STAT.scanFallbacks,
     ];
     for (const j of counted) expect(sumF[j], `stat ${j}`).toBe(sumJ[j]);
     for (const j of [STAT.modelledNs, STAT.modelledDramOnlyNs, STAT.injectedNs])
       expect(sumF[j]! / Math.max(1, sumJ[j]!)).toBeCloseTo(sumJ[j]! / Math.max(1, sumJ[j]!), 9);
-    return { fused: sumF, js: sumJ };
+    return { fused: sumF, js: sumJ, runs: runs.mock.results.map((r) => r.value as boolean) };
   } finally {
     fused.close();
     js.close();
@@ -108,7 +115,7 @@ describe('fused traversal (one WASM call per query)', () => {
     }
   });
 
-  it('agrees with the JS beam on data full of exact ties (duplicate rows, small integer coordinates)', () => {
+  it('agrees with the JS beam and the JS filtered walk on data full of exact ties (duplicate rows, small integer coordinates)', () => {
     // Equal distances are where heap order and strict comparisons show: both beams must break ties alike.
     const dim = 16;
     let seed = 7;
@@ -132,6 +139,8 @@ describe('fused traversal (one WASM call per query)', () => {
         seed: 3,
       }).index;
       compare(index, queries, { ef: 40, prefetch: true });
+      // The filtered walk's heaps meet the same ties.
+      compare(index, queries, { ef: 40, prefetch: true, filter: graphFilter(index, randomRows(0.3, 6)) });
     }
   });
 
@@ -214,5 +223,105 @@ describe('fused traversal (one WASM call per query)', () => {
       for (let j = 0; j < 10; j++) if (want.has(r.labels[i * 10 + j]!)) hit++;
     }
     expect(hit / ((queries.length / dim) * 10)).toBeGreaterThan(0.9);
+  });
+});
+
+/** A GRAPH-plan filter over the index's nodes of the rows `keep` selects. */
+function graphFilter(index: TieredIndex, keep: (row: number) => boolean, words = Math.ceil(index.meta.count / 32)): NodeFilter {
+  const bits = new Uint32Array(words);
+  let matched = 0;
+  for (let node = 0; node < index.meta.count; node++) {
+    if (!keep(index.labels[node]!)) continue;
+    bits[node >>> 5]! |= 1 << (node & 31);
+    matched++;
+  }
+  return { bits, matched, plan: FILTER_PLAN.GRAPH };
+}
+
+const bitCount = (w: number): number => {
+  let n = 0;
+  for (let x = w >>> 0; x !== 0; x &= x - 1) n++;
+  return n;
+};
+
+/** Rows kept with probability p, by a seeded generator (the same rows for the same seed). */
+function randomRows(p: number, seed: number): (row: number) => boolean {
+  const keep = new Set<number>();
+  let s = seed;
+  for (let row = 0; row < 3000; row++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    if (s / 4294967296 < p) keep.add(row);
+  }
+  return (row) => keep.has(row);
+}
+
+/** The share p of rows nearest base row `centre`: matches packed in one region of the space. */
+function nearRows(metric: Metric, centre: number, p: number): (row: number) => boolean {
+  const { base, dim } = sets[metric];
+  const c = base.subarray(centre * dim, (centre + 1) * dim);
+  const d = Array.from({ length: base.length / dim }, (_, r) => {
+    let s = 0;
+    for (let j = 0; j < dim; j++) s += (base[r * dim + j]! - c[j]!) ** 2;
+    return s;
+  });
+  const cut = [...d].sort((x, y) => x - y)[Math.floor(p * d.length)]!;
+  return (row) => d[row]! < cut;
+}
+
+describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
+  it('returns the answers of the JS walk, its distances and access counts on random and clustered bitsets', () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      for (const [codes, share] of [
+        ['none', 0.05],
+        ['sq8', 0.3],
+        ['rq3', 0.2],
+      ] as const) {
+        const index = place(metric, share, codes);
+        const queries = sets[metric].queries.subarray(0, 30 * sets[metric].dim);
+        for (const keep of [randomRows(0.5, 1), randomRows(0.2, 2), randomRows(0.05, 3), nearRows(metric, 17, 0.15)]) {
+          const filter = graphFilter(index, keep);
+          const r = compare(index, queries, { ef: 48, prefetch: true, filter });
+          expect(r.runs).toEqual(r.runs.map(() => true));
+          expect(r.runs.length).toBe(queries.length / sets[metric].dim);
+          expect(r.fused[STAT.hops]).toBeGreaterThan(0);
+          if (share < 1) expect(r.fused[STAT.adjReadsCxl]).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('runs the filtered walk fused only for the GRAPH plan, and matches the JS walk with injection and a padded or short bitset', () => {
+    const index = place('l2', 0.2, 'rq3');
+    const queries = sets.l2.queries.subarray(0, 10 * sets.l2.dim);
+    const words = Math.ceil(index.meta.count / 32);
+    const filter = graphFilter(index, randomRows(0.2, 4), words + 3);
+    expect(compare(index, queries, { ef: 32, prefetch: false, inject: true, filter }).runs).toEqual(Array(10).fill(true));
+    // A bitset that ends early: the nodes past its end do not match, fused or not.
+    const short = filter.bits.slice(0, words >>> 1);
+    const matched = short.reduce((a, w) => a + bitCount(w), 0);
+    expect(compare(index, queries, { ef: 32, prefetch: true, filter: { bits: short, matched, plan: FILTER_PLAN.GRAPH } }).runs).toEqual(Array(10).fill(true));
+    // The scan and the two-hop walk stay JS steps: the same answers either way.
+    expect(compare(index, queries, { ef: 32, prefetch: true, filter: { ...filter, plan: FILTER_PLAN.SCAN } }).runs).toEqual([]);
+    expect(compare(index, queries, { ef: 32, prefetch: true, filter: { ...filter, plan: FILTER_PLAN.TWO_HOP } }).runs).toEqual([]);
+  });
+
+  it('walks in JS when the lanes have no frontier, and again in JS when the frontier overflows, with the same answers', () => {
+    const index = place('cosine', 0.3, 'sq8');
+    const lanes = index.fused!.lanes;
+    const cap = lanes.frontierCap;
+    // A frontier smaller than the walk needs (set before the searchers open their lanes): every
+    // walk overflows and is walked by the JS steps.
+    lanes.frontierCap = 8;
+    try {
+      const filter = graphFilter(index, randomRows(0.2, 5));
+      const queries = sets.cosine.queries.subarray(0, 10 * sets.cosine.dim);
+      expect(compare(index, queries, { ef: 48, prefetch: true, filter }).runs).toEqual(Array(10).fill(false));
+      // Lanes planned without the filtered walk's room: it never runs fused.
+      lanes.frontierCap = 0;
+      expect(compare(index, queries, { ef: 48, prefetch: true, filter }).runs).toEqual([]);
+      expect(laneLayout(index.meta.count, lanes.maxDegree, 1, 0, false).frontierCap).toBe(0);
+    } finally {
+      lanes.frontierCap = cap;
+    }
   });
 });
