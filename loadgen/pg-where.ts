@@ -64,11 +64,22 @@ function column(key: KeyPath, ctx: WhereContext, at: string): { sql: string; spe
   return { sql: pgIdent(step.name), spec };
 }
 
+/**
+ * Whether a test value can equal a column's values: Qdrant never coerces types, so a string never
+ * equals an integer column's value, and (the column holding one type) such a test is decided in SQL
+ * as a constant.
+ */
+const fits = (v: string | number | boolean, spec: FieldSpec): boolean =>
+  spec.type === 'keyword' ? typeof v === 'string' : spec.type === 'bool' ? typeof v === 'boolean' : typeof v === 'number' && Number.isInteger(v);
+const listFits = (l: ValueList, spec: FieldSpec): boolean =>
+  l.type === 'strings' ? spec.type === 'keyword' : spec.type === 'integer' || spec.type === 'float';
+/** A value is there: a scalar column's is not NULL, an array column's has an element. */
+const present = (col: string, spec: FieldSpec): string => (spec.array ? `coalesce(cardinality(${col}), 0) > 0` : `${col} IS NOT NULL`);
+
 const list = (values: ValueList, spec: FieldSpec, at: string): string =>
   `ARRAY[${values.values.map((v, i) => scalarLiteral(v, { type: spec.type }, `${at}[${i}]`)).join(',')}]::${SCALAR_TYPE[spec.type]}[]`;
 
-function rangeSql(subject: string, b: Bounds<number>, spec: FieldSpec, at: string): string {
-  if (spec.type !== 'integer' && spec.type !== 'float') throw invalidArgument(at, `a range needs a numeric column, "${spec.type}" is not`);
+function rangeSql(subject: string, b: Bounds<number>, at: string): string {
   const parts: string[] = [];
   const num = (v: number): string => scalarLiteral(v, { type: 'float' }, at);
   if (b.gt !== undefined) parts.push(`${subject} > ${num(b.gt)}`);
@@ -86,22 +97,27 @@ function conditionSql(c: Condition, ctx: WhereContext, at: string): string {
   switch (c.kind) {
     case 'match_value': {
       const { sql, spec } = column(c.key, ctx, at);
+      if (!fits(c.value, spec)) return 'FALSE';
       const lit = scalarLiteral(c.value, { type: spec.type }, `${at}.match.value`);
       return spec.array ? `${sql} @> ARRAY[${lit}]::${pgColumnType(spec)}` : `${sql} = ${lit}`;
     }
     case 'match_any': {
       const { sql, spec } = column(c.key, ctx, at);
+      if (!listFits(c.any, spec) || c.any.values.length === 0) return 'FALSE';
       const arr = list(c.any, spec, `${at}.match.any`);
       return spec.array ? `${sql} && ${arr}` : `${sql} = ANY(${arr})`;
     }
     case 'match_except': {
       const { sql, spec } = column(c.key, ctx, at);
+      // Any value of another type is not in the list; so is every value when the list is empty.
+      if (!listFits(c.except, spec) || c.except.values.length === 0) return present(sql, spec);
       const arr = list(c.except, spec, `${at}.match.except`);
       return spec.array ? anyElement(sql, (e) => `${e} <> ALL(${arr})`) : `${sql} <> ALL(${arr})`;
     }
     case 'range': {
       const { sql, spec } = column(c.key, ctx, at);
-      return spec.array ? anyElement(sql, (e) => rangeSql(e, c.range, spec, `${at}.range`)) : `(${rangeSql(sql, c.range, spec, `${at}.range`)})`;
+      if (spec.type !== 'integer' && spec.type !== 'float') return 'FALSE';
+      return spec.array ? anyElement(sql, (e) => rangeSql(e, c.range, `${at}.range`)) : `(${rangeSql(sql, c.range, `${at}.range`)})`;
     }
     case 'is_empty': {
       const { sql, spec } = column(c.key, ctx, at);
