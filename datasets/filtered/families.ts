@@ -80,7 +80,12 @@ export function wordFamilies(base: readonly Payload[], queryRanks: ArrayLike<num
     { name: 'not letters only', kind: 'keyword', filters: perQuery(queries, () => ({ must: [match('alpha', false)] })) },
     { name: 'len >= 12', kind: 'range', filters: perQuery(queries, () => ({ must: [range('len', { gte: 12 })] })) },
     { name: 'own frequency band 10%', kind: 'correlated', filters: perQuery(queries, (q) => band(shareBelow(queryRanks[q]!), BAND)) },
-    { name: 'far frequency band 10%', kind: 'anti-correlated', filters: perQuery(queries, (q) => band(1 - shareBelow(queryRanks[q]!), BAND)) },
+    // The far band is the other end of the frequency order: the rarest words for a frequent query word, the most frequent for a rare one.
+    {
+      name: 'far frequency band 10%',
+      kind: 'anti-correlated',
+      filters: perQuery(queries, (q) => band(shareBelow(queryRanks[q]!) < 0.5 ? 1 - BAND / 2 : BAND / 2, BAND)),
+    },
     { name: 'first letter AND len >= 6', kind: 'and', filters: perQuery(queries, () => ({ must: [match('first', letterOf()), range('len', { gte: 6 })] })) },
     {
       name: 'first letter OR first letter',
