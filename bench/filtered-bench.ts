@@ -197,6 +197,8 @@ interface Point {
   /** One failure's status and message, when any failed. */
   errorExample: string | null;
   plans: Record<string, number>;
+  /** Strata's CXL bytes per query (the answers with stats), null for pgvector or without stats. */
+  cxlBytesPerQuery: number | null;
 }
 
 const pointOf = (r: StepResult): Point => ({
@@ -209,6 +211,7 @@ const pointOf = (r: StepResult): Point => ({
   errors: r.failed,
   errorExample: Object.entries(r.errorExamples).map(([s, m]) => `${s}: ${m}`)[0] ?? null,
   plans: r.filter?.plans ?? {},
+  cxlBytesPerQuery: r.strata?.bytesCxl ?? null,
 });
 
 /** The fastest step at or above the target recall, or null when none reaches it. */

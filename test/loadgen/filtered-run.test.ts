@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../index/filter/evaluate.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { type FilterCases, readFvecsMatrix, readPayloadLines, writeFilteredClusteredSet, type WrittenFilteredSet } from '../../datasets/index.js';
-import { runLoadgen, type LoadgenOptions } from '../../loadgen/index.js';
+import { formatTable, runLoadgen, type LoadgenOptions } from '../../loadgen/index.js';
 import { pgUnavailable, type PgCluster, startPgCluster } from '../../loadgen/pg-cluster.js';
 import { loadPgvectorTable } from '../../loadgen/pg-load.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
@@ -50,7 +50,8 @@ describe.skipIf(unavailable !== null)('a filtered run against pgvector', () => {
       protocol: 'pgvector',
       ef: [40],
       concurrency: [2],
-      durationS: 0.2,
+      // Each step ends after one pass over the queries (the duration is only a bound).
+      durationS: 30,
       maxRequests: QUERIES,
       warmup: 0,
       ...over,
@@ -79,6 +80,13 @@ describe.skipIf(unavailable !== null)('a filtered run against pgvector', () => {
       expect(r.recall!.queries).toBe(QUERIES);
     }
     expect(report.results[0]!.filter!.selectivity).toBe(1);
+    // The table names each family with its selectivity and short answers.
+    const table = formatTable(report).split('\n');
+    expect(table[1]).toMatch(/^\| family \| selectivity \| ef \|.*\| short \| plans \|$/);
+    const own = report.results.find((r) => r.filter?.family === 'own cluster')!;
+    const line = table.find((l) => l.startsWith('| own cluster | '))!;
+    const shown = /^\| own cluster \| ([\d.]+)% \| 40 \|/.exec(line);
+    expect(Number(shown![1])).toBeCloseTo(100 * own.filter!.selectivity, 0);
     expect(report.parameters).toMatchObject({ filters: set.filters, payloads: set.payloads, iterativeScan: 'relaxed_order' });
   }, 120_000);
 
