@@ -14,6 +14,10 @@ import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { BaseLookup, liveIdsFrom } from './base-lookup.js';
 import { collectionHealth, collectionInfo } from './collection-info.js';
 import { Dispatcher, type QueueStats, type SearchJob } from './dispatch.js';
+import type { FilterArena } from './filter-arena.js';
+import { FilterResolver } from './filter-plan.js';
+import { type FilteredHost, type SearchControl, searchFiltered } from './filtered-search.js';
+import { PointPayloads } from '../storage/point-payloads.js';
 import type { Executor } from './executor.js';
 import { RecentQueries } from './recent-queries.js';
 import type { Filter } from '../index/filter/ast.js';
@@ -39,7 +43,12 @@ export interface CollectionSettings {
   defaultMode: ExecutionMode;
   ndpAvailable: boolean;
   defaultEf: number;
+  /** Where filtered searches' bitsets go (the engine's, shared with the search threads). */
+  filters: FilterArena;
 }
+
+/** Times a filtered search runs again when a compaction or a write overtook it, before it answers as it is. */
+const FILTERED_RETRIES = 3;
 
 /** The shape of a collection without a base index (created over the API). */
 export interface LiveShape {
@@ -49,7 +58,7 @@ export interface LiveShape {
   efConstruction: number;
 }
 
-export class Collection {
+export class Collection implements FilteredHost {
   readonly name: string;
   /** Served from an index directory given at start (strata build), not created over the API. */
   readonly fromIndexDir: boolean;
@@ -67,6 +76,9 @@ export class Collection {
   private lookup: BaseLookup | null;
   /** Set when the engine closes or the collection is deleted: new searches fail with it at once. */
   private refused: Error | null = null;
+  readonly resolver: FilterResolver;
+  /** The payloads of a collection served without a live store (rows for the base's points). */
+  private readOnlyPayloads: PointPayloads | null = null;
 
   constructor(
     opened: OpenedIndex | null,
@@ -84,6 +96,26 @@ export class Collection {
     this.metric = meta.metric;
     this.recent = new RecentQueries(meta.dim);
     this.dispatcher = new Dispatcher({ dim: meta.dim, maxQueue: s.maxQueue, batch: s.batch, maxTasks: s.maxTasks }, executor, s.id);
+    this.resolver = new FilterResolver(s.filters);
+  }
+
+  /** Payload values and indexes: the live store's, or (read-only) rows for the base's points and no payloads. */
+  get payloads(): PointPayloads {
+    if (this.store !== null) return this.store.payloads;
+    if (this.readOnlyPayloads === null) {
+      const p = new PointPayloads(
+        (id) => (typeof id === 'number' ? id : null),
+        (id) => id,
+      );
+      const labels = this.index?.labels;
+      if (labels)
+        for (let node = 0; node < labels.length; node++) {
+          p.upsert(labels[node]!, null);
+          p.placeNode(labels[node]!, node);
+        }
+      this.readOnlyPayloads = p;
+    }
+    return this.readOnlyPayloads;
   }
 
   /** The base index, or null for a collection created over the API and not yet compacted. */
@@ -141,6 +173,11 @@ export class Collection {
     const index = (): TieredIndex | null => this.index;
     return {
       has: (id) => this.baseHas(id),
+      node: (id) => this.lookup?.node(id),
+      forEach: (fn) => {
+        const labels = this.index?.labels;
+        if (labels) for (let node = 0; node < labels.length; node++) fn(labels[node]!, node);
+      },
       get count(): number {
         return index()?.meta.count ?? 0;
       },
@@ -211,7 +248,7 @@ export class Collection {
       vector = vector.slice();
       normalizeRows(vector, dim);
     }
-    return { vector, k: r.k, ef, rerank, rescoreAll: r.rescoreAll ?? false, exact: r.exact ?? false, mode };
+    return { vector, k: r.k, ef, rerank, rescoreAll: r.rescoreAll ?? false, exact: r.exact ?? false, mode, filter: null };
   }
 
   search(r: SearchRequest): Promise<SearchResponse> {
@@ -225,6 +262,7 @@ export class Collection {
     // Only a writable collection is ever laid out again, so only it keeps its load.
     if (!job.exact && this.live !== null) this.recent.record(job.vector);
     const ctl = { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) };
+    if (r.filter !== undefined) return this.searchWithFilter(job, r.filter, ctl, FILTERED_RETRIES);
     const live = this.live;
     if (live === null) return this.dispatcher.submit(job, ctl);
     if (this.index === null) return Promise.resolve({ hits: freshHits(live, job), stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode });
@@ -245,6 +283,16 @@ export class Collection {
       if (hits.length > job.k) hits.length = job.k;
       return { hits, stats: res.stats, mode: res.mode };
     });
+  }
+
+  private searchWithFilter(job: SearchJob, filter: Filter, ctl: SearchControl, retries: number): Promise<SearchResponse> {
+    // Overtaken every time (a write storm): the last try answers with what survives.
+    return searchFiltered(this, job, filter, ctl, retries === 0).then((res) => res ?? this.searchWithFilter(job, filter, ctl, retries - 1));
+  }
+
+  /** Queues a validated search of the base (filtered-search.ts asks through this). */
+  submitJob(job: SearchJob, ctl: SearchControl): Promise<SearchResponse> {
+    return this.dispatcher.submit(job, ctl);
   }
 
   /**
@@ -277,23 +325,20 @@ export class Collection {
    * set_payload `key`). A filter is resolved to ids when the write is taken.
    */
   setPayload(target: PointKey[] | PointSelector, payload: Payload, overwrite: boolean, writeId?: string, key?: string): Promise<bigint> {
-    void key;
-    return this.writable().setPayload(this.targetIds(target), payload, overwrite, writeId);
+    const live = this.writable();
+    return live.setPayload(this.targetIds(target), payload, overwrite, writeId, key);
   }
 
   /** Deletes the keys (key paths) from the selected points' payloads. */
   deletePayloadKeys(target: PointKey[] | PointSelector, keys: string[], writeId?: string): Promise<bigint> {
-    void target;
-    void keys;
-    void writeId;
-    throw new Error('not yet');
+    const live = this.writable();
+    return live.deletePayload(this.targetIds(target), keys, writeId);
   }
 
   /** Clears the selected points' payloads. */
   clearPayload(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
-    void target;
-    void writeId;
-    throw new Error('not yet');
+    const live = this.writable();
+    return live.deletePayload(this.targetIds(target), null, writeId);
   }
 
   /** Deletes every point the filter matches when the write is taken. */
@@ -303,39 +348,34 @@ export class Collection {
 
   /** Creates the payload index of `field` (a key path); resolves once it is durable and serving. */
   createPayloadIndex(field: string, params: PayloadIndexParams, writeId?: string): Promise<bigint> {
-    void field;
-    void params;
-    void writeId;
-    throw new Error('not yet');
+    return this.writable().payloadIndex(field, params, writeId);
   }
 
   /** Drops the payload index of `field`. */
   deletePayloadIndex(field: string, writeId?: string): Promise<bigint> {
-    void field;
-    void writeId;
-    throw new Error('not yet');
+    return this.writable().payloadIndex(field, null, writeId);
   }
 
   /** The payload indexes by key (Qdrant's payload_schema). */
   payloadSchema(): Record<string, PayloadSchemaEntry> {
-    return {};
+    return this.payloads.schema();
   }
 
   /** Bytes of the payload values and of each payload index. */
   payloadBytes(): CollectionInfo['payloadBytes'] {
-    return { values: 0, indexes: {} };
+    return this.payloads.bytes();
   }
 
   /** Points matching `filter` (all live points without one), exactly. */
   countMatching(filter?: Filter): number {
-    void filter;
-    return this.count();
+    return filter === undefined ? this.count() : this.payloads.match(filter).rows.size;
   }
 
+  /** The ids a write selects: listed ones that resolve, or those a filter matches now. */
   private targetIds(target: PointKey[] | PointSelector): number[] {
     if (Array.isArray(target)) return this.resolveAll(target);
     if ('ids' in target) return this.resolveAll(target.ids);
-    throw new Error('not yet');
+    return this.payloads.matchingIds(target.filter);
   }
 
   private written(p: Promise<bigint>): Promise<bigint> {
@@ -366,8 +406,7 @@ export class Collection {
 
   /** A point's payload as `selector` asks (null: none, or `false`). */
   payload(id: number, selector: PayloadSelector = true): Payload | null {
-    void selector;
-    return this.live?.payload(id) ?? null;
+    return this.live?.payload(id, selector) ?? null;
   }
 
   /** The live store, or STRATA_READ_ONLY (no data directory) / the shutdown error. */
@@ -413,9 +452,11 @@ export class Collection {
   }
 
   /** Points in ascending id order, from `offset` (an id) on: the base's live ones and the fresh ones; with `filter`, those matching. */
-  scroll(offset: number | null, limit: number, _filter?: Filter): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
+  scroll(offset: number | null, limit: number, filter?: Filter): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
     // One more than asked for: its id is the next page's offset.
-    const ids = liveIdsFrom(this.lookup, this.live, offset ?? Number.NEGATIVE_INFINITY, limit + 1);
+    const from = offset ?? Number.NEGATIVE_INFINITY;
+    const ids =
+      filter === undefined ? liveIdsFrom(this.lookup, this.live, from, limit + 1) : matchingIdsFrom(this.payloads.matchingIds(filter), from, limit + 1);
     const next = ids.length > limit ? ids.pop()! : null;
     return { points: ids.map((id) => this.getPoint(id)!), next };
   }
@@ -445,6 +486,19 @@ export function baseK(k: number, hidden: number, baseCount: number): number {
   const f = Math.min(0.95, hidden / Math.max(1, baseCount));
   const want = Math.ceil(k / (1 - f) + 3 * Math.sqrt(k * f) + 1);
   return Math.min(MAX_K, k + hidden, Math.max(k, want));
+}
+
+/** The n smallest of `ids` from `from` on, ascending. */
+function matchingIdsFrom(ids: number[], from: number, n: number): number[] {
+  ids.sort((a, b) => a - b);
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return ids.slice(lo, lo + n);
 }
 
 function freshHits(live: LiveStore, job: SearchJob): Array<{ id: number; distance: number }> {

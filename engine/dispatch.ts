@@ -17,6 +17,8 @@ export interface SearchJob {
   rescoreAll: boolean;
   exact: boolean;
   mode: ExecutionMode;
+  /** A filtered search's bitset in the filter arena, its matching base nodes and its plan (FILTER_PLAN); null: no filter. */
+  filter: { at: number; matched: number; plan: number } | null;
 }
 
 /**
@@ -148,6 +150,12 @@ export class Dispatcher {
       task.rerank[i] = p.item.rerank;
       task.prune[i] = p.item.rescoreAll ? 0 : 1;
       task.exact[i] = p.item.exact ? 1 : 0;
+      const f = p.item.filter;
+      if (f !== null) {
+        task.filterAt[i] = f.at;
+        task.matched[i] = f.matched;
+        task.plan[i] = f.plan;
+      }
     });
     this.tasksInFlight++;
     this.tasksDispatched++;

@@ -164,7 +164,17 @@ export class Engine {
   private settings(name: string, id: number): CollectionSettings {
     const o = this.options;
     const maxTasks = Math.max(1, this.threads.current.threads) * TASKS_PER_THREAD;
-    return { id, name, maxQueue: o.maxQueue, batch: o.inflightPerThread, maxTasks, defaultMode: o.mode, ndpAvailable: o.ndp, defaultEf: o.defaultEf };
+    return {
+      id,
+      name,
+      maxQueue: o.maxQueue,
+      batch: o.inflightPerThread,
+      maxTasks,
+      defaultMode: o.mode,
+      ndpAvailable: o.ndp,
+      defaultEf: o.defaultEf,
+      filters: this.threads.filters,
+    };
   }
 
   private async openDataDir(dir: string, writeLog: WriteLogOptions | undefined, compacted: ReadonlyMap<string, Compacted>): Promise<void> {

@@ -10,6 +10,7 @@
 // result (k up to MAX_K) travels as a message on the worker's port instead (SLOT_OVERFLOW), so that
 // slots stay small whatever k a request may ask.
 import { STAT_FIELDS } from '../index/search/stats.js';
+import { taskBytes } from './task.js';
 
 export const CTL_REQUESTS = 0;
 export const CTL_RESPONSES = 1;
@@ -38,8 +39,7 @@ export const RING_HITS_PER_QUERY = 1024;
 
 /** The shape that holds any task of at most `batch` queries of at most `dim` dimensions, and results of up to `hitsPerQuery` hits per query in place. */
 export function ringShape(slots: number, batch: number, dim: number, hitsPerQuery: number): RingShape {
-  // Task: 16-byte header, 3 × i32 and 2 × u8 per query, the vectors (engine/task.ts).
-  const requestBytes = align8(16 + 14 * batch) + 4 * batch * dim + 8;
+  const requestBytes = taskBytes(batch, dim) + 8;
   // Result: 24-byte header, f64 label + f32 distance per hit, the stats.
   const resultBytes = 24 + 12 * batch * hitsPerQuery + 8 * batch * STAT_FIELDS + 8;
   return { slots, requestBytes: align8(requestBytes), resultBytes: align8(resultBytes) };

@@ -11,10 +11,17 @@ export interface SearchContext {
   index: TieredIndex;
   searcher: Searcher;
   ndp: NdpRunner | null;
+  /** The filter arena's words (engine/filter-arena.ts): filtered queries' bitsets, read in place. */
+  filters: Uint32Array;
 }
 
-export function makeContext(index: TieredIndex, opts: SearcherOptions, ndp: NdpRunner | null): SearchContext {
-  return { index, searcher: new Searcher(index, opts), ndp };
+export function makeContext(index: TieredIndex, opts: SearcherOptions, ndp: NdpRunner | null, filters: SharedArrayBuffer): SearchContext {
+  return { index, searcher: new Searcher(index, opts), ndp, filters: new Uint32Array(filters) };
+}
+
+/** Whether query q of a task runs on this thread's local searcher in a near-data task: exact and filtered ones do. */
+export function runsLocally(t: QueryTask, q: number): boolean {
+  return t.exact[q] === 1 || t.filterAt[q]! >= 0;
 }
 
 export function runTask(ctx: SearchContext, t: QueryTask): TaskResult {
@@ -28,7 +35,7 @@ export function runTask(ctx: SearchContext, t: QueryTask): TaskResult {
       throw new StrataError('STRATA_INVALID_ARGUMENT', 'mode: ndp needs the engine started with tier workers (ndp: true)', { field: 'mode' });
     ctx.ndp.run(t, out);
     // Exact (brute-force) queries in a near-data task run here, on this thread.
-    for (let q = 0; q < n; q++) if (t.exact[q]) writeOne(ctx, t, out, q, kMax);
+    for (let q = 0; q < n; q++) if (runsLocally(t, q)) writeOne(ctx, t, out, q, kMax);
   } else {
     for (let q = 0; q < n; q++) writeOne(ctx, t, out, q, kMax);
   }
@@ -38,7 +45,9 @@ export function runTask(ctx: SearchContext, t: QueryTask): TaskResult {
 
 function writeOne(ctx: SearchContext, t: QueryTask, out: TaskResult, q: number, kMax: number): void {
   const v = t.vectors.subarray(q * t.dim, (q + 1) * t.dim);
-  const r = t.exact[q] ? ctx.searcher.exact(v, t.k[q]!) : ctx.searcher.search(v, t.k[q]!, t.ef[q]!, t.rerank[q]!, t.prune[q] === 1);
+  const at = t.filterAt[q]!;
+  const filter = at < 0 ? null : { bits: ctx.filters.subarray(at, at + ((ctx.index.meta.count + 31) >>> 5)), matched: t.matched[q]!, plan: t.plan[q]! };
+  const r = t.exact[q] ? ctx.searcher.exact(v, t.k[q]!, filter) : ctx.searcher.search(v, t.k[q]!, t.ef[q]!, t.rerank[q]!, t.prune[q] === 1, filter);
   const labels = ctx.index.labels;
   for (let j = 0; j < r.ids.length; j++) {
     out.labels[q * kMax + j] = labels[r.ids[j]!]!;

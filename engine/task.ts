@@ -19,6 +19,12 @@ export interface QueryTask {
   /** 0: re-score every candidate up to rerank, skipping none by the error bound (quantization.ignore). */
   prune: Uint8Array;
   exact: Uint8Array;
+  /** A filtered query's bitset of matching base nodes: its word offset in the filter arena, or -1 (no filter). */
+  filterAt: Int32Array;
+  /** Matching base nodes of each filtered query. */
+  matched: Int32Array;
+  /** FILTER_PLAN of each query (index/search/query-state.ts). */
+  plan: Uint8Array;
 }
 
 export interface TaskResult {
@@ -43,14 +49,22 @@ const RESULT_HEAD = 24;
 const align8 = (x: number): number => Math.ceil(x / 8) * 8;
 
 /** Byte offsets of a task's fields in its buffer. */
-function taskLayout(n: number, dim: number): { k: number; ef: number; rerank: number; prune: number; exact: number; vectors: number; bytes: number } {
+function taskLayout(n: number, dim: number) {
   const k = TASK_HEAD;
   const ef = k + 4 * n;
   const rerank = ef + 4 * n;
-  const prune = rerank + 4 * n;
+  const filterAt = rerank + 4 * n;
+  const matched = filterAt + 4 * n;
+  const prune = matched + 4 * n;
   const exact = prune + n;
-  const vectors = align8(exact + n);
-  return { k, ef, rerank, prune, exact, vectors, bytes: vectors + 4 * n * dim };
+  const plan = exact + n;
+  const vectors = align8(plan + n);
+  return { k, ef, rerank, filterAt, matched, prune, exact, plan, vectors, bytes: vectors + 4 * n * dim };
+}
+
+/** Bytes of a task of n queries of dim dimensions (the ring sizes its slots by it). */
+export function taskBytes(n: number, dim: number): number {
+  return taskLayout(n, dim).bytes;
 }
 
 function taskViews(buf: ArrayBufferLike, at: number, collection: number, mode: ExecutionMode, dim: number, n: number): QueryTask {
@@ -65,6 +79,9 @@ function taskViews(buf: ArrayBufferLike, at: number, collection: number, mode: E
     rerank: new Int32Array(buf, at + l.rerank, n),
     prune: new Uint8Array(buf, at + l.prune, n),
     exact: new Uint8Array(buf, at + l.exact, n),
+    filterAt: new Int32Array(buf, at + l.filterAt, n),
+    matched: new Int32Array(buf, at + l.matched, n),
+    plan: new Uint8Array(buf, at + l.plan, n),
   };
 }
 
@@ -72,7 +89,9 @@ function taskViews(buf: ArrayBufferLike, at: number, collection: number, mode: E
 export function allocTask(collection: number, mode: ExecutionMode, dim: number, n: number): QueryTask {
   const buf = new ArrayBuffer(taskLayout(n, dim).bytes);
   new Int32Array(buf, 0, 4).set([collection, MODES.indexOf(mode), dim, n]);
-  return taskViews(buf, 0, collection, mode, dim, n);
+  const t = taskViews(buf, 0, collection, mode, dim, n);
+  t.filterAt.fill(-1);
+  return t;
 }
 
 /** The one buffer under a task (copied into one first unless allocTask made it): what crosses to a search thread. */
@@ -89,6 +108,9 @@ export function taskBuffer(t: QueryTask): ArrayBuffer {
   c.rerank.set(t.rerank);
   c.prune.set(t.prune);
   c.exact.set(t.exact);
+  c.filterAt.set(t.filterAt);
+  c.matched.set(t.matched);
+  c.plan.set(t.plan);
   return c.k.buffer as ArrayBuffer;
 }
 

@@ -16,6 +16,7 @@ import type { NdpOptions } from '../index/search/near-data.js';
 import { NdpRunner } from './ndp/ndp-runner.js';
 import { RingExecutor } from './ring-executor.js';
 import { RING_HITS_PER_QUERY, ringShape } from './ring-protocol.js';
+import { FilterArena } from './filter-arena.js';
 import { makeContext, type SearchContext } from './run-task.js';
 import type { EngineOptions } from './types.js';
 import type { ServeArgs, ServeReport } from './workers/tier-worker.js';
@@ -68,6 +69,8 @@ export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean>
 }
 
 export class SearchThreads {
+  /** Filtered searches' bitsets, shared with every search thread (kept across swaps: old threads may still read them). */
+  readonly filters = new FilterArena();
   private executor: Executor = new InlineExecutor([]);
   private readonly tierPools: TierPool[] = [];
   private cpus: number[] | null = null;
@@ -159,7 +162,7 @@ export class SearchThreads {
                 this.ndpOptions,
               )
             : null;
-          return makeContext(oi.index, this.searcherOptions, ndp);
+          return makeContext(oi.index, this.searcherOptions, ndp, this.filters.buffer);
         }),
     );
   }
@@ -197,6 +200,7 @@ export class SearchThreads {
       searcherOptions: this.searcherOptions,
       ndpOptions: this.ndpOptions,
       threadCounter: new SharedArrayBuffer(4),
+      filters: this.filters.buffer,
       cpus: this.cpus,
     };
     const ring = new RingExecutor(s.searchThreads, data, ringShape(RING_SLOTS, s.inflightPerThread, Math.max(1, ...dims), RING_HITS_PER_QUERY));
@@ -216,7 +220,7 @@ export class SearchThreads {
     const next = this.executorOver(
       opened.map((b) => ({ handle: b.index.share(), ndp: null })),
       opened.map((b) => b.index.meta.dim),
-      () => opened.map((b) => makeContext(b.index, this.searcherOptions, null)),
+      () => opened.map((b) => makeContext(b.index, this.searcherOptions, null, this.filters.buffer)),
     );
     const old = this.executor;
     this.executor = next;

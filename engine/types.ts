@@ -2,7 +2,10 @@
 import type { Filter } from '../index/filter/ast.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { FieldSchema } from '../index/payload-index/field-index.js';
+import type { PayloadIndexParams } from '../index/payload-index/params.js';
 import type { PointKey } from '../storage/live-store.js';
+
+export type { PayloadIndexParams };
 import type { SearchStats } from '../index/search/stats.js';
 import type { TierBinding } from '../index/tiered/tiered-index.js';
 import type { NearDataModel } from '../tiers/cost-model.js';
@@ -65,15 +68,6 @@ export interface FilterPlan {
 
 /** The points a write selects: listed ids, or every point a filter matches when the write is taken. */
 export type PointSelector = { ids: PointKey[] } | { filter: Filter };
-
-/** A payload index's parameters: the schema, and for `text` its tokeniser (Qdrant's TextIndexParams). */
-export interface PayloadIndexParams {
-  type: FieldSchema;
-  tokenizer?: 'word' | 'whitespace';
-  lowercase?: boolean;
-  min_token_len?: number;
-  max_token_len?: number;
-}
 
 /** One entry of `payload_schema`: the index of a key and the points it holds a value for. */
 export interface PayloadSchemaEntry {

@@ -13,6 +13,10 @@ import { StrataError, errorMessage } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import { WAL_LOG_FILE } from './collection-dir.js';
 import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from '../index/fresh/fresh-layer.js';
+import type { IndexSpec, PayloadIndexParams } from '../index/payload-index/params.js';
+import { type PayloadSelector, selectorPaths } from '../index/payload/selector.js';
+import { parseKeyPath } from '../index/filter/key-path.js';
+import { PointPayloads } from './point-payloads.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
 
 export type Payload = Record<string, unknown>;
@@ -40,15 +44,21 @@ export interface PointWrite {
   payload: Payload | null;
 }
 
-/** What the live store needs of the collection's base index: which ids it holds. */
+/** What the live store needs of the collection's base index: which ids it holds, and at which node. */
 export interface BaseIds {
   has(id: number): boolean;
+  /** The node serving `id` in the base, or undefined. */
+  node(id: number): number | undefined;
+  /** Every id the base holds, with its node. */
+  forEach(fn: (id: number, node: number) => void): void;
   readonly count: number;
 }
 
 /** What a compaction saves beside its base (the points themselves are in the base). */
 export interface LiveState {
   payloads: Array<[number, Payload]>;
+  /** The payload indexes (absent in states saved before there were any). */
+  indexes?: IndexSpec[];
   uuids: Array<[string, number]>;
   nextUuidId: number;
   sharedSeq: number;
@@ -56,11 +66,11 @@ export interface LiveState {
 
 /** The live state of a store with no payload, no UUID and no shared-log position. */
 export function emptyLiveState(): LiveState {
-  return { payloads: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 };
+  return { payloads: [], indexes: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 };
 }
 
 /** Log record types (verify-live.ts reads them too). */
-export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4 } as const;
+export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4, deletePayload: 5, clearPayload: 6, payloadIndex: 7 } as const;
 const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));
 
 /**
@@ -118,7 +128,20 @@ interface PayloadRecord extends Logged {
   ids: number[];
   payload: Payload;
   overwrite: boolean;
+  /** Applied to the object at this key path instead of the whole payload. */
+  key?: string;
 }
+interface PayloadKeysRecord extends Logged {
+  ids: number[];
+  /** Key paths to delete; absent: the whole payload (clear). */
+  keys?: string[];
+}
+interface IndexRecord extends Logged {
+  field: string;
+  /** The index to create; absent: drop the field's index. */
+  params?: PayloadIndexParams;
+}
+type AnyRecord = UpsertRecord | DeleteRecord | PayloadRecord | PayloadKeysRecord | IndexRecord;
 
 export const WAL_FILE = WAL_LOG_FILE;
 
@@ -129,7 +152,8 @@ export class LiveStore {
   tombstones = new Set<number>();
   /** Ids upserted or deleted since a compaction's cut (null: no compaction running). */
   private touched: Set<number> | null = null;
-  private readonly payloads = new Map<number, Payload>();
+  /** Payload values and payload indexes, by row (point-payloads.ts). */
+  readonly payloads: PointPayloads;
   /** Highest log sequence number applied. */
   appliedLsn = 0n;
   /** Writes applied since open (replayed ones included), for metrics. */
@@ -155,6 +179,14 @@ export class LiveStore {
     private readonly freshOptions: FreshOptions,
   ) {
     this.fresh = new FreshLayer(dim, metric, freshOptions);
+    this.payloads = new PointPayloads(
+      (pid) => (typeof pid === 'number' ? pid : this.idOfUuid(pid, false)),
+      (id) => this.uuidOf(id) ?? id,
+    );
+    base?.forEach((id, node) => {
+      this.payloads.upsert(id, null);
+      this.payloads.placeNode(id, node);
+    });
   }
 
   /**
@@ -209,11 +241,18 @@ export class LiveStore {
 
   /** What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's position. */
   liveState(): LiveState {
-    return { payloads: [...this.payloads], uuids: [...this.uuidIds], nextUuidId: this.nextUuidId, sharedSeq: this.sharedSeq };
+    return {
+      payloads: [...this.payloads.entries()],
+      indexes: this.payloads.indexSpecs(),
+      uuids: [...this.uuidIds],
+      nextUuidId: this.nextUuidId,
+      sharedSeq: this.sharedSeq,
+    };
   }
 
   private restore(s: LiveState): void {
-    for (const [id, p] of s.payloads) this.payloads.set(id, p);
+    for (const [id, p] of s.payloads) this.payloads.upsert(id, p);
+    for (const spec of s.indexes ?? []) this.payloads.createIndex(spec);
     for (const [uuid, id] of s.uuids) this.mapUuid(uuid, id);
     this.nextUuidId = Math.max(this.nextUuidId, s.nextUuidId);
     this.sharedSeq = Math.max(this.sharedSeq, s.sharedSeq);
@@ -253,6 +292,7 @@ export class LiveStore {
     this.fresh = fresh;
     this.tombstones = tombstones;
     this.base = base;
+    this.payloads.placeAll((id) => (tombstones.has(id) ? -1 : (base.node(id) ?? -1)));
   }
 
   /** Whether a compaction's cut is open (between beginCut and rebase or abortCut). */
@@ -278,10 +318,27 @@ export class LiveStore {
     return this.log(REC.delete, rec, writeId);
   }
 
-  /** Sets (merges into, or with overwrite replaces) the payload of the existing points among ids. */
-  setPayload(ids: readonly number[], payload: Payload, overwrite: boolean, writeId?: string): Promise<bigint> {
-    const rec: PayloadRecord = { ids: [...ids], payload, overwrite };
+  /** Sets (merges into, or with overwrite replaces) the payload of the existing points among ids; with `key`, at that key path. */
+  setPayload(ids: readonly number[], payload: Payload, overwrite: boolean, writeId?: string, key?: string): Promise<bigint> {
+    // Checked before it is logged: a record that fails to apply would stop every replay.
+    if (key !== undefined) selectorPaths([key], 'key');
+    const rec: PayloadRecord = { ids: [...ids], payload, overwrite, ...(key !== undefined ? { key } : {}) };
     return this.log(REC.setPayload, rec, writeId);
+  }
+
+  /** Deletes key paths from the payloads of the points among ids; without keys, clears them. */
+  deletePayload(ids: readonly number[], keys: readonly string[] | null, writeId?: string): Promise<bigint> {
+    if (keys !== null) selectorPaths(keys, 'keys');
+    const rec: PayloadKeysRecord = { ids: [...ids], ...(keys !== null ? { keys: [...keys] } : {}) };
+    return this.log(keys === null ? REC.clearPayload : REC.deletePayload, rec, writeId);
+  }
+
+  /** Creates (params) or drops (null) the payload index of `field`. */
+  payloadIndex(field: string, params: PayloadIndexParams | null, writeId?: string): Promise<bigint> {
+    if (params !== null) this.payloads.checkIndex({ field, params });
+    else parseKeyPath(field, 'field_name');
+    const rec: IndexRecord = { field, ...(params !== null ? { params } : {}) };
+    return this.log(REC.payloadIndex, rec, writeId);
   }
 
   /** Why this store refuses writes (its log is read-only, a write to it failed, or it stopped following its shared log), or null. */
@@ -371,7 +428,7 @@ export class LiveStore {
     }
   }
 
-  private log(type: number, rec: UpsertRecord | DeleteRecord | PayloadRecord, writeId?: string): Promise<bigint> {
+  private log(type: number, rec: AnyRecord, writeId?: string): Promise<bigint> {
     const bytes = pack(rec);
     if (this.shared !== null) return this.publish(this.shared, type, bytes, writeId);
     // The then-callbacks run in the order the appends resolve, which is log order (one flush
@@ -438,9 +495,9 @@ export class LiveStore {
         this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
-        const p = r.payloads[i];
-        if (p) this.payloads.set(id, p);
-        else this.payloads.delete(id);
+        this.payloads.upsert(id, r.payloads[i] ?? null);
+        // Its vector is served from the fresh layer now.
+        this.payloads.placeNode(id, -1);
       });
       this.applied.upserted += r.ids.length;
     } else if (type === REC.delete) {
@@ -449,17 +506,25 @@ export class LiveStore {
         this.fresh.delete(id);
         this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
-        this.payloads.delete(id);
+        this.payloads.remove(id);
       }
       this.applied.deleted += r.ids.length;
     } else if (type === REC.origin) {
       // Only its sequence (below): where this collection's part of the shared log begins.
     } else if (type === REC.setPayload) {
       const r = rec as PayloadRecord;
+      for (const id of r.ids) if (this.exists(id)) this.payloads.write(id, r.payload, r.overwrite, r.key);
+    } else if (type === REC.deletePayload || type === REC.clearPayload) {
+      const r = rec as PayloadKeysRecord;
       for (const id of r.ids) {
         if (!this.exists(id)) continue;
-        this.payloads.set(id, r.overwrite ? { ...r.payload } : { ...(this.payloads.get(id) ?? {}), ...r.payload });
+        if (r.keys === undefined) this.payloads.clear(id);
+        else this.payloads.deleteKeys(id, r.keys);
       }
+    } else if (type === REC.payloadIndex) {
+      const r = rec as IndexRecord;
+      if (r.params === undefined) this.payloads.dropIndex(r.field);
+      else this.payloads.createIndex({ field: r.field, params: r.params });
     } else {
       throw new StrataError('STRATA_INDEX_CORRUPT', `${this.wal.file}: record ${lsn} has unknown type ${type}`, { file: this.wal.file, lsn: String(lsn) });
     }
@@ -500,8 +565,10 @@ export class LiveStore {
     return !this.tombstones.has(id);
   }
 
-  payload(id: number): Payload | null {
-    return this.payloads.get(id) ?? null;
+  /** A point's payload as `selector` asks; null for a point with none (or `false`). */
+  payload(id: number, selector: PayloadSelector = true): Payload | null {
+    const p = this.payloads.get(id, selector);
+    return p === null || (selector === true && Object.keys(p).length === 0) ? null : p;
   }
 
   /** Live points: the base's unhidden ones plus the fresh ones. */

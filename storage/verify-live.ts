@@ -13,6 +13,9 @@ import { REC, WAL_FILE } from './live-store.js';
 import { checkLog } from './wal.js';
 import { errorMessage } from '../common/errors.js';
 
+/** Records that change no point's presence (payloads, indexes, the shared log's origin). */
+const PAYLOAD_ONLY: ReadonlySet<number> = new Set([REC.setPayload, REC.origin, REC.deletePayload, REC.clearPayload, REC.payloadIndex]);
+
 export interface LiveCheck {
   dir: string;
   /** The collection's name (created over the API), or null (the log of a built collection). */
@@ -55,7 +58,7 @@ export function verifyCollectionDir(dir: string): LiveCheck {
         if (!Array.isArray(rec.payloads) || rec.payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
         for (const id of rec.ids) live.add(id);
       } else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
-      else if (r.type !== REC.setPayload && r.type !== REC.origin) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
+      else if (!PAYLOAD_ONLY.has(r.type)) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
     }
     out.points = cfg && !existsSync(join(dir, COMPACTED_FILE)) ? live.size : null;
     out.ok = true;

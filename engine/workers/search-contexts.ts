@@ -24,6 +24,6 @@ export function searchContexts(data: SearchWorkerData): SearchContext[] {
           data.ndpOptions,
         )
       : null;
-    return makeContext(index, data.searcherOptions, ndp);
+    return makeContext(index, data.searcherOptions, ndp, data.filters);
   });
 }

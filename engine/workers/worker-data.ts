@@ -19,6 +19,8 @@ export interface SearchWorkerData {
   ndpOptions: NdpOptions;
   /** Shared counter: each worker takes the next thread number. */
   threadCounter: SharedArrayBuffer;
+  /** The filter arena (engine/filter-arena.ts): filtered queries' bitsets. */
+  filters: SharedArrayBuffer;
   /** CPUs of the DRAM tier's node, where search threads run; null: no pinning (no NUMA plan). */
   cpus: number[] | null;
 }

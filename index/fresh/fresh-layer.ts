@@ -175,6 +175,17 @@ export class FreshLayer {
   }
 
   /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
+  /** The k nearest of `ids` (those still here), exactly: a filtered search's fresh part. */
+  exactAmong(q: Float32Array, ids: readonly number[], k: number): Array<{ id: number; distance: number }> {
+    const out: Array<{ id: number; distance: number }> = [];
+    for (const id of ids) {
+      const v = this.vectors.get(id);
+      if (v !== undefined) out.push({ id, distance: Math.fround(distanceRef(this.metric, q, 0, v, 0, this.dim)) });
+    }
+    out.sort((a, b) => a.distance - b.distance || a.id - b.id);
+    return out.slice(0, k);
+  }
+
   exact(q: Float32Array, k: number): Array<{ id: number; distance: number }> {
     const out: Array<{ id: number; distance: number }> = [];
     for (const [id, v] of this.vectors) out.push({ id, distance: Math.fround(distanceRef(this.metric, q, 0, v, 0, this.dim)) });

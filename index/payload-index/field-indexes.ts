@@ -3,7 +3,7 @@
 // min_should (a count per id), and whatever no index answers exactly handed back as a residual filter
 // the planner checks per point with the evaluator. The split is exact: a point matches the filter
 // if and only if it is in `bitmap` and matches `residual`.
-import type { Condition, Filter } from '../filter/ast.js';
+import type { Condition, Filter, PointId } from '../filter/ast.js';
 import type { CompileOptions } from '../filter/evaluate.js';
 import { compileReader, type KeyPath, type PathReader, parseKeyPath } from '../filter/key-path.js';
 import type { Tokenizer } from '../filter/tokenize.js';
@@ -72,9 +72,15 @@ interface Split {
   readonly residual: Condition | undefined;
 }
 
+/** The internal ids of points named by id (`has_id`), from whoever numbers them: the collection. */
+export type IdResolver = (ids: readonly PointId[]) => Bitmap;
+
 export class FieldIndexes {
   private readonly fields = new Map<string, Entry>();
   private readonly live = emptyBitmap();
+
+  /** With `hasId`, `has_id` conditions are answered exactly (otherwise they stay residual). */
+  constructor(private readonly hasId?: IdResolver) {}
 
   /**
    * Creates the index of `key` (a key path as Qdrant spells it); one index per key. The registry keeps
@@ -88,6 +94,16 @@ export class FieldIndexes {
     const read = compileReader(path);
     for (const [id, payload] of existing ?? []) index.add(id, read(payload));
     this.fields.set(path.text, { key: path, read, index });
+  }
+
+  /** Drops the index of `key`; false when there was none. */
+  drop(key: string): boolean {
+    return this.fields.delete(parseKeyPath(key, 'field_name').text);
+  }
+
+  /** The indexed keys, with their indexes. */
+  entries(): Array<[string, PayloadFieldIndex]> {
+    return [...this.fields].map(([k, e]) => [k, e.index]);
   }
 
   /** The index of a key, if any. */
@@ -143,6 +159,7 @@ export class FieldIndexes {
 
   private splitCondition(c: Condition): Split {
     if (c.kind === 'filter') return this.splitFilter(c.filter);
+    if (c.kind === 'has_id' && this.hasId !== undefined) return { bitmap: and(this.hasId(c.ids), this.live), residual: undefined };
     const bitmap = this.indexFor(c)?.filter(c as IndexableCondition, { all: this.live }) ?? null;
     return bitmap === null ? { bitmap: undefined, residual: c } : { bitmap, residual: undefined };
   }
@@ -202,6 +219,7 @@ export class FieldIndexes {
 
   private estimateCondition(c: Condition, total: number): Cardinality {
     if (c.kind === 'filter') return this.estimateFilter(c.filter, total);
+    if (c.kind === 'has_id') return { min: 0, exp: Math.min(total, c.ids.length), max: Math.min(total, c.ids.length) };
     return this.indexFor(c)?.cardinality(c as IndexableCondition, { all: this.live }) ?? unknown(total);
   }
 

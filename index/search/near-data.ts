@@ -57,6 +57,8 @@ export interface NearDataBatch {
   readonly prune: Uint8Array;
   /** 1: the query is run by the caller's local searcher, not here. */
   readonly exact: Uint8Array;
+  /** ≥ 0: a filtered query, also run by the caller's local searcher (its bitset lives in the engine's arena). */
+  readonly filterAt: Int32Array;
 }
 
 /** Where the answers go (the engine's TaskResult has this shape). */
@@ -149,7 +151,7 @@ export class NearDataDriver {
     const admit = (g: Group): void => {
       while (this.nextQuery < task.k.length && this.free.length > 0 && freeSlots.length > 0) {
         const qi = this.nextQuery++;
-        if (task.exact[qi]) continue; // exact queries are run by the caller's local searcher
+        if (task.exact[qi] || task.filterAt[qi]! >= 0) continue; // run by the caller's local searcher
         const q = this.free.pop()!;
         q.si = freeSlots.pop()!;
         q.slot = this.slots[q.si]!;

@@ -2,7 +2,7 @@
 // on, its re-rank pool and its counters. The traversal step (traversal.ts) reads and advances it;
 // a driver (the local Searcher, or the near-data runner with many queries in flight) computes the
 // distances it asks for. No field here depends on which driver runs it.
-import { MaxHeap } from './heaps.js';
+import { MaxHeap, MinHeap } from './heaps.js';
 import { Beam } from './beam.js';
 import { STAT_FIELDS } from './stats.js';
 import { DenseVisited, VisitedSet } from './visited.js';
@@ -22,6 +22,19 @@ export const PHASE = {
   /** Re-scoring the best candidates with full vectors. */
   RERANK: 4,
   DONE: 5,
+  /** Filtered, few matches: scoring every matching node's code (no graph walk). */
+  SCAN: 6,
+  /** Filtered, many matches: the level-0 walk through every node, answers only from matches. */
+  FILTERED: 7,
+} as const;
+
+/** How a filtered query runs (the engine's planner decides; traversal.ts runs it). */
+export const FILTER_PLAN = {
+  NONE: 0,
+  /** The graph walk, each scored node checked against the bitset of matching nodes. */
+  GRAPH: 1,
+  /** Every matching node's code scored, the best re-ranked. */
+  SCAN: 2,
 } as const;
 
 /** Which records a request's distances come from. */
@@ -94,6 +107,19 @@ export class QueryState {
   epoch = 0;
   /** The query is to run as one fused WASM traversal (fused-traversal.ts) before any JS step. */
   fusedPending = false;
+
+  /** A filtered query's bitset of matching nodes (bit n of word n >> 5), or null. */
+  filter: Uint32Array | null = null;
+  plan: number = FILTER_PLAN.NONE;
+  /** Matching nodes in the bitset: the walk falls back to the scan when it finds fewer than k of them. */
+  matched = 0;
+  /** The scan's word of the bitset, and its bits not yet sent. */
+  scanWord = 0;
+  scanMask = 0;
+  /** The filtered walk's frontier (every node scored, nearest first). */
+  readonly frontier = new MinHeap();
+  /** The filtered walk's and the scan's best matches so far (the farthest on top). */
+  matches = new MaxHeap(64);
 
   /** nodes > 0 asks for a dense visited set over that many nodes (one query at a time per thread). */
   constructor(batchMax: number, nodes = 0) {

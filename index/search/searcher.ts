@@ -8,7 +8,7 @@ import { Accountant } from './accounting.js';
 import { defaultRerank } from './bounds.js';
 import { FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
-import { QueryState } from './query-state.js';
+import { FILTER_PLAN, QueryState } from './query-state.js';
 import { ALL_LOCAL, Scorer, Staged } from './scorer.js';
 import { STAT } from './stats.js';
 import { sortByDistanceThenLabel, Traversal } from './traversal.js';
@@ -23,6 +23,13 @@ export interface SearcherOptions {
   prefetch?: boolean;
   /** Run the traversal as one WASM call when the index has a fused region and a free lane (default true). */
   fused?: boolean;
+}
+
+/** A filtered query's matching nodes (a bitset, bit n of word n >> 5), how many, and the plan to run (FILTER_PLAN). */
+export interface NodeFilter {
+  bits: Uint32Array;
+  matched: number;
+  plan: number;
 }
 
 export interface SearchResult {
@@ -84,12 +91,12 @@ export class Searcher {
    * k nearest neighbours of q (already normalised for cosine). k, ef and rerank are trusted: the
    * edge (engine/collection.ts, or the caller) validates them once.
    */
-  search(q: Float32Array, k: number, ef: number, rerank = defaultRerank(k), pruneByBound = true): SearchResult {
+  search(q: Float32Array, k: number, ef: number, rerank = defaultRerank(k), pruneByBound = true, filter: NodeFilter | null = null): SearchResult {
     const st = this.st;
     const trav = this.traversal;
     const scorer = this.scorer;
     const staged = this.staged;
-    trav.begin(st, q, k, ef, rerank, pruneByBound);
+    trav.begin(st, q, k, ef, rerank, pruneByBound, filter?.bits ?? null, filter?.plan ?? FILTER_PLAN.NONE, filter?.matched ?? 0);
     const epoch = scorer.nextEpoch();
     st.epoch = epoch;
     while (trav.next(st)) {
@@ -112,7 +119,7 @@ export class Searcher {
   }
 
   /** Brute force over every vector in every tier: the recall oracle and the `exact` search mode. */
-  exact(q: Float32Array, k: number): SearchResult {
+  exact(q: Float32Array, k: number, filter: NodeFilter | null = null): SearchResult {
     const st = this.st;
     const idx = this.index;
     st.stats.fill(0);
@@ -122,9 +129,15 @@ export class Searcher {
     const epoch = this.scorer.nextEpoch();
     const bmax = idx.batchMax;
     st.scorer = 1;
+    const bits = filter?.bits ?? null;
     for (let from = 0; from < idx.meta.count; from += bmax) {
-      const c = Math.min(bmax, idx.meta.count - from);
-      for (let j = 0; j < c; j++) st.ids[j] = from + j;
+      const end = Math.min(bmax, idx.meta.count - from);
+      let c = 0;
+      for (let j = 0; j < end; j++) {
+        const id = from + j;
+        if (bits === null || (bits[id >>> 5]! >>> (id & 31)) & 1) st.ids[c++] = id;
+      }
+      if (c === 0) continue;
       st.n = c;
       this.scorer.stage(st, epoch, this.staged);
       st.owedNs += this.scorer.computeLocal(st, this.staged, ALL_LOCAL);
@@ -132,7 +145,7 @@ export class Searcher {
       for (let j = 0; j < c; j++) {
         const d = st.dist[j]!;
         if (top.size < k || d < top.d[0]!) {
-          top.push(d, from + j);
+          top.push(d, st.ids[j]!);
           if (top.size > k) top.pop();
         }
       }

@@ -34,8 +34,11 @@ export const STAT = {
   /** Foreseeing: neighbour lists prefetched one step ahead, and how many were then expanded. */
   prefetchIssued: 21,
   prefetchHits: 22,
+  /** Filtered queries: matching nodes whose codes the scan scored, and walks that ended in a scan (too few matches reached). */
+  scanned: 24,
+  scanFallbacks: 25,
 } as const;
-export const STAT_FIELDS = 24;
+export const STAT_FIELDS = 26;
 
 export interface TierPair {
   dram: number;
@@ -65,6 +68,8 @@ export interface SearchStats {
   linkBytes: number;
   prefetchIssued: number;
   prefetchHits: number;
+  scanned: number;
+  scanFallbacks: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
@@ -97,6 +102,8 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     linkBytes: s[STAT.linkBytes]! / q,
     prefetchIssued: s[STAT.prefetchIssued]! / q,
     prefetchHits: s[STAT.prefetchHits]! / q,
+    scanned: s[STAT.scanned]! / q,
+    scanFallbacks: s[STAT.scanFallbacks]! / q,
   };
 }
 
@@ -134,5 +141,7 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     linkBytes: sum((s) => s.linkBytes),
     prefetchIssued: sum((s) => s.prefetchIssued),
     prefetchHits: sum((s) => s.prefetchHits),
+    scanned: sum((s) => s.scanned),
+    scanFallbacks: sum((s) => s.scanFallbacks),
   };
 }

@@ -8,6 +8,13 @@
 // A search is: the entry point, greedy descent through the upper layers, a beam search of width ef
 // on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
 // with codes, the best `rerank` candidates re-scored with full vectors.
+//
+// A filtered query (a bitset of matching nodes, checked in DRAM before anything of a node is read
+// from CXL) runs one of two plans the engine chose: SCAN scores every matching node's code and
+// re-ranks the best, with no graph walk; GRAPH walks level 0 through every node (non-matching ones
+// only steer, their codes in DRAM) and keeps answers from matches alone, until the nearest unexpanded
+// node is farther than the ef-th match. A walk that ends with fewer than k matches while more exist
+// (the matches sit where the walk did not reach) finishes as a scan: never fewer than k.
 import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
@@ -16,7 +23,8 @@ import { DEGREE_MASK } from '../kernels/control-block.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import type { FusedTraversal } from './fused-traversal.js';
-import { PHASE, type QueryState, SCORER } from './query-state.js';
+import { MaxHeap } from './heaps.js';
+import { FILTER_PLAN, PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
 
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
@@ -44,7 +52,17 @@ export class Traversal {
   }
 
   /** Starts a query; k, ef and rerank are trusted (validated once, at the edge). */
-  begin(st: QueryState, q: Float32Array, k: number, ef: number, rerank: number, pruneByBound = true): void {
+  begin(
+    st: QueryState,
+    q: Float32Array,
+    k: number,
+    ef: number,
+    rerank: number,
+    pruneByBound = true,
+    filter: Uint32Array | null = null,
+    plan: number = FILTER_PLAN.NONE,
+    matched = 0,
+  ): void {
     st.pruneByBound = pruneByBound;
     st.query = q;
     st.k = k;
@@ -63,6 +81,30 @@ export class Traversal {
     st.n = 0;
     st.beam.clear();
     st.beam.ensure(st.ef + 1);
+    st.filter = filter;
+    st.plan = filter === null ? FILTER_PLAN.NONE : plan;
+    st.matched = matched;
+    if (st.plan !== FILTER_PLAN.NONE) st.fusedPending = false;
+    if (st.plan === FILTER_PLAN.SCAN) this.startScan(st);
+  }
+
+  /** Matches a filtered query keeps: ef while walking (its stop rule), the re-rank pool while scanning. */
+  private matchCap(st: QueryState): number {
+    if (st.phase === PHASE.FILTERED) return st.ef;
+    return this.index.codes !== null && st.rerank > 0 ? Math.max(st.rerank, st.k) : st.k;
+  }
+
+  private startScan(st: QueryState): void {
+    st.phase = PHASE.SCAN;
+    st.scanWord = -1;
+    st.scanMask = 0;
+    this.resetMatches(st);
+  }
+
+  private resetMatches(st: QueryState): void {
+    const cap = this.matchCap(st) + 1;
+    if (st.matches.d.length < cap) st.matches = new MaxHeap(cap);
+    st.matches.size = 0;
   }
 
   /** Prepares the query's next request (st.n ids from st.scorer); false once the query is done. */
@@ -109,6 +151,15 @@ export class Traversal {
         case PHASE.LEVEL0:
           if (this.expand(st)) return true;
           this.endLevel0(st);
+          continue;
+        case PHASE.FILTERED:
+          if (this.expandFiltered(st)) return true;
+          this.endFiltered(st);
+          continue;
+        case PHASE.SCAN:
+          if (this.nextMatches(st)) return true;
+          this.closeWalk(st);
+          this.endMatches(st);
           continue;
         case PHASE.RERANK: {
           let left = st.poolN - st.poolAt;
@@ -172,6 +223,37 @@ export class Traversal {
         }
         return;
       }
+      case PHASE.FILTERED: {
+        const ef = st.ef;
+        const m = st.matches;
+        const bits = st.filter!;
+        const ids = st.ids;
+        for (let j = 0; j < n; j++) {
+          const d = st.dist[j]!;
+          if (m.size >= ef && d >= m.d[0]!) continue;
+          const id = ids[j]!;
+          st.frontier.push(d, id);
+          if ((bits[id >>> 5]! >>> (id & 31)) & 1) {
+            m.push(d, id);
+            if (m.size > ef) m.pop();
+          }
+        }
+        return;
+      }
+      case PHASE.SCAN: {
+        const cap = this.matchCap(st);
+        const m = st.matches;
+        for (let j = 0; j < n; j++) {
+          const d = st.dist[j]!;
+          if (m.size < cap) m.push(d, st.ids[j]!);
+          else if (d < m.d[0]!) {
+            m.pop();
+            m.push(d, st.ids[j]!);
+          }
+        }
+        st.stats[STAT.scanned]! += n;
+        return;
+      }
       case PHASE.RERANK: {
         const k = st.k;
         for (let j = 0; j < n; j++) {
@@ -192,11 +274,127 @@ export class Traversal {
   }
 
   private startLevel0(st: QueryState): void {
-    st.phase = PHASE.LEVEL0;
     st.visited.clear();
     st.visited.add(st.cur);
-    st.beam.insert(st.curDist, st.cur, st.ef);
     st.foreseen = -1;
+    if (st.plan === FILTER_PLAN.GRAPH) {
+      st.phase = PHASE.FILTERED;
+      this.resetMatches(st);
+      st.frontier.size = 0;
+      st.frontier.push(st.curDist, st.cur);
+      const c = st.cur;
+      if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
+      return;
+    }
+    st.phase = PHASE.LEVEL0;
+    st.beam.insert(st.curDist, st.cur, st.ef);
+  }
+
+  /** The scan's next request: up to batchMax matching nodes, in node order; false once all were sent. */
+  private nextMatches(st: QueryState): boolean {
+    const bits = st.filter!;
+    const words = bits.length;
+    const ids = st.ids;
+    const cap = this.batchMax;
+    let w = st.scanWord;
+    let mask = st.scanMask;
+    let m = 0;
+    while (m < cap) {
+      if (mask === 0) {
+        if (++w >= words) break;
+        mask = bits[w]!;
+        continue;
+      }
+      ids[m++] = (w << 5) | (31 - Math.clz32(mask & -mask));
+      mask &= mask - 1;
+    }
+    st.scanWord = w;
+    st.scanMask = mask;
+    if (m === 0) return false;
+    st.n = m;
+    st.scorer = SCORER.TRAVERSE;
+    return true;
+  }
+
+  /**
+   * The filtered walk's next request: the nearest frontier node's unvisited neighbours; false once
+   * the frontier is empty or its nearest is farther than the ef-th match.
+   */
+  private expandFiltered(st: QueryState): boolean {
+    const adj = this.index.adjacency;
+    const words = this.adjWords;
+    const frontier = st.frontier;
+    const m = st.matches;
+    while (frontier.size > 0) {
+      const c = frontier.i[0]!;
+      if (m.size >= st.ef && frontier.d[0]! > m.d[0]!) return false;
+      frontier.pop();
+      const seg = adj.segmentOf(c);
+      const u32 = seg.u32;
+      const at = seg.recordBase + (c - seg.start) * words;
+      const n = u32[at]! & DEGREE_MASK;
+      st.stats[STAT.hops]!++;
+      st.owedNs += this.acct.adjacency(st.stats, this.listServedFrom(st, c, seg.tier), 4 * (1 + n), false);
+      if (this.requestUnvisited(st, u32, at, n)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The tier a list is read from: a CXL-range list is served from the promotion pool when it is a
+   * tenant, and counted where it lives in a sampled query (the WASM traversal's twin:
+   * index/kernels/traverse.as.ts).
+   */
+  private listServedFrom(st: QueryState, c: number, tier: number): number {
+    const pool = this.index.pool;
+    if (tier !== 1 || pool === null) return tier;
+    const slot = pool.slotOf(c);
+    if (st.countLists && pool.count(c, slot)) st.counted++;
+    return slot >= 0 ? 0 : tier;
+  }
+
+  /** The list's unvisited neighbours become the request; false when there are none. */
+  private requestUnvisited(st: QueryState, u32: Uint32Array, at: number, n: number): boolean {
+    const visited = st.visited;
+    const ids = st.ids;
+    let m = 0;
+    for (let j = 1; j <= n; j++) {
+      const nb = u32[at + j]!;
+      if (visited.add(nb)) ids[m++] = nb;
+    }
+    if (m === 0) return false;
+    st.n = m;
+    st.scorer = SCORER.TRAVERSE;
+    return true;
+  }
+
+  /** The walk is over: its matches are the pool, unless it found fewer than k of more (then the scan). */
+  private endFiltered(st: QueryState): void {
+    this.closeWalk(st);
+    if (st.matches.size < st.k && st.matched > st.matches.size) {
+      st.stats[STAT.scanFallbacks]!++;
+      this.startScan(st);
+      return;
+    }
+    this.endMatches(st);
+  }
+
+  /** The matches, best first, become the pool: the answer without codes, else re-ranked. */
+  private endMatches(st: QueryState): void {
+    const m = st.matches;
+    const n = m.size;
+    st.ensurePool(n);
+    for (let j = n - 1; j >= 0; j--) {
+      st.poolIds[j] = m.i[0]!;
+      st.poolD[j] = m.d[0]!;
+      m.pop();
+    }
+    if (this.index.codes === null) {
+      st.poolN = n;
+      this.endRerank(st);
+      return;
+    }
+    this.rerankPool(st, n);
   }
 
   /**
@@ -210,8 +408,6 @@ export class Traversal {
     const adj = this.index.adjacency;
     const words = this.adjWords;
     const beam = st.beam;
-    const visited = st.visited;
-    const ids = st.ids;
     for (;;) {
       let c = st.foreseen;
       let hit = false;
@@ -231,27 +427,10 @@ export class Traversal {
       const n = u32[at]! & DEGREE_MASK;
       st.stats[STAT.hops]!++;
       if (this.trace !== null) this.trace[c]!++;
-      // A CXL-range list is served from the promotion pool when it is a tenant, and counted where it
-      // lives in a sampled query (the WASM traversal's twin: index/kernels/traverse.as.ts).
-      let tier = seg.tier;
-      const pool = this.index.pool;
-      if (tier === 1 && pool !== null) {
-        const slot = pool.slotOf(c);
-        if (slot >= 0) tier = 0;
-        if (st.countLists && pool.count(c, slot)) st.counted++;
-      }
+      const tier = this.listServedFrom(st, c, seg.tier);
       if (this.prefetch) this.foresee(st, tier, n, hit);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
-      let m = 0;
-      for (let j = 1; j <= n; j++) {
-        const nb = u32[at + j]!;
-        if (visited.add(nb)) ids[m++] = nb;
-      }
-      if (m > 0) {
-        st.n = m;
-        st.scorer = SCORER.TRAVERSE;
-        return true;
-      }
+      if (this.requestUnvisited(st, u32, at, n)) return true;
     }
   }
 
@@ -276,19 +455,29 @@ export class Traversal {
     st.stats[STAT.prefetchIssued]!++;
   }
 
-  private endLevel0(st: QueryState): void {
+  /** Charges what a level-0 walk left owing: a foreseen list never expanded, the counted lines' write-backs. */
+  private closeWalk(st: QueryState): void {
     if (st.foreseen >= 0) {
       st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(st.foreseen), st.foreseenBytes);
       st.foreseen = -1;
     }
     // Each counted read of a list in CXL dirtied a line there: its write-back is CXL traffic, no wait.
     if (st.counted > 0) st.owedNs += this.acct.bytesOnly(st.stats, 1, COUNT_WRITE_BYTES * st.counted);
+    st.counted = 0;
+  }
+
+  private endLevel0(st: QueryState): void {
+    this.closeWalk(st);
     if (this.index.codes === null) {
       this.finish(st);
       return;
     }
     // The beam, best first by approximate distance; the best `rerank` of it are re-scored.
-    const size = this.drainBeam(st);
+    this.rerankPool(st, this.drainBeam(st));
+  }
+
+  /** The pool's first `size` candidates, best first by estimate, go to the staged re-rank. */
+  private rerankPool(st: QueryState, size: number): void {
     if (st.rerank === 0) {
       // No re-rank asked for (rescore off): the code's estimates are the answer.
       st.poolN = size;

@@ -23,6 +23,7 @@ function workerData(): SearchWorkerData {
     searcherOptions: { cost, inject: false, prefetch: false },
     ndpOptions: { inflight: 4, pipeline: false, prefetch: false, inject: false, cost, model: 'host', spin: 100 },
     threadCounter: new SharedArrayBuffer(4),
+    filters: new SharedArrayBuffer(4),
     cpus: null,
   };
 }
@@ -30,7 +31,7 @@ function workerData(): SearchWorkerData {
 beforeAll(() => {
   small = buildSmallIndex({ count: 500, queries: 4 });
   // The same search on the calling thread: what a thread's answer is compared with.
-  executors['inline'] = new InlineExecutor([makeContext(small.index, workerData().searcherOptions, null)]);
+  executors['inline'] = new InlineExecutor([makeContext(small.index, workerData().searcherOptions, null, new SharedArrayBuffer(4))]);
   // Two slots, so that the tests below queue tasks beyond them.
   executors['ring'] = new RingExecutor(2, workerData(), ringShape(2, 4, small.index.meta.dim, 50));
 });
@@ -51,6 +52,9 @@ function task(over: Partial<QueryTask>): QueryTask {
     rerank: Int32Array.of(0),
     prune: Uint8Array.of(1),
     exact: Uint8Array.of(0),
+    filterAt: Int32Array.of(-1),
+    matched: Int32Array.of(0),
+    plan: Uint8Array.of(0),
     ...over,
   };
 }

@@ -7,10 +7,10 @@
 // a batch upsert sees the batch entirely or not at all.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateClustered, writeFvecs } from '../../datasets/index.js';
+import { generateClustered } from '../../datasets/index.js';
 import type { Collection } from '../../engine/collection.js';
 import { Engine } from '../../engine/engine.js';
-import { buildIndex } from '../../index/build/build-index.js';
+import { buildModelBase, seededVector, squaredL2 } from '../helpers/seeded-vectors.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 const DIM = 6;
@@ -21,10 +21,7 @@ const base = generateClustered({ count: BASE, dim: DIM, clusters: 5, seed: 17 },
 let built = '';
 
 beforeAll(async () => {
-  const input = tmp.path('base.fvecs');
-  await writeFvecs(input, base.base, DIM);
-  built = tmp.path('index');
-  await buildIndex({ input, out: built, metric: 'l2', m: 8, efConstruction: 40, dramBudget: '30%', placement: 'hops' });
+  built = await buildModelBase(tmp, base.base, DIM);
 }, 60_000);
 afterAll(() => tmp.cleanup());
 
@@ -50,22 +47,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('compact' as const) }) },
 );
 
-/** A deterministic float32 vector from a seed (values exact in float32). */
-function vectorOf(seed: number): Float32Array {
-  let x = seed | 0 || 1;
-  return Float32Array.from({ length: DIM }, () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return Math.fround(((x >>> 0) / 2 ** 32) * 20 - 10);
-  });
-}
-
-function l2(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < DIM; i++) s += (a[i]! - b[i]!) ** 2;
-  return s;
-}
+const vectorOf = (seed: number): Float32Array => seededVector(seed, DIM);
+const l2 = squaredL2;
 
 interface Model {
   vectors: Map<number, Float32Array>;

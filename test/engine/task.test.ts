@@ -11,6 +11,9 @@ function fill(t: QueryTask): void {
   t.rerank.forEach((_, i) => (t.rerank[i] = 50 + i));
   t.prune.forEach((_, i) => (t.prune[i] = i % 2));
   t.exact.forEach((_, i) => (t.exact[i] = (i + 1) % 2));
+  t.filterAt.forEach((_, i) => (t.filterAt[i] = i % 3 === 0 ? -1 : 1000 * i));
+  t.matched.forEach((_, i) => (t.matched[i] = 7 * i));
+  t.plan.forEach((_, i) => (t.plan[i] = i % 3));
 }
 
 const plain = (t: QueryTask) => ({
@@ -20,6 +23,9 @@ const plain = (t: QueryTask) => ({
   vectors: Array.from(t.vectors),
   k: Array.from(t.k),
   ef: Array.from(t.ef),
+  filterAt: Array.from(t.filterAt),
+  matched: Array.from(t.matched),
+  plan: Array.from(t.plan),
   rerank: Array.from(t.rerank),
   prune: Array.from(t.prune),
   exact: Array.from(t.exact),
@@ -53,6 +59,9 @@ describe('task wire format', () => {
       rerank: new Int32Array(n),
       prune: new Uint8Array(n),
       exact: new Uint8Array(n),
+      filterAt: new Int32Array(n),
+      matched: new Int32Array(n),
+      plan: new Uint8Array(n),
     };
     fill(t);
     const back = taskFromBuffer(taskBuffer(t));

@@ -1,0 +1,86 @@
+// Shared memory for filtered searches' bitsets of matching base nodes: the main thread writes one
+// per filter (engine/filter-plan.ts), tasks name it by offset, and every search thread reads it in
+// place. A bitset is one bit per node, so tasks stay small whatever the filter; the ring's slots
+// could not carry them. Allocations are reference-counted: the filter cache holds one, each search
+// out on the threads another, and the words are reused once the last lets go.
+import { StrataError } from '../common/errors.js';
+
+/** The arena's default size: a bitset of a 10M-point base is 1.25 MB, so dozens in flight. */
+export const DEFAULT_FILTER_ARENA_BYTES = 64 * 1024 * 1024;
+
+export class FilterArena {
+  readonly buffer: SharedArrayBuffer;
+  readonly words: Uint32Array;
+  /** Free ranges [start, length) in words, sorted by start, never adjacent (merged). */
+  private readonly free: Array<[number, number]>;
+  private readonly lengths = new Map<number, number>();
+  private readonly refs = new Map<number, number>();
+
+  constructor(bytes = DEFAULT_FILTER_ARENA_BYTES) {
+    this.buffer = new SharedArrayBuffer(Math.ceil(bytes / 4) * 4);
+    this.words = new Uint32Array(this.buffer);
+    this.free = [[0, this.words.length]];
+  }
+
+  /** Words in use now. */
+  get used(): number {
+    let n = 0;
+    for (const len of this.lengths.values()) n += len;
+    return n;
+  }
+
+  /** A zeroed range of `n` words, held once; STRATA_OVERLOADED when the arena has no room (filters in flight hold it all). */
+  alloc(n: number): number {
+    const len = Math.max(1, n);
+    const i = this.free.findIndex(([, l]) => l >= len);
+    if (i < 0)
+      throw new StrataError(
+        'STRATA_OVERLOADED',
+        `too many filtered searches in flight: their bitsets fill the ${this.buffer.byteLength}-byte filter arena`,
+        {},
+      );
+    const [start, l] = this.free[i]!;
+    if (l === len) this.free.splice(i, 1);
+    else this.free[i] = [start + len, l - len];
+    this.words.fill(0, start, start + len);
+    this.lengths.set(start, len);
+    this.refs.set(start, 1);
+    return start;
+  }
+
+  retain(at: number): void {
+    this.refs.set(at, this.refCount(at) + 1);
+  }
+
+  /** Lets go of one hold; the last frees the range. */
+  release(at: number): void {
+    const refs = this.refCount(at) - 1;
+    if (refs > 0) {
+      this.refs.set(at, refs);
+      return;
+    }
+    const len = this.lengths.get(at)!;
+    this.refs.delete(at);
+    this.lengths.delete(at);
+    let i = 0;
+    while (i < this.free.length && this.free[i]![0] < at) i++;
+    this.free.splice(i, 0, [at, len]);
+    // Merge with the next range, then with the previous one.
+    const next = this.free[i + 1];
+    if (next !== undefined && at + len === next[0]) {
+      this.free[i] = [at, len + next[1]];
+      this.free.splice(i + 1, 1);
+    }
+    const prev = this.free[i - 1];
+    if (prev !== undefined && prev[0] + prev[1] === at) {
+      prev[1] += this.free[i]![1];
+      this.free.splice(i, 1);
+    }
+  }
+
+  private refCount(at: number): number {
+    const r = this.refs.get(at);
+    if (r === undefined) throw new StrataError('STRATA_INTERNAL', `filter arena: no allocation at word ${at}`, {});
+    return r;
+  }
+}

@@ -1,0 +1,124 @@
+// The filtered-search planner. A filter is answered exactly, over rows, by the payload indexes (and a
+// per-point check of what no index answers: storage/point-payloads.ts); the matching rows become a
+// bitset over the base index's nodes in the shared filter arena, which the search threads check
+// before reading anything of a node from CXL, and a list of fresh-layer ids. The plan per query:
+//
+// - none:  no point matches; nothing is searched.
+// - scan:  few base nodes match: score only their compact codes (DRAM) and re-rank the best from
+//          the full vectors. Its cost is the matches; it never walks the graph, so a filter that
+//          cuts the graph into pieces cannot hurt it.
+// - graph: many match: the level-0 walk through every node, answers only from matches. Its cost
+//          grows as ef × degree / selectivity (it steps over non-matches to reach matches).
+//
+// The crossover is where the two costs meet: matched² ≈ SCAN_FACTOR × ef × degree × nodes.
+// Answers are cached per filter while the payloads and the base stay as they are (repeated filters
+// — a tenant, a category — are what users send).
+import type { Filter } from '../index/filter/ast.js';
+import { filterToJson } from '../index/filter/to-json.js';
+import { FILTER_PLAN } from '../index/search/query-state.js';
+import type { TieredIndex } from '../index/tiered/tiered-index.js';
+import type { PointPayloads } from '../storage/point-payloads.js';
+import type { FilterArena } from './filter-arena.js';
+import type { FilterPlan } from './types.js';
+
+/** Scales the scan's side of the crossover (set by measurement: docs/benchmarks.md, filtered search). */
+export const SCAN_FACTOR = 1;
+
+/** Filters whose answers are kept. */
+const CACHED_FILTERS = 64;
+
+/** A filter's answer for one state of the payloads and the base: held until released. */
+export interface ResolvedFilter {
+  /** Word offset of the base nodes' bitset in the arena, or -1 (no base, or no base node matches). */
+  readonly at: number;
+  readonly baseMatched: number;
+  /** Matching points served by the fresh layer. */
+  readonly freshIds: readonly number[];
+  readonly estimate: FilterPlan['estimated'];
+  readonly residual: boolean;
+}
+
+interface Cached {
+  version: number;
+  generation: number;
+  resolved: ResolvedFilter;
+}
+
+/** The plan for a resolved filter on a base of `index` at beam width ef. */
+export function choosePlan(r: ResolvedFilter, index: TieredIndex, ef: number): number {
+  if (r.baseMatched === 0) return FILTER_PLAN.NONE;
+  const walk = SCAN_FACTOR * ef * index.meta.maxM0 * index.meta.count;
+  return r.baseMatched * r.baseMatched <= walk ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
+}
+
+export const PLAN_NAMES = ['none', 'graph', 'scan'] as const satisfies readonly FilterPlan['plan'][];
+
+export class FilterResolver {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly arena: FilterArena) {}
+
+  /**
+   * The filter's answer now, held once for the caller (release it when the search is answered).
+   * `generation` names the base; `index` null: the collection has no base yet.
+   */
+  resolve(filter: Filter, payloads: PointPayloads, index: TieredIndex | null, generation: number): ResolvedFilter {
+    const key = JSON.stringify(filterToJson(filter));
+    const hit = this.cache.get(key);
+    if (hit !== undefined && hit.version === payloads.version && hit.generation === generation) {
+      // Most recently used last.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      this.hold(hit.resolved);
+      return hit.resolved;
+    }
+    if (hit !== undefined) this.drop(key, hit);
+    const resolved = this.compute(filter, payloads, index);
+    this.cache.set(key, { version: payloads.version, generation, resolved });
+    this.hold(resolved);
+    if (this.cache.size > CACHED_FILTERS) {
+      const [oldest, entry] = this.cache.entries().next().value as [string, Cached];
+      this.drop(oldest, entry);
+    }
+    return resolved;
+  }
+
+  release(r: ResolvedFilter): void {
+    if (r.at >= 0) this.arena.release(r.at);
+  }
+
+  /** Forgets every cached answer (the collection is dropped). */
+  clear(): void {
+    for (const [key, entry] of [...this.cache]) this.drop(key, entry);
+  }
+
+  private hold(r: ResolvedFilter): void {
+    if (r.at >= 0) this.arena.retain(r.at);
+  }
+
+  private drop(key: string, entry: Cached): void {
+    this.cache.delete(key);
+    this.release(entry.resolved);
+  }
+
+  private compute(filter: Filter, payloads: PointPayloads, index: TieredIndex | null): ResolvedFilter {
+    const m = payloads.match(filter);
+    const estimate = { min: m.estimate.min, exp: m.estimate.exp, max: m.estimate.max };
+    const nodes = payloads.nodeOfRow;
+    const freshIds: number[] = [];
+    const rows = m.rows.toUint32Array();
+    let baseMatched = 0;
+    for (const row of rows) if (nodes[row]! >= 0) baseMatched++;
+    let at = -1;
+    if (index !== null && baseMatched > 0) {
+      at = this.arena.alloc((index.meta.count + 31) >>> 5);
+      const words = this.arena.words;
+      for (const row of rows) {
+        const node = nodes[row]!;
+        if (node >= 0) words[at + (node >>> 5)]! |= 1 << (node & 31);
+        else freshIds.push(payloads.idOfRow(row));
+      }
+    } else for (const row of rows) if (nodes[row]! < 0) freshIds.push(payloads.idOfRow(row));
+    return { at, baseMatched, freshIds, estimate, residual: m.residual };
+  }
+}

@@ -1,0 +1,283 @@
+// The payloads of a collection's points and their payload indexes, numbered by row: every live point
+// has a dense row (u32, reused after a delete), because the columnar store and the bitmaps want small
+// dense numbers and point ids run to 2^53. A point keeps its row across upserts and compactions, so
+// the bitmaps never move; `nodeOfRow` says where the point's vector is served from in the base index
+// (-1: the fresh layer, or not yet placed), which the planner turns into a bitset over base nodes.
+import { invalidArgument, quoted } from '../common/errors.js';
+import type { Filter, PointId } from '../index/filter/ast.js';
+import { compile } from '../index/filter/evaluate.js';
+import { parseKeyPath } from '../index/filter/key-path.js';
+import { type Bitmap, bitmapOf } from '../index/payload-index/bitmap.js';
+import type { Cardinality } from '../index/payload-index/field-index.js';
+import { FieldIndexes } from '../index/payload-index/field-indexes.js';
+import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
+import { filterPoint } from '../index/payload/filter-view.js';
+import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
+import { type Payload, PayloadStore } from '../index/payload/store.js';
+
+/** A filter's exact answer over rows, and how it was found. */
+export interface RowMatch {
+  rows: Bitmap;
+  /** The indexes' estimate before the exact count. */
+  estimate: Cardinality;
+  /** Part of the filter was checked per point (no index answers it). */
+  residual: boolean;
+}
+
+/** How the store learns which internal id a filter's `has_id` names (UUIDs are the live store's to number). */
+export type IdOf = (id: PointId) => number | null;
+
+export class PointPayloads {
+  private readonly store = new PayloadStore();
+  private readonly indexes: FieldIndexes;
+  private readonly specs = new Map<string, PayloadIndexParams>();
+  private readonly rows = new Map<number, number>();
+  private ids = new Float64Array(1024);
+  /** The base node serving each row's point, or -1. */
+  private nodes = new Int32Array(1024).fill(-1);
+  private readonly freeRows: number[] = [];
+  private rowEnd = 0;
+  /** Bumped by every change: a filter answer cached with one version holds while it stays. */
+  version = 0;
+
+  constructor(
+    private readonly idOf: IdOf,
+    private readonly externalId: (id: number) => PointId,
+  ) {
+    this.indexes = new FieldIndexes((ids) => this.rowsOfIds(ids));
+  }
+
+  /** One past the highest row in use: the size of a bitset over rows. */
+  get rowCount(): number {
+    return this.rowEnd;
+  }
+
+  /** Live points (rows in use). */
+  get points(): number {
+    return this.rows.size;
+  }
+
+  has(id: number): boolean {
+    return this.rows.has(id);
+  }
+
+  /** The internal id of a row in use. */
+  idOfRow(row: number): number {
+    return this.ids[row]!;
+  }
+
+  /** The base node of each row (-1: none); a view, valid until the next write. */
+  get nodeOfRow(): Int32Array {
+    return this.nodes;
+  }
+
+  /** Records where a point's vector is served from in the base (-1: not there, or hidden). */
+  placeNode(id: number, node: number): void {
+    const row = this.rows.get(id);
+    if (row !== undefined) this.nodes[row] = node;
+  }
+
+  /** Every point placed anew: `nodeOf` gives each id's base node, or -1 (a compaction swapped the base). */
+  placeAll(nodeOf: (id: number) => number): void {
+    for (const [id, row] of this.rows) this.nodes[row] = nodeOf(id);
+    this.version++;
+  }
+
+  /** A point written whole (an upsert): its payload replaced, or cleared with null. */
+  upsert(id: number, payload: Readonly<Payload> | null): void {
+    const row = this.rowFor(id);
+    if (payload === null) this.store.clear(row);
+    else this.store.set(row, payload);
+    this.reindex(row, payload);
+  }
+
+  /** A point deleted: its row is freed. */
+  remove(id: number): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    this.store.clear(row);
+    this.indexes.remove(row);
+    this.rows.delete(id);
+    this.nodes[row] = -1;
+    this.ids[row] = -1;
+    this.freeRows.push(row);
+    this.version++;
+  }
+
+  /**
+   * Qdrant's set_payload (top-level keys replaced) or, with `overwrite`, overwrite_payload; with
+   * `key`, the same applied to the object at that key path (created when missing).
+   */
+  write(id: number, payload: Readonly<Payload>, overwrite: boolean, key?: string): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    if (key === undefined && !overwrite) this.store.merge(row, payload);
+    else if (key === undefined) this.store.set(row, payload);
+    else {
+      const path = selectorPaths([key], 'key')[0]!;
+      const whole = this.store.get(row);
+      let o: Payload = whole;
+      for (const k of path) {
+        const next = Object.hasOwn(o, k) ? o[k] : undefined;
+        const child: Payload = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as Payload) : {};
+        o[k] = child;
+        o = child;
+      }
+      if (overwrite) for (const k of Object.keys(o)) delete o[k];
+      Object.assign(o, payload);
+      this.store.set(row, whole);
+    }
+    this.reindex(row);
+  }
+
+  /** Qdrant's delete_payload: the key paths (plain keys, `a.b`) removed. */
+  deleteKeys(id: number, keys: readonly string[]): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    for (const path of selectorPaths(keys, 'keys')) this.store.deletePath(row, path);
+    this.reindex(row);
+  }
+
+  /** Qdrant's clear_payload. */
+  clear(id: number): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    this.store.clear(row);
+    this.reindex(row, null);
+  }
+
+  /** The payload of a point as `selector` asks, or null (no such point, or `false`). */
+  get(id: number, selector: PayloadSelector = true): Payload | null {
+    const row = this.rows.get(id);
+    if (row === undefined) return null;
+    return selectPayload(this.store, row, selector);
+  }
+
+  /** Every point with a non-empty payload: what a compaction saves. */
+  *entries(): IterableIterator<[number, Payload]> {
+    for (const [id, row] of this.rows) {
+      const p = this.store.get(row);
+      if (Object.keys(p).length > 0) yield [id, p];
+    }
+  }
+
+  /** Refuses an index request before it is logged: bad parameters, or another index on the key. */
+  checkIndex(spec: IndexSpec): void {
+    parseKeyPath(spec.field, 'field_name');
+    const params = checkIndexParams(spec.params, 'field_schema');
+    const had = this.specs.get(spec.field);
+    if (had !== undefined && JSON.stringify(had) !== JSON.stringify(params))
+      throw invalidArgument('field_name', `${quoted(spec.field)} has an index of another schema already (${had.type}): delete it first`);
+  }
+
+  /**
+   * Creates the index of `field` over every point now (checked by checkIndex when it was asked); the
+   * same index again is kept, another one on the key replaces it (the later of two requests that
+   * raced past the check).
+   */
+  createIndex(spec: IndexSpec): void {
+    const params = spec.params;
+    const had = this.specs.get(spec.field);
+    if (had !== undefined) {
+      if (JSON.stringify(had) === JSON.stringify(params)) return;
+      this.dropIndex(spec.field);
+    }
+    this.indexes.createIndex(spec.field, params.type, indexOptions(params), this.allRows());
+    this.specs.set(spec.field, params);
+    this.version++;
+  }
+
+  dropIndex(field: string): void {
+    this.indexes.drop(field);
+    this.specs.delete(field);
+    this.version++;
+  }
+
+  /** The indexes, as created. */
+  indexSpecs(): IndexSpec[] {
+    return [...this.specs].map(([field, params]) => ({ field, params }));
+  }
+
+  /** Each index's schema, parameters and the points it holds a value for. */
+  schema(): Record<string, { data_type: PayloadIndexParams['type']; params?: PayloadIndexParams; points: number }> {
+    const out: Record<string, { data_type: PayloadIndexParams['type']; params?: PayloadIndexParams; points: number }> = {};
+    for (const [field, index] of this.indexes.entries()) {
+      const params = this.specs.get(field)!;
+      out[field] = { data_type: params.type, ...(params.type === 'text' ? { params } : {}), points: index.pointsIndexed };
+    }
+    return out;
+  }
+
+  /** Bytes of the payload values and of each index. */
+  bytes(): { values: number; indexes: Record<string, number> } {
+    return { values: this.store.bytes().total, indexes: Object.fromEntries(this.indexes.bytes()) };
+  }
+
+  /** The rows matching `filter`, exactly: the indexes' bitmap, then the residual checked per point. */
+  match(filter: Filter): RowMatch {
+    const estimate = this.indexes.estimate(filter);
+    const answer = this.indexes.query(filter);
+    if (answer.residual === undefined) return { rows: answer.bitmap, estimate, residual: false };
+    const test = compile(answer.residual, this.indexes.compileOptions());
+    const hits: number[] = [];
+    for (const row of answer.bitmap) if (test(filterPoint(this.store, row, this.externalId(this.ids[row]!)))) hits.push(row);
+    return { rows: bitmapOf(hits), estimate, residual: true };
+  }
+
+  /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */
+  predicate(filter: Filter): (id: number) => boolean {
+    const test = compile(filter, this.indexes.compileOptions());
+    return (id) => {
+      const row = this.rows.get(id);
+      return row !== undefined && test(filterPoint(this.store, row, this.externalId(id)));
+    };
+  }
+
+  /** The ids of the points matching `filter`, in ascending row order. */
+  matchingIds(filter: Filter): number[] {
+    const out: number[] = [];
+    for (const row of this.match(filter).rows) out.push(this.ids[row]!);
+    return out;
+  }
+
+  private rowFor(id: number): number {
+    const known = this.rows.get(id);
+    if (known !== undefined) return known;
+    const row = this.freeRows.pop() ?? this.rowEnd++;
+    if (row >= this.ids.length) this.grow(row + 1);
+    this.rows.set(id, row);
+    this.ids[row] = id;
+    this.nodes[row] = -1;
+    return row;
+  }
+
+  private grow(n: number): void {
+    const cap = Math.max(n, 2 * this.ids.length);
+    const ids = new Float64Array(cap).fill(-1);
+    ids.set(this.ids);
+    const nodes = new Int32Array(cap).fill(-1);
+    nodes.set(this.nodes);
+    this.ids = ids;
+    this.nodes = nodes;
+  }
+
+  private reindex(row: number, payload?: Readonly<Payload> | null): void {
+    if (this.specs.size === 0) this.indexes.add(row, null);
+    else this.indexes.add(row, payload === undefined ? this.store.get(row) : payload);
+    this.version++;
+  }
+
+  private *allRows(): IterableIterator<[number, Payload]> {
+    for (const row of this.rows.values()) yield [row, this.store.get(row)];
+  }
+
+  private rowsOfIds(ids: readonly PointId[]): Bitmap {
+    const rows: number[] = [];
+    for (const pid of ids) {
+      const id = this.idOf(pid);
+      const row = id === null ? undefined : this.rows.get(id);
+      if (row !== undefined) rows.push(row);
+    }
+    return bitmapOf(rows);
+  }
+}
