@@ -32,12 +32,15 @@ export interface FilteredTruthInput {
   families: ReadonlyArray<ReadonlyArray<Filter | null>>;
   /** The filters as sent, per family and query: the cache's keys (equal JSON, equal mask). */
   keys: ReadonlyArray<ReadonlyArray<unknown>>;
+  /** Each base row's id as the server reports it (the input's own ids); absent: the row number. */
+  rowIds?: ArrayLike<number>;
 }
 
 export function filteredGroundTruth(o: FilteredTruthInput): FilteredTruth[] {
   const n = o.base.length / o.dim;
   if (o.payloads.length !== n) throw new RangeError(`${o.payloads.length} payloads for ${n} base rows`);
-  const points = o.payloads.map((payload, id) => ({ id, payload }));
+  const idOf = (row: number): number => (o.rowIds === undefined ? row : o.rowIds[row]!);
+  const points = o.payloads.map((payload, row) => ({ id: idOf(row), payload }));
   const all = new Uint8Array(n).fill(1);
   const cache = new Map<string, Uint8Array>();
   const maskOf = (filter: Filter | null, key: unknown): Uint8Array => {
@@ -59,6 +62,7 @@ export function filteredGroundTruth(o: FilteredTruthInput): FilteredTruth[] {
   return out.map(({ truth, matched }) => {
     // Scores in the server's convention: the Euclidean distance for Euclid, the similarity (1 - d) otherwise.
     const scores = Float32Array.from(truth.distances, (d) => (metric === 'l2' ? d : 1 - d));
-    return { gt: { dim: truth.k, count: matched.length, ids: Float64Array.from(truth.ids), scores, order: scoreOrder(o.distance) }, matched };
+    const ids = Float64Array.from(truth.ids, (row) => (row < 0 ? row : idOf(row)));
+    return { gt: { dim: truth.k, count: matched.length, ids, scores, order: scoreOrder(o.distance) }, matched };
   });
 }

@@ -86,13 +86,10 @@ async function prepareFamilies(
     distance: target.distance,
     families: cases.families.map((f) => f.parsed),
     keys: cases.families.map((f) => f.json),
+    ...(base.ids ? { rowIds: base.ids } : {}),
   });
   return cases.families.map((c, i) => {
     const truth = truths[i]!;
-    // Ids as the server reports them: the input's own (JSONL) or row numbers.
-    if (base.ids)
-      for (let j = 0; j < truth.gt.ids.length; j++)
-        if ((truth.gt.ids as Float64Array)[j]! >= 0) (truth.gt.ids as Float64Array)[j] = base.ids[(truth.gt.ids as Float64Array)[j]!]!;
     let sum = 0;
     for (const m of truth.matched) sum += m;
     const pg = o.protocol === 'pgvector' && c.parsed.some((f) => f !== null);

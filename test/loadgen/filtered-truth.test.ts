@@ -43,4 +43,13 @@ describe('exact filtered ground truth', () => {
     expect(Array.from(t.gt.ids)).toEqual([5, 1, 0, 2]);
     expect(Array.from(t.matched)).toEqual([6, 6]);
   });
+
+  it("reports and filters by the input's own ids when the rows have them", () => {
+    const json = [{ must: [{ has_id: [13, 10] }] }, null];
+    const parsed = json.map((f) => (f === null ? null : parseFilter(f)));
+    const rowIds = [10, 11, 12, 13, 14, 15];
+    const t = filteredGroundTruth({ base, payloads, queries, dim: 1, k: 2, distance: 'Euclid', families: [parsed], keys: [json], rowIds })[0]!;
+    // query 0 at 0: rows 3 (id 13, at 2) and 0 (id 10, at 5); query 1 at 10, unfiltered: rows 0 and 2.
+    expect(Array.from(t.gt.ids)).toEqual([13, 10, 10, 12]);
+  });
 });
