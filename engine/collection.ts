@@ -5,7 +5,7 @@
 // collection-info.ts's.
 import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import type { BaseIds, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
+import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { checkEf, checkK, checkQueryVector, checkRerank, defaultRerank, MAX_K } from '../index/search/bounds.js';
@@ -18,6 +18,7 @@ import type { FilterArena } from './filter-arena.js';
 import { FilterResolver } from './filter-plan.js';
 import { type FilteredHost, type SearchControl, searchFiltered } from './filtered-search.js';
 import { PointPayloads } from '../storage/point-payloads.js';
+import { forEachBasePayload } from '../index/format/payload-file.js';
 import type { Executor } from './executor.js';
 import { RecentQueries } from './recent-queries.js';
 import type { Filter } from '../index/filter/ast.js';
@@ -113,9 +114,17 @@ export class Collection implements FilteredHost {
           p.upsert(labels[node]!, null);
           p.placeNode(labels[node]!, node);
         }
+      const specs = this.basePayloads()?.((id, payload) => p.upsert(id, payload));
+      for (const spec of specs ?? []) p.createIndex(spec);
       this.readOnlyPayloads = p;
     }
     return this.readOnlyPayloads;
+  }
+
+  /** The payloads the base index was built with (strata build --payloads), or null. */
+  basePayloads(): BasePayloadSource | null {
+    const dir = this.opened?.dir;
+    return dir === undefined ? null : (each) => forEachBasePayload(dir, each);
   }
 
   /** The base index, or null for a collection created over the API and not yet compacted. */
@@ -262,7 +271,7 @@ export class Collection implements FilteredHost {
     // Only a writable collection is ever laid out again, so only it keeps its load.
     if (!job.exact && this.live !== null) this.recent.record(job.vector);
     const ctl = { ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {}), ...(r.signal ? { signal: r.signal } : {}) };
-    if (r.filter !== undefined) return this.searchWithFilter(job, r.filter, ctl, FILTERED_RETRIES);
+    if (r.filter !== undefined) return this.searchWithFilter(job, r.filter, ctl, FILTERED_RETRIES, r.filterPlan);
     const live = this.live;
     if (live === null) return this.dispatcher.submit(job, ctl);
     if (this.index === null) return Promise.resolve({ hits: freshHits(live, job), stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode });
@@ -285,9 +294,9 @@ export class Collection implements FilteredHost {
     });
   }
 
-  private searchWithFilter(job: SearchJob, filter: Filter, ctl: SearchControl, retries: number): Promise<SearchResponse> {
+  private searchWithFilter(job: SearchJob, filter: Filter, ctl: SearchControl, retries: number, forced?: SearchRequest['filterPlan']): Promise<SearchResponse> {
     // Overtaken every time (a write storm): the last try answers with what survives.
-    return searchFiltered(this, job, filter, ctl, retries === 0).then((res) => res ?? this.searchWithFilter(job, filter, ctl, retries - 1));
+    return searchFiltered(this, job, filter, ctl, retries === 0, forced).then((res) => res ?? this.searchWithFilter(job, filter, ctl, retries - 1, forced));
   }
 
   /** Queues a validated search of the base (filtered-search.ts asks through this). */
@@ -406,7 +415,7 @@ export class Collection implements FilteredHost {
 
   /** A point's payload as `selector` asks (null: none, or `false`). */
   payload(id: number, selector: PayloadSelector = true): Payload | null {
-    return this.live?.payload(id, selector) ?? null;
+    return this.live !== null ? this.live.payload(id, selector) : this.payloads.shown(id, selector);
   }
 
   /** The live store, or STRATA_READ_ONLY (no data directory) / the shutdown error. */

@@ -55,7 +55,7 @@ export class DataDir {
     createDir(this.dir);
     for (const c of this.host.registry.values()) {
       const dir = collectionDir(this.dir, c.name);
-      const { store } = await LiveStore.open(dir, c.dim, c.metric, c.baseIds(), DEFAULT_FRESH, compacted.get(c.name) ?? null);
+      const { store } = await LiveStore.open(dir, c.dim, c.metric, c.baseIds(), DEFAULT_FRESH, compacted.get(c.name) ?? null, c.basePayloads());
       this.host.attachLive(c, store);
       await this.follow(c.name, store);
     }

@@ -9,6 +9,9 @@
 //          cuts the graph into pieces cannot hurt it.
 // - graph: many match: the level-0 walk through every node, answers only from matches. Its cost
 //          grows as ef × degree / selectivity (it steps over non-matches to reach matches).
+// - two_hop: ACORN's walk on matches only, bridging gaps through non-matching nodes' lists. Never
+//          chosen: at equal recall it lost to one of the other two at every selectivity measured
+//          (docs/benchmarks.md); a request may still ask for it (SearchRequest.filterPlan).
 //
 // The crossover is where the two costs meet: matched² ≈ SCAN_FACTOR × ef × degree × nodes.
 // Answers are cached per filter while the payloads and the base stay as they are (repeated filters
@@ -22,7 +25,7 @@ import type { FilterArena } from './filter-arena.js';
 import type { FilterPlan } from './types.js';
 
 /** Scales the scan's side of the crossover (set by measurement: docs/benchmarks.md, filtered search). */
-export const SCAN_FACTOR = 1;
+export const SCAN_FACTOR = 2;
 
 /** Filters whose answers are kept. */
 const CACHED_FILTERS = 64;
@@ -44,14 +47,16 @@ interface Cached {
   resolved: ResolvedFilter;
 }
 
-/** The plan for a resolved filter on a base of `index` at beam width ef. */
-export function choosePlan(r: ResolvedFilter, index: TieredIndex, ef: number): number {
+/** The plan for a resolved filter on a base of `index` at beam width ef (or the one asked for). */
+export function choosePlan(r: ResolvedFilter, index: TieredIndex, ef: number, forced?: FilterPlan['plan']): number {
   if (r.baseMatched === 0) return FILTER_PLAN.NONE;
+  if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
   const walk = SCAN_FACTOR * ef * index.meta.maxM0 * index.meta.count;
   return r.baseMatched * r.baseMatched <= walk ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
 }
 
-export const PLAN_NAMES = ['none', 'graph', 'scan'] as const satisfies readonly FilterPlan['plan'][];
+/** FILTER_PLAN's values by name. */
+export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop'] as const satisfies readonly FilterPlan['plan'][];
 
 export class FilterResolver {
   private readonly cache = new Map<string, Cached>();

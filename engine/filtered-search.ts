@@ -47,13 +47,20 @@ function freshHits(live: LiveStore | null, job: SearchJob, r: ResolvedFilter): S
  * Resolves with the search's answer, or null when a compaction swapped the base meanwhile or a write
  * left it short (the caller asks again); with `final`, with what survives of it instead.
  */
-export async function searchFiltered(host: FilteredHost, job: SearchJob, filter: Filter, ctl: SearchControl, final = false): Promise<SearchResponse | null> {
+export async function searchFiltered(
+  host: FilteredHost,
+  job: SearchJob,
+  filter: Filter,
+  ctl: SearchControl,
+  final = false,
+  forced?: FilterPlan['plan'],
+): Promise<SearchResponse | null> {
   const { payloads, index, resolver } = host;
   const generation = host.generation;
   const version = payloads.version;
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
-    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r, index, job.ef);
+    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r, index, job.ef, forced);
     const info = planInfo(r, plan);
     if (plan === FILTER_PLAN.NONE) {
       const hits = freshHits(host.live, job, r);

@@ -28,6 +28,8 @@ export interface SearchRequest {
   mode?: ExecutionMode;
   /** Only points whose payload (and id) match: Qdrant's filter, parsed (index/filter/parse.ts). */
   filter?: Filter;
+  /** The plan a filtered search runs instead of the planner's choice (benchmarks and tests compare them). */
+  filterPlan?: 'scan' | 'graph' | 'two_hop';
   /** Milliseconds from submission; the request fails with STRATA_DEADLINE_EXCEEDED after it. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -55,7 +57,7 @@ export interface SearchResponse {
  * point matches, nothing was searched.
  */
 export interface FilterPlan {
-  plan: 'scan' | 'graph' | 'none';
+  plan: 'scan' | 'graph' | 'two_hop' | 'none';
   /** The payload indexes' estimate of matching points, before the exact count. */
   estimated: { min: number; exp: number; max: number };
   /** Points that match, exactly: in the base index and in the fresh layer. */

@@ -31,6 +31,9 @@ export interface KeyedPoint {
   payload: Payload | null;
 }
 
+/** Hands each (id, payload) a built base carries to `each`; returns its payload indexes (null: it has no payload file). */
+export type BasePayloadSource = (each: (id: number, payload: Payload) => void) => IndexSpec[] | null;
+
 /** Internal ids from here on number a collection's UUID points, in the order they first appear. */
 export const UUID_ID_BASE = 2 ** 52;
 
@@ -201,6 +204,7 @@ export class LiveStore {
     base: BaseIds | null,
     fresh: FreshOptions = DEFAULT_FRESH,
     compacted: { cutLsn: bigint; state: LiveState } | null = null,
+    basePayloads: BasePayloadSource | null = null,
   ): Promise<{ store: LiveStore; report: RecoveryReport }> {
     createDir(dir);
     const { wal, records, report, cutAt } = await WriteAheadLog.open(join(dir, WAL_FILE));
@@ -217,7 +221,7 @@ export class LiveStore {
     if (compacted) {
       store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
-    }
+    } else if (basePayloads !== null) store.seed(basePayloads);
     for (const r of records) if (compacted === null || r.lsn > compacted.cutLsn) store.apply(r.type, r.payload, r.lsn);
     // A crash between a compaction and the cut of its log leaves the head: cut it now (a log that
     // cannot be written keeps it; replay skips it either way).
@@ -242,12 +246,22 @@ export class LiveStore {
   /** What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's position. */
   liveState(): LiveState {
     return {
-      payloads: [...this.payloads.entries()],
+      payloads: this.payloads.entries(),
       indexes: this.payloads.indexSpecs(),
       uuids: [...this.uuidIds],
       nextUuidId: this.nextUuidId,
       sharedSeq: this.sharedSeq,
     };
+  }
+
+  /** The payloads and indexes a built base carries (strata build --payloads), before its log is replayed. */
+  private seed(source: BasePayloadSource): void {
+    const specs = source((label, payload) => {
+      if (!this.payloads.has(label))
+        throw new StrataError('STRATA_INDEX_CORRUPT', `the base's payload file names point ${label}, which the base does not hold`, { id: String(label) });
+      this.payloads.upsert(label, payload);
+    });
+    for (const spec of specs ?? []) this.payloads.createIndex(spec);
   }
 
   private restore(s: LiveState): void {
@@ -567,8 +581,7 @@ export class LiveStore {
 
   /** A point's payload as `selector` asks; null for a point with none (or `false`). */
   payload(id: number, selector: PayloadSelector = true): Payload | null {
-    const p = this.payloads.get(id, selector);
-    return p === null || (selector === true && Object.keys(p).length === 0) ? null : p;
+    return this.payloads.shown(id, selector);
   }
 
   /** Live points: the base's unhidden ones plus the fresh ones. */

@@ -4,6 +4,7 @@
 // the bitmaps never move; `nodeOfRow` says where the point's vector is served from in the base index
 // (-1: the fresh layer, or not yet placed), which the planner turns into a bitset over base nodes.
 import { invalidArgument, quoted } from '../common/errors.js';
+import { IdMap } from '../common/id-map.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
@@ -31,7 +32,7 @@ export class PointPayloads {
   private readonly store = new PayloadStore();
   private readonly indexes: FieldIndexes;
   private readonly specs = new Map<string, PayloadIndexParams>();
-  private readonly rows = new Map<number, number>();
+  private readonly rows = new IdMap();
   private ids = new Float64Array(1024);
   /** The base node serving each row's point, or -1. */
   private nodes = new Int32Array(1024).fill(-1);
@@ -79,7 +80,9 @@ export class PointPayloads {
 
   /** Every point placed anew: `nodeOf` gives each id's base node, or -1 (a compaction swapped the base). */
   placeAll(nodeOf: (id: number) => number): void {
-    for (const [id, row] of this.rows) this.nodes[row] = nodeOf(id);
+    this.rows.forEach((id, row) => {
+      this.nodes[row] = nodeOf(id);
+    });
     this.version++;
   }
 
@@ -153,12 +156,20 @@ export class PointPayloads {
     return selectPayload(this.store, row, selector);
   }
 
+  /** The payload as answers show it: null for none (no point, `false`, or a whole payload that is empty). */
+  shown(id: number, selector: PayloadSelector = true): Payload | null {
+    const p = this.get(id, selector);
+    return p === null || (selector === true && Object.keys(p).length === 0) ? null : p;
+  }
+
   /** Every point with a non-empty payload: what a compaction saves. */
-  *entries(): IterableIterator<[number, Payload]> {
-    for (const [id, row] of this.rows) {
+  entries(): Array<[number, Payload]> {
+    const out: Array<[number, Payload]> = [];
+    this.rows.forEach((id, row) => {
       const p = this.store.get(row);
-      if (Object.keys(p).length > 0) yield [id, p];
-    }
+      if (Object.keys(p).length > 0) out.push([id, p]);
+    });
+    return out;
   }
 
   /** Refuses an index request before it is logged: bad parameters, or another index on the key. */
@@ -210,7 +221,8 @@ export class PointPayloads {
 
   /** Bytes of the payload values and of each index. */
   bytes(): { values: number; indexes: Record<string, number> } {
-    return { values: this.store.bytes().total, indexes: Object.fromEntries(this.indexes.bytes()) };
+    const rows = this.rows.bytes() + this.ids.byteLength + this.nodes.byteLength;
+    return { values: this.store.bytes().total + rows, indexes: Object.fromEntries(this.indexes.bytes()) };
   }
 
   /** The rows matching `filter`, exactly: the indexes' bitmap, then the residual checked per point. */
@@ -268,7 +280,7 @@ export class PointPayloads {
   }
 
   private *allRows(): IterableIterator<[number, Payload]> {
-    for (const row of this.rows.values()) yield [row, this.store.get(row)];
+    for (let row = 0; row < this.rowEnd; row++) if (this.ids[row]! >= 0) yield [row, this.store.get(row)];
   }
 
   private rowsOfIds(ids: readonly PointId[]): Bitmap {

@@ -6,6 +6,7 @@ import { buildShards, MAX_SHARDS } from '../../index/build/build-shards.js';
 import type { DatasetFormat } from '../../datasets/index.js';
 import type { Metric } from '../../index/kernels/kernels.js';
 import { CODE_KINDS } from '../../index/codes/index.js';
+import { FIELD_SCHEMAS } from '../../index/payload-index/params.js';
 
 const CODE_CHOICES = ['auto', 'none', ...CODE_KINDS] as const;
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../../index/placement/placement.js';
@@ -36,6 +37,8 @@ interface BuildFlags {
   limit?: number;
   segmentBytes?: number;
   shards?: number;
+  payloads?: string;
+  indexField: string[];
   json?: boolean;
 }
 
@@ -95,6 +98,13 @@ export function registerBuild(program: Command): void {
       numberOption('--fill-alpha', 0, 4),
       DEFAULT_FILL_ALPHA,
     )
+    .option('--payloads <file>', 'JSON Lines, line i the payload object of row i (for inputs other than JSONL, whose rows carry a "payload" member)')
+    .option(
+      '--index-field <key:type>',
+      `a payload index to build when the index is served (repeatable): a key path and ${FIELD_SCHEMAS.join(' | ')}`,
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--force', 'replace an existing index directory')
     .option('--json', 'print the summary as JSON')
     .action(async (input: string, f: BuildFlags) => {
@@ -114,6 +124,8 @@ export function registerBuild(program: Command): void {
         force: f.force ?? false,
         keepUnreachable: f.keepUnreachable ?? false,
         fillAlpha: f.fillAlpha,
+        indexFields: f.indexField,
+        ...(f.payloads ? { payloads: f.payloads } : {}),
         ...(f.format ? { format: f.format } : {}),
         ...(f.metric ? { metric: f.metric } : {}),
         ...(f.profileQueries ? { profileQueries: f.profileQueries } : {}),
@@ -155,7 +167,7 @@ export function registerBuild(program: Command): void {
       const p = summary.placement;
       const lines = [
         `built ${summary.out}: ${summary.count} vectors x ${summary.dim} (${summary.metric}), M ${f.m}, efConstruction ${f.efConstruction}`,
-        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
+        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, ${summary.payloads ? `payloads ${s.payloads.toFixed(1)}, ` : ''}graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
         ...planLines(summary.plan, summary.count),
         `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
         ...(summary.filled
@@ -165,6 +177,11 @@ export function registerBuild(program: Command): void {
           : []),
         ...(summary.connected.linksAdded > 0
           ? [`graph: linked in ${summary.connected.unreachableBefore} nodes the entry point could not reach on level 0 (${summary.connected.linksAdded} links)`]
+          : []),
+        ...(summary.payloads
+          ? [
+              `payloads: ${summary.payloads.points} points with a payload; indexes ${summary.payloads.indexes.map((x) => `${x.field}:${x.params.type}`).join(', ') || 'none'}`,
+            ]
           : []),
         ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),
       ];

@@ -1,8 +1,11 @@
-// `strata build`: dataset file -> HNSW graph (hnswlib) -> profile -> budget plan, code, placement ->
-// tiered layout -> index directory. Each phase reports progress through one callback so the CLI decides how to show it.
+// `strata build`: dataset file -> payloads judged -> HNSW graph (hnswlib) -> profile -> budget plan,
+// code, placement -> tiered layout -> index directory (with its payload file). Each phase reports
+// progress through one callback so the CLI decides how to show it.
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
-import { type Dataset, readDataset, type DatasetFormat } from '../../datasets/index.js';
+import { type Dataset, detectFormat, readDataset, type DatasetFormat } from '../../datasets/index.js';
+import { type BasePayload, checkIndexFields } from '../format/payload-file.js';
+import type { IndexSpec } from '../payload-index/params.js';
 import { checkOutput } from '../format/output-path.js';
 import { recoverInterruptedSwap } from '../format/replace-dir.js';
 import { writeIndex } from '../format/write-index.js';
@@ -16,9 +19,11 @@ import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
 import { buildGraph } from './hnsw-build.js';
+import { parseIndexFields } from './index-fields.js';
+import { basePayloadEntries, checkPayloadInput, checkPayloadsOption, type PayloadInput } from './payload-input.js';
 import { profileGraph, sampleRows } from './profile.js';
 
-export type BuildPhase = 'read' | 'graph' | 'profile' | 'layout' | 'write';
+export type BuildPhase = 'read' | 'payloads' | 'graph' | 'profile' | 'layout' | 'write';
 
 export interface BuildIndexOptions {
   input: string;
@@ -52,6 +57,17 @@ export interface BuildIndexOptions {
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
   /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
   dataset?: Dataset;
+  /** A JSONL file of one payload object per line, line i row i's (beside a non-JSONL input). */
+  payloads?: string;
+  /** `key:type` per payload index to record (index-fields.ts). */
+  indexFields?: readonly string[];
+  /** Payloads already judged (build-shards.ts), and the input rows `dataset` holds, ascending. */
+  payloadInput?: { input: PayloadInput | null; rows: readonly number[] };
+  /**
+   * Payloads by label already in memory (a compaction's), instead of reading them from the input,
+   * and the payload indexes with their full parameters (added to any `indexFields`).
+   */
+  basePayloads?: { entries: Iterable<BasePayload>; indexes: readonly IndexSpec[] };
 }
 
 export interface BuildSummary {
@@ -69,6 +85,8 @@ export interface BuildSummary {
   connected: ConnectResult;
   /** The free level-0 slots filled, or null with fillAlpha 0. */
   filled: FillResult | null;
+  /** Points given a payload and the payload indexes recorded, or null: no payload file. */
+  payloads: { points: number; indexes: IndexSpec[] } | null;
   manifest: Manifest;
 }
 
@@ -82,8 +100,14 @@ export const DEFAULT_BUILD = {
   profileEf: 64,
 };
 
-/** The options that can be judged without the data (budget, code, samples): checked before any read. */
-export function checkBuildOptions(o: BuildIndexOptions): { budgetText: string; codes: CodeKind | 'none' | 'auto'; samples: number; fillAlpha: number } {
+/** The options that can be judged without the data (budget, code, samples, index fields): checked before any read. */
+export function checkBuildOptions(o: BuildIndexOptions): {
+  budgetText: string;
+  codes: CodeKind | 'none' | 'auto';
+  samples: number;
+  fillAlpha: number;
+  indexFields: IndexSpec[];
+} {
   const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
   parseBudget(budgetText, 0);
   const codes = parseCodeKind(o.codes ?? 'auto');
@@ -91,7 +115,22 @@ export function checkBuildOptions(o: BuildIndexOptions): { budgetText: string; c
   if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);
   const fillAlpha = o.fillAlpha ?? DEFAULT_FILL_ALPHA;
   if (!(fillAlpha === 0 || (fillAlpha >= 1 && fillAlpha <= 4))) throw invalidArgument('fill-alpha', `must be 0 (off) or in 1..4, got ${fillAlpha}`);
-  return { budgetText, codes, samples, fillAlpha };
+  const parsed = parseIndexFields(o.indexFields ?? []);
+  const indexFields = o.basePayloads ? checkIndexFields([...parsed, ...o.basePayloads.indexes], 'basePayloads.indexes') : parsed;
+  if (o.dataset === undefined) checkPayloadsOption(o, o.format ?? detectFormat(o.input));
+  return { budgetText, codes, samples, fillAlpha, indexFields };
+}
+
+/**
+ * The build's payloads, judged against the rows read (the 'payloads' phase) before the graph is
+ * built; null without a payload source (neither JSONL nor --payloads).
+ */
+export async function readPayloadInput(o: BuildIndexOptions, ds: Dataset): Promise<PayloadInput | null> {
+  return checkPayloadInput(
+    { input: ds.file, format: ds.format, ...(o.payloads !== undefined ? { payloads: o.payloads } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}) },
+    ds.count,
+    (d, t) => o.onProgress?.('payloads', d, t),
+  );
 }
 
 /** Reads the build's input as the options say (format, limit), reporting the 'read' phase. */
@@ -105,7 +144,7 @@ export function readBuildInput(o: BuildIndexOptions): Promise<Dataset> {
 
 export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const t0 = performance.now();
-  const seconds: Record<BuildPhase | 'total', number> = { read: 0, graph: 0, profile: 0, layout: 0, write: 0, total: 0 };
+  const seconds: Record<BuildPhase | 'total', number> = { read: 0, payloads: 0, graph: 0, profile: 0, layout: 0, write: 0, total: 0 };
   let mark = t0;
   const lap = (p: BuildPhase): void => {
     const now = performance.now();
@@ -120,8 +159,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
 
   // Everything that can be judged without the data is judged before reading it: a bad option or
   // output path must not cost a whole graph build.
-  const { budgetText, codes, samples, fillAlpha } = checkBuildOptions(o);
-  const inputs = [o.input, ...(o.profileQueries ? [o.profileQueries] : [])];
+  const { budgetText, codes, samples, fillAlpha, indexFields } = checkBuildOptions(o);
+  const inputs = [o.input, ...(o.profileQueries ? [o.profileQueries] : []), ...(o.payloads ? [o.payloads] : [])];
   recoverInterruptedSwap(o.out);
   checkOutput(o.out, { force: o.force ?? false, inputs });
 
@@ -130,6 +169,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const metric: Metric = o.metric ?? ds.metric ?? 'l2';
   if (metric === 'cosine') normalizeRows(ds.vectors, ds.dim);
   lap('read');
+  const payloadInput = o.basePayloads ? null : o.payloadInput ? o.payloadInput.input : await readPayloadInput(o, ds);
+  lap('payloads');
 
   const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
   const filled = fillAlpha > 0 ? fillFreeSlots(graph, metric, fillAlpha) : null;
@@ -174,6 +215,19 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   progress('layout', 1, 1);
   lap('layout');
 
+  const payloadEntries: Iterable<BasePayload> | null =
+    o.basePayloads?.entries ??
+    // A JSONL input whose rows carry no payload gets no payload file (unless it has index fields).
+    (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
+  const withPayloadFile = payloadEntries !== null || indexFields.length > 0;
+  // A shard's count is known only once written: its rows bound it.
+  const payloadTotal = payloadInput === null ? 0 : o.payloadInput ? o.payloadInput.rows.length : payloadInput.points;
+  let pointsWritten = 0;
+  const onPayloadsWritten = (n: number): void => {
+    pointsWritten = n;
+    progress('write', n, Math.max(n, payloadTotal));
+  };
+
   const manifest = writeIndex(
     index,
     o.out,
@@ -196,9 +250,13 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
       },
       graph: { unreachable: placed.unreachable },
     },
-    { force: o.force ?? false, inputs },
+    {
+      force: o.force ?? false,
+      inputs,
+      ...(withPayloadFile ? { payloads: { entries: payloadEntries ?? [], indexes: indexFields, onProgress: onPayloadsWritten } } : {}),
+    },
   );
-  progress('write', 1, 1);
+  if (!withPayloadFile) progress('write', 1, 1);
   lap('write');
   seconds.total = (performance.now() - t0) / 1000;
   return {
@@ -214,6 +272,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     unreachable: placed.unreachable,
     connected,
     filled,
+    payloads: withPayloadFile ? { points: pointsWritten, indexes: indexFields } : null,
     manifest,
   };
 }

@@ -10,7 +10,7 @@ import { replaceFileDurably } from '../../common/durable-fs.js';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import type { Dataset } from '../../datasets/index.js';
 import type { Metric } from '../kernels/kernels.js';
-import { type BuildIndexOptions, type BuildSummary, buildIndex, checkBuildOptions, readBuildInput } from './build-index.js';
+import { type BuildIndexOptions, type BuildSummary, buildIndex, checkBuildOptions, readBuildInput, readPayloadInput } from './build-index.js';
 
 export const SHARD_MAP_FILE = 'shards.json';
 export const SHARD_MAP_FORMAT = 'strata-shard-map';
@@ -96,6 +96,7 @@ export async function buildShards(o: BuildIndexOptions & { shards: number }): Pr
   const n = o.shards;
   if (!Number.isInteger(n) || n < 2 || n > MAX_SHARDS) throw invalidArgument('shards', `must be an integer in 2..${MAX_SHARDS}, got ${n}`);
   checkBuildOptions(o);
+  if (o.basePayloads) throw invalidArgument('basePayloads', 'payloads by label are for one index; a shard set reads its payloads from the input');
   const out = resolve(o.out);
   if (existsSync(out)) {
     if (!o.force) throw new StrataError('STRATA_INDEX_EXISTS', `${out} exists already: choose another --out or pass --force to replace it`, { path: out });
@@ -104,6 +105,7 @@ export async function buildShards(o: BuildIndexOptions & { shards: number }): Pr
     rmSync(out, { recursive: true, force: true });
   }
   const ds = await readBuildInput(o);
+  const payloads = o.basePayloads ? null : await readPayloadInput(o, ds);
   // Rows per shard, in input order.
   const rows: number[][] = Array.from({ length: n }, () => []);
   for (let r = 0; r < ds.count; r++) rows[shardOf(ds.ids ? ds.ids[r]! : r, n)]!.push(r);
@@ -121,7 +123,14 @@ export async function buildShards(o: BuildIndexOptions & { shards: number }): Pr
     });
     const part: Dataset = { ...ds, count: pick.length, vectors, ids };
     const dir = `shard-${s}`;
-    const summary = await buildIndex({ ...o, out: join(out, dir), name: `${name}-${s}`, force: false, dataset: part });
+    const summary = await buildIndex({
+      ...o,
+      out: join(out, dir),
+      name: `${name}-${s}`,
+      force: false,
+      dataset: part,
+      payloadInput: { input: payloads, rows: pick },
+    });
     summaries.push(summary);
     entries.push({ shard: s, dir, count: pick.length, manifestSha256: sha256(readFileSync(join(out, dir, 'manifest.json'))) });
   }

@@ -16,6 +16,8 @@ export const READ_VERSIONS: readonly number[] = [3, 4];
 export const MANIFEST = 'manifest.json';
 export const GRAPH_FILE = 'graph.bin';
 export const CODES_FILE = 'codes.bin';
+/** The base points' payloads and the payload indexes asked for (payload-file.ts); only when the index has either. */
+export const PAYLOAD_FILE = 'payloads.jsonl';
 export const GRAPH_MAGIC = 'STRGRAPH';
 export const CODES_MAGIC = 'STRCODES';
 export const STORE_MAGIC = 'STRSTORE';

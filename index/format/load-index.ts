@@ -15,7 +15,7 @@ import { rqParamsLength } from '../codes/rq.js';
 import type { Segment } from '../tiered/segment.js';
 import type { UpperLayers } from '../tiered/upper-layers.js';
 import { intentPath, recoverInterruptedSwap } from './replace-dir.js';
-import { CODE_KIND_CODES, METRIC_CODES, STORE_KIND_CODES } from './write-index.js';
+import { CODE_KIND_CODES, METRIC_CODES, STORE_KIND_CODES } from './header-codes.js';
 
 export interface LoadOptions extends AllocateOptions {
   prepareTier?: (tier: Tier) => void;

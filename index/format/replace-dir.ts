@@ -24,7 +24,7 @@ const INTENT_RE = /^\.(.+)\.strata-swap\.json$/;
  * What a temporary may hold (version 2's files, and version 1's tier files so that old temporaries
  * go too); anything else means it is not ours and is left alone.
  */
-const INDEX_FILE_RE = /^(manifest\.json|graph\.bin|codes\.bin|(adjacency|vectors|labels)-(dram|cxl)\.bin|tier-\d+-[a-z]+\.bin)$/;
+const INDEX_FILE_RE = /^(manifest\.json|graph\.bin|codes\.bin|payloads\.jsonl|(adjacency|vectors|labels)-(dram|cxl)\.bin|tier-\d+-[a-z]+\.bin)$/;
 
 export function temporaryFor(out: string): string {
   return join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${Date.now()}`);

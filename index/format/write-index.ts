@@ -2,12 +2,10 @@
 // is fsynced, the manifest is written last, and the directory is swapped into place (replace-dir.ts).
 // A crash at any point leaves either the old index or the new one, never a mix, and never nothing.
 // Only an index directory is ever replaced (output-path.ts).
-import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { fsyncDir } from '../../common/durable-fs.js';
 import { dirname, join, resolve } from 'node:path';
 import { STORE_KINDS, type TieredIndex, TIER_KINDS } from '../tiered/tiered-index.js';
-import { CODE_KINDS } from '../codes/index.js';
 import {
   CODES_FILE,
   CODES_MAGIC,
@@ -17,40 +15,19 @@ import {
   GRAPH_MAGIC,
   HEADER_BYTES,
   MANIFEST,
+  PAYLOAD_FILE,
   STORE_MAGIC,
   storeFileName,
 } from './constants.js';
 import { crashPoint } from './crash-point.js';
+import { HashedFile } from './hashed-file.js';
+import { CODE_KIND_CODES, METRIC_CODES, STORE_KIND_CODES } from './header-codes.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import { checkOutput } from './output-path.js';
+import { type BasePayload, writeBasePayloads } from './payload-file.js';
+import type { IndexSpec } from '../payload-index/params.js';
 import { installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
-
-export const METRIC_CODES = { l2: 0, ip: 1, cosine: 2 } as const;
-
-class HashedFile {
-  private readonly fd: number;
-  private readonly hash: Hash = createHash('sha256');
-  bytes = 0;
-  constructor(readonly path: string) {
-    this.fd = openSync(path, 'wx');
-  }
-  write(data: Uint8Array): void {
-    let off = 0;
-    while (off < data.byteLength) off += writeSync(this.fd, data, off, data.byteLength - off);
-    this.hash.update(data);
-    this.bytes += data.byteLength;
-  }
-  pad(to: number): void {
-    const extra = (to - (this.bytes % to)) % to;
-    if (extra > 0) this.write(new Uint8Array(extra));
-  }
-  finish(): FileEntry {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    return { bytes: this.bytes, sha256: this.hash.digest('hex') };
-  }
-}
 
 function header(magic: string, fields: number[]): Uint8Array {
   const h = new Uint8Array(HEADER_BYTES);
@@ -68,15 +45,17 @@ export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric
   plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram' | 'poolLists'>;
 };
 
-/** Stable numbers for the code kinds in codes.bin's header. */
-export const CODE_KIND_CODES: Readonly<Record<string, number>> = Object.fromEntries(CODE_KINDS.map((k, i) => [k, i + 1]));
-export const STORE_KIND_CODES: Readonly<Record<string, number>> = Object.fromEntries(STORE_KINDS.map((k, i) => [k, i + 1]));
-
 export interface WriteOptions {
   /** Replace an existing index directory (never anything else). */
   force?: boolean;
   /** Files the index was built from: --out may not be, or hold, one of them. */
   inputs?: readonly string[];
+  /** The base points' payloads and the payload indexes to build on open: written as payloads.jsonl. */
+  payloads?: {
+    entries: Iterable<BasePayload>;
+    indexes: readonly IndexSpec[];
+    onProgress?: (points: number) => void;
+  };
 }
 
 export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInfo, opts: WriteOptions = {}): Manifest {
@@ -136,6 +115,11 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
         files[name] = f.finish();
         stores.push({ kind, tier, start, count, stride: store.shape.stride, file: name });
       }
+    }
+    if (opts.payloads) {
+      const p = opts.payloads;
+      const written = writeBasePayloads(tmp, p.entries, p.indexes, p.onProgress);
+      files[PAYLOAD_FILE] = { bytes: written.bytes, sha256: written.sha256 };
     }
     // Every store's records per tier, and in DRAM the upper layers, the code's head (rq's centroids)
     // and the promotion pool (filled at load from the lists written here).

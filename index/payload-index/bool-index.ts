@@ -1,4 +1,5 @@
 // The `bool` index: one bitmap of points holding `true`, one of points holding `false`.
+import { BOOL_CODEC, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, bitmapBytes, emptyBitmap } from './bitmap.js';
@@ -6,6 +7,10 @@ import { type Bitmap, bitmapBytes, emptyBitmap } from './bitmap.js';
 export class BoolIndex extends FieldIndexBase<boolean> {
   readonly schema = 'bool';
   private readonly holding = { true: emptyBitmap(), false: emptyBitmap() };
+
+  protected codec(): ValueCodec<boolean> {
+    return BOOL_CODEC;
+  }
 
   protected read(e: unknown): boolean | undefined {
     return typeof e === 'boolean' ? e : undefined;

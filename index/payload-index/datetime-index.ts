@@ -1,6 +1,7 @@
 // The `datetime` index: every string a point holds that datetime.ts reads, as microseconds in sorted
 // (value, id) arrays, answering datetime ranges exactly. Matching a datetime string is left to the
 // check: the evaluator compares strings as spelled, and one instant has many spellings.
+import { NUMBER_CODEC, type ValueCodec } from './point-values.js';
 import type { Cardinality, IndexableCondition, IndexContext } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import type { Bitmap } from './bitmap.js';
@@ -17,6 +18,10 @@ function micros(b: Bounds<string>): Bounds<number> {
 export class DatetimeIndex extends FieldIndexBase<number> {
   readonly schema = 'datetime';
   private readonly sorted = new SortedValues(this.values);
+
+  protected codec(): ValueCodec<number> {
+    return NUMBER_CODEC;
+  }
 
   protected read(e: unknown): number | undefined {
     return typeof e === 'string' ? parseDatetime(e) : undefined;

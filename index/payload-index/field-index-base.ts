@@ -4,12 +4,11 @@
 // the add/remove bookkeeping. A kind supplies how it reads one element and how it stores the values.
 import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, andNot, bitmapBytes, bitmapOf, emptyBitmap, or } from './bitmap.js';
+import { NUMBER_CODEC, PointValues, type ValueCodec } from './point-values.js';
 import { type Cardinality, exactly, type FieldSchema, type IndexableCondition, type IndexContext, type PayloadFieldIndex } from './field-index.js';
 
 /** A rough cost of one Map entry in V8, for bytes(): an estimate, checked against the heap (README). */
 export const MAP_ENTRY_BYTES = 48;
-/** A rough cost of a small JS array besides its elements (object and backing-store headers). */
-const ARRAY_BYTES = 32;
 
 function inBounds(b: Bounds<number>, x: number): boolean {
   return (b.gt === undefined || x > b.gt) && (b.gte === undefined || x >= b.gte) && (b.lt === undefined || x < b.lt) && (b.lte === undefined || x <= b.lte);
@@ -17,19 +16,21 @@ function inBounds(b: Bounds<number>, x: number): boolean {
 
 export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   abstract readonly schema: FieldSchema;
-  /** Each point's values of the index's type (only points with at least one). */
-  protected readonly values = new Map<number, readonly T[]>();
+  /** Each point's values of the index's type (only points with at least one), off the V8 heap. */
+  protected readonly values = new PointValues<T>(this.codec());
   /** Points with an element that is neither null nor of the index's type. */
   protected other = emptyBitmap();
   /**
    * Each point's value counts, one per value at the path (array: its length, null: 0, else 1), for
    * points other than the common case of one plain value, which `single` holds without a Map entry.
    */
-  private readonly counts = new Map<number, readonly number[]>();
+  private readonly counts = new PointValues<number>(NUMBER_CODEC);
   private single = emptyBitmap();
   private nulls = emptyBitmap();
   private nonEmpty = emptyBitmap();
 
+  /** How the kind's values are kept in the typed pool (called once, while the base initialises). */
+  protected abstract codec(): ValueCodec<T>;
   /** The element as a value of the index's type, or undefined when it is not one. */
   protected abstract read(element: unknown): T | undefined;
   protected abstract insert(id: number, values: readonly T[]): void;
@@ -63,9 +64,8 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
     if (hasOther) this.other.add(id);
     if (mine.length > 0) {
       // A copy at its exact length: the array grown by push keeps spare slots, per point.
-      const kept = mine.slice();
-      this.values.set(id, kept);
-      this.insert(id, kept);
+      this.values.set(id, mine);
+      this.insert(id, mine);
     }
   }
 
@@ -89,10 +89,14 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
         return andNot(ctx.all, this.nonEmpty);
       case 'values_count': {
         const hits: number[] = [];
-        for (const [id, cs] of this.counts) if (cs.some((c) => inBounds(cond.count, c))) hits.push(id);
+        const counted: number[] = [];
+        this.counts.forEach((cs, id) => {
+          counted.push(id);
+          if (cs.some((c) => inBounds(cond.count, c))) hits.push(id);
+        });
         const out = inBounds(cond.count, 1) ? or(bitmapOf(hits), this.single) : bitmapOf(hits);
         // A point without a value at the path counts 0.
-        return inBounds(cond.count, 0) ? or(out, andNot(andNot(ctx.all, bitmapOf(this.counts.keys())), this.single)) : out;
+        return inBounds(cond.count, 0) ? or(out, andNot(andNot(ctx.all, bitmapOf(counted)), this.single)) : out;
       }
       default:
         return this.filterField(cond, ctx);
@@ -106,8 +110,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   }
 
   bytes(): number {
-    let n = (this.counts.size + this.values.size) * MAP_ENTRY_BYTES + bitmapBytes(this.single);
-    for (const vs of this.values.values()) n += ARRAY_BYTES + vs.length * 8;
+    const n = this.counts.bytes() + this.values.bytes() + bitmapBytes(this.single);
     return n + bitmapBytes(this.nulls) + bitmapBytes(this.nonEmpty) + bitmapBytes(this.other) + this.fieldBytes();
   }
 }

@@ -4,6 +4,7 @@
 // Radius rectangles are spherical; box and polygon tests are planar on the raw numbers (as geo.ts is),
 // so their rectangles are planar too. A stored location outside the lon/lat ranges sits in a cell that
 // every radius query takes as a candidate, since haversine wraps it around.
+import { GEO_CODEC, type ValueCodec } from './point-values.js';
 import type { GeoPoint } from '../filter/ast.js';
 import { EARTH_RADIUS_M, haversineMetres, inBoundingBox, inPolygon } from '../filter/geo.js';
 import { type Bitmap, bitmapOf, emptyBitmap, orAll } from './bitmap.js';
@@ -54,6 +55,10 @@ export class GeoIndex extends FieldIndexBase<GeoPoint> {
 
   private cellOf(p: GeoPoint): string {
     return `${Math.floor(p.lat / this.cellDegrees)},${Math.floor(p.lon / this.cellDegrees)}`;
+  }
+
+  protected codec(): ValueCodec<GeoPoint> {
+    return GEO_CODEC;
   }
 
   protected read(e: unknown): GeoPoint | undefined {

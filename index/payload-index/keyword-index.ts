@@ -1,6 +1,7 @@
 // The `keyword` index: each string value → the bitmap of points holding it. It answers match
 // value/any with strings exactly, and match except with strings (a point passes with a string not
 // listed, or any non-null value that is no string); integer lists and text matching it leaves to the check.
+import { StringCodec, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, or } from './bitmap.js';
@@ -13,6 +14,10 @@ export class KeywordIndex extends FieldIndexBase<string> {
   /** Which strings this index holds; the others count as values of another type. */
   protected accepts(_s: string): boolean {
     return true;
+  }
+
+  protected codec(): ValueCodec<string> {
+    return new StringCodec();
   }
 
   protected read(e: unknown): string | undefined {

@@ -1,6 +1,7 @@
 // What the `integer` and `float` indexes share: every number a point holds, in sorted (value, id)
 // arrays. Ranges take any number (as the evaluator's range does), and matching takes the integral
 // ones, so both kinds answer range, match value/any and match except with integers exactly.
+import { NUMBER_CODEC, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext, Cardinality } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, or, orAll } from './bitmap.js';
@@ -9,6 +10,10 @@ import { rangeEstimate } from './range-estimate.js';
 
 export abstract class NumericIndex extends FieldIndexBase<number> {
   private readonly sorted = new SortedValues(this.values);
+
+  protected codec(): ValueCodec<number> {
+    return NUMBER_CODEC;
+  }
 
   protected read(e: unknown): number | undefined {
     return typeof e === 'number' ? e : undefined;

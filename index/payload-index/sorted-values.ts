@@ -1,5 +1,5 @@
 // (value, id) pairs sorted by value in two typed arrays, so a range is two binary searches and a
-// slice of ids. The per-point values stay in the owning index's map; a write marks the arrays stale
+// slice of ids. The per-point values stay with the owning index (point-values.ts); a write marks the arrays stale
 // and the next query rebuilds them, which keeps add and remove O(1) and costs one sort per batch of
 // writes between queries.
 import type { Bounds } from '../filter/ast.js';
@@ -12,7 +12,7 @@ export class SortedValues {
   private widest = 0;
 
   /** @param points each point's values, kept by the owner, who calls changed() after each write */
-  constructor(private readonly points: ReadonlyMap<number, readonly number[]>) {}
+  constructor(private readonly points: { readonly size: number; forEach(fn: (values: readonly number[], id: number) => void): void }) {}
 
   changed(): void {
     this.stale = true;
@@ -22,19 +22,19 @@ export class SortedValues {
     if (!this.stale) return;
     let n = 0;
     let widest = 0;
-    for (const vs of this.points.values()) {
+    this.points.forEach((vs) => {
       n += vs.length;
       widest = Math.max(widest, vs.length);
-    }
+    });
     const keys = new Float64Array(n);
     const ids = new Uint32Array(n);
     let i = 0;
-    for (const [id, vs] of this.points) {
+    this.points.forEach((vs, id) => {
       for (const v of vs) {
         keys[i] = v;
         ids[i++] = id;
       }
-    }
+    });
     // Sorting a permutation of typed arrays beats sorting an array of pairs (no object per pair).
     const order = new Uint32Array(n);
     for (let j = 0; j < n; j++) order[j] = j;

@@ -2,6 +2,7 @@
 // tokeniser. The evaluator matches tokens within one string value, so an AND of token bitmaps is
 // exact only for points with one string value: `match.text` with several tokens is left to the check
 // when a candidate holds several strings, and so is a phrase of several tokens (no positions are kept).
+import { TokensCodec, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { and, type Bitmap, bitmapBytes, emptyBitmap } from './bitmap.js';
@@ -16,6 +17,10 @@ export class TextIndex extends FieldIndexBase<readonly string[]> {
 
   constructor(readonly tokenizer: Tokenizer) {
     super();
+  }
+
+  protected codec(): ValueCodec<readonly string[]> {
+    return new TokensCodec();
   }
 
   protected read(e: unknown): readonly string[] | undefined {
@@ -42,7 +47,7 @@ export class TextIndex extends FieldIndexBase<readonly string[]> {
 
   private holders(): Bitmap {
     const out = emptyBitmap();
-    for (const id of this.values.keys()) out.add(id);
+    this.values.forEach((_, id) => out.add(id));
     return out;
   }
 

@@ -35,6 +35,8 @@ export const FILTER_PLAN = {
   GRAPH: 1,
   /** Every matching node's code scored, the best re-ranked. */
   SCAN: 2,
+  /** The graph walk on matches only, crossing non-matching nodes by their lists (ACORN's two-hop expansion). */
+  TWO_HOP: 3,
 } as const;
 
 /** Which records a request's distances come from. */

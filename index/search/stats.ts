@@ -37,8 +37,10 @@ export const STAT = {
   /** Filtered queries: matching nodes whose codes the scan scored, and walks that ended in a scan (too few matches reached). */
   scanned: 24,
   scanFallbacks: 25,
+  /** Two-hop walks: non-matching nodes whose lists were read to reach matches beyond them. */
+  bridges: 26,
 } as const;
-export const STAT_FIELDS = 26;
+export const STAT_FIELDS = 27;
 
 export interface TierPair {
   dram: number;
@@ -70,6 +72,7 @@ export interface SearchStats {
   prefetchHits: number;
   scanned: number;
   scanFallbacks: number;
+  bridges: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
@@ -104,6 +107,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     prefetchHits: s[STAT.prefetchHits]! / q,
     scanned: s[STAT.scanned]! / q,
     scanFallbacks: s[STAT.scanFallbacks]! / q,
+    bridges: s[STAT.bridges]! / q,
   };
 }
 
@@ -143,5 +147,6 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     prefetchHits: sum((s) => s.prefetchHits),
     scanned: sum((s) => s.scanned),
     scanFallbacks: sum((s) => s.scanFallbacks),
+    bridges: sum((s) => s.bridges),
   };
 }

@@ -277,7 +277,7 @@ export class Traversal {
     st.visited.clear();
     st.visited.add(st.cur);
     st.foreseen = -1;
-    if (st.plan === FILTER_PLAN.GRAPH) {
+    if (st.plan === FILTER_PLAN.GRAPH || st.plan === FILTER_PLAN.TWO_HOP) {
       st.phase = PHASE.FILTERED;
       this.resetMatches(st);
       st.frontier.size = 0;
@@ -335,9 +335,47 @@ export class Traversal {
       const n = u32[at]! & DEGREE_MASK;
       st.stats[STAT.hops]!++;
       st.owedNs += this.acct.adjacency(st.stats, this.listServedFrom(st, c, seg.tier), 4 * (1 + n), false);
-      if (this.requestUnvisited(st, u32, at, n)) return true;
+      if (st.plan === FILTER_PLAN.TWO_HOP ? this.requestMatching(st, u32, at, n) : this.requestUnvisited(st, u32, at, n)) return true;
     }
     return false;
+  }
+
+  /**
+   * ACORN's expansion: the list's unvisited matching neighbours, and while they are fewer than a
+   * full list, the matching neighbours of its non-matching ones (two hops, the bridge's list read
+   * but its vector never), so that the walk stays on matches and still crosses the gaps between them.
+   */
+  private requestMatching(st: QueryState, u32: Uint32Array, at: number, n: number): boolean {
+    const visited = st.visited;
+    const bits = st.filter!;
+    const ids = st.ids;
+    const cap = this.batchMax;
+    const want = this.index.meta.maxM0;
+    const adj = this.index.adjacency;
+    const words = this.adjWords;
+    let m = 0;
+    for (let j = 1; j <= n; j++) {
+      const nb = u32[at + j]!;
+      if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
+    }
+    for (let j = 1; j <= n && m < want; j++) {
+      const bridge = u32[at + j]!;
+      if ((bits[bridge >>> 5]! >>> (bridge & 31)) & 1 || !visited.add(bridge)) continue;
+      const seg = adj.segmentOf(bridge);
+      const b32 = seg.u32;
+      const bAt = seg.recordBase + (bridge - seg.start) * words;
+      const bn = b32[bAt]! & DEGREE_MASK;
+      st.stats[STAT.bridges]!++;
+      st.owedNs += this.acct.adjacency(st.stats, this.listServedFrom(st, bridge, seg.tier), 4 * (1 + bn), false);
+      for (let i = 1; i <= bn && m < cap; i++) {
+        const nb = b32[bAt + i]!;
+        if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
+      }
+    }
+    if (m === 0) return false;
+    st.n = m;
+    st.scorer = SCORER.TRAVERSE;
+    return true;
   }
 
   /**

@@ -431,7 +431,7 @@ describe('strata verify', () => {
     const r = strata(['verify', idx]);
     expectOk(r);
     const v = jsonLine<{ ok: boolean; nodes: number; errors: string[]; checksums: string; unreachable: number }>(r);
-    expect(v).toEqual({ ok: true, nodes: COUNT, errors: [], checksums: 'ok', unreachable: jsonLine<BuildJson>(built).unreachable });
+    expect(v).toEqual({ ok: true, nodes: COUNT, errors: [], checksums: 'ok', payloads: null, unreachable: jsonLine<BuildJson>(built).unreachable });
   });
 
   it.each(['adjacency-cxl.bin', 'vectors-cxl.bin', 'codes.bin'])(

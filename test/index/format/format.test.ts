@@ -1018,7 +1018,7 @@ describe('writeIndex is crash-safe and never clobbers by accident', () => {
 describe('verifyIndex / checkGraph', () => {
   it('reports a freshly written index as ok with no errors', () => {
     const r = verifyIndex(golden);
-    expect(r).toEqual({ ok: true, nodes: COUNT, errors: [], unreachable: small.placed.unreachable, checksums: 'ok' });
+    expect(r).toEqual({ ok: true, nodes: COUNT, errors: [], unreachable: small.placed.unreachable, checksums: 'ok', payloads: null });
   });
 
   it.each([storeFileName('adjacency', 'cxl'), CODES_FILE])('throws STRATA_INDEX_CORRUPT instead of reporting when %s is damaged', (name) => {

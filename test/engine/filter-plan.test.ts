@@ -1,0 +1,84 @@
+// The planner's choice at its thresholds: no match → none; matches up to the crossover → the scan
+// of codes; beyond it → the graph walk; and the answer reports the plan with the estimated and the
+// actual cardinality. Each plan returns only matches, k of them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateClustered } from '../../datasets/index.js';
+import { Engine } from '../../engine/engine.js';
+import { SCAN_FACTOR } from '../../engine/filter-plan.js';
+import { parseFilter } from '../../index/filter/parse.js';
+import { buildModelBase } from '../helpers/seeded-vectors.js';
+import { makeTempDir } from '../helpers/temp.js';
+
+const DIM = 8;
+const N = 2000;
+const tmp = makeTempDir('strata-filter-plan-');
+const set = generateClustered({ count: N, dim: DIM, clusters: 8, seed: 11 }, 1);
+let engine: Engine;
+
+beforeAll(async () => {
+  const built = await buildModelBase(tmp, set.base, DIM);
+  engine = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir: tmp.path('data') });
+  const c = engine.collection('b');
+  for (let from = 0; from < N; from += 500)
+    await c.upsert(
+      Array.from({ length: 500 }, (_, j) => ({ key: from + j, vector: set.base.slice((from + j) * DIM, (from + j + 1) * DIM), payload: { i: from + j } })),
+    );
+  await engine.compact('b');
+  await c.createPayloadIndex('i', { type: 'integer' });
+}, 60_000);
+afterAll(async () => {
+  await engine.close();
+  tmp.cleanup();
+});
+
+const below = (t: number) => parseFilter({ must: [{ key: 'i', range: { lt: t } }] });
+
+describe('the filtered-search planner', () => {
+  it('scans up to the crossover (matched² = SCAN_FACTOR × ef × degree × nodes), walks the graph beyond, and searches nothing when none match', async () => {
+    const c = engine.collection('b');
+    const ef = 16;
+    const meta = c.index!.meta;
+    const crossover = Math.floor(Math.sqrt(SCAN_FACTOR * ef * meta.maxM0 * meta.count));
+    expect(crossover).toBeLessThan(N);
+    const q = set.base.slice(0, DIM);
+    const cases: Array<[number, string]> = [
+      [crossover, 'scan'],
+      [crossover + 1, 'graph'],
+      [0, 'none'],
+    ];
+    for (const [t, plan] of cases) {
+      const r = await c.search({ vector: q, k: 10, ef, filter: below(t) });
+      expect(r.filter?.plan, `${t} matching`).toBe(plan);
+      expect(r.filter?.matched).toBe(t);
+      expect(r.filter?.base).toBe(t);
+      expect(r.filter?.residual).toBe(false);
+      // The integer index knows the range's size within its bounds.
+      expect(r.filter!.estimated.min).toBeLessThanOrEqual(t);
+      expect(r.filter!.estimated.max).toBeGreaterThanOrEqual(t);
+      expect(r.hits.length).toBe(Math.min(10, t));
+      for (const h of r.hits) expect(h.id).toBeLessThan(t);
+    }
+  });
+
+  it('runs the plan a request names, each returning only matches, k of them, the scan exactly', async () => {
+    const c = engine.collection('b');
+    const q = set.base.slice(DIM * 5, DIM * 6);
+    const f = below(900);
+    const exact = await c.search({ vector: q, k: 10, exact: true, filter: f });
+    for (const plan of ['scan', 'graph', 'two_hop'] as const) {
+      const r = await c.search({ vector: q, k: 10, ef: 32, filter: f, filterPlan: plan });
+      expect(r.filter?.plan).toBe(plan);
+      expect(r.hits.length).toBe(10);
+      for (const h of r.hits) expect(h.id).toBeLessThan(900);
+      if (plan === 'scan') expect(r.hits.map((h) => h.id)).toEqual(exact.hits.map((h) => h.id));
+    }
+  });
+
+  it('checks a condition no index answers per point, and says so', async () => {
+    const c = engine.collection('b');
+    const f = parseFilter({ must: [{ key: 'i', range: { lt: 50 } }, { is_empty: { key: 'missing' } }] });
+    const r = await c.search({ vector: set.base.slice(0, DIM), k: 10, filter: f });
+    expect(r.filter?.residual).toBe(true);
+    expect(r.filter?.matched).toBe(50);
+  });
+});
