@@ -72,6 +72,14 @@ export function quoted(s: string, max = MAX_ECHO): string {
   return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
 }
 
+/**
+ * The path of member `k` of `field` for an error message (`filter.must`): a key of the request's
+ * own making past MAX_ECHO characters is quoted and cut, like any echoed input.
+ */
+export function memberField(field: string, k: string): string {
+  return `${field}.${k.length > MAX_ECHO ? quoted(k) : k}`;
+}
+
 /** The message of anything thrown: an Error's own, anything else as a string. */
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

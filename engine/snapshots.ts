@@ -3,12 +3,11 @@
 // a collection created over the API. They live beside the collections' directories, not inside.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { pack, unpack } from 'msgpackr';
 import { invalidArgument, quoted, readOnly } from '../common/errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { type CollectionConfig, collectionDir, installCollection, removeCollectionDir } from '../storage/collection-dir.js';
 import { baseDirName, readCompacted, writeCompacted } from '../storage/compacted.js';
-import { emptyLiveState, type LiveState } from '../storage/live-store.js';
+import { decodeLiveState, emptyLiveState, encodeLiveState, type LiveState } from '../storage/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../storage/snapshot.js';
 import { createDir, writeFileDurably } from '../common/durable-fs.js';
 import { checkCollectionName } from './collection-name.js';
@@ -74,7 +73,7 @@ export class Snapshots {
       const mine = compacted !== null && compacted.baseDir === base.dir ? compacted : null;
       const state: LiveState = mine?.state ?? emptyLiveState();
       entries.push(['base.json', Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) }))]);
-      entries.push(['base-state.msgpack', pack(state)]);
+      entries.push(['base-state.msgpack', encodeLiveState(state)]);
       for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, readFileSync(join(base.dir, f))]);
     }
     return writeSnapshot(dir, live.appliedLsn, entries);
@@ -127,7 +126,7 @@ export class Snapshots {
         writeFileDurably(join(dir, baseName, file), data);
       }
       const state = entries.get('base-state.msgpack');
-      writeCompacted(dir, baseName, BigInt(cutLsn), state ? (unpack(state) as LiveState) : emptyLiveState());
+      writeCompacted(dir, baseName, BigInt(cutLsn), state ? decodeLiveState(state) : emptyLiveState());
     }
     installCollection(dir, cfg, wal);
     const c = await this.host.attach(dir, cfg);

@@ -14,6 +14,8 @@ export const DEFAULT_MAX_BATCH = 256;
 export const MAX_LIMIT = MAX_K;
 export const MAX_HNSW_EF = MAX_EF;
 export const MAX_IDS = MAX_K;
+/** Key paths in one with_payload selector (or one delete-payload `keys` list). */
+export const MAX_SELECTOR_KEYS = 1024;
 /**
  * Largest answer one request may ask for, counted as points × (POINT_BYTES + 4 × dim with vectors)
  * before any search runs (server/api/answer-size.ts). 32 MiB holds ~58k 128-d vectors with their

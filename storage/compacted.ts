@@ -7,10 +7,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pack, unpack } from 'msgpackr';
 import { writeFileDurably } from '../common/durable-fs.js';
 import { StrataError } from '../common/errors.js';
-import type { LiveState } from './live-store.js';
+import { decodeLiveState, encodeLiveState, type LiveState } from './live-store.js';
 
 export const COMPACTED_FILE = 'compacted.json';
 const LIVE_STATE_FILE = 'live-state.msgpack';
@@ -34,7 +33,7 @@ export function baseDirName(cutLsn: bigint): string {
 
 /** Saves the live state beside a built base, then (last) the state file naming both. */
 export function writeCompacted(collectionDir: string, baseName: string, cutLsn: bigint, state: LiveState): void {
-  const bytes = pack(state);
+  const bytes = encodeLiveState(state);
   writeFileDurably(join(collectionDir, baseName, LIVE_STATE_FILE), bytes);
   const body = { base: baseName, cutLsn: String(cutLsn), liveStateSha256: sha256(bytes) };
   const text = JSON.stringify(body);
@@ -65,7 +64,7 @@ export function readCompacted(collectionDir: string): Compacted | null {
     throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: missing (${(e as Error).message})`, { file: stateFile });
   }
   if (sha256(bytes) !== m.liveStateSha256) throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: checksum mismatch`, { file: stateFile });
-  return { baseDir: join(collectionDir, m.base), cutLsn: BigInt(m.cutLsn), state: unpack(bytes) as LiveState };
+  return { baseDir: join(collectionDir, m.base), cutLsn: BigInt(m.cutLsn), state: decodeLiveState(bytes) };
 }
 
 /** Removes base directories the state file does not name (an interrupted or superseded compaction's). */

@@ -67,6 +67,22 @@ export interface LiveState {
   sharedSeq: number;
 }
 
+/**
+ * A live state as bytes (the compaction state file, snapshots): MessagePack with the payloads as
+ * JSON text, because msgpackr renames a `__proto__` key on decode (kriszyp/msgpackr#159) and JSON
+ * keeps it as an own member.
+ */
+export function encodeLiveState(s: LiveState): Uint8Array {
+  const { payloads, ...rest } = s;
+  return pack({ ...rest, payloadsJson: JSON.stringify(payloads) });
+}
+
+export function decodeLiveState(bytes: Uint8Array): LiveState {
+  const o = unpack(bytes) as LiveState & { payloadsJson?: string };
+  const { payloadsJson, ...rest } = o;
+  return payloadsJson === undefined ? o : { ...rest, payloads: JSON.parse(payloadsJson) as LiveState['payloads'] };
+}
+
 /** The live state of a store with no payload, no UUID and no shared-log position. */
 export function emptyLiveState(): LiveState {
   return { payloads: [], indexes: [], uuids: [], nextUuidId: UUID_ID_BASE, sharedSeq: 0 };
@@ -115,6 +131,7 @@ interface Logged {
   seq?: number;
 }
 
+/** Payloads travel in records as JSON text (see encodeLiveState); records logged before carry them as MessagePack. */
 interface UpsertRecord extends Logged {
   /** Internal ids; -1 for a UUID the publisher had not seen (numbered when applied, in log order). */
   ids: number[];
@@ -122,14 +139,16 @@ interface UpsertRecord extends Logged {
   uuids?: Array<string | null>;
   /** The vectors, float32 little-endian, one after another. */
   vectors: Uint8Array;
-  payloads: Array<Payload | null>;
+  payloads?: Array<Payload | null>;
+  payloadsJson?: string;
 }
 interface DeleteRecord extends Logged {
   ids: number[];
 }
 interface PayloadRecord extends Logged {
   ids: number[];
-  payload: Payload;
+  payload?: Payload;
+  payloadJson?: string;
   overwrite: boolean;
   /** Applied to the object at this key path instead of the whole payload. */
   key?: string;
@@ -322,7 +341,7 @@ export class LiveStore {
     const vectors = new Uint8Array(points.length * this.dim * 4);
     const f = new Float32Array(vectors.buffer);
     points.forEach((p, i) => f.set(p.vector, i * this.dim));
-    const rec: UpsertRecord = { ids: points.map((p) => p.id), vectors, payloads: points.map((p) => p.payload) };
+    const rec: UpsertRecord = { ids: points.map((p) => p.id), vectors, payloadsJson: JSON.stringify(points.map((p) => p.payload)) };
     if (points.some((p) => p.uuid)) rec.uuids = points.map((p) => p.uuid ?? null);
     return this.log(REC.upsert, rec, writeId);
   }
@@ -336,7 +355,7 @@ export class LiveStore {
   setPayload(ids: readonly number[], payload: Payload, overwrite: boolean, writeId?: string, key?: string): Promise<bigint> {
     // Checked before it is logged: a record that fails to apply would stop every replay.
     if (key !== undefined) selectorPaths([key], 'key');
-    const rec: PayloadRecord = { ids: [...ids], payload, overwrite, ...(key !== undefined ? { key } : {}) };
+    const rec: PayloadRecord = { ids: [...ids], payloadJson: JSON.stringify(payload), overwrite, ...(key !== undefined ? { key } : {}) };
     return this.log(REC.setPayload, rec, writeId);
   }
 
@@ -501,6 +520,7 @@ export class LiveStore {
       const r = rec as UpsertRecord;
       // The bytes come from a decoder's buffer: copy them to an aligned array before viewing floats.
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
+      const payloads = r.payloadsJson !== undefined ? (JSON.parse(r.payloadsJson) as Array<Payload | null>) : (r.payloads ?? []);
       r.ids.forEach((given, i) => {
         const uuid = r.uuids?.[i];
         // -1: a UUID numbered here, in log order, so every replica gives it the same number.
@@ -509,7 +529,7 @@ export class LiveStore {
         this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
-        this.payloads.upsert(id, r.payloads[i] ?? null);
+        this.payloads.upsert(id, payloads[i] ?? null);
         // Its vector is served from the fresh layer now.
         this.payloads.placeNode(id, -1);
       });
@@ -527,7 +547,8 @@ export class LiveStore {
       // Only its sequence (below): where this collection's part of the shared log begins.
     } else if (type === REC.setPayload) {
       const r = rec as PayloadRecord;
-      for (const id of r.ids) if (this.exists(id)) this.payloads.write(id, r.payload, r.overwrite, r.key);
+      const payload = r.payloadJson !== undefined ? (JSON.parse(r.payloadJson) as Payload) : (r.payload ?? {});
+      for (const id of r.ids) if (this.exists(id)) this.payloads.write(id, payload, r.overwrite, r.key);
     } else if (type === REC.deletePayload || type === REC.clearPayload) {
       const r = rec as PayloadKeysRecord;
       for (const id of r.ids) {

@@ -50,12 +50,14 @@ export function verifyCollectionDir(dir: string): LiveCheck {
     out.tornReason = report.reason;
     const live = new Set<number>();
     for (const r of records) {
-      const rec = unpack(r.payload) as { ids?: unknown; vectors?: Uint8Array; payloads?: unknown[]; payload?: unknown };
+      const rec = unpack(r.payload) as { ids?: unknown; vectors?: Uint8Array; payloads?: unknown[]; payloadsJson?: string };
+      if (r.type === REC.payloadIndex || r.type === REC.origin) continue;
       if (!isIdList(rec.ids)) throw new Error(`record ${r.lsn}: ids are not a list of unsigned integers`);
       if (r.type === REC.upsert) {
+        const payloads = rec.payloadsJson !== undefined ? (JSON.parse(rec.payloadsJson) as unknown) : rec.payloads;
         if (cfg && rec.vectors?.length !== rec.ids.length * cfg.dim * 4)
           throw new Error(`record ${r.lsn}: ${rec.vectors?.length} vector bytes for ${rec.ids.length} × ${cfg.dim}-d`);
-        if (!Array.isArray(rec.payloads) || rec.payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
+        if (!Array.isArray(payloads) || payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
         for (const id of rec.ids) live.add(id);
       } else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
       else if (!PAYLOAD_ONLY.has(r.type)) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);

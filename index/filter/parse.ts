@@ -9,7 +9,7 @@
 // form is refused (its multi-value semantics differ from the `is_empty` condition's; use that, with
 // `must_not` to negate); `has_id` and `has_vector` inside `nested` are refused (Qdrant never matches
 // them there); a negative geo radius is refused; and the size limits of limits.ts apply.
-import { invalidArgument, quoted } from '../../common/errors.js';
+import { invalidArgument, memberField, quoted } from '../../common/errors.js';
 import type { Bounds, Condition, Filter, GeoPoint, GeoRing, MinShould, PointId, ValueList } from './ast.js';
 import { parseDatetime } from './datetime.js';
 import { type KeyPath, parseKeyPath } from './key-path.js';
@@ -50,7 +50,7 @@ function objectAt(v: unknown, field: string): Json {
 /** Refuses any member of `o` not in `allowed`, naming it. */
 function onlyKeys(o: Json, allowed: readonly string[], field: string): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw invalidArgument(`${field}.${k}`, `unknown field (expected ${allowed.map((a) => `"${a}"`).join(', ')})`);
+    if (!allowed.includes(k)) throw invalidArgument(memberField(field, k), `unknown field (expected ${allowed.map((a) => `"${a}"`).join(', ')})`);
   }
 }
 
@@ -150,7 +150,7 @@ function conditionAt(v: unknown, field: string, ctx: Context, depth: number, inN
   }
   const unknown = Object.keys(o).find((k) => !(CLAUSES as readonly string[]).includes(k))!;
   throw invalidArgument(
-    `${field}.${unknown}`,
+    memberField(field, unknown),
     'unknown field: a condition is a field condition ("key" with "match", "range", "geo_radius", "geo_bounding_box", "geo_polygon" or "values_count"), "is_empty", "is_null", "has_id", "has_vector", "nested", or a filter ("must", "should", "must_not", "min_should")',
   );
 }

@@ -1,11 +1,13 @@
-// A collection as Qdrant describes one (GET /collections/{name}), plus the `strata` field: where its
-// tiers live, how big they are and whether their placement was verified. Nothing is canned:
+// A collection as Qdrant describes one (GET /collections/{name}, its payload indexes in
+// `payload_schema`), plus the `strata` field: where its tiers live, how big they are and whether
+// their placement was verified, and the bytes of its payloads and payload indexes. Nothing is canned:
 // `status` is the engine's health of the collection (green / yellow / red, with the reasons in
 // strata.status_reasons), `segments_count` the memory segments across its tiers, and
 // `optimizer_status` is "ok" because no optimiser reports here: indexes are built complete by
 // `strata build`, and writes (with a data directory) are folded in by compaction, which answers for
 // itself (Qdrant reports {"error": …} only when an optimisation failed).
 import type { CollectionInfo } from '../../engine/public.js';
+import { type PayloadSchemaView, payloadSchemaView } from './payload-index.js';
 import { qdrantDistance, type QdrantDistance } from './scores.js';
 
 export interface StrataTierView {
@@ -53,11 +55,14 @@ export interface QdrantCollectionView {
     wal_config: { wal_capacity_mb: number; wal_segments_ahead: number };
     quantization_config: null;
   };
-  payload_schema: Record<string, never>;
+  /** The payload indexes by key path, with the points each holds a value for. */
+  payload_schema: Record<string, PayloadSchemaView>;
   strata: {
     /** Why the status is not green (empty when it is). */
     status_reasons: string[];
     tiers: StrataTierView[];
+    /** Bytes of the payload values (the columnar store) and of each payload index (DRAM), by key path. */
+    payload: { values_bytes: number; index_bytes: Record<string, number> };
     placement: {
       policy: string;
       dram_budget_bytes: number;
@@ -103,7 +108,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
       wal_config: { wal_capacity_mb: 0, wal_segments_ahead: 0 },
       quantization_config: null,
     },
-    payload_schema: {},
+    payload_schema: payloadSchemaView(info.payloadSchema),
     strata: {
       status_reasons: info.health.reasons,
       tiers: info.tiers.map((t) => ({
@@ -120,6 +125,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
           note: t.binding.note,
         },
       })),
+      payload: { values_bytes: info.payloadBytes.values, index_bytes: { ...info.payloadBytes.indexes } },
       placement: {
         policy: info.placement.policy,
         dram_budget_bytes: info.placement.dramBudgetBytes,

@@ -3,7 +3,8 @@
 // throws STRATA_INVALID_ARGUMENT naming that path and what was expected. Absent means undefined or
 // null, as in Qdrant's JSON where `"offset": null` is the same as leaving it out.
 import { invalidArgument, quoted } from '../../common/errors.js';
-import { checkQueryVector, type PointKey } from '../../engine/public.js';
+import { MAX_SELECTOR_KEYS } from '../options.js';
+import { checkQueryVector, type Filter, type PayloadSelector, parseFilter, type PointKey, selectorPaths } from '../../engine/public.js';
 
 export type Fields = Readonly<Record<string, unknown>>;
 
@@ -149,23 +150,47 @@ export function pointKeyAt(v: unknown, field: string): PointKey | null {
   return pointIdAt(v, field);
 }
 
-/**
- * Filters select by payload, and Strata points carry none: an absent or empty filter (no
- * conditions) is accepted, anything else is refused rather than silently ignored.
- */
-export function emptyFilterAt(v: unknown, field: string): void {
-  if (isAbsent(v)) return;
-  const f = objectAt(v, field);
-  for (const [key, conds] of Object.entries(f)) {
-    if (isAbsent(conds) || (Array.isArray(conds) && conds.length === 0)) continue;
-    throw invalidArgument(field, `filter conditions are not supported yet (${quoted(key, 32)}): pass no filter or an empty one`);
-  }
+/** Qdrant's filter, parsed (absent or null: no filter); every error names its full path under `field`. */
+export function filterAt(v: unknown, field: string): Filter | undefined {
+  return isAbsent(v) ? undefined : parseFilter(v, field);
 }
 
-/** Qdrant's with_payload: bool, a list of keys, or an include/exclude selector; any but false asks for it. */
-export function withPayloadAt(v: unknown, field: string, dflt: boolean): boolean {
+/**
+ * Qdrant's with_payload: true / false, a list of key paths, `{include}` or `{exclude}`. The paths are
+ * checked here, by the payload selector's own rule, so a path it cannot honour is a 400 before
+ * anything runs.
+ */
+export function withPayloadAt(v: unknown, field: string, dflt: boolean): PayloadSelector {
   if (isAbsent(v)) return dflt;
   if (typeof v === 'boolean') return v;
-  if (Array.isArray(v) || isPlainObject(v)) return true;
+  if (Array.isArray(v)) return selectorList(v, field);
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v);
+    const kind = keys[0];
+    if (keys.length !== 1 || (kind !== 'include' && kind !== 'exclude'))
+      throw invalidArgument(field, `a selector is {"include": [keys]} or {"exclude": [keys]}, got keys ${keys.map((k) => quoted(k, 32)).join(', ') || 'none'}`);
+    const list = selectorList(v[kind], `${field}.${kind}`);
+    return kind === 'include' ? { include: list } : { exclude: list };
+  }
   throw invalidArgument(field, `must be true, false, a list of keys or an include/exclude selector, got ${describe(v)}`);
+}
+
+function selectorList(v: unknown, field: string): string[] {
+  const list = arrayAt(v, field, MAX_SELECTOR_KEYS);
+  const keys = list.map((k, i) => {
+    if (typeof k !== 'string') throw invalidArgument(`${field}[${i}]`, `must be a key path, got ${describe(k)}`);
+    return k;
+  });
+  selectorPaths(keys, field);
+  return keys;
+}
+
+/** Whether a selector asks for any payload at all. */
+export function wantsPayload(s: PayloadSelector): boolean {
+  return s !== false;
+}
+
+/** Strata collections have one shard each (the router shards by id): a shard key would be ignored, so it is refused. */
+export function noShardKey(body: Fields, at: string): void {
+  if (!isAbsent(body['shard_key'])) throw invalidArgument(`${at}shard_key`, 'custom sharding is not supported: leave shard_key out');
 }

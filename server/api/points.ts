@@ -3,6 +3,7 @@
 // each protocol decides how to put them on the wire.
 import { quoted, StrataError } from '../../common/errors.js';
 import type { Collection, Payload, PointKey } from '../../engine/public.js';
+import { wantsPayload } from './fields.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';
@@ -51,19 +52,27 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     ...(p.ef !== undefined ? { ef: p.ef } : {}),
     ...(rerank !== undefined ? { rerank } : {}),
     ...(p.rerank.ignore ? { rescoreAll: true } : {}),
+    ...(p.filter !== undefined ? { filter: p.filter } : {}),
+    ...(p.filterPlan !== undefined ? { filterPlan: p.filterPlan } : {}),
     ...(ctl.timeoutMs !== undefined ? { timeoutMs: ctl.timeoutMs } : {}),
     ...(ctl.signal ? { signal: ctl.signal } : {}),
   });
   const metric = c.metric;
+  const withPayload = wantsPayload(p.withPayload);
   const hits: ScoredHit[] = [];
   for (let i = p.offset; i < r.hits.length; i++) {
     const h = r.hits[i]!;
     const score = scoreOf(metric, h.distance);
     // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
     if (!passesThreshold(metric, score, p.scoreThreshold)) break;
-    hits.push({ id: c.externalId(h.id), score, payload: p.withPayload ? c.payload(h.id) : null, vector: p.withVector ? storedVector(c, h.id) : null });
+    hits.push({
+      id: c.externalId(h.id),
+      score,
+      payload: withPayload ? c.payload(h.id, p.withPayload) : null,
+      vector: p.withVector ? storedVector(c, h.id) : null,
+    });
   }
-  return { hits, withPayload: p.withPayload, stats: p.withStats ? strataStats(r.stats, r.mode) : null };
+  return { hits, withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
 }
 
 /**
@@ -84,7 +93,7 @@ export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
     if (id === null || seen.has(id)) continue;
     seen.add(id);
     const pt = c.getPoint(id);
-    if (pt) out.push({ id: key!, payload: p.withPayload ? c.payload(id) : null, vector: p.withVector ? pt.vector : null });
+    if (pt) out.push({ id: key!, payload: wantsPayload(p.withPayload) ? c.payload(id, p.withPayload) : null, vector: p.withVector ? pt.vector : null });
   }
   return out;
 }
@@ -104,9 +113,14 @@ export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecor
   // A UUID offset starts at its point (UUID points follow the integer ids, in the order they were
   // first written); one the collection does not know starts past every point: an empty page.
   const offset = p.offset === null ? null : (c.resolveKey(p.offset) ?? Number.MAX_SAFE_INTEGER);
-  const r = c.scroll(offset, p.limit);
+  const r = c.scroll(offset, p.limit, p.filter);
+  const withPayload = wantsPayload(p.withPayload);
   return {
-    points: r.points.map((pt) => ({ id: c.externalId(pt.id), payload: p.withPayload ? c.payload(pt.id) : null, vector: p.withVector ? pt.vector : null })),
+    points: r.points.map((pt) => ({
+      id: c.externalId(pt.id),
+      payload: withPayload ? c.payload(pt.id, p.withPayload) : null,
+      vector: p.withVector ? pt.vector : null,
+    })),
     next: r.next === null ? null : c.externalId(r.next),
   };
 }

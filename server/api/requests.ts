@@ -2,12 +2,24 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
 // ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
-import { checkEf, checkIntIn, checkK, checkRerank, MAX_K, MAX_RERANK, type PointKey } from '../../engine/public.js';
+import {
+  checkEf,
+  checkIntIn,
+  checkK,
+  checkRerank,
+  type Filter,
+  MAX_K,
+  MAX_RERANK,
+  type PayloadSelector,
+  type PointKey,
+  type SearchRequest,
+} from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
 import {
   arrayAt,
   describe,
-  emptyFilterAt,
+  filterAt,
+  noShardKey,
   isAbsent,
   numberAt,
   objectAt,
@@ -31,8 +43,12 @@ export interface SearchPlan {
   exact: boolean;
   /** How many candidates to re-score with full vectors (see rerankFor). */
   rerank: RerankAsk;
+  /** The filtered search's plan, when the request names one (Strata's `params.filter_plan`). */
+  filterPlan: FilterPlanAsk | undefined;
   withVector: boolean;
-  withPayload: boolean;
+  withPayload: PayloadSelector;
+  /** Only points that match (absent: every point). */
+  filter: Filter | undefined;
   scoreThreshold: number | undefined;
   /** Whether the answer carries Strata's per-search cost (`strata`): off unless asked for. */
   withStats: boolean;
@@ -42,14 +58,15 @@ export interface RetrievePlan {
   /** Integer ids or canonical UUIDs; null: an integer past 2^53, which never matches. */
   ids: Array<PointKey | null>;
   withVector: boolean;
-  withPayload: boolean;
+  withPayload: PayloadSelector;
 }
 
 export interface ScrollPlan {
   offset: PointKey | null;
   limit: number;
   withVector: boolean;
-  withPayload: boolean;
+  withPayload: PayloadSelector;
+  filter: Filter | undefined;
 }
 
 function withVectorAt(v: unknown, field: string, dflt: boolean): boolean {
@@ -78,9 +95,20 @@ export function rerankFor(a: RerankAsk, k: number): number | undefined {
   return undefined;
 }
 
-/** `params`: {hnsw_ef, exact, rerank, quantization: {ignore, rescore, oversampling}}. */
-function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean; rerank: RerankAsk } {
-  if (isAbsent(v)) return { ef: undefined, exact: false, rerank: {} };
+/** `params`: {hnsw_ef, exact, rerank, quantization: {ignore, rescore, oversampling}, filter_plan}. */
+/** Strata's `params.filter_plan`: the plan a filtered search runs instead of the planner's choice. */
+export const FILTER_PLANS = ['scan', 'graph', 'two_hop'] as const satisfies ReadonlyArray<NonNullable<SearchRequest['filterPlan']>>;
+export type FilterPlanAsk = (typeof FILTER_PLANS)[number];
+
+function filterPlanAt(v: unknown, field: string): FilterPlanAsk | undefined {
+  if (isAbsent(v)) return undefined;
+  if (typeof v !== 'string' || !(FILTER_PLANS as readonly string[]).includes(v))
+    throw invalidArgument(field, `must be one of ${FILTER_PLANS.join(', ')}, got ${describe(v)}`);
+  return v as FilterPlanAsk;
+}
+
+function searchParams(v: unknown, at: string): { ef: number | undefined; exact: boolean; rerank: RerankAsk; filterPlan: FilterPlanAsk | undefined } {
+  if (isAbsent(v)) return { ef: undefined, exact: false, rerank: {}, filterPlan: undefined };
   const p = objectAt(v, `${at}params`);
   const rerank: RerankAsk = {};
   // Its floor (limit + offset) is checked in plan, once the window is known.
@@ -100,6 +128,7 @@ function searchParams(v: unknown, at: string): { ef: number | undefined; exact: 
     ef: isAbsent(p['hnsw_ef']) ? undefined : checkEf(numberAt(p['hnsw_ef'], `${at}params.hnsw_ef`), `${at}params.hnsw_ef`),
     exact: optionalBool(p['exact'], `${at}params.exact`) ?? false,
     rerank,
+    filterPlan: filterPlanAt(p['filter_plan'], `${at}params.filter_plan`),
   };
 }
 
@@ -112,9 +141,11 @@ export function window(b: Fields, at: string, defaultLimit: number | null): { li
 }
 
 function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
-  emptyFilterAt(b['filter'], `${at}filter`);
+  const filter = filterAt(b['filter'], `${at}filter`);
+  noShardKey(b, at);
   const { limit, offset } = window(b, at, defaultLimit);
-  const { ef, exact, rerank } = searchParams(b['params'], at);
+  const { ef, exact, rerank, filterPlan } = searchParams(b['params'], at);
+  if (filterPlan !== undefined && filter === undefined) throw invalidArgument(`${at}params.filter_plan`, 'applies to a filtered search only: give a filter');
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
   return {
     vector,
@@ -124,8 +155,10 @@ function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, 
     ef,
     exact,
     rerank,
+    filterPlan,
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
+    filter,
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
     withStats: optionalBool(b['with_stats'], `${at}with_stats`) ?? false,
   };
@@ -157,9 +190,10 @@ export function checkBatchSize(n: number, maxBatch: number, field: string): void
 }
 
 /**
- * POST …/points/query. `query` is a vector or {nearest: vector}; other Qdrant query kinds
- * (recommend, discover, fusion, order_by, by-id) and prefetch stages need payloads or several
- * vectors, which Strata collections do not have.
+ * POST …/points/query. `query` is a vector or {nearest: vector}, with the request's `filter`; other
+ * Qdrant query kinds (recommend, discover, fusion, order_by, by-id) need several vectors or stages,
+ * and `prefetch` stages (their own filters included) are refused: Strata runs one stage, and a
+ * prefetch filter it did not run would be silently ignored.
  */
 export function parseQuery(body: Fields, dim: number): SearchPlan {
   const q = body['query'];
@@ -187,7 +221,8 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
     vectorField = 'query';
   }
   const prefetch = body['prefetch'];
-  if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0)) throw invalidArgument('prefetch', 'prefetch stages are not supported');
+  if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0))
+    throw invalidArgument('prefetch', "prefetch stages are not supported: put the filter in the request's own filter");
   const using = optionalString(body['using'], 'using');
   if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
@@ -196,6 +231,7 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
 
 /** POST …/points: {ids, with_vector, with_payload}. */
 export function parseRetrieve(body: Fields): RetrievePlan {
+  noShardKey(body, '');
   const ids = arrayAt(body['ids'], 'ids', MAX_IDS).map((v, i) => pointKeyAt(v, `ids[${i}]`));
   return {
     ids,
@@ -206,7 +242,8 @@ export function parseRetrieve(body: Fields): RetrievePlan {
 
 /** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter}. */
 export function parseScroll(body: Fields): ScrollPlan {
-  emptyFilterAt(body['filter'], 'filter');
+  const filter = filterAt(body['filter'], 'filter');
+  noShardKey(body, '');
   if (!isAbsent(body['order_by'])) throw invalidArgument('order_by', 'ordering by payload is not supported: points come in id order');
   // An integer past 2^53 starts past every Strata id: an empty page. A UUID is resolved by the collection.
   const offset = isAbsent(body['offset']) ? null : (pointKeyAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
@@ -215,11 +252,13 @@ export function parseScroll(body: Fields): ScrollPlan {
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
     withVector: withVectorAt(body['with_vector'], 'with_vector', false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
+    filter,
   };
 }
 
 /** POST …/points/count: {filter, exact}; both answers are exact. */
-export function parseCount(body: Fields): void {
-  emptyFilterAt(body['filter'], 'filter');
+export function parseCount(body: Fields): { filter: Filter | undefined } {
   optionalBool(body['exact'], 'exact');
+  noShardKey(body, '');
+  return { filter: filterAt(body['filter'], 'filter') };
 }

@@ -1,6 +1,6 @@
 // The per-query cost a search answer carries in its `strata` field (REST) or `strata` message
 // (gRPC): the same snake_case shape on both, so the proto message is filled from this object as is.
-import type { ExecutionMode, SearchStats } from '../../engine/public.js';
+import type { ExecutionMode, FilterPlan, SearchStats } from '../../engine/public.js';
 
 export interface TierCounts {
   dram: number;
@@ -31,10 +31,39 @@ export interface StrataSearchStats {
   distance_dram_share: number;
   /** Stall measured on the clock while paying injected_ns. */
   stalled_ns: number;
+  /** How a filtered search ran (absent without a filter). */
+  filter?: FilterPlanView;
 }
 
-export function strataStats(s: SearchStats, mode: ExecutionMode): StrataSearchStats {
+/**
+ * The plan a filtered search ran (scan: only the matching points scored, no graph walk; graph: the
+ * walk, each candidate checked against the matches first; two_hop: ACORN's walk on matches, only
+ * when asked for; none: nothing matched), the indexes'
+ * estimate of the matches and the exact count, in the base and the fresh layer; `residual`: part of
+ * the filter was checked per point, no payload index answering it.
+ */
+export interface FilterPlanView {
+  plan: FilterPlan['plan'];
+  estimated: { min: number; exp: number; max: number };
+  matched: number;
+  base: number;
+  fresh: number;
+  residual: boolean;
+}
+
+export function filterPlanView(f: FilterPlan): FilterPlanView {
   return {
+    plan: f.plan,
+    estimated: { min: f.estimated.min, exp: f.estimated.exp, max: f.estimated.max },
+    matched: f.matched,
+    base: f.base,
+    fresh: f.fresh,
+    residual: f.residual,
+  };
+}
+
+export function strataStats(s: SearchStats, mode: ExecutionMode, filter?: FilterPlan): StrataSearchStats {
+  const view: StrataSearchStats = {
     mode,
     hops: s.hops,
     distance_computations: s.distances,
@@ -50,4 +79,6 @@ export function strataStats(s: SearchStats, mode: ExecutionMode): StrataSearchSt
     distance_dram_share: s.distanceDramShare,
     stalled_ns: s.stalledNs,
   };
+  if (filter !== undefined) view.filter = filterPlanView(filter);
+  return view;
 }

@@ -1,12 +1,22 @@
 // The write requests both protocols take, parsed into plans: create a collection, upsert points (in
-// Qdrant's row form `points` and its columnar form `batch`), delete points by id, set or overwrite a
-// payload. Every field is checked here, at the edge, with errors naming its path; the engine trusts
-// what it gets (it copies vectors before keeping them: a MessagePack Float32Array is a view of the
-// request's buffer).
+// Qdrant's row form `points` and its columnar form `batch`), delete points, set, overwrite, delete
+// or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with
+// errors naming its path; the engine trusts what it gets (it copies vectors before keeping them: a
+// MessagePack Float32Array is a view of the request's buffer).
 import { invalidArgument } from '../../common/errors.js';
-import { type CollectionConfig, type CompactionReport, type KeyedPoint, type Metric, type Payload, type PointKey, UUID_ID_BASE } from '../../engine/public.js';
-import { arrayAt, canonicalUuid, describe, type Fields, intAt, isAbsent, objectAt, UUID, vectorAt } from './fields.js';
-import { MAX_IDS } from '../options.js';
+import {
+  type CollectionConfig,
+  type CompactionReport,
+  type KeyedPoint,
+  type Metric,
+  type Payload,
+  type PointKey,
+  type PointSelector,
+  selectorPaths,
+  UUID_ID_BASE,
+} from '../../engine/public.js';
+import { arrayAt, canonicalUuid, describe, type Fields, filterAt, intAt, isAbsent, noShardKey, objectAt, optionalString, UUID, vectorAt } from './fields.js';
+import { MAX_IDS, MAX_SELECTOR_KEYS } from '../options.js';
 
 /** Largest vector size a created collection may have. */
 export const MAX_DIM = 65_536;
@@ -89,21 +99,44 @@ export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
   return out;
 }
 
-/** Qdrant's delete body: {points: [id, …]} (a filter selector is not supported: points carry no index on payload). */
-export function parseDeleteIds(body: Fields): PointKey[] {
-  if (isAbsent(body['points'])) {
-    if (!isAbsent(body['filter'])) throw invalidArgument('filter', 'delete by filter is not supported: list the ids in points');
-    throw invalidArgument('points', 'must list the ids to delete');
-  }
-  return [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))];
+/**
+ * Which points a write selects (delete, clear payload, and the payload writes' selector): Qdrant's
+ * `points` (ids) or `filter`, one of them; `what` says what the points are for, in the error.
+ */
+export function parsePointSelector(body: Fields, what = 'to delete'): PointSelector {
+  noShardKey(body, '');
+  const hasIds = !isAbsent(body['points']);
+  const hasFilter = !isAbsent(body['filter']);
+  if (hasIds && hasFilter) throw invalidArgument('filter', 'give either points or filter, not both');
+  if (hasFilter) return { filter: filterAt(body['filter'], 'filter')! };
+  if (!hasIds) throw invalidArgument('points', `required (or filter): the points ${what}`);
+  return { ids: [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))] };
 }
 
-/** Qdrant's set/overwrite payload body: {payload: {…}, points: [id, …]}. */
-export function parsePayload(body: Fields): { ids: PointKey[]; payload: Payload } {
+export interface PayloadWrite {
+  target: PointSelector;
+  payload: Payload;
+  /** Qdrant's set_payload `key`: the payload is merged into the object at this key path. */
+  key: string | undefined;
+}
+
+/** Qdrant's set/overwrite payload body: {payload: {…}, points: [id, …] | filter, key?}. */
+export function parsePayload(body: Fields): PayloadWrite {
   const payload = payloadAt(body['payload'], 'payload');
   if (payload === null) throw invalidArgument('payload', 'must be an object');
-  if (isAbsent(body['points'])) throw invalidArgument('points', 'must list the ids whose payload to set (filters are not supported)');
-  return { ids: [...new Set(arrayAt(body['points'], 'points', MAX_IDS).map((v, i) => writeIdAt(v, `points[${i}]`)))], payload };
+  const key = optionalString(body['key'], 'key');
+  if (key === '') throw invalidArgument('key', 'must be a key path, not empty (leave key out to set top-level keys)');
+  return { target: parsePointSelector(body, 'whose payload to set'), payload, key };
+}
+
+/** Qdrant's delete-payload body: {keys: [key path, …], points | filter}. */
+export function parseDeletePayload(body: Fields): { target: PointSelector; keys: string[] } {
+  const keys = arrayAt(body['keys'], 'keys', MAX_SELECTOR_KEYS).map((k, i) => {
+    if (typeof k !== 'string' || k === '') throw invalidArgument(`keys[${i}]`, `must be a key path, got ${describe(k)}`);
+    return k;
+  });
+  selectorPaths(keys, 'keys');
+  return { target: parsePointSelector(body, 'whose payload keys to delete'), keys };
 }
 
 /**

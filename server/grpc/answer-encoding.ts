@@ -7,7 +7,7 @@
 // proto/strata.proto; a test decodes these bytes with proto-loader and compares them with
 // protobufjs's own encoding.
 import { endianness } from 'node:os';
-import type { StrataSearchStats, TierCounts } from '../api/stats-view.js';
+import type { FilterPlanView, StrataSearchStats, TierCounts } from '../api/stats-view.js';
 
 /** Answer points as the handlers build them: vectors stay Float32Array (empty when not asked for). */
 export interface PointOut {
@@ -136,11 +136,36 @@ function writeTierCounts(o: Out, field: number, t: TierCounts): void {
   o.double(2, t.cxl);
 }
 
+// FilterPlan {plan = 1; estimated = 2 (FilterEstimate {min = 1; exp = 2; max = 3}); matched = 3;
+// base = 4; fresh = 5; residual = 6 (false, the default, left out)}
+const ESTIMATE_SIZE = 27;
+
+function filterPlanSize(f: FilterPlanView): number {
+  return framed(Buffer.byteLength(f.plan)) + framed(ESTIMATE_SIZE) + 3 * 9 + (f.residual ? 2 : 0);
+}
+
+function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
+  o.header(field, filterPlanSize(f));
+  o.header(1, Buffer.byteLength(f.plan));
+  o.pos += o.buf.write(f.plan, o.pos);
+  o.header(2, ESTIMATE_SIZE);
+  o.double(1, f.estimated.min);
+  o.double(2, f.estimated.exp);
+  o.double(3, f.estimated.max);
+  o.double(3, f.matched);
+  o.double(4, f.base);
+  o.double(5, f.fresh);
+  if (f.residual) {
+    o.tag(6, VARINT);
+    o.varint(1);
+  }
+}
+
 // SearchStats {mode = 1; hops = 2; distance_computations = 3; accesses = 4; bytes = 5; dram_share = 6;
 // modelled_memory_ns = 7; modelled_cxl_extra_ns = 8; injected_ns = 9; link_messages = 10; link_bytes = 11;
-// reranked = 12; distance_dram_share = 13; stalled_ns = 14}
+// reranked = 12; distance_dram_share = 13; stalled_ns = 14; filter = 15 (only a filtered search's)}
 function statsSize(s: StrataSearchStats): number {
-  return framed(Buffer.byteLength(s.mode)) + 8 * 9 + 3 * 9 + 2 * framed(TIER_COUNTS_SIZE);
+  return framed(Buffer.byteLength(s.mode)) + 8 * 9 + 3 * 9 + 2 * framed(TIER_COUNTS_SIZE) + (s.filter ? framed(filterPlanSize(s.filter)) : 0);
 }
 
 function writeStats(o: Out, s: StrataSearchStats): void {
@@ -159,6 +184,7 @@ function writeStats(o: Out, s: StrataSearchStats): void {
   o.double(12, s.reranked);
   o.double(13, s.distance_dram_share);
   o.double(14, s.stalled_ns);
+  if (s.filter) writeFilterPlan(o, 15, s.filter);
 }
 
 // SearchResponse {result = 1; strata = 2; time = 3}

@@ -50,6 +50,11 @@ export function serviceError(ctx: GrpcContext, e: unknown, prefix = ''): grpc.Se
   }
   const se = asStrataError(e);
   if (isServerFault(se)) ctx.log.error({ err: se.cause ?? se, code: se.code }, 'gRPC call failed');
+  return strataStatus(se, prefix);
+}
+
+/** A StrataError as a gRPC status: its code's status, the code itself in the `strata-code` trailer. */
+export function strataStatus(se: StrataError, prefix = ''): grpc.ServerErrorResponse {
   const metadata = new grpc.Metadata();
   metadata.set('strata-code', se.code);
   const details = prefix + messageOf(se);

@@ -2,6 +2,7 @@
 // Delete and Compact (the REST bodies' parsers and the engine's operations).
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument } from '../../common/errors.js';
+import { payloadIndexInfos, payloadSchemaView } from '../api/payload-index.js';
 import { qdrantDistance } from '../api/scores.js';
 import { compactionView, parseCreateCollection } from '../api/writes.js';
 import { secondsSince, unary, type GrpcContext } from './calls.js';
@@ -56,6 +57,8 @@ export function collectionsService(ctx: GrpcContext): grpc.UntypedServiceImpleme
         dram_budget_bytes: info.placement.dramBudgetBytes,
         ...(info.placement.predictedDramShare !== null ? { predicted_dram_share: info.placement.predictedDramShare } : {}),
         ...(info.placement.promotionPool !== null ? { promotion_pool: info.placement.promotionPool } : {}),
+        payload_indexes: payloadIndexInfos(payloadSchemaView(info.payloadSchema), info.payloadBytes.indexes),
+        payload_values_bytes: info.payloadBytes.values,
       };
       return { result, time: secondsSince(t0) };
     }),

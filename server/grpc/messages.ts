@@ -8,6 +8,7 @@ export interface SearchParamsMsg {
   exact?: boolean;
   rerank?: number;
   quantization?: { ignore?: boolean; rescore?: boolean; oversampling?: number } | null;
+  filter_plan?: string;
 }
 
 export interface SearchRequestMsg {
@@ -20,6 +21,7 @@ export interface SearchRequestMsg {
   score_threshold?: number;
   timeout_ms?: number;
   with_stats?: boolean;
+  filter_json: string;
 }
 
 /** Points answers are written by answer-encoding.ts, not by proto-loader: vectors stay Float32Array. */
@@ -43,6 +45,21 @@ export type GetResponseMsg = GetResponseOut;
 
 export interface CountRequestMsg {
   collection_name: string;
+  filter_json: string;
+}
+
+export interface ScrollRequestMsg {
+  collection_name: string;
+  offset?: number;
+  limit: number;
+  with_vector: boolean;
+  filter_json: string;
+}
+
+export interface ScrollResponseMsg {
+  result: Array<{ id: number; vector: number[] }>;
+  next_page_offset?: number;
+  time: number;
 }
 
 export interface CountResponseMsg {
@@ -90,6 +107,16 @@ export interface CollectionInfoMsg {
   dram_budget_bytes: number;
   predicted_dram_share?: number;
   promotion_pool?: { slots: number; tenants: number; moves: number };
+  payload_indexes: PayloadIndexInfoMsg[];
+  payload_values_bytes: number;
+}
+
+export interface PayloadIndexInfoMsg {
+  key: string;
+  data_type: string;
+  points: number;
+  bytes: number;
+  params_json: string;
 }
 
 export interface GetCollectionResponseMsg {
@@ -121,6 +148,7 @@ export interface UpsertRequestMsg {
 export interface DeletePointsRequestMsg {
   collection_name: string;
   ids: number[];
+  filter_json: string;
 }
 
 export interface UpdateResponseMsg {
@@ -168,4 +196,6 @@ export interface SetPayloadRequestMsg {
   ids: number[];
   payload_json: string;
   overwrite: boolean;
+  filter_json: string;
+  key: string;
 }

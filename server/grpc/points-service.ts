@@ -1,13 +1,15 @@
-// strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count, Upsert, Delete. Messages use the REST bodies'
-// field names, so they go through the same parsers (server/api/requests.ts) and operations.
+// strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count, Scroll, Upsert, Delete, SetPayload;
+// filters as Qdrant's JSON in filter_json. Messages use the REST bodies' field names, so they go
+// through the same parsers (server/api/requests.ts) and operations.
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument, quoted } from '../../common/errors.js';
 import type { Collection, PointKey } from '../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../api/answer-size.js';
 import type { Fields } from '../api/fields.js';
-import { retrievePoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
-import { checkBatchSize, parseRetrieve, parseSearch } from '../api/requests.js';
-import { parseDeleteIds, parsePayload, parseUpsert } from '../api/writes.js';
+import { retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../api/points.js';
+import { checkBatchSize, parseCount, parseRetrieve, parseScroll, parseSearch } from '../api/requests.js';
+import { parsePayload, parsePointSelector, parseUpsert } from '../api/writes.js';
+import { filterMember, jsonText, selectorMembers } from './json-text.js';
 import { admit, callSignal, decoded, requestControl, secondsSince, serviceError, statusName, unary, type AnyCall, type GrpcContext } from './calls.js';
 import type {
   CountRequestMsg,
@@ -17,6 +19,8 @@ import type {
   GetResponseMsg,
   SearchBatchRequestMsg,
   SearchBatchResponseMsg,
+  ScrollRequestMsg,
+  ScrollResponseMsg,
   SearchRequestMsg,
   SearchResponseMsg,
   SetPayloadRequestMsg,
@@ -24,16 +28,6 @@ import type {
   UpsertRequestMsg,
 } from './messages.js';
 import type { Malformed } from './protos.js';
-
-/** A payload sent as JSON text: an object, or nothing when empty. */
-function payloadOf(text: string, field: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw invalidArgument(field, `is not JSON: ${e instanceof Error ? e.message.slice(0, 80) : 'cannot parse'}`);
-  }
-}
 
 function collectionOf(ctx: GrpcContext, name: string, field = 'collection_name'): Collection {
   if (name === '') throw invalidArgument(field, 'required: the name of a collection (Collections/List lists them)');
@@ -58,10 +52,16 @@ function toMessage(c: Collection, a: SearchAnswer, t0: number): SearchResponseMs
   };
 }
 
+/** A search message as the REST body: the same names, its filter_json as `filter`. */
+function searchFields(req: SearchRequestMsg): Fields {
+  const { filter_json, ...rest } = req;
+  return { ...rest, ...filterMember({ filter_json }) } as unknown as Fields;
+}
+
 async function search(ctx: GrpcContext, req: SearchRequestMsg, call: AnyCall, signal: AbortSignal | undefined): Promise<SearchResponseMsg> {
   const t0 = performance.now();
   const c = collectionOf(ctx, req.collection_name);
-  const plan = parseSearch(req as unknown as Fields, c.dim);
+  const plan = parseSearch(searchFields(req), c.dim);
   checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
   return toMessage(c, await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
 }
@@ -165,7 +165,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
             `must be empty or ${quoted(req.collection_name)} (one collection per batch), got ${quoted(s.collection_name)}`,
           );
         }
-        return parseSearch(s as unknown as Fields, c.dim, `searches[${i}].`);
+        return parseSearch(searchFields(s), c.dim, `searches[${i}].`);
       });
       checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
       const answers = await searchBatch(c, plans, requestControl(call, undefined, req.timeout_ms));
@@ -182,7 +182,27 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
     }),
     Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {
       const t0 = performance.now();
-      return { count: collectionOf(ctx, req.collection_name).count(), time: secondsSince(t0) };
+      const c = collectionOf(ctx, req.collection_name);
+      const { filter } = parseCount(filterMember(req));
+      return { count: c.countMatching(filter), time: secondsSince(t0) };
+    }),
+    Scroll: unary<ScrollRequestMsg, ScrollResponseMsg>(ctx, 'Scroll', (req) => {
+      const t0 = performance.now();
+      const c = collectionOf(ctx, req.collection_name);
+      const plan = parseScroll({
+        offset: req.offset,
+        limit: req.limit === 0 ? undefined : req.limit,
+        with_vector: req.with_vector,
+        with_payload: false,
+        ...filterMember(req),
+      });
+      checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
+      const page = scrollPoints(c, plan);
+      return {
+        result: page.points.map((p) => ({ id: wireId(c, p.id), vector: p.vector ? Array.from(p.vector) : [] })),
+        ...(page.next !== null ? { next_page_offset: wireId(c, page.next) } : {}),
+        time: secondsSince(t0),
+      };
     }),
     Upsert: unary<UpsertRequestMsg, UpdateResponseMsg>(ctx, 'Upsert', async (req) => {
       const t0 = performance.now();
@@ -191,7 +211,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       // The REST row form, so the same checks name the same fields (points[i].vector, …).
       const points = parseUpsert(
         {
-          points: req.points.map((p, i) => ({ id: p.id, vector: p.vector, payload: payloadOf(p.payload_json, `points[${i}].payload_json`) })),
+          points: req.points.map((p, i) => ({ id: p.id, vector: p.vector, payload: jsonText(p.payload_json, `points[${i}].payload_json`) })),
         },
         c.dim,
       );
@@ -202,15 +222,15 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       c.writable();
-      const lsn = await c.deletePoints(parseDeleteIds({ points: req.ids }));
+      const lsn = await c.deletePoints(parsePointSelector(selectorMembers(req)));
       return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
     }),
     SetPayload: unary<SetPayloadRequestMsg, UpdateResponseMsg>(ctx, 'SetPayload', async (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       c.writable();
-      const { ids, payload } = parsePayload({ points: req.ids, payload: payloadOf(req.payload_json, 'payload_json') });
-      const lsn = await c.setPayload(ids, payload, req.overwrite);
+      const w = parsePayload({ ...selectorMembers(req), payload: jsonText(req.payload_json, 'payload_json'), key: req.key === '' ? undefined : req.key });
+      const lsn = await c.setPayload(w.target, w.payload, req.overwrite, undefined, w.key);
       return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };
     }),
   };

@@ -1,11 +1,23 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
+import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
-import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, formatBytes, MAX_HNSW_EF, MAX_IDS, MAX_LIMIT, MAX_TIMEOUT_SECONDS } from '../options.js';
+import { FILTER_PLANS } from '../api/requests.js';
+import {
+  DEFAULT_ANSWER_LIMIT,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_BATCH,
+  formatBytes,
+  MAX_HNSW_EF,
+  MAX_IDS,
+  MAX_LIMIT,
+  MAX_SELECTOR_KEYS,
+  MAX_TIMEOUT_SECONDS,
+} from '../options.js';
 import { VERSION } from '../../common/version.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
+import { filterSchemas } from './filter-schemas.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
@@ -97,6 +109,10 @@ function schemas(): Obj {
         description:
           "On a collection with compact codes: at most this many candidates are re-scored with full vectors (default 3 × (limit + offset)); candidates whose error bound shows they cannot win are skipped. 0: return the codes' estimates. Otherwise at least limit + offset. Wins over quantization.",
       },
+      filter_plan: {
+        enum: [...FILTER_PLANS],
+        description: "Strata's own, for benchmarks: the plan a filtered search runs instead of the planner's choice (only with a filter).",
+      },
       quantization: {
         type: 'object',
         description: "Qdrant's quantization knobs, mapped onto the re-rank (ignored on a collection without codes).",
@@ -115,10 +131,7 @@ function schemas(): Obj {
   const common: Obj = {
     filter: ref('Filter'),
     params: ref('SearchParams'),
-    with_payload: {
-      description: 'Points carry no payload: anything but false gives payload {}.',
-      oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }, { type: 'object' }],
-    },
+    with_payload: ref('WithPayload'),
     with_vector: { type: 'boolean', default: false },
     score_threshold: { type: 'number', description: 'Euclid: keep score <= threshold; Dot and Cosine: keep score >= threshold.' },
     with_stats: { type: 'boolean', default: false, description: "Answer with Strata's cost of the search in the envelope's `strata` field." },
@@ -127,12 +140,7 @@ function schemas(): Obj {
   return {
     Vector: vector,
     SearchParams: params,
-    Filter: {
-      type: 'object',
-      description:
-        'Strata points carry no payload: only an empty filter (no conditions, or empty must/should/must_not) is accepted; any condition is a 400 naming `filter`.',
-      properties: { must: { type: 'array', maxItems: 0 }, should: { type: 'array', maxItems: 0 }, must_not: { type: 'array', maxItems: 0 } },
-    },
+    ...filterSchemas(),
     ExtendedPointId: {
       oneOf: [
         { type: 'integer', minimum: 0 },
@@ -219,6 +227,19 @@ function schemas(): Obj {
         reranked: { type: 'number', description: 'Candidates re-scored with full vectors after a traversal on compact codes.' },
         distance_dram_share: { type: 'number', description: 'Share of distance computations (codes and vectors) whose records were in DRAM.' },
         stalled_ns: { type: 'number', description: 'Stall measured on the clock while paying injected_ns.' },
+        filter: {
+          type: 'object',
+          description:
+            "A filtered search's plan (absent without a filter): scan (only the matching points scored, no graph walk), graph (the walk, each candidate checked against the matches before any CXL read) two_hop (ACORN's walk on matches through non-matching neighbours' lists, only when params.filter_plan asks for it) or none (nothing matched); the payload indexes' estimate of the matches, the exact count (base and fresh layer), and residual: part of the filter checked per point.",
+          properties: {
+            plan: { enum: ['scan', 'graph', 'two_hop', 'none'] },
+            estimated: { type: 'object', properties: { min: { type: 'number' }, exp: { type: 'number' }, max: { type: 'number' } } },
+            matched: { type: 'integer' },
+            base: { type: 'integer' },
+            fresh: { type: 'integer' },
+            residual: { type: 'boolean' },
+          },
+        },
       },
     },
     CollectionInfo: {
@@ -238,6 +259,15 @@ function schemas(): Obj {
         points_count: { type: 'integer' },
         indexed_vectors_count: { type: 'integer', description: 'Points the graph search can reach from its entry point; the others only exact search finds.' },
         segments_count: { type: 'integer', description: 'Memory segments across all tiers (a tier is one or more segments of at most 1 GiB).' },
+        payload_schema: {
+          type: 'object',
+          description: "The payload indexes by key path: the schema, the object form's parameters, and the points the index holds a value for.",
+          additionalProperties: {
+            type: 'object',
+            required: ['data_type', 'points'],
+            properties: { data_type: { enum: [...FIELD_SCHEMAS] }, params: { type: 'object' }, points: { type: 'integer' } },
+          },
+        },
         config: {
           type: 'object',
           properties: {
@@ -291,6 +321,11 @@ function schemas(): Obj {
               },
             },
             memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
+            payload: {
+              type: 'object',
+              description: 'Bytes of the payload values (the columnar store) and of each payload index (in DRAM), by key path.',
+              properties: { values_bytes: { type: 'integer' }, index_bytes: { type: 'object', additionalProperties: { type: 'integer' } } },
+            },
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
             live: {
               type: ['object', 'null'],
@@ -408,7 +443,19 @@ function livePaths(C: string): Obj {
     requestBody: { required: true, content: content(body) },
     responses: { '200': { description: 'Durable (and visible)', content: content(update) }, ...writeErrors },
   });
-  const payloadBody = { type: 'object', required: ['payload', 'points'], properties: { payload: { type: 'object' }, points: ids } };
+  // Which points a write selects: listed ids, or every point the filter matches when the write is taken.
+  const selector = { points: { ...ids, description: 'The ids (ids that do not exist are ignored); or give filter.' }, filter: ref('Filter') };
+  const oneSelector = [{ required: ['points'] }, { required: ['filter'] }];
+  const payloadBody = {
+    type: 'object',
+    required: ['payload'],
+    oneOf: oneSelector,
+    properties: {
+      payload: { type: 'object' },
+      ...selector,
+      key: { type: 'string', description: 'Merge the payload into the object at this key path instead of the top level.' },
+    },
+  };
   return {
     [C]: {
       put: {
@@ -464,11 +511,34 @@ function livePaths(C: string): Obj {
         },
       }),
     },
-    [`${C}/points/delete`]: { post: write('Delete points by id', { type: 'object', required: ['points'], properties: { points: ids } }) },
+    [`${C}/points/delete`]: { post: write('Delete points by id or by filter', { type: 'object', oneOf: oneSelector, properties: selector }) },
     ...snapshotPaths(C, writeErrors),
     [`${C}/points/payload`]: {
       post: write('Set payload keys of existing points (merged into what they have)', payloadBody),
       put: write('Overwrite the payload of existing points', payloadBody),
+    },
+    [`${C}/points/payload/delete`]: {
+      post: write('Delete payload keys (key paths) of the selected points', {
+        type: 'object',
+        required: ['keys'],
+        oneOf: oneSelector,
+        properties: { keys: { type: 'array', maxItems: MAX_SELECTOR_KEYS, items: { type: 'string' } }, ...selector },
+      }),
+    },
+    [`${C}/points/payload/clear`]: { post: write('Clear the payload of the selected points', { type: 'object', oneOf: oneSelector, properties: selector }) },
+    [`${C}/index`]: {
+      put: write('Create a payload index (durable and serving when answered); parameters Strata does not honour are a 400 naming them', {
+        type: 'object',
+        required: ['field_name', 'field_schema'],
+        properties: { field_name: { type: 'string', description: 'The key path to index.' }, field_schema: ref('PayloadFieldSchema') },
+      }),
+    },
+    [`${C}/index/{field_name}`]: {
+      delete: {
+        summary: 'Drop a payload index (its filters are still answered, without it)',
+        parameters: [collectionName, { name: 'field_name', in: 'path', required: true, schema: { type: 'string' } }, wait],
+        responses: { '200': { description: 'Durable', content: content(update) }, ...writeErrors },
+      },
     },
     [`${C}/compact`]: {
       post: {
@@ -629,7 +699,7 @@ export function openApiDocument(): Obj {
       version: VERSION,
       description:
         `Qdrant-compatible REST API over tiered (DRAM / CXL) HNSW indexes built by \`strata build\`. ` +
-        'Searches and reads always; with `strata serve --data-dir`, collection create/delete, point upsert/delete, payload set/overwrite, snapshots and compaction (durable before acknowledged); other Qdrant writes answer 405. ' +
+        'Searches and reads always; with `strata serve --data-dir`, collection create/delete, point upsert/delete (by ids or filter), payload set/overwrite/delete/clear (by ids or filter), payload index create/delete, snapshots and compaction (durable before acknowledged); other Qdrant writes answer 405. ' +
         `Bodies are JSON or MessagePack (Content-Type ${MSGPACK}); answers are MessagePack when Accept asks for ${MSGPACK}. ` +
         `Limits: request body ${DEFAULT_BODY_LIMIT} bytes (--body-limit), answer ${DEFAULT_ANSWER_LIMIT} bytes counted as points × (${POINT_BYTES} + 4 × dim with vectors) (--answer-limit), ${DEFAULT_MAX_BATCH} searches per batch (--max-batch), limit + offset <= ${MAX_LIMIT}, hnsw_ef <= ${MAX_HNSW_EF}. ` +
         'Errors use Qdrant\'s envelope {"status": {"error": "..."}, "result": null, "time": t}. See docs/api.md.',

@@ -2,6 +2,7 @@
 // name, views and compactions added up, points put back in request or id order, writes folded into
 // one acknowledgement. Pure functions of the shards' results.
 import type { QdrantCollectionView } from '../api/collection-view.js';
+import type { PayloadSchemaView } from '../api/payload-index.js';
 import type { CompactionView } from '../api/writes.js';
 
 export interface Hit {
@@ -36,8 +37,20 @@ export function mergeCollectionViews(views: QdrantCollectionView[], shardCount: 
     points_count: sum('points_count'),
     indexed_vectors_count: sum('indexed_vectors_count'),
     segments_count: sum('segments_count'),
+    payload_schema: mergePayloadSchemas(views.map((v) => v.payload_schema ?? {})),
     router: { shards: shardCount, missing_shards: missing },
   };
+}
+
+/** Each indexed key once (the first shard's schema), with the points indexed on every shard added up. */
+export function mergePayloadSchemas(schemas: Array<Record<string, PayloadSchemaView>>): Record<string, PayloadSchemaView> {
+  const out = new Map<string, PayloadSchemaView>();
+  for (const schema of schemas)
+    for (const [key, e] of Object.entries(schema)) {
+      const seen = out.get(key);
+      out.set(key, seen ? { ...seen, points: seen.points + e.points } : { ...e });
+    }
+  return Object.fromEntries(out);
 }
 
 /**

@@ -7,7 +7,7 @@ import { Relayed } from './router-errors.js';
 import type { RouterMetrics } from './router-metrics.js';
 import { type ShardAnswer, ShardFailure, type ShardSet, shardsUnreachable } from './shard-set.js';
 
-export type ShardMethod = 'GET' | 'POST' | 'PUT';
+export type ShardMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** The `result` of a shard's answer envelope. */
 export const resultOf = <T>(a: ShardAnswer): T => (a.body as { result: T }).result;

@@ -122,7 +122,7 @@ export class ShardSet {
    * the hedge delay, the first answer (2xx or 4xx) wins. Rejects with ShardFailure when every
    * replica failed or the deadline passed.
    */
-  call(shard: number, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers?: Record<string, string>): Promise<ShardAnswer> {
+  call(shard: number, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<ShardAnswer> {
     const replicas = this.shards[shard]!;
     const start = this.next[shard]!;
     this.next[shard] = (start + 1) % replicas.length;
@@ -216,7 +216,7 @@ export class ShardSet {
   }
 
   /** The same call to every shard; each settles to its answer or its failure. */
-  all(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<Array<ShardAnswer | ShardFailure>> {
+  all(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Array<ShardAnswer | ShardFailure>> {
     return Promise.all(
       this.shards.map((_, i) => this.call(i, method, path, body).catch((e: unknown) => (e instanceof ShardFailure ? e : new ShardFailure(i, [String(e)])))),
     );

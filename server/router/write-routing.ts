@@ -25,7 +25,7 @@ export function groupByShard<T>(items: readonly T[], shardCount: number, idOf: (
 
 export interface RoutedWrite<T> {
   name: string;
-  method: 'PUT' | 'POST';
+  method: 'PUT' | 'POST' | 'DELETE';
   /** The path below the collection, with its query string. */
   path: string;
   wait: boolean;

@@ -1,6 +1,7 @@
 // A base built with payloads (strata build --payloads) serves them: read-only, filters select by
 // them and the indexes it was built with are in payload_schema; writable, payload writes and
 // compactions start from them and a restart keeps them.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered, writeFvecs } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
@@ -54,7 +55,7 @@ describe('a base built with payloads', () => {
     }
   });
 
-  it('writable: payload writes start from the built payloads, and a compaction and a restart keep them', async () => {
+  it('writable: payload writes start from the built payloads, and a compaction, a snapshot and a restart keep them', async () => {
     const dataDir = tmp.path('data');
     const first = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir });
     try {
@@ -63,6 +64,12 @@ describe('a base built with payloads', () => {
       expect(c.countMatching(groupA)).toBe(N / 4 + 3);
       await first.compact('b');
       expect(c.countMatching(groupA)).toBe(N / 4 + 3);
+      // A snapshot restored under another name carries the payloads and the index.
+      const snap = first.createSnapshot('b');
+      const copy = await first.recoverSnapshot('copy', readFileSync(first.snapshotFile('b', snap.name)), 'test');
+      expect(copy.payloadSchema()).toEqual(c.payloadSchema());
+      expect(copy.countMatching(groupA)).toBe(N / 4 + 3);
+      expect(copy.payload(2)).toEqual({ group: 'a', i: 2 });
     } finally {
       await first.close();
     }

@@ -37,6 +37,19 @@ function stats(i: number): StrataSearchStats {
     reranked: i,
     distance_dram_share: 0.97,
     stalled_ns: 0,
+    // Every third search a filtered one, its plan alternating residual or not.
+    ...(i % 3 === 1
+      ? {
+          filter: {
+            plan: i % 2 ? 'graph' : 'scan',
+            estimated: { min: i, exp: 2.5 * i, max: 10 * i },
+            matched: 3 * i,
+            base: 2 * i,
+            fresh: i,
+            residual: i % 4 === 1,
+          },
+        }
+      : {}),
   };
 }
 
@@ -100,9 +113,9 @@ describe('gRPC answer encoding', () => {
     };
   }
 
-  it('decodes to what protobufjs encodes for Search, SearchBatch and Get (ids past 2^32, empty vectors, zero values, no stats)', () => {
+  it('decodes to what protobufjs encodes for Search, SearchBatch and Get (ids past 2^32, empty vectors, zero values, no stats, filter plans)', () => {
     const search = method('Search');
-    for (const r of [response(30, 16, 1), response(0, 0, 2), response(5, 0, 3), { ...response(4, 2, 4), strata: null }]) {
+    for (const r of [response(30, 16, 1), response(0, 0, 2), response(5, 0, 3), { ...response(4, 2, 4), strata: null }, response(3, 2, 4), response(3, 2, 7)]) {
       const want = search.responseDeserialize(search.responseSerialize(plain(r)));
       expect(search.responseDeserialize(encodeSearchResponse(r))).toEqual(want);
     }

@@ -84,17 +84,38 @@ describe('official Qdrant client', () => {
     expect((await client.count('vectors', { exact: false })).count).toBe(COUNT);
   });
 
-  it('fails writes (upsert, delete, create) with the read-only error without a data directory', async () => {
+  it('filters a built collection (no payloads) by id, in search, scroll and count', async () => {
+    const has = { must: [{ has_id: [3, 17, 1999, 5_000_000] }] };
+    expect((await client.count('vectors', { filter: has })).count).toBe(3);
+    expect((await client.scroll('vectors', { filter: has })).points.map((p) => p.id)).toEqual([3, 17, 1999]);
+    const hits = await client.search('vectors', { vector: Array.from(ix.query(0)), limit: 10, filter: has });
+    expect(hits.map((h) => h.id).sort((a, b) => Number(a) - Number(b))).toEqual([3, 17, 1999]);
+    // No point has a payload: a payload condition matches none, its negation all.
+    expect((await client.count('vectors', { filter: { must: [{ key: 'a', match: { value: 1 } }] } })).count).toBe(0);
+    expect((await client.count('vectors', { filter: { must_not: [{ key: 'a', match: { value: 1 } }] } })).count).toBe(COUNT);
+  });
+
+  it('fails writes (upsert, delete, create, payload and index writes) with the read-only error without a data directory', async () => {
     const calls: Array<Promise<unknown>> = [
       client.upsert('vectors', { wait: true, points: [{ id: 1, vector: new Array<number>(DIM).fill(0) }] }),
       client.delete('vectors', { points: [1] }),
       client.createCollection('other', { vectors: { size: DIM, distance: 'Cosine' } }),
+      client.delete('vectors', { filter: { must: [{ has_id: [1] }] } }),
+      client.setPayload('vectors', { payload: { a: 1 }, points: [1] }),
+      client.clearPayload('vectors', { points: [1] }),
+      client.deletePayload('vectors', { keys: ['a'], points: [1] }),
+      client.createPayloadIndex('vectors', { field_name: 'a', field_schema: 'keyword', wait: true }),
+      client.deletePayloadIndex('vectors', 'a'),
     ];
-    for (const p of calls) {
-      const e = await p.then(
+    // Each outcome taken at once: a refusal that settles while an earlier one is awaited is not unhandled.
+    const outcomes = calls.map((p) =>
+      p.then(
         () => null,
         (err: unknown) => err as { status?: number; message: string; data?: unknown },
-      );
+      ),
+    );
+    for (const o of outcomes) {
+      const e = await o;
       expect(e).not.toBeNull();
       expect(e!.status).toBe(405);
       expect(JSON.stringify(e!.data)).toMatch(/--data-dir/);

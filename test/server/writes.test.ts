@@ -165,8 +165,9 @@ describe('collections created over the API', () => {
       expect(r.status, JSON.stringify(b).slice(0, 80)).toBe(400);
       expect((r.body as { status: { error: string } }).status.error).toMatch(message);
     }
-    const d = await http(srv.url, 'POST', `/collections/${encodeURIComponent(name)}/points/delete`, { filter: { must: [] } });
+    const d = await http(srv.url, 'POST', `/collections/${encodeURIComponent(name)}/points/delete`, { filter: { must: [{ key: 'x', range: { gte: 'y' } }] } });
     expect(d.status).toBe(400);
+    expect((d.body as { status: { error: string } }).status.error).toMatch(/^filter\.must\[0\]\.range\.gte: /);
     expect((await client.count(name)).count).toBe(before);
     expect(await client.retrieve(name, { ids: [7000, 7001, 7002, 7003, 7004] })).toEqual([]);
   });

@@ -1,11 +1,12 @@
-// Point routes: search, search/batch, query, retrieve (by ids and by one id), scroll, count. Each
-// handler is the same three steps: find the collection, parse the body into a plan, run the plan and
-// wrap the answer in Qdrant's envelope. The POST routes carry no fastify schema: bodies and
-// `?timeout=` are checked by hand (server/api/requests.ts, call-control.ts), and an extra ajv pass
-// over path and query costs more on these hot routes than the checks themselves.
+// Point routes: search, search/batch, query, retrieve (by ids and by one id), scroll, count, with
+// Qdrant's filter wherever Qdrant takes one. Each handler is the same three steps: find the
+// collection, parse the body into a plan, run the plan and wrap the answer in Qdrant's envelope.
+// The POST routes carry no fastify schema: bodies and `?timeout=` are checked by hand
+// (server/api/requests.ts, call-control.ts), and an extra ajv pass over path and query costs more
+// on these hot routes than the checks themselves.
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
-import { bodyObject, pointKeyAt } from '../../api/fields.js';
+import { bodyObject, pointKeyAt, wantsPayload } from '../../api/fields.js';
 import { getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
 import { parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, parseSearchBatch } from '../../api/requests.js';
 import { callControl } from '../call-control.js';
@@ -88,7 +89,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
       codec,
       ok(
         reply,
-        points.map((r) => record(r, plan.withPayload, codec)),
+        points.map((r) => record(r, wantsPayload(plan.withPayload), codec)),
       ),
     );
   });
@@ -107,12 +108,12 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], dim, answerLimit, `scroll limit ${plan.limit}`);
     const page = scrollPoints(c, plan);
     const codec = codecFor(req, answerBytes(page.points.length, dim, plan.withVector));
-    return send(reply, codec, ok(reply, { points: page.points.map((r) => record(r, plan.withPayload, codec)), next_page_offset: page.next }));
+    return send(reply, codec, ok(reply, { points: page.points.map((r) => record(r, wantsPayload(plan.withPayload), codec)), next_page_offset: page.next }));
   });
 
   app.post<PostRoute>(`${base}/count`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    parseCount(bodyObject(req.body));
-    return send(reply, codecFor(req), ok(reply, { count: c.count() }));
+    const { filter } = parseCount(bodyObject(req.body));
+    return send(reply, codecFor(req), ok(reply, { count: c.countMatching(filter) }));
   });
 }

@@ -1,18 +1,31 @@
-// Write routes (Qdrant's paths and shapes): create and delete a collection; upsert and delete points;
-// set and overwrite payloads. A write is answered once it is durable (fdatasync of the collection's
+// Write routes (Qdrant's paths and shapes): create and delete a collection; upsert and delete points
+// (by ids or filter); set, overwrite, delete and clear payloads (by ids or filter); create and drop
+// payload indexes. A write is answered once it is durable (fdatasync of the collection's
 // write-ahead log) and, in the same step, visible to search; behind a shared write log, once this
 // replica has applied it, with the log's sequence as operation_id. Without a data directory every
 // one of them is STRATA_READ_ONLY (405).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Collection } from '../../../engine/public.js';
 import { isStrataError, StrataError } from '../../../common/errors.js';
-import { bodyObject } from '../../api/fields.js';
-import { compactionView, parseCreateCollection, parseDeleteIds, parsePayload, parseUpsert, WRITE_ID_HEADER, waitFlag, writeIdOf } from '../../api/writes.js';
+import { bodyObject, type Fields } from '../../api/fields.js';
+import { parseCreateIndex } from '../../api/payload-index.js';
+import {
+  compactionView,
+  parseCreateCollection,
+  parseDeletePayload,
+  parsePayload,
+  parsePointSelector,
+  parseUpsert,
+  WRITE_ID_HEADER,
+  waitFlag,
+  writeIdOf,
+} from '../../api/writes.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
 import { ok } from '../envelope.js';
 
 interface WriteRoute {
-  Params: CollectionParams;
+  Params: CollectionParams & { field_name?: string };
   Querystring: { wait?: string };
   Body: unknown;
 }
@@ -36,6 +49,31 @@ async function allowing<T>(allow: string, f: () => T | Promise<T>): Promise<T> {
 export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): void {
   const c = '/collections/:collection_name';
 
+  /**
+   * One point or payload write: the collection must be writable before its body is read (a
+   * read-only one answers 405 whatever the body), then `write` parses the body and logs the write.
+   */
+  const pointWrite = (
+    method: 'PUT' | 'POST' | 'DELETE',
+    url: string,
+    allow: string,
+    write: (col: Collection, body: Fields, writeId: string | undefined, req: FastifyRequest<WriteRoute>) => Promise<bigint>,
+  ): void => {
+    app.route<WriteRoute>({
+      method,
+      url,
+      handler: async (req, reply) => {
+        const wait = waitFlag(req.query.wait);
+        const col = ctx.engine.collection(req.params.collection_name);
+        const lsn = await allowing(allow, () => {
+          col.writable();
+          return write(col, bodyObject(req.body), writeIdOf(req.headers[WRITE_ID_HEADER]), req);
+        });
+        return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
+      },
+    });
+  };
+
   app.put<WriteRoute>(c, async (req, reply) => {
     const cfg = parseCreateCollection(req.params.collection_name, bodyObject(req.body));
     await allowing('GET', () => ctx.engine.createCollection(cfg));
@@ -47,26 +85,29 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     return send(reply, codecFor(req), ok(reply, existed));
   });
 
-  app.put<WriteRoute>(`${c}/points`, async (req, reply) => {
-    const wait = waitFlag(req.query.wait);
-    const col = ctx.engine.collection(req.params.collection_name);
-    // A read-only collection refuses before the body is read: 405, whatever the body.
-    const lsn = await allowing('POST', () => {
-      col.writable();
-      return col.upsert(parseUpsert(bodyObject(req.body), col.dim), writeIdOf(req.headers[WRITE_ID_HEADER]));
+  pointWrite('PUT', `${c}/points`, 'POST', (col, body, writeId) => col.upsert(parseUpsert(body, col.dim), writeId));
+  pointWrite('POST', `${c}/points/delete`, '', (col, body, writeId) => col.deletePoints(parsePointSelector(body), writeId));
+  // Set (POST: merged into what each point has) or overwrite (PUT: replacing it), by ids or filter.
+  for (const [method, overwrite] of [
+    ['POST', false],
+    ['PUT', true],
+  ] as const) {
+    pointWrite(method, `${c}/points/payload`, '', (col, body, writeId) => {
+      const w = parsePayload(body);
+      return col.setPayload(w.target, w.payload, overwrite, writeId, w.key);
     });
-    return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
+  }
+  pointWrite('POST', `${c}/points/payload/delete`, '', (col, body, writeId) => {
+    const w = parseDeletePayload(body);
+    return col.deletePayloadKeys(w.target, w.keys, writeId);
   });
-
-  app.post<WriteRoute>(`${c}/points/delete`, async (req, reply) => {
-    const wait = waitFlag(req.query.wait);
-    const col = ctx.engine.collection(req.params.collection_name);
-    const lsn = await allowing('', () => {
-      col.writable();
-      return col.deletePoints(parseDeleteIds(bodyObject(req.body)), writeIdOf(req.headers[WRITE_ID_HEADER]));
-    });
-    return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
+  pointWrite('POST', `${c}/points/payload/clear`, '', (col, body, writeId) => col.clearPayload(parsePointSelector(body, 'whose payload to clear'), writeId));
+  // Payload indexes: created (durable and serving when answered) and dropped.
+  pointWrite('PUT', `${c}/index`, '', (col, body, writeId) => {
+    const { field, params } = parseCreateIndex(body);
+    return col.createPayloadIndex(field, params, writeId);
   });
+  pointWrite('DELETE', `${c}/index/:field_name`, '', (col, _body, writeId, req) => col.deletePayloadIndex(req.params.field_name ?? '', writeId));
 
   // Strata's own: fold the fresh points and deletes into a new tiered base (engine.ts, compact).
   // Answered when the new base serves; a compaction already running is joined, not repeated.
@@ -74,24 +115,4 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     const r = await allowing('GET', () => ctx.engine.compact(req.params.collection_name));
     return send(reply, codecFor(req), ok(reply, compactionView(r)));
   });
-
-  for (const [method, overwrite] of [
-    ['POST', false],
-    ['PUT', true],
-  ] as const) {
-    app.route<WriteRoute>({
-      method,
-      url: `${c}/points/payload`,
-      handler: async (req, reply) => {
-        const wait = waitFlag(req.query.wait);
-        const col = ctx.engine.collection(req.params.collection_name);
-        const lsn = await allowing('', () => {
-          col.writable();
-          const { ids, payload } = parsePayload(bodyObject(req.body));
-          return col.setPayload(ids, payload, overwrite, writeIdOf(req.headers[WRITE_ID_HEADER]));
-        });
-        return send(reply, codecFor(req), ok(reply, updateResult(lsn, wait)));
-      },
-    });
-  }
 }

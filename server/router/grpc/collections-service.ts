@@ -1,6 +1,7 @@
 // The router's strata.v1.Collections service: List, Get, Create, Delete and Compact, each the
 // router's REST collection route called in process.
 import type * as grpc from '@grpc/grpc-js';
+import { type PayloadSchemaView, payloadIndexInfos } from '../../api/payload-index.js';
 import { secondsSince } from '../../grpc/calls.js';
 import type { CreateCollectionRequestMsg } from '../../grpc/messages.js';
 import { collectionPath } from '../collection-paths.js';
@@ -23,6 +24,7 @@ export function collectionsService(rest: RestCall): grpc.UntypedServiceImplement
         points_count: number;
         config: { params: { vectors: { size: number; distance: string } }; hnsw_config?: { m?: number; ef_construct?: number } };
         strata?: { status_reasons?: string[] };
+        payload_schema?: Record<string, PayloadSchemaView>;
       };
       return {
         result: {
@@ -34,6 +36,7 @@ export function collectionsService(rest: RestCall): grpc.UntypedServiceImplement
           hnsw_m: c.config.hnsw_config?.m ?? 0,
           hnsw_ef_construct: c.config.hnsw_config?.ef_construct ?? 0,
           status_reasons: c.strata?.status_reasons ?? [],
+          payload_indexes: payloadIndexInfos(c.payload_schema ?? {}),
         },
         time: secondsSince(t0),
       };

@@ -1,9 +1,10 @@
-// The router's strata.v1.Points reads: Search, SearchStream, SearchBatch, Get and Count, each the
-// router's REST route of the same name called in process.
+// The router's strata.v1.Points reads: Search, SearchStream, SearchBatch, Get, Count and Scroll, each
+// the router's REST route of the same name called in process (filter_json as the body's filter).
 import * as grpc from '@grpc/grpc-js';
 import { MAX_MESSAGE_CHARS } from '../../errors.js';
 import { secondsSince } from '../../grpc/calls.js';
-import type { CountRequestMsg, GetRequestMsg, SearchBatchRequestMsg, SearchRequestMsg } from '../../grpc/messages.js';
+import { filterMember } from '../../grpc/json-text.js';
+import type { CountRequestMsg, GetRequestMsg, ScrollRequestMsg, SearchBatchRequestMsg, SearchRequestMsg } from '../../grpc/messages.js';
 import { type Malformed, malformedReason } from '../../grpc/protos.js';
 import { collectionPath } from '../collection-paths.js';
 import type { RestCall } from './rest-call.js';
@@ -16,8 +17,14 @@ const scored = (hits: Hit[]) => hits.map((h) => ({ id: Number(h.id), score: h.sc
 
 /** A gRPC search as the REST body the router takes (the same field names; gRPC-only fields out). */
 function searchBody(r: SearchRequestMsg): Record<string, unknown> {
-  const { collection_name: _c, timeout_ms: _t, with_stats: _s, ...rest } = r as SearchRequestMsg & { timeout_ms?: number; with_stats?: boolean };
-  return { ...rest, vector: Array.from(r.vector as ArrayLike<number>) };
+  const {
+    collection_name: _c,
+    timeout_ms: _t,
+    with_stats: _s,
+    filter_json: _f,
+    ...rest
+  } = r as SearchRequestMsg & { timeout_ms?: number; with_stats?: boolean };
+  return { ...rest, ...filterMember(r), vector: Array.from(r.vector as ArrayLike<number>) };
 }
 
 /**
@@ -80,8 +87,24 @@ export function pointReads(rest: RestCall): grpc.UntypedServiceImplementation {
     }),
     Count: unary<CountRequestMsg, unknown>(async (r, md) => {
       const t0 = performance.now();
-      const c = (await rest(md, 'POST', collectionPath(r.collection_name, '/points/count'), {})) as { count: number };
+      const c = (await rest(md, 'POST', collectionPath(r.collection_name, '/points/count'), filterMember(r))) as { count: number };
       return { count: c.count, time: secondsSince(t0) };
+    }),
+    Scroll: unary<ScrollRequestMsg, unknown>(async (r, md) => {
+      const t0 = performance.now();
+      const body = {
+        ...(r.offset !== undefined ? { offset: r.offset } : {}),
+        limit: r.limit === 0 ? 10 : r.limit,
+        with_vector: r.with_vector,
+        with_payload: false,
+        ...filterMember(r),
+      };
+      const page = (await rest(md, 'POST', collectionPath(r.collection_name, '/points/scroll'), body)) as { points: Hit[]; next_page_offset: number | null };
+      return {
+        result: page.points.map((p) => ({ id: Number(p.id), vector: Array.from(p.vector ?? []) })),
+        ...(page.next_page_offset !== null ? { next_page_offset: Number(page.next_page_offset) } : {}),
+        time: secondsSince(t0),
+      };
     }),
   };
 }

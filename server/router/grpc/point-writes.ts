@@ -1,6 +1,7 @@
 // The router's strata.v1.Points writes: Upsert, Delete and SetPayload, each the router's REST write
 // route called in process. gRPC writes answer once visible to search, as `strata serve` does: wait=true.
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { jsonText, selectorMembers } from '../../grpc/json-text.js';
 import { secondsSince } from '../../grpc/calls.js';
 import type { DeletePointsRequestMsg, SetPayloadRequestMsg, UpsertRequestMsg } from '../../grpc/messages.js';
 import type { WriteResult } from '../merge.js';
@@ -26,17 +27,12 @@ export function pointWrites(rest: RestCall): grpc.UntypedServiceImplementation {
       return write(md, 'PUT', r.collection_name, '/points', { points: pts }, t0);
     }),
     Delete: unary<DeletePointsRequestMsg, unknown>(async (r, md) =>
-      write(md, 'POST', r.collection_name, '/points/delete', { points: r.ids }, performance.now()),
+      write(md, 'POST', r.collection_name, '/points/delete', selectorMembers(r), performance.now()),
     ),
     SetPayload: unary<SetPayloadRequestMsg, unknown>(async (r, md) => {
       const t0 = performance.now();
-      let payload: unknown;
-      try {
-        payload = JSON.parse(r.payload_json || 'null') as unknown;
-      } catch {
-        throw Object.assign(new Error('payload_json: is not JSON'), { code: grpc.status.INVALID_ARGUMENT, details: 'payload_json: is not JSON' });
-      }
-      return write(md, r.overwrite ? 'PUT' : 'POST', r.collection_name, '/points/payload', { points: r.ids, payload }, t0);
+      const body = { ...selectorMembers(r), payload: jsonText(r.payload_json, 'payload_json'), ...(r.key !== '' ? { key: r.key } : {}) };
+      return write(md, r.overwrite ? 'PUT' : 'POST', r.collection_name, '/points/payload', body, t0);
     }),
   };
 }

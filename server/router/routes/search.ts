@@ -1,5 +1,6 @@
-// Search routes over the shards: each shard is asked for the first limit + offset hits, and the
-// router merges them by score and cuts the window (the server's own window rules).
+// Search routes over the shards (search, batch, query): each shard is asked for the first
+// limit + offset hits, and the router merges them by score and cuts the window (the server's own
+// window rules).
 import type { FastifyInstance } from 'fastify';
 import { arrayAt, bodyObject, objectAt } from '../../api/fields.js';
 import { window } from '../../api/requests.js';
@@ -13,20 +14,36 @@ import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
 
-  app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/points/search`, async (req, r) => {
-    const b = bodyObject(req.body);
-    // Each shard is asked for limit + offset from 0 (limit 10 by default, as the server's).
-    const { limit, offset } = window(b, '', 10);
-    const name = req.params.collection_name;
-    const { answers, missing } = await calls.fanOut('POST', collectionPath(name, '/points/search'), { ...b, limit: limit + offset, offset: 0 });
-    const hits = mergeHits(
-      answers.map((a) => resultOf<Hit[]>(a)),
-      await scoreOrder.higherIsBetter(name),
-      offset,
-      limit,
-    );
-    return answer(req, r, hits, partialFields(missing));
-  });
+  /**
+   * One search-like request over every shard: each is asked for limit + offset from 0 (limit 10 by
+   * default, as the server's), and `answerOf` wraps the merged window as the endpoint answers it.
+   */
+  const overShards = (path: string, hitsOf: (result: unknown) => Hit[], answerOf: (hits: Hit[]) => unknown): void => {
+    app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
+      const b = bodyObject(req.body);
+      const { limit, offset } = window(b, '', 10);
+      const name = req.params.collection_name;
+      const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...b, limit: limit + offset, offset: 0 });
+      const hits = mergeHits(
+        answers.map((a) => hitsOf(resultOf<unknown>(a))),
+        await scoreOrder.higherIsBetter(name),
+        offset,
+        limit,
+      );
+      return answer(req, r, answerOf(hits), partialFields(missing));
+    });
+  };
+  overShards(
+    '/points/search',
+    (res) => res as Hit[],
+    (hits) => hits,
+  );
+  // Query (nearest-vector queries, with their filter): the hits under `points`.
+  overShards(
+    '/points/query',
+    (res) => (res as { points: Hit[] }).points,
+    (points) => ({ points }),
+  );
 
   app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/points/search/batch`, async (req, r) => {
     const b = bodyObject(req.body);

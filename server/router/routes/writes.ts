@@ -1,8 +1,9 @@
-// Write routes: upsert, delete and payload (set: POST, overwrite: PUT), each id's part sent to the
-// shard it hashes to (write-routing.ts), the shards' acknowledgements answered as one.
+// Write routes: upsert, delete and payload (set: POST, overwrite: PUT, delete, clear), each id's part
+// sent to the shard it hashes to (write-routing.ts), a write by filter and a payload index's create
+// or drop to every shard; the shards' acknowledgements answered as one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidArgument } from '../../../common/errors.js';
-import { arrayAt, bodyObject, objectAt, pointIdAt } from '../../api/fields.js';
+import { arrayAt, bodyObject, isAbsent, objectAt, pointIdAt } from '../../api/fields.js';
 import { MAX_UPSERT } from '../../api/writes.js';
 import { MAX_LIMIT } from '../../options.js';
 import type { CollectionParams } from '../../rest/context.js';
@@ -13,13 +14,14 @@ import { COLLECTION_ROUTE } from '../collection-paths.js';
 import { groupByShard, routeWrites } from '../write-routing.js';
 
 type WriteRoute = { Params: CollectionParams; Body: unknown; Querystring: { wait?: string } };
+type IndexRoute = { Params: CollectionParams & { field_name: string }; Body: unknown; Querystring: { wait?: string } };
 
 /** Routes one write's groups to their shards and answers the shards' acknowledgements as one. */
 async function routed<T>(
   ctx: RouterContext,
   req: FastifyRequest<WriteRoute>,
   r: FastifyReply,
-  method: 'PUT' | 'POST',
+  method: 'PUT' | 'POST' | 'DELETE',
   path: string,
   groups: Map<number, T[]>,
   bodyOf: (items: T[]) => unknown,
@@ -53,22 +55,47 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RouterContext): v
     return routed(ctx, req, r, 'PUT', '/points', groups, (ps) => ({ points: ps }));
   });
 
-  app.post<WriteRoute>(`${COLLECTION_ROUTE}/points/delete`, async (req, r) => {
-    const groups = groupByShard(idsAt(bodyObject(req.body)), count, (id) => id);
-    return routed(ctx, req, r, 'POST', '/points/delete', groups, (ps) => ({ points: ps }));
-  });
-
-  // Set (POST: merge) or overwrite (PUT) payloads: the ids grouped by shard, the payload to each.
-  for (const method of ['POST', 'PUT'] as const) {
+  /**
+   * A write that selects points (delete, payload set / overwrite / delete / clear): by ids, each
+   * shard gets its own ids and the rest of the body; by filter, every shard gets the whole body,
+   * since any shard may hold matching points (each shard checks the body as the server does, so a
+   * filter it cannot take is refused, never dropped).
+   */
+  const selecting = (method: 'POST' | 'PUT', path: string): void => {
     app.route<WriteRoute>({
       method,
-      url: `${COLLECTION_ROUTE}/points/payload`,
+      url: `${COLLECTION_ROUTE}${path}`,
       handler: async (req, r) => {
         const b = bodyObject(req.body);
-        const payload = objectAt(b['payload'], 'payload');
+        if (!isAbsent(b['filter'])) {
+          const everyShard = new Map(Array.from({ length: count }, (_, s): [number, unknown[]] => [s, [b]]));
+          return routed(ctx, req, r, method, path, everyShard, () => b);
+        }
         const groups = groupByShard(idsAt(b), count, (id) => id);
-        return routed(ctx, req, r, method, '/points/payload', groups, (ps) => ({ points: ps, payload }));
+        return routed(ctx, req, r, method, path, groups, (ps) => ({ ...b, points: ps }));
       },
     });
-  }
+  };
+  selecting('POST', '/points/delete');
+  // Set (POST: merge) or overwrite (PUT) payloads.
+  selecting('POST', '/points/payload');
+  selecting('PUT', '/points/payload');
+  selecting('POST', '/points/payload/delete');
+  selecting('POST', '/points/payload/clear');
+
+  // Payload indexes: created or dropped on every shard, as a write (a shared write log carries it
+  // to the shard's replicas).
+  const everyShard = (method: 'PUT' | 'DELETE', url: string, path: (req: FastifyRequest<IndexRoute>) => string): void => {
+    app.route<IndexRoute>({
+      method,
+      url,
+      handler: async (req, r) => {
+        const body = method === 'PUT' ? bodyObject(req.body) : undefined;
+        const shards = new Map(Array.from({ length: count }, (_, s): [number, unknown[]] => [s, [body]]));
+        return routed(ctx, req, r, method, path(req), shards, () => body);
+      },
+    });
+  };
+  everyShard('PUT', `${COLLECTION_ROUTE}/index`, () => '/index');
+  everyShard('DELETE', `${COLLECTION_ROUTE}/index/:field_name`, (req) => `/index/${encodeURIComponent(req.params.field_name)}`);
 }
