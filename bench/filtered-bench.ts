@@ -99,8 +99,11 @@ async function metric(s: Served, name: string): Promise<number> {
 interface Memory {
   rssBytesPerPoint: number;
   heapBytesPerPoint: number;
-  /** What GET /collections/{c} says of the payloads (the keys whose name holds "payload"). */
-  collectionPayload: Record<string, unknown>;
+  /** GET /collections/{c}'s `strata.payload` bytes per point: the values, and each field's index (DRAM). */
+  payloadValuesBytesPerPoint: number | null;
+  payloadIndexBytesPerPoint: Record<string, number>;
+  /** GET /collections/{c}'s payload_schema: each index and the points it holds. */
+  payloadSchema: unknown;
 }
 
 interface Loaded {
@@ -142,7 +145,11 @@ async function loadStrata(s: Served, set: WrittenFilteredSet, distance: string, 
     compacted = (e as Error).message.slice(0, 160);
     log(`compaction: ${compacted}`);
   }
-  const info = (await call(s, 'GET', `/collections/${COLLECTION}`))['result'] as Record<string, unknown>;
+  const info = (await call(s, 'GET', `/collections/${COLLECTION}`))['result'] as {
+    payload_schema?: unknown;
+    strata?: { payload?: { values_bytes?: number; index_bytes?: Record<string, number> } };
+  };
+  const bytes = info.strata?.payload;
   const after = { rss: await metric(s, 'process_resident_memory_bytes'), heap: await metric(s, 'nodejs_heap_size_used_bytes') };
   return {
     upsertSeconds,
@@ -151,7 +158,9 @@ async function loadStrata(s: Served, set: WrittenFilteredSet, distance: string, 
     memory: {
       rssBytesPerPoint: (after.rss - before.rss) / base.count,
       heapBytesPerPoint: (after.heap - before.heap) / base.count,
-      collectionPayload: Object.fromEntries(Object.entries(info ?? {}).filter(([k]) => k.includes('payload'))),
+      payloadValuesBytesPerPoint: bytes?.values_bytes !== undefined ? bytes.values_bytes / base.count : null,
+      payloadIndexBytesPerPoint: Object.fromEntries(Object.entries(bytes?.index_bytes ?? {}).map(([k, b]) => [k, b / base.count])),
+      payloadSchema: info.payload_schema ?? null,
     },
   };
 }
@@ -292,7 +301,13 @@ function markdown(name: string, rows: readonly FamilyRow[], loaded: Loaded): str
     `|${' --- |'.repeat(8)}`,
     ...lines,
     '',
-    `Strata memory per point (server metrics, after upserts, indexes and compaction vs before): RSS ${f(m.rssBytesPerPoint, 0)} B, V8 heap ${f(m.heapBytesPerPoint, 0)} B; collection: \`${JSON.stringify(m.collectionPayload)}\`. Payload indexes: \`${JSON.stringify(loaded.indexes)}\`; compaction: ${loaded.compacted}.`,
+    `Strata memory per point (server metrics, after upserts, indexes and compaction vs before): RSS ${f(m.rssBytesPerPoint, 0)} B, V8 heap ${f(m.heapBytesPerPoint, 0)} B; payload values ${f(m.payloadValuesBytesPerPoint, 1)} B, indexes ${Object.entries(
+      m.payloadIndexBytesPerPoint,
+    )
+      .map(([k, b]) => `${k} ${f(b, 1)} B`)
+      .join(
+        ', ',
+      )} (GET /collections/{c} strata.payload). Payload indexes: \`${JSON.stringify(loaded.indexes)}\`; compaction: ${loaded.compacted}. Upserts over REST: ${f(loaded.upsertSeconds, 1)} s.`,
     '',
   ].join('\n');
 }
