@@ -8,10 +8,13 @@ import {
   generateClustered,
   readPayloadLines,
   SELECTIVITY_TAGS,
+  splitRows,
   wordAttributes,
   writeFilteredClusteredSet,
+  writeFilteredWordSet,
   type FilterCases,
 } from '../../../datasets/index.js';
+import { compile } from '../../../index/filter/evaluate.js';
 import { parseFilter } from '../../../index/filter/parse.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
@@ -61,6 +64,28 @@ describe('the generated filtered set', () => {
       expect(own.filters[q]).toEqual({ must: [{ key: 'label', match: { value: `c${c}` } }] });
       const label = ((far.filters[q]!['must'] as Array<{ match: { value: string } }>)[0]!.match.value as string).slice(1);
       for (let b = 0; b < m.count; b++) expect(dist(c, Number(label))).toBeGreaterThanOrEqual(dist(c, b));
+    }
+  });
+});
+
+describe('the word set with attributes', () => {
+  const tmp = makeTempDir('strata-filtered-words-');
+  afterAll(() => tmp.cleanup());
+
+  it('gives each base word its place in the vocabulary as rank, and rank ranges the share they name', async () => {
+    // A vocabulary of 3,000 made-up words in "frequency" order, 4-d vectors.
+    const words = Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? `w-${i}` : `w${String.fromCharCode(97 + (i % 26))}${i}`));
+    const vectors = Float32Array.from({ length: 3000 * 4 }, (_, i) => Math.sin(i));
+    const o = { count: 2000, queries: 20, k: 10, seed: 4, source: {} };
+    const set = await writeFilteredWordSet(tmp.path('w'), { words, vectors, dim: 4 }, o);
+    const payloads = readPayloadLines(set.payloads, 2000);
+    const split = splitRows(3000, 2000, 20, 4);
+    payloads.forEach((p, i) => expect(p).toMatchObject(wordAttributes(words[split.base[i]!]!, split.base[i]!)));
+    const cases = JSON.parse(readFileSync(set.filters, 'utf8')) as FilterCases;
+    for (const share of [0.5, 0.1, 0.01]) {
+      const fam = cases.families.find((f) => f.name === `rank < ${share * 100}%`)!;
+      const test = compile(parseFilter(fam.filters[0]));
+      expect(payloads.filter((payload, id) => test({ id, payload })).length).toBe(share * 2000);
     }
   });
 });
