@@ -57,37 +57,76 @@ function distancesTo(
 }
 
 export function bruteForceKnn(base: Float32Array, queries: Float32Array, dim: number, k: number, metric: Metric): GroundTruth {
+  return bruteForceKnnWhere(base, queries, dim, k, metric, 1, null)[0]!.truth;
+}
+
+/** Ground truth restricted per query to the rows a mask allows: fewer than k of them leave the row padded. */
+export interface MaskedGroundTruth {
+  /** `k` entries per query (with masks; without, at most the row count); past a query's `matched`, id -1 and distance Infinity. */
+  truth: GroundTruth;
+  /** Rows each query's mask allowed (all rows without masks). */
+  matched: Int32Array;
+}
+
+/**
+ * Exact k nearest neighbours of each query among the rows a mask allows (1 = may be returned), for
+ * `sets` masks per query at once (`allowed(q)` gives them), so the distances to every row are
+ * computed once per query however many filters are judged; `allowed` null: one set, all rows. The
+ * filters' evaluation into masks is the caller's (datasets/ knows nothing of filters).
+ */
+export function bruteForceKnnWhere(
+  base: Float32Array,
+  queries: Float32Array,
+  dim: number,
+  k: number,
+  metric: Metric,
+  sets: number,
+  allowed: ((q: number) => readonly Uint8Array[]) | null,
+): MaskedGroundTruth[] {
   const n = base.length / dim;
   const nq = queries.length / dim;
-  const kk = Math.min(k, n);
-  const ids = new Int32Array(nq * kk);
-  const distances = new Float32Array(nq * kk);
+  const kk = allowed === null ? Math.min(k, n) : k;
+  const out = Array.from({ length: sets }, () => ({
+    truth: { k: kk, ids: new Int32Array(nq * kk), distances: new Float32Array(nq * kk) },
+    matched: new Int32Array(nq),
+  }));
   const norms = metric === 'cosine' ? rowNorms(base, dim) : null;
   const qNorms = metric === 'cosine' ? rowNorms(queries, dim) : null;
   const all = new Float64Array(n);
   const bestD = new Float64Array(kk);
   const bestI = new Int32Array(kk);
   for (let q = 0; q < nq; q++) {
+    const masks = allowed === null ? null : allowed(q);
+    if (masks !== null && masks.length !== sets) throw new RangeError(`query ${q} has ${masks.length} masks for ${sets} sets`);
     distancesTo(queries, q * dim, base, dim, metric, qNorms === null ? 1 : qNorms[q]!, norms, all);
-    let filled = 0;
-    for (let i = 0; i < n; i++) {
-      const d = all[i]!;
-      if (filled < kk || d < bestD[filled - 1]!) {
-        // insertion into a sorted list: k is small; ties keep the smaller id first
-        let p = filled < kk ? filled++ : kk - 1;
-        while (p > 0 && bestD[p - 1]! > d) {
-          bestD[p] = bestD[p - 1]!;
-          bestI[p] = bestI[p - 1]!;
-          p--;
+    for (let s = 0; s < sets; s++) {
+      const mask = masks === null ? null : masks[s]!;
+      if (mask !== null && mask.length !== n) throw new RangeError(`mask ${s} of query ${q} has ${mask.length} entries for ${n} rows`);
+      let filled = 0;
+      let count = 0;
+      for (let i = 0; i < n; i++) {
+        if (mask !== null && mask[i] === 0) continue;
+        count++;
+        const d = all[i]!;
+        if (filled < kk || d < bestD[filled - 1]!) {
+          // insertion into a sorted list: k is small; ties keep the smaller id first
+          let p = filled < kk ? filled++ : kk - 1;
+          while (p > 0 && bestD[p - 1]! > d) {
+            bestD[p] = bestD[p - 1]!;
+            bestI[p] = bestI[p - 1]!;
+            p--;
+          }
+          bestD[p] = d;
+          bestI[p] = i;
         }
-        bestD[p] = d;
-        bestI[p] = i;
+      }
+      const r = out[s]!;
+      r.matched[q] = count;
+      for (let j = 0; j < kk; j++) {
+        r.truth.ids[q * kk + j] = j < filled ? bestI[j]! : -1;
+        r.truth.distances[q * kk + j] = j >= filled ? Infinity : metric === 'l2' ? Math.sqrt(bestD[j]!) : bestD[j]!;
       }
     }
-    for (let j = 0; j < kk; j++) {
-      ids[q * kk + j] = bestI[j]!;
-      distances[q * kk + j] = metric === 'l2' ? Math.sqrt(bestD[j]!) : bestD[j]!;
-    }
   }
-  return { k: kk, ids, distances };
+  return out;
 }

@@ -1,6 +1,7 @@
 // The load generator's parameters, their defaults and their bounds. Every run stops by itself: each
 // step has a duration and a request limit, both capped, and the whole sweep is capped too.
 import { invalidArgument } from '../common/errors.js';
+import type { PgIterativeScan } from './clients/pgvector.js';
 import type { LoopMode, Protocol } from './report.js';
 
 /** Longest step, and longest sweep (steps x duration), in seconds. */
@@ -53,10 +54,18 @@ export interface LoadgenOptions {
   apiKey?: string;
   allowRemote?: boolean;
   label?: string;
+  /** Filter families (filter-cases.ts): each is measured at every step, with exact filtered ground truth from base and payloads. */
+  filters?: string;
+  /** The base rows' payloads (JSON Lines, line i for row i): what the filters are judged on. */
+  payloads?: string;
+  /** With filters: measure the unfiltered search too, as the first family. */
+  unfiltered?: boolean;
+  /** pgvector: hnsw.iterative_scan (default relaxed_order with filters, pgvector's own default otherwise). */
+  iterativeScan?: PgIterativeScan;
 }
 
-export type ResolvedOptions = Required<Omit<LoadgenOptions, 'queriesLimit' | 'gt' | 'base' | 'gtThreads' | 'gtCacheDir' | 'grpcUrl' | 'apiKey' | 'rate'>> &
-  Pick<LoadgenOptions, 'queriesLimit' | 'gt' | 'base' | 'gtThreads' | 'gtCacheDir' | 'grpcUrl' | 'apiKey'> & { rate: number[] | null };
+type Optional = 'queriesLimit' | 'gt' | 'base' | 'gtThreads' | 'gtCacheDir' | 'grpcUrl' | 'apiKey' | 'filters' | 'payloads' | 'iterativeScan';
+export type ResolvedOptions = Required<Omit<LoadgenOptions, Optional | 'rate'>> & Pick<LoadgenOptions, Optional> & { rate: number[] | null };
 
 function intList(field: string, v: readonly number[], min: number, max: number): number[] {
   if (v.length === 0) throw invalidArgument(field, 'needs at least one value');
@@ -99,6 +108,7 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     statsEvery: o.statsEvery ?? DEFAULT_STATS_EVERY,
     allowRemote: o.allowRemote ?? false,
     label: o.label ?? '',
+    unfiltered: o.unfiltered ?? false,
     ...(o.queriesLimit !== undefined ? { queriesLimit: o.queriesLimit } : {}),
     ...(o.gt !== undefined ? { gt: o.gt } : {}),
     ...(o.base !== undefined ? { base: o.base } : {}),
@@ -106,6 +116,13 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     ...(o.gtCacheDir !== undefined ? { gtCacheDir: o.gtCacheDir } : {}),
     ...(o.grpcUrl !== undefined ? { grpcUrl: o.grpcUrl } : {}),
     ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
+    ...(o.filters !== undefined ? { filters: o.filters } : {}),
+    ...(o.payloads !== undefined ? { payloads: o.payloads } : {}),
+    ...(o.iterativeScan !== undefined
+      ? { iterativeScan: o.iterativeScan }
+      : o.filters !== undefined && o.protocol === 'pgvector'
+        ? { iterativeScan: 'relaxed_order' as const }
+        : {}),
   };
   if (!r.collection) throw invalidArgument('--collection', 'is required');
   if (!Number.isInteger(r.k) || r.k < 1 || r.k > 10_000) throw invalidArgument('--k', `must be a whole number in 1..10000, got ${r.k}`);
@@ -135,6 +152,7 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
   if (!Number.isInteger(r.statsEvery) || r.statsEvery < 0 || r.statsEvery > 1_000_000)
     throw invalidArgument('--stats-every', `must be a whole number in 0..1000000, got ${r.statsEvery}`);
   if (r.gt !== undefined && r.base !== undefined) throw invalidArgument('--gt', 'give --gt (ground truth ids) or --base (to compute them), not both');
+  checkFilterOptions(r);
   const seconds = stepsOf(r).length * r.durationS;
   if (seconds > MAX_SWEEP_SECONDS)
     throw invalidArgument(
@@ -142,6 +160,22 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
       `the sweep would run ${stepsOf(r).length} steps x ${r.durationS} s = ${seconds} s, over the ${MAX_SWEEP_SECONDS} s cap: fewer values or shorter steps`,
     );
   return r;
+}
+
+function checkFilterOptions(r: ResolvedOptions): void {
+  if (r.iterativeScan !== undefined && !['off', 'relaxed_order', 'strict_order'].includes(r.iterativeScan))
+    throw invalidArgument('--iterative-scan', `must be off, relaxed_order or strict_order, got ${String(r.iterativeScan)}`);
+  if (r.iterativeScan !== undefined && r.protocol !== 'pgvector') throw invalidArgument('--iterative-scan', 'is a pgvector setting (--protocol pgvector)');
+  if (r.filters === undefined) {
+    if (r.payloads !== undefined) throw invalidArgument('--payloads', 'applies with --filters only');
+    if (r.unfiltered) throw invalidArgument('--unfiltered', 'applies with --filters only');
+    return;
+  }
+  // Filtered ground truth is the load generator's own: it needs the vectors and payloads it judges.
+  if (r.base === undefined) throw invalidArgument('--filters', 'needs --base (the base vectors): filtered ground truth is computed exactly');
+  if (r.payloads === undefined) throw invalidArgument('--filters', "needs --payloads (the base rows' payloads, JSON Lines)");
+  if (r.protocol === 'grpc') throw invalidArgument('--filters', 'filtered searches are sent over REST (json, msgpack) or to pgvector, not gRPC');
+  if (r.batch !== 1) throw invalidArgument('--batch', 'filtered searches are sent one query a request (--batch 1)');
 }
 
 export interface StepPlan {

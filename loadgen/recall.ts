@@ -88,3 +88,36 @@ export function recallOfAnswers(
   }
   return summarizeRecall(per, gt.scores !== null, duplicates);
 }
+
+export interface FilteredRecall {
+  recall: RecallSummary | null;
+  /** Queries answered with fewer than k points while at least k match: the short answers filtered search must never give. */
+  shortAnswers: number;
+}
+
+/**
+ * Recall of filtered answers: a query whose filter matches fewer than k points is judged on those it
+ * matches (all of them is recall 1; none matching, an empty answer is). Ground-truth rows past the
+ * matched count are padding (id -1), which no answer holds.
+ */
+export function recallOfFilteredAnswers(
+  gt: GroundTruth,
+  matched: ArrayLike<number>,
+  k: number,
+  firstIds: ReadonlyArray<Float64Array | undefined>,
+  firstScores: ReadonlyArray<Float64Array | undefined>,
+): FilteredRecall {
+  const per: number[] = [];
+  let duplicates = 0;
+  let shortAnswers = 0;
+  for (let q = 0; q < firstIds.length && q < gt.count; q++) {
+    const ids = firstIds[q];
+    if (ids === undefined) continue;
+    const want = Math.min(k, matched[q]!);
+    if (ids.length < want) shortAnswers += matched[q]! >= k ? 1 : 0;
+    const j = judgeQuery(gt, q, k, ids, firstScores[q]!);
+    per.push(want === 0 ? (ids.length === 0 ? 1 : 0) : Math.min(1, j.hits / want));
+    duplicates += j.duplicates;
+  }
+  return { recall: summarizeRecall(per, gt.scores !== null, duplicates), shortAnswers };
+}

@@ -38,6 +38,8 @@ export class StepRecorder {
   /** From the actual send to the answer; differs from `latency` only in the open loop. */
   readonly service = new LatencyRecorder();
   readonly errors = new Map<string, number>();
+  /** Filtered searches' plans as the server reported them (answers with stats only). */
+  readonly plans = new Map<string, number>();
   readonly firstIds: Array<Float64Array | undefined>;
   readonly firstScores: Array<Float64Array | undefined>;
   ok = 0;
@@ -80,6 +82,7 @@ export class StepRecorder {
         this.firstIds[q] = answer.ids;
         this.firstScores[q] = answer.scores;
       }
+      if (answer.plan !== undefined) this.plans.set(answer.plan, (this.plans.get(answer.plan) ?? 0) + 1);
       const cost = answer.cost;
       if (cost) {
         this.costCount++;

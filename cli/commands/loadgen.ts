@@ -48,6 +48,10 @@ interface LoadgenFlags {
   plot?: string;
   label?: string;
   progress: boolean;
+  filters?: string;
+  payloads?: string;
+  unfiltered?: boolean;
+  iterativeScan?: 'off' | 'relaxed_order' | 'strict_order';
 }
 
 /** "16,32,64": a list of whole numbers in min..max. */
@@ -131,6 +135,17 @@ export function registerLoadgen(program: Command): void {
     .option('--report <file.json>', 'write the JSON report')
     .option('--plot <file.svg>', 'write the SVG plot (recall vs QPS, latency vs load)')
     .option('--label <name>', 'name of this configuration in reports and plots')
+    .option(
+      '--filters <file>',
+      'filter families (strata-filters/1 JSON, as the filtered sets write filters.json): each measured at every step, with exact filtered ground truth from --base and --payloads',
+    )
+    .option('--payloads <file>', "with --filters: the base rows' payloads (JSON Lines, line i for row i)")
+    .option('--unfiltered', 'with --filters: measure the unfiltered search too, as the first family')
+    .option(
+      '--iterative-scan <mode>',
+      'pgvector: hnsw.iterative_scan (off | relaxed_order | strict_order; default relaxed_order with --filters)',
+      choiceOption('--iterative-scan', ['off', 'relaxed_order', 'strict_order'] as const),
+    )
     .option('--no-progress', 'no live progress on stderr')
     .action(async (f: LoadgenFlags) => {
       const apiKey = f.apiKey ?? process.env['STRATA_API_KEY'];
@@ -160,6 +175,10 @@ export function registerLoadgen(program: Command): void {
         ...(f.rate !== undefined ? { rate: f.rate } : {}),
         ...(apiKey !== undefined ? { apiKey } : {}),
         ...(f.label !== undefined ? { label: f.label } : {}),
+        ...(f.filters !== undefined ? { filters: f.filters } : {}),
+        ...(f.payloads !== undefined ? { payloads: f.payloads } : {}),
+        ...(f.unfiltered !== undefined ? { unfiltered: f.unfiltered } : {}),
+        ...(f.iterativeScan !== undefined ? { iterativeScan: f.iterativeScan } : {}),
       };
       const report = await runLoadgen(o, {
         ...(f.progress ? { progress: progressSink(process.stderr) } : {}),

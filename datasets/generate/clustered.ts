@@ -18,6 +18,16 @@ export interface GeneratedSet {
   dim: number;
   /** The metric the set is meant to be searched by (its ground truth's). */
   metric: Metric;
+  /** Clustered sets: which cluster drew each row, and the centres (labels that follow the clusters). */
+  clusters?: ClusterMembership;
+}
+
+export interface ClusterMembership {
+  count: number;
+  /** clusters × dim, row-major. */
+  centers: Float32Array;
+  base: Int32Array;
+  queries: Int32Array;
 }
 
 export function generateClustered(spec: ClusteredSpec, queryCount: number): GeneratedSet {
@@ -29,16 +39,19 @@ export function generateClustered(spec: ClusteredSpec, queryCount: number): Gene
   const spread = new Float32Array(clusters);
   for (let c = 0; c < clusters; c++) spread[c] = 1 + 3 * rnd();
   const pick = weightedPicker(zipfWeights(clusters, 0.5), rnd);
-  const fill = (out: Float32Array, rows: number): void => {
+  const fill = (out: Float32Array, rows: number, of: Int32Array): void => {
     for (let r = 0; r < rows; r++) {
       const c = pick();
+      of[r] = c;
       const s = spread[c]!;
       for (let d = 0; d < dim; d++) out[r * dim + d] = centers[c * dim + d]! + g() * s;
     }
   };
   const base = new Float32Array(count * dim);
-  fill(base, count);
+  const baseOf = new Int32Array(count);
+  fill(base, count, baseOf);
   const queries = new Float32Array(queryCount * dim);
-  fill(queries, queryCount);
-  return { base, queries, dim, metric: 'l2' };
+  const queriesOf = new Int32Array(queryCount);
+  fill(queries, queryCount, queriesOf);
+  return { base, queries, dim, metric: 'l2', clusters: { count: clusters, centers, base: baseOf, queries: queriesOf } };
 }

@@ -48,7 +48,13 @@ export interface PgvectorClientOptions extends ClientOptions {
   distance: QdrantDistance;
   queries: Float32Array;
   dim: number;
+  /** Per query, a WHERE expression (pg-where.ts) that its search is restricted to; absent: none. */
+  wheres?: readonly string[];
+  /** pgvector's hnsw.iterative_scan: how a filtered scan goes on past ef_search candidates (off: it does not). */
+  iterativeScan?: PgIterativeScan;
 }
+
+export type PgIterativeScan = 'off' | 'relaxed_order' | 'strict_order';
 
 /** SQLSTATE of a server-side failure (pg's DatabaseError), or null for a transport failure. */
 function sqlState(e: unknown): string | null {
@@ -68,12 +74,17 @@ export function pgvectorClient(o: PgvectorClientOptions): SearchClient {
       : `SELECT q.i, r.id, r.d FROM unnest($1::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL ` +
         `(SELECT id, embedding ${op} q.v AS d FROM ${table} ORDER BY embedding ${op} q.v LIMIT ${o.k}) r`;
   const name = o.batch === 1 ? 'strata-loadgen-search' : 'strata-loadgen-batch';
+  // A filtered search is its own statement per query (the WHERE differs): parsed and planned each
+  // time, as an application sending filters would have it.
+  const filtered = o.wheres?.map((w) => `SELECT 1, id, embedding ${op} $1 AS d FROM ${table} WHERE ${w} ORDER BY embedding ${op} $1 LIMIT ${o.k}`);
+  if (filtered !== undefined && o.batch !== 1) throw new RangeError('filtered pgvector searches are single queries');
+  const iterative = o.iterativeScan !== undefined ? ` -c hnsw.iterative_scan=${o.iterativeScan}` : '';
   const pool = new pg.Pool({
     connectionString: o.connectionString,
     max: o.connections,
     // Set at connection start: no SET round trip per search, and a search past the timeout is
     // cancelled by the server itself (SQLSTATE 57014), as a Strata server bounds its own.
-    options: `-c hnsw.ef_search=${o.ef} -c statement_timeout=${o.timeoutMs}`,
+    options: `-c hnsw.ef_search=${o.ef} -c statement_timeout=${o.timeoutMs}${iterative}`,
     connectionTimeoutMillis: o.timeoutMs,
   });
   // An idle connection's error (the server went away) is reported by the next search that uses the pool.
@@ -83,7 +94,9 @@ export function pgvectorClient(o: PgvectorClientOptions): SearchClient {
       const qs = requests[r % requests.length]!;
       try {
         const values = o.batch === 1 ? [literals[qs[0]!]!] : [qs.map((q) => literals[q]!)];
-        const res = await pool.query<[number | string, number | string, number]>({ name, text, values, rowMode: 'array' });
+        const res = await pool.query<[number | string, number | string, number]>(
+          filtered !== undefined ? { text: filtered[qs[0]!]!, values, rowMode: 'array' } : { name, text, values, rowMode: 'array' },
+        );
         const at = o.now();
         // Rows are numbered by their query (1-based ordinality). SQL promises no order for a join's
         // rows, so each query's k rows are put nearest first here.

@@ -9,6 +9,7 @@ import {
   costFrom,
   hitsFrom,
   noResultLists,
+  planFrom,
   type QueryAnswer,
   transportStatus,
   type ClientOptions,
@@ -40,6 +41,7 @@ function encodeBodies(o: RestClientOptions): Buffer[] {
       vector: o.encoding === 'json' ? Array.from(v) : v.slice(),
       limit: o.k,
       params: { hnsw_ef: o.ef },
+      ...(o.filters?.[q] ? { filter: o.filters[q] } : {}),
       ...(asksStats(o, q) ? { with_stats: true } : {}),
     };
   };
@@ -105,11 +107,15 @@ export function restClient(o: RestClientOptions): SearchClient {
     const v: unknown = msgpack ? unpackr.unpack(buf) : JSON.parse(buf.toString('utf8'));
     return typeof v === 'object' && v !== null ? (v as Envelope) : {};
   };
+  const answerOf = (hits: Pick<QueryAnswer, 'ids' | 'scores'>, stats: unknown): QueryAnswer => {
+    const plan = planFrom(stats);
+    return { ...hits, cost: costFrom(stats), ...(plan !== undefined ? { plan } : {}) };
+  };
   // A single search answers {result: [point], strata}; a batch {result: [[point]], strata: [stats | null]}.
   const answersOf = (env: Envelope): QueryAnswer[] | null => {
     if (o.batch === 1) {
       const hits = hitsFrom(env.result);
-      return hits === null ? null : [{ ...hits, cost: costFrom(env.strata) }];
+      return hits === null ? null : [answerOf(hits, env.strata)];
     }
     if (!Array.isArray(env.result) || env.result.length !== o.batch) return null;
     const costs: unknown[] = Array.isArray(env.strata) ? env.strata : [];
@@ -117,7 +123,7 @@ export function restClient(o: RestClientOptions): SearchClient {
     for (let j = 0; j < o.batch; j++) {
       const hits = hitsFrom(env.result[j]);
       if (hits === null) return null;
-      out.push({ ...hits, cost: costFrom(costs[j]) });
+      out.push(answerOf(hits, costs[j]));
     }
     return out;
   };

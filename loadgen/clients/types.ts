@@ -21,6 +21,8 @@ export interface QueryAnswer {
   ids: Float64Array;
   scores: Float64Array;
   cost: QueryCost | null;
+  /** A filtered search's plan as the server's stats name it (`scan`, `graph`, `none`), when it sent them. */
+  plan?: string;
 }
 
 export interface SearchOk {
@@ -62,6 +64,8 @@ export interface ClientOptions {
   statsEvery: number;
   /** Queries per request: 1 sends single searches, more the protocol's batch request. */
   batch: number;
+  /** Per query, the filter to send (Qdrant's REST JSON; null: none); absent: no filters. */
+  filters?: ReadonlyArray<Readonly<Record<string, unknown>> | null>;
 }
 
 /** Requests in one pass over the queries: the last one wraps around to the first queries. */
@@ -112,6 +116,13 @@ export function costFrom(s: unknown): QueryCost | null {
     modelledCxlExtraNs: num(o['modelled_cxl_extra_ns']),
     injectedNs: num(o['injected_ns']),
   };
+}
+
+/** The plan of a filtered search in the `strata` stats (`filter.plan`), if the server reported one. */
+export function planFrom(s: unknown): string | undefined {
+  const f = typeof s === 'object' && s !== null ? (s as Record<string, unknown>)['filter'] : undefined;
+  const plan = typeof f === 'object' && f !== null ? (f as Record<string, unknown>)['plan'] : undefined;
+  return typeof plan === 'string' ? plan : undefined;
 }
 
 /** ids and scores of a list of scored points ({id, score}); a malformed point reads as id -1. */

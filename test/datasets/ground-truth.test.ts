@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
-import { bruteForceKnn, type Metric } from '../../datasets/index.js';
+import { bruteForceKnn, bruteForceKnnWhere, type Metric } from '../../datasets/index.js';
 
 const DIM = 5;
 const rnd = mulberry32(3);
@@ -54,5 +54,29 @@ describe('exact ground truth by brute force', () => {
     expect(gt.k).toBe(3);
     expect(Array.from(gt.ids)).toEqual([0, 1, 2]);
     expect(Array.from(gt.distances)).toEqual([0, 0, Math.fround(Math.SQRT2)]);
+  });
+});
+
+describe('exact ground truth restricted by masks', () => {
+  it('ranks only the rows a mask allows, pads past them, and counts them', () => {
+    // Five rows on a line at 0..4; the query sits at 0.
+    const rows = Float32Array.from([0, 1, 2, 3, 4]);
+    const q = Float32Array.from([0]);
+    const evens = Uint8Array.from([1, 0, 1, 0, 1]);
+    const none = new Uint8Array(5);
+    const [even, empty] = bruteForceKnnWhere(rows, q, 1, 2, 'l2', 2, () => [evens, none]);
+    expect(Array.from(even!.truth.ids)).toEqual([0, 2]);
+    expect(Array.from(even!.truth.distances)).toEqual([0, 2]);
+    expect(Array.from(even!.matched)).toEqual([3]);
+    expect(Array.from(empty!.truth.ids)).toEqual([-1, -1]);
+    expect(Array.from(empty!.truth.distances)).toEqual([Infinity, Infinity]);
+    expect(Array.from(empty!.matched)).toEqual([0]);
+  });
+
+  it('gives the unrestricted answer for an all-ones mask', () => {
+    const all = new Uint8Array(300).fill(1);
+    const [r] = bruteForceKnnWhere(base, queries, DIM, 10, 'cosine', 1, () => [all]);
+    const plain = bruteForceKnn(base, queries, DIM, 10, 'cosine');
+    expect(Array.from(r!.truth.ids)).toEqual(Array.from(plain.ids));
   });
 });

@@ -58,4 +58,23 @@ describe('load generator options', () => {
     expect(() => resolveOptions({ ...base, ef: [] })).toThrow(/--ef: needs at least one value/);
     expect(() => resolveOptions({ ...base, concurrency: [0] })).toThrow(/--concurrency: values must be whole numbers in 1\.\.1024/);
   });
+
+  it('takes filters only with the base vectors and payloads they are judged on, over REST or pgvector, one query a request', () => {
+    const f = { ...base, filters: 'f.json', base: 'b.fvecs', payloads: 'p.jsonl' };
+    expect(resolveOptions(f)).toMatchObject({ filters: 'f.json', payloads: 'p.jsonl', unfiltered: false });
+    expect(() => resolveOptions({ ...f, base: undefined })).toThrow(/--filters: needs --base/);
+    expect(() => resolveOptions({ ...f, payloads: undefined })).toThrow(/--filters: needs --payloads/);
+    expect(() => resolveOptions({ ...f, protocol: 'grpc' })).toThrow(/--filters: filtered searches are sent over REST/);
+    expect(() => resolveOptions({ ...f, batch: 4 })).toThrow(/--batch: filtered searches are sent one query a request/);
+    expect(() => resolveOptions({ ...base, payloads: 'p.jsonl' })).toThrow(/--payloads: applies with --filters only/);
+    expect(() => resolveOptions({ ...base, unfiltered: true })).toThrow(/--unfiltered: applies with --filters only/);
+  });
+
+  it('scans pgvector iteratively (relaxed order) under filters unless told otherwise, and keeps the setting to pgvector', () => {
+    const f = { ...base, filters: 'f.json', base: 'b.fvecs', payloads: 'p.jsonl', url: 'postgres://127.0.0.1/x', protocol: 'pgvector' as const };
+    expect(resolveOptions(f).iterativeScan).toBe('relaxed_order');
+    expect(resolveOptions({ ...f, iterativeScan: 'off' }).iterativeScan).toBe('off');
+    expect(resolveOptions({ ...base, protocol: 'pgvector' }).iterativeScan).toBeUndefined();
+    expect(() => resolveOptions({ ...base, iterativeScan: 'strict_order' })).toThrow(/--iterative-scan: is a pgvector setting/);
+  });
 });
