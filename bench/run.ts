@@ -24,6 +24,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   retier: { module: './retier-bench.js', about: 'DRAM share of list reads when the load moves: static placement vs promotion pool vs compaction' },
   router: { module: './router-bench.js', about: 'strata router over 3 shards vs one strata serve of all the data: QPS, p99, recall' },
   filtered: { module: './filtered-bench.js', about: 'filtered search vs pgvector (WHERE, iterative scans) per filter family: recall, QPS, p99, short answers' },
+  'filter-plans': {
+    module: './filter-plans-bench.js',
+    about: 'filtered search in process, plan by plan: scan, graph walk (WASM and JS), two-hop, the planner; recall, CPU, CXL bytes',
+  },
   'payload-memory': {
     module: './payload-memory-bench.js',
     about: 'payload memory per point (4 fields): the old Map of objects vs payload rows, with and without indexes',

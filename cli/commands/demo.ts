@@ -1,5 +1,6 @@
 // `strata demo` (npm start): the embedded default, no downloads. Generates a clustered set, builds
 // a tiered index with 25% DRAM, searches it with emulated CXL and prints what happened.
+import type { IndexSpec } from '../../index/payload-index/params.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -24,6 +25,16 @@ export interface DemoIndex {
  * The embedded default: generates the clustered set (with exact ground truth) and builds its tiered
  * index under `dir`, each only when not there already. Shared by `strata demo` and `strata serve --demo`.
  */
+/** The demo points' payloads: a colour (a quarter of the points each) and the point's number. */
+const COLOURS = ['red', 'green', 'blue', 'gold'];
+function* demoPayloads(count: number): IterableIterator<[number, Record<string, unknown>]> {
+  for (let i = 0; i < count; i++) yield [i, { colour: COLOURS[i % COLOURS.length], n: i }];
+}
+const DEMO_INDEXES: IndexSpec[] = [
+  { field: 'colour', params: { type: 'keyword' } },
+  { field: 'n', params: { type: 'integer' } },
+];
+
 export async function prepareDemo(dirArg: string, count: number): Promise<DemoIndex> {
   const dir = resolve(dirArg);
   const dataDir = join(dir, `data-${count}`);
@@ -31,7 +42,8 @@ export async function prepareDemo(dirArg: string, count: number): Promise<DemoIn
     process.stderr.write(`generating ${count} clustered 128-d vectors in ${dataDir}\n`);
     await writeGeneratedSet(dataDir, { ...DEMO_SPEC, count }, 200, 100);
   }
-  const indexDir = join(dir, `index-${count}`);
+  // -p: built with the demo payloads (an index built before them is left alone, not reused).
+  const indexDir = join(dir, `index-${count}-p`);
   if (!existsSync(join(indexDir, 'manifest.json'))) {
     const progress = phaseProgress();
     try {
@@ -40,6 +52,7 @@ export async function prepareDemo(dirArg: string, count: number): Promise<DemoIn
         out: indexDir,
         dramBudget: '25%',
         placement: 'profile',
+        basePayloads: { entries: demoPayloads(count), indexes: DEMO_INDEXES },
         onProgress: (p, d, t) => progress.update(p, d, t),
       });
       process.stderr.write(`built ${indexDir} in ${s.seconds.total.toFixed(1)} s\n`);

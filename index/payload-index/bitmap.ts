@@ -1,7 +1,25 @@
 // The one bitmap type of the payload indexes: CRoaring's 32-bit roaring bitmap through the `roaring`
 // native package, chosen by the measurements in README.md (compact at every density, the fastest
 // AND/OR). Every index and the registry build bitmaps here, so the choice can change in one place.
-import roaring from 'roaring';
+import { createRequire } from 'node:module';
+import type roaringModule from 'roaring';
+
+/**
+ * roaring finds its native binding through node-pre-gyp, which parses process.argv as its own
+ * command line: a Strata flag it takes for one of its own (`--dir`) sends it looking for roaring's
+ * package.json under that directory, and the import throws. It is loaded with a bare argv instead.
+ */
+function loadRoaring(): typeof roaringModule {
+  const argv = process.argv;
+  process.argv = argv.slice(0, 2);
+  try {
+    return createRequire(import.meta.url)('roaring') as typeof roaringModule;
+  } finally {
+    process.argv = argv;
+  }
+}
+
+const roaring = loadRoaring();
 
 export type Bitmap = InstanceType<typeof roaring.RoaringBitmap32>;
 

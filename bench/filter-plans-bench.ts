@@ -1,0 +1,149 @@
+// Filtered search in process, plan by plan, on a filtered set (`strata fetch glove-100 --attributes`
+// or the filtered bench's clustered set): for every family, each plan run on the same queries and
+// filters side by side — the scan of matching codes, the graph walk fused in WASM, the same walk as
+// JS steps, ACORN's two-hop walk — and the plan the planner picks, with recall@10 against exact
+// filtered search, CPU time per query, distances and CXL bytes per query; and the unfiltered search
+// at the same ef. This names the cause of each gain: which plan, and the WASM walk over the JS one.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { readDataset } from '../datasets/index.js';
+import { choosePlan, PLAN_NAMES, type ResolvedFilter } from '../engine/filter-plan.js';
+import { buildIndex } from '../index/build/build-index.js';
+import { compile } from '../index/filter/evaluate.js';
+import { parseFilter } from '../index/filter/parse.js';
+import { normalizeRows } from '../index/kernels/reference.js';
+import { openIndex } from '../index/open-index.js';
+import { FILTER_PLAN } from '../index/search/query-state.js';
+import { type NodeFilter, Searcher } from '../index/search/searcher.js';
+import { STAT } from '../index/search/stats.js';
+
+const o = new Command()
+  .requiredOption('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
+  .option('--metric <metric>', 'l2 | cosine', 'cosine')
+  .option('--dram-budget <b>', 'the index DRAM budget (CXL bytes are what the rest costs)', '10%')
+  .option('--queries <n>', 'queries per family', Number, 200)
+  .option('--ef <n>', 'beam width', Number, 64)
+  .option('--families <list>', 'only these families (comma-separated names)')
+  .option('--json <file>', 'also write the rows as JSON')
+  .parse(process.argv)
+  .opts<{ dir: string; metric: 'l2' | 'cosine'; dramBudget: string; queries: number; ef: number; families?: string; json?: string }>();
+
+const K = 10;
+const tmp = mkdtempSync(join(tmpdir(), 'strata-filter-plans-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+const out = join(tmp, 'index');
+await buildIndex({ input: join(o.dir, 'base.fvecs'), out, metric: o.metric, dramBudget: o.dramBudget });
+const index = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 }).index;
+const queries = await readDataset(join(o.dir, 'query.fvecs'));
+if (o.metric === 'cosine') normalizeRows(queries.vectors, queries.dim);
+const dim = queries.dim;
+const payloads = readFileSync(join(o.dir, 'payloads.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l !== '')
+  .map((l) => JSON.parse(l) as Record<string, unknown>);
+const cases = JSON.parse(readFileSync(join(o.dir, 'filters.json'), 'utf8')) as { families: Array<{ name: string; filters: Array<unknown | null> }> };
+const fused = new Searcher(index);
+const js = new Searcher(index, { fused: false });
+const n = index.meta.count;
+const nq = Math.min(o.queries, queries.count);
+
+/** The bitset over nodes of the rows a filter matches (labels are base rows). */
+function nodeFilter(json: unknown): { bits: Uint32Array; matched: number } {
+  const test = compile(parseFilter(json));
+  const bits = new Uint32Array((n + 31) >>> 5);
+  let matched = 0;
+  for (let node = 0; node < n; node++) {
+    const row = index.labels[node]!;
+    if (!test({ id: row, payload: payloads[row]! })) continue;
+    bits[node >>> 5]! |= 1 << (node & 31);
+    matched++;
+  }
+  return { bits, matched };
+}
+
+interface Run {
+  ms: number;
+  recall: number;
+  distances: number;
+  cxlBytes: number;
+  short: number;
+}
+
+function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: number[][] | null): { run: Run; answers: number[][] } {
+  const answers: number[][] = [];
+  let distances = 0;
+  let cxl = 0;
+  let short = 0;
+  const t0 = process.cpuUsage();
+  for (let q = 0; q < nq; q++) {
+    const f = filters[q]!;
+    const r = searcher.search(queries.vectors.subarray(q * dim, (q + 1) * dim), K, o.ef, 5 * K, true, f);
+    answers.push(Array.from(r.ids));
+    distances += r.stats[STAT.distances]!;
+    cxl += r.stats[STAT.adjBytesCxl]! + r.stats[STAT.vecBytesCxl]! + r.stats[STAT.codeBytesCxl]!;
+    if (f !== null && r.ids.length < Math.min(K, f.matched)) short++;
+  }
+  const t = process.cpuUsage(t0);
+  let hit = 0;
+  let want = 0;
+  if (truth)
+    truth.forEach((t, q) => {
+      const got = new Set(answers[q]);
+      want += t.length;
+      hit += t.filter((id) => got.has(id)).length;
+    });
+  return { run: { ms: (t.user + t.system) / 1000 / nq, recall: want > 0 ? hit / want : 1, distances: distances / nq, cxlBytes: cxl / nq, short }, answers };
+}
+
+const unfiltered = run(fused, new Array(nq).fill(null), null).run;
+console.log(
+  `unfiltered: ${unfiltered.ms.toFixed(3)} ms/q, ${unfiltered.distances.toFixed(0)} distances, ${unfiltered.cxlBytes.toFixed(0)} CXL B/q (ef ${o.ef})`,
+);
+const wanted = o.families?.split(',');
+const rows: Array<{ family: string; selectivity: number; chosen: string; plans: Record<string, Run> }> = [];
+for (const fam of cases.families) {
+  if (wanted && !wanted.includes(fam.name)) continue;
+  const filters: Array<NodeFilter | null> = [];
+  const byJson = new Map<string, { bits: Uint32Array; matched: number }>();
+  let selectivity = 0;
+  for (let q = 0; q < nq; q++) {
+    const json = fam.filters[q % fam.filters.length] ?? null;
+    if (json === null) {
+      filters.push(null);
+      continue;
+    }
+    const key = JSON.stringify(json);
+    let f = byJson.get(key);
+    if (f === undefined) {
+      f = nodeFilter(json);
+      byJson.set(key, f);
+    }
+    selectivity += f.matched / n / nq;
+    filters.push({ ...f, plan: FILTER_PLAN.SCAN });
+  }
+  // Exact filtered search: every matching full vector scored.
+  const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
+  const plans: Record<string, Run> = {};
+  const withPlan = (plan: number) => filters.map((f) => (f === null ? null : { ...f, plan }));
+  plans.scan = run(fused, withPlan(FILTER_PLAN.SCAN), truth).run;
+  plans['graph (WASM)'] = run(fused, withPlan(FILTER_PLAN.GRAPH), truth).run;
+  plans['graph (JS)'] = run(js, withPlan(FILTER_PLAN.GRAPH), truth).run;
+  plans.two_hop = run(fused, withPlan(FILTER_PLAN.TWO_HOP), truth).run;
+  const first = filters.find((f) => f !== null);
+  const resolved = { at: 0, baseMatched: first?.matched ?? 0, freshIds: [], estimate: { min: 0, exp: 0, max: 0 }, residual: false } satisfies ResolvedFilter;
+  const chosen = PLAN_NAMES[choosePlan(resolved, index, o.ef)]!;
+  rows.push({ family: fam.name, selectivity, chosen, plans });
+  const cell = (name: string, r: Run) =>
+    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}`;
+  console.log(
+    `${fam.name} (${(100 * selectivity).toFixed(2)}%, planner: ${chosen}) | ${Object.entries(plans)
+      .map(([k, r]) => cell(k, r))
+      .join(' | ')}`,
+  );
+}
+if (o.json) {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(o.json, `${JSON.stringify({ set: o.dir, ef: o.ef, dramBudget: o.dramBudget, k: K, queries: nq, unfiltered, rows }, null, 2)}\n`);
+}
