@@ -106,6 +106,19 @@ export class FilterResolver {
     this.release(entry.resolved);
   }
 
+  /** Arena words for a bitset, making room by dropping this collection's least recently used answers. */
+  private alloc(words: number): number {
+    for (;;) {
+      try {
+        return this.arena.alloc(words);
+      } catch (e) {
+        const oldest = this.cache.entries().next();
+        if (oldest.done === true) throw e;
+        this.drop(oldest.value[0], oldest.value[1]);
+      }
+    }
+  }
+
   private compute(filter: Filter, payloads: PointPayloads, index: TieredIndex | null): ResolvedFilter {
     const m = payloads.match(filter);
     const estimate = { min: m.estimate.min, exp: m.estimate.exp, max: m.estimate.max };
@@ -116,7 +129,7 @@ export class FilterResolver {
     for (const row of rows) if (nodes[row]! >= 0) baseMatched++;
     let at = -1;
     if (index !== null && baseMatched > 0) {
-      at = this.arena.alloc((index.meta.count + 31) >>> 5);
+      at = this.alloc((index.meta.count + 31) >>> 5);
       const words = this.arena.words;
       for (const row of rows) {
         const node = nodes[row]!;
