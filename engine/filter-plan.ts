@@ -13,7 +13,9 @@
 //          chosen: at equal recall it lost to one of the other two at every selectivity measured
 //          (docs/benchmarks.md); a request may still ask for it (SearchRequest.filterPlan).
 //
-// The crossover is where the two costs meet: matched² ≈ SCAN_FACTOR × ef × degree × nodes.
+// The crossover is where the two costs meet: the scan scores `matched` codes; the walk's distances
+// grow as degree / selectivity and, measured, about as √ef (wider beams revisit what they found), so
+// the scan runs while matched² ≤ SCAN_FACTOR × √ef × degree × nodes (scanLimit).
 // Answers are cached per filter while the payloads and the base stay as they are (repeated filters
 // — a tenant, a category — are what users send).
 import type { Filter } from '../index/filter/ast.js';
@@ -25,8 +27,17 @@ import type { FilterArena } from './filter-arena.js';
 import { idsOf } from '../index/payload-index/bitmap.js';
 import type { FilterPlan } from './types.js';
 
-/** Scales the scan's side of the crossover (set by measurement: docs/benchmarks.md, filtered search). */
-export const SCAN_FACTOR = 2;
+/**
+ * Scales the scan's side of the crossover, set by measurement (docs/benchmarks.md, section 7a): on
+ * GloVe-100k at ef 64 the scan stays cheaper up to about a fifth of the points, and on the clustered
+ * set at ef 512 the walk is four times cheaper than the scan at half of them.
+ */
+export const SCAN_FACTOR = 16;
+
+/** The most matching base nodes the planner scans rather than walks, at beam width ef. */
+export function scanLimit(ef: number, degree: number, nodes: number): number {
+  return Math.floor(Math.sqrt(SCAN_FACTOR * Math.sqrt(ef) * degree * nodes));
+}
 
 /** Filters whose answers are kept. */
 const CACHED_FILTERS = 64;
@@ -52,8 +63,7 @@ interface Cached {
 export function choosePlan(r: ResolvedFilter, index: TieredIndex, ef: number, forced?: FilterPlan['plan']): number {
   if (r.baseMatched === 0) return FILTER_PLAN.NONE;
   if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
-  const walk = SCAN_FACTOR * ef * index.meta.maxM0 * index.meta.count;
-  return r.baseMatched * r.baseMatched <= walk ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
+  return r.baseMatched <= scanLimit(ef, index.meta.maxM0, index.meta.count) ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
 }
 
 /** FILTER_PLAN's values by name. */

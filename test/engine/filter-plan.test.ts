@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
-import { SCAN_FACTOR } from '../../engine/filter-plan.js';
+import { scanLimit } from '../../engine/filter-plan.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { buildModelBase } from '../helpers/seeded-vectors.js';
 import { makeTempDir } from '../helpers/temp.js';
@@ -34,11 +34,11 @@ afterAll(async () => {
 const below = (t: number) => parseFilter({ must: [{ key: 'i', range: { lt: t } }] });
 
 describe('the filtered-search planner', () => {
-  it('scans up to the crossover (matched² = SCAN_FACTOR × ef × degree × nodes), walks the graph beyond, and searches nothing when none match', async () => {
+  it('scans up to the crossover (scanLimit), walks the graph beyond, and searches nothing when none match', async () => {
     const c = engine.collection('b');
     const ef = 16;
     const meta = c.index!.meta;
-    const crossover = Math.floor(Math.sqrt(SCAN_FACTOR * ef * meta.maxM0 * meta.count));
+    const crossover = scanLimit(ef, meta.maxM0, meta.count);
     expect(crossover).toBeLessThan(N);
     const q = set.base.slice(0, DIM);
     const cases: Array<[number, string]> = [
@@ -58,6 +58,13 @@ describe('the filtered-search planner', () => {
       expect(r.hits.length).toBe(Math.min(10, t));
       for (const h of r.hits) expect(h.id).toBeLessThan(t);
     }
+  });
+
+  it('scans a larger share as the beam widens, but less than in proportion to ef (the walk grows about as √ef)', () => {
+    const a = scanLimit(64, 32, 100_000);
+    const b = scanLimit(512, 32, 100_000);
+    expect(b).toBeGreaterThan(a);
+    expect(b / a).toBeLessThan(Math.sqrt(512 / 64));
   });
 
   it('runs the plan a request names, each returning only matches, k of them, the scan exactly', async () => {
