@@ -55,4 +55,24 @@ describe('SortedValues', () => {
     sv.changed();
     expect(sv.range({ gte: 0 }).toArray()).toEqual([2]);
   });
+  it('answers wide ranges (thousands of pairs, sorted by marks) exactly, with points holding several values', () => {
+    const model = new Map<number, number[]>();
+    let x = 7;
+    const next = () => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return x / 2 ** 32;
+    };
+    for (let id = 0; id < 20_000; id++) if (next() < 0.9) model.set(id, next() < 0.2 ? [next(), next()] : [next()]);
+    const sv = new SortedValues(model);
+    sv.changed();
+    for (const [lo, hi] of [
+      [0, 1],
+      [0.1, 0.7],
+      [0.5, 0.55],
+      [0.3, 0.3001],
+    ] as const) {
+      const want = [...model].filter(([, vs]) => vs.some((v) => v >= lo && v < hi)).map(([id]) => id);
+      expect(sv.range({ gte: lo, lt: hi }).toArray()).toEqual(want);
+    }
+  });
 });
