@@ -7,6 +7,7 @@ import { FILTER_PLAN } from '../../../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { handGraph } from '../../helpers/hand-graph.js';
 
 const dim = 24;
 const count = 4000;
@@ -111,4 +112,17 @@ describe('filtered search on the tiered index', () => {
       expect(Array.from(r.ids, (n) => index.labels[n]!)).toEqual(truth(q, 10, keep));
     });
   }
+  it('a graph walk that cannot reach the matches (another component) finishes as a scan: k answers, the exact ones', () => {
+    // Rows 0-9 and 10-19 are two chains with no link between them; the entry is row 0.
+    const points = Array.from({ length: 20 }, (_, r) => [r, r % 3, 0, 0]);
+    const lists = points.map((_, r) => (r < 10 ? [r - 1, r + 1].filter((x) => x >= 0 && x < 10) : [r - 1, r + 1].filter((x) => x >= 10 && x < 20)));
+    const hand = placeAndLayout(handGraph(points, lists, 4), 'l2', null, { budgetBytes: 1 << 20, policy: 'hops', codes: 'none', seed: 1 }).index;
+    const keep = (row: number) => row >= 10;
+    const { bits, matched } = bitsOver(hand, keep);
+    const s = new Searcher(hand, { fused: false });
+    const q = Float32Array.of(12.2, 0, 0, 0);
+    const r = s.search(q, 5, 8, 0, true, { bits, matched, plan: FILTER_PLAN.GRAPH });
+    expect(r.stats[STAT.scanFallbacks]).toBe(1);
+    expect(Array.from(r.ids, (n) => hand.labels[n]!).sort((a, b) => a - b)).toEqual([10, 11, 12, 13, 14]);
+  });
 });
