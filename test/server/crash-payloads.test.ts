@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
 import { makeTempDir } from '../helpers/temp.js';
 import { http } from './fixture.js';
-import { serveChild } from './serve-child.js';
+import { checkAfterRestart, serveChild } from './serve-child.js';
 
 const DIM = 4;
 const CLIENTS = 3;
@@ -97,13 +97,7 @@ describe('payload writes and payload indexes survive SIGKILL', () => {
           if (s.child.exitCode === null) s.child.kill('SIGKILL');
         }
       }
-      const s = await serveChild(['--data-dir', dataDir, '--no-grpc', '--log-level', 'silent']);
-      try {
-        await verify(s.rest);
-      } finally {
-        s.child.kill('SIGKILL');
-        await s.exited;
-      }
+      await checkAfterRestart(dataDir, verify);
 
       async function verify(rest: string): Promise<void> {
         type Page = { points: Array<{ id: number; payload: Payload | null }>; next_page_offset: number | null };

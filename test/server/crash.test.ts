@@ -13,7 +13,7 @@ import { mulberry32 } from '../../common/random.js';
 import { verifyDataDir } from '../../storage/verify-live.js';
 import { makeTempDir } from '../helpers/temp.js';
 import { http } from './fixture.js';
-import { serveChild } from './serve-child.js';
+import { checkAfterRestart, serveChild } from './serve-child.js';
 
 const DIM = 8;
 const BATCH = 5;
@@ -89,13 +89,7 @@ describe('live collections survive SIGKILL', () => {
           if (s.child.exitCode === null) s.child.kill('SIGKILL');
         }
       }
-      const s = await serveChild(['--data-dir', dataDir, '--no-grpc', '--log-level', 'silent']);
-      try {
-        await verify(s.rest);
-      } finally {
-        s.child.kill('SIGKILL');
-        await s.exited;
-      }
+      await checkAfterRestart(dataDir, verify);
       const kept = writes.length;
       expect(kept).toBeGreaterThan(cycles);
       console.info(

@@ -69,3 +69,14 @@ export async function serveChild(
     stderr: () => err,
   };
 }
+
+/** Starts `strata serve --data-dir dataDir` once more, runs `check` on its REST address, then kills it. */
+export async function checkAfterRestart(dataDir: string, check: (rest: string) => Promise<void>): Promise<void> {
+  const s = await serveChild(['--data-dir', dataDir, '--no-grpc', '--log-level', 'silent']);
+  try {
+    await check(s.rest);
+  } finally {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
+}
