@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
-import { choosePlan, PLAN_NAMES, type ResolvedFilter } from '../engine/filter-plan.js';
+import { choosePlan, PLAN_NAMES } from '../engine/filter-plan.js';
 import { buildIndex } from '../index/build/build-index.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseFilter } from '../index/filter/parse.js';
@@ -133,9 +133,7 @@ for (const fam of cases.families) {
   plans['graph (WASM)'] = run(fused, withPlan(FILTER_PLAN.GRAPH), truth).run;
   plans['graph (JS)'] = run(js, withPlan(FILTER_PLAN.GRAPH), truth).run;
   plans.two_hop = run(fused, withPlan(FILTER_PLAN.TWO_HOP), truth).run;
-  const first = filters.find((f) => f !== null);
-  const resolved = { at: 0, baseMatched: first?.matched ?? 0, freshIds: [], estimate: { min: 0, exp: 0, max: 0 }, residual: false } satisfies ResolvedFilter;
-  const chosen = PLAN_NAMES[choosePlan(resolved, index, o.ef)]!;
+  const chosen = PLAN_NAMES[choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef)]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>
     `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}`;

@@ -108,14 +108,9 @@ export class Collection implements FilteredHost {
         (id) => (typeof id === 'number' ? id : null),
         (id) => id,
       );
-      const labels = this.index?.labels;
-      if (labels)
-        for (let node = 0; node < labels.length; node++) {
-          p.upsert(labels[node]!, null);
-          p.placeNode(labels[node]!, node);
-        }
-      const specs = this.basePayloads()?.((id, payload) => p.upsert(id, payload));
-      for (const spec of specs ?? []) p.createIndex(spec);
+      p.placeBase(this.baseIds().forEach);
+      const seed = this.basePayloads();
+      if (seed !== null) p.seed(seed);
       this.readOnlyPayloads = p;
     }
     return this.readOnlyPayloads;

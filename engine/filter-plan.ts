@@ -59,11 +59,11 @@ interface Cached {
   resolved: ResolvedFilter;
 }
 
-/** The plan for a resolved filter on a base of `index` at beam width ef (or the one asked for). */
-export function choosePlan(r: ResolvedFilter, index: TieredIndex, ef: number, forced?: FilterPlan['plan']): number {
-  if (r.baseMatched === 0) return FILTER_PLAN.NONE;
+/** The plan for a filter matching `baseMatched` nodes of a base of `index` at beam width ef (or the one asked for). */
+export function choosePlan(baseMatched: number, index: TieredIndex, ef: number, forced?: FilterPlan['plan']): number {
+  if (baseMatched === 0) return FILTER_PLAN.NONE;
   if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
-  return r.baseMatched <= scanLimit(ef, index.meta.maxM0, index.meta.count) ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
+  return baseMatched <= scanLimit(ef, index.meta.maxM0, index.meta.count) ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
 }
 
 /** FILTER_PLAN's values by name. */

@@ -60,7 +60,7 @@ export async function searchFiltered(
   const version = payloads.version;
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
-    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r, index, job.ef, forced);
+    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced);
     const info = planInfo(r, plan);
     if (plan === FILTER_PLAN.NONE) {
       const hits = freshHits(host.live, job, r);

@@ -16,7 +16,7 @@ import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from '../index/fresh/fre
 import type { IndexSpec, PayloadIndexParams } from '../index/payload-index/params.js';
 import { type PayloadSelector, selectorPaths } from '../index/payload/selector.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
-import { PointPayloads } from './point-payloads.js';
+import { type BasePayloadSource, PointPayloads } from './point-payloads.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
 
 export type Payload = Record<string, unknown>;
@@ -31,8 +31,7 @@ export interface KeyedPoint {
   payload: Payload | null;
 }
 
-/** Hands each (id, payload) a built base carries to `each`; returns its payload indexes (null: it has no payload file). */
-export type BasePayloadSource = (each: (id: number, payload: Payload) => void) => IndexSpec[] | null;
+export type { BasePayloadSource };
 
 /** Internal ids from here on number a collection's UUID points, in the order they first appear. */
 export const UUID_ID_BASE = 2 ** 52;
@@ -205,10 +204,7 @@ export class LiveStore {
       (pid) => (typeof pid === 'number' ? pid : this.idOfUuid(pid, false)),
       (id) => this.uuidOf(id) ?? id,
     );
-    base?.forEach((id, node) => {
-      this.payloads.upsert(id, null);
-      this.payloads.placeNode(id, node);
-    });
+    if (base !== null) this.payloads.placeBase((fn) => base.forEach(fn));
   }
 
   /**
@@ -240,7 +236,7 @@ export class LiveStore {
     if (compacted) {
       store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
-    } else if (basePayloads !== null) store.seed(basePayloads);
+    } else if (basePayloads !== null) store.payloads.seed(basePayloads);
     for (const r of records) if (compacted === null || r.lsn > compacted.cutLsn) store.apply(r.type, r.payload, r.lsn);
     // A crash between a compaction and the cut of its log leaves the head: cut it now (a log that
     // cannot be written keeps it; replay skips it either way).
@@ -271,16 +267,6 @@ export class LiveStore {
       nextUuidId: this.nextUuidId,
       sharedSeq: this.sharedSeq,
     };
-  }
-
-  /** The payloads and indexes a built base carries (strata build --payloads), before its log is replayed. */
-  private seed(source: BasePayloadSource): void {
-    const specs = source((label, payload) => {
-      if (!this.payloads.has(label))
-        throw new StrataError('STRATA_INDEX_CORRUPT', `the base's payload file names point ${label}, which the base does not hold`, { id: String(label) });
-      this.payloads.upsert(label, payload);
-    });
-    for (const spec of specs ?? []) this.payloads.createIndex(spec);
   }
 
   private restore(s: LiveState): void {

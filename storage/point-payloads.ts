@@ -3,7 +3,7 @@
 // dense numbers and point ids run to 2^53. A point keeps its row across upserts and compactions, so
 // the bitmaps never move; `nodeOfRow` says where the point's vector is served from in the base index
 // (-1: the fresh layer, or not yet placed), which the planner turns into a bitset over base nodes.
-import { invalidArgument, quoted } from '../common/errors.js';
+import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { IdMap } from '../common/id-map.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
@@ -24,6 +24,9 @@ export interface RowMatch {
   /** Part of the filter was checked per point (no index answers it). */
   residual: boolean;
 }
+
+/** Hands each (id, payload) a built base carries to `each`; returns its payload indexes (null: it has no payload file). */
+export type BasePayloadSource = (each: (id: number, payload: Payload) => void) => IndexSpec[] | null;
 
 /** How the store learns which internal id a filter's `has_id` names (UUIDs are the live store's to number). */
 export type IdOf = (id: PointId) => number | null;
@@ -76,6 +79,24 @@ export class PointPayloads {
   placeNode(id: number, node: number): void {
     const row = this.rows.get(id);
     if (row !== undefined) this.nodes[row] = node;
+  }
+
+  /** A row, without payload, for every point of a base (`forEach` gives each id and its node). */
+  placeBase(forEach: (fn: (id: number, node: number) => void) => void): void {
+    forEach((id, node) => {
+      this.upsert(id, null);
+      this.placeNode(id, node);
+    });
+  }
+
+  /** The payloads and indexes a built base carries (strata build --payloads), over its placed points. */
+  seed(source: BasePayloadSource): void {
+    const specs = source((id, payload) => {
+      if (!this.has(id))
+        throw new StrataError('STRATA_INDEX_CORRUPT', `the base's payload file names point ${id}, which the base does not hold`, { id: String(id) });
+      this.upsert(id, payload);
+    });
+    for (const spec of specs ?? []) this.createIndex(spec);
   }
 
   /** Every point placed anew: `nodeOf` gives each id's base node, or -1 (a compaction swapped the base). */
