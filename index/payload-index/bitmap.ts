@@ -51,6 +51,11 @@ export function orAll(bitmaps: readonly Bitmap[]): Bitmap {
   return bitmaps.length === 0 ? emptyBitmap() : RoaringBitmap32.orMany(bitmaps as Bitmap[]);
 }
 
+/** A bitmap from roaring's portable serialisation (dense-bits.ts writes it). */
+export function bitmapFromPortable(buf: Buffer): Bitmap {
+  return RoaringBitmap32.deserialize(buf, 'portable');
+}
+
 /** Bytes the bitmap takes in DRAM (its compact serialised size, which CRoaring's containers match). */
 export function bitmapBytes(b: Bitmap): number {
   return b.getSerializationSizeInBytes('croaring');
