@@ -53,6 +53,9 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['CONTROL_BYTES', 'usize', control.CONTROL_BYTES],
   ['DEGREE_MASK', 'u32', control.DEGREE_MASK],
   ['COUNT_SHIFT', 'u32', control.COUNT_SHIFT],
+  ['WALK_BOOST', 'i32', control.WALK_BOOST],
+  ['WALK_SCARCE', 'f64', control.WALK_SCARCE],
+  ['BEAM_MAX_EF', 'i32', control.BEAM_MAX_EF],
 ]);
 const prepared = await loadTable('prepared-query');
 generate('prepared-query', "The prepared query header's layout (byte offsets) the code kernel shares with JS.", 'P', prepared.PREPARED, []);

@@ -85,7 +85,20 @@ export const CONTROL = {
   frontierCap: 240,
   /** Output: 1 when the filtered walk stopped because its frontier was full (the answer is not used). */
   overflow: 244,
+  /** The filtered walk: nodes matching the filter, and nodes in the index (its global share, for walkEf). */
+  matched: 248,
+  nodes: 252,
 } as const;
+
+/**
+ * The filtered walk multiplies its ef by WALK_BOOST where the filter's matches are WALK_SCARCE times
+ * scarcer around the entry than in the whole index (index/search/walk-ef.ts and traverse.as.ts's
+ * walkEf, the twins).
+ */
+export const WALK_BOOST = 4;
+export const WALK_SCARCE = 32;
+/** Largest ef the fused beam serves, boosted walks included (fused-region.ts sizes the lane's beam for it). */
+export const BEAM_MAX_EF = 1024;
 
 /** The outputs, [beamN, counted], zeroed by the traversal when it starts (overflow is written when it ends). */
 export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } as const;

@@ -27,6 +27,11 @@ import {
   B_ENTRY,
   B_EPOCH,
   B_FILTER,
+  B_MATCHED,
+  B_NODES,
+  BEAM_MAX_EF,
+  WALK_BOOST,
+  WALK_SCARCE,
   B_FRONTIER,
   B_FRONTIER_CAP,
   B_GROUPS,
@@ -305,6 +310,19 @@ let frontN: i32 = 0;
   return ((load<u32>(bits + (<usize>(id >>> 5) << 2)) >>> (id & 31)) & 1) != 0;
 }
 
+/** The walk's ef from the matches' share at its entry, start and its level-0 list (index/search/walk-ef.ts is the twin). */
+function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
+  const ef = load<i32>(b, B_EF);
+  const deg = load<u32>(list) & DEGREE_MASK;
+  let local: f64 = matches(bits, start) ? 1 : 0;
+  for (let j: usize = 1; j <= <usize>deg; j++) if (matches(bits, load<u32>(list + (j << 2)))) local += 1;
+  const matched = <f64>load<u32>(b, B_MATCHED);
+  const nodes = <f64>load<u32>(b, B_NODES);
+  if (local * nodes * WALK_SCARCE >= matched * <f64>(deg + 1)) return ef;
+  const wide = ef * WALK_BOOST;
+  return ef > wide ? ef : max(ef, min(BEAM_MAX_EF, wide));
+}
+
 /**
  * The filtered walk from the descent's node (Traversal.startLevel0's FILTERED case, expandFiltered,
  * requestUnvisited and apply's FILTERED case are the twin): the nearest frontier node is expanded
@@ -325,11 +343,11 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const poolCap = load<u32>(b, B_POOL_CAP);
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
   const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
-  const ef = load<i32>(b, B_EF);
   const visited = <usize>load<u32>(b, B_VISITED);
   const epoch = load<u8>(b, B_EPOCH);
   const bits = <usize>load<u32>(b, B_FILTER);
   const cap = load<i32>(b, B_FRONTIER_CAP);
+  const ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
   matchD = <usize>load<u32>(b, B_BEAM);
   matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
   matchN = 0;

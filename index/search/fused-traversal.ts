@@ -135,6 +135,8 @@ export class FusedTraversal {
     put(CONTROL.countLists, st.countLists ? 1 : 0);
     const filtered = st.plan === FILTER_PLAN.GRAPH;
     put(CONTROL.filter, filtered ? this.copyFilter(st.filter!) : 0);
+    put(CONTROL.matched, st.matched);
+    put(CONTROL.nodes, idx.meta.count);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + CONTROL.epoch]! + 1;
     if (epoch > 255) epoch = 1;

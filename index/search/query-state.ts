@@ -115,6 +115,8 @@ export class QueryState {
   plan: number = FILTER_PLAN.NONE;
   /** Matching nodes in the bitset: the walk falls back to the scan when it finds fewer than k of them. */
   matched = 0;
+  /** The filtered walk's beam width (walk-ef.ts): ef, widened where the filter is scarce at the entry. */
+  walkEf = 0;
   /** The scan's word of the bitset, and its bits not yet sent. */
   scanWord = 0;
   scanMask = 0;

@@ -26,6 +26,7 @@ import type { FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
 import { FILTER_PLAN, PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
+import { walkEf, walkEfCap } from './walk-ef.js';
 
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
 const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
@@ -91,7 +92,7 @@ export class Traversal {
 
   /** Matches a filtered query keeps: ef while walking (its stop rule), the re-rank pool while scanning. */
   private matchCap(st: QueryState): number {
-    if (st.phase === PHASE.FILTERED) return st.ef;
+    if (st.phase === PHASE.FILTERED) return walkEfCap(st.ef);
     return this.index.codes !== null && st.rerank > 0 ? Math.max(st.rerank, st.k) : st.k;
   }
 
@@ -232,7 +233,7 @@ export class Traversal {
         return;
       }
       case PHASE.FILTERED: {
-        const ef = st.ef;
+        const ef = st.walkEf;
         const m = st.matches;
         const bits = st.filter!;
         const ids = st.ids;
@@ -292,6 +293,7 @@ export class Traversal {
       st.frontier.push(st.curDist, st.cur);
       const c = st.cur;
       if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
+      st.walkEf = st.plan === FILTER_PLAN.GRAPH ? this.entryWalkEf(st, c) : st.ef;
       return;
     }
     st.phase = PHASE.LEVEL0;
@@ -335,7 +337,7 @@ export class Traversal {
     const m = st.matches;
     while (frontier.size > 0) {
       const c = frontier.i[0]!;
-      if (m.size >= st.ef && frontier.d[0]! > m.d[0]!) return false;
+      if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
       frontier.pop();
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;
@@ -412,6 +414,21 @@ export class Traversal {
     st.n = m;
     st.scorer = SCORER.TRAVERSE;
     return true;
+  }
+
+  /** The walk's ef from the matches' share at its entry: c and its level-0 list (walk-ef.ts). */
+  private entryWalkEf(st: QueryState, c: number): number {
+    const seg = this.index.adjacency.segmentOf(c);
+    const u32 = seg.u32;
+    const at = seg.recordBase + (c - seg.start) * this.adjWords;
+    const n = u32[at]! & DEGREE_MASK;
+    const bits = st.filter!;
+    let local = (bits[c >>> 5]! >>> (c & 31)) & 1;
+    for (let j = 1; j <= n; j++) {
+      const nb = u32[at + j]!;
+      local += (bits[nb >>> 5]! >>> (nb & 31)) & 1;
+    }
+    return walkEf(st.ef, st.matched, this.index.meta.count, local, n + 1);
   }
 
   /** The walk is over: its matches are the pool, unless it found fewer than k of more (then the scan). */

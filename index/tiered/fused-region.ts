@@ -7,13 +7,14 @@
 // the hop's id lists, and the filtered walk's bitset and frontier; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
 // upper layers, in DRAM: copies of CXL lists and their lookup table.
 import { CONTROL_BYTES } from '../kernels/control-block.js';
+import { BEAM_MAX_EF } from '../kernels/control-block.js';
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { Segment, type SegmentShape, segmentLayout } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
 
 /** Largest ef the fused beam serves (its lane's beam is sized for it); larger ones run the JS beam. */
-export const FUSED_MAX_EF = 1024;
+export const FUSED_MAX_EF = BEAM_MAX_EF;
 
 /**
  * Most frontier entries a lane keeps for the filtered walk (8 bytes each). The walk's frontier holds

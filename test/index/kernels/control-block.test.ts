@@ -2,7 +2,16 @@
 // constants the build generated from it: a table edited without a rebuild, or a generator that drops
 // or renames a field, leaves the WASM traversal reading other offsets than the JS side writes.
 import { describe, expect, it } from 'vitest';
-import { CONTROL, CONTROL_BYTES, CONTROL_OUTPUTS, COUNT_SHIFT, DEGREE_MASK } from '../../../index/kernels/control-block.js';
+import {
+  BEAM_MAX_EF,
+  CONTROL,
+  CONTROL_BYTES,
+  CONTROL_OUTPUTS,
+  COUNT_SHIFT,
+  DEGREE_MASK,
+  WALK_BOOST,
+  WALK_SCARCE,
+} from '../../../index/kernels/control-block.js';
 import { asName, generatedConstants } from '../../helpers/generated-constants.js';
 
 describe('control block layout', () => {
@@ -14,6 +23,9 @@ describe('control block layout', () => {
     expected.set('CONTROL_BYTES', CONTROL_BYTES);
     expected.set('DEGREE_MASK', DEGREE_MASK);
     expected.set('COUNT_SHIFT', COUNT_SHIFT);
+    expected.set('WALK_BOOST', WALK_BOOST);
+    expected.set('WALK_SCARCE', WALK_SCARCE);
+    expected.set('BEAM_MAX_EF', BEAM_MAX_EF);
     expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(expected));
   });
 

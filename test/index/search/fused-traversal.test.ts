@@ -290,6 +290,45 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
     }
   });
 
+  it("widens the walk alike where the filter excludes the query's neighbourhood, and finds the nearest matches", () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      const index = place(metric, 0.3, 'sq8');
+      const { base, dim } = sets[metric];
+      // Queries at the base rows nearest the excluded region's centre: every entry's list is non-matching.
+      const near = nearRows(metric, 17, 0.15);
+      const centre = base.subarray(17 * dim, 18 * dim);
+      const gap = (r: number): number => base.subarray(r * dim, (r + 1) * dim).reduce((s, x, j) => s + (x - centre[j]!) ** 2, 0);
+      const inside = Array.from({ length: base.length / dim }, (_, r) => r)
+        .sort((a, b) => gap(a) - gap(b))
+        .slice(0, 12);
+      const queries = new Float32Array(inside.length * dim);
+      inside.forEach((r, i) => queries.set(base.subarray(r * dim, (r + 1) * dim), i * dim));
+      const filter = graphFilter(index, (row) => !near(row));
+      const ef = 10;
+      const r = compare(index, queries, { ef, prefetch: true, filter });
+      expect(r.runs).toEqual(r.runs.map(() => true));
+      // Against brute force over the matching rows.
+      const js = new Searcher(index, { fused: false });
+      let hits = 0;
+      for (let i = 0; i < inside.length; i++) {
+        const q = queries.subarray(i * dim, (i + 1) * dim);
+        const got = js.search(q, 10, ef, undefined, true, filter);
+        const rows = new Set(Array.from(got.ids, (node) => index.labels[node]!));
+        let best: Array<[number, number]> = [];
+        for (let row = 0; row < base.length / dim; row++) {
+          if (near(row)) continue;
+          let d = 0;
+          for (let j = 0; j < dim; j++) d += (base[row * dim + j]! - q[j]!) ** 2;
+          best.push([d, row]);
+        }
+        best = best.sort((a, b) => a[0] - b[0]).slice(0, 10);
+        hits += best.filter(([, row]) => rows.has(row)).length;
+      }
+      js.close();
+      expect(hits / (10 * inside.length)).toBeGreaterThanOrEqual(0.88);
+    }
+  });
+
   it('runs the filtered walk fused only for the GRAPH plan, and matches the JS walk with injection and a padded or short bitset', () => {
     const index = place('l2', 0.2, 'rq3');
     const queries = sets.l2.queries.subarray(0, 10 * sets.l2.dim);

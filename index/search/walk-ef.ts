@@ -1,0 +1,23 @@
+// The filtered walk's beam width. A filter that excludes the query's own neighbourhood (NOT its
+// cluster) leaves the walk's first matches far from the query and its stop rule (the nearest
+// unexpanded node beyond the ef-th match) met too early. The entry's own list shows it before any
+// distance is computed: where the matches' share there is under 1/WALK_SCARCE of their share of the
+// whole index, the walk's ef is WALK_BOOST times the query's. A milder scarcity (a filter merely
+// correlated with the query, as word frequency is on GloVe) keeps the query's ef: widening there
+// cost more than it gained (docs/benchmarks.md, section 7a). Twin: index/kernels/traverse.as.ts's
+// walkEf (the same f64 operations in the same order).
+import { BEAM_MAX_EF, WALK_BOOST, WALK_SCARCE } from '../kernels/control-block.js';
+
+/** The widest a walk at beam width ef may become (what its matches' heap must hold). */
+export function walkEfCap(ef: number): number {
+  return Math.max(ef, Math.min(BEAM_MAX_EF, ef * WALK_BOOST));
+}
+
+/**
+ * The walk's ef from the query's: `local` of `seen` nodes at the entry (itself and its level-0 list)
+ * match, against `matched` of `nodes` in the index.
+ */
+export function walkEf(ef: number, matched: number, nodes: number, local: number, seen: number): number {
+  // local / seen < (matched / nodes) / WALK_SCARCE, cross-multiplied (exact: the products stay below 2^53).
+  return local * nodes * WALK_SCARCE < matched * seen ? walkEfCap(ef) : ef;
+}
