@@ -28,6 +28,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     module: './filter-plans-bench.js',
     about: 'filtered search in process, plan by plan: scan, graph walk (WASM and JS), two-hop, the planner; recall, CPU, CXL bytes',
   },
+  'index-build': {
+    module: './index-build-bench.js',
+    about: 'creating a payload index over stored points: one step vs a chunk per event-loop turn; wall time, longest block',
+  },
   'payload-memory': {
     module: './payload-memory-bench.js',
     about: 'payload memory per point (4 fields): the old Map of objects vs payload rows, with and without indexes',

@@ -353,11 +353,21 @@ export class LiveStore {
   }
 
   /** Creates (params) or drops (null) the payload index of `field`. */
-  payloadIndex(field: string, params: PayloadIndexParams | null, writeId?: string): Promise<bigint> {
-    if (params !== null) this.payloads.checkIndex({ field, params });
-    else parseKeyPath(field, 'field_name');
+  async payloadIndex(field: string, params: PayloadIndexParams | null, writeId?: string): Promise<bigint> {
     const rec: IndexRecord = { field, ...(params !== null ? { params } : {}) };
-    return this.log(REC.payloadIndex, rec, writeId);
+    if (params === null) {
+      parseKeyPath(field, 'field_name');
+      return this.log(REC.payloadIndex, rec, writeId);
+    }
+    const spec = { field, params };
+    this.payloads.checkIndex(spec);
+    // Built before it is logged, a chunk per turn: applying the record then only installs it.
+    await this.payloads.prepareIndex(spec);
+    try {
+      return await this.log(REC.payloadIndex, rec, writeId);
+    } finally {
+      this.payloads.discardIndex(spec);
+    }
   }
 
   /** Why this store refuses writes (its log is read-only, a write to it failed, or it stopped following its shared log), or null. */

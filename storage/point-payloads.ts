@@ -10,7 +10,7 @@ import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
 import type { Cardinality } from '../index/payload-index/field-index.js';
-import { FieldIndexes } from '../index/payload-index/field-indexes.js';
+import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
@@ -28,6 +28,18 @@ export interface RowMatch {
 /** Hands each (id, payload) a built base carries to `each`; returns its payload indexes (null: it has no payload file). */
 export type BasePayloadSource = (each: (id: number, payload: Payload) => void) => IndexSpec[] | null;
 
+/** Rows an index build visits between two turns of the event loop. */
+const BUILD_CHUNK = 4096;
+
+/** An index built ahead of its log record: the rows written since it read them are read again when it is installed. */
+interface Prepared {
+  readonly draft: IndexDraft;
+  readonly dirty: Set<number>;
+  /** Every row read: only then may createIndex install it. */
+  done: boolean;
+  built?: Promise<void>;
+}
+
 /** How the store learns which internal id a filter's `has_id` names (UUIDs are the live store's to number). */
 export type IdOf = (id: PointId) => number | null;
 
@@ -41,6 +53,8 @@ export class PointPayloads {
   private nodes = new Int32Array(1024).fill(-1);
   private readonly freeRows: number[] = [];
   private rowEnd = 0;
+  /** Index builds by field and schema (see prepareIndex). */
+  private readonly prepared = new Map<string, Prepared>();
   /** Bumped by every change: a filter answer cached with one version holds while it stays. */
   version = 0;
 
@@ -121,6 +135,7 @@ export class PointPayloads {
     if (row === undefined) return;
     this.store.clear(row);
     this.indexes.remove(row);
+    this.markDirty(row);
     this.rows.delete(id);
     this.nodes[row] = -1;
     this.ids[row] = -1;
@@ -214,9 +229,54 @@ export class PointPayloads {
       if (JSON.stringify(had) === JSON.stringify(params)) return;
       this.dropIndex(spec.field);
     }
-    this.indexes.createIndex(spec.field, params.type, indexOptions(params), this.allRows());
+    const key = preparedKey(spec);
+    const ready = this.prepared.get(key);
+    if (ready !== undefined) this.prepared.delete(key);
+    if (ready?.done === true) {
+      for (const row of ready.dirty) {
+        ready.draft.remove(row);
+        if (this.ids[row]! >= 0) ready.draft.add(row, this.store.get(row));
+      }
+      this.indexes.install(ready.draft);
+    } else {
+      this.indexes.createIndex(spec.field, params.type, indexOptions(params), this.allRows());
+    }
     this.specs.set(spec.field, params);
     this.version++;
+  }
+
+  /**
+   * Builds the index `spec` asks for over every point, a chunk of rows per turn of the event loop,
+   * so that creating one over many points blocks nothing; createIndex then installs it, reading
+   * again only the rows written since. Until `discard`, writes keep marking the rows they touch.
+   */
+  prepareIndex(spec: IndexSpec): Promise<void> {
+    const key = preparedKey(spec);
+    const running = this.prepared.get(key);
+    if (running?.built !== undefined) return running.built;
+    if (JSON.stringify(this.specs.get(spec.field)) === JSON.stringify(spec.params)) return Promise.resolve();
+    const job: Prepared = { draft: this.indexes.draft(spec.field, spec.params.type, indexOptions(spec.params)), dirty: new Set(), done: false };
+    this.prepared.set(key, job);
+    job.built = this.fill(key, job);
+    return job.built;
+  }
+
+  private async fill(key: string, job: Prepared): Promise<void> {
+    const end = this.rowEnd;
+    for (let row = 0; row < end; row++) {
+      if (row % BUILD_CHUNK === BUILD_CHUNK - 1) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // Built by createIndex meanwhile, or discarded: nothing left to do.
+        if (this.prepared.get(key) !== job) return;
+      }
+      if (this.ids[row]! >= 0 && !job.dirty.has(row)) job.draft.add(row, this.store.get(row));
+    }
+    job.done = true;
+  }
+
+  /** Forgets an index build whose record was never applied (its write failed). */
+  discardIndex(spec: IndexSpec): void {
+    this.prepared.delete(preparedKey(spec));
   }
 
   dropIndex(field: string): void {
@@ -295,9 +355,14 @@ export class PointPayloads {
   }
 
   private reindex(row: number, payload?: Readonly<Payload> | null): void {
+    this.markDirty(row);
     if (this.specs.size === 0) this.indexes.add(row, null);
     else this.indexes.add(row, payload === undefined ? this.store.get(row) : payload);
     this.version++;
+  }
+
+  private markDirty(row: number): void {
+    for (const job of this.prepared.values()) job.dirty.add(row);
   }
 
   private *allRows(): IterableIterator<[number, Payload]> {
@@ -313,4 +378,8 @@ export class PointPayloads {
     }
     return bitmapOf(rows);
   }
+}
+
+function preparedKey(spec: IndexSpec): string {
+  return `${spec.field}\u0000${JSON.stringify(spec.params)}`;
 }

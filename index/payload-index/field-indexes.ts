@@ -37,7 +37,7 @@ export interface FilterAnswer {
   readonly residual: Filter | undefined;
 }
 
-interface Entry {
+export interface FieldEntry {
   readonly key: KeyPath;
   readonly read: PathReader;
   readonly index: PayloadFieldIndex;
@@ -72,11 +72,20 @@ interface Split {
   readonly residual: Condition | undefined;
 }
 
+/** An index being built: see FieldIndexes.draft. */
+export interface IndexDraft {
+  readonly key: KeyPath;
+  add(id: number, payload: Payload): void;
+  remove(id: number): void;
+  /** The registry's own record of it. */
+  readonly entry: FieldEntry;
+}
+
 /** The internal ids of points named by id (`has_id`), from whoever numbers them: the collection. */
 export type IdResolver = (ids: readonly PointId[]) => Bitmap;
 
 export class FieldIndexes {
-  private readonly fields = new Map<string, Entry>();
+  private readonly fields = new Map<string, FieldEntry>();
   private readonly live = emptyBitmap();
 
   /** With `hasId`, `has_id` conditions are answered exactly (otherwise they stay residual). */
@@ -87,13 +96,33 @@ export class FieldIndexes {
    * no payloads, so once points are indexed a new index must be given all of them (`existing`).
    */
   createIndex(key: string, schema: FieldSchema, options: IndexOptions = {}, existing?: Iterable<readonly [number, Payload]>): void {
+    if (this.live.size > 0 && existing === undefined) throw invalidArgument('field_name', 'points are indexed already: pass them all to build the new index');
+    const draft = this.draft(key, schema, options);
+    for (const [id, payload] of existing ?? []) draft.add(id, payload);
+    this.install(draft);
+  }
+
+  /**
+   * A new index of `key`, not yet answering filters: its owner fills it point by point (so that a
+   * build over many points can yield between chunks) and then installs it.
+   */
+  draft(key: string, schema: FieldSchema, options: IndexOptions = {}): IndexDraft {
     const path = parseKeyPath(key, 'field_name');
     if (this.fields.has(path.text)) throw invalidArgument('field_name', `${quoted(path.text)} has an index already`);
-    if (this.live.size > 0 && existing === undefined) throw invalidArgument('field_name', 'points are indexed already: pass them all to build the new index');
     const index = makeIndex(schema, options, 'field_schema');
     const read = compileReader(path);
-    for (const [id, payload] of existing ?? []) index.add(id, read(payload));
-    this.fields.set(path.text, { key: path, read, index });
+    return {
+      key: path,
+      add: (id, payload) => index.add(id, read(payload)),
+      remove: (id) => index.remove(id),
+      entry: { key: path, read, index },
+    };
+  }
+
+  /** Makes a filled draft answer filters; its owner has given it every point's payload now. */
+  install(draft: IndexDraft): void {
+    if (this.fields.has(draft.key.text)) throw invalidArgument('field_name', `${quoted(draft.key.text)} has an index already`);
+    this.fields.set(draft.key.text, draft.entry);
   }
 
   /** Drops the index of `key`; false when there was none. */

@@ -151,7 +151,15 @@ export class PointValues<T> {
   private growPool(need: number): void {
     const live = this.end - this.dead;
     const cap = Math.max(need - this.dead, 2 * live, 4096);
-    const pool = this.dead > live ? new Float64Array(Math.max(cap, this.pool.length)) : new Float64Array(Math.max(need, 2 * this.pool.length));
+    if (this.dead <= live) {
+      // Mostly live: one block copy, the runs where they were (a run-by-run copy of a large pool
+      // blocks the event loop for as long as an index build's chunk).
+      const pool = new Float64Array(Math.max(need, 2 * this.pool.length));
+      pool.set(this.pool.subarray(0, this.end));
+      this.pool = pool;
+      return;
+    }
+    const pool = new Float64Array(Math.max(cap, this.pool.length));
     let at = 0;
     for (let id = 0; id < this.count.length; id++) {
       if (this.count[id] === 0) continue;
