@@ -15,6 +15,7 @@ import type { Metric } from '../kernels/kernels.js';
 import { type CodeKind, parseCodeKind } from '../codes/index.js';
 import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
 import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
+import { payloadIndexBytes } from '../payload-index/index-bytes.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
@@ -201,9 +202,17 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   progress('profile', nq, nq);
   lap('profile');
 
+  // Payloads given in memory are read twice (index bytes, then the file): held as an array.
+  const given = o.basePayloads ? [...o.basePayloads.entries] : null;
+  const entriesOf = (): Iterable<BasePayload> | null =>
+    given ??
+    // A JSONL input whose rows carry no payload gets no payload file (unless it has index fields).
+    (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
+  const indexBytes = indexFields.length > 0 ? payloadIndexBytes(entriesOf() ?? [], indexFields) : 0;
   const budgetBytes = parseBudget(budgetText, graphFullPrecisionBytes(graph));
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
+    payloadIndexBytes: indexBytes,
     policy,
     profile: profile.accesses,
     codes,
@@ -215,10 +224,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   progress('layout', 1, 1);
   lap('layout');
 
-  const payloadEntries: Iterable<BasePayload> | null =
-    o.basePayloads?.entries ??
-    // A JSONL input whose rows carry no payload gets no payload file (unless it has index fields).
-    (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
+  const payloadEntries = entriesOf();
   const withPayloadFile = payloadEntries !== null || indexFields.length > 0;
   // A shard's count is known only once written: its rows bound it.
   const payloadTotal = payloadInput === null ? 0 : o.payloadInput ? o.payloadInput.rows.length : payloadInput.points;

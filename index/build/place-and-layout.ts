@@ -21,6 +21,8 @@ export interface PlaceOptions extends AllocateOptions {
   rotation?: RotationKind;
   /** Share of the list budget that live re-tiering moves (planner.ts; default DEFAULT_POOL_SHARE). */
   poolShare?: number;
+  /** DRAM the payload indexes take (index-bytes.ts), set aside before the graph's parts are placed. */
+  payloadIndexBytes?: number;
   seed: number;
   /** Renumber each group in BFS order from the entry (default), or keep the graph's own order (benchmarks measure the difference). */
   renumber?: 'bfs' | 'keep';
@@ -58,6 +60,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     budgetBytes: o.budgetBytes,
     codes: o.codes,
     poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
+    payloadIndexBytes: o.payloadIndexBytes ?? 0,
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
   const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs', plan.poolLists);

@@ -24,6 +24,8 @@ export interface PlannerInput {
   codes: CodeKind | 'none' | 'auto';
   /** Share of the neighbour-list budget given to the promotion pool (0: every DRAM list is in the fixed prefix). */
   poolShare?: number;
+  /** Bytes of the payload indexes the base is built with: hot (every filter reads them), so always in DRAM. */
+  payloadIndexBytes?: number;
 }
 
 /** The list budget's share that moves with the live load unless a build says otherwise. */
@@ -44,7 +46,7 @@ export interface BudgetPlan {
   vectorsInDram: number;
   /** Promotion pool slots (list-pool.ts): DRAM copies of CXL lists that follow the live load. */
   poolLists: number;
-  dram: { upper: number; codes: number; adjacency: number; pool: number; vectors: number; total: number };
+  dram: { upper: number; payloadIndexes: number; codes: number; adjacency: number; pool: number; vectors: number; total: number };
   cxl: { adjacency: number; vectors: number; labels: number; total: number };
   /** What a full-precision index of this graph takes (the base a percentage budget refers to). */
   fullPrecisionBytes: number;
@@ -76,7 +78,12 @@ export function planBudget(i: PlannerInput): BudgetPlan {
       { budget: String(i.budgetBytes), needed: i.upperBytes },
     );
   }
-  const free = i.budgetBytes - i.upperBytes;
+  // The payload indexes stay in DRAM too (a filter reads them before any graph step), but a small
+  // collection's fixed-size index parts can outweigh a percentage budget: they are set aside, and
+  // the plan says by how much they overspend it rather than refuse the build.
+  const payloadIndexes = i.payloadIndexBytes ?? 0;
+  const reserved = i.upperBytes + payloadIndexes;
+  const free = Math.max(0, i.budgetBytes - reserved);
   /**
    * Centroids an rq code trains: the default count, halved while they do not fit beside its rows
    * (a small set's 256 centroids can be a fifth of a 10% budget: 13 of 66 bytes per vector on SIFT
@@ -95,7 +102,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   let reason: string;
   if (i.codes === 'none') {
     reason = 'no code: whole records (neighbour list + vector) of the most visited nodes in DRAM';
-  } else if (i.codes === 'auto' && i.budgetBytes >= full) {
+  } else if (i.codes === 'auto' && i.budgetBytes >= full + payloadIndexes) {
     reason = 'no code: the whole index fits the budget at full precision';
   } else if (i.codes === 'auto') {
     code = CODE_PREFERENCE.find((k) => codeBytes(k, false) <= free) ?? null;
@@ -105,7 +112,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
         : `no code: even rq2 (${codeBytes('rq2', false)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
   } else {
     code = i.codes;
-    const need = i.upperBytes + codeBytes(code, false);
+    const need = reserved + codeBytes(code, false);
     if (need > i.budgetBytes) {
       throw new StrataError(
         'STRATA_DRAM_BUDGET',
@@ -152,8 +159,10 @@ export function planBudget(i: PlannerInput): BudgetPlan {
       poolBytes = p * slotBytes;
     }
   }
-  const dram = { upper: i.upperBytes, codes: codesDram, adjacency: hot * adj, pool: poolBytes, vectors: vectorsInDram * vec, total: 0 };
-  dram.total = dram.upper + dram.codes + dram.adjacency + dram.pool + dram.vectors;
+  if (payloadIndexes > 0)
+    reason += `; ${payloadIndexes} bytes of payload indexes set aside first${reserved > i.budgetBytes ? `, ${reserved - i.budgetBytes} over the budget` : ''}`;
+  const dram = { upper: i.upperBytes, payloadIndexes, codes: codesDram, adjacency: hot * adj, pool: poolBytes, vectors: vectorsInDram * vec, total: 0 };
+  dram.total = dram.upper + dram.payloadIndexes + dram.codes + dram.adjacency + dram.pool + dram.vectors;
   const cxl = { adjacency: (n - hot) * adj, vectors: (n - vectorsInDram) * vec, labels: n * LABEL_BYTES, total: 0 };
   cxl.total = cxl.adjacency + cxl.vectors + cxl.labels;
   return {

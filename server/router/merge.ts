@@ -38,6 +38,7 @@ export function mergeCollectionViews(views: QdrantCollectionView[], shardCount: 
     indexed_vectors_count: sum('indexed_vectors_count'),
     segments_count: sum('segments_count'),
     payload_schema: mergePayloadSchemas(views.map((v) => v.payload_schema ?? {})),
+    ...(views[0] !== undefined ? { strata: { ...views[0].strata, payload: mergePayloadBytes(views.map((v) => v.strata.payload)) } } : {}),
     router: { shards: shardCount, missing_shards: missing },
   };
 }
@@ -51,6 +52,17 @@ export function mergePayloadSchemas(schemas: Array<Record<string, PayloadSchemaV
       out.set(key, seen ? { ...seen, points: seen.points + e.points } : { ...e });
     }
   return Object.fromEntries(out);
+}
+
+/** The shards' payload bytes added up: values, and each index by key path. */
+export function mergePayloadBytes(parts: Array<QdrantCollectionView['strata']['payload']>): QdrantCollectionView['strata']['payload'] {
+  const index_bytes: Record<string, number> = {};
+  let values_bytes = 0;
+  for (const p of parts) {
+    values_bytes += p.values_bytes;
+    for (const [key, bytes] of Object.entries(p.index_bytes)) index_bytes[key] = (index_bytes[key] ?? 0) + bytes;
+  }
+  return { values_bytes, index_bytes };
 }
 
 /**

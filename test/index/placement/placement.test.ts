@@ -191,6 +191,22 @@ describe('planBudget', () => {
     }
   });
 
+  it('sets the payload indexes aside in DRAM before the lists, and says when they overspend the budget', () => {
+    const budget = Math.floor(full * 0.3);
+    const flat = planBudget(input(budget, 'rq3'));
+    const indexes = 50 * ADJ;
+    const p = planBudget({ ...input(budget, 'rq3'), payloadIndexBytes: indexes });
+    expect(p.dram.payloadIndexes).toBe(indexes);
+    expect(p.dram.total).toBeLessThanOrEqual(budget);
+    // The bytes come out of the lists the budget buys (flat has no pool here: poolShare is unset).
+    expect(flat.adjacencyInDram - p.adjacencyInDram).toBe(50);
+    expect(p.reason).toContain(`${indexes} bytes of payload indexes`);
+    // Indexes larger than what the upper layers leave: everything else in CXL, and the plan says by how much they overspend.
+    const over = planBudget({ ...input(upperBytes + 10, 'auto'), payloadIndexBytes: 11 });
+    expect([over.code, over.adjacencyInDram, over.vectorsInDram]).toEqual([null, 0, 0]);
+    expect(over.reason).toContain('11 bytes of payload indexes set aside first, 1 over the budget');
+  });
+
   it('gives the promotion pool its share of the list budget, its table and counters inside the budget', () => {
     let pooled = 0;
     for (const share of [0.1, 0.15, 0.2, 0.3, 0.5, 0.8]) {
@@ -232,6 +248,7 @@ describe('planBudget', () => {
         expect(p.dram.total, `${codes} at ${share}`).toBeLessThanOrEqual(budget);
         expect(p.dram).toEqual({
           upper: upperBytes,
+          payloadIndexes: 0,
           codes: codeDram,
           adjacency: p.adjacencyInDram * ADJ,
           pool: 0,

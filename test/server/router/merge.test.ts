@@ -38,12 +38,23 @@ describe('mergeCollectionNames', () => {
 });
 
 describe('mergeCollectionViews', () => {
-  const view = (status: QdrantCollectionView['status'], points: number) =>
-    ({ status, points_count: points, indexed_vectors_count: points, segments_count: 1 }) as QdrantCollectionView;
+  const view = (status: QdrantCollectionView['status'], points: number, index_bytes: Record<string, number> = {}) =>
+    ({
+      status,
+      points_count: points,
+      indexed_vectors_count: points,
+      segments_count: 1,
+      strata: { payload: { values_bytes: 10 * points, index_bytes } },
+    }) as unknown as QdrantCollectionView;
 
   it('adds the counts up and takes the worst status', () => {
     const merged = mergeCollectionViews([view('green', 3), view('yellow', 4)], 2, []);
     expect(merged).toMatchObject({ status: 'yellow', points_count: 7, indexed_vectors_count: 7, segments_count: 2, router: { shards: 2, missing_shards: [] } });
+  });
+
+  it("adds up the shards' payload bytes: the values, and each index by its key", () => {
+    const merged = mergeCollectionViews([view('green', 3, { city: 5, n: 1 }), view('green', 4, { city: 7 })], 2, []) as unknown as QdrantCollectionView;
+    expect(merged.strata.payload).toEqual({ values_bytes: 70, index_bytes: { city: 12, n: 1 } });
   });
 
   it('is red while a shard is missing', () => {
