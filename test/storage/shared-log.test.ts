@@ -63,6 +63,10 @@ class MemoryLog {
 const v = (x: number): Float32Array => Float32Array.from({ length: DIM }, (_, i) => x + i);
 const point = (id: number, x: number) => ({ id, vector: v(x), payload: null });
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+/** Waits (up to ~10 s) for the appends behind delivered records: a loaded machine's fsyncs can outlast one settle. */
+async function settleUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await settle();
+}
 
 async function store(dir: string): Promise<LiveStore> {
   return (await LiveStore.open(tmp.path(dir), DIM, 'l2', null)).store;
@@ -124,7 +128,7 @@ describe('a live store behind a shared write log', () => {
     await again.follow(log.view());
     expect(again.catchingUp).toEqual({ at: 3, to: 5 });
     log.deliver();
-    await settle();
+    await settleUntil(() => again.catchingUp === null);
     expect(again.catchingUp).toBeNull();
     expect(again.sharedSeq).toBe(5);
     expect(Array.from(again.fresh.vector(2)!)).toEqual(Array.from(v(5)));
