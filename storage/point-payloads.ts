@@ -213,7 +213,7 @@ export class PointPayloads {
     parseKeyPath(spec.field, 'field_name');
     const params = checkIndexParams(spec.params, 'field_schema');
     const had = this.specs.get(spec.field);
-    if (had !== undefined && JSON.stringify(had) !== JSON.stringify(params))
+    if (had !== undefined && !sameParams(had, params))
       throw invalidArgument('field_name', `${quoted(spec.field)} has an index of another schema already (${had.type}): delete it first`);
   }
 
@@ -226,7 +226,7 @@ export class PointPayloads {
     const params = spec.params;
     const had = this.specs.get(spec.field);
     if (had !== undefined) {
-      if (JSON.stringify(had) === JSON.stringify(params)) return;
+      if (sameParams(had, params)) return;
       this.dropIndex(spec.field);
     }
     const key = preparedKey(spec);
@@ -248,13 +248,14 @@ export class PointPayloads {
   /**
    * Builds the index `spec` asks for over every point, a chunk of rows per turn of the event loop,
    * so that creating one over many points blocks nothing; createIndex then installs it, reading
-   * again only the rows written since. Until `discard`, writes keep marking the rows they touch.
+   * again only the rows written since. Until createIndex or discardIndex, writes keep marking the rows they touch.
    */
   prepareIndex(spec: IndexSpec): Promise<void> {
     const key = preparedKey(spec);
     const running = this.prepared.get(key);
     if (running?.built !== undefined) return running.built;
-    if (JSON.stringify(this.specs.get(spec.field)) === JSON.stringify(spec.params)) return Promise.resolve();
+    const had = this.specs.get(spec.field);
+    if (had !== undefined && sameParams(had, spec.params)) return Promise.resolve();
     const job: Prepared = { draft: this.indexes.draft(spec.field, spec.params.type, indexOptions(spec.params)), dirty: new Set(), done: false };
     this.prepared.set(key, job);
     job.built = this.fill(key, job);
@@ -378,6 +379,11 @@ export class PointPayloads {
     }
     return bitmapOf(rows);
   }
+}
+
+/** Two requests for the same index (parameters compared as logged). */
+function sameParams(a: PayloadIndexParams, b: PayloadIndexParams): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function preparedKey(spec: IndexSpec): string {
