@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { invalidArgument } from '../../common/errors.js';
+import { seededSample } from '../../common/random.js';
 import type { Metric } from '../kernels/kernels.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import { parseHnswlibIndex } from './hnswlib-file.js';
@@ -28,6 +29,12 @@ export function validateBuildOptions(o: GraphBuildOptions): void {
 /**
  * vectors must already be normalised for cosine: the graph is then built in inner-product space,
  * which is what hnswlib's own cosine space does after normalising.
+ *
+ * Rows are inserted in a seeded random order, never as given. Input sorted by category (a user's
+ * export, or a compaction reading a base laid out by locality) would otherwise insert cluster after
+ * cluster, and each cluster's links would be chosen before its neighbours existed: the graph keeps
+ * too few edges between clusters, and a filter that excludes the query's own cluster strands the
+ * walk there (test/index/build/hnsw-build.test.ts).
  */
 export function buildHnswlib(vectors: Float32Array, dim: number, o: GraphBuildOptions): hnswlib.HierarchicalNSW {
   validateBuildOptions(o);
@@ -36,9 +43,11 @@ export function buildHnswlib(vectors: Float32Array, dim: number, o: GraphBuildOp
   index.initIndex(Math.max(1, count), o.m, o.efConstruction, o.seed);
   const row: number[] = new Array<number>(dim);
   const every = Math.max(1000, Math.floor(count / 200));
+  const order = seededSample(count, count, o.seed);
   for (let i = 0; i < count; i++) {
-    for (let d = 0; d < dim; d++) row[d] = vectors[i * dim + d]!;
-    index.addPoint(row, i);
+    const r = order[i]!;
+    for (let d = 0; d < dim; d++) row[d] = vectors[r * dim + d]!;
+    index.addPoint(row, r);
     if (o.onProgress && (i + 1) % every === 0) o.onProgress(i + 1, count);
   }
   o.onProgress?.(count, count);

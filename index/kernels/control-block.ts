@@ -95,7 +95,7 @@ export const CONTROL = {
  * scarcer around the entry than in the whole index (index/search/walk-ef.ts and traverse.as.ts's
  * walkEf, the twins).
  */
-export const WALK_BOOST = 4;
+export const WALK_BOOST = 8;
 export const WALK_SCARCE = 32;
 /** Largest ef the fused beam serves, boosted walks included (fused-region.ts sizes the lane's beam for it). */
 export const BEAM_MAX_EF = 1024;

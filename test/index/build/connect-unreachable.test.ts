@@ -78,8 +78,9 @@ describe('linking in the nodes the entry cannot reach', () => {
       const placed = placeAndLayout(g, 'l2', null, { budgetBytes: graphFullPrecisionBytes(g), policy: 'hops', codes: 'none', seed: 1 });
       const s = new Searcher(placed.index);
       try {
-        const r = s.search(set.base.subarray(lost * dim, (lost + 1) * dim), 1, 64, 0);
-        return placed.index.labels[r.ids[0]!] === g.rows[lost];
+        const row = g.rows[lost]!;
+        const r = s.search(set.base.subarray(row * dim, (row + 1) * dim), 1, 64, 0);
+        return placed.index.labels[r.ids[0]!] === row;
       } finally {
         s.close();
       }
