@@ -365,9 +365,11 @@ export class Collection implements FilteredHost {
     return this.payloads.schema();
   }
 
-  /** Bytes of the payload values and of each payload index. */
+  /** Bytes of the payload values and of each payload index (with the planner's range bitsets over it). */
   payloadBytes(): CollectionInfo['payloadBytes'] {
-    return this.payloads.bytes();
+    const b = this.payloads.bytes();
+    for (const [field, n] of this.resolver.prefixBytes()) if (b.indexes[field] !== undefined) b.indexes[field] += n;
+    return b;
   }
 
   /** Points matching `filter` (all live points without one), exactly. */

@@ -24,8 +24,10 @@ import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import type { FilterArena } from './filter-arena.js';
-import { bitsOf } from '../index/payload-index/dense-bits.js';
+import { bitsOf, popcount } from '../index/payload-index/dense-bits.js';
 import type { FilterPlan } from './types.js';
+import { RangePrefix } from '../index/payload-index/range-prefix.js';
+import type { RangePairs } from '../index/payload-index/sorted-values.js';
 
 /**
  * Scales the scan's side of the crossover, set by measurement (docs/benchmarks.md, section 7a): on
@@ -38,6 +40,9 @@ export const SCAN_FACTOR = 16;
 export function scanLimit(ef: number, degree: number, nodes: number): number {
   return Math.floor(Math.sqrt(SCAN_FACTOR * Math.sqrt(ef) * degree * nodes));
 }
+
+/** Ranges spanning at least this many pairs take the prefix bitsets (fewer are set bit by bit, as cheaply). */
+const PREFIX_FROM = 4096;
 
 /** Filters whose answers are kept. */
 const CACHED_FILTERS = 64;
@@ -71,6 +76,8 @@ export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop'] as const satisfie
 
 export class FilterResolver {
   private readonly cache = new Map<string, Cached>();
+  /** Per range-filtered field, its prefix bitsets and the state they were built for. */
+  private readonly prefixes = new Map<string, { ids: Uint32Array; placement: number; nodes: number; prefix: RangePrefix }>();
 
   constructor(private readonly arena: FilterArena) {}
 
@@ -103,9 +110,15 @@ export class FilterResolver {
     if (r.at >= 0) this.arena.release(r.at);
   }
 
+  /** DRAM of each field's prefix bitsets. */
+  prefixBytes(): Map<string, number> {
+    return new Map([...this.prefixes].map(([field, p]) => [field, p.prefix.bytes()]));
+  }
+
   /** Forgets every cached answer (the collection is dropped). */
   clear(): void {
     for (const [key, entry] of [...this.cache]) this.drop(key, entry);
+    this.prefixes.clear();
   }
 
   private hold(r: ResolvedFilter): void {
@@ -131,6 +144,8 @@ export class FilterResolver {
   }
 
   private compute(filter: Filter, payloads: PointPayloads, index: TieredIndex | null): ResolvedFilter {
+    const range = payloads.rangeRows(filter);
+    if (range !== null) return this.computeRange(range, payloads, index);
     const m = payloads.match(filter);
     const estimate = { min: m.estimate.min, exp: m.estimate.exp, max: m.estimate.max };
     const nodes = payloads.nodeOfRow;
@@ -161,5 +176,57 @@ export class FilterResolver {
       at = -1;
     }
     return { at, baseMatched, freshIds, estimate, residual: m.residual };
+  }
+
+  /**
+   * compute's answer for one range on a numeric index, from the index's rows in value order: the
+   * general path would scatter them into a row bitset, round-trip it through roaring and scatter it
+   * again into nodes, and a wide range, different in every query, paid that on the main thread each
+   * time. A wide range of a one-value field takes the prefix bitsets (range-prefix.ts) instead; any
+   * other sets its nodes' bits one by one, each row once however many of its values are in range.
+   */
+  private computeRange(
+    r: { field: string; pairs: RangePairs; estimate: FilterPlan['estimated'] },
+    payloads: PointPayloads,
+    index: TieredIndex | null,
+  ): ResolvedFilter {
+    const { ids, from, to, single } = r.pairs;
+    const estimate = { min: r.estimate.min, exp: r.estimate.exp, max: r.estimate.max };
+    const nodes = payloads.nodeOfRow;
+    const words = this.arena.words;
+    const count = index?.meta.count ?? 0;
+    const at = index !== null && to > from ? this.alloc((count + 31) >>> 5) : -1;
+    let freshRows: number[];
+    if (at >= 0 && single && to - from >= PREFIX_FROM) {
+      const prefix = this.prefixOf(r.field, ids, payloads, count);
+      prefix.fill(from, to, words, at);
+      freshRows = prefix.freshRows(from, to).sort((a, b) => a - b);
+    } else {
+      const fresh = new Set<number>();
+      for (let i = from; i < to; i++) {
+        const row = ids[i]!;
+        const node = nodes[row]!;
+        if (node < 0) fresh.add(row);
+        else if (at >= 0) words[at + (node >>> 5)]! |= 1 << (node & 31);
+      }
+      freshRows = [...fresh].sort((a, b) => a - b);
+    }
+    let baseMatched = 0;
+    if (at >= 0) for (let w = at, end = at + ((count + 31) >>> 5); w < end; w++) baseMatched += popcount(words[w]!);
+    const freshIds = freshRows.map((row) => payloads.idOfRow(row));
+    if (at >= 0 && baseMatched === 0) {
+      this.arena.release(at);
+      return { at: -1, baseMatched, freshIds, estimate, residual: false };
+    }
+    return { at, baseMatched, freshIds, estimate, residual: false };
+  }
+
+  /** The field's prefix bitsets for this state of its index and of the nodes, built when either changed. */
+  private prefixOf(field: string, ids: Uint32Array, payloads: PointPayloads, nodes: number): RangePrefix {
+    const had = this.prefixes.get(field);
+    if (had !== undefined && had.ids === ids && had.placement === payloads.placement && had.nodes === nodes) return had.prefix;
+    const prefix = new RangePrefix(ids, payloads.nodeOfRow, nodes);
+    this.prefixes.set(field, { ids, placement: payloads.placement, nodes, prefix });
+    return prefix;
   }
 }

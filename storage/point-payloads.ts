@@ -11,6 +11,7 @@ import { parseKeyPath } from '../index/filter/key-path.js';
 import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
 import type { Cardinality } from '../index/payload-index/field-index.js';
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
+import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
@@ -53,6 +54,8 @@ export class PointPayloads {
   private nodes = new Int32Array(1024).fill(-1);
   private readonly freeRows: number[] = [];
   private rowEnd = 0;
+  /** See placement. */
+  private placements = 0;
   /** Index builds by field and schema (see prepareIndex). */
   private readonly prepared = new Map<string, Prepared>();
   /** Bumped by every change: a filter answer cached with one version holds while it stays. */
@@ -92,7 +95,9 @@ export class PointPayloads {
   /** Records where a point's vector is served from in the base (-1: not there, or hidden). */
   placeNode(id: number, node: number): void {
     const row = this.rows.get(id);
-    if (row !== undefined) this.nodes[row] = node;
+    if (row === undefined) return;
+    this.nodes[row] = node;
+    this.placements++;
   }
 
   /** A row, without payload, for every point of a base (`forEach` gives each id and its node). */
@@ -118,6 +123,7 @@ export class PointPayloads {
     this.rows.forEach((id, row) => {
       this.nodes[row] = nodeOf(id);
     });
+    this.placements++;
     this.version++;
   }
 
@@ -138,6 +144,7 @@ export class PointPayloads {
     this.markDirty(row);
     this.rows.delete(id);
     this.nodes[row] = -1;
+    this.placements++;
     this.ids[row] = -1;
     this.freeRows.push(row);
     this.version++;
@@ -318,6 +325,20 @@ export class PointPayloads {
     return { rows: bitmapOf(hits), estimate, residual: true };
   }
 
+  /**
+   * Where a filter of one range condition on a numeric index lies in its sorted pairs (rows in value
+   * order, valid until the next write), with the indexes' estimate; null for any other filter (match).
+   */
+  rangeRows(filter: Filter): { field: string; pairs: RangePairs; estimate: Cardinality } | null {
+    const r = this.indexes.rangePairs(filter);
+    return r === null ? null : { ...r, estimate: this.indexes.estimate(filter) };
+  }
+
+  /** Bumped whenever a row's base node changes: what a cache over nodeOfRow keys on. */
+  get placement(): number {
+    return this.placements;
+  }
+
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */
   predicate(filter: Filter): (id: number) => boolean {
     const test = compile(filter, this.indexes.compileOptions());
@@ -353,6 +374,7 @@ export class PointPayloads {
     nodes.set(this.nodes);
     this.ids = ids;
     this.nodes = nodes;
+    this.placements++;
   }
 
   private reindex(row: number, payload?: Readonly<Payload> | null): void {

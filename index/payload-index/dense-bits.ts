@@ -124,7 +124,8 @@ function setRange(dense: Uint32Array, from: number, to: number): void {
   }
 }
 
-function popcount(x: number): number {
+/** Set bits in a 32-bit word. */
+export function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;

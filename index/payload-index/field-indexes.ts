@@ -17,6 +17,8 @@ import { FloatIndex } from './float-index.js';
 import { GeoIndex } from './geo-index.js';
 import { IntegerIndex } from './integer-index.js';
 import { KeywordIndex } from './keyword-index.js';
+import { NumericIndex } from './numeric-index.js';
+import type { RangePairs } from './sorted-values.js';
 import { TextIndex } from './text-index.js';
 import { UuidIndex } from './uuid-index.js';
 
@@ -175,6 +177,19 @@ export class FieldIndexes {
   query(filter: Filter): FilterAnswer {
     const s = this.splitFilter(filter);
     return { bitmap: s.bitmap ?? this.live.clone(), residual: s.residual === undefined ? undefined : asFilter(s.residual) };
+  }
+
+  /**
+   * Where a filter of one range condition on a numeric index lies in that index's sorted pairs, with
+   * the field; null for any other filter. The one filter users vary per query (a price, a date
+   * window) is then resolved without a bitmap in between.
+   */
+  rangePairs(filter: Filter): { field: string; pairs: RangePairs } | null {
+    if ((filter.should?.length ?? 0) > 0 || (filter.must_not?.length ?? 0) > 0 || filter.min_should !== undefined) return null;
+    const c = filter.must?.length === 1 ? filter.must[0]! : undefined;
+    if (c?.kind !== 'range') return null;
+    const index = this.fields.get(c.key.text)?.index;
+    return index instanceof NumericIndex ? { field: c.key.text, pairs: index.pairsWithin(c.range) } : null;
   }
 
   /** Bounds on how many live points match `filter`. */

@@ -1,11 +1,12 @@
 // What the `integer` and `float` indexes share: every number a point holds, in sorted (value, id)
 // arrays. Ranges take any number (as the evaluator's range does), and matching takes the integral
 // ones, so both kinds answer range, match value/any and match except with integers exactly.
+import type { Bounds } from '../filter/ast.js';
 import { NUMBER_CODEC, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext, Cardinality } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, or, orAll } from './bitmap.js';
-import { SortedValues } from './sorted-values.js';
+import { type RangePairs, SortedValues } from './sorted-values.js';
 import { rangeEstimate } from './range-estimate.js';
 
 export abstract class NumericIndex extends FieldIndexBase<number> {
@@ -47,6 +48,11 @@ export abstract class NumericIndex extends FieldIndexBase<number> {
       default:
         return null;
     }
+  }
+
+  /** Where a range lies in the sorted pairs (SortedValues.pairsWithin). */
+  pairsWithin(b: Bounds<number>): RangePairs {
+    return this.sorted.pairsWithin(b);
   }
 
   override cardinality(cond: IndexableCondition, ctx: IndexContext): Cardinality | null {

@@ -6,6 +6,14 @@ import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, bitmapOf } from './bitmap.js';
 import { bitmapOfBits } from './dense-bits.js';
 
+/** A range's place in a sorted index (SortedValues.pairsWithin). */
+export interface RangePairs {
+  readonly ids: Uint32Array;
+  readonly from: number;
+  readonly to: number;
+  readonly single: boolean;
+}
+
 /** Slices at least this long become a dense bitset before roaring reads them (see range). */
 const WIDE_RANGE = 4096;
 
@@ -85,8 +93,7 @@ export class SortedValues {
    * and a wide range is what a filtered search resolves per query.
    */
   range(b: Bounds<number>): Bitmap {
-    const [from, to] = this.span(b);
-    const ids = this.ids.subarray(from, to);
+    const ids = this.within(b);
     if (ids.length < WIDE_RANGE) return bitmapOf(ids);
     const dense = new Uint32Array((this.idEnd + 31) >>> 5);
     for (let i = 0; i < ids.length; i++) {
@@ -94,6 +101,24 @@ export class SortedValues {
       dense[id >>> 5]! |= 1 << (id & 31);
     }
     return bitmapOfBits(dense);
+  }
+
+  /**
+   * The ids of the pairs within the bounds, in value order: a point holding several such values is
+   * there as often (a view, valid until the next change).
+   */
+  within(b: Bounds<number>): Uint32Array {
+    const [from, to] = this.span(b);
+    return this.ids.subarray(from, to);
+  }
+
+  /**
+   * The whole ids array in value order (a new array after every change: its identity names this
+   * state) and the positions [from, to) within the bounds; `single` when no point holds two values.
+   */
+  pairsWithin(b: Bounds<number>): RangePairs {
+    const [from, to] = this.span(b);
+    return { ids: this.ids, from, to, single: this.widest <= 1 };
   }
 
   /** Points with a value equal to x. */
