@@ -91,9 +91,9 @@ export const CONTROL = {
 } as const;
 
 /**
- * The filtered walk multiplies its ef by WALK_BOOST where the filter's matches are WALK_SCARCE times
- * scarcer around the entry than in the whole index (index/search/walk-ef.ts and traverse.as.ts's
- * walkEf, the twins).
+ * The filtered walk widens its ef up to WALK_BOOST times, scaled by the filter's share of the index,
+ * where the filter's matches are WALK_SCARCE times scarcer around the entry than in the whole index
+ * (index/search/walk-ef.ts and traverse.as.ts's walkEf, the twins).
  */
 export const WALK_BOOST = 8;
 export const WALK_SCARCE = 32;

@@ -319,8 +319,8 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
   const matched = <f64>load<u32>(b, B_MATCHED);
   const nodes = <f64>load<u32>(b, B_NODES);
   if (local * nodes * WALK_SCARCE >= matched * <f64>(deg + 1)) return ef;
-  const wide = ef * WALK_BOOST;
-  return ef > wide ? ef : max(ef, min(BEAM_MAX_EF, wide));
+  const wide = <i32>Math.floor((<f64>ef * <f64>WALK_BOOST * matched) / nodes);
+  return max(ef, min(BEAM_MAX_EF, wide));
 }
 
 /**

@@ -2,10 +2,12 @@
 // cluster) leaves the walk's first matches far from the query and its stop rule (the nearest
 // unexpanded node beyond the ef-th match) met too early. The entry's own list shows it before any
 // distance is computed: where the matches' share there is under 1/WALK_SCARCE of their share of the
-// whole index, the walk's ef is WALK_BOOST times the query's. A milder scarcity (a filter merely
-// correlated with the query, as word frequency is on GloVe) keeps the query's ef: widening there
-// cost more than it gained (docs/benchmarks.md, section 7a). Twin: index/kernels/traverse.as.ts's
-// walkEf (the same f64 operations in the same order).
+// whole index, the walk is widened. Each extra match costs about 1/share distances to find, so the
+// widening is WALK_BOOST × ef scaled by the share: a broad filter (all but one cluster) is widened
+// almost WALK_BOOST times at little cost, a filter of half the points half as much (there, widening
+// by WALK_BOOST cost more than it gained: docs/benchmarks.md, section 7a). A milder scarcity keeps
+// the query's ef. Twin: index/kernels/traverse.as.ts's walkEf (the same f64 operations in the same
+// order).
 import { BEAM_MAX_EF, WALK_BOOST, WALK_SCARCE } from '../kernels/control-block.js';
 
 /** The widest a walk at beam width ef may become (what its matches' heap must hold). */
@@ -19,5 +21,6 @@ export function walkEfCap(ef: number): number {
  */
 export function walkEf(ef: number, matched: number, nodes: number, local: number, seen: number): number {
   // local / seen < (matched / nodes) / WALK_SCARCE, cross-multiplied (exact: the products stay below 2^53).
-  return local * nodes * WALK_SCARCE < matched * seen ? walkEfCap(ef) : ef;
+  if (local * nodes * WALK_SCARCE >= matched * seen) return ef;
+  return Math.max(ef, Math.min(BEAM_MAX_EF, Math.floor((ef * WALK_BOOST * matched) / nodes)));
 }

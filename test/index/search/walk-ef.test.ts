@@ -8,8 +8,15 @@ describe("the filtered walk's ef", () => {
     // Half the index matches: widened only below a share of 1 / (2 × WALK_SCARCE) at the entry.
     expect(walkEf(64, 50_000, 100_000, seen / 2, seen)).toBe(64);
     expect(walkEf(64, 50_000, 100_000, 4, seen)).toBe(64);
-    expect(walkEf(64, 50_000, 100_000, 3, seen)).toBe(64 * WALK_BOOST);
-    expect(walkEf(64, 50_000, 100_000, 0, seen)).toBe(64 * WALK_BOOST);
+    expect(walkEf(64, 50_000, 100_000, 3, seen)).toBe((64 * WALK_BOOST) / 2);
+    expect(walkEf(64, 50_000, 100_000, 0, seen)).toBe((64 * WALK_BOOST) / 2);
+  });
+
+  it('widens WALK_BOOST times scaled by the filter’s share of the index, never narrower than asked', () => {
+    // A filter of all but one cluster is widened almost WALK_BOOST times; one of a fifth, barely.
+    expect(walkEf(64, 98_000, 100_000, 0, 32)).toBe(Math.floor((64 * WALK_BOOST * 98_000) / 100_000));
+    expect(walkEf(64, 20_000, 100_000, 0, 32)).toBe(Math.max(64, Math.floor((64 * WALK_BOOST) / 5)));
+    expect(walkEf(64, 5_000, 100_000, 0, 32)).toBe(64);
   });
 
   it('never passes the fused beam’s limit, nor narrows a beam already beyond it', () => {
