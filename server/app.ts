@@ -8,7 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../engine/public.js';
 import { keyCheck } from './auth.js';
 import { ConnectionDrain } from './connection-drain.js';
+import type { GrpcContext } from './grpc/calls.js';
 import { bindGrpc, buildGrpc, shutdownGrpc } from './grpc/grpc-server.js';
+import { buildQdrantGrpc, type QdrantGrpcServer } from './grpc/qdrant/qdrant-server.js';
 import { Lifecycle } from './lifecycle.js';
 import { ServerMetrics } from './metrics.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
@@ -21,6 +23,9 @@ export interface ServerAddresses {
   grpc: string | null;
   restPort: number;
   grpcPort: number | null;
+  /** host:port of Qdrant's gRPC API, or null when it is not served (--qdrant-grpc-port). */
+  qdrantGrpc: string | null;
+  qdrantGrpcPort: number | null;
 }
 
 export interface StrataServer {
@@ -55,15 +60,23 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
   const metrics = new ServerMetrics(engine);
   const rest = buildRest({ engine, options, metrics, lifecycle });
   const connections = new ConnectionDrain(rest.server);
-  const grpcServer =
-    options.grpcPort === null
-      ? null
-      : buildGrpc({ engine, options, metrics, lifecycle, check: keyCheck(options.apiKey), log: rest.log.child({ protocol: 'grpc' }) });
+  const grpcCtx = (protocol: string): GrpcContext => ({
+    engine,
+    options,
+    metrics,
+    lifecycle,
+    check: keyCheck(options.apiKey),
+    log: rest.log.child({ protocol }),
+  });
+  const grpcServer = options.grpcPort === null ? null : buildGrpc(grpcCtx('grpc'));
+  const qdrantServer: QdrantGrpcServer | null = options.qdrantGrpcPort === null ? null : buildQdrantGrpc(grpcCtx('qdrant-grpc'));
+  let qdrantStopped: Promise<void> | null = null;
   let closed: Promise<void> | null = null;
   let grpcStopped: Promise<void> | null = null;
   const drain = (): void => {
     lifecycle.markClosing();
     if (grpcServer) grpcStopped ??= shutdownGrpc(grpcServer, options.grpcDrainMs);
+    if (qdrantServer) qdrantStopped ??= qdrantServer.shutdown(options.grpcDrainMs);
   };
 
   return {
@@ -79,8 +92,17 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
       let grpcPort: number | null = null;
       if (grpcServer && options.grpcPort !== null) grpcPort = await bindGrpc(grpcServer, options.host, options.grpcPort);
+      let qdrantGrpcPort: number | null = null;
+      if (qdrantServer && options.qdrantGrpcPort !== null) qdrantGrpcPort = await qdrantServer.listen(options.host, options.qdrantGrpcPort);
       lifecycle.markListening();
-      return { rest: `http://${host}:${restPort}`, grpc: grpcPort === null ? null : `${host}:${grpcPort}`, restPort, grpcPort };
+      return {
+        rest: `http://${host}:${restPort}`,
+        grpc: grpcPort === null ? null : `${host}:${grpcPort}`,
+        restPort,
+        grpcPort,
+        qdrantGrpc: qdrantGrpcPort === null ? null : `${host}:${qdrantGrpcPort}`,
+        qdrantGrpcPort,
+      };
     },
     drain,
     idle: () => lifecycle.idle(),
@@ -96,7 +118,7 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
         // The REST connections end first, each after its next answer (connection-drain.ts); fastify's
         // own close would cut the idle ones at once, resetting requests already on their way.
         await connections.close(CONNECTION_GRACE_MS);
-        await Promise.all([rest.close(), grpcStopped]);
+        await Promise.all([rest.close(), grpcStopped, qdrantStopped]);
       })();
       return closed;
     },

@@ -35,6 +35,11 @@ export interface ServerOptions {
   /** gRPC port (default 6334; 0 picks a free one; null disables gRPC). */
   grpcPort?: number | null;
   /**
+   * Port of Qdrant's own gRPC API (qdrant.Qdrant, qdrant.Collections, qdrant.Points) for Qdrant's
+   * clients; 0 picks a free one; null (the default) does not serve it.
+   */
+  qdrantGrpcPort?: number | null;
+  /**
    * When set, every request but the health endpoints (/livez, /healthz, /readyz and the gRPC health
    * service) must carry this key. An empty string is an error, never "no key".
    */
@@ -55,6 +60,7 @@ export interface ResolvedOptions {
   host: string;
   port: number;
   grpcPort: number | null;
+  qdrantGrpcPort: number | null;
   apiKey: string | null;
   bodyLimit: number;
   answerLimit: number;
@@ -90,6 +96,7 @@ export function resolveOptions(o: ServerOptions): ResolvedOptions {
     host,
     port: o.port ?? 6333,
     grpcPort: o.grpcPort === undefined ? 6334 : o.grpcPort,
+    qdrantGrpcPort: o.qdrantGrpcPort ?? null,
     apiKey: o.apiKey ?? null,
     bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
     answerLimit: o.answerLimit ?? DEFAULT_ANSWER_LIMIT,

@@ -25,6 +25,7 @@ interface ServeFlags extends MemoryFlags {
   port: number;
   grpcPort: number;
   grpc: boolean;
+  qdrantGrpcPort?: number;
   apiKey?: string;
   insecureNoAuth?: boolean;
   searchThreads: number;
@@ -81,6 +82,7 @@ function announce(engine: Engine, a: ServerAddresses, withKey: boolean, writeLog
     }`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
     a.grpc ? `gRPC  ${a.grpc}   (proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
+    ...(a.qdrantGrpc ? [`Qdrant gRPC  ${a.qdrantGrpc}   (qdrant.Points, qdrant.Collections, qdrant.Qdrant: Qdrant's gRPC clients)`] : []),
     ...(writeLog !== null ? [`write log  ${writeLog}   (writes are applied as the stream delivers them, on every replica)`] : []),
     withKey ? 'try (with STRATA_API_KEY set to the key in your shell):' : 'try:',
     curlExample(engine, a.rest, withKey),
@@ -156,6 +158,11 @@ export function registerServe(program: Command): void {
       .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
       .option('--no-grpc', 'do not start the gRPC server')
       .option(
+        '--qdrant-grpc-port <port>',
+        "serve Qdrant's gRPC API (qdrant.Points, qdrant.Collections, qdrant.Qdrant) for Qdrant's clients on this port (0: a free port); off unless given",
+        intOption('--qdrant-grpc-port', 0, 65535),
+      )
+      .option(
         '--api-key <key>',
         'require this key (api-key header or Authorization: Bearer) on every route but the health probes; default $STRATA_API_KEY (empty: an error)',
       )
@@ -204,6 +211,7 @@ export function registerServe(program: Command): void {
       host: f.host,
       port: f.port,
       grpcPort: f.grpc ? f.grpcPort : null,
+      qdrantGrpcPort: f.qdrantGrpcPort ?? null,
       ...(apiKey !== undefined ? { apiKey } : {}),
       insecureNoAuth: f.insecureNoAuth ?? false,
       bodyLimit: f.bodyLimit,

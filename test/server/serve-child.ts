@@ -22,6 +22,8 @@ export interface ServeChild {
   rest: string;
   /** host:port, or null with --no-grpc. */
   grpc: string | null;
+  /** host:port of Qdrant's gRPC API, when --qdrant-grpc-port was given. */
+  qdrantGrpc: string | null;
   exited: Promise<number | null>;
   stdout(): string;
   stderr(): string;
@@ -64,6 +66,7 @@ export async function serveChild(
     child,
     rest: /^REST\s+(\S+)/m.exec(out)![1]!,
     grpc: /^gRPC\s+(\d\S*)/m.exec(out)?.[1] ?? null,
+    qdrantGrpc: /^Qdrant gRPC\s+(\S+)/m.exec(out)?.[1] ?? null,
     exited,
     stdout: () => out,
     stderr: () => err,

@@ -9,6 +9,9 @@ import type { RestContext } from '../context.js';
 /** Paths answered without an API key, also while draining (deploy/k8s probes use them; a test checks). */
 export const HEALTH_PATHS = ['/livez', '/healthz', '/readyz'] as const;
 
+/** The title of the root answer, and of Qdrant's gRPC HealthCheck. */
+export const HEALTH_TITLE = 'strata - tiered DRAM/CXL vector search (Qdrant-compatible; writes with --data-dir)';
+
 export function registerHealthRoutes(app: FastifyInstance, ctx: RestContext): void {
   const open = { config: { public: true } };
   app.get('/livez', open, async (_req, reply) => reply.type('text/plain').send('livez check passed'));
@@ -17,5 +20,5 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: RestContext): vo
     if (ctx.lifecycle.ready) return reply.type('text/plain').send('all collections are loaded and their tiers bound');
     return reply.code(503).header('retry-after', '1').type('text/plain').send(`not ready: ${ctx.lifecycle.reason}`);
   });
-  app.get('/', async () => ({ title: 'strata - tiered DRAM/CXL vector search (Qdrant-compatible; writes with --data-dir)', version: VERSION }));
+  app.get('/', async () => ({ title: HEALTH_TITLE, version: VERSION }));
 }

@@ -1,0 +1,149 @@
+// qdrant.Collections (List, Get, Create, Delete, CollectionExists) and qdrant.Qdrant/HealthCheck.
+// Get is the REST collection view (server/api/collection-view.ts) in Qdrant's message shape; Create
+// is REST's create body, so the same checks name the same fields.
+import type { DescService, MessageInitShape } from '@bufbuild/protobuf';
+import {
+  CollectionExistsRequestSchema,
+  type CollectionInfoSchema,
+  CollectionExistsResponseSchema,
+  CollectionOperationResponseSchema,
+  CollectionStatus,
+  CreateCollectionSchema,
+  DeleteCollectionSchema,
+  Distance,
+  GetCollectionInfoRequestSchema,
+  GetCollectionInfoResponseSchema,
+  HealthCheckReplySchema,
+  HealthCheckRequestSchema,
+  HnswConfigDiffSchema,
+  ListCollectionsRequestSchema,
+  ListCollectionsResponseSchema,
+  type PayloadIndexParamsSchema,
+  PayloadSchemaType,
+  TokenizerType,
+  VectorParamsSchema,
+} from '@qdrant/js-client-grpc';
+import { invalidArgument } from '../../../common/errors.js';
+import { VERSION } from '../../../common/version.js';
+import { checkCollectionName } from '../../../engine/public.js';
+import { collectionView } from '../../api/collection-view.js';
+import type { PayloadSchemaView } from '../../api/payload-index.js';
+import { parseCreateCollection } from '../../api/writes.js';
+import { HEALTH_TITLE } from '../../rest/routes/health.js';
+import type { GrpcContext } from '../calls.js';
+import { type QdrantRouter, secondsSince } from './calls.js';
+import { intOf, onlyFields } from './refuse.js';
+
+const STATUS = { green: CollectionStatus.Green, yellow: CollectionStatus.Yellow, red: CollectionStatus.Red } as const;
+
+const SCHEMA_TYPES: Readonly<Record<string, PayloadSchemaType>> = {
+  keyword: PayloadSchemaType.Keyword,
+  integer: PayloadSchemaType.Integer,
+  float: PayloadSchemaType.Float,
+  geo: PayloadSchemaType.Geo,
+  text: PayloadSchemaType.Text,
+  bool: PayloadSchemaType.Bool,
+  datetime: PayloadSchemaType.Datetime,
+  uuid: PayloadSchemaType.Uuid,
+};
+
+type IndexParamsInit = MessageInitShape<typeof PayloadIndexParamsSchema>;
+
+/** The object form's parameters (text, integer) as PayloadIndexParams; the bare forms have none. */
+function indexParams(e: PayloadSchemaView): IndexParamsInit | undefined {
+  const p = e.params;
+  if (p === undefined) return undefined;
+  const big = (v: unknown): bigint | undefined => (typeof v === 'number' ? BigInt(v) : undefined);
+  const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+  if (e.data_type === 'text') {
+    return {
+      indexParams: {
+        case: 'textIndexParams',
+        value: {
+          tokenizer: p['tokenizer'] === 'whitespace' ? TokenizerType.Whitespace : TokenizerType.Word,
+          lowercase: bool(p['lowercase']),
+          minTokenLen: big(p['min_token_len']),
+          maxTokenLen: big(p['max_token_len']),
+        },
+      },
+    };
+  }
+  if (e.data_type === 'integer') return { indexParams: { case: 'integerIndexParams', value: { lookup: bool(p['lookup']), range: bool(p['range']) } } };
+  return undefined;
+}
+
+function distanceOf(name: string): Distance {
+  return Distance[name as keyof typeof Distance];
+}
+
+export function bindCollections(r: QdrantRouter, svc: DescService, health: DescService, ctx: GrpcContext): void {
+  r.unary(health, 'HealthCheck', HealthCheckRequestSchema, HealthCheckReplySchema, () => ({ title: HEALTH_TITLE, version: VERSION }), { public: true });
+
+  r.unary(svc, 'List', ListCollectionsRequestSchema, ListCollectionsResponseSchema, () => {
+    const t0 = performance.now();
+    return { collections: ctx.engine.collections().map((c) => ({ name: c.name })), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Get', GetCollectionInfoRequestSchema, GetCollectionInfoResponseSchema, (req) => {
+    const t0 = performance.now();
+    const v = collectionView(ctx.engine.collection(req.collectionName).info());
+    const { params, hnsw_config } = v.config;
+    const result: MessageInitShape<typeof CollectionInfoSchema> = {
+      status: STATUS[v.status],
+      optimizerStatus: { ok: true },
+      segmentsCount: BigInt(v.segments_count),
+      pointsCount: BigInt(v.points_count),
+      indexedVectorsCount: BigInt(v.indexed_vectors_count),
+      config: {
+        params: {
+          shardNumber: params.shard_number,
+          onDiskPayload: params.on_disk_payload,
+          replicationFactor: params.replication_factor,
+          writeConsistencyFactor: params.write_consistency_factor,
+          vectorsConfig: {
+            config: { case: 'params', value: { size: BigInt(params.vectors.size), distance: distanceOf(params.vectors.distance), onDisk: false } },
+          },
+        },
+        hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct) },
+        optimizerConfig: {},
+        walConfig: {},
+      },
+      payloadSchema: Object.fromEntries(
+        Object.entries(v.payload_schema).map(([key, e]) => [
+          key,
+          { dataType: SCHEMA_TYPES[e.data_type] ?? PayloadSchemaType.UnknownType, params: indexParams(e), points: BigInt(e.points) },
+        ]),
+      ),
+    };
+    return { result, time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'CollectionExists', CollectionExistsRequestSchema, CollectionExistsResponseSchema, (req) => {
+    const t0 = performance.now();
+    checkCollectionName(req.collectionName);
+    return { result: { exists: ctx.engine.collections().some((c) => c.name === req.collectionName) }, time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Create', CreateCollectionSchema, CollectionOperationResponseSchema, async (req) => {
+    const t0 = performance.now();
+    onlyFields(CreateCollectionSchema, req, ['collection_name', 'vectors_config', 'hnsw_config']);
+    const vc = req.vectorsConfig?.config;
+    if (vc === undefined || vc.case === undefined) throw invalidArgument('vectors_config', 'required: vectors_config.params with size and distance');
+    if (vc.case === 'paramsMap') throw invalidArgument('vectors_config.params_map', 'named vectors are not supported: give vectors_config.params');
+    onlyFields(VectorParamsSchema, vc.value, ['size', 'distance'], 'vectors_config.params.');
+    const hnsw = req.hnswConfig;
+    if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, ['m', 'ef_construct'], 'hnsw_config.');
+    const cfg = parseCreateCollection(req.collectionName, {
+      vectors: { size: intOf(vc.value.size, 'vectors_config.params.size'), distance: Distance[vc.value.distance] },
+      hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
+    });
+    await ctx.engine.createCollection(cfg);
+    return { result: true, time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Delete', DeleteCollectionSchema, CollectionOperationResponseSchema, async (req) => {
+    const t0 = performance.now();
+    onlyFields(DeleteCollectionSchema, req, ['collection_name']);
+    return { result: await ctx.engine.deleteCollection(req.collectionName), time: secondsSince(t0) };
+  });
+}

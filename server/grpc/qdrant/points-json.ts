@@ -1,0 +1,81 @@
+// Qdrant's point messages (ids, vectors, payload and vector selectors, point selectors) as the REST
+// bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense unnamed vector per
+// point is what Strata stores: named, sparse and multi vectors are refused naming the field.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type {
+  PointId,
+  PointsSelector,
+  RetrievedPointSchema,
+  ScoredPointSchema,
+  Vectors,
+  WithPayloadSelector,
+  WithVectorsSelector,
+} from '@qdrant/js-client-grpc';
+import { invalidArgument } from '../../../common/errors.js';
+import type { PointKey } from '../../../engine/public.js';
+import type { PointRecord, ScoredHit } from '../../api/points.js';
+import { filterJson } from './filter-json.js';
+import { jsonMap } from './value-json.js';
+
+/** A PointId as REST's id: a number, a UUID string; an integer past 2^53 as its digits (REST decides). */
+export function idJson(id: PointId | undefined, field: string): number | string {
+  const v = id?.pointIdOptions;
+  if (v === undefined || v.case === undefined) throw invalidArgument(field, 'required: a num or uuid point id');
+  if (v.case === 'uuid') return v.value;
+  const n = Number(v.value);
+  return Number.isSafeInteger(n) ? n : v.value.toString();
+}
+
+/** The one dense vector of a point; `data` is the field older clients fill, `dense` the newer one. */
+export function vectorJson(v: Vectors | undefined, field: string): number[] | undefined {
+  const o = v?.vectorsOptions;
+  if (o === undefined || o.case === undefined) return undefined;
+  if (o.case === 'vectors') throw invalidArgument(`${field}.vectors`, 'named vectors are not supported: send one unnamed dense vector');
+  const vec = o.value;
+  if (vec.indices !== undefined || vec.vector.case === 'sparse') throw invalidArgument(`${field}.vector.sparse`, 'sparse vectors are not supported');
+  if (vec.vectorsCount !== undefined || vec.vector.case === 'multiDense')
+    throw invalidArgument(`${field}.vector.multi_dense`, 'multi vectors are not supported');
+  if (vec.vector.case === 'dense') return vec.vector.value.data;
+  if (vec.vector.case !== undefined) throw invalidArgument(`${field}.vector.${vec.vector.case}`, 'only dense vectors are supported (no inference)');
+  return vec.data;
+}
+
+/** with_payload as REST's: true/false, {include}, {exclude}; unset is REST's default for the request. */
+export function withPayloadJson(s: WithPayloadSelector | undefined): unknown {
+  const o = s?.selectorOptions;
+  if (o === undefined || o.case === undefined) return undefined;
+  if (o.case === 'enable') return o.value;
+  return o.case === 'include' ? { include: o.value.fields } : { exclude: o.value.fields };
+}
+
+export function withVectorsJson(s: WithVectorsSelector | undefined, field: string): boolean | undefined {
+  const o = s?.selectorOptions;
+  if (o === undefined || o.case === undefined) return undefined;
+  if (o.case === 'include') throw invalidArgument(`${field}.include`, 'named vectors are not supported: use enable');
+  return o.value;
+}
+
+/** A PointsSelector as REST's `points` (ids) or `filter` member. */
+export function selectorJson(s: PointsSelector | undefined, field: string): Record<string, unknown> {
+  const o = s?.pointsSelectorOneOf;
+  if (o === undefined || o.case === undefined) return {};
+  if (o.case === 'points') return { points: o.value.ids.map((id, i) => idJson(id, `${field}.points.ids[${i}]`)) };
+  return { filter: filterJson(o.value, `${field}.filter`) };
+}
+
+export function pointIdMessage(key: PointKey): MessageInitShape<typeof import('@qdrant/js-client-grpc').PointIdSchema> {
+  return typeof key === 'number' ? { pointIdOptions: { case: 'num', value: BigInt(key) } } : { pointIdOptions: { case: 'uuid', value: key } };
+}
+
+function vectorsOut(v: Float32Array | null): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
+  if (v === null) return undefined;
+  return { vectorsOptions: { case: 'vector', value: { vector: { case: 'dense', value: { data: Array.from(v) } } } } };
+}
+
+export function scoredPoint(h: ScoredHit, withPayload: boolean): MessageInitShape<typeof ScoredPointSchema> {
+  return { id: pointIdMessage(h.id), score: h.score, version: 0n, payload: withPayload && h.payload ? jsonMap(h.payload) : {}, vectors: vectorsOut(h.vector) };
+}
+
+export function retrievedPoint(p: PointRecord): MessageInitShape<typeof RetrievedPointSchema> {
+  return { id: pointIdMessage(p.id), payload: p.payload ? jsonMap(p.payload) : {}, vectors: vectorsOut(p.vector) };
+}

@@ -1,0 +1,349 @@
+// qdrant.Points over Strata's one parse → plan → execute path: each request becomes the REST body
+// of the same operation (points-json.ts, filter-json.ts, value-json.ts), parsed by the REST parsers
+// (server/api/requests.ts, writes.ts, payload-index.ts) and run by the same operations
+// (server/api/points.ts, the collection's writes). Fields Strata does not honour are refused.
+import type { DescService, MessageInitShape } from '@bufbuild/protobuf';
+import type { HandlerContext } from '@connectrpc/connect';
+import {
+  ClearPayloadPointsSchema,
+  CountPointsSchema,
+  CountResponseSchema,
+  CreateFieldIndexCollectionSchema,
+  DeleteFieldIndexCollectionSchema,
+  DeletePayloadPointsSchema,
+  DeletePointsSchema,
+  GetPointsSchema,
+  GetResponseSchema,
+  PointStructSchema,
+  PointsOperationResponseSchema,
+  QueryPointsSchema,
+  QueryResponseSchema,
+  ReadConsistencyType,
+  type ReadConsistency,
+  ScrollPointsSchema,
+  ScrollResponseSchema,
+  type SearchParams,
+  SearchParamsSchema,
+  type SearchPoints,
+  SearchBatchPointsSchema,
+  SearchBatchResponseSchema,
+  SearchPointsSchema,
+  SearchResponseSchema,
+  SetPayloadPointsSchema,
+  UpdateStatus,
+  UpsertPointsSchema,
+  type WriteOrdering,
+  WriteOrderingType,
+} from '@qdrant/js-client-grpc';
+import { invalidArgument, quoted } from '../../../common/errors.js';
+import type { Collection } from '../../../engine/public.js';
+import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
+import type { Fields } from '../../api/fields.js';
+import { retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch } from '../../api/requests.js';
+import { parseCreateIndex } from '../../api/payload-index.js';
+import { parseDeletePayload, parsePayload, parsePointSelector, parseUpsert } from '../../api/writes.js';
+import type { GrpcContext } from '../calls.js';
+import { control, type QdrantRouter, secondsSince } from './calls.js';
+import { filterJson } from './filter-json.js';
+import { fieldSchemaJson } from './index-json.js';
+import { idJson, retrievedPoint, scoredPoint, selectorJson, vectorJson, withPayloadJson, withVectorsJson } from './points-json.js';
+import { intOf, onlyFields } from './refuse.js';
+import { mapJson } from './value-json.js';
+
+type OperationResponse = MessageInitShape<typeof PointsOperationResponseSchema>;
+
+function collectionOf(ctx: GrpcContext, name: string): Collection {
+  if (name === '') throw invalidArgument('collection_name', 'required: the name of a collection (Collections/List lists them)');
+  return ctx.engine.collection(name);
+}
+
+/** One replica answers every read: any consistency type is the same; a factor above one is refused. */
+function readDefault(r: ReadConsistency | undefined, at = ''): void {
+  if (r === undefined) return;
+  const v = r.value;
+  if (v.case === 'factor' && v.value > 1n)
+    throw invalidArgument(`${at}read_consistency.factor`, 'Strata keeps one copy of a collection per server: use 1 or leave it out');
+  if (v.case === 'type' && !(v.value in ReadConsistencyType)) throw invalidArgument(`${at}read_consistency.type`, `unknown type ${v.value}`);
+}
+
+/** Writes are applied in order as they are made durable: only Qdrant's default (weak) ordering is that. */
+function orderingDefault(o: WriteOrdering | undefined): void {
+  if (o !== undefined && o.type !== WriteOrderingType.Weak) throw invalidArgument('ordering', 'only weak ordering (the default) is supported: leave it out');
+}
+
+function noVectorName(name: string | undefined, field: string): void {
+  if (name !== undefined && name !== '') throw invalidArgument(field, `named vectors are not supported (got ${quoted(name, 40)}): leave it out`);
+}
+
+/** SearchParams as REST's `params`: hnsw_ef and exact are honoured, the rest refused. */
+function paramsJson(p: SearchParams | undefined, at: string): Fields | undefined {
+  if (p === undefined) return undefined;
+  onlyFields(SearchParamsSchema, p, ['hnsw_ef', 'exact'], `${at}params.`);
+  return { hnsw_ef: intOf(p.hnswEf, `${at}params.hnsw_ef`), exact: p.exact };
+}
+
+const SEARCH_FIELDS = [
+  'collection_name',
+  'vector',
+  'filter',
+  'limit',
+  'with_payload',
+  'params',
+  'score_threshold',
+  'offset',
+  'vector_name',
+  'with_vectors',
+  'read_consistency',
+  'timeout',
+];
+
+/** A SearchPoints message as REST's search body. */
+function searchBody(s: SearchPoints, at: string): Fields {
+  onlyFields(SearchPointsSchema, s, SEARCH_FIELDS, at);
+  noVectorName(s.vectorName, `${at}vector_name`);
+  readDefault(s.readConsistency, at);
+  return {
+    vector: s.vector,
+    filter: s.filter ? filterJson(s.filter, `${at}filter`) : undefined,
+    limit: intOf(s.limit, `${at}limit`),
+    offset: intOf(s.offset, `${at}offset`),
+    with_payload: withPayloadJson(s.withPayload),
+    with_vector: withVectorsJson(s.withVectors, `${at}with_vectors`),
+    params: paramsJson(s.params, at),
+    score_threshold: s.scoreThreshold,
+  };
+}
+
+function scored(a: SearchAnswer): Array<ReturnType<typeof scoredPoint>> {
+  return a.hits.map((h) => scoredPoint(h, a.withPayload));
+}
+
+/** The answer of a write: Qdrant's `completed` once applied, `acknowledged` when the client did not wait (both durable). */
+function updated(lsn: bigint, wait: boolean | undefined, t0: number): OperationResponse {
+  return { result: { operationId: lsn, status: wait === true ? UpdateStatus.Completed : UpdateStatus.Acknowledged }, time: secondsSince(t0) };
+}
+
+export function bindPoints(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
+  const search = async (s: SearchPoints, c: Collection, h: HandlerContext) => {
+    const plan = parseSearch(searchBody(s, ''), c.dim);
+    checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
+    return searchPoints(c, plan, control(h, s.timeout));
+  };
+
+  r.unary(svc, 'Search', SearchPointsSchema, SearchResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    return { result: scored(await search(req, c, h)), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'SearchBatch', SearchBatchPointsSchema, SearchBatchResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    readDefault(req.readConsistency);
+    checkBatchSize(req.searchPoints.length, ctx.options.maxBatch, 'search_points');
+    const plans = req.searchPoints.map((s, i) => {
+      const at = `search_points[${i}].`;
+      if (s.collectionName !== '' && s.collectionName !== req.collectionName) {
+        throw invalidArgument(
+          `${at}collection_name`,
+          `must be empty or ${quoted(req.collectionName)} (one collection per batch), got ${quoted(s.collectionName)}`,
+        );
+      }
+      if (s.timeout !== undefined) throw invalidArgument(`${at}timeout`, "give the batch's timeout, not each search's");
+      return parseSearch(searchBody(s, at), c.dim, at);
+    });
+    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
+    const answers = await searchBatch(c, plans, control(h, req.timeout));
+    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Query', QueryPointsSchema, QueryResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    onlyFields(QueryPointsSchema, req, [
+      'collection_name',
+      'query',
+      'using',
+      'filter',
+      'params',
+      'score_threshold',
+      'limit',
+      'offset',
+      'with_vectors',
+      'with_payload',
+      'read_consistency',
+      'timeout',
+    ]);
+    const c = collectionOf(ctx, req.collectionName);
+    readDefault(req.readConsistency);
+    const q = req.query?.variant;
+    if (q === undefined || q.case === undefined) throw invalidArgument('query', 'required: query.nearest with a dense vector');
+    if (q.case !== 'nearest') throw invalidArgument(`query.${q.case}`, 'only nearest queries are supported: send query.nearest with a dense vector');
+    const v = q.value.variant;
+    if (v.case !== 'dense')
+      throw invalidArgument(
+        `query.nearest.${v.case ?? 'dense'}`,
+        'only a dense vector is supported as the nearest query (not an id, sparse, multi or inference input)',
+      );
+    const plan = parseQuery(
+      {
+        query: { nearest: v.value.data },
+        using: req.using,
+        filter: req.filter ? filterJson(req.filter) : undefined,
+        params: paramsJson(req.params, ''),
+        score_threshold: req.scoreThreshold,
+        limit: intOf(req.limit, 'limit'),
+        offset: intOf(req.offset, 'offset'),
+        with_payload: withPayloadJson(req.withPayload),
+        with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+      },
+      c.dim,
+    );
+    checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
+    return { result: scored(await searchPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Get', GetPointsSchema, GetResponseSchema, (req) => {
+    const t0 = performance.now();
+    onlyFields(GetPointsSchema, req, ['collection_name', 'ids', 'with_payload', 'with_vectors', 'read_consistency', 'timeout']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const plan = parseRetrieve({
+      ids: req.ids.map((id, i) => idJson(id, `ids[${i}]`)),
+      with_payload: withPayloadJson(req.withPayload),
+      with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+    });
+    checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
+    return { result: retrievePoints(c, plan).map(retrievedPoint), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Scroll', ScrollPointsSchema, ScrollResponseSchema, (req) => {
+    const t0 = performance.now();
+    onlyFields(ScrollPointsSchema, req, ['collection_name', 'filter', 'offset', 'limit', 'with_payload', 'with_vectors', 'read_consistency', 'timeout']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const plan = parseScroll({
+      filter: req.filter ? filterJson(req.filter) : undefined,
+      offset: req.offset ? idJson(req.offset, 'offset') : undefined,
+      limit: req.limit,
+      with_payload: withPayloadJson(req.withPayload),
+      with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+    });
+    checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
+    const page = scrollPoints(c, plan);
+    return {
+      result: page.points.map(retrievedPoint),
+      ...(page.next !== null ? { nextPageOffset: retrievedPoint({ id: page.next, payload: null, vector: null }).id } : {}),
+      time: secondsSince(t0),
+    };
+  });
+
+  r.unary(svc, 'Count', CountPointsSchema, CountResponseSchema, (req) => {
+    const t0 = performance.now();
+    onlyFields(CountPointsSchema, req, ['collection_name', 'filter', 'exact', 'read_consistency', 'timeout']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const { filter } = parseCount({ filter: req.filter ? filterJson(req.filter) : undefined, exact: req.exact });
+    return { result: { count: BigInt(c.countMatching(filter)) }, time: secondsSince(t0) };
+  });
+
+  /** A write: the collection must take writes before the request is parsed, as over REST. */
+  const write = (name: string, fn: (c: Collection) => Promise<bigint>, wait: boolean | undefined, ordering: WriteOrdering | undefined) => {
+    const t0 = performance.now();
+    orderingDefault(ordering);
+    const c = collectionOf(ctx, name);
+    c.writable();
+    return fn(c).then((lsn) => updated(lsn, wait, t0));
+  };
+  const WRITE = ['collection_name', 'wait', 'ordering'];
+
+  r.unary(svc, 'Upsert', UpsertPointsSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(UpsertPointsSchema, req, [...WRITE, 'points']);
+    return write(
+      req.collectionName,
+      (c) =>
+        c.upsert(
+          parseUpsert(
+            {
+              points: req.points.map((p, i) => {
+                onlyFields(PointStructSchema, p, ['id', 'payload', 'vectors'], `points[${i}].`);
+                return {
+                  id: idJson(p.id, `points[${i}].id`),
+                  vector: vectorJson(p.vectors, `points[${i}].vectors`),
+                  payload: mapJson(p.payload, `points[${i}].payload`),
+                };
+              }),
+            },
+            c.dim,
+          ),
+        ),
+      req.wait,
+      req.ordering,
+    );
+  });
+
+  r.unary(svc, 'Delete', DeletePointsSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(DeletePointsSchema, req, [...WRITE, 'points']);
+    return write(req.collectionName, (c) => c.deletePoints(parsePointSelector(selectorJson(req.points, 'points'))), req.wait, req.ordering);
+  });
+
+  for (const [name, overwrite] of [
+    ['SetPayload', false],
+    ['OverwritePayload', true],
+  ] as const) {
+    r.unary(svc, name, SetPayloadPointsSchema, PointsOperationResponseSchema, (req) => {
+      onlyFields(SetPayloadPointsSchema, req, [...WRITE, 'payload', 'points_selector', 'key']);
+      return write(
+        req.collectionName,
+        (c) => {
+          const w = parsePayload({ payload: mapJson(req.payload, 'payload'), key: req.key, ...selectorJson(req.pointsSelector, 'points_selector') });
+          return c.setPayload(w.target, w.payload, overwrite, undefined, w.key);
+        },
+        req.wait,
+        req.ordering,
+      );
+    });
+  }
+
+  r.unary(svc, 'DeletePayload', DeletePayloadPointsSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(DeletePayloadPointsSchema, req, [...WRITE, 'keys', 'points_selector']);
+    return write(
+      req.collectionName,
+      (c) => {
+        const w = parseDeletePayload({ keys: req.keys, ...selectorJson(req.pointsSelector, 'points_selector') });
+        return c.deletePayloadKeys(w.target, w.keys);
+      },
+      req.wait,
+      req.ordering,
+    );
+  });
+
+  r.unary(svc, 'ClearPayload', ClearPayloadPointsSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(ClearPayloadPointsSchema, req, [...WRITE, 'points']);
+    return write(
+      req.collectionName,
+      (c) => c.clearPayload(parsePointSelector(selectorJson(req.points, 'points'), 'whose payload to clear')),
+      req.wait,
+      req.ordering,
+    );
+  });
+
+  r.unary(svc, 'CreateFieldIndex', CreateFieldIndexCollectionSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(CreateFieldIndexCollectionSchema, req, [...WRITE, 'field_name', 'field_type', 'field_index_params']);
+    return write(
+      req.collectionName,
+      (c) => {
+        const { field, params } = parseCreateIndex({ field_name: req.fieldName, field_schema: fieldSchemaJson(req.fieldType, req.fieldIndexParams) });
+        return c.createPayloadIndex(field, params);
+      },
+      req.wait,
+      req.ordering,
+    );
+  });
+
+  r.unary(svc, 'DeleteFieldIndex', DeleteFieldIndexCollectionSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(DeleteFieldIndexCollectionSchema, req, [...WRITE, 'field_name']);
+    if (req.fieldName === '') throw invalidArgument('field_name', 'required: the key path whose index to drop');
+    return write(req.collectionName, (c) => c.deletePayloadIndex(req.fieldName), req.wait, req.ordering);
+  });
+}

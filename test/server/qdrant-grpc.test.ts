@@ -1,0 +1,332 @@
+// Qdrant's official gRPC client (@qdrant/js-client-grpc) against `strata serve --qdrant-grpc-port`:
+// collections, points, payloads and payload indexes over qdrant.Points / qdrant.Collections, each
+// read checked against the REST answer of the same request on the same server (one parse → plan →
+// execute path), and the refusals: a field Strata does not honour is INVALID_ARGUMENT naming it, an
+// RPC it does not serve is UNIMPLEMENTED naming itself.
+import { create } from '@bufbuild/protobuf';
+import {
+  type Condition,
+  ConditionSchema,
+  ConnectError,
+  ConnectErrorCode,
+  Distance,
+  FieldType,
+  type Filter,
+  FilterSchema,
+  PayloadSchemaType,
+  type PointId,
+  QdrantClient,
+  type RetrievedPoint,
+  type ScoredPoint,
+  type Value,
+} from '@qdrant/js-client-grpc';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, type TempDir } from '../helpers/temp.js';
+import { http } from './fixture.js';
+import { type ServeChild, serveChild } from './serve-child.js';
+
+const NAME = 'docs';
+const DIM = 4;
+const UUID = '5c56c793-69f3-4fbf-87e6-c4bf54c28c26';
+const COLORS = ['red', 'blue', 'green'] as const;
+
+let tmp: TempDir;
+let s: ServeChild;
+let client: QdrantClient;
+
+const num = (n: number): PointId => ({ pointIdOptions: { case: 'num', value: BigInt(n) } }) as PointId;
+const vec = (i: number): number[] => [Math.cos(i), Math.sin(i), (i % 5) / 5, (i % 7) / 7];
+
+/** A PointId or REST id as a comparable string. */
+function idOf(id: PointId | undefined): string {
+  const o = id?.pointIdOptions;
+  return o?.case === undefined ? '?' : String(o.value);
+}
+
+function plain(v: Value): unknown {
+  const k = v.kind;
+  if (k.case === 'integerValue') return Number(k.value);
+  if (k.case === 'listValue') return k.value.values.map(plain);
+  if (k.case === 'structValue') return Object.fromEntries(Object.entries(k.value.fields).map(([a, b]) => [a, plain(b)]));
+  return k.value ?? null;
+}
+
+function payloadOf(p: RetrievedPoint | ScoredPoint): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(p.payload).map(([k, v]) => [k, plain(v)]));
+}
+
+async function rest(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const r = await http(s.rest, method, path, body);
+  expect(r.status, r.text).toBe(200);
+  return (r.body as { result: Record<string, unknown> }).result;
+}
+
+function cond(c: Record<string, unknown>): Condition {
+  return create(ConditionSchema, c as never);
+}
+
+const field = (key: string, rest: Record<string, unknown>): Condition => cond({ conditionOneOf: { case: 'field', value: { key, ...rest } } });
+const keyword = (key: string, value: string): Condition => field(key, { match: { matchValue: { case: 'keyword', value } } });
+
+/** Rejects with the ConnectError the call failed with. */
+async function failure(p: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ConnectError) return e;
+    throw e;
+  }
+  throw new Error('the call succeeded');
+}
+
+beforeAll(async () => {
+  tmp = makeTempDir('strata-qdrant-grpc-');
+  s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent']);
+  const [host, port] = s.qdrantGrpc!.split(':');
+  // checkCompatibility off: the client compares its version (1.17) with the server's, and Strata
+  // reports its own version (0.x), not a Qdrant one; the warning would only be noise.
+  client = new QdrantClient({ host: host!, port: Number(port), checkCompatibility: false });
+}, 60_000);
+
+afterAll(async () => {
+  s?.child.kill('SIGTERM');
+  await s?.exited;
+  tmp?.cleanup();
+});
+
+describe('Qdrant gRPC client', () => {
+  it('health check reports the title and version of the REST root', async () => {
+    const h = await client.api('service').healthCheck({});
+    const root = (await http(s.rest, 'GET', '/')).body as { title: string; version: string };
+    expect(h.title).toBe(root.title);
+    expect(h.version).toBe(root.version);
+  });
+
+  it('creates a collection and describes it', async () => {
+    const c = client.api('collections');
+    const made = await c.create({
+      collectionName: NAME,
+      vectorsConfig: { config: { case: 'params', value: { size: BigInt(DIM), distance: Distance.Euclid } } },
+      hnswConfig: { m: 12n, efConstruct: 80n },
+    });
+    expect(made.result).toBe(true);
+    expect((await c.collectionExists({ collectionName: NAME })).result?.exists).toBe(true);
+    expect((await c.collectionExists({ collectionName: 'nope' })).result?.exists).toBe(false);
+    expect((await c.list({})).collections.map((x) => x.name)).toEqual([NAME]);
+    const info = (await c.get({ collectionName: NAME })).result!;
+    const params = info.config?.params?.vectorsConfig?.config;
+    expect(params?.case).toBe('params');
+    expect(params?.value).toMatchObject({ size: BigInt(DIM), distance: Distance.Euclid });
+    expect(info.config?.hnswConfig).toMatchObject({ m: 12n, efConstruct: 80n });
+    expect(info.pointsCount).toBe(0n);
+  });
+
+  it('upserts points with payloads (integer and UUID ids) and gets them back', async () => {
+    const points = Array.from({ length: 40 }, (_, i) => ({
+      id: i === 39 ? { pointIdOptions: { case: 'uuid' as const, value: UUID } } : num(i),
+      vectors: { vectorsOptions: { case: 'vector' as const, value: { data: vec(i) } } },
+      payload: {
+        color: { kind: { case: 'stringValue' as const, value: COLORS[i % 3]! } },
+        n: { kind: { case: 'integerValue' as const, value: BigInt(i) } },
+        price: { kind: { case: 'doubleValue' as const, value: i * 1.5 } },
+        ...(i % 4 === 0 ? { tag: { kind: { case: 'listValue' as const, value: { values: [{ kind: { case: 'stringValue' as const, value: 't' } }] } } } } : {}),
+      },
+    }));
+    const r = await client.api('points').upsert({ collectionName: NAME, wait: true, points });
+    expect(r.result?.status).toBe(2); // Completed
+    const got = await client.api('points').get({
+      collectionName: NAME,
+      ids: [num(4), { pointIdOptions: { case: 'uuid', value: UUID } }],
+      withPayload: { selectorOptions: { case: 'enable', value: true } },
+      withVectors: { selectorOptions: { case: 'enable', value: true } },
+    });
+    expect(got.result.map((p) => idOf(p.id))).toEqual(['4', UUID]);
+    expect(payloadOf(got.result[0]!)).toEqual({ color: 'blue', n: 4, price: 6, tag: ['t'] });
+    const v = got.result[0]!.vectors?.vectorsOptions;
+    expect(v?.case === 'vector' && v.value.vector.case === 'dense' ? v.value.vector.value.data : null).toEqual(vec(4).map(Math.fround));
+    const info = (await client.api('collections').get({ collectionName: NAME })).result!;
+    expect(info.pointsCount).toBe(40n);
+  });
+
+  it('searches with a filter of several condition kinds, answering what REST answers', async () => {
+    const filter = create(FilterSchema, {
+      must: [field('n', { range: { gte: 2, lt: 35 } })],
+      mustNot: [
+        cond({ conditionOneOf: { case: 'hasId', value: { hasId: [num(5), num(8)] } } }),
+        cond({ conditionOneOf: { case: 'isEmpty', value: { key: 'tag' } } }),
+      ],
+      should: [keyword('color', 'red'), keyword('color', 'blue')],
+    } as never) as Filter;
+    const restFilter = {
+      must: [{ key: 'n', range: { gte: 2, lt: 35 } }],
+      must_not: [{ has_id: [5, 8] }, { is_empty: { key: 'tag' } }],
+      should: [
+        { key: 'color', match: { value: 'red' } },
+        { key: 'color', match: { value: 'blue' } },
+      ],
+    };
+    const q = vec(10);
+    const g = await client.api('points').search({
+      collectionName: NAME,
+      vector: q,
+      filter,
+      limit: 20n,
+      withPayload: { selectorOptions: { case: 'enable', value: true } },
+      params: { hnswEf: 64n, exact: true },
+    });
+    const r = (await rest('POST', `/collections/${NAME}/points/search`, {
+      vector: q,
+      filter: restFilter,
+      limit: 20,
+      with_payload: true,
+      params: { hnsw_ef: 64, exact: true },
+    })) as unknown as Array<{ id: number; score: number }>;
+    expect(g.result.length).toBeGreaterThan(0);
+    expect(g.result.map((p) => idOf(p.id))).toEqual(r.map((p) => String(p.id)));
+    expect(g.result.map((p) => p.score)).toEqual(r.map((p) => Math.fround(p.score)));
+    // Every hit passes the filter: n in [2,35), tag present, red or blue, not 5 or 8 (5 and 8 have no tag anyway).
+    for (const p of g.result) {
+      const pl = payloadOf(p);
+      expect(pl['n'] as number).toBeGreaterThanOrEqual(2);
+      expect(pl['n'] as number).toBeLessThan(35);
+      expect(pl['tag']).toEqual(['t']);
+      expect(['red', 'blue']).toContain(pl['color']);
+    }
+    // score_threshold and offset go through the same plan.
+    const cut = g.result[2]!.score;
+    const t = await client.api('points').search({ collectionName: NAME, vector: q, filter, limit: 20n, offset: 1n, scoreThreshold: cut });
+    expect(t.result.map((p) => idOf(p.id))).toEqual(g.result.slice(1, 3).map((p) => idOf(p.id)));
+  });
+
+  it('runs a search batch and a nearest query like the searches', async () => {
+    const one = await client.api('points').search({ collectionName: NAME, vector: vec(3), limit: 5n });
+    const batch = await client.api('points').searchBatch({
+      collectionName: NAME,
+      searchPoints: [
+        { collectionName: NAME, vector: vec(3), limit: 5n },
+        { collectionName: NAME, vector: vec(20), limit: 3n },
+      ],
+    });
+    expect(batch.result.map((b) => b.result.length)).toEqual([5, 3]);
+    expect(batch.result[0]!.result.map((p) => idOf(p.id))).toEqual(one.result.map((p) => idOf(p.id)));
+    const query = await client.api('points').query({
+      collectionName: NAME,
+      query: { variant: { case: 'nearest', value: { variant: { case: 'dense', value: { data: vec(3) } } } } },
+      limit: 5n,
+    });
+    expect(query.result.map((p) => idOf(p.id))).toEqual(one.result.map((p) => idOf(p.id)));
+  });
+
+  it('scrolls and counts with a filter as REST does', async () => {
+    const page = await client.api('points').scroll({ collectionName: NAME, limit: 7, filter: { must: [keyword('color', 'green')] } });
+    const r = (await rest('POST', `/collections/${NAME}/points/scroll`, { limit: 7, filter: { must: [{ key: 'color', match: { value: 'green' } }] } })) as {
+      points: Array<{ id: number }>;
+      next_page_offset: number | null;
+    };
+    expect(page.result.map((p) => idOf(p.id))).toEqual(r.points.map((p) => String(p.id)));
+    expect(idOf(page.nextPageOffset)).toBe(String(r.next_page_offset));
+    const next = await client
+      .api('points')
+      .scroll({ collectionName: NAME, limit: 7, offset: page.nextPageOffset!, filter: { must: [keyword('color', 'green')] } });
+    expect(Number(idOf(next.result[0]!.id))).toBe(r.next_page_offset);
+    const count = await client
+      .api('points')
+      .count({ collectionName: NAME, filter: { must: [keyword('color', 'green'), field('n', { range: { lt: 20 } })] }, exact: true });
+    const rc = await rest('POST', `/collections/${NAME}/points/count`, {
+      filter: {
+        must: [
+          { key: 'color', match: { value: 'green' } },
+          { key: 'n', range: { lt: 20 } },
+        ],
+      },
+    });
+    expect(Number(count.result?.count)).toBe(rc['count']);
+    expect(Number(count.result?.count)).toBe(6); // n < 20 with n % 3 === 2: 2, 5, 8, 11, 14, 17
+  });
+
+  it('sets, overwrites and deletes payloads', async () => {
+    const p = client.api('points');
+    const ids = { pointsSelectorOneOf: { case: 'points' as const, value: { ids: [num(1), num(2)] } } };
+    const payloadOfId = async (id: number) =>
+      payloadOf((await p.get({ collectionName: NAME, ids: [num(id)], withPayload: { selectorOptions: { case: 'enable', value: true } } })).result[0]!);
+    await p.setPayload({ collectionName: NAME, wait: true, payload: { extra: { kind: { case: 'boolValue', value: true } } }, pointsSelector: ids });
+    expect(await payloadOfId(1)).toEqual({ color: 'blue', n: 1, price: 1.5, extra: true });
+    await p.overwritePayload({ collectionName: NAME, wait: true, payload: { only: { kind: { case: 'stringValue', value: 'x' } } }, pointsSelector: ids });
+    expect(await payloadOfId(2)).toEqual({ only: 'x' });
+    await p.deletePayload({ collectionName: NAME, wait: true, keys: ['only'], pointsSelector: ids });
+    expect(await payloadOfId(2)).toEqual({});
+    await p.clearPayload({ collectionName: NAME, wait: true, points: { pointsSelectorOneOf: { case: 'points', value: { ids: [num(3)] } } } });
+    expect(await payloadOfId(3)).toEqual({});
+    // By filter: every blue point gets the key.
+    await p.setPayload({
+      collectionName: NAME,
+      wait: true,
+      payload: { hue: { kind: { case: 'stringValue', value: 'cold' } } },
+      pointsSelector: { pointsSelectorOneOf: { case: 'filter', value: { must: [keyword('color', 'blue')] } } },
+    });
+    const rc = await rest('POST', `/collections/${NAME}/points/count`, { filter: { must: [{ key: 'hue', match: { value: 'cold' } }] } });
+    expect(rc['count']).toBe(12); // n % 3 === 1 in 0..38 is 13 points, less point 1, overwritten above
+  });
+
+  it('creates and deletes field indexes, shown in payload_schema', async () => {
+    const p = client.api('points');
+    await p.createFieldIndex({ collectionName: NAME, wait: true, fieldName: 'color', fieldType: FieldType.FieldTypeKeyword });
+    await p.createFieldIndex({ collectionName: NAME, wait: true, fieldName: 'n', fieldType: FieldType.FieldTypeInteger });
+    const schema = (await client.api('collections').get({ collectionName: NAME })).result!.payloadSchema;
+    expect(Object.keys(schema).sort()).toEqual(['color', 'n']);
+    expect(schema['color']?.dataType).toBe(PayloadSchemaType.Keyword);
+    expect(schema['n']?.dataType).toBe(PayloadSchemaType.Integer);
+    expect(schema['color']?.points).toBeGreaterThan(30n);
+    const rest = (await http(s.rest, 'GET', `/collections/${NAME}`)).body as { result: { payload_schema: Record<string, { points: number }> } };
+    expect(Number(schema['color']?.points)).toBe(rest.result.payload_schema['color']?.points);
+    await p.deleteFieldIndex({ collectionName: NAME, wait: true, fieldName: 'n' });
+    expect(Object.keys((await client.api('collections').get({ collectionName: NAME })).result!.payloadSchema)).toEqual(['color']);
+  });
+
+  it('deletes by filter and by ids', async () => {
+    const p = client.api('points');
+    const before = Number((await p.count({ collectionName: NAME })).result?.count);
+    const greens = Number((await p.count({ collectionName: NAME, filter: { must: [keyword('color', 'green')] } })).result?.count);
+    await p.delete({ collectionName: NAME, wait: true, points: { pointsSelectorOneOf: { case: 'filter', value: { must: [keyword('color', 'green')] } } } });
+    expect(Number((await p.count({ collectionName: NAME })).result?.count)).toBe(before - greens);
+    expect((await rest('POST', `/collections/${NAME}/points/count`, { filter: { must: [{ key: 'color', match: { value: 'green' } }] } }))['count']).toBe(0);
+    await p.delete({ collectionName: NAME, wait: true, points: { pointsSelectorOneOf: { case: 'points', value: { ids: [num(0)] } } } });
+    expect((await p.get({ collectionName: NAME, ids: [num(0)] })).result).toEqual([]);
+  });
+
+  it('refuses a field Strata does not honour, naming it', async () => {
+    const p = client.api('points');
+    const named = await failure(p.search({ collectionName: NAME, vector: vec(1), limit: 3n, vectorName: 'image' }));
+    expect(named.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(named.rawMessage).toContain('vector_name');
+    const quant = await failure(p.search({ collectionName: NAME, vector: vec(1), limit: 3n, params: { quantization: { ignore: true } } }));
+    expect(quant.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(quant.rawMessage).toContain('params.quantization');
+    expect(quant.rawMessage).toContain('STRATA_INVALID_ARGUMENT');
+    const shard = await failure(
+      client.api('collections').create({
+        collectionName: 'sharded',
+        vectorsConfig: { config: { case: 'params', value: { size: 4n, distance: Distance.Dot } } },
+        shardNumber: 3,
+      }),
+    );
+    expect(shard.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(shard.rawMessage).toContain('shard_number');
+    const recommend = await failure(
+      p.query({ collectionName: NAME, query: { variant: { case: 'recommend', value: { positive: [{ variant: { case: 'id', value: num(1) } }] } } } }),
+    );
+    expect(recommend.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(recommend.rawMessage).toContain('query.recommend');
+    const missing = await failure(p.search({ collectionName: 'nope', vector: vec(1), limit: 3n }));
+    expect(missing.code).toBe(ConnectErrorCode.NotFound);
+  });
+
+  it('answers UNIMPLEMENTED, naming the RPC, for what it does not serve', async () => {
+    const e = await failure(client.api('points').recommend({ collectionName: NAME, positive: [num(1)], limit: 3n }));
+    expect(e.code).toBe(ConnectErrorCode.Unimplemented);
+    expect(e.rawMessage).toContain('qdrant.Points/Recommend');
+    const snap = await failure(client.api('snapshots').list({ collectionName: NAME }));
+    expect(snap.code).toBe(ConnectErrorCode.Unimplemented);
+    expect(snap.rawMessage).toContain('qdrant.Snapshots/List');
+  });
+});
