@@ -330,3 +330,27 @@ describe('Qdrant gRPC client', () => {
     expect(snap.rawMessage).toContain('qdrant.Snapshots/List');
   });
 });
+
+describe('Qdrant gRPC client with an API key', () => {
+  it("needs Qdrant's api-key header on every RPC but the health check", async () => {
+    const keyed = await serveChild(['--data-dir', tmp.path('keyed'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent'], {
+      STRATA_API_KEY: 'sesame',
+    });
+    try {
+      const [host, port] = keyed.qdrantGrpc!.split(':');
+      // https: false, as the client would otherwise switch to TLS when given a key.
+      const at = { host: host!, port: Number(port), https: false, checkCompatibility: false };
+      const anonymous = new QdrantClient(at);
+      expect((await anonymous.api('service').healthCheck({})).title).toContain('strata');
+      const refused = await failure(anonymous.api('collections').list({}));
+      expect(refused.code).toBe(ConnectErrorCode.Unauthenticated);
+      const wrong = await failure(new QdrantClient({ ...at, apiKey: 'open' }).api('collections').list({}));
+      expect(wrong.code).toBe(ConnectErrorCode.Unauthenticated);
+      const ok = await new QdrantClient({ ...at, apiKey: 'sesame' }).api('collections').list({});
+      expect(ok.collections).toEqual([]);
+    } finally {
+      keyed.child.kill('SIGTERM');
+      await keyed.exited;
+    }
+  }, 60_000);
+});
