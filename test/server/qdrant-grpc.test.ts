@@ -18,6 +18,7 @@ import {
   QdrantClient,
   type RetrievedPoint,
   type ScoredPoint,
+  TokenizerType,
   type Value,
 } from '@qdrant/js-client-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,6 +245,52 @@ describe('Qdrant gRPC client', () => {
     expect(Number(count.result?.count)).toBe(6); // n < 20 with n % 3 === 2: 2, 5, 8, 11, 14, 17
   });
 
+  it('counts with the other condition kinds as REST does', async () => {
+    const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [
+        { must: [field('color', { match: { matchValue: { case: 'keywords', value: { strings: ['red', 'green'] } } } })] },
+        { must: [{ key: 'color', match: { any: ['red', 'green'] } }] },
+      ],
+      [
+        { must: [field('n', { match: { matchValue: { case: 'exceptIntegers', value: { integers: [1n, 2n, 3n] } } } })] },
+        { must: [{ key: 'n', match: { except: [1, 2, 3] } }] },
+      ],
+      [{ must: [field('tag', { valuesCount: { gte: 1n } })] }, { must: [{ key: 'tag', values_count: { gte: 1 } }] }],
+      [
+        { minShould: { conditions: [keyword('color', 'red'), field('n', { range: { lt: 10 } }), field('price', { range: { gt: 30 } })], minCount: 2n } },
+        {
+          min_should: {
+            conditions: [
+              { key: 'color', match: { value: 'red' } },
+              { key: 'n', range: { lt: 10 } },
+              { key: 'price', range: { gt: 30 } },
+            ],
+            min_count: 2,
+          },
+        },
+      ],
+      [
+        {
+          must: [
+            cond({
+              conditionOneOf: {
+                case: 'filter',
+                value: { should: [keyword('color', 'blue'), cond({ conditionOneOf: { case: 'isNull', value: { key: 'tag' } } })] },
+              },
+            }),
+          ],
+        },
+        { must: [{ should: [{ key: 'color', match: { value: 'blue' } }, { is_null: { key: 'tag' } }] }] },
+      ],
+    ];
+    for (const [g, r] of cases) {
+      const count = await client.api('points').count({ collectionName: NAME, filter: create(FilterSchema, g as never) });
+      const rc = await rest('POST', `/collections/${NAME}/points/count`, { filter: r });
+      expect(Number(count.result?.count), JSON.stringify(r)).toBe(rc['count']);
+      expect(rc['count'], JSON.stringify(r)).toBeGreaterThan(0);
+    }
+  });
+
   it('sets, overwrites and deletes payloads', async () => {
     const p = client.api('points');
     const ids = { pointsSelectorOneOf: { case: 'points' as const, value: { ids: [num(1), num(2)] } } };
@@ -279,6 +326,28 @@ describe('Qdrant gRPC client', () => {
     expect(schema['color']?.points).toBeGreaterThan(30n);
     const rest = (await http(s.rest, 'GET', `/collections/${NAME}`)).body as { result: { payload_schema: Record<string, { points: number }> } };
     expect(Number(schema['color']?.points)).toBe(rest.result.payload_schema['color']?.points);
+    // A text index keeps its parameters; a tokenizer Strata lacks is refused naming it.
+    await p.createFieldIndex({
+      collectionName: NAME,
+      wait: true,
+      fieldName: 'note',
+      fieldType: FieldType.FieldTypeText,
+      fieldIndexParams: { indexParams: { case: 'textIndexParams', value: { tokenizer: TokenizerType.Whitespace, lowercase: true } } },
+    });
+    const note = (await client.api('collections').get({ collectionName: NAME })).result!.payloadSchema['note'];
+    expect(note?.dataType).toBe(PayloadSchemaType.Text);
+    expect(note?.params?.indexParams.case === 'textIndexParams' ? note.params.indexParams.value.tokenizer : null).toBe(TokenizerType.Whitespace);
+    const prefix = await failure(
+      p.createFieldIndex({
+        collectionName: NAME,
+        fieldName: 'other',
+        fieldType: FieldType.FieldTypeText,
+        fieldIndexParams: { indexParams: { case: 'textIndexParams', value: { tokenizer: TokenizerType.Prefix } } },
+      }),
+    );
+    expect(prefix.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(prefix.rawMessage).toContain('tokenizer');
+    await p.deleteFieldIndex({ collectionName: NAME, wait: true, fieldName: 'note' });
     await p.deleteFieldIndex({ collectionName: NAME, wait: true, fieldName: 'n' });
     expect(Object.keys((await client.api('collections').get({ collectionName: NAME })).result!.payloadSchema)).toEqual(['color']);
   });
