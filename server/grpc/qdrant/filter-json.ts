@@ -6,7 +6,7 @@ import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Condition, FieldCondition, Filter, GeoPoint, Match, PointId } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
-import { idJson } from './points-json.js';
+import { idJson } from './point-id.js';
 
 type Json = Record<string, unknown>;
 

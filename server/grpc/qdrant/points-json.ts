@@ -2,29 +2,12 @@
 // bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense unnamed vector per
 // point is what Strata stores: named, sparse and multi vectors are refused naming the field.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type {
-  PointId,
-  PointsSelector,
-  RetrievedPointSchema,
-  ScoredPointSchema,
-  Vectors,
-  WithPayloadSelector,
-  WithVectorsSelector,
-} from '@qdrant/js-client-grpc';
+import type { PointsSelector, RetrievedPointSchema, ScoredPointSchema, Vectors, WithPayloadSelector, WithVectorsSelector } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
-import type { PointKey } from '../../../engine/public.js';
 import type { PointRecord, ScoredHit } from '../../api/points.js';
 import { filterJson } from './filter-json.js';
+import { idJson, pointIdMessage } from './point-id.js';
 import { jsonMap } from './value-json.js';
-
-/** A PointId as REST's id: a number, a UUID string; an integer past 2^53 as its digits (REST decides). */
-export function idJson(id: PointId | undefined, field: string): number | string {
-  const v = id?.pointIdOptions;
-  if (v === undefined || v.case === undefined) throw invalidArgument(field, 'required: a num or uuid point id');
-  if (v.case === 'uuid') return v.value;
-  const n = Number(v.value);
-  return Number.isSafeInteger(n) ? n : v.value.toString();
-}
 
 /** The one dense vector of a point; `data` is the field older clients fill, `dense` the newer one. */
 export function vectorJson(v: Vectors | undefined, field: string): number[] | undefined {
@@ -61,10 +44,6 @@ export function selectorJson(s: PointsSelector | undefined, field: string): Reco
   if (o === undefined || o.case === undefined) return {};
   if (o.case === 'points') return { points: o.value.ids.map((id, i) => idJson(id, `${field}.points.ids[${i}]`)) };
   return { filter: filterJson(o.value, `${field}.filter`) };
-}
-
-export function pointIdMessage(key: PointKey): MessageInitShape<typeof import('@qdrant/js-client-grpc').PointIdSchema> {
-  return typeof key === 'number' ? { pointIdOptions: { case: 'num', value: BigInt(key) } } : { pointIdOptions: { case: 'uuid', value: key } };
 }
 
 function vectorsOut(v: Float32Array | null): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {

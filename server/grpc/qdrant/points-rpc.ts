@@ -47,7 +47,8 @@ import type { GrpcContext } from '../calls.js';
 import { control, type QdrantRouter, secondsSince } from './calls.js';
 import { filterJson } from './filter-json.js';
 import { fieldSchemaJson } from './index-json.js';
-import { idJson, retrievedPoint, scoredPoint, selectorJson, vectorJson, withPayloadJson, withVectorsJson } from './points-json.js';
+import { idJson, pointIdMessage } from './point-id.js';
+import { retrievedPoint, scoredPoint, selectorJson, vectorJson, withPayloadJson, withVectorsJson } from './points-json.js';
 import { intOf, onlyFields } from './refuse.js';
 import { mapJson } from './value-json.js';
 
@@ -233,7 +234,7 @@ export function bindPoints(r: QdrantRouter, svc: DescService, ctx: GrpcContext):
     const page = scrollPoints(c, plan);
     return {
       result: page.points.map(retrievedPoint),
-      ...(page.next !== null ? { nextPageOffset: retrievedPoint({ id: page.next, payload: null, vector: null }).id } : {}),
+      ...(page.next !== null ? { nextPageOffset: pointIdMessage(page.next) } : {}),
       time: secondsSince(t0),
     };
   });
