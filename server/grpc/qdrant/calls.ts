@@ -18,7 +18,12 @@ export function qdrantStatus(ctx: GrpcContext, e: unknown): ConnectError {
   if (e instanceof ConnectError) return e;
   const se = asStrataError(e);
   if (isServerFault(se)) ctx.log.error({ err: se.cause ?? se, code: se.code }, 'Qdrant gRPC call failed');
-  return new ConnectError(`${se.code}: ${messageOf(se)}`, STATUS_OF[se.code].grpc as number as Code, { 'strata-code': se.code });
+  const status = STATUS_OF[se.code];
+  // As REST's 429 and 503 do: Qdrant's clients turn RESOURCE_EXHAUSTED with retry-after into their
+  // own "retry later" error.
+  const metadata = new Headers({ 'strata-code': se.code });
+  if (status.http === 429 || status.http === 503) metadata.set('retry-after', '1');
+  return new ConnectError(`${se.code}: ${messageOf(se)}`, status.grpc as number as Code, metadata);
 }
 
 function admit(ctx: GrpcContext, h: Headers, isPublic: boolean): void {
