@@ -397,6 +397,10 @@ describe('Qdrant gRPC client', () => {
     const snap = await failure(client.api('snapshots').list({ collectionName: NAME }));
     expect(snap.code).toBe(ConnectErrorCode.Unimplemented);
     expect(snap.rawMessage).toContain('qdrant.Snapshots/List');
+    // Counted in the gRPC metrics under the full method name, with strata.v1's status spelling.
+    const metrics = (await http(s.rest, 'GET', '/metrics')).text;
+    expect(metrics).toMatch(/strata_grpc_requests_total\{method="qdrant\.Points\/Search",code="OK"\} [1-9]/);
+    expect(metrics).toMatch(/strata_grpc_requests_total\{method="qdrant\.Points\/Search",code="INVALID_ARGUMENT"\} [1-9]/);
   });
 });
 

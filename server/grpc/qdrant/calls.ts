@@ -10,7 +10,7 @@ import { StrataError } from '../../../common/errors.js';
 import type { CallControl } from '../../api/points.js';
 import { presentedKey, UNAUTHENTICATED_MESSAGE } from '../../auth.js';
 import { asStrataError, isServerFault, messageOf, STATUS_OF } from '../../errors.js';
-import type { GrpcContext } from '../calls.js';
+import { type GrpcContext, statusName } from '../calls.js';
 import { intOf } from './refuse.js';
 
 /** A StrataError as a ConnectError: its gRPC status (Connect's codes are gRPC's numbers), its code named. */
@@ -90,7 +90,8 @@ export class QdrantRouter {
         return create(output, await fn(req as MessageShape<I>, h));
       } catch (e) {
         const err = qdrantStatus(ctx, e);
-        code = Code[err.code] ?? String(err.code);
+        // strata.v1's label spelling (INVALID_ARGUMENT, ...): Connect's codes are gRPC's numbers.
+        code = statusName(err.code as number);
         throw err;
       } finally {
         ended?.();
