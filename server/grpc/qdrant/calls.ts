@@ -6,7 +6,8 @@
 import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
-import { StrataError } from '../../../common/errors.js';
+import { invalidArgument, StrataError } from '../../../common/errors.js';
+import type { Collection } from '../../../engine/public.js';
 import type { CallControl } from '../../api/points.js';
 import { presentedKey, UNAUTHENTICATED_MESSAGE } from '../../auth.js';
 import { asStrataError, isServerFault, messageOf, STATUS_OF } from '../../errors.js';
@@ -41,6 +42,12 @@ export function control(h: HandlerContext, timeoutSeconds: bigint | undefined): 
   const left = h.timeoutMs();
   const ms = own === undefined ? left : left === undefined ? own * 1000 : Math.min(own * 1000, left);
   return { signal: h.signal, ...(ms !== undefined ? { timeoutMs: Math.max(1, ms) } : {}) };
+}
+
+/** The collection a request names (an empty name is refused, not looked up). */
+export function collectionOf(ctx: GrpcContext, name: string): Collection {
+  if (name === '') throw invalidArgument('collection_name', 'required: the name of a collection (Collections/List lists them)');
+  return ctx.engine.collection(name);
 }
 
 /** Seconds since t0 (performance.now()), the `time` of every answer. */

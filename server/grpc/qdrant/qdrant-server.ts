@@ -11,7 +11,8 @@ import { maxSendBytes } from '../grpc-server.js';
 import { QdrantRouter } from './calls.js';
 import { bindCollections } from './collections-rpc.js';
 import { qdrantServices, snapshotsService } from './descriptors.js';
-import { bindPoints } from './points-rpc.js';
+import { bindPointReads } from './point-reads-rpc.js';
+import { bindPointWrites } from './point-writes-rpc.js';
 
 export interface QdrantGrpcServer {
   readonly server: http2.Http2Server;
@@ -33,7 +34,8 @@ export function buildQdrantGrpc(ctx: GrpcContext): QdrantGrpcServer {
     routes: (router) => {
       const r = new QdrantRouter(router, ctx);
       bindCollections(r, s.collections, s.qdrant, ctx);
-      bindPoints(r, s.points, ctx);
+      bindPointReads(r, s.points, ctx);
+      bindPointWrites(r, s.points, ctx);
       for (const svc of [s.qdrant, s.collections, s.points, snapshotsService()]) r.rest(svc);
     },
   });

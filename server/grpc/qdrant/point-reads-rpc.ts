@@ -1,21 +1,14 @@
-// qdrant.Points over Strata's one parse → plan → execute path: each request becomes the REST body
-// of the same operation (points-json.ts, filter-json.ts, value-json.ts), parsed by the REST parsers
-// (server/api/requests.ts, writes.ts, payload-index.ts) and run by the same operations
-// (server/api/points.ts, the collection's writes). Fields Strata does not honour are refused.
-import type { DescService, MessageInitShape } from '@bufbuild/protobuf';
+// qdrant.Points reads (Search, SearchBatch, Query, Get, Scroll, Count) over Strata's one parse →
+// plan → execute path: each request becomes the REST body of the same operation (points-json.ts,
+// filter-json.ts), parsed by the REST parsers (server/api/requests.ts) and run by the same
+// operations (server/api/points.ts). Fields Strata does not honour are refused.
+import type { DescService } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import {
-  ClearPayloadPointsSchema,
   CountPointsSchema,
   CountResponseSchema,
-  CreateFieldIndexCollectionSchema,
-  DeleteFieldIndexCollectionSchema,
-  DeletePayloadPointsSchema,
-  DeletePointsSchema,
   GetPointsSchema,
   GetResponseSchema,
-  PointStructSchema,
-  PointsOperationResponseSchema,
   QueryPointsSchema,
   QueryResponseSchema,
   ReadConsistencyType,
@@ -29,11 +22,6 @@ import {
   SearchBatchResponseSchema,
   SearchPointsSchema,
   SearchResponseSchema,
-  SetPayloadPointsSchema,
-  UpdateStatus,
-  UpsertPointsSchema,
-  type WriteOrdering,
-  WriteOrderingType,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument, quoted } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
@@ -41,23 +29,12 @@ import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
 import { retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
 import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch } from '../../api/requests.js';
-import { parseCreateIndex } from '../../api/payload-index.js';
-import { parseDeletePayload, parsePayload, parsePointSelector, parseUpsert } from '../../api/writes.js';
 import type { GrpcContext } from '../calls.js';
-import { control, type QdrantRouter, secondsSince } from './calls.js';
+import { collectionOf, control, type QdrantRouter, secondsSince } from './calls.js';
 import { filterJson } from './filter-json.js';
-import { fieldSchemaJson } from './index-json.js';
 import { idJson, pointIdMessage } from './point-id.js';
-import { retrievedPoint, scoredPoint, selectorJson, vectorJson, withPayloadJson, withVectorsJson } from './points-json.js';
+import { retrievedPoint, scoredPoint, withPayloadJson, withVectorsJson } from './points-json.js';
 import { intOf, onlyFields } from './refuse.js';
-import { mapJson } from './value-json.js';
-
-type OperationResponse = MessageInitShape<typeof PointsOperationResponseSchema>;
-
-function collectionOf(ctx: GrpcContext, name: string): Collection {
-  if (name === '') throw invalidArgument('collection_name', 'required: the name of a collection (Collections/List lists them)');
-  return ctx.engine.collection(name);
-}
 
 /** One replica answers every read: any consistency type is the same; a factor above one is refused. */
 function readDefault(r: ReadConsistency | undefined, at = ''): void {
@@ -66,11 +43,6 @@ function readDefault(r: ReadConsistency | undefined, at = ''): void {
   if (v.case === 'factor' && v.value > 1n)
     throw invalidArgument(`${at}read_consistency.factor`, 'Strata keeps one copy of a collection per server: use 1 or leave it out');
   if (v.case === 'type' && !(v.value in ReadConsistencyType)) throw invalidArgument(`${at}read_consistency.type`, `unknown type ${v.value}`);
-}
-
-/** Writes are applied in order as they are made durable: only Qdrant's default (weak) ordering is that. */
-function orderingDefault(o: WriteOrdering | undefined): void {
-  if (o !== undefined && o.type !== WriteOrderingType.Weak) throw invalidArgument('ordering', 'only weak ordering (the default) is supported: leave it out');
 }
 
 function noVectorName(name: string | undefined, field: string): void {
@@ -120,12 +92,7 @@ function scored(a: SearchAnswer): Array<ReturnType<typeof scoredPoint>> {
   return a.hits.map((h) => scoredPoint(h, a.withPayload));
 }
 
-/** The answer of a write: Qdrant's `completed` once applied, `acknowledged` when the client did not wait (both durable). */
-function updated(lsn: bigint, wait: boolean | undefined, t0: number): OperationResponse {
-  return { result: { operationId: lsn, status: wait === true ? UpdateStatus.Completed : UpdateStatus.Acknowledged }, time: secondsSince(t0) };
-}
-
-export function bindPoints(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
+export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
   const search = async (s: SearchPoints, c: Collection, h: HandlerContext) => {
     const plan = parseSearch(searchBody(s, ''), c.dim);
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
@@ -246,105 +213,5 @@ export function bindPoints(r: QdrantRouter, svc: DescService, ctx: GrpcContext):
     const c = collectionOf(ctx, req.collectionName);
     const { filter } = parseCount({ filter: req.filter ? filterJson(req.filter) : undefined, exact: req.exact });
     return { result: { count: BigInt(c.countMatching(filter)) }, time: secondsSince(t0) };
-  });
-
-  /** A write: the collection must take writes before the request is parsed, as over REST. */
-  const write = (name: string, fn: (c: Collection) => Promise<bigint>, wait: boolean | undefined, ordering: WriteOrdering | undefined) => {
-    const t0 = performance.now();
-    orderingDefault(ordering);
-    const c = collectionOf(ctx, name);
-    c.writable();
-    return fn(c).then((lsn) => updated(lsn, wait, t0));
-  };
-  const WRITE = ['collection_name', 'wait', 'ordering'];
-
-  r.unary(svc, 'Upsert', UpsertPointsSchema, PointsOperationResponseSchema, (req) => {
-    onlyFields(UpsertPointsSchema, req, [...WRITE, 'points']);
-    return write(
-      req.collectionName,
-      (c) =>
-        c.upsert(
-          parseUpsert(
-            {
-              points: req.points.map((p, i) => {
-                onlyFields(PointStructSchema, p, ['id', 'payload', 'vectors'], `points[${i}].`);
-                return {
-                  id: idJson(p.id, `points[${i}].id`),
-                  vector: vectorJson(p.vectors, `points[${i}].vectors`),
-                  payload: mapJson(p.payload, `points[${i}].payload`),
-                };
-              }),
-            },
-            c.dim,
-          ),
-        ),
-      req.wait,
-      req.ordering,
-    );
-  });
-
-  r.unary(svc, 'Delete', DeletePointsSchema, PointsOperationResponseSchema, (req) => {
-    onlyFields(DeletePointsSchema, req, [...WRITE, 'points']);
-    return write(req.collectionName, (c) => c.deletePoints(parsePointSelector(selectorJson(req.points, 'points'))), req.wait, req.ordering);
-  });
-
-  for (const [name, overwrite] of [
-    ['SetPayload', false],
-    ['OverwritePayload', true],
-  ] as const) {
-    r.unary(svc, name, SetPayloadPointsSchema, PointsOperationResponseSchema, (req) => {
-      onlyFields(SetPayloadPointsSchema, req, [...WRITE, 'payload', 'points_selector', 'key']);
-      return write(
-        req.collectionName,
-        (c) => {
-          const w = parsePayload({ payload: mapJson(req.payload, 'payload'), key: req.key, ...selectorJson(req.pointsSelector, 'points_selector') });
-          return c.setPayload(w.target, w.payload, overwrite, undefined, w.key);
-        },
-        req.wait,
-        req.ordering,
-      );
-    });
-  }
-
-  r.unary(svc, 'DeletePayload', DeletePayloadPointsSchema, PointsOperationResponseSchema, (req) => {
-    onlyFields(DeletePayloadPointsSchema, req, [...WRITE, 'keys', 'points_selector']);
-    return write(
-      req.collectionName,
-      (c) => {
-        const w = parseDeletePayload({ keys: req.keys, ...selectorJson(req.pointsSelector, 'points_selector') });
-        return c.deletePayloadKeys(w.target, w.keys);
-      },
-      req.wait,
-      req.ordering,
-    );
-  });
-
-  r.unary(svc, 'ClearPayload', ClearPayloadPointsSchema, PointsOperationResponseSchema, (req) => {
-    onlyFields(ClearPayloadPointsSchema, req, [...WRITE, 'points']);
-    return write(
-      req.collectionName,
-      (c) => c.clearPayload(parsePointSelector(selectorJson(req.points, 'points'), 'whose payload to clear')),
-      req.wait,
-      req.ordering,
-    );
-  });
-
-  r.unary(svc, 'CreateFieldIndex', CreateFieldIndexCollectionSchema, PointsOperationResponseSchema, (req) => {
-    onlyFields(CreateFieldIndexCollectionSchema, req, [...WRITE, 'field_name', 'field_type', 'field_index_params']);
-    return write(
-      req.collectionName,
-      (c) => {
-        const { field, params } = parseCreateIndex({ field_name: req.fieldName, field_schema: fieldSchemaJson(req.fieldType, req.fieldIndexParams) });
-        return c.createPayloadIndex(field, params);
-      },
-      req.wait,
-      req.ordering,
-    );
-  });
-
-  r.unary(svc, 'DeleteFieldIndex', DeleteFieldIndexCollectionSchema, PointsOperationResponseSchema, (req) => {
-    onlyFields(DeleteFieldIndexCollectionSchema, req, [...WRITE, 'field_name']);
-    if (req.fieldName === '') throw invalidArgument('field_name', 'required: the key path whose index to drop');
-    return write(req.collectionName, (c) => c.deletePayloadIndex(req.fieldName), req.wait, req.ordering);
   });
 }
