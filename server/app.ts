@@ -70,13 +70,11 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
   });
   const grpcServer = options.grpcPort === null ? null : buildGrpc(grpcCtx('grpc'));
   const qdrantServer: QdrantGrpcServer | null = options.qdrantGrpcPort === null ? null : buildQdrantGrpc(grpcCtx('qdrant-grpc'));
-  let qdrantStopped: Promise<void> | null = null;
   let closed: Promise<void> | null = null;
   let grpcStopped: Promise<void> | null = null;
   const drain = (): void => {
     lifecycle.markClosing();
     if (grpcServer) grpcStopped ??= shutdownGrpc(grpcServer, options.grpcDrainMs);
-    if (qdrantServer) qdrantStopped ??= qdrantServer.shutdown(options.grpcDrainMs);
   };
 
   return {
@@ -117,8 +115,11 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
         }
         // The REST connections end first, each after its next answer (connection-drain.ts); fastify's
         // own close would cut the idle ones at once, resetting requests already on their way.
-        await connections.close(CONNECTION_GRACE_MS);
-        await Promise.all([rest.close(), grpcStopped, qdrantStopped]);
+        // Qdrant's gRPC port, likewise, stays open while draining: late calls get UNAVAILABLE with
+        // retry-after from the handlers rather than a GOAWAY race, which Qdrant's clients report as
+        // an internal error (a refused stream). Its connections get their GOAWAY now.
+        await Promise.all([connections.close(CONNECTION_GRACE_MS), qdrantServer?.shutdown(CONNECTION_GRACE_MS)]);
+        await Promise.all([rest.close(), grpcStopped]);
       })();
       return closed;
     },

@@ -18,7 +18,10 @@ export interface QdrantGrpcServer {
   readonly server: http2.Http2Server;
   /** Binds host:port (0 picks a free port) and resolves to the port bound. */
   listen(host: string, port: number): Promise<number>;
-  /** GOAWAY to every client (calls in flight go on), then cuts what is left after drainMs. */
+  /**
+   * Closes the port and sends GOAWAY to every client (calls in flight go on), then cuts what is left
+   * after drainMs. server/app.ts calls it once the admitted calls are answered.
+   */
   shutdown(drainMs: number): Promise<void>;
 }
 
