@@ -11,6 +11,7 @@ import type { Collection } from '../../../engine/public.js';
 import type { CallControl } from '../../api/points.js';
 import { presentedKey, UNAUTHENTICATED_MESSAGE } from '../../auth.js';
 import { asStrataError, isServerFault, messageOf, STATUS_OF } from '../../errors.js';
+import { MAX_TIMEOUT_SECONDS } from '../../options.js';
 import { type GrpcContext, statusName } from '../calls.js';
 import { intOf } from './refuse.js';
 
@@ -38,7 +39,7 @@ function admit(ctx: GrpcContext, h: Headers, isPublic: boolean): void {
 
 /** The engine's deadline for one call: the sooner of the gRPC deadline and the request's own timeout (seconds). */
 export function control(h: HandlerContext, timeoutSeconds: bigint | undefined): CallControl {
-  const own = intOf(timeoutSeconds, 'timeout', 3600);
+  const own = intOf(timeoutSeconds, 'timeout', MAX_TIMEOUT_SECONDS);
   const left = h.timeoutMs();
   const ms = own === undefined ? left : left === undefined ? own * 1000 : Math.min(own * 1000, left);
   return { signal: h.signal, ...(ms !== undefined ? { timeoutMs: Math.max(1, ms) } : {}) };
