@@ -19,6 +19,7 @@ import {
   type RetrievedPoint,
   type ScoredPoint,
   TokenizerType,
+  toDenseVector,
   type Value,
 } from '@qdrant/js-client-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,8 +144,10 @@ describe('Qdrant gRPC client', () => {
     });
     expect(got.result.map((p) => idOf(p.id))).toEqual(['4', UUID]);
     expect(payloadOf(got.result[0]!)).toEqual({ color: 'blue', n: 4, price: 6, tag: ['t'] });
+    // Read the way the client's documentation says (toDenseVector), which takes `data` as Qdrant sends it.
     const v = got.result[0]!.vectors?.vectorsOptions;
-    expect(v?.case === 'vector' && v.value.vector.case === 'dense' ? v.value.vector.value.data : null).toEqual(vec(4).map(Math.fround));
+    expect(v?.case === 'vector' ? toDenseVector(v.value)?.data : null).toEqual(vec(4).map(Math.fround));
+    expect(v?.case === 'vector' ? v.value.data : null).toEqual(vec(4).map(Math.fround));
     const info = (await client.api('collections').get({ collectionName: NAME })).result!;
     expect(info.pointsCount).toBe(40n);
   });

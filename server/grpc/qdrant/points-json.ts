@@ -46,9 +46,14 @@ export function selectorJson(s: PointsSelector | undefined, field: string): Reco
   return { filter: filterJson(o.value, `${field}.filter`) };
 }
 
+/**
+ * A stored vector in VectorOutput's `data`, as Qdrant itself sends a dense vector (the `vector`
+ * oneof left unset): clients that only know `data` read it, and the newer clients' helpers
+ * (toDenseVector and its kin) fall back to it.
+ */
 function vectorsOut(v: Float32Array | null): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
   if (v === null) return undefined;
-  return { vectorsOptions: { case: 'vector', value: { vector: { case: 'dense', value: { data: Array.from(v) } } } } };
+  return { vectorsOptions: { case: 'vector', value: { data: Array.from(v) } } };
 }
 
 export function scoredPoint(h: ScoredHit, withPayload: boolean): MessageInitShape<typeof ScoredPointSchema> {
