@@ -123,6 +123,17 @@ describe('Qdrant gRPC client', () => {
     expect(info.pointsCount).toBe(0n);
   });
 
+  it('deletes a collection, answering whether it existed', async () => {
+    const c = client.api('collections');
+    const params = { config: { case: 'params' as const, value: { size: 2n, distance: Distance.Dot } } };
+    expect((await c.create({ collectionName: 'scratch', vectorsConfig: params })).result).toBe(true);
+    const taken = await failure(c.create({ collectionName: 'scratch', vectorsConfig: params }));
+    expect(taken.code).toBe(ConnectErrorCode.AlreadyExists);
+    expect((await c.delete({ collectionName: 'scratch' })).result).toBe(true);
+    expect((await c.collectionExists({ collectionName: 'scratch' })).result?.exists).toBe(false);
+    expect((await c.delete({ collectionName: 'scratch' })).result).toBe(false);
+  });
+
   it('upserts points with payloads (integer and UUID ids) and gets them back', async () => {
     const points = Array.from({ length: 40 }, (_, i) => ({
       id: i === 39 ? { pointIdOptions: { case: 'uuid' as const, value: UUID } } : num(i),
