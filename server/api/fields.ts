@@ -2,7 +2,7 @@
 // raw value and the field's path ("searches[2].params.hnsw_ef") and either returns a typed value or
 // throws STRATA_INVALID_ARGUMENT naming that path and what was expected. Absent means undefined or
 // null, as in Qdrant's JSON where `"offset": null` is the same as leaving it out.
-import { invalidArgument, quoted } from '../../common/errors.js';
+import { invalidArgument, memberField, quoted } from '../../common/errors.js';
 import { MAX_SELECTOR_KEYS } from '../options.js';
 import { checkQueryVector, type Filter, type PayloadSelector, parseFilter, type PointKey, selectorPaths } from '../../engine/public.js';
 
@@ -193,4 +193,16 @@ export function wantsPayload(s: PayloadSelector): boolean {
 /** Strata collections have one shard each (the router shards by id): a shard key would be ignored, so it is refused. */
 export function noShardKey(body: Fields, at: string): void {
   if (!isAbsent(body['shard_key'])) throw invalidArgument(`${at}shard_key`, 'custom sharding is not supported: leave shard_key out');
+}
+
+/**
+ * Refuses the members of `o` other than `allowed` (absent and null ones pass), naming the first: a
+ * setting Strata does not honour must not be taken as if it were. `field` '' is the body itself;
+ * `where` says what takes them ("for this index", "when a collection is created").
+ */
+export function onlyMembers(o: Fields, allowed: readonly string[], field: string, where: string): void {
+  for (const k of Object.keys(o)) {
+    if (allowed.includes(k) || isAbsent(o[k])) continue;
+    throw invalidArgument(field === '' ? k : memberField(field, k), `is not supported ${where} (Strata takes ${allowed.map((a) => quoted(a)).join(', ')})`);
+  }
 }

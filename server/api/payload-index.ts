@@ -3,9 +3,9 @@
 // name ("keyword") or an object ({type: "text", tokenizer, ...}); every parameter Strata does not
 // honour (is_tenant, on_disk, is_principal, stemmers, ...) is refused naming it, since accepting one
 // would promise a behaviour the index does not have.
-import { invalidArgument, memberField, quoted } from '../../common/errors.js';
+import { invalidArgument } from '../../common/errors.js';
 import { FIELD_SCHEMAS, type FieldSchema, type PayloadIndexParams, type PayloadSchemaEntry } from '../../engine/public.js';
-import { describe, type Fields, intAt, isAbsent, objectAt, optionalBool } from './fields.js';
+import { describe, type Fields, intAt, isAbsent, objectAt, onlyMembers, optionalBool } from './fields.js';
 
 export const TOKENIZERS = ['word', 'whitespace'] as const;
 
@@ -14,16 +14,8 @@ function schemaName(v: unknown, field: string): FieldSchema {
   throw invalidArgument(field, `must be one of ${FIELD_SCHEMAS.join(', ')}, got ${describe(v)}`);
 }
 
-/** Refuses the members of `o` other than `allowed`, naming the first. */
-function onlyMembers(o: Fields, allowed: readonly string[], field: string): void {
-  for (const k of Object.keys(o)) {
-    if (allowed.includes(k) || isAbsent(o[k])) continue;
-    throw invalidArgument(memberField(field, k), `is not supported for this index (Strata takes ${allowed.map((a) => quoted(a)).join(', ')})`);
-  }
-}
-
 function textParams(o: Fields, field: string): PayloadIndexParams {
-  onlyMembers(o, ['type', 'tokenizer', 'lowercase', 'min_token_len', 'max_token_len'], field);
+  onlyMembers(o, ['type', 'tokenizer', 'lowercase', 'min_token_len', 'max_token_len'], field, 'for this index');
   const p: PayloadIndexParams = { type: 'text' };
   if (!isAbsent(o['tokenizer'])) {
     const t = o['tokenizer'];
@@ -41,7 +33,7 @@ function textParams(o: Fields, field: string): PayloadIndexParams {
 
 /** Qdrant's integer index flags: Strata's integer index always answers both, so only `true` is honest. */
 function integerParams(o: Fields, field: string): PayloadIndexParams {
-  onlyMembers(o, ['type', 'lookup', 'range'], field);
+  onlyMembers(o, ['type', 'lookup', 'range'], field, 'for this index');
   for (const flag of ['lookup', 'range'] as const) {
     if (optionalBool(o[flag], `${field}.${flag}`) === false)
       throw invalidArgument(`${field}.${flag}`, 'an integer index always answers both match and range: false is not supported');
@@ -57,7 +49,7 @@ export function fieldSchemaAt(v: unknown, field: string): PayloadIndexParams {
   const type = schemaName(o['type'], `${field}.type`);
   if (type === 'text') return textParams(o, field);
   if (type === 'integer') return integerParams(o, field);
-  onlyMembers(o, ['type'], field);
+  onlyMembers(o, ['type'], field, 'for this index');
   return { type };
 }
 

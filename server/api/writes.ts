@@ -15,7 +15,21 @@ import {
   selectorPaths,
   UUID_ID_BASE,
 } from '../../engine/public.js';
-import { arrayAt, canonicalUuid, describe, type Fields, filterAt, intAt, isAbsent, noShardKey, objectAt, optionalString, UUID, vectorAt } from './fields.js';
+import {
+  arrayAt,
+  canonicalUuid,
+  describe,
+  type Fields,
+  filterAt,
+  intAt,
+  isAbsent,
+  noShardKey,
+  objectAt,
+  onlyMembers,
+  optionalString,
+  UUID,
+  vectorAt,
+} from './fields.js';
 import { MAX_IDS, MAX_SELECTOR_KEYS } from '../options.js';
 
 /** Largest vector size a created collection may have. */
@@ -30,13 +44,42 @@ export const MAX_UPSERT = 1000;
 
 const DISTANCES: Readonly<Record<string, Metric>> = { Cosine: 'cosine', Euclid: 'l2', Dot: 'ip' };
 
+/**
+ * Settings of Qdrant's create body that Strata meets only at one value (one shard per server, one
+ * replica, payloads and vectors in memory as float32): that value is taken, any other refused.
+ */
+const ONLY_AS: ReadonlyArray<readonly [string, string, unknown]> = [
+  ['', 'shard_number', 1],
+  ['', 'replication_factor', 1],
+  ['', 'write_consistency_factor', 1],
+  ['', 'on_disk_payload', false],
+  ['vectors.', 'on_disk', false],
+  ['vectors.', 'datatype', 'float32'],
+];
+
 export function parseCreateCollection(name: string, body: Fields): CollectionConfig {
+  onlyMembers(
+    body,
+    ['vectors', 'hnsw_config', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload'],
+    '',
+    'when a collection is created',
+  );
   const vectors = objectAt(body['vectors'], 'vectors');
+  // One unnamed dense vector per collection: `{"vectors": {"size", "distance"}}`.
+  if (isAbsent(vectors['size']) && Object.values(vectors).some((v) => typeof v === 'object' && v !== null))
+    throw invalidArgument('vectors', 'named vectors are not supported: give one {"size", "distance"}');
+  onlyMembers(vectors, ['size', 'distance', 'on_disk', 'datatype'], 'vectors', 'when a collection is created');
+  for (const [at, key, only] of ONLY_AS) {
+    const o = at === '' ? body : vectors;
+    if (!isAbsent(o[key]) && o[key] !== only)
+      throw invalidArgument(`${at}${key}`, `Strata supports only ${JSON.stringify(only)} here, got ${describe(o[key])}`);
+  }
   const dim = intAt(vectors['size'], 'vectors.size', 1, MAX_DIM);
   const d = vectors['distance'];
   const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
   if (metric === undefined) throw invalidArgument('vectors.distance', `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
   const hnsw = isAbsent(body['hnsw_config']) ? {} : objectAt(body['hnsw_config'], 'hnsw_config');
+  onlyMembers(hnsw, ['m', 'ef_construct'], 'hnsw_config', 'when a collection is created');
   const m = isAbsent(hnsw['m']) ? 16 : intAt(hnsw['m'], 'hnsw_config.m', 2, 128);
   const efConstruction = isAbsent(hnsw['ef_construct']) ? 100 : intAt(hnsw['ef_construct'], 'hnsw_config.ef_construct', 4, 4096);
   return { name, dim, metric, m, efConstruction };

@@ -76,6 +76,38 @@ describe('collections created over the API', () => {
     expect(existsSync(collectionDir(dataDir, name))).toBe(true);
   });
 
+  it('refuses at create every setting it would not honour, naming it, and creates nothing; takes the ones it meets', async () => {
+    const vectors = { size: 8, distance: 'Cosine' };
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ vectors, quantization_config: { scalar: { type: 'int8' } } }, 'quantization_config'],
+      [{ vectors, sparse_vectors: { text: {} } }, 'sparse_vectors'],
+      [{ vectors, optimizers_config: { indexing_threshold: 0 } }, 'optimizers_config'],
+      [{ vectors, on_disk_payload: true }, 'on_disk_payload'],
+      [{ vectors, shard_number: 2 }, 'shard_number'],
+      [{ vectors: { ...vectors, multivector_config: { comparator: 'max_sim' } } }, 'vectors.multivector_config'],
+      [{ vectors: { ...vectors, on_disk: true } }, 'vectors.on_disk'],
+      [{ vectors: { ...vectors, datatype: 'float16' } }, 'vectors.datatype'],
+      [{ vectors: { dense: vectors } }, 'vectors'],
+      [{ vectors, hnsw_config: { m: 8, payload_m: 16 } }, 'hnsw_config.payload_m'],
+    ];
+    for (const [body, field] of refused) {
+      const r = await http(srv.url, 'PUT', '/collections/refused-settings', body);
+      expect(r.status, field).toBe(400);
+      expect(JSON.parse(r.text).status.error, field).toContain(field);
+      expect((await http(srv.url, 'GET', '/collections/refused-settings')).status).toBe(404);
+    }
+    const ok = await http(srv.url, 'PUT', '/collections/met-settings', {
+      vectors: { ...vectors, on_disk: false, datatype: 'float32' },
+      shard_number: 1,
+      replication_factor: 1,
+      write_consistency_factor: 1,
+      on_disk_payload: false,
+      hnsw_config: { m: 12 },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect((await http(srv.url, 'DELETE', '/collections/met-settings')).status).toBe(200);
+  });
+
   it('refuses a second create of the same name with 409 STRATA_COLLECTION_EXISTS', async () => {
     const r = await http(srv.url, 'PUT', `/collections/${encodeURIComponent(name)}`, { vectors: { size: 8, distance: 'Cosine' } });
     expect(r.status).toBe(409);
