@@ -590,12 +590,16 @@ export function openApiDocument(): Obj {
   const readPaths: Obj = {
     '/': {
       get: {
-        summary: 'Name and version',
+        summary: 'Name, the Qdrant API version spoken (what Qdrant clients check) and Strata’s own',
         security: [],
         responses: {
           '200': {
             description: 'ok',
-            content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' }, version: { type: 'string' } } } } },
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { title: { type: 'string' }, version: { type: 'string' }, strata_version: { type: 'string' } } },
+              },
+            },
           },
         },
       },

@@ -2,7 +2,7 @@
 // work and answer what the in-process engine answers; its write calls fail with the read-only error
 // on a server without a data directory (writes with one: test/server/writes.test.ts).
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Engine } from '../../engine/engine.js';
 import { buildIndexes, COUNT, DIM, expectedScore, openEngine, startServer, type Indexes, type Running } from './fixture.js';
 
@@ -31,6 +31,19 @@ async function engineHits(collection: string, q: Float32Array, k: number): Promi
 }
 
 describe('official Qdrant client', () => {
+  it('is compatible by the client’s own version check: a client left at its defaults warns of nothing', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const fresh = new QdrantClient({ url: srv.url });
+      await fresh.getCollections();
+      // The check's own request may answer after the first call: give it a moment.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(warn.mock.calls.filter((c) => String(c[0]).includes('ompatib'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('lists collections, describes one and checks existence', async () => {
     expect((await client.getCollections()).collections.map((c) => c.name)).toEqual(['vectors', 'cosine']);
     const info = await client.getCollection('vectors');

@@ -24,7 +24,7 @@ import {
   VectorParamsSchema,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
-import { VERSION } from '../../../common/version.js';
+import { QDRANT_API_VERSION } from '../../../common/version.js';
 import { checkCollectionName } from '../../../engine/public.js';
 import { collectionView } from '../../api/collection-view.js';
 import type { PayloadSchemaView } from '../../api/payload-index.js';
@@ -77,7 +77,9 @@ function distanceOf(name: string): Distance {
 }
 
 export function bindCollections(r: QdrantRouter, svc: DescService, health: DescService, ctx: GrpcContext): void {
-  r.unary(health, 'HealthCheck', HealthCheckRequestSchema, HealthCheckReplySchema, () => ({ title: HEALTH_TITLE, version: VERSION }), { public: true });
+  r.unary(health, 'HealthCheck', HealthCheckRequestSchema, HealthCheckReplySchema, () => ({ title: HEALTH_TITLE, version: QDRANT_API_VERSION }), {
+    public: true,
+  });
 
   r.unary(svc, 'List', ListCollectionsRequestSchema, ListCollectionsResponseSchema, () => {
     const t0 = performance.now();

@@ -3,7 +3,7 @@
 // balancer stops sending). None needs an API key: probes (Kubernetes, load balancers) cannot send
 // one, and the answers reveal nothing but up or down. And `/`, Qdrant's version endpoint.
 import type { FastifyInstance } from 'fastify';
-import { VERSION } from '../../../common/version.js';
+import { QDRANT_API_VERSION, VERSION } from '../../../common/version.js';
 import type { RestContext } from '../context.js';
 
 /** Paths answered without an API key, also while draining (deploy/k8s probes use them; a test checks). */
@@ -20,5 +20,6 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: RestContext): vo
     if (ctx.lifecycle.ready) return reply.type('text/plain').send('all collections are loaded and their tiers bound');
     return reply.code(503).header('retry-after', '1').type('text/plain').send(`not ready: ${ctx.lifecycle.reason}`);
   });
-  app.get('/', async () => ({ title: HEALTH_TITLE, version: VERSION }));
+  // `version` is the Qdrant API's, what Qdrant's clients check; Strata's own is beside it.
+  app.get('/', async () => ({ title: HEALTH_TITLE, version: QDRANT_API_VERSION, strata_version: VERSION }));
 }

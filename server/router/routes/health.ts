@@ -2,7 +2,7 @@
 // /healthz answer for the router itself, /readyz for its shards under the partial-answer policy.
 // None needs an API key. And `/`, the version endpoint, with the shard count.
 import type { FastifyInstance } from 'fastify';
-import { VERSION } from '../../../common/version.js';
+import { QDRANT_API_VERSION, VERSION } from '../../../common/version.js';
 import type { RouterContext } from '../route-context.js';
 import { ShardFailure } from '../shard-set.js';
 
@@ -20,5 +20,5 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: RouterContext): 
       .type('text/plain')
       .send(down.length === 0 ? `ready: ${all.length} shards` : `${ready ? 'ready (partial)' : 'not ready'}: shards ${down.join(', ')} not ready`);
   });
-  app.get('/', async () => ({ title: 'strata router', version: VERSION, shards: shards.count }));
+  app.get('/', async () => ({ title: 'strata router', version: QDRANT_API_VERSION, strata_version: VERSION, shards: shards.count }));
 }
