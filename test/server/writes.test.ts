@@ -351,7 +351,7 @@ describe('snapshots of live collections', () => {
     ).toBe(snap!.checksum);
   });
 
-  it('refuses a wrong checksum, a damaged snapshot and a file outside the snapshot directory with 400 naming the field, and changes nothing', async () => {
+  it('refuses a wrong checksum, a damaged snapshot, a file outside the snapshot directory and a relative file URL with 400 naming the field, and changes nothing', async () => {
     const snap = (await client.listSnapshots('snap-src'))[0]!;
     const location = `${srv.url}/collections/snap-src/snapshots/${snap.name}`;
     const wrong = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location, checksum: '0'.repeat(64) });
@@ -370,6 +370,10 @@ describe('snapshots of live collections', () => {
     const outside = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location: pathToFileURL('/etc/passwd').href });
     expect(outside.status).toBe(400);
     expect(outside.text).toMatch(/^.*location: a file location must be inside/);
+    // A relative file URL names a host, not a path: a 400 saying so, not a 500.
+    const relative = await http(srv.url, 'PUT', '/collections/snap-dst/snapshots/recover', { location: `file://snapshots/${snap.name}` });
+    expect(relative.status).toBe(400);
+    expect(relative.text).toMatch(/location: a file URL must hold an absolute path/);
     expect((await client.count('snap-dst')).count).toBe(298);
     expect((await http(srv.url, 'GET', '/collections/snap-src/snapshots/snapshot-x.snapshot')).status).toBe(400);
     await client.deleteSnapshot('snap-src', snap.name);

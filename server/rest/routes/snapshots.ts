@@ -32,7 +32,14 @@ async function fetchSnapshot(location: string, dataDir: string): Promise<Buffer>
   if (url.protocol === 'file:') {
     // Only this server's own snapshots: a recover must not read arbitrary files of the host.
     const root = resolve(dataDir, 'snapshots') + sep;
-    const file = resolve(fileURLToPath(url));
+    let path: string;
+    try {
+      path = fileURLToPath(url);
+    } catch {
+      // file://snapshots/x names a host, not a path: only file:///… (or file://localhost/…) is local.
+      throw invalidArgument('location', `a file URL must hold an absolute path (file://${root}…), got ${describe(location)}`);
+    }
+    const file = resolve(path);
     if (!file.startsWith(root)) throw invalidArgument('location', `a file location must be inside ${root}`);
     try {
       return readFileSync(file);
