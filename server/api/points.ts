@@ -4,7 +4,7 @@
 import { quoted, StrataError } from '../../common/errors.js';
 import type { Collection, Payload, PointKey } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
-import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
+import { type QueryPlan, type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';
 
@@ -73,6 +73,18 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     });
   }
   return { hits, withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
+}
+
+/**
+ * A query (parseQuery): by a vector, or by a stored point's vector, that point then left out of the
+ * answer (one more is asked for, so that `limit` remain).
+ */
+export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
+  if (p.byId === null) return searchPoints(c, p, ctl);
+  const pt = getPointOrThrow(c, p.byId, String(p.byId));
+  const a = await searchPoints(c, { ...p, vector: pt.vector, limit: p.limit + 1 }, ctl);
+  const self = c.externalId(pt.id);
+  return { ...a, hits: a.hits.filter((h) => h.id !== self).slice(0, p.limit) };
 }
 
 /**

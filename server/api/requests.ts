@@ -189,16 +189,34 @@ export function checkBatchSize(n: number, maxBatch: number, field: string): void
   }
 }
 
+/** A query's plan: a search, by a vector or by a stored point's (`byId`, left out of the answer). */
+export interface QueryPlan extends SearchPlan {
+  byId: PointKey | null;
+}
+
 /**
- * POST …/points/query. `query` is a vector or {nearest: vector}, with the request's `filter`; other
- * Qdrant query kinds (recommend, discover, fusion, order_by, by-id) need several vectors or stages,
- * and `prefetch` stages (their own filters included) are refused: Strata runs one stage, and a
- * prefetch filter it did not run would be silently ignored.
+ * POST …/points/query. `query` is a vector, a point id, or {nearest: either}, with the request's
+ * `filter`; a point id queries by that point's vector, and the point itself is not answered (as
+ * Qdrant's query API does). Other Qdrant query kinds (recommend, discover, fusion, order_by) need
+ * several vectors or stages, and `prefetch` stages (their own filters included) are refused:
+ * Strata runs one stage, and a prefetch filter it did not run would be silently ignored.
  */
-export function parseQuery(body: Fields, dim: number): SearchPlan {
-  const q = body['query'];
-  let vector: Float32Array;
-  let vectorField: string;
+export function parseQuery(body: Fields, dim: number): QueryPlan {
+  let q = body['query'];
+  let vector: Float32Array = new Float32Array(0);
+  let vectorField = 'query';
+  let byId: PointKey | null = null;
+  let idField = 'query';
+  if (
+    typeof q === 'object' &&
+    q !== null &&
+    !Array.isArray(q) &&
+    !ArrayBuffer.isView(q) &&
+    (typeof (q as Fields)['nearest'] === 'number' || typeof (q as Fields)['nearest'] === 'string')
+  ) {
+    q = (q as Fields)['nearest'];
+    idField = 'query.nearest';
+  }
   if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers or {"nearest": vector}`);
   if (typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q)) {
     const nearest = (q as Fields)['nearest'];
@@ -215,7 +233,9 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
     vector = numbersAt(nearest, 'query.nearest', dim);
     vectorField = 'query.nearest';
   } else if (typeof q === 'number' || typeof q === 'string') {
-    throw invalidArgument('query', 'queries by point id are not supported: send the vector');
+    // An integer past 2^53 is no Strata id: not found, as an unknown id is.
+    byId = pointKeyAt(q, idField) ?? Number.MAX_SAFE_INTEGER;
+    vectorField = idField;
   } else {
     vector = numbersAt(q, 'query', dim);
     vectorField = 'query';
@@ -226,7 +246,7 @@ export function parseQuery(body: Fields, dim: number): SearchPlan {
   const using = optionalString(body['using'], 'using');
   if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
-  return plan(body, vector, vectorField, '', 10, false);
+  return { ...plan(body, vector, vectorField, '', 10, false), byId };
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */

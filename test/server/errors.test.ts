@@ -72,7 +72,7 @@ describe('REST bad input', () => {
     ['a batch without searches', 'search/batch', {}, /^searches: must be an array/],
     ['a query without a query', 'query', { limit: 3 }, /^query: required/],
     ['a recommend query', 'query', { query: { recommend: { positive: [1] } } }, /^query: only nearest-vector queries are supported/],
-    ['a query by id', 'query', { query: 5 }, /^query: queries by point id are not supported/],
+    ['a query by an id that is neither integer nor UUID', 'query', { query: 'abc' }, /^query: must be an unsigned integer or a UUID, got "abc"$/],
     ['a nearest query of the wrong size', 'query', { query: { nearest: [1, 2] } }, /^query\.nearest: expected 16 dimensions, got 2$/],
     ['prefetch stages', 'query', { query: v(), prefetch: [{ query: v() }] }, /^prefetch: /],
     ['a named `using`', 'query', { query: v(), using: 'image' }, /^using: named vectors are not supported/],

@@ -97,6 +97,22 @@ describe('official Qdrant client', () => {
     expect((await client.count('vectors', { exact: false })).count).toBe(COUNT);
   });
 
+  it('queries by a point id: the nearest to its stored vector, itself left out; an unknown id is a 404', async () => {
+    for (const id of [7, 123]) {
+      const v = engine.collection('vectors').getPoint(id)!.vector;
+      const want = (await engineHits('vectors', v, 6)).map((h) => h.id).filter((x) => x !== id);
+      for (const query of [id, { nearest: id }]) {
+        const got = await client.query('vectors', { query, limit: 5 });
+        expect(got.points.map((p) => p.id)).toEqual(want.slice(0, 5));
+      }
+    }
+    const miss = await client.query('vectors', { query: 999_999, limit: 5 }).then(
+      () => null,
+      (e: { status?: number }) => e,
+    );
+    expect(miss?.status).toBe(404);
+  });
+
   it('filters a built collection (no payloads) by id, in search, scroll and count', async () => {
     const has = { must: [{ has_id: [3, 17, 1999, 5_000_000] }] };
     expect((await client.count('vectors', { filter: has })).count).toBe(3);

@@ -234,6 +234,15 @@ describe('Qdrant gRPC client', () => {
       limit: 5n,
     });
     expect(query.result.map((p) => idOf(p.id))).toEqual(one.result.map((p) => idOf(p.id)));
+    // By a point id: what REST answers for the same query, the point itself left out.
+    const byId = await client.api('points').query({
+      collectionName: NAME,
+      query: { variant: { case: 'nearest', value: { variant: { case: 'id', value: num(3) } } } },
+      limit: 5n,
+    });
+    const r = (await rest('POST', `/collections/${NAME}/points/query`, { query: 3, limit: 5 })) as { points: Array<{ id: number }> };
+    expect(byId.result.map((p) => idOf(p.id))).toEqual(r.points.map((p) => String(p.id)));
+    expect(byId.result.map((p) => idOf(p.id))).not.toContain('3');
   });
 
   it('scrolls and counts with a filter as REST does', async () => {

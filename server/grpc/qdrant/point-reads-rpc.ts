@@ -27,7 +27,7 @@ import { invalidArgument, quoted } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
-import { retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { queryPoints, retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
 import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch } from '../../api/requests.js';
 import type { GrpcContext } from '../calls.js';
 import { collectionOf, control, type QdrantRouter, secondsSince } from './calls.js';
@@ -148,14 +148,14 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     if (q === undefined || q.case === undefined) throw invalidArgument('query', 'required: query.nearest with a dense vector');
     if (q.case !== 'nearest') throw invalidArgument(`query.${q.case}`, 'only nearest queries are supported: send query.nearest with a dense vector');
     const v = q.value.variant;
-    if (v.case !== 'dense')
+    if (v.case !== 'dense' && v.case !== 'id')
       throw invalidArgument(
         `query.nearest.${v.case ?? 'dense'}`,
-        'only a dense vector is supported as the nearest query (not an id, sparse, multi or inference input)',
+        'only a dense vector or a point id is supported as the nearest query (not sparse, multi or inference input)',
       );
     const plan = parseQuery(
       {
-        query: { nearest: v.value.data },
+        query: { nearest: v.case === 'id' ? idJson(v.value, 'query.nearest.id') : v.value.data },
         using: req.using,
         filter: req.filter ? filterJson(req.filter) : undefined,
         params: paramsJson(req.params, ''),
@@ -168,7 +168,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       c.dim,
     );
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
-    return { result: scored(await searchPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'Get', GetPointsSchema, GetResponseSchema, (req) => {

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, pointKeyAt, wantsPayload } from '../../api/fields.js';
-import { getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
+import { getPointOrThrow, queryPoints, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
 import { parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, parseSearchBatch } from '../../api/requests.js';
 import { callControl } from '../call-control.js';
 import { codecFor, send } from '../codec.js';
@@ -72,7 +72,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const dim = c.dim;
     const plan = parseQuery(bodyObject(req.body), dim);
     checkSearchAnswers([plan], dim, answerLimit);
-    const a = await searchPoints(c, plan, callControl(req));
+    const a = await queryPoints(c, plan, callControl(req));
     const codec = codecFor(req, hitsBytes([a], dim));
     return send(reply, codec, ok(reply, { points: a.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }, statsField(a.stats)));
   });
