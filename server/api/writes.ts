@@ -35,12 +35,11 @@ import { MAX_IDS, MAX_SELECTOR_KEYS } from '../options.js';
 /** Largest vector size a created collection may have. */
 export const MAX_DIM = 65_536;
 /**
- * Most points in one upsert (rows or batch columns). A write is applied in one synchronous step (so
- * that a search sees it whole), and inserting a point into the fresh HNSW graph costs ~90 µs on this
- * machine: 1,000 points hold the event loop for ~0.1 s at most, well inside a health probe's
- * timeout. Bulk loads send several requests, or build offline (strata build).
+ * Most points in one upsert request (rows or batch columns), as Qdrant takes bulk loads in one
+ * request up to the body limit. The engine applies a large upsert in steps (WRITE_STEP_POINTS), so
+ * the count bounds only the parse and the copy.
  */
-export const MAX_UPSERT = 1000;
+export const MAX_UPSERT = 100_000;
 
 const DISTANCES: Readonly<Record<string, Metric>> = { Cosine: 'cosine', Euclid: 'l2', Dot: 'ip' };
 

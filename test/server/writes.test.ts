@@ -76,6 +76,20 @@ describe('collections created over the API', () => {
     expect(existsSync(collectionDir(dataDir, name))).toBe(true);
   });
 
+  it('takes an upsert of 2,500 points in one request (written in steps), and answers once all are there', async () => {
+    const bulk = 'bulk-load';
+    await client.createCollection(bulk, { vectors: { size: 8, distance: 'Euclid' } });
+    const points = Array.from({ length: 2500 }, (_, i) => ({ id: i, vector: randomVector(8), payload: { i } }));
+    const up = await client.upsert(bulk, { wait: true, points });
+    expect(up.status).toBe('completed');
+    expect((await client.count(bulk)).count).toBe(2500);
+    const last = await client.retrieve(bulk, { ids: [2499], with_vector: true });
+    expect(last[0]!.vector).toEqual(points[2499]!.vector.map((x) => Math.fround(x)));
+    const hit = await client.search(bulk, { vector: points[1777]!.vector, limit: 1, params: { exact: true } });
+    expect(hit[0]!.id).toBe(1777);
+    expect((await http(srv.url, 'DELETE', `/collections/${bulk}`)).status).toBe(200);
+  });
+
   it('refuses at create every setting it would not honour, naming it, and creates nothing; takes the ones it meets', async () => {
     const vectors = { size: 8, distance: 'Cosine' };
     const refused: Array<[Record<string, unknown>, string]> = [
@@ -190,7 +204,7 @@ describe('collections created over the API', () => {
       [{ batch: { ids: [7004, 7005], vectors: [randomVector(8)] } }, /^batch\.vectors: 1 vectors for 2 ids/],
       [{}, /^batch: must be an object/],
       // One write holds the event loop while it is applied whole: requests are capped (writes.ts).
-      [{ points: new Array(1001).fill(0) }, /^points: at most 1000 items, got 1001/],
+      [{ points: new Array(100_001).fill(0) }, /^points: at most 100000 items, got 100001/],
     ];
     for (const [b, message] of cases) {
       const r = await http(srv.url, 'PUT', `/collections/${encodeURIComponent(name)}/points`, b);
