@@ -16,6 +16,7 @@ import {
   MAX_TIMEOUT_SECONDS,
 } from '../options.js';
 import { VERSION } from '../../common/version.js';
+import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
 import { filterSchemas } from './filter-schemas.js';
 
@@ -418,13 +419,14 @@ function livePaths(C: string): Obj {
     '405': errorResponse('The server has no --data-dir, or the collection was built offline (STRATA_READ_ONLY).'),
     '507': errorResponse('The data directory refused the write (disk full, read-only, no permission): nothing was acknowledged (STRATA_STORAGE).'),
   };
-  const update = envelope({
+  const updateResult: Obj = {
     type: 'object',
     properties: {
       operation_id: { type: 'integer', description: 'The write-ahead log sequence number of the write.' },
       status: { enum: ['completed', 'acknowledged'] },
     },
-  });
+  };
+  const update = envelope(updateResult);
   // The integer bound is server/api/writes.ts's (writeIdAt): the range above it numbers UUID points.
   const writeId: Obj = {
     oneOf: [
@@ -526,6 +528,32 @@ function livePaths(C: string): Obj {
       }),
     },
     [`${C}/points/payload/clear`]: { post: write('Clear the payload of the selected points', { type: 'object', oneOf: oneSelector, properties: selector }) },
+    [`${C}/points/batch`]: {
+      post: {
+        ...write('Point and payload writes in order, every one checked before any is written; update_vectors and delete_vectors are a 400', {
+          type: 'object',
+          required: ['operations'],
+          properties: {
+            operations: {
+              type: 'array',
+              maxItems: MAX_BATCH_OPERATIONS,
+              items: {
+                type: 'object',
+                minProperties: 1,
+                maxProperties: 1,
+                properties: Object.fromEntries(
+                  ['upsert', 'delete', 'set_payload', 'overwrite_payload', 'delete_payload', 'clear_payload'].map((k) => [k, { type: 'object' }]),
+                ),
+              },
+            },
+          },
+        }),
+        responses: {
+          '200': { description: 'Durable (and visible), one result per operation', content: content(envelope({ type: 'array', items: updateResult })) },
+          ...writeErrors,
+        },
+      },
+    },
     [`${C}/index`]: {
       put: write('Create a payload index (durable and serving when answered); parameters Strata does not honour are a 400 naming them', {
         type: 'object',

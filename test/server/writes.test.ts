@@ -76,6 +76,37 @@ describe('collections created over the API', () => {
     expect(existsSync(collectionDir(dataDir, name))).toBe(true);
   });
 
+  it('applies a batch update in order with the Qdrant client, one result each; a bad operation anywhere writes nothing', async () => {
+    const col = 'batched';
+    await client.createCollection(col, { vectors: { size: 8, distance: 'Euclid' } });
+    const vec = Array.from({ length: 4 }, () => randomVector(8));
+    const results = await client.batchUpdate(col, {
+      wait: true,
+      operations: [
+        { upsert: { points: vec.map((vector, id) => ({ id, vector, payload: { a: id, b: 'x' } })) } },
+        { set_payload: { payload: { c: true }, points: [0, 1] } },
+        { overwrite_payload: { payload: { only: 1 }, points: [2] } },
+        { delete_payload: { keys: ['b'], points: [1] } },
+        { clear_payload: { points: [3] } },
+        { delete: { points: [0] } },
+      ],
+    });
+    expect(results.map((r) => r.status)).toEqual(new Array(6).fill('completed'));
+    const got = await client.retrieve(col, { ids: [0, 1, 2, 3] });
+    expect(Object.fromEntries(got.map((p) => [p.id, p.payload]))).toEqual({ 1: { a: 1, c: true }, 2: { only: 1 }, 3: {} });
+    // Nothing of a batch with a bad member is written, and the error names the member's field.
+    const bad = await http(srv.url, 'POST', `/collections/${col}/points/batch?wait=true`, {
+      operations: [{ delete: { points: [1] } }, { upsert: { points: [{ id: 9, vector: [1, 2] }] } }],
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text).status.error).toMatch(/^operations\[1\]\.upsert\.points\[0\]\.vector: /);
+    const vectors = await http(srv.url, 'POST', `/collections/${col}/points/batch`, { operations: [{ update_vectors: { points: [] } }] });
+    expect(vectors.status).toBe(400);
+    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[0\]\.update_vectors: vector updates are not supported/);
+    expect((await client.count(col)).count).toBe(3);
+    expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
+  });
+
   it('takes an upsert of 2,500 points in one request (written in steps), and answers once all are there', async () => {
     const bulk = 'bulk-load';
     await client.createCollection(bulk, { vectors: { size: 8, distance: 'Euclid' } });

@@ -20,6 +20,7 @@ import {
   waitFlag,
   writeIdOf,
 } from '../../api/writes.js';
+import { parseBatchWrites } from '../../api/batch-writes.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -86,6 +87,20 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
   });
 
   pointWrite('PUT', `${c}/points`, 'POST', (col, body, writeId) => col.upsert(parseUpsert(body, col.dim), writeId));
+  // Qdrant's batch update: every operation checked first, then written in order; one result each.
+  app.post<WriteRoute>(`${c}/points/batch`, async (req, reply) => {
+    const wait = waitFlag(req.query.wait);
+    const col = ctx.engine.collection(req.params.collection_name);
+    const writeId = writeIdOf(req.headers[WRITE_ID_HEADER]);
+    const results = await allowing('', async () => {
+      col.writable();
+      const writes = parseBatchWrites(bodyObject(req.body), col.dim);
+      const out: Array<ReturnType<typeof updateResult>> = [];
+      for (const [i, w] of writes.entries()) out.push(updateResult(await w(col, writeId === undefined ? undefined : `${writeId}/${i}`), wait));
+      return out;
+    });
+    return send(reply, codecFor(req), ok(reply, results));
+  });
   pointWrite('POST', `${c}/points/delete`, '', (col, body, writeId) => col.deletePoints(parsePointSelector(body), writeId));
   // Set (POST: merged into what each point has) or overwrite (PUT: replacing it), by ids or filter.
   for (const [method, overwrite] of [
