@@ -15,6 +15,7 @@ import {
   type SearchRequest,
 } from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
+import { type QuerySource, recommendAt, recommendQueryAt, unsupportedKind, vectorInputAt } from './query-input.js';
 import {
   arrayAt,
   describe,
@@ -189,64 +190,58 @@ export function checkBatchSize(n: number, maxBatch: number, field: string): void
   }
 }
 
-/** A query's plan: a search, by a vector or by a stored point's (`byId`, left out of the answer). */
+/** A query's plan: a search, with what it searches with (query-input.ts); `vector` is set only for a plain vector. */
 export interface QueryPlan extends SearchPlan {
-  byId: PointKey | null;
+  source: QuerySource;
 }
 
 /**
- * POST …/points/query. `query` is a vector, a point id, or {nearest: either}, with the request's
- * `filter`; a point id queries by that point's vector, and the point itself is not answered (as
- * Qdrant's query API does). Other Qdrant query kinds (recommend, discover, fusion, order_by) need
- * several vectors or stages, and `prefetch` stages (their own filters included) are refused:
- * Strata runs one stage, and a prefetch filter it did not run would be silently ignored.
+ * POST …/points/query. `query` is a vector, a point id, {nearest: either}, or {recommend: {positive,
+ * negative, strategy}}, with the request's `filter` (query-input.ts says how each becomes one
+ * vector). Other Qdrant query kinds (discover, context, fusion, order_by) and `prefetch` stages
+ * (their own filters included) are refused: Strata runs one stage, and a prefetch filter it did not
+ * run would be silently ignored.
  */
 export function parseQuery(body: Fields, dim: number): QueryPlan {
-  let q = body['query'];
-  let vector: Float32Array = new Float32Array(0);
-  let vectorField = 'query';
-  let byId: PointKey | null = null;
-  let idField = 'query';
-  if (
-    typeof q === 'object' &&
-    q !== null &&
-    !Array.isArray(q) &&
-    !ArrayBuffer.isView(q) &&
-    (typeof (q as Fields)['nearest'] === 'number' || typeof (q as Fields)['nearest'] === 'string')
-  ) {
-    q = (q as Fields)['nearest'];
-    idField = 'query.nearest';
-  }
-  if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers or {"nearest": vector}`);
+  const q = body['query'];
+  if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers, a point id, {"nearest": either} or {"recommend": …}`);
+  let source: QuerySource;
   if (typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q)) {
-    const nearest = (q as Fields)['nearest'];
-    if (isAbsent(nearest))
+    const o = q as Fields;
+    if (!isAbsent(o['recommend'])) source = recommendQueryAt(o, dim);
+    else if (!isAbsent(o['nearest'])) source = { kind: 'nearest', input: vectorInputAt(o['nearest'], 'query.nearest', dim) };
+    else
       throw invalidArgument(
         'query',
-        `only nearest-vector queries are supported: send a vector or {"nearest": vector}, got keys ${
-          Object.keys(q)
-            .slice(0, 5)
-            .map((k) => quoted(k, 32))
-            .join(', ') || 'none'
-        }`,
+        `only nearest and recommend (average_vector) queries are supported: send a vector, a point id, {"nearest": either} or {"recommend": …}, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
       );
-    vector = numbersAt(nearest, 'query.nearest', dim);
-    vectorField = 'query.nearest';
-  } else if (typeof q === 'number' || typeof q === 'string') {
-    // An integer past 2^53 is no Strata id: not found, as an unknown id is.
-    byId = pointKeyAt(q, idField) ?? Number.MAX_SAFE_INTEGER;
-    vectorField = idField;
-  } else {
-    vector = numbersAt(q, 'query', dim);
-    vectorField = 'query';
-  }
+  } else source = { kind: 'nearest', input: vectorInputAt(q, 'query', dim) };
+  const vectorField =
+    source.kind === 'recommend' ? 'query.recommend' : typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q) ? 'query.nearest' : 'query';
+  const vector = source.kind === 'nearest' && 'vector' in source.input ? source.input.vector : new Float32Array(0);
   const prefetch = body['prefetch'];
   if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0))
     throw invalidArgument('prefetch', "prefetch stages are not supported: put the filter in the request's own filter");
   const using = optionalString(body['using'], 'using');
   if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
-  return { ...plan(body, vector, vectorField, '', 10, false), byId };
+  return { ...plan(body, vector, vectorField, '', 10, false), source };
+}
+
+/**
+ * POST …/points/recommend (Qdrant's classic route): {positive, negative, strategy, filter, limit,
+ * offset, params, with_payload, with_vector, score_threshold}, as a query's recommendation.
+ */
+export function parseRecommend(body: Fields, dim: number): QueryPlan {
+  for (const k of ['using', 'lookup_from'] as const)
+    if (!isAbsent(body[k]))
+      throw invalidArgument(
+        k,
+        k === 'using' ? 'named vectors are not supported: leave using out' : 'examples from another collection are not supported: leave lookup_from out',
+      );
+  const source = recommendAt(body, '', dim);
+  // Qdrant's recommend requires limit, as search does; payload is off unless asked for.
+  return { ...plan(body, new Float32Array(0), 'positive', '', null, false), source };
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */

@@ -17,6 +17,7 @@ import {
 } from '../options.js';
 import { VERSION } from '../../common/version.js';
 import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
+import { MAX_EXAMPLES } from '../api/query-input.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
 import { filterSchemas } from './filter-schemas.js';
 
@@ -166,11 +167,37 @@ function schemas(): Obj {
       required: ['query'],
       properties: {
         query: {
-          oneOf: [ref('Vector'), { type: 'object', required: ['nearest'], properties: { nearest: ref('Vector') } }],
-          description: 'Nearest-vector queries only.',
+          oneOf: [
+            ref('VectorInput'),
+            { type: 'object', required: ['nearest'], properties: { nearest: ref('VectorInput') } },
+            { type: 'object', required: ['recommend'], properties: { recommend: ref('RecommendInput') } },
+          ],
+          description:
+            'Nearest (a vector, or a point id standing for its stored vector) or recommend (average_vector); the points a query names are left out of its answer.',
         },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
         offset: windowProps['offset']!,
+        ...common,
+      },
+    },
+    VectorInput: { oneOf: [ref('Vector'), ref('ExtendedPointId')], description: 'A vector, or the id of a point whose stored vector it stands for.' },
+    RecommendInput: {
+      type: 'object',
+      required: ['positive'],
+      properties: {
+        positive: { type: 'array', minItems: 1, maxItems: MAX_EXAMPLES, items: ref('VectorInput') },
+        negative: { type: 'array', maxItems: MAX_EXAMPLES, items: ref('VectorInput') },
+        strategy: { const: 'average_vector', description: 'Searches with 2 × mean(positive) − mean(negative); best_score and sum_scores are a 400.' },
+      },
+    },
+    RecommendRequest: {
+      type: 'object',
+      required: ['positive', 'limit'],
+      properties: {
+        positive: { type: 'array', minItems: 1, maxItems: MAX_EXAMPLES, items: ref('VectorInput') },
+        negative: { type: 'array', maxItems: MAX_EXAMPLES, items: ref('VectorInput') },
+        strategy: { const: 'average_vector' },
+        ...windowProps,
         ...common,
       },
     },
@@ -676,12 +703,20 @@ export function openApiDocument(): Obj {
     },
     [`${C}/points/query`]: {
       post: post(
-        'Universal query (nearest-vector queries)',
+        'Universal query (nearest and recommend queries)',
         ref('QueryRequest'),
         searchOk(
           'Scored points, best first',
           envelope({ type: 'object', properties: { points: { type: 'array', items: ref('ScoredPoint') } } }, ref('StrataSearchStats')),
         ),
+        true,
+      ),
+    },
+    [`${C}/points/recommend`]: {
+      post: post(
+        'Recommendation by positive and negative examples (average_vector), the examples named by id left out',
+        ref('RecommendRequest'),
+        searchOk('Scored points, best first', envelope({ type: 'array', items: ref('ScoredPoint') }, ref('StrataSearchStats'))),
         true,
       ),
     },

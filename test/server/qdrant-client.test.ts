@@ -113,6 +113,31 @@ describe('official Qdrant client', () => {
     expect(miss?.status).toBe(404);
   });
 
+  it('recommends from positive and negative examples (ids and vectors) by average_vector, the named ids left out', async () => {
+    const c = engine.collection('vectors');
+    const stored = (id: number): Float32Array => c.getPoint(id)!.vector;
+    // An Euclid collection: a raw vector is averaged as given (a cosine one would take it at unit length).
+    expect(c.metric).toBe('l2');
+    const raw = Array.from(ix.query(2));
+    // 2 × mean(positives) − mean(negatives), the positives 10, 20 and the raw vector, the negative 30.
+    const want = Float32Array.from(stored(10), (_, d) => (2 * (stored(10)[d]! + stored(20)[d]! + raw[d]!)) / 3 - stored(30)[d]!);
+    const expected = (await engineHits('vectors', want, 8))
+      .map((h) => h.id)
+      .filter((id) => ![10, 20, 30].includes(id))
+      .slice(0, 5);
+    const viaQuery = await client.query('vectors', { query: { recommend: { positive: [10, 20, raw], negative: [30] } }, limit: 5 });
+    expect(viaQuery.points.map((p) => p.id)).toEqual(expected);
+    const viaRoute = await client.recommend('vectors', { positive: [10, 20, raw], negative: [30], limit: 5 });
+    expect(viaRoute.map((p) => p.id)).toEqual(expected);
+    // Strategies that score against every example are refused, naming the field.
+    const refused = await client.query('vectors', { query: { recommend: { positive: [10], strategy: 'best_score' } }, limit: 5 }).then(
+      () => null,
+      (e: { status?: number; data?: { status?: { error?: string } } }) => e,
+    );
+    expect(refused?.status).toBe(400);
+    expect(refused?.data?.status?.error).toMatch(/^query\.recommend\.strategy: only average_vector/);
+  });
+
   it('filters a built collection (no payloads) by id, in search, scroll and count', async () => {
     const has = { must: [{ has_id: [3, 17, 1999, 5_000_000] }] };
     expect((await client.count('vectors', { filter: has })).count).toBe(3);

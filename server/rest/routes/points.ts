@@ -6,9 +6,19 @@
 // on these hot routes than the checks themselves.
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
-import { bodyObject, pointKeyAt, wantsPayload } from '../../api/fields.js';
-import { getPointOrThrow, queryPoints, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
-import { parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, parseSearchBatch } from '../../api/requests.js';
+import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
+import {
+  type CallControl,
+  getPointOrThrow,
+  queryPoints,
+  retrievePoints,
+  scrollPoints,
+  searchBatch,
+  searchPoints,
+  type SearchAnswer,
+} from '../../api/points.js';
+import { parseCount, parseQuery, parseRecommend, parseRetrieve, parseScroll, parseSearch, parseSearchBatch, type SearchPlan } from '../../api/requests.js';
+import type { Collection } from '../../../engine/public.js';
 import { callControl } from '../call-control.js';
 import { codecFor, send } from '../codec.js';
 import type { CallQuery, CollectionParams, RestContext } from '../context.js';
@@ -38,23 +48,34 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   const base = '/collections/:collection_name/points';
   const answerLimit = ctx.options.answerLimit;
 
-  app.post<PostRoute>(`${base}/search`, async (req, reply) => {
-    const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.dim;
-    const plan = parseSearch(bodyObject(req.body), dim);
-    checkSearchAnswers([plan], dim, answerLimit);
-    const a = await searchPoints(c, plan, callControl(req));
-    const codec = codecFor(req, hitsBytes([a], dim));
-    return send(
-      reply,
-      codec,
-      ok(
+  /** A route answering one search as Qdrant's search does: the scored points, and Strata's stats when asked. */
+  const hitsRoute = <P extends SearchPlan>(
+    url: string,
+    parse: (body: Fields, dim: number) => P,
+    run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
+  ): void => {
+    app.post<PostRoute>(url, async (req, reply) => {
+      const c = ctx.engine.collection(req.params.collection_name);
+      const dim = c.dim;
+      const plan = parse(bodyObject(req.body), dim);
+      checkSearchAnswers([plan], dim, answerLimit);
+      const a = await run(c, plan, callControl(req));
+      const codec = codecFor(req, hitsBytes([a], dim));
+      return send(
         reply,
-        a.hits.map((h) => scoredPoint(h, a.withPayload, codec)),
-        statsField(a.stats),
-      ),
-    );
-  });
+        codec,
+        ok(
+          reply,
+          a.hits.map((h) => scoredPoint(h, a.withPayload, codec)),
+          statsField(a.stats),
+        ),
+      );
+    });
+  };
+
+  hitsRoute(`${base}/search`, parseSearch, searchPoints);
+  // Qdrant's classic recommend route: the query API's recommendation, answered as search is.
+  hitsRoute(`${base}/recommend`, parseRecommend, queryPoints);
 
   app.post<PostRoute>(`${base}/search/batch`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
