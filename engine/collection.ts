@@ -22,6 +22,7 @@ import { forEachBasePayload } from '../index/format/payload-file.js';
 import type { Executor } from './executor.js';
 import { RecentQueries } from './recent-queries.js';
 import type { Filter } from '../index/filter/ast.js';
+import type { FacetValue } from '../index/payload-index/field-index.js';
 import type { PayloadSelector } from '../index/payload/selector.js';
 import type {
   CollectionHealth,
@@ -390,6 +391,16 @@ export class Collection implements FilteredHost {
     const b = this.payloads.bytes();
     for (const [field, n] of this.resolver.prefixBytes()) if (b.indexes[field] !== undefined) b.indexes[field] += n;
     return b;
+  }
+
+  /**
+   * Qdrant's facet: the `limit` values of `key` held by the most points (matching `filter`, when
+   * given), most first, ties by value; counts are exact.
+   */
+  facet(key: string, filter: Filter | undefined, limit: number): Array<{ value: FacetValue; count: number }> {
+    const hits = this.payloads.facet(key, filter);
+    hits.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return hits.slice(0, limit).map(([value, count]) => ({ value, count }));
   }
 
   /** Points matching `filter` (all live points without one), exactly. */

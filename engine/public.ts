@@ -27,5 +27,5 @@ export type { Filter } from '../index/filter/ast.js';
 export { parseFilter } from '../index/filter/parse.js';
 export type { PayloadSelector } from '../index/payload/selector.js';
 export { selectorPaths } from '../index/payload/selector.js';
-export type { FieldSchema } from '../index/payload-index/field-index.js';
+export type { FacetValue, FieldSchema } from '../index/payload-index/field-index.js';
 export { FIELD_SCHEMAS } from '../index/payload-index/params.js';

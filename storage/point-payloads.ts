@@ -9,7 +9,7 @@ import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
-import type { Cardinality } from '../index/payload-index/field-index.js';
+import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
@@ -337,6 +337,17 @@ export class PointPayloads {
   /** Bumped whenever a row's base node changes: what a cache over nodeOfRow keys on. */
   get placement(): number {
     return this.placements;
+  }
+
+  /**
+   * Qdrant's facet: each value of `key`'s index with the points (matching `filter`, when given)
+   * holding it. A key with no index that counts values (keyword, uuid, integer, bool) is refused.
+   */
+  facet(key: string, filter: Filter | undefined): Array<[FacetValue, number]> {
+    const index = this.indexes.get(parseKeyPath(key, 'key').text);
+    if (index?.facet === undefined)
+      throw invalidArgument('key', `${quoted(key)} needs a keyword, uuid, integer or bool payload index to be faceted (PUT …/index)`);
+    return index.facet(filter === undefined ? null : this.match(filter).rows);
   }
 
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */

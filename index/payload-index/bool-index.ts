@@ -1,6 +1,6 @@
 // The `bool` index: one bitmap of points holding `true`, one of points holding `false`.
 import { BOOL_CODEC, type ValueCodec } from './point-values.js';
-import type { IndexableCondition, IndexContext } from './field-index.js';
+import type { FacetValue, IndexableCondition, IndexContext } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, bitmapBytes, emptyBitmap } from './bitmap.js';
 
@@ -27,6 +27,16 @@ export class BoolIndex extends FieldIndexBase<boolean> {
 
   protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {
     return cond.kind === 'match_value' && typeof cond.value === 'boolean' ? this.holding[`${cond.value}`].clone() : null;
+  }
+
+  facet(within: Bitmap | null): Array<[FacetValue, number]> {
+    const out: Array<[FacetValue, number]> = [];
+    for (const v of [true, false]) {
+      const ids = this.holding[`${v}`];
+      const n = within === null ? ids.size : ids.andCardinality(within);
+      if (n > 0) out.push([v, n]);
+    }
+    return out;
   }
 
   protected fieldBytes(): number {

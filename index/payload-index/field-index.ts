@@ -40,7 +40,15 @@ export interface PayloadFieldIndex {
   bytes(): number;
   /** Points with at least one value of the index's type. */
   readonly pointsIndexed: number;
+  /**
+   * Qdrant's facet: each value the index holds, with how many points (of `within`, when given) hold
+   * it; absent where the kind has no countable values (ranges of floats, text, geo).
+   */
+  facet?(within: Bitmap | null): Array<[FacetValue, number]>;
 }
+
+/** A value a facet counts. */
+export type FacetValue = string | number | boolean;
 
 export function exactly(n: number): Cardinality {
   return { min: n, exp: n, max: n };

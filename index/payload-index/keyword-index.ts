@@ -2,7 +2,7 @@
 // value/any with strings exactly, and match except with strings (a point passes with a string not
 // listed, or any non-null value that is no string); integer lists and text matching it leaves to the check.
 import { StringCodec, type ValueCodec } from './point-values.js';
-import type { IndexableCondition, IndexContext } from './field-index.js';
+import type { FacetValue, IndexableCondition, IndexContext } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, or } from './bitmap.js';
 import { Postings } from './postings.js';
@@ -26,6 +26,15 @@ export class KeywordIndex extends FieldIndexBase<string> {
 
   protected insert(id: number, values: readonly string[]): void {
     this.postings.add(id, values);
+  }
+
+  facet(within: Bitmap | null): Array<[FacetValue, number]> {
+    const out: Array<[FacetValue, number]> = [];
+    for (const [value, ids] of this.postings.entries()) {
+      const n = within === null ? ids.size : ids.andCardinality(within);
+      if (n > 0) out.push([value, n]);
+    }
+    return out;
   }
 
   protected delete(id: number, values: readonly string[]): void {

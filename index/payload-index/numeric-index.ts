@@ -50,6 +50,11 @@ export abstract class NumericIndex extends FieldIndexBase<number> {
     }
   }
 
+  /** Each integral value with its count of points (SortedValues.integerCounts). */
+  protected integerCounts(within: Bitmap | null): Array<[number, number]> {
+    return this.sorted.integerCounts(within);
+  }
+
   /** Where a range lies in the sorted pairs (SortedValues.pairsWithin). */
   pairsWithin(b: Bounds<number>): RangePairs {
     return this.sorted.pairsWithin(b);

@@ -121,6 +121,20 @@ export class SortedValues {
     return { ids: this.ids, from, to, single: this.widest <= 1 };
   }
 
+  /** Each integral value held, with how many points (of `within`, when given) hold it, in value order. */
+  integerCounts(within: Bitmap | null): Array<[number, number]> {
+    this.fresh();
+    const out: Array<[number, number]> = [];
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; ) {
+      const k = keys[i]!;
+      const points = new Set<number>();
+      for (; i < keys.length && keys[i] === k; i++) if (within === null || within.has(this.ids[i]!)) points.add(this.ids[i]!);
+      if (Number.isInteger(k) && points.size > 0) out.push([k, points.size]);
+    }
+    return out;
+  }
+
   /** Points with a value equal to x. */
   equal(x: number): Bitmap {
     return this.range({ gte: x, lte: x });

@@ -272,6 +272,18 @@ export function parseScroll(body: Fields): ScrollPlan {
 }
 
 /** POST …/points/count: {filter, exact}; both answers are exact. */
+/** Most values a facet answers. */
+export const MAX_FACET_LIMIT = 10_000;
+
+/** POST …/facet: {key, limit = 10, filter, exact}; Strata's counts are always exact. */
+export function parseFacet(body: Fields): { key: string; limit: number; filter: Filter | undefined } {
+  noShardKey(body, '');
+  optionalBool(body['exact'], 'exact');
+  const key = optionalString(body['key'], 'key');
+  if (key === undefined || key === '') throw invalidArgument('key', 'required: the payload key (with a keyword, integer or bool index) to count values of');
+  return { key, limit: optionalInt(body['limit'], 'limit', 1, MAX_FACET_LIMIT) ?? 10, filter: filterAt(body['filter'], 'filter') };
+}
+
 export function parseCount(body: Fields): { filter: Filter | undefined } {
   optionalBool(body['exact'], 'exact');
   noShardKey(body, '');

@@ -3,7 +3,7 @@
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
 import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
-import { FILTER_PLANS } from '../api/requests.js';
+import { FILTER_PLANS, MAX_FACET_LIMIT } from '../api/requests.js';
 import {
   DEFAULT_ANSWER_LIMIT,
   DEFAULT_BODY_LIMIT,
@@ -221,6 +221,16 @@ function schemas(): Obj {
       },
     },
     CountRequest: { type: 'object', properties: { filter: ref('Filter'), exact: { type: 'boolean' } } },
+    FacetRequest: {
+      type: 'object',
+      required: ['key'],
+      properties: {
+        key: { type: 'string', description: 'A payload key with a keyword, uuid, integer or bool index.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_FACET_LIMIT, default: 10 },
+        filter: ref('Filter'),
+        exact: { type: 'boolean', description: 'Counts are always exact.' },
+      },
+    },
     ScoredPoint: {
       type: 'object',
       required: ['id', 'version', 'score', 'payload'],
@@ -742,6 +752,24 @@ export function openApiDocument(): Obj {
     },
     [`${C}/points/count`]: {
       post: post('Number of points', ref('CountRequest'), ok('Count', envelope({ type: 'object', properties: { count: { type: 'integer' } } }))),
+    },
+    [`${C}/facet`]: {
+      post: post(
+        'The values of a payload key held by the most points (matching the filter), most first',
+        ref('FacetRequest'),
+        ok(
+          'Values and counts',
+          envelope({
+            type: 'object',
+            properties: {
+              hits: {
+                type: 'array',
+                items: { type: 'object', properties: { value: { type: ['string', 'integer', 'boolean'] }, count: { type: 'integer' } } },
+              },
+            },
+          }),
+        ),
+      ),
     },
     '/healthz': { get: { summary: 'The server works (no API key needed)', security: [], responses: { '200': text('healthz check passed') } } },
     '/livez': { get: { summary: 'The process answers (no API key needed)', security: [], responses: { '200': text('livez check passed') } } },

@@ -107,6 +107,40 @@ describe('collections created over the API', () => {
     expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
   });
 
+  it('facets a keyword, an integer and a bool field with the Qdrant client, counts exact under a filter; an unindexed key is refused', async () => {
+    const col = 'faceted';
+    await client.createCollection(col, { vectors: { size: 8, distance: 'Euclid' } });
+    const colors = ['red', 'green', 'blue'];
+    const points = Array.from({ length: 90 }, (_, i) => ({
+      id: i,
+      vector: randomVector(8),
+      payload: { color: colors[i % 3 === 0 ? 0 : i % 5 === 0 ? 2 : 1], year: 2000 + (i % 4), ok: i % 2 === 0, tags: i < 10 ? ['a', 'a'] : ['b'] },
+    }));
+    await client.upsert(col, { wait: true, points });
+    for (const [field, type] of [
+      ['color', 'keyword'],
+      ['year', 'integer'],
+      ['ok', 'bool'],
+      ['tags', 'keyword'],
+    ] as const)
+      await client.createPayloadIndex(col, { field_name: field, field_schema: type, wait: true });
+    // The model: counted from the points themselves.
+    const model = (key: 'color' | 'year' | 'ok' | 'tags', keep: (i: number) => boolean) => {
+      const m = new Map<string | number | boolean, number>();
+      for (const p of points) if (keep(p.id)) for (const v of new Set<string | number | boolean>([p.payload[key]!].flat())) m.set(v, (m.get(v) ?? 0) + 1);
+      return [...m].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+    };
+    for (const key of ['color', 'year', 'ok', 'tags'] as const) {
+      expect((await client.facet(col, { key, limit: 10 })).hits, key).toEqual(model(key, () => true));
+      const filtered = await client.facet(col, { key, limit: 2, filter: { must: [{ key: 'ok', match: { value: true } }] } });
+      expect(filtered.hits, `${key} filtered`).toEqual(model(key, (i) => i % 2 === 0).slice(0, 2));
+    }
+    const none = await http(srv.url, 'POST', `/collections/${col}/facet`, { key: 'nothing' });
+    expect(none.status).toBe(400);
+    expect(JSON.parse(none.text).status.error).toMatch(/^key: "nothing" needs a keyword, uuid, integer or bool payload index/);
+    expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
+  });
+
   it('takes an upsert of 2,500 points in one request (written in steps), and answers once all are there', async () => {
     const bulk = 'bulk-load';
     await client.createCollection(bulk, { vectors: { size: 8, distance: 'Euclid' } });

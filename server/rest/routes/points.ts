@@ -17,7 +17,17 @@ import {
   searchPoints,
   type SearchAnswer,
 } from '../../api/points.js';
-import { parseCount, parseQuery, parseRecommend, parseRetrieve, parseScroll, parseSearch, parseSearchBatch, type SearchPlan } from '../../api/requests.js';
+import {
+  parseCount,
+  parseFacet,
+  parseQuery,
+  parseRecommend,
+  parseRetrieve,
+  parseScroll,
+  parseSearch,
+  parseSearchBatch,
+  type SearchPlan,
+} from '../../api/requests.js';
 import type { Collection } from '../../../engine/public.js';
 import { callControl } from '../call-control.js';
 import { codecFor, send } from '../codec.js';
@@ -136,5 +146,11 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const c = ctx.engine.collection(req.params.collection_name);
     const { filter } = parseCount(bodyObject(req.body));
     return send(reply, codecFor(req), ok(reply, { count: c.countMatching(filter) }));
+  });
+
+  app.post<PostRoute>('/collections/:collection_name/facet', async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const { key, limit, filter } = parseFacet(bodyObject(req.body));
+    return send(reply, codecFor(req), ok(reply, { hits: c.facet(key, filter, limit) }));
   });
 }
