@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   STRATA_WORKER_FAILED: 'A worker thread failed while serving the request.',
   STRATA_UNREACHABLE: 'Nothing answers at the given address (connection refused, reset or timed out).',
   STRATA_POINT_NOT_FOUND: 'No point with that id in the collection.',
+  STRATA_ALIAS_NOT_FOUND: 'No collection alias of that name.',
   STRATA_SNAPSHOT_NOT_FOUND: 'No snapshot of that name for the collection.',
   STRATA_UNAUTHENTICATED: 'The request carries no valid API key.',
   STRATA_READ_ONLY:

@@ -3,7 +3,7 @@
 // the benchmarks alike. This module keeps the registry, metrics and shutdown; threads, the data
 // directory, compaction, re-tiering and snapshots are collaborators, each with a narrow host.
 import { basename } from 'node:path';
-import { quoted, StrataError, readOnly } from '../common/errors.js';
+import { invalidArgument, quoted, StrataError, readOnly } from '../common/errors.js';
 import { readManifest } from '../index/format/load-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { DEFAULT_PREFETCH } from '../index/search/searcher.js';
@@ -17,6 +17,7 @@ import { type CostModelParams, costModel } from '../tiers/cost-model.js';
 import { Collection, type CollectionSettings, type LiveShape } from './collection.js';
 import { checkCollectionName } from './collection-name.js';
 import { type CompactionReport, Compactions, DEFAULT_COMPACT_AT, recoverCompacted } from './compaction.js';
+import { type AliasAction, Aliases } from './aliases.js';
 import { DataDir } from './data-dir.js';
 import { TASKS_PER_THREAD } from './dispatch.js';
 import type { WriteLogOptions } from './replication/jetstream-log.js';
@@ -109,6 +110,7 @@ const shuttingDown = (): StrataError => new StrataError('STRATA_SHUTTING_DOWN', 
 
 export class Engine {
   private readonly byName = new Map<string, Collection>();
+  private readonly aliases: Aliases;
   private data: DataDir | null = null;
   private readonly compactions: Compactions;
   private readonly retiering: Retiering;
@@ -126,6 +128,7 @@ export class Engine {
     o: OpenEngineOptions,
   ) {
     const swapThreads = (): void => this.swapThreads();
+    this.aliases = new Aliases(dataDir);
     this.compactions = new Compactions(
       {
         dataDir,
@@ -238,7 +241,7 @@ export class Engine {
 
   /** The collection of that name; a name over 255 bytes is STRATA_INVALID_ARGUMENT naming `field`. */
   collection(name: string, field = 'collection_name'): Collection {
-    const c = this.byName.get(name);
+    const c = this.byName.get(name) ?? this.byName.get(this.aliases.target(name) ?? '');
     if (c) return c;
     checkCollectionName(name, field);
     throw new StrataError('STRATA_COLLECTION_NOT_FOUND', `collection ${quoted(name)} not found (loaded: ${[...this.byName.keys()].join(', ') || 'none'})`, {
@@ -289,6 +292,7 @@ export class Engine {
   /** Creates an empty writable collection (validated by the caller: dim, metric, m, efConstruction). */
   async createCollection(cfg: CollectionConfig): Promise<Collection> {
     checkCollectionName(cfg.name, 'collection_name');
+    if (this.aliases.target(cfg.name) !== undefined) throw invalidArgument('collection_name', `${quoted(cfg.name)} is an alias's name: delete the alias first`);
     if (this.closing) throw shuttingDown();
     if (this.data === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir to create collections', { allow: 'GET' });
     return this.data.create(cfg);
@@ -301,7 +305,19 @@ export class Engine {
     if (!c) return false;
     if (c.fromIndexDir || this.data === null) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'stop serving it instead', { allow: 'GET' });
     await this.data.delete(c);
+    this.aliases.dropCollection(name);
     return true;
+  }
+
+  /** Qdrant's alias actions, applied in order, all or none (aliases.ts). */
+  updateAliases(actions: readonly AliasAction[]): void {
+    if (this.closing) throw shuttingDown();
+    this.aliases.apply(actions, (name) => this.byName.has(name));
+  }
+
+  /** Every alias (of `collection`'s, given a collection or one of its aliases). */
+  listAliases(collection?: string): Array<{ alias_name: string; collection_name: string }> {
+    return this.aliases.list(collection === undefined ? undefined : this.collection(collection).name);
   }
 
   createSnapshot(name: string): SnapshotDescription {

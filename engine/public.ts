@@ -5,6 +5,7 @@
 export type * from './types.js';
 export type { Collection } from './collection.js';
 export type { CompactionReport, Engine } from './engine.js';
+export type { AliasAction } from './aliases.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';
 
 // Collections and points as storage keeps them: the config, ids, payloads, where UUID ids are numbered from.

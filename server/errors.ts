@@ -33,6 +33,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
   STRATA_WORKER_FAILED: { http: 500, grpc: GrpcStatus.INTERNAL },
   STRATA_UNREACHABLE: { http: 502, grpc: GrpcStatus.UNAVAILABLE },
   STRATA_POINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  STRATA_ALIAS_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   STRATA_SNAPSHOT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   STRATA_UNAUTHENTICATED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
   STRATA_READ_ONLY: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED },

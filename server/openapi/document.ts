@@ -16,6 +16,7 @@ import {
   MAX_TIMEOUT_SECONDS,
 } from '../options.js';
 import { VERSION } from '../../common/version.js';
+import { MAX_ALIAS_ACTIONS } from '../api/aliases.js';
 import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
 import { MAX_EXAMPLES } from '../api/query-input.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
@@ -565,6 +566,43 @@ function livePaths(C: string): Obj {
       }),
     },
     [`${C}/points/payload/clear`]: { post: write('Clear the payload of the selected points', { type: 'object', oneOf: oneSelector, properties: selector }) },
+    '/collections/aliases': {
+      post: {
+        summary: 'Create, delete or rename aliases, in order, all or none (an alias on a collection name is a 400, an unknown alias a 404)',
+        requestBody: {
+          required: true,
+          content: content({
+            type: 'object',
+            required: ['actions'],
+            properties: {
+              actions: {
+                type: 'array',
+                maxItems: MAX_ALIAS_ACTIONS,
+                items: {
+                  type: 'object',
+                  minProperties: 1,
+                  maxProperties: 1,
+                  properties: {
+                    create_alias: {
+                      type: 'object',
+                      required: ['collection_name', 'alias_name'],
+                      properties: { collection_name: { type: 'string' }, alias_name: { type: 'string' } },
+                    },
+                    delete_alias: { type: 'object', required: ['alias_name'], properties: { alias_name: { type: 'string' } } },
+                    rename_alias: {
+                      type: 'object',
+                      required: ['old_alias_name', 'new_alias_name'],
+                      properties: { old_alias_name: { type: 'string' }, new_alias_name: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+            },
+          }),
+        },
+        responses: { '200': { description: 'Applied and durable', content: content(envelope({ type: 'boolean' })) }, ...writeErrors },
+      },
+    },
     [`${C}/points/batch`]: {
       post: {
         ...write('Point and payload writes in order, every one checked before any is written; update_vectors and delete_vectors are a 400', {
@@ -652,6 +690,10 @@ function writePaths(): Obj {
 export function openApiDocument(): Obj {
   const C = '/collections/{collection_name}';
   const text = (description: string): Obj => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+  const aliasList = envelope({
+    type: 'object',
+    properties: { aliases: { type: 'array', items: { type: 'object', properties: { alias_name: { type: 'string' }, collection_name: { type: 'string' } } } } },
+  });
   const readPaths: Obj = {
     '/': {
       get: {
@@ -683,6 +725,19 @@ export function openApiDocument(): Obj {
         summary: 'Describe a collection (Qdrant shape plus tier placement)',
         parameters: [collectionName],
         responses: ok('Collection', envelope(ref('CollectionInfo'))),
+      },
+    },
+    '/aliases': {
+      get: {
+        summary: 'Every collection alias',
+        responses: ok('Aliases by name', aliasList),
+      },
+    },
+    [`${C}/aliases`]: {
+      get: {
+        summary: 'The aliases of a collection (named by itself or an alias)',
+        parameters: [collectionName],
+        responses: ok('Aliases by name', aliasList),
       },
     },
     [`${C}/exists`]: {

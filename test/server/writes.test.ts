@@ -107,6 +107,41 @@ describe('collections created over the API', () => {
     expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
   });
 
+  it('switches an alias between collections with the Qdrant client; every route takes the alias; it survives a restart and goes with its collection', async () => {
+    for (const col of ['blue', 'green']) {
+      await client.createCollection(col, { vectors: { size: 8, distance: 'Euclid' } });
+      await client.upsert(col, { wait: true, points: [{ id: col === 'blue' ? 1 : 2, vector: randomVector(8), payload: { col } }] });
+    }
+    await client.updateCollectionAliases({ actions: [{ create_alias: { collection_name: 'blue', alias_name: 'live' } }] });
+    expect((await client.scroll('live')).points.map((p) => p.id)).toEqual([1]);
+    // The switch: one request, all or none.
+    await client.updateCollectionAliases({
+      actions: [{ delete_alias: { alias_name: 'live' } }, { create_alias: { collection_name: 'green', alias_name: 'live' } }],
+    });
+    expect((await client.scroll('live')).points.map((p) => p.id)).toEqual([2]);
+    await client.upsert('live', { wait: true, points: [{ id: 3, vector: randomVector(8) }] });
+    expect((await client.count('green')).count).toBe(2);
+    await client.updateCollectionAliases({ actions: [{ rename_alias: { old_alias_name: 'live', new_alias_name: 'prod' } }] });
+    expect((await client.getAliases()).aliases).toEqual([{ alias_name: 'prod', collection_name: 'green' }]);
+    expect((await client.getCollectionAliases('green')).aliases).toEqual([{ alias_name: 'prod', collection_name: 'green' }]);
+    // Refused whole, naming the field: an alias on a collection's name, an unknown alias; nothing changed.
+    const clash = await http(srv.url, 'POST', '/collections/aliases', {
+      actions: [{ create_alias: { collection_name: 'green', alias_name: 'other' } }, { create_alias: { collection_name: 'green', alias_name: 'blue' } }],
+    });
+    expect(clash.status).toBe(400);
+    expect(JSON.parse(clash.text).status.error).toMatch(/^actions\[1\]\.create_alias\.alias_name: "blue" is a collection's name/);
+    const missing = await http(srv.url, 'POST', '/collections/aliases', { actions: [{ delete_alias: { alias_name: 'nope' } }] });
+    expect(missing.status).toBe(404);
+    expect((await client.getAliases()).aliases).toEqual([{ alias_name: 'prod', collection_name: 'green' }]);
+    expect((await http(srv.url, 'PUT', '/collections/prod', { vectors: { size: 8, distance: 'Euclid' } })).status).toBe(400);
+    await stop();
+    await start();
+    expect((await client.scroll('prod')).points.map((p) => p.id)).toEqual([2, 3]);
+    expect((await http(srv.url, 'DELETE', '/collections/green')).status).toBe(200);
+    expect((await client.getAliases()).aliases).toEqual([]);
+    expect((await http(srv.url, 'DELETE', '/collections/blue')).status).toBe(200);
+  });
+
   it('facets a keyword, an integer and a bool field with the Qdrant client, counts exact under a filter; an unindexed key is refused', async () => {
     const col = 'faceted';
     await client.createCollection(col, { vectors: { size: 8, distance: 'Euclid' } });

@@ -1,7 +1,9 @@
-// Collection routes: list, describe (Qdrant's shape plus tier placement) and exists.
+// Collection routes: list, describe (Qdrant's shape plus tier placement), exists, and aliases.
 import type { FastifyInstance } from 'fastify';
 import { checkCollectionName } from '../../../engine/public.js';
+import { parseAliasActions } from '../../api/aliases.js';
 import { collectionView } from '../../api/collection-view.js';
+import { bodyObject } from '../../api/fields.js';
 import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -16,6 +18,16 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RestContext)
   app.get<{ Params: CollectionParams }>('/collections/:collection_name', { schema: { params: collectionParams } }, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     return send(reply, codecFor(req), ok(reply, collectionView(c.info())));
+  });
+
+  // Aliases (engine/aliases.ts): listed all, or of one collection (named by itself or an alias).
+  app.get('/aliases', async (req, reply) => send(reply, codecFor(req), ok(reply, { aliases: ctx.engine.listAliases() })));
+  app.get<{ Params: CollectionParams }>('/collections/:collection_name/aliases', { schema: { params: collectionParams } }, async (req, reply) =>
+    send(reply, codecFor(req), ok(reply, { aliases: ctx.engine.listAliases(req.params.collection_name) })),
+  );
+  app.post('/collections/aliases', async (req, reply) => {
+    ctx.engine.updateAliases(parseAliasActions(bodyObject(req.body)));
+    return send(reply, codecFor(req), ok(reply, true));
   });
 
   app.get<{ Params: CollectionParams }>('/collections/:collection_name/exists', { schema: { params: collectionParams } }, async (req, reply) => {
