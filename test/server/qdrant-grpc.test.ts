@@ -16,6 +16,7 @@ import {
   PayloadSchemaType,
   type PointId,
   QdrantClient,
+  RecommendStrategy,
   type RetrievedPoint,
   type ScoredPoint,
   TokenizerType,
@@ -243,6 +244,25 @@ describe('Qdrant gRPC client', () => {
     const r = (await rest('POST', `/collections/${NAME}/points/query`, { query: 3, limit: 5 })) as { points: Array<{ id: number }> };
     expect(byId.result.map((p) => idOf(p.id))).toEqual(r.points.map((p) => String(p.id)));
     expect(byId.result.map((p) => idOf(p.id))).not.toContain('3');
+    // A recommendation, ids and a vector as examples: what REST answers for the same one.
+    const reco = await client.api('points').query({
+      collectionName: NAME,
+      query: {
+        variant: {
+          case: 'recommend',
+          value: {
+            positive: [{ variant: { case: 'id', value: num(3) } }, { variant: { case: 'dense', value: { data: vec(20) } } }],
+            negative: [{ variant: { case: 'id', value: num(4) } }],
+          },
+        },
+      },
+      limit: 5n,
+    });
+    const rr = (await rest('POST', `/collections/${NAME}/points/query`, { query: { recommend: { positive: [3, vec(20)], negative: [4] } }, limit: 5 })) as {
+      points: Array<{ id: number }>;
+    };
+    expect(reco.result.map((p) => idOf(p.id))).toEqual(rr.points.map((p) => String(p.id)));
+    expect(reco.result).toHaveLength(5);
   });
 
   it('scrolls and counts with a filter as REST does', async () => {
@@ -408,11 +428,22 @@ describe('Qdrant gRPC client', () => {
     );
     expect(shard.code).toBe(ConnectErrorCode.InvalidArgument);
     expect(shard.rawMessage).toContain('shard_number');
-    const recommend = await failure(
-      p.query({ collectionName: NAME, query: { variant: { case: 'recommend', value: { positive: [{ variant: { case: 'id', value: num(1) } }] } } } }),
+    const discover = await failure(
+      p.query({
+        collectionName: NAME,
+        query: { variant: { case: 'discover', value: { target: { variant: { case: 'id', value: num(1) } }, context: { pairs: [] } } } },
+      }),
     );
-    expect(recommend.code).toBe(ConnectErrorCode.InvalidArgument);
-    expect(recommend.rawMessage).toContain('query.recommend');
+    expect(discover.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(discover.rawMessage).toContain('query.discover');
+    const bestScore = await failure(
+      p.query({
+        collectionName: NAME,
+        query: { variant: { case: 'recommend', value: { positive: [{ variant: { case: 'id', value: num(1) } }], strategy: RecommendStrategy.BestScore } } },
+      }),
+    );
+    expect(bestScore.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(bestScore.rawMessage).toContain('query.recommend.strategy');
     const missing = await failure(p.search({ collectionName: 'nope', vector: vec(1), limit: 3n }));
     expect(missing.code).toBe(ConnectErrorCode.NotFound);
   });

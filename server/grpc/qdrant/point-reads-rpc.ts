@@ -12,6 +12,7 @@ import {
   QueryPointsSchema,
   QueryResponseSchema,
   ReadConsistencyType,
+  RecommendStrategy,
   type ReadConsistency,
   ScrollPointsSchema,
   ScrollResponseSchema,
@@ -22,6 +23,7 @@ import {
   SearchBatchResponseSchema,
   SearchPointsSchema,
   SearchResponseSchema,
+  type VectorInput,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument, quoted } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
@@ -92,6 +94,21 @@ function scored(a: SearchAnswer): Array<ReturnType<typeof scoredPoint>> {
   return a.hits.map((h) => scoredPoint(h, a.withPayload));
 }
 
+/** REST's names of Qdrant's recommend strategies (the parser takes average_vector and names the others). */
+const STRATEGIES: Readonly<Record<number, string>> = {
+  [RecommendStrategy.AverageVector]: 'average_vector',
+  [RecommendStrategy.BestScore]: 'best_score',
+  [RecommendStrategy.SumScores]: 'sum_scores',
+};
+
+/** A query's VectorInput as REST spells it: a dense vector or a point id; other inputs are refused, naming them. */
+function inputJson(v: VectorInput, at: string): number[] | number | string {
+  const x = v.variant;
+  if (x.case === 'dense') return x.value.data;
+  if (x.case === 'id') return idJson(x.value, `${at}.id`);
+  throw invalidArgument(`${at}.${x.case ?? 'dense'}`, 'only a dense vector or a point id is supported (not sparse, multi or inference input)');
+}
+
 export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
   const search = async (s: SearchPoints, c: Collection, h: HandlerContext) => {
     const plan = parseSearch(searchBody(s, ''), c.dim);
@@ -146,16 +163,20 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     readDefault(req.readConsistency);
     const q = req.query?.variant;
     if (q === undefined || q.case === undefined) throw invalidArgument('query', 'required: query.nearest with a dense vector');
-    if (q.case !== 'nearest') throw invalidArgument(`query.${q.case}`, 'only nearest queries are supported: send query.nearest with a dense vector');
-    const v = q.value.variant;
-    if (v.case !== 'dense' && v.case !== 'id')
-      throw invalidArgument(
-        `query.nearest.${v.case ?? 'dense'}`,
-        'only a dense vector or a point id is supported as the nearest query (not sparse, multi or inference input)',
-      );
+    if (q.case !== 'nearest' && q.case !== 'recommend')
+      throw invalidArgument(`query.${q.case}`, 'only nearest and recommend queries are supported: send query.nearest or query.recommend');
     const plan = parseQuery(
       {
-        query: { nearest: v.case === 'id' ? idJson(v.value, 'query.nearest.id') : v.value.data },
+        query:
+          q.case === 'nearest'
+            ? { nearest: inputJson(q.value, 'query.nearest') }
+            : {
+                recommend: {
+                  positive: q.value.positive.map((p, i) => inputJson(p, `query.recommend.positive[${i}]`)),
+                  negative: q.value.negative.map((p, i) => inputJson(p, `query.recommend.negative[${i}]`)),
+                  strategy: q.value.strategy === undefined ? undefined : STRATEGIES[q.value.strategy],
+                },
+              },
         using: req.using,
         filter: req.filter ? filterJson(req.filter) : undefined,
         params: paramsJson(req.params, ''),
