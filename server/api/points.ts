@@ -106,16 +106,17 @@ function sourceVector(c: Collection, s: QuerySource): Float32Array {
 
 /**
  * A query (parseQuery, parseRecommend): a search with its source's vector, the points the source
- * names left out of the answer (as many more are asked for, so that `limit` remain).
+ * names left out of the answer before its offset (as many more are asked for, so that `limit` remain).
  */
 export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
   const s = p.source;
   if (s.kind === 'nearest' && 'vector' in s.input) return searchPoints(c, p, ctl);
   const named = namedIds(s);
   const vector = sourceVector(c, s);
-  const a = await searchPoints(c, { ...p, vector, limit: p.limit + named.length }, ctl);
+  // Left out before the offset applies, as Qdrant does: the window is taken from what remains.
+  const a = await searchPoints(c, { ...p, vector, offset: 0, limit: p.offset + p.limit + named.length }, ctl);
   const excluded = new Set<PointKey>(named.map((k) => c.externalId(c.resolveKey(k)!)));
-  return { ...a, hits: a.hits.filter((h) => !excluded.has(h.id)).slice(0, p.limit) };
+  return { ...a, hits: a.hits.filter((h) => !excluded.has(h.id)).slice(p.offset, p.offset + p.limit) };
 }
 
 /**

@@ -106,6 +106,10 @@ describe('official Qdrant client', () => {
         expect(got.points.map((p) => p.id)).toEqual(want.slice(0, 5));
       }
     }
+    // The offset counts from what remains once the point is left out.
+    const v7 = engine.collection('vectors').getPoint(7)!.vector;
+    const rest7 = (await engineHits('vectors', v7, 9)).map((h) => h.id).filter((x) => x !== 7);
+    expect((await client.query('vectors', { query: 7, limit: 3, offset: 2 })).points.map((p) => p.id)).toEqual(rest7.slice(2, 5));
     const miss = await client.query('vectors', { query: 999_999, limit: 5 }).then(
       () => null,
       (e: { status?: number }) => e,
