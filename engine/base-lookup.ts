@@ -2,6 +2,7 @@
 // Built lazily, once per base (a base is immutable; a compaction brings a new one).
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
+import { lowerBound } from '../common/lower-bound.js';
 
 export class BaseLookup {
   private byLabel: Map<number, number> | null = null;
@@ -62,16 +63,4 @@ export function liveIdsFrom(base: BaseLookup | null, live: LiveStore | null, fro
     }
   }
   return ids;
-}
-
-/** First i in 0..n whose value at(i) (ascending in i) is at least x. */
-function lowerBound(n: number, at: (i: number) => number, x: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (at(mid) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

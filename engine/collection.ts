@@ -24,6 +24,7 @@ import { RecentQueries } from './recent-queries.js';
 import type { Filter } from '../index/filter/ast.js';
 import type { FacetValue } from '../index/payload-index/field-index.js';
 import type { PayloadSelector } from '../index/payload/selector.js';
+import { lowerBound } from '../common/lower-bound.js';
 import type {
   CollectionHealth,
   CollectionInfo,
@@ -528,13 +529,7 @@ export function baseK(k: number, hidden: number, baseCount: number): number {
 /** The n smallest of `ids` from `from` on, ascending. */
 function matchingIdsFrom(ids: number[], from: number, n: number): number[] {
   ids.sort((a, b) => a - b);
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid]! < from) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = lowerBound(ids.length, (i) => ids[i]!, from);
   return ids.slice(lo, lo + n);
 }
 

@@ -5,6 +5,8 @@
 // That subtraction needs every node at one position at most: only for a field of one value per
 // point. Rows served by no base node (the fresh layer's) are listed apart, by position.
 
+import { lowerBound } from '../../common/lower-bound.js';
+
 /** Prefix bitsets per index: memory is CHECKPOINTS bits per node. */
 export const CHECKPOINTS = 8;
 
@@ -91,14 +93,7 @@ export class RangePrefix {
   freshRows(from: number, to: number): number[] {
     const out: number[] = [];
     const f = this.freshAt;
-    let lo = 0;
-    let hi = f.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (f[mid]! < from) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < f.length && f[i]! < to; i++) out.push(this.ids[f[i]!]!);
+    for (let i = lowerBound(f.length, (j) => f[j]!, from); i < f.length && f[i]! < to; i++) out.push(this.ids[f[i]!]!);
     return out;
   }
 }

@@ -58,11 +58,15 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   const base = '/collections/:collection_name/points';
   const answerLimit = ctx.options.answerLimit;
 
-  /** A route answering one search as Qdrant's search does: the scored points, and Strata's stats when asked. */
+  /**
+   * A route answering one search: the scored points (as search answers them, or wrapped by `shape`,
+   * as the query API's `{points}`), and Strata's stats when asked.
+   */
   const hitsRoute = <P extends SearchPlan>(
     url: string,
     parse: (body: Fields, dim: number) => P,
     run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
+    shape: (points: unknown[]) => unknown = (points) => points,
   ): void => {
     app.post<PostRoute>(url, async (req, reply) => {
       const c = ctx.engine.collection(req.params.collection_name);
@@ -71,15 +75,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
       checkSearchAnswers([plan], dim, answerLimit);
       const a = await run(c, plan, callControl(req));
       const codec = codecFor(req, hitsBytes([a], dim));
-      return send(
-        reply,
-        codec,
-        ok(
-          reply,
-          a.hits.map((h) => scoredPoint(h, a.withPayload, codec)),
-          statsField(a.stats),
-        ),
-      );
+      return send(reply, codec, ok(reply, shape(a.hits.map((h) => scoredPoint(h, a.withPayload, codec))), statsField(a.stats)));
     });
   };
 
@@ -98,15 +94,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     return send(reply, codec, ok(reply, result, answers.some((a) => a.stats !== null) ? { strata: answers.map((a) => a.stats) } : {}));
   });
 
-  app.post<PostRoute>(`${base}/query`, async (req, reply) => {
-    const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.dim;
-    const plan = parseQuery(bodyObject(req.body), dim);
-    checkSearchAnswers([plan], dim, answerLimit);
-    const a = await queryPoints(c, plan, callControl(req));
-    const codec = codecFor(req, hitsBytes([a], dim));
-    return send(reply, codec, ok(reply, { points: a.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }, statsField(a.stats)));
-  });
+  hitsRoute(`${base}/query`, parseQuery, queryPoints, (points) => ({ points }));
 
   app.post<PostRoute>(base, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
