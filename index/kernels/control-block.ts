@@ -34,6 +34,8 @@ export const CONTROL = {
   visited: 72,
   /** u8: the tag of this query's visits. */
   epoch: 76,
+  /** The fused scan (scanMatches): how many of the best matches it keeps (at most beamCap). */
+  scanCap: 80,
   /** The beam: beamCap f32 distances, then beamCap u32 ids. */
   beam: 88,
   beamCap: 92,

@@ -7,4 +7,5 @@
 export { l2, ip, l2Batch, ipBatch } from './vector-kernels.as';
 export { codeBatch } from './code-kernel.as';
 export { traverse } from './traverse.as';
+export { scanMatches } from './scan.as';
 export { rqPrepare } from './rq-prepare.as';

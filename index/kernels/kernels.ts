@@ -53,12 +53,19 @@ export function instantiateKernels(memory: WebAssembly.Memory): KernelSet {
   return { kind: 'wasm-simd', l2Batch: ex.l2Batch, ipBatch: ex.ipBatch, codeBatch: ex.codeBatch };
 }
 
-/** The fused traversal (traverse.as.ts `traverse`) over memory, or null without WASM SIMD. */
-export function instantiateTraverse(memory: WebAssembly.Memory): ((control: number) => void) | null {
+/** The fused calls over a lane's control block: the traversal (traverse.as.ts) and the scan (scan.as.ts). */
+export interface FusedCalls {
+  readonly traverse: (control: number) => void;
+  readonly scanMatches: (control: number) => void;
+}
+
+/** The fused traversal and scan over memory, or null without WASM SIMD. */
+export function instantiateTraverse(memory: WebAssembly.Memory): FusedCalls | null {
   const mod = kernelModule();
   if (mod === null) return null;
   const inst = new WebAssembly.Instance(mod, { env: { memory } });
-  return (inst.exports as unknown as { traverse: (control: number) => void }).traverse;
+  const ex = inst.exports as unknown as FusedCalls;
+  return { traverse: ex.traverse, scanMatches: ex.scanMatches };
 }
 
 /** rqPrepare in rq-prepare.as.ts (argument order as there), or null without WASM SIMD. */

@@ -107,11 +107,11 @@ let beamCursor: i32 = 0;
   if (p < beamCursor) beamCursor = p;
 }
 
-@inline function addU32(at: usize, v: u32): void {
+@inline export function addU32(at: usize, v: u32): void {
   store<u32>(at, load<u32>(at) + v);
 }
 
-@inline function distances(b: usize, q: usize, base: usize, ids: usize, n: i32, out: usize): void {
+@inline export function distances(b: usize, q: usize, base: usize, ids: usize, n: i32, out: usize): void {
   const kind = load<u32>(b, B_KIND);
   if (kind == 0) codeBatch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, out);
   else if (kind == 1) l2Batch(q, base, <usize>load<u32>(b, B_STRIDE), ids, n, load<i32>(b, B_DIM), out);
@@ -272,7 +272,7 @@ let frontI: usize = 0;
 let frontN: i32 = 0;
 
 /** Adds (dist, id) to the heap of n entries at d (distances) and i (ids). */
-@inline function heapPush(d: usize, i: usize, n: i32, dist: f32, id: u32): void {
+@inline export function heapPush(d: usize, i: usize, n: i32, dist: f32, id: u32): void {
   let k = n;
   while (k > 0) {
     const p = (k - 1) >> 1;
@@ -287,7 +287,7 @@ let frontN: i32 = 0;
 }
 
 /** Removes the root of the heap at d and i, which holds n entries once it is gone. */
-@inline function heapPop(d: usize, i: usize, n: i32): void {
+@inline export function heapPop(d: usize, i: usize, n: i32): void {
   if (n == 0) return;
   const ld = load<f32>(d + (<usize>n << 2));
   const li = load<u32>(i + (<usize>n << 2));

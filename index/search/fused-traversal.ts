@@ -8,8 +8,10 @@
 // JS: it is a few requests per query, and in near-data mode they go to the tier workers. A filtered
 // query (FILTER_PLAN.GRAPH) copies its bitset into the lane first; it comes back with the walk's
 // matches, and the JS steps end it as their own walk (endFiltered: the pool, or the scan fallback).
+// The SCAN plan has a call of its own on the same lane (scan: index/kernels/scan.as.ts), which
+// leaves the best matches in st.matches as the JS scan would.
 import { CONTROL } from '../kernels/control-block.js';
-import { instantiateTraverse } from '../kernels/kernels.js';
+import { type FusedCalls, instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
 import type { Segment } from '../tiered/segment.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
@@ -33,6 +35,8 @@ export class FusedTraversal {
   private closed = false;
   /** The lane has room for the filtered walk (its bitset and frontier). */
   readonly filtered: boolean;
+  /** The lane can scan: it has the bitset's room, and the traversal records are one DRAM segment. */
+  readonly scans: boolean;
 
   private constructor(
     private readonly index: TieredIndex,
@@ -40,7 +44,7 @@ export class FusedTraversal {
     private readonly scorer: Scorer,
     private readonly acct: Accountant,
     private readonly prefetch: boolean,
-    private readonly traverse: (control: number) => void,
+    private readonly calls: FusedCalls,
     private readonly lane: number,
   ) {
     const buf = fused.memory.buffer;
@@ -55,6 +59,7 @@ export class FusedTraversal {
     this.travDram = trav.segments.find((s) => s.tier === 0);
     this.travCxl = trav.segments.find((s) => s.tier === 1);
     this.filtered = fused.lanes.frontierCap > 0;
+    this.scans = this.filtered && this.travCxl === undefined && this.travDram !== undefined;
     this.writeFixed();
   }
 
@@ -62,11 +67,11 @@ export class FusedTraversal {
   static open(index: TieredIndex, scorer: Scorer, acct: Accountant, prefetch: boolean): FusedTraversal | null {
     const fused = index.fused;
     if (fused === null || index.upper.links.buffer !== fused.memory.buffer) return null;
-    const traverse = instantiateTraverse(fused.memory);
-    if (traverse === null) return null;
+    const calls = instantiateTraverse(fused.memory);
+    if (calls === null) return null;
     const lane = index.acquireLane();
     if (lane < 0) return null;
-    return new FusedTraversal(index, fused, scorer, acct, prefetch, traverse, lane);
+    return new FusedTraversal(index, fused, scorer, acct, prefetch, calls, lane);
   }
 
   close(): void {
@@ -147,7 +152,7 @@ export class FusedTraversal {
     const gen = (b + CONTROL.gen) >>> 2;
     Atomics.add(this.u32, gen, 1);
     try {
-      this.traverse(b);
+      this.calls.traverse(b);
     } finally {
       Atomics.add(this.u32, gen, 1);
     }
@@ -179,6 +184,41 @@ export class FusedTraversal {
     // st's own beam and foreseen candidate stay as begin() left them: empty, none.
     st.sortedBeam = n;
     this.price(st);
+    return true;
+  }
+
+  /**
+   * Runs st's scan (FILTER_PLAN.SCAN, straight after Traversal.startScan): on return st.matches holds
+   * the best `cap` matching nodes, as the JS steps would leave it, and the reads are priced into st
+   * as the JS steps price them, one request of up to batchMax nodes at a time. False, with nothing
+   * done, when the lane cannot (see `scans`) or its heap is smaller than cap.
+   */
+  scan(st: QueryState, cap: number): boolean {
+    if (!this.scans || cap + 1 > this.fused.lanes.beamCap) return false;
+    const idx = this.index;
+    const seg = this.travDram!;
+    this.scorer.prepareTraversal(st);
+    const dv = this.dv;
+    const b = this.at;
+    const put = (off: number, v: number): void => dv.setUint32(b + off, v >>> 0, true);
+    put(CONTROL.q0, seg.slotQuery(st.slot));
+    put(CONTROL.filter, this.copyFilter(st.filter!));
+    put(CONTROL.nodes, idx.meta.count);
+    put(CONTROL.scanCap, cap);
+    this.calls.scanMatches(b);
+    const n = dv.getUint32(b + CONTROL.beamN, true);
+    const dAt = dv.getUint32(b + CONTROL.beam, true) >>> 2;
+    const iAt = dAt + dv.getUint32(b + CONTROL.beamCap, true);
+    const m = st.matches;
+    for (let j = 0; j < n; j++) {
+      m.d[j] = -this.f32[dAt + j]!;
+      m.i[j] = this.u32[iAt + j]!;
+    }
+    m.size = n;
+    const scored = dv.getUint32(b + CONTROL.dist, true);
+    st.stats[STAT.scanned]! += scored;
+    for (let left = scored; left > 0; left -= idx.batchMax)
+      st.owedNs += this.acct.reads(st.stats, this.what, seg.tier, Math.min(left, idx.batchMax), this.travStride);
     return true;
   }
 

@@ -166,7 +166,9 @@ export class Traversal {
           this.endFiltered(st);
           continue;
         case PHASE.SCAN:
-          if (this.nextMatches(st)) return true;
+          // Whole in one WASM call where the lane can (fused-traversal.ts); else a request at a time.
+          if (st.scanWord === -1 && this.fused?.scan(st, this.matchCap(st)) === true) st.scanWord = st.filter!.length;
+          else if (this.nextMatches(st)) return true;
           this.closeWalk(st);
           this.endMatches(st);
           continue;

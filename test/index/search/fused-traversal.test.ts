@@ -11,6 +11,7 @@ import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
 import { laneLayout } from '../../../index/tiered/fused-region.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { costModel } from '../../../tiers/cost-model.js';
+import { handGraph } from '../../helpers/hand-graph.js';
 import type { Metric as StrataMetric } from '../../../common/metric.js';
 
 type Metric = Extract<StrataMetric, 'l2' | 'cosine'>;
@@ -42,7 +43,7 @@ function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: {
 }
 
 /** Runs every query with the fused beam and with the JS beam (or both walks of a filter), side by side, and compares everything. */
-function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; prefetch: boolean; inject?: boolean; filter?: NodeFilter }) {
+function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; prefetch: boolean; inject?: boolean; filter?: NodeFilter; rerank?: number }) {
   const dim = index.meta.dim;
   const cost = costModel({ cxlExtraLatencyNs: 300 });
   const fused = new Searcher(index, { prefetch: opts.prefetch, cost, inject: opts.inject ?? false });
@@ -52,13 +53,15 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
     expect(js.fused).toBeNull();
     // Whether each query ran fused, and whether its walk was kept (false: overflowed, walked in JS).
     const runs = vi.spyOn(fused.fused!, 'run');
+    // Whether each scan ran fused (false: the lane could not, and the JS steps scanned).
+    const scans = vi.spyOn(fused.fused!, 'scan');
     const sumF = new Float64Array(STAT_FIELDS);
     const sumJ = new Float64Array(STAT_FIELDS);
     for (let i = 0; i < queries.length / dim; i++) {
       const q = queries.subarray(i * dim, (i + 1) * dim);
       const filter = opts.filter ?? null;
-      const a = fused.search(q, 10, opts.ef, undefined, true, filter);
-      const b = js.search(q, 10, opts.ef, undefined, true, filter);
+      const a = fused.search(q, 10, opts.ef, opts.rerank, true, filter);
+      const b = js.search(q, 10, opts.ef, opts.rerank, true, filter);
       expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
       expect(Array.from(a.distances)).toEqual(Array.from(b.distances));
       for (let j = 0; j < STAT_FIELDS; j++) {
@@ -88,7 +91,7 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
     for (const j of counted) expect(sumF[j], `stat ${j}`).toBe(sumJ[j]);
     for (const j of [STAT.modelledNs, STAT.modelledDramOnlyNs, STAT.injectedNs])
       expect(sumF[j]! / Math.max(1, sumJ[j]!)).toBeCloseTo(sumJ[j]! / Math.max(1, sumJ[j]!), 9);
-    return { fused: sumF, js: sumJ, runs: runs.mock.results.map((r) => r.value as boolean) };
+    return { fused: sumF, js: sumJ, runs: runs.mock.results.map((r) => r.value as boolean), scans: scans.mock.results.map((r) => r.value as boolean) };
   } finally {
     fused.close();
     js.close();
@@ -339,9 +342,10 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
     const short = filter.bits.slice(0, words >>> 1);
     const matched = short.reduce((a, w) => a + bitCount(w), 0);
     expect(compare(index, queries, { ef: 32, prefetch: true, filter: { bits: short, matched, plan: FILTER_PLAN.GRAPH } }).runs).toEqual(Array(10).fill(true));
-    // The scan and the two-hop walk stay JS steps: the same answers either way.
+    // The scan has its own call (fused scan, below); the two-hop walk stays JS steps: the same answers either way.
     expect(compare(index, queries, { ef: 32, prefetch: true, filter: { ...filter, plan: FILTER_PLAN.SCAN } }).runs).toEqual([]);
-    expect(compare(index, queries, { ef: 32, prefetch: true, filter: { ...filter, plan: FILTER_PLAN.TWO_HOP } }).runs).toEqual([]);
+    const twoHop = compare(index, queries, { ef: 32, prefetch: true, filter: { ...filter, plan: FILTER_PLAN.TWO_HOP } });
+    expect([...twoHop.runs, ...twoHop.scans]).toEqual([]);
   });
 
   it('walks in JS when the lanes have no frontier, and again in JS when the frontier overflows, with the same answers', () => {
@@ -361,6 +365,90 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
       expect(laneLayout(index.meta.count, lanes.maxDegree, 1, 0, false).frontierCap).toBe(0);
     } finally {
       lanes.frontierCap = cap;
+    }
+  });
+});
+
+describe('fused scan (the SCAN plan in one WASM call)', () => {
+  const scanFilter = (index: TieredIndex, keep: (row: number) => boolean): NodeFilter => ({ ...graphFilter(index, keep), plan: FILTER_PLAN.SCAN });
+
+  it('keeps the matches of the JS scan: the same answers, distances and access counts for every code kind, metric and selectivity', () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      for (const [codes, share] of [
+        ['none', 1],
+        ['sq8', 0.3],
+        ['rq4', 0.2],
+        ['rq3', 0.2],
+        ['rq2', 0.2],
+      ] as const) {
+        const index = place(metric, share, codes);
+        const queries = sets[metric].queries.subarray(0, 20 * sets[metric].dim);
+        for (const keep of [randomRows(0.5, 1), randomRows(0.05, 3), randomRows(0.004, 7), nearRows(metric, 17, 0.15)]) {
+          const r = compare(index, queries, { ef: 48, prefetch: true, filter: scanFilter(index, keep) });
+          expect(r.scans).toEqual(Array(20).fill(true));
+          expect(r.fused[STAT.scanned]).toBeGreaterThan(0);
+          expect(r.fused[STAT.adjReadsDram]! + r.fused[STAT.adjReadsCxl]!).toBe(0);
+        }
+      }
+    }
+  });
+
+  it('breaks ties as the JS scan does (duplicate rows), and keeps a pool wider than k alike', () => {
+    const dim = 16;
+    let seed = 11;
+    const rnd = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 16;
+    };
+    const distinct = Float32Array.from({ length: 300 * dim }, () => rnd() % 3);
+    const base = new Float32Array(3000 * dim);
+    for (let i = 0; i < 3000; i++) base.set(distinct.subarray((i % 300) * dim, ((i % 300) + 1) * dim), i * dim);
+    const queries = Float32Array.from({ length: 30 * dim }, () => rnd() % 3);
+    const graph = buildGraph(base, dim, { metric: 'l2', m: 8, efConstruction: 60, seed: 2 });
+    for (const codes of ['none', 'sq8'] as const) {
+      const index = placeAndLayout(graph, 'l2', null, { budgetBytes: 1 << 24, policy: 'hops', codes, seed: 3 }).index;
+      for (const rerank of [undefined, 0, 200]) {
+        const r = compare(index, queries, { ef: 40, prefetch: true, rerank, filter: scanFilter(index, randomRows(0.3, 6)) });
+        expect(r.scans).toEqual(Array(30).fill(true));
+      }
+    }
+  });
+
+  it('scans with the JS steps where the lane cannot: a pool beyond its heap, no bitset room, vectors on two tiers', () => {
+    const index = place('l2', 0.2, 'rq3');
+    const queries = sets.l2.queries.subarray(0, 5 * sets.l2.dim);
+    const filter = scanFilter(index, randomRows(0.2, 8));
+    // A re-rank pool the lane's heap cannot hold.
+    expect(compare(index, queries, { ef: 32, prefetch: true, rerank: index.fused!.lanes.beamCap + 5, filter }).scans).toEqual(Array(5).fill(false));
+    // Vectors without codes, split over DRAM and CXL: the traversal records are two segments.
+    const split = place('l2', 0.05, 'none');
+    expect(compare(split, queries, { ef: 32, prefetch: true, filter: scanFilter(split, randomRows(0.2, 8)) }).scans).toEqual(Array(5).fill(false));
+    // Lanes planned without the bitset's room (set before the searchers open their lanes).
+    const lanes = index.fused!.lanes;
+    const cap = lanes.frontierCap;
+    lanes.frontierCap = 0;
+    try {
+      expect(compare(index, queries, { ef: 32, prefetch: true, filter }).scans).toEqual(Array(5).fill(false));
+    } finally {
+      lanes.frontierCap = cap;
+    }
+  });
+
+  it('finishes a walk that cannot reach k matches with the fused scan, and answers the exact ones', () => {
+    // Rows 0-9 and 10-19 are two chains with no link between them; the entry is row 0.
+    const points = Array.from({ length: 20 }, (_, r) => [r, r % 3, 0, 0]);
+    const lists = points.map((_, r) => (r < 10 ? [r - 1, r + 1].filter((x) => x >= 0 && x < 10) : [r - 1, r + 1].filter((x) => x >= 10 && x < 20)));
+    const hand = placeAndLayout(handGraph(points, lists, 4), 'l2', null, { budgetBytes: 1 << 20, policy: 'hops', codes: 'none', seed: 1 }).index;
+    const filter = graphFilter(hand, (row) => row >= 10);
+    const s = new Searcher(hand);
+    try {
+      const scans = vi.spyOn(s.fused!, 'scan');
+      const r = s.search(Float32Array.of(12.2, 0, 0, 0), 5, 8, 0, true, filter);
+      expect(r.stats[STAT.scanFallbacks]).toBe(1);
+      expect(scans.mock.results.map((x) => x.value)).toEqual([true]);
+      expect(Array.from(r.ids, (n) => hand.labels[n]!).sort((a, b) => a - b)).toEqual([10, 11, 12, 13, 14]);
+    } finally {
+      s.close();
     }
   });
 });
