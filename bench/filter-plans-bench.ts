@@ -69,6 +69,8 @@ interface Run {
   distances: number;
   cxlBytes: number;
   short: number;
+  /** Queries whose walk's entry was scarce in matches and that scanned instead (GRAPH_OR_SCAN). */
+  scarceScans: number;
 }
 
 function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: number[][] | null): { run: Run; answers: number[][] } {
@@ -76,6 +78,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
   let distances = 0;
   let cxl = 0;
   let short = 0;
+  let scarce = 0;
   const t0 = process.cpuUsage();
   for (let q = 0; q < nq; q++) {
     const f = filters[q]!;
@@ -84,6 +87,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
     distances += r.stats[STAT.distances]!;
     cxl += r.stats[STAT.adjBytesCxl]! + r.stats[STAT.vecBytesCxl]! + r.stats[STAT.codeBytesCxl]!;
     if (f !== null && r.ids.length < Math.min(K, f.matched)) short++;
+    scarce += r.stats[STAT.scarceScans]!;
   }
   const t = process.cpuUsage(t0);
   let hit = 0;
@@ -94,7 +98,10 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
       want += t.length;
       hit += t.filter((id) => got.has(id)).length;
     });
-  return { run: { ms: (t.user + t.system) / 1000 / nq, recall: want > 0 ? hit / want : 1, distances: distances / nq, cxlBytes: cxl / nq, short }, answers };
+  return {
+    run: { ms: (t.user + t.system) / 1000 / nq, recall: want > 0 ? hit / want : 1, distances: distances / nq, cxlBytes: cxl / nq, short, scarceScans: scarce },
+    answers,
+  };
 }
 
 // Once untimed: the first pass pays for the JIT.
@@ -133,10 +140,12 @@ for (const fam of cases.families) {
   plans['graph (WASM)'] = run(fused, withPlan(FILTER_PLAN.GRAPH), truth).run;
   plans['graph (JS)'] = run(js, withPlan(FILTER_PLAN.GRAPH), truth).run;
   plans.two_hop = run(fused, withPlan(FILTER_PLAN.TWO_HOP), truth).run;
-  const chosen = PLAN_NAMES[choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef)]!;
+  plans['graph or scan'] = run(fused, withPlan(FILTER_PLAN.GRAPH_OR_SCAN), truth).run;
+  const plan = choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef);
+  const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? 'graph or scan' : PLAN_NAMES[plan]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>
-    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}`;
+    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}`;
   console.log(
     `${fam.name} (${(100 * selectivity).toFixed(2)}%, planner: ${chosen}) | ${Object.entries(plans)
       .map(([k, r]) => cell(k, r))

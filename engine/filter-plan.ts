@@ -9,6 +9,11 @@
 //          cuts the graph into pieces cannot hurt it.
 // - graph: many match: the level-0 walk through every node, answers only from matches. Its cost
 //          grows as ef × degree / selectivity (it steps over non-matches to reach matches).
+// - graph_or_scan: more match than the scan takes, but not many more: the walk, unless its entry (the
+//          node the upper layers led to, and its list) shows the matches scarce near the query
+//          (index/search/walk-ef.ts), then the scan. A filter anti-correlated with the query leaves
+//          the walk far to travel, widened, through non-matches: measured, the scan was cheaper for
+//          those queries up to about SCARCE_SCAN × the scan's limit, the walk beyond.
 // - two_hop: ACORN's walk on matches only, bridging gaps through non-matching nodes' lists. Never
 //          chosen: at equal recall it lost to one of the other two at every selectivity measured
 //          (docs/benchmarks.md); a request may still ask for it (SearchRequest.filterPlan).
@@ -41,6 +46,14 @@ export function scanLimit(ef: number, degree: number, nodes: number): number {
   return Math.floor(Math.sqrt(SCAN_FACTOR * Math.sqrt(ef) * degree * nodes));
 }
 
+/**
+ * Up to this many times scanLimit, a walk whose entry is scarce in matches scans instead, set by
+ * measurement (docs/benchmarks.md, section 7a): on GloVe-100k "rank < 50%" (2.5× the limit at ef
+ * 64) the scan took 0.7× the walk's time for such queries; on the clustered set "NOT own cluster"
+ * (4.9×) 2.8× its time.
+ */
+export const SCARCE_SCAN = 3;
+
 /** Ranges spanning at least this many pairs take the prefix bitsets (fewer are set bit by bit, as cheaply). */
 const PREFIX_FROM = 4096;
 
@@ -68,10 +81,12 @@ interface Cached {
 export function choosePlan(baseMatched: number, index: TieredIndex, ef: number, forced?: FilterPlan['plan']): number {
   if (baseMatched === 0) return FILTER_PLAN.NONE;
   if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
-  return baseMatched <= scanLimit(ef, index.meta.maxM0, index.meta.count) ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
+  const limit = scanLimit(ef, index.meta.maxM0, index.meta.count);
+  if (baseMatched <= limit) return FILTER_PLAN.SCAN;
+  return baseMatched <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
 }
 
-/** FILTER_PLAN's values by name. */
+/** FILTER_PLAN's values by name (the ones a request may force, and report: GRAPH_OR_SCAN reports the one that ran). */
 export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop'] as const satisfies readonly FilterPlan['plan'][];
 
 export class FilterResolver {

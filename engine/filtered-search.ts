@@ -28,6 +28,12 @@ export interface SearchControl {
   signal?: AbortSignal;
 }
 
+/** The plan that ran: GRAPH_OR_SCAN ran the scan where its walk's entry was scarce in matches. */
+function ranPlan(plan: number, stats: SearchResponse['stats'] | null): number {
+  if (plan !== FILTER_PLAN.GRAPH_OR_SCAN) return plan;
+  return stats !== null && stats.scarceScans > 0 ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
+}
+
 function planInfo(r: ResolvedFilter, plan: number): FilterPlan {
   return {
     plan: PLAN_NAMES[plan]!,
@@ -61,10 +67,9 @@ export async function searchFiltered(
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
     const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced);
-    const info = planInfo(r, plan);
     if (plan === FILTER_PLAN.NONE) {
       const hits = freshHits(host.live, job, r);
-      return { hits, stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode, filter: info };
+      return { hits, stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode, filter: planInfo(r, plan) };
     }
     const res = await host.submitJob({ ...job, filter: { at: r.at, matched: r.baseMatched, plan } }, ctl);
     if (generation !== host.generation && !final) return null;
@@ -79,7 +84,7 @@ export async function searchFiltered(
     hits = hits.concat(freshHits(live, job, r));
     hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
     if (hits.length > job.k) hits.length = job.k;
-    return { hits, stats: res.stats, mode: res.mode, filter: info };
+    return { hits, stats: res.stats, mode: res.mode, filter: planInfo(r, ranPlan(plan, res.stats)) };
   } finally {
     resolver.release(r);
   }

@@ -52,9 +52,10 @@ export interface SearchResponse {
 
 /**
  * Which plan a filtered search ran, and why: `scan` scores only the matching points' compact codes
- * (DRAM) and re-ranks the best from the full vectors (few matches, no graph walk); `graph` walks the
- * graph, checking each candidate against the DRAM bitmap of matches before any CXL read; `none`: no
- * point matches, nothing was searched.
+ * (DRAM) and re-ranks the best from the full vectors (few matches, no graph walk; or many, where the
+ * walk's entry showed them scarce near the query); `graph` walks the graph, checking each candidate
+ * against the DRAM bitmap of matches before any CXL read; `none`: no point matches, nothing was
+ * searched.
  */
 export interface FilterPlan {
   plan: 'scan' | 'graph' | 'two_hop' | 'none';

@@ -56,6 +56,8 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['WALK_BOOST', 'i32', control.WALK_BOOST],
   ['WALK_SCARCE', 'f64', control.WALK_SCARCE],
   ['BEAM_MAX_EF', 'i32', control.BEAM_MAX_EF],
+  ['WALK_END_OVERFLOW', 'u32', control.WALK_END.overflow],
+  ['WALK_END_SCARCE', 'u32', control.WALK_END.scarce],
 ]);
 const prepared = await loadTable('prepared-query');
 generate('prepared-query', "The prepared query header's layout (byte offsets) the code kernel shares with JS.", 'P', prepared.PREPARED, []);

@@ -36,6 +36,8 @@ export const CONTROL = {
   epoch: 76,
   /** The fused scan (scanMatches): how many of the best matches it keeps (at most beamCap). */
   scanCap: 80,
+  /** 1: a filtered walk whose entry is scarce in matches (walk-ef.ts) stops before walking (WALK_END.scarce). */
+  scanIfScarce: 84,
   /** The beam: beamCap f32 distances, then beamCap u32 ids. */
   beam: 88,
   beamCap: 92,
@@ -85,7 +87,7 @@ export const CONTROL = {
   /** The filtered walk's frontier min-heap: frontierCap f32 distances, then frontierCap u32 ids. */
   frontier: 236,
   frontierCap: 240,
-  /** Output: 1 when the filtered walk stopped because its frontier was full (the answer is not used). */
+  /** Output: how the traversal ended (WALK_END); the answer is used only when it is `done`. */
   overflow: 244,
   /** The filtered walk: nodes matching the filter, and nodes in the index (its global share, for walkEf). */
   matched: 248,
@@ -99,6 +101,13 @@ export const CONTROL = {
  */
 export const WALK_BOOST = 8;
 export const WALK_SCARCE = 32;
+/**
+ * How a fused traversal ended (CONTROL.overflow): done; a filtered walk whose frontier was full
+ * (walked again in JS); a filtered walk whose entry was scarce in matches, stopped before walking
+ * as scanIfScarce asked (the caller scans instead).
+ */
+export const WALK_END = { done: 0, overflow: 1, scarce: 2 } as const;
+
 /** Largest ef the fused beam serves, boosted walks included (fused-region.ts sizes the lane's beam for it). */
 export const BEAM_MAX_EF = 1024;
 

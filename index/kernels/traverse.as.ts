@@ -31,7 +31,10 @@ import {
   B_NODES,
   BEAM_MAX_EF,
   WALK_BOOST,
+  WALK_END_OVERFLOW,
+  WALK_END_SCARCE,
   WALK_SCARCE,
+  B_SCAN_IF_SCARCE,
   B_FRONTIER,
   B_FRONTIER_CAP,
   B_GROUPS,
@@ -310,7 +313,11 @@ let frontN: i32 = 0;
   return ((load<u32>(bits + (<usize>(id >>> 5) << 2)) >>> (id & 31)) & 1) != 0;
 }
 
-/** The walk's ef from the matches' share at its entry, start and its level-0 list (index/search/walk-ef.ts is the twin). */
+/**
+ * The walk's ef from the matches' share at its entry, start and its level-0 list, or -1 where they
+ * are scarce there and the caller asked to scan instead (index/search/walk-ef.ts's entryScarce and
+ * walkEf, with Traversal.startLevel0, are the twin).
+ */
 function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
   const ef = load<i32>(b, B_EF);
   const deg = load<u32>(list) & DEGREE_MASK;
@@ -319,6 +326,7 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
   const matched = <f64>load<u32>(b, B_MATCHED);
   const nodes = <f64>load<u32>(b, B_NODES);
   if (local * nodes * WALK_SCARCE >= matched * <f64>(deg + 1)) return ef;
+  if (load<u32>(b, B_SCAN_IF_SCARCE) != 0) return -1;
   const wide = <i32>Math.floor((<f64>ef * <f64>WALK_BOOST * matched) / nodes);
   return max(ef, min(BEAM_MAX_EF, wide));
 }
@@ -329,7 +337,7 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
  * until it is farther than the ef-th match or none is left; a scored node enters the frontier while
  * the matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Every
  * list read pays its latency (the JS walk does not foresee). Leaves the matches' heap in the beam's
- * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set.
+ * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set (WALK_END), and so does a scarce entry where the caller asked to scan.
  */
 function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
@@ -348,6 +356,11 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const bits = <usize>load<u32>(b, B_FILTER);
   const cap = load<i32>(b, B_FRONTIER_CAP);
   const ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
+  if (ef < 0) {
+    store<i32>(b + B_BEAM_N, 0);
+    store<u32>(b + B_OVERFLOW, WALK_END_SCARCE);
+    return;
+  }
   matchD = <usize>load<u32>(b, B_BEAM);
   matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
   matchN = 0;
@@ -380,7 +393,7 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
       const d = load<f32>(dist + (jj << 2));
       if (matchN >= ef && d >= -load<f32>(matchD)) continue;
       if (frontN >= cap) {
-        overflow = 1;
+        overflow = WALK_END_OVERFLOW;
         break;
       }
       const id = load<u32>(order + (jj << 2));

@@ -10,7 +10,7 @@
 // matches, and the JS steps end it as their own walk (endFiltered: the pool, or the scan fallback).
 // The SCAN plan has a call of its own on the same lane (scan: index/kernels/scan.as.ts), which
 // leaves the best matches in st.matches as the JS scan would.
-import { CONTROL } from '../kernels/control-block.js';
+import { CONTROL, WALK_END } from '../kernels/control-block.js';
 import { type FusedCalls, instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
 import type { Segment } from '../tiered/segment.js';
@@ -19,6 +19,9 @@ import type { Accountant } from './accounting.js';
 import { FILTER_PLAN, type QueryState } from './query-state.js';
 import type { Scorer } from './scorer.js';
 import { STAT } from './stats.js';
+
+/** How run() ended: the answer is in st; the frontier overflowed (walk again in JS); the walk's entry was scarce in matches (scan instead). */
+export const FUSED_RUN = WALK_END;
 
 export class FusedTraversal {
   private readonly u8: Uint8Array;
@@ -125,10 +128,12 @@ export class FusedTraversal {
   /**
    * Runs st's traversal, straight after Traversal.begin: on return the pool holds the beam,
    * nearest first (as the JS beam holds it), and the accesses are priced into st. A filtered walk
-   * leaves its matches in st.matches instead (sized by the caller), as the JS walk would; false when
-   * its frontier overflowed: nothing is priced or kept, and the JS steps walk again.
+   * leaves its matches in st.matches instead (sized by the caller), as the JS walk would (`done`).
+   * A walk whose frontier overflowed ends `overflow`: nothing is priced or kept, and the JS steps walk
+   * again. A GRAPH_OR_SCAN walk whose entry is scarce in matches ends `scarce`, its descent priced and
+   * no match kept: the caller scans.
    */
-  run(st: QueryState): boolean {
+  run(st: QueryState): number {
     const idx = this.index;
     this.scorer.prepareTraversal(st);
     const dv = this.dv;
@@ -141,6 +146,7 @@ export class FusedTraversal {
     const filtered = st.plan === FILTER_PLAN.GRAPH;
     put(CONTROL.filter, filtered ? this.copyFilter(st.filter!) : 0);
     put(CONTROL.matched, st.matched);
+    put(CONTROL.scanIfScarce, filtered && st.scanIfScarce ? 1 : 0);
     put(CONTROL.nodes, idx.meta.count);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + CONTROL.epoch]! + 1;
@@ -160,7 +166,8 @@ export class FusedTraversal {
     const dAt = dv.getUint32(b + CONTROL.beam, true) >>> 2;
     const iAt = dAt + dv.getUint32(b + CONTROL.beamCap, true);
     if (filtered) {
-      if (dv.getUint32(b + CONTROL.overflow, true) !== 0) return false;
+      const end = dv.getUint32(b + CONTROL.overflow, true);
+      if (end === FUSED_RUN.overflow) return end;
       // The matches' heap, entry for entry (the WASM side keeps distances negated): the same pops
       // then drain it in the same order.
       const m = st.matches;
@@ -171,7 +178,7 @@ export class FusedTraversal {
       m.size = n;
       st.frontier.size = 0;
       this.price(st);
-      return true;
+      return end;
     }
     // The beam comes back sorted, nearest first, as the JS beam keeps it.
     st.ensurePool(n);
@@ -184,7 +191,7 @@ export class FusedTraversal {
     // st's own beam and foreseen candidate stay as begin() left them: empty, none.
     st.sortedBeam = n;
     this.price(st);
-    return true;
+    return FUSED_RUN.done;
   }
 
   /**

@@ -37,6 +37,11 @@ export const FILTER_PLAN = {
   SCAN: 2,
   /** The graph walk on matches only, crossing non-matching nodes by their lists (ACORN's two-hop expansion). */
   TWO_HOP: 3,
+  /**
+   * GRAPH, unless the walk's entry shows the matches scarce near the query (walk-ef.ts): then SCAN,
+   * which costs the same wherever the matches lie, where the walk would widen and travel to them.
+   */
+  GRAPH_OR_SCAN: 4,
 } as const;
 
 /** Which records a request's distances come from. */
@@ -117,6 +122,8 @@ export class QueryState {
   matched = 0;
   /** The filtered walk's beam width (walk-ef.ts): ef, widened where the filter is scarce at the entry. */
   walkEf = 0;
+  /** A GRAPH_OR_SCAN query (plan holds GRAPH): a scarce entry turns its walk into the scan. */
+  scanIfScarce = false;
   /** The scan's word of the bitset, and its bits not yet sent. */
   scanWord = 0;
   scanMask = 0;

@@ -39,8 +39,10 @@ export const STAT = {
   scanFallbacks: 25,
   /** Two-hop walks: non-matching nodes whose lists were read to reach matches beyond them. */
   bridges: 26,
+  /** GRAPH_OR_SCAN queries that scanned: their walk's entry showed the matches scarce near the query. */
+  scarceScans: 27,
 } as const;
-export const STAT_FIELDS = 27;
+export const STAT_FIELDS = 28;
 
 export interface TierPair {
   dram: number;
@@ -72,6 +74,7 @@ export interface SearchStats {
   prefetchHits: number;
   scanned: number;
   scanFallbacks: number;
+  scarceScans: number;
   bridges: number;
 }
 
@@ -107,6 +110,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     prefetchHits: s[STAT.prefetchHits]! / q,
     scanned: s[STAT.scanned]! / q,
     scanFallbacks: s[STAT.scanFallbacks]! / q,
+    scarceScans: s[STAT.scarceScans]! / q,
     bridges: s[STAT.bridges]! / q,
   };
 }
@@ -147,6 +151,7 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     prefetchHits: sum((s) => s.prefetchHits),
     scanned: sum((s) => s.scanned),
     scanFallbacks: sum((s) => s.scanFallbacks),
+    scarceScans: sum((s) => s.scarceScans),
     bridges: sum((s) => s.bridges),
   };
 }

@@ -22,11 +22,11 @@ import { FUSED_MAX_EF } from '../tiered/fused-region.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
-import type { FusedTraversal } from './fused-traversal.js';
+import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
 import { FILTER_PLAN, PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
-import { walkEf, walkEfCap } from './walk-ef.js';
+import { entryScarce, walkEf, walkEfCap } from './walk-ef.js';
 
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
 const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
@@ -83,7 +83,8 @@ export class Traversal {
     st.beam.clear();
     st.beam.ensure(st.ef + 1);
     st.filter = filter;
-    st.plan = filter === null ? FILTER_PLAN.NONE : plan;
+    st.scanIfScarce = filter !== null && plan === FILTER_PLAN.GRAPH_OR_SCAN;
+    st.plan = filter === null ? FILTER_PLAN.NONE : st.scanIfScarce ? FILTER_PLAN.GRAPH : plan;
     st.matched = matched;
     // The fused traversal walks the GRAPH plan too (its lane permitting); the other plans run here.
     if (st.plan !== FILTER_PLAN.NONE && !(st.plan === FILTER_PLAN.GRAPH && this.fused?.filtered === true)) st.fusedPending = false;
@@ -125,7 +126,12 @@ export class Traversal {
               st.phase = PHASE.FILTERED;
               this.resetMatches(st);
             } else st.phase = PHASE.LEVEL0;
-            if (this.fused!.run(st)) continue;
+            const ran = this.fused!.run(st);
+            if (ran === FUSED_RUN.done) continue;
+            if (ran === FUSED_RUN.scarce) {
+              this.scanScarce(st);
+              continue;
+            }
             // Its frontier overflowed: the steps here walk again from the start, priced as their own
             // walk (a sampled query's lists counted up to the overflow are counted twice).
             st.phase = PHASE.START;
@@ -295,7 +301,15 @@ export class Traversal {
       st.frontier.push(st.curDist, st.cur);
       const c = st.cur;
       if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
-      st.walkEf = st.plan === FILTER_PLAN.GRAPH ? this.entryWalkEf(st, c) : st.ef;
+      st.walkEf = st.ef;
+      if (st.plan === FILTER_PLAN.GRAPH) {
+        const [local, seen] = this.entryMatches(st, c);
+        if (st.scanIfScarce && entryScarce(st.matched, this.index.meta.count, local, seen)) {
+          this.scanScarce(st);
+          return;
+        }
+        st.walkEf = walkEf(st.ef, st.matched, this.index.meta.count, local, seen);
+      }
       return;
     }
     st.phase = PHASE.LEVEL0;
@@ -418,8 +432,14 @@ export class Traversal {
     return true;
   }
 
-  /** The walk's ef from the matches' share at its entry: c and its level-0 list (walk-ef.ts). */
-  private entryWalkEf(st: QueryState, c: number): number {
+  /** A GRAPH_OR_SCAN query whose entry is scarce in matches scans instead of walking. */
+  private scanScarce(st: QueryState): void {
+    st.stats[STAT.scarceScans]!++;
+    this.startScan(st);
+  }
+
+  /** How many of the entry's nodes match, of how many: c and its level-0 list (walk-ef.ts). */
+  private entryMatches(st: QueryState, c: number): [number, number] {
     const seg = this.index.adjacency.segmentOf(c);
     const u32 = seg.u32;
     const at = seg.recordBase + (c - seg.start) * this.adjWords;
@@ -430,7 +450,7 @@ export class Traversal {
       const nb = u32[at + j]!;
       local += (bits[nb >>> 5]! >>> (nb & 31)) & 1;
     }
-    return walkEf(st.ef, st.matched, this.index.meta.count, local, n + 1);
+    return [local, n + 1];
   }
 
   /** The walk is over: its matches are the pool, unless it found fewer than k of more (then the scan). */

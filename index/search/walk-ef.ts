@@ -16,11 +16,16 @@ export function walkEfCap(ef: number): number {
 }
 
 /**
- * The walk's ef from the query's: `local` of `seen` nodes at the entry (itself and its level-0 list)
- * match, against `matched` of `nodes` in the index.
+ * Whether the matches are scarce at the entry: `local` of `seen` nodes there (itself and its level-0
+ * list) match, under 1/WALK_SCARCE of the share `matched` of `nodes` in the index.
  */
-export function walkEf(ef: number, matched: number, nodes: number, local: number, seen: number): number {
+export function entryScarce(matched: number, nodes: number, local: number, seen: number): boolean {
   // local / seen < (matched / nodes) / WALK_SCARCE, cross-multiplied (exact: the products stay below 2^53).
-  if (local * nodes * WALK_SCARCE >= matched * seen) return ef;
+  return local * nodes * WALK_SCARCE < matched * seen;
+}
+
+/** The walk's ef from the query's, given the matches at the entry (entryScarce's arguments). */
+export function walkEf(ef: number, matched: number, nodes: number, local: number, seen: number): number {
+  if (!entryScarce(matched, nodes, local, seen)) return ef;
   return Math.max(ef, Math.min(BEAM_MAX_EF, Math.floor((ef * WALK_BOOST * matched) / nodes)));
 }

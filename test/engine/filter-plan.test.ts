@@ -1,10 +1,12 @@
 // The planner's choice at its thresholds: no match → none; matches up to the crossover → the scan
-// of codes; beyond it → the graph walk; and the answer reports the plan with the estimated and the
-// actual cardinality. Each plan returns only matches, k of them.
+// of codes; up to SCARCE_SCAN times it → the graph walk, or the scan where the walk's entry is scarce
+// in matches; beyond → the graph walk; and the answer reports the plan that ran with the estimated
+// and the actual cardinality. Each plan returns only matches, k of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
-import { scanLimit } from '../../engine/filter-plan.js';
+import { choosePlan, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
+import { FILTER_PLAN } from '../../index/search/query-state.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { buildModelBase } from '../helpers/seeded-vectors.js';
 import { makeTempDir } from '../helpers/temp.js';
@@ -58,6 +60,38 @@ describe('the filtered-search planner', () => {
       expect(r.hits.length).toBe(Math.min(10, t));
       for (const h of r.hits) expect(h.id).toBeLessThan(t);
     }
+  });
+
+  it('between the crossover and SCARCE_SCAN times it, scans where the entry is scarce in matches, and walks where it is not', async () => {
+    const c = engine.collection('b');
+    const meta = c.index!.meta;
+    const ef = 16;
+    const limit = scanLimit(ef, meta.maxM0, meta.count);
+    expect(choosePlan(limit, c.index!, ef)).toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(limit + 1, c.index!, ef)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(SCARCE_SCAN * limit, c.index!, ef)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(SCARCE_SCAN * limit + 1, c.index!, ef)).toBe(FILTER_PLAN.GRAPH);
+    expect(choosePlan(limit, c.index!, ef, 'graph')).toBe(FILTER_PLAN.GRAPH);
+    // Every point but the quarter nearest the query: the walk's entry and its list are all excluded.
+    const q = set.base.slice(DIM * 3, DIM * 4);
+    const gap = (r: number): number => set.base.subarray(r * DIM, (r + 1) * DIM).reduce((s, x, j) => s + (x - q[j]!) ** 2, 0);
+    const nearest = Array.from({ length: N }, (_, r) => r).sort((a, b) => gap(a) - gap(b));
+    const far = parseFilter({ must_not: [{ has_id: nearest.slice(0, N / 4) }] });
+    const matched = N - N / 4;
+    expect(matched).toBeGreaterThan(limit);
+    expect(matched).toBeLessThanOrEqual(SCARCE_SCAN * limit);
+    const r = await c.search({ vector: q, k: 10, ef, filter: far });
+    const exact = await c.search({ vector: q, k: 10, exact: true, filter: far });
+    expect(r.filter?.plan).toBe('scan');
+    expect(r.filter?.matched).toBe(matched);
+    expect(r.stats.scarceScans).toBe(1);
+    expect(r.hits.map((h) => h.id)).toEqual(exact.hits.map((h) => h.id));
+    // As many matches spread evenly: the entry shows them as common as anywhere, and the walk runs.
+    const even = parseFilter({ must_not: [{ has_id: Array.from({ length: N / 4 }, (_, j) => 4 * j + 1) }] });
+    const w = await c.search({ vector: q, k: 10, ef, filter: even });
+    expect(w.filter?.plan).toBe('graph');
+    expect(w.filter?.matched).toBe(matched);
+    expect(w.stats.scarceScans).toBe(0);
   });
 
   it('scans a larger share as the beam widens, but less than in proportion to ef (the walk grows about as √ef)', () => {

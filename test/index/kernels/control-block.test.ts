@@ -10,6 +10,7 @@ import {
   COUNT_SHIFT,
   DEGREE_MASK,
   WALK_BOOST,
+  WALK_END,
   WALK_SCARCE,
 } from '../../../index/kernels/control-block.js';
 import { asName, generatedConstants } from '../../helpers/generated-constants.js';
@@ -26,6 +27,8 @@ describe('control block layout', () => {
     expected.set('WALK_BOOST', WALK_BOOST);
     expected.set('WALK_SCARCE', WALK_SCARCE);
     expected.set('BEAM_MAX_EF', BEAM_MAX_EF);
+    expected.set('WALK_END_OVERFLOW', WALK_END.overflow);
+    expected.set('WALK_END_SCARCE', WALK_END.scarce);
     expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(expected));
   });
 

@@ -5,6 +5,7 @@ import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout } from '../../
 import type { CodeKind } from '../../../index/codes/index.js';
 import { normalizeRows } from '../../../index/kernels/reference.js';
 import { runBatch } from '../../../index/search/batch.js';
+import { FUSED_RUN } from '../../../index/search/fused-traversal.js';
 import { FILTER_PLAN } from '../../../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
@@ -91,7 +92,7 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
     for (const j of counted) expect(sumF[j], `stat ${j}`).toBe(sumJ[j]);
     for (const j of [STAT.modelledNs, STAT.modelledDramOnlyNs, STAT.injectedNs])
       expect(sumF[j]! / Math.max(1, sumJ[j]!)).toBeCloseTo(sumJ[j]! / Math.max(1, sumJ[j]!), 9);
-    return { fused: sumF, js: sumJ, runs: runs.mock.results.map((r) => r.value as boolean), scans: scans.mock.results.map((r) => r.value as boolean) };
+    return { fused: sumF, js: sumJ, runs: runs.mock.results.map((r) => r.value === FUSED_RUN.done), scans: scans.mock.results.map((r) => r.value as boolean) };
   } finally {
     fused.close();
     js.close();
@@ -258,6 +259,22 @@ function randomRows(p: number, seed: number): (row: number) => boolean {
   return (row) => keep.has(row);
 }
 
+/** Every base row, nearest base row `centre` first. */
+function rowsNearest(metric: Metric, centre: number): number[] {
+  const { base, dim } = sets[metric];
+  const c = base.subarray(centre * dim, (centre + 1) * dim);
+  const gap = (r: number): number => base.subarray(r * dim, (r + 1) * dim).reduce((s, x, j) => s + (x - c[j]!) ** 2, 0);
+  return Array.from({ length: base.length / dim }, (_, r) => r).sort((a, b) => gap(a) - gap(b));
+}
+
+/** The base rows' vectors, one after another (queries at those rows). */
+function rowVectors(metric: Metric, rows: readonly number[]): Float32Array {
+  const { base, dim } = sets[metric];
+  const out = new Float32Array(rows.length * dim);
+  rows.forEach((r, i) => out.set(base.subarray(r * dim, (r + 1) * dim), i * dim));
+  return out;
+}
+
 /** The share p of rows nearest base row `centre`: matches packed in one region of the space. */
 function nearRows(metric: Metric, centre: number, p: number): (row: number) => boolean {
   const { base, dim } = sets[metric];
@@ -299,13 +316,8 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
       const { base, dim } = sets[metric];
       // Queries at the base rows nearest the excluded region's centre: every entry's list is non-matching.
       const near = nearRows(metric, 17, 0.15);
-      const centre = base.subarray(17 * dim, 18 * dim);
-      const gap = (r: number): number => base.subarray(r * dim, (r + 1) * dim).reduce((s, x, j) => s + (x - centre[j]!) ** 2, 0);
-      const inside = Array.from({ length: base.length / dim }, (_, r) => r)
-        .sort((a, b) => gap(a) - gap(b))
-        .slice(0, 12);
-      const queries = new Float32Array(inside.length * dim);
-      inside.forEach((r, i) => queries.set(base.subarray(r * dim, (r + 1) * dim), i * dim));
+      const inside = rowsNearest(metric, 17).slice(0, 12);
+      const queries = rowVectors(metric, inside);
       const filter = graphFilter(index, (row) => !near(row));
       const ef = 10;
       const r = compare(index, queries, { ef, prefetch: true, filter });
@@ -329,6 +341,26 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
       }
       js.close();
       expect(hits / (10 * inside.length)).toBeGreaterThanOrEqual(0.88);
+    }
+  });
+
+  it('scans alike where a GRAPH_OR_SCAN walk meets an entry scarce in matches, and walks alike where it does not', () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      const index = place(metric, 0.3, 'sq8');
+      const near = nearRows(metric, 17, 0.4);
+      const rows = rowsNearest(metric, 17);
+      // Queries at the excluded region's centre (scarce entries), and far from it (matches all around).
+      const picked = [...rows.slice(0, 8), ...rows.slice(-8)];
+      const queries = rowVectors(metric, picked);
+      const filter = { ...graphFilter(index, (row) => !near(row)), plan: FILTER_PLAN.GRAPH_OR_SCAN };
+      const r = compare(index, queries, { ef: 10, prefetch: true, filter });
+      // Every query ran fused; the scarce ones ended before walking and scanned, fused too.
+      expect(r.runs.length).toBe(picked.length);
+      expect(r.fused[STAT.scarceScans]).toBe(r.js[STAT.scarceScans]);
+      expect(r.fused[STAT.scarceScans]).toBeGreaterThanOrEqual(4);
+      expect(r.fused[STAT.scarceScans]).toBeLessThan(picked.length);
+      expect(r.runs.filter((done) => !done).length).toBe(r.fused[STAT.scarceScans]);
+      expect(r.scans).toEqual(Array(r.fused[STAT.scarceScans]).fill(true));
     }
   });
 
