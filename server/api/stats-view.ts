@@ -36,7 +36,8 @@ export interface StrataSearchStats {
 }
 
 /**
- * The plan a filtered search ran (scan: only the matching points scored, no graph walk; graph: the
+ * The plan a filtered search ran (scan: only the matching points scored, no graph walk, for few
+ * matches or where the walk's entry showed them scarce near the query; graph: the
  * walk, each candidate checked against the matches first; two_hop: ACORN's walk on matches, only
  * when asked for; none: nothing matched), the indexes'
  * estimate of the matches and the exact count, in the base and the fresh layer; `residual`: part of
