@@ -3,6 +3,7 @@
 // only the live store until it is compacted. Request validation, the merge of base and fresh
 // answers, writes and point reads; admission and tasks are dispatch.ts's, info and health
 // collection-info.ts's.
+import type { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
@@ -48,6 +49,8 @@ export interface CollectionSettings {
   defaultEf: number;
   /** Where filtered searches' bitsets go (the engine's, shared with the search threads). */
   filters: FilterArena;
+  /** Memory for the payload values of a collection served without a data directory (engine/payload-memory.ts). */
+  payloadMemory: () => ChunkMemory;
 }
 
 /** Times a filtered search runs again when a compaction or a write overtook it, before it answers as it is. */
@@ -116,6 +119,7 @@ export class Collection implements FilteredHost {
       const p = new PointPayloads(
         (id) => (typeof id === 'number' ? id : null),
         (id) => id,
+        this.s.payloadMemory(),
       );
       p.placeBase(this.baseIds().forEach);
       const seed = this.basePayloads();
@@ -389,6 +393,8 @@ export class Collection implements FilteredHost {
 
   /** Bytes of the payload values and of each payload index (with the planner's range bitsets over it). */
   payloadBytes(): CollectionInfo['payloadBytes'] {
+    // Where the values' pages are is read now, not remembered from when their slabs were bound.
+    this.payloads.verifyValues();
     const b = this.payloads.bytes();
     for (const [field, n] of this.resolver.prefixBytes()) if (b.indexes[field] !== undefined) b.indexes[field] += n;
     return b;

@@ -1,5 +1,6 @@
 // The data directory: a live store for every collection served from an index directory, the
 // collections created over the API (made, reopened, deleted), and the shared write log they follow.
+import type { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { quoted, StrataError } from '../common/errors.js';
 import { DEFAULT_FRESH } from '../index/fresh/fresh-layer.js';
 import type { OpenedIndex } from '../index/open-index.js';
@@ -23,6 +24,8 @@ export interface DataDirHost {
   swapThreads(): void;
   /** Makes `c` writable through `store`, with the engine's write hook (the compaction trigger). */
   attachLive(c: Collection, store: LiveStore): void;
+  /** Memory for a live store's payload values (engine/payload-memory.ts). */
+  payloadMemory(): ChunkMemory;
 }
 
 export class DataDir {
@@ -55,7 +58,16 @@ export class DataDir {
     createDir(this.dir);
     for (const c of this.host.registry.values()) {
       const dir = collectionDir(this.dir, c.name);
-      const { store } = await LiveStore.open(dir, c.dim, c.metric, c.baseIds(), DEFAULT_FRESH, compacted.get(c.name) ?? null, c.basePayloads());
+      const { store } = await LiveStore.open(
+        dir,
+        c.dim,
+        c.metric,
+        c.baseIds(),
+        DEFAULT_FRESH,
+        compacted.get(c.name) ?? null,
+        c.basePayloads(),
+        this.host.payloadMemory(),
+      );
       this.host.attachLive(c, store);
       await this.follow(c.name, store);
     }
@@ -89,6 +101,8 @@ export class DataDir {
       opened ? c.baseIds() : null,
       { m: cfg.m, efConstruction: cfg.efConstruction, seed: 100 },
       compacted,
+      null,
+      this.host.payloadMemory(),
     );
     this.host.attachLive(c, store);
     await this.follow(cfg.name, store, created);

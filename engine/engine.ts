@@ -2,6 +2,8 @@
 // for near-data execution, tier workers per CXL expander. One engine serves the CLI, the server and
 // the benchmarks alike. This module keeps the registry, metrics and shutdown; threads, the data
 // directory, compaction, re-tiering and snapshots are collaborators, each with a narrow host.
+import type { ChunkMemory } from '../index/payload/chunk-memory.js';
+import { payloadMemoryFor } from './payload-memory.js';
 import { basename } from 'node:path';
 import { invalidArgument, quoted, StrataError, readOnly } from '../common/errors.js';
 import { readManifest } from '../index/format/load-index.js';
@@ -121,12 +123,16 @@ export class Engine {
   private drainUntil = Number.POSITIVE_INFINITY;
   private readonly startedAt = performance.now();
 
+  /** Memory for each collection's payload values (engine/payload-memory.ts). */
+  private readonly payloadMemory: () => ChunkMemory;
+
   private constructor(
     readonly options: ThreadSettings,
     private readonly threads: SearchThreads,
     readonly dataDir: string | null,
     o: OpenEngineOptions,
   ) {
+    this.payloadMemory = payloadMemoryFor(o.memory ?? {});
     const swapThreads = (): void => this.swapThreads();
     this.aliases = new Aliases(dataDir);
     this.compactions = new Compactions(
@@ -177,6 +183,7 @@ export class Engine {
       ndpAvailable: o.ndp,
       defaultEf: o.defaultEf,
       filters: this.threads.filters,
+      payloadMemory: this.payloadMemory,
     };
   }
 
@@ -191,6 +198,7 @@ export class Engine {
         openBase: (d) => this.threads.openBase(d),
         swapThreads: () => this.swapThreads(),
         attachLive: (c: Collection, store: LiveStore) => c.attachLive(store, this.compactions.trigger(c, store)),
+        payloadMemory: this.payloadMemory,
       },
       writeLog,
       compacted,

@@ -4,6 +4,7 @@ import type { Metric } from '../index/kernels/kernels.js';
 import type { FieldSchema } from '../index/payload-index/field-index.js';
 import type { PayloadIndexParams } from '../index/payload-index/params.js';
 import type { PointKey } from '../storage/live-store.js';
+import type { PayloadBytes } from '../storage/point-payloads.js';
 
 export type { PayloadIndexParams };
 import type { SearchStats } from '../index/search/stats.js';
@@ -134,7 +135,8 @@ export interface CollectionInfo {
   /** The payload indexes by key (Qdrant's `payload_schema`). */
   payloadSchema: Record<string, PayloadSchemaEntry>;
   /** Bytes of the payload values (columnar store) and of each payload index (DRAM), by key. */
-  payloadBytes: { values: number; indexes: Record<string, number> };
+  /** The payload values (CXL tier, placed as valuesPlacement says), the rows' bookkeeping and each index (DRAM). */
+  payloadBytes: PayloadBytes;
 }
 
 export interface EngineOptions {

@@ -5,6 +5,7 @@
 // not at all. On open the log is replayed the same way, so the state after a crash is the state
 // after the last acknowledged write (and perhaps a few whose acknowledgement was lost with the
 // process, but never half of one).
+import { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
@@ -198,11 +199,13 @@ export class LiveStore {
     readonly metric: Metric,
     private base: BaseIds | null,
     private readonly freshOptions: FreshOptions,
+    payloadMemory: ChunkMemory,
   ) {
     this.fresh = new FreshLayer(dim, metric, freshOptions);
     this.payloads = new PointPayloads(
       (pid) => (typeof pid === 'number' ? pid : this.idOfUuid(pid, false)),
       (id) => this.uuidOf(id) ?? id,
+      payloadMemory,
     );
     if (base !== null) this.payloads.placeBase((fn) => base.forEach(fn));
   }
@@ -220,6 +223,7 @@ export class LiveStore {
     fresh: FreshOptions = DEFAULT_FRESH,
     compacted: { cutLsn: bigint; state: LiveState } | null = null,
     basePayloads: BasePayloadSource | null = null,
+    payloadMemory: ChunkMemory = new ChunkMemory(),
   ): Promise<{ store: LiveStore; report: RecoveryReport }> {
     createDir(dir);
     const { wal, records, report, cutAt } = await WriteAheadLog.open(join(dir, WAL_FILE));
@@ -232,7 +236,7 @@ export class LiveStore {
         { file: wal.file, cutAt: String(cutAt) },
       );
     }
-    const store = new LiveStore(wal, dim, metric, base, fresh);
+    const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory);
     if (compacted) {
       store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;

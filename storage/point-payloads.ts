@@ -15,6 +15,7 @@ import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
+import { ChunkMemory, type ValuesPlacement } from '../index/payload/chunk-memory.js';
 import { type Payload, PayloadStore } from '../index/payload/store.js';
 
 /** A filter's exact answer over rows, and how it was found. */
@@ -44,8 +45,20 @@ interface Prepared {
 /** How the store learns which internal id a filter's `has_id` names (UUIDs are the live store's to number). */
 export type IdOf = (id: PointId) => number | null;
 
+/**
+ * Bytes of a collection's payloads: the values (in the CXL tier, where `valuesPlacement` says); the
+ * rows' bookkeeping and the string dictionary's hash table, which filters and writes probe; each
+ * index (the last two in DRAM).
+ */
+export interface PayloadBytes {
+  values: number;
+  valuesPlacement: ValuesPlacement;
+  rows: number;
+  indexes: Record<string, number>;
+}
+
 export class PointPayloads {
-  private readonly store = new PayloadStore();
+  private readonly store: PayloadStore;
   private readonly indexes: FieldIndexes;
   private readonly specs = new Map<string, PayloadIndexParams>();
   private readonly rows = new IdMap();
@@ -61,10 +74,13 @@ export class PointPayloads {
   /** Bumped by every change: a filter answer cached with one version holds while it stays. */
   version = 0;
 
+  /** memory: where the values live (index/payload/chunk-memory.ts); the rows and indexes stay in DRAM, where filters read them. */
   constructor(
     private readonly idOf: IdOf,
     private readonly externalId: (id: number) => PointId,
+    memory: ChunkMemory = new ChunkMemory(),
   ) {
+    this.store = new PayloadStore(memory);
     this.indexes = new FieldIndexes((ids) => this.rowsOfIds(ids));
   }
 
@@ -309,9 +325,19 @@ export class PointPayloads {
   }
 
   /** Bytes of the payload values and of each index. */
-  bytes(): { values: number; indexes: Record<string, number> } {
-    const rows = this.rows.bytes() + this.ids.byteLength + this.nodes.byteLength;
-    return { values: this.store.bytes().total + rows, indexes: Object.fromEntries(this.indexes.bytes()) };
+  bytes(): PayloadBytes {
+    const valuesPlacement = this.store.memory.placement();
+    return {
+      values: valuesPlacement.bytes,
+      valuesPlacement,
+      rows: this.rows.bytes() + this.ids.byteLength + this.nodes.byteLength + this.store.strings.tableBytes(),
+      indexes: Object.fromEntries(this.indexes.bytes()),
+    };
+  }
+
+  /** Checks where the values' pages are (a bound store: every page's policy, then its node); see bytes(). */
+  verifyValues(): void {
+    this.store.memory.verify();
   }
 
   /** The rows matching `filter`, exactly: the indexes' bitmap, then the residual checked per point. */

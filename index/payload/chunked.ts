@@ -1,6 +1,7 @@
-// Growable typed arrays over fixed-size ArrayBuffer chunks, allocated on first write: memory grows by
-// chunks (no V8 object per element) and a chunk is the unit a tier segment could later hold.
+// Growable typed arrays over fixed-size chunks, allocated on first write from the store's memory
+// (chunk-memory.ts: the CXL tier's slabs): memory grows by chunks, with no V8 object per element.
 import { StrataError } from '../../common/errors.js';
+import type { ChunkMemory } from './chunk-memory.js';
 import { PAYLOAD_LIMITS } from './limits.js';
 
 type Typed = Float64Array | Uint32Array | Uint8Array;
@@ -42,9 +43,22 @@ export class ChunkedArray<A extends Typed> {
   }
 }
 
-export const f64Array = (chunk: number) => new ChunkedArray((n) => new Float64Array(n), chunk);
-export const u32Array = (chunk: number) => new ChunkedArray((n) => new Uint32Array(n), chunk);
-export const u8Array = (chunk: number) => new ChunkedArray((n) => new Uint8Array(n), chunk);
+export const f64Array = (mem: ChunkMemory, chunk: number) =>
+  new ChunkedArray((n) => {
+    const at = mem.take(8 * n);
+    return new Float64Array(at.buffer, at.byteOffset, n);
+  }, chunk);
+export const u32Array = (mem: ChunkMemory, chunk: number) =>
+  new ChunkedArray((n) => {
+    const at = mem.take(4 * n);
+    return new Uint32Array(at.buffer, at.byteOffset, n);
+  }, chunk);
+export const u8Array = (mem: ChunkMemory, chunk: number) => new ChunkedArray((n) => bytesFrom(mem, n), chunk);
+
+function bytesFrom(mem: ChunkMemory, n: number): Uint8Array {
+  const at = mem.take(n);
+  return new Uint8Array(at.buffer, at.byteOffset, n);
+}
 
 /** An append-only pool of numbers: `append` returns the index of the first element appended. */
 export class Pool<A extends Typed> {
@@ -64,13 +78,15 @@ export class ByteArena {
   private readonly chunks: Uint8Array[] = [];
   private used = PAYLOAD_LIMITS.arenaChunk;
 
+  constructor(private readonly mem: ChunkMemory) {}
+
   /** Reserves `length` bytes and returns their address; write them through `view`. */
   reserve(length: number): number {
     if (this.used + length > (this.chunks[this.chunks.length - 1]?.length ?? 0)) {
       if (this.chunks.length >= PAYLOAD_LIMITS.arenaChunks) {
         throw new StrataError('STRATA_PAYLOAD_TOO_LARGE', `the payload store holds at most ${PAYLOAD_LIMITS.arenaChunks} arena chunks`);
       }
-      this.chunks.push(new Uint8Array(Math.max(PAYLOAD_LIMITS.arenaChunk, length)));
+      this.chunks.push(bytesFrom(this.mem, Math.max(PAYLOAD_LIMITS.arenaChunk, length)));
       this.used = 0;
     }
     const at = ((this.chunks.length - 1) * PAYLOAD_LIMITS.arenaChunk + this.used) >>> 0;

@@ -3,6 +3,7 @@
 // append-only pool, the point holding start and length); the `json` kind keeps the value as JSON
 // text (UTF-8): MessagePack (msgpackr) would turn a `__proto__` key into `__proto_`, JSON.parse keeps
 // it as data. A point's tag says which: so a column read allocates nothing but the value it returns.
+import type { ChunkMemory } from './chunk-memory.js';
 import { ByteArena, type ChunkedArray, f64Array, Pool, u8Array, u32Array } from './chunked.js';
 import { PAYLOAD_LIMITS } from './limits.js';
 import type { StringDictionary } from './strings.js';
@@ -21,15 +22,15 @@ const pooled = PAYLOAD_LIMITS.poolChunk;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function slotsFor(kind: ColumnKind, chunk: number): Slots | undefined {
-  if (kind === 'number') return f64Array(chunk);
-  if (kind === 'string' || kind === 'json') return u32Array(chunk);
-  if (kind === 'bool') return u8Array(chunk);
+function slotsFor(kind: ColumnKind, mem: ChunkMemory, chunk: number): Slots | undefined {
+  if (kind === 'number') return f64Array(mem, chunk);
+  if (kind === 'string' || kind === 'json') return u32Array(mem, chunk);
+  if (kind === 'bool') return u8Array(mem, chunk);
   return undefined;
 }
 
 export class Column {
-  readonly tag = u8Array(ids);
+  readonly tag: ChunkedArray<Uint8Array>;
   private readonly scalar: Slots | undefined;
   /** json: the byte length per point (the address is in `scalar`). */
   private readonly jsonLength: ChunkedArray<Uint32Array> | undefined;
@@ -47,11 +48,13 @@ export class Column {
     readonly path: readonly string[],
     readonly kind: ColumnKind,
     private readonly strings: StringDictionary,
+    private readonly mem: ChunkMemory,
   ) {
-    this.scalar = slotsFor(kind, ids);
+    this.tag = u8Array(mem, ids);
+    this.scalar = slotsFor(kind, mem, ids);
     if (kind === 'json') {
-      this.jsonLength = u32Array(ids);
-      this.json = new ByteArena();
+      this.jsonLength = u32Array(mem, ids);
+      this.json = new ByteArena(mem);
     }
   }
 
@@ -88,8 +91,8 @@ export class Column {
   setArray(id: number, vs: readonly unknown[], raw = false): void {
     this.remove(id);
     if (this.arrays === undefined) {
-      const pool = slotsFor(this.kind, pooled);
-      this.arrays = { start: u32Array(ids), length: u32Array(ids), pool: pool && new Pool(pool) };
+      const pool = slotsFor(this.kind, this.mem, pooled);
+      this.arrays = { start: u32Array(this.mem, ids), length: u32Array(this.mem, ids), pool: pool && new Pool(pool) };
     }
     const a = this.arrays;
     const start = a.pool?.length ?? 0;

@@ -1,6 +1,7 @@
 // The store as bytes, for compaction and snapshots (README.md has the layout). Only live values are
 // written, and strings are renumbered in first-use order, so serialize + deserialize also reclaims
 // what rewrites left behind in the pools and the dictionary. Little-endian throughout.
+import type { ChunkMemory } from './chunk-memory.js';
 import { crc32 } from 'node:zlib';
 import { StrataError } from '../../common/errors.js';
 import { type Column, type ColumnKind, TAG } from './column.js';
@@ -162,7 +163,7 @@ function readScalar(r: Reader, kind: ColumnKind, codes: Uint32Array): number {
 }
 
 /** A store from serializePayloads' bytes; STRATA_INDEX_CORRUPT for any damage, STRATA_INDEX_VERSION for a newer format. */
-export function deserializePayloads(bytes: Uint8Array): PayloadStore {
+export function deserializePayloads(bytes: Uint8Array, memory?: ChunkMemory): PayloadStore {
   if (bytes.length < HEADER_BYTES + 4) throw corrupt('truncated');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== PAYLOAD_MAGIC) throw corrupt('bad magic number');
@@ -182,7 +183,7 @@ export function deserializePayloads(bytes: Uint8Array): PayloadStore {
       throw corrupt(`bad UTF-8 (${(e as Error).message})`);
     }
   };
-  const store = new PayloadStore();
+  const store = new PayloadStore(memory);
   const count = r.u32();
   if (count > bytes.length) throw corrupt('string count past the buffer');
   const codes = new Uint32Array(count);

@@ -7,6 +7,7 @@
 import { invalidArgument } from '../../common/errors.js';
 import type { KeyPath } from '../filter/key-path.js';
 import { compileReader, type PathReader, type PathStep } from '../filter/key-path.js';
+import { ChunkMemory } from './chunk-memory.js';
 import { Column, type ColumnKind, classify, type Scalar } from './column.js';
 import { PAYLOAD_LIMITS } from './limits.js';
 import { StringDictionary } from './strings.js';
@@ -61,7 +62,7 @@ function checkId(id: number): void {
 }
 
 export class PayloadStore {
-  readonly strings = new StringDictionary();
+  readonly strings: StringDictionary;
   private readonly roots = new Map<string, PathNode>();
   /** Per point, an object of the top-level members that got no columns (PAYLOAD_LIMITS.maxColumns). */
   private readonly overflow: Column;
@@ -69,8 +70,10 @@ export class PayloadStore {
   /** One past the highest id written. */
   size = 0;
 
-  constructor() {
-    this.overflow = new Column([], 'json', this.strings);
+  /** mem: where the values live (chunk-memory.ts); local memory unless the caller binds it. */
+  constructor(readonly memory: ChunkMemory = new ChunkMemory()) {
+    this.strings = new StringDictionary(memory);
+    this.overflow = new Column([], 'json', this.strings, memory);
   }
 
   /** Replaces the payload of `id`. */
@@ -175,7 +178,7 @@ export class PayloadStore {
     }
     let col = node!.columns.find((c) => c.kind === kind);
     if (col === undefined && create) {
-      col = new Column(node!.path, kind, this.strings);
+      col = new Column(node!.path, kind, this.strings, this.memory);
       node!.columns.push(col);
       this.columnCount++;
     }

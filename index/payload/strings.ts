@@ -1,7 +1,8 @@
 // The string dictionary: every distinct string once, as UTF-8 in a byte arena, found again through
 // an open-addressing hash table in one Uint32Array. Codes are dense u32 in first-seen order, so a
 // keyword column stores four bytes a point and equal strings compare as equal codes.
-import { ByteArena, u32Array } from './chunked.js';
+import type { ChunkMemory } from './chunk-memory.js';
+import { ByteArena, type ChunkedArray, u32Array } from './chunked.js';
 import { PAYLOAD_LIMITS } from './limits.js';
 
 const encoder = new TextEncoder();
@@ -20,13 +21,20 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 export class StringDictionary {
-  private readonly arena = new ByteArena();
-  private readonly address = u32Array(PAYLOAD_LIMITS.poolChunk);
-  private readonly length = u32Array(PAYLOAD_LIMITS.poolChunk);
+  private readonly arena: ByteArena;
+  private readonly address: ChunkedArray<Uint32Array>;
+  private readonly length: ChunkedArray<Uint32Array>;
   /** code + 1 per slot, 0 for an empty slot. */
   private table = new Uint32Array(1024);
   private scratch = new Uint8Array(256);
   size = 0;
+
+  /** The strings' bytes live in mem; the hash table, which every write and lookup probes, on the heap. */
+  constructor(mem: ChunkMemory) {
+    this.arena = new ByteArena(mem);
+    this.address = u32Array(mem, PAYLOAD_LIMITS.poolChunk);
+    this.length = u32Array(mem, PAYLOAD_LIMITS.poolChunk);
+  }
 
   private encode(s: string): Uint8Array {
     // UTF-8 takes at most three bytes per UTF-16 unit.
@@ -107,5 +115,10 @@ export class StringDictionary {
 
   bytes(): number {
     return this.arena.bytes() + this.address.bytes() + this.length.bytes() + this.table.byteLength;
+  }
+
+  /** Of bytes(), the hash table's: on the heap, not in the store's memory. */
+  tableBytes(): number {
+    return this.table.byteLength;
   }
 }

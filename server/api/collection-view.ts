@@ -6,6 +6,7 @@
 // `optimizer_status` is "ok" because no optimiser reports here: indexes are built complete by
 // `strata build`, and writes (with a data directory) are folded in by compaction, which answers for
 // itself (Qdrant reports {"error": …} only when an optimisation failed).
+import type { ValuesPlacement } from '../../engine/public.js';
 import type { CollectionInfo } from '../../engine/public.js';
 import { type PayloadSchemaView, payloadSchemaView } from './payload-index.js';
 import { qdrantDistance, type QdrantDistance } from './scores.js';
@@ -24,6 +25,29 @@ export interface StrataTierView {
     pages_on_node: number | null;
     pages_elsewhere: number | null;
     note: string;
+  };
+}
+
+/** Where the payload values are (index/payload/chunk-memory.ts): bound to a NUMA node and verified per page, or emulated. */
+export interface ValuesTierView {
+  tier: 'cxl';
+  mode: 'numa' | 'emulated';
+  node: number | null;
+  slabs: number;
+  pages: number | null;
+  pages_on_node: number | null;
+  pages_elsewhere: number | null;
+}
+
+export function valuesTierView(p: ValuesPlacement): ValuesTierView {
+  return {
+    tier: p.tier,
+    mode: p.mode,
+    node: p.node,
+    slabs: p.slabs,
+    pages: p.pages,
+    pages_on_node: p.pagesOnNode,
+    pages_elsewhere: p.pagesElsewhere,
   };
 }
 
@@ -61,8 +85,11 @@ export interface QdrantCollectionView {
     /** Why the status is not green (empty when it is). */
     status_reasons: string[];
     tiers: StrataTierView[];
-    /** Bytes of the payload values (the columnar store) and of each payload index (DRAM), by key path. */
-    payload: { values_bytes: number; index_bytes: Record<string, number> };
+    /**
+     * Bytes of the payload values (the columnar store, in the CXL tier: where values_tier says), of
+     * the rows' bookkeeping and of each payload index by key path (both in DRAM).
+     */
+    payload: { values_bytes: number; values_tier: ValuesTierView; rows_bytes: number; index_bytes: Record<string, number> };
     placement: {
       policy: string;
       dram_budget_bytes: number;
@@ -125,7 +152,12 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
           note: t.binding.note,
         },
       })),
-      payload: { values_bytes: info.payloadBytes.values, index_bytes: { ...info.payloadBytes.indexes } },
+      payload: {
+        values_bytes: info.payloadBytes.values,
+        values_tier: valuesTierView(info.payloadBytes.valuesPlacement),
+        rows_bytes: info.payloadBytes.rows,
+        index_bytes: { ...info.payloadBytes.indexes },
+      },
       placement: {
         policy: info.placement.policy,
         dram_budget_bytes: info.placement.dramBudgetBytes,

@@ -362,8 +362,25 @@ function schemas(): Obj {
             memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
             payload: {
               type: 'object',
-              description: 'Bytes of the payload values (the columnar store) and of each payload index (in DRAM), by key path.',
-              properties: { values_bytes: { type: 'integer' }, index_bytes: { type: 'object', additionalProperties: { type: 'integer' } } },
+              description:
+                "Bytes of the payload values (the columnar store, in the CXL tier: bound to its NUMA node and verified per page, or emulated), of the rows' bookkeeping and of each payload index by key path (both in DRAM).",
+              properties: {
+                values_bytes: { type: 'integer' },
+                values_tier: {
+                  type: 'object',
+                  properties: {
+                    tier: { enum: ['cxl'] },
+                    mode: { enum: ['numa', 'emulated'] },
+                    node: { type: ['integer', 'null'] },
+                    slabs: { type: 'integer' },
+                    pages: { type: ['integer', 'null'] },
+                    pages_on_node: { type: ['integer', 'null'] },
+                    pages_elsewhere: { type: ['integer', 'null'] },
+                  },
+                },
+                rows_bytes: { type: 'integer' },
+                index_bytes: { type: 'object', additionalProperties: { type: 'integer' } },
+              },
             },
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
             live: {

@@ -1,7 +1,7 @@
 // How the shards' answers to one request become one answer: hits merged by score, collections by
 // name, views and compactions added up, points put back in request or id order, writes folded into
 // one acknowledgement. Pure functions of the shards' results.
-import type { QdrantCollectionView } from '../api/collection-view.js';
+import type { QdrantCollectionView, ValuesTierView } from '../api/collection-view.js';
 import type { PayloadSchemaView } from '../api/payload-index.js';
 import type { CompactionView } from '../api/writes.js';
 
@@ -54,15 +54,34 @@ export function mergePayloadSchemas(schemas: Array<Record<string, PayloadSchemaV
   return Object.fromEntries(out);
 }
 
-/** The shards' payload bytes added up: values, and each index by key path. */
+/** The shards' payload bytes added up: values, rows and each index by key path. */
 export function mergePayloadBytes(parts: Array<QdrantCollectionView['strata']['payload']>): QdrantCollectionView['strata']['payload'] {
   const index_bytes: Record<string, number> = {};
   let values_bytes = 0;
+  let rows_bytes = 0;
   for (const p of parts) {
     values_bytes += p.values_bytes;
+    rows_bytes += p.rows_bytes;
     for (const [key, bytes] of Object.entries(p.index_bytes)) index_bytes[key] = (index_bytes[key] ?? 0) + bytes;
   }
-  return { values_bytes, index_bytes };
+  return { values_bytes, values_tier: mergeValuesTier(parts.map((p) => p.values_tier)), rows_bytes, index_bytes };
+}
+
+/** The shards' value tiers as one: bound to a node only when every shard's is bound to that node; page counts added up (null when any shard has none). */
+function mergeValuesTier(tiers: ValuesTierView[]): ValuesTierView {
+  const first = tiers[0];
+  const same = first !== undefined && first.mode === 'numa' && tiers.every((t) => t.mode === 'numa' && t.node === first.node);
+  const sum = (f: (t: ValuesTierView) => number | null): number | null =>
+    tiers.reduce<number | null>((a, t) => (a === null || f(t) === null ? null : a + f(t)!), 0);
+  return {
+    tier: 'cxl',
+    mode: same ? 'numa' : 'emulated',
+    node: same ? first.node : null,
+    slabs: tiers.reduce((a, t) => a + t.slabs, 0),
+    pages: same ? sum((t) => t.pages) : null,
+    pages_on_node: same ? sum((t) => t.pages_on_node) : null,
+    pages_elsewhere: same ? sum((t) => t.pages_elsewhere) : null,
+  };
 }
 
 /**

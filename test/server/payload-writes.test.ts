@@ -4,6 +4,7 @@
 // keeps (a filter selects by the payloads of that moment, and a filtered read sees a write at once
 // with wait=true); payload indexes created and dropped, shown in payload_schema with their point
 // counts, answers the same with and without them; refused index parameters name the field.
+import type { QdrantCollectionView } from '../../server/api/collection-view.js';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
@@ -213,8 +214,12 @@ describe('payload indexes', () => {
     }
     expect(schema['desc']!.params).toMatchObject({ type: 'text', tokenizer: 'word', lowercase: true });
     const raw = await http(srv.url, 'GET', `/collections/${NAME}`);
-    const payload = (raw.body as { result: { strata: { payload: { values_bytes: number; index_bytes: Record<string, number> } } } }).result.strata.payload;
+    const payload = (raw.body as { result: { strata: { payload: QdrantCollectionView['strata']['payload'] } } }).result.strata.payload;
     expect(payload.values_bytes).toBeGreaterThan(0);
+    // The values are cold data, in the CXL tier: emulated on this server (no --memory numa).
+    expect(payload.values_tier).toMatchObject({ tier: 'cxl', mode: 'emulated', node: null, pages: null });
+    expect(payload.values_tier.slabs).toBeGreaterThan(0);
+    expect(payload.rows_bytes).toBeGreaterThan(0);
     expect(Object.keys(payload.index_bytes).sort()).toEqual(indexed.map(([k]) => k).sort());
   });
 

@@ -2,6 +2,7 @@
 // one-node host included), opened through openIndex and through the engine. What proves the binding
 // is the policy of every page of the tier memory (MPOL_BIND to node 0), not where the pages are: on
 // one node every page is on node 0 whatever the policy.
+import { parseFilter } from '../../index/filter/parse.js';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
@@ -66,6 +67,36 @@ describe.skipIf(skip)('--memory numa on a real index (both tiers on node 0)', ()
       expectBoundToNode0(c.index!);
       const r = await c.search({ vector: small.queries.subarray(0, 16), k: 5, ef: 32 });
       expect(r.hits.length).toBe(5);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("puts a live collection's payload values on the CXL tier's node, every page bound and found there, and keeps the indexes in DRAM", async () => {
+    const data = tmp.path('data-numa');
+    const e = await Engine.open([{ dir }], { searchThreads: 1, dataDir: data, memory: { mode: 'numa', dramNode: 0, cxlNode: 0 } });
+    try {
+      const c = e.collections()[0]!;
+      const points = Array.from({ length: 2000 }, (_, i) => ({
+        key: 100_000 + i,
+        vector: small.queries.slice(0, 16),
+        payload: { city: `c${i % 50}`, n: i, note: 'x'.repeat(i % 200) },
+      }));
+      for (let from = 0; from < points.length; from += 500) await c.upsert(points.slice(from, from + 500));
+      await c.createPayloadIndex('city', { type: 'keyword' });
+      const b = c.info().payloadBytes;
+      expect(b.valuesPlacement).toMatchObject({ tier: 'cxl', mode: 'numa', node: 0, pagesElsewhere: 0 });
+      const support = numaSupport();
+      expect(b.valuesPlacement.pages).toBe(b.values / (support.available ? support.pageSize : 4096));
+      expect(b.valuesPlacement.pagesOnNode).toBe(b.valuesPlacement.pages);
+      expect(b.indexes['city']).toBeGreaterThan(0);
+      const hits = await c.search({
+        vector: small.queries.subarray(0, 16),
+        k: 3,
+        ef: 32,
+        filter: parseFilter({ must: [{ key: 'city', match: { value: 'c7' } }] }),
+      });
+      expect(hits.hits.length).toBe(3);
     } finally {
       await e.close();
     }

@@ -44,7 +44,14 @@ describe('mergeCollectionViews', () => {
       points_count: points,
       indexed_vectors_count: points,
       segments_count: 1,
-      strata: { payload: { values_bytes: 10 * points, index_bytes } },
+      strata: {
+        payload: {
+          values_bytes: 10 * points,
+          values_tier: { tier: 'cxl', mode: 'numa', node: 1, slabs: 1, pages: points, pages_on_node: points, pages_elsewhere: 0 },
+          rows_bytes: 2 * points,
+          index_bytes,
+        },
+      },
     }) as unknown as QdrantCollectionView;
 
   it('adds the counts up and takes the worst status', () => {
@@ -52,9 +59,30 @@ describe('mergeCollectionViews', () => {
     expect(merged).toMatchObject({ status: 'yellow', points_count: 7, indexed_vectors_count: 7, segments_count: 2, router: { shards: 2, missing_shards: [] } });
   });
 
-  it("adds up the shards' payload bytes: the values, and each index by its key", () => {
+  it("adds up the shards' payload bytes: the values, the rows, and each index by its key", () => {
     const merged = mergeCollectionViews([view('green', 3, { city: 5, n: 1 }), view('green', 4, { city: 7 })], 2, []) as unknown as QdrantCollectionView;
-    expect(merged.strata.payload).toEqual({ values_bytes: 70, index_bytes: { city: 12, n: 1 } });
+    expect(merged.strata.payload).toEqual({
+      values_bytes: 70,
+      values_tier: { tier: 'cxl', mode: 'numa', node: 1, slabs: 2, pages: 7, pages_on_node: 7, pages_elsewhere: 0 },
+      rows_bytes: 14,
+      index_bytes: { city: 12, n: 1 },
+    });
+  });
+
+  it("says the values are bound only where every shard's are bound to the same node", () => {
+    const a = view('green', 3);
+    const b = view('green', 4);
+    b.strata.payload.values_tier = { tier: 'cxl', mode: 'emulated', node: null, slabs: 1, pages: null, pages_on_node: null, pages_elsewhere: null };
+    const merged = mergeCollectionViews([a, b], 2, []) as unknown as QdrantCollectionView;
+    expect(merged.strata.payload.values_tier).toEqual({
+      tier: 'cxl',
+      mode: 'emulated',
+      node: null,
+      slabs: 2,
+      pages: null,
+      pages_on_node: null,
+      pages_elsewhere: null,
+    });
   });
 
   it('is red while a shard is missing', () => {

@@ -1,0 +1,118 @@
+// The memory a payload store's values live in: slabs that its chunks are carved from. Values are
+// cold data (a point's are read when it is an answer, or when a filter condition no index answers
+// checks it; never in a search's inner loop), so they go to the CXL tier: on a host whose memory plan
+// binds that tier to a NUMA node, every slab is bound to the node before its first write and its pages
+// are verified, as the index's tiers are; elsewhere the slabs are local memory, reported as the
+// emulated CXL tier (the cost model prices the index's accesses, not these).
+import { bindToNode, checkBindPolicy, touchPages, verifyPlacement } from '../../tiers/numa.js';
+import { PAYLOAD_LIMITS } from './limits.js';
+
+/** Where the values are, as verified (not as asked). */
+export interface ValuesPlacement {
+  tier: 'cxl';
+  /** numa: slabs bound to `node`; emulated: local memory standing for the CXL tier. */
+  mode: 'numa' | 'emulated';
+  node: number | null;
+  /** Slabs and their bytes (what the values take in memory, chunks and their slack). */
+  slabs: number;
+  bytes: number;
+  /** numa: pages carrying MPOL_BIND to the node, pages found on it and elsewhere (counted by verify()). */
+  pages: number | null;
+  pagesOnNode: number | null;
+  pagesElsewhere: number | null;
+}
+
+/** Bytes of a slab WebAssembly.Memory hands out: its page. */
+const WASM_PAGE = 65536;
+
+const align = (x: number, a: number): number => Math.ceil(x / a) * a;
+
+export class ChunkMemory {
+  private readonly slabList: Uint8Array[] = [];
+  private used = 0;
+  private verified: Pick<ValuesPlacement, 'pages' | 'pagesOnNode' | 'pagesElsewhere'> = { pages: null, pagesOnNode: null, pagesElsewhere: null };
+
+  /** node: the NUMA node every slab is bound to, or null (local memory, the emulated CXL tier). */
+  constructor(readonly node: number | null = null) {
+    // A bound slab is bound whole, before anything is written to it: binding it at creation makes a
+    // plan that cannot be honoured fail when the collection opens, not at a later write.
+    if (node !== null) this.grow(0);
+  }
+
+  /** `bytes` fresh zeroed bytes, 8-byte aligned, for one chunk: the slab and where in it. */
+  take(bytes: number): { buffer: ArrayBuffer; byteOffset: number } {
+    const need = align(bytes, 8);
+    let slab = this.slabList[this.slabList.length - 1];
+    if (slab === undefined || this.used + need > slab.byteLength) {
+      slab = this.grow(need);
+    }
+    const byteOffset = this.used;
+    this.used += need;
+    return { buffer: slab.buffer as ArrayBuffer, byteOffset };
+  }
+
+  /** Bytes the slabs hold. */
+  bytes(): number {
+    let n = 0;
+    for (const s of this.slabList) n += s.byteLength;
+    return n;
+  }
+
+  /** The slabs, for checks. */
+  slabs(): readonly Uint8Array[] {
+    return this.slabList;
+  }
+
+  /**
+   * On a bound store, proves every page of every slab carries MPOL_BIND to the node, then counts
+   * where the pages are (touched first, so that none is left unallocated); the counts go to placement().
+   */
+  verify(): void {
+    if (this.node === null) return;
+    let pages = 0;
+    let on = 0;
+    let elsewhere = 0;
+    for (const s of this.slabList) {
+      const policy = checkBindPolicy(s, this.node);
+      pages += policy.pages - policy.mismatched;
+      touchPages(s);
+      const p = verifyPlacement(s);
+      for (const [node, count] of Object.entries(p.byNode)) {
+        if (Number(node) === this.node) on += count;
+        else elsewhere += count;
+      }
+    }
+    this.verified = { pages, pagesOnNode: on, pagesElsewhere: elsewhere };
+  }
+
+  placement(): ValuesPlacement {
+    return {
+      tier: 'cxl',
+      mode: this.node === null ? 'emulated' : 'numa',
+      node: this.node,
+      slabs: this.slabList.length,
+      bytes: this.bytes(),
+      ...this.verified,
+    };
+  }
+
+  /**
+   * A new slab of at least `need` bytes: each twice the last, from the first size up to the largest
+   * (a small collection stays small, a large one takes few slabs).
+   */
+  private grow(need: number): Uint8Array {
+    const last = this.slabList[this.slabList.length - 1]?.byteLength ?? PAYLOAD_LIMITS.firstSlab / 2;
+    const size = align(Math.max(need, Math.min(PAYLOAD_LIMITS.largestSlab, 2 * last)), WASM_PAGE);
+    let slab: Uint8Array;
+    if (this.node === null) slab = new Uint8Array(size);
+    else {
+      // WebAssembly memory is page-aligned and untouched, so every page of it can be bound before its first write.
+      const pages = size / WASM_PAGE;
+      slab = new Uint8Array(new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer);
+      bindToNode(slab, this.node, { strict: true });
+    }
+    this.slabList.push(slab);
+    this.used = 0;
+    return slab;
+  }
+}
