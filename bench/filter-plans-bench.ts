@@ -1,9 +1,11 @@
 // Filtered search in process, plan by plan, on a filtered set (`strata fetch glove-100 --attributes`
 // or the filtered bench's clustered set): for every family, each plan run on the same queries and
-// filters side by side — the scan of matching codes, the graph walk fused in WASM, the same walk as
-// JS steps, ACORN's two-hop walk — and the plan the planner picks, with recall@10 against exact
-// filtered search, CPU time per query, distances and CXL bytes per query; and the unfiltered search
-// at the same ef. This names the cause of each gain: which plan, and the WASM walk over the JS one.
+// filters side by side — the scan of matching codes fused in WASM and as JS steps, the graph walk
+// fused in WASM and as JS steps, ACORN's two-hop walk, the walk that scans where its entry is scarce
+// in matches (graph or scan) — and the plan the planner picks, with recall@10 against exact filtered
+// search, CPU time per query, distances and CXL bytes per query; and the unfiltered search at the
+// same ef. This names the cause of each gain: which plan, and each WASM call over its JS twin.
+import { writeFilteredClusteredSet } from '../datasets/filtered/write-filtered-set.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,8 @@ import { type NodeFilter, Searcher } from '../index/search/searcher.js';
 import { STAT } from '../index/search/stats.js';
 
 const o = new Command()
-  .requiredOption('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
+  .option('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
+  .option('--clustered <count>', "instead of --dir: the filtered bench's clustered set (128-d, 100 clusters, l2), generated", Number)
   .option('--metric <metric>', 'l2 | cosine', 'cosine')
   .option('--dram-budget <b>', 'the index DRAM budget (CXL bytes are what the rest costs)', '10%')
   .option('--queries <n>', 'queries per family', Number, 200)
@@ -28,22 +31,29 @@ const o = new Command()
   .option('--families <list>', 'only these families (comma-separated names)')
   .option('--json <file>', 'also write the rows as JSON')
   .parse(process.argv)
-  .opts<{ dir: string; metric: 'l2' | 'cosine'; dramBudget: string; queries: number; ef: number; families?: string; json?: string }>();
+  .opts<{ dir?: string; clustered?: number; metric: 'l2' | 'cosine'; dramBudget: string; queries: number; ef: number; families?: string; json?: string }>();
 
 const K = 10;
 const tmp = mkdtempSync(join(tmpdir(), 'strata-filter-plans-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+if (o.clustered !== undefined) {
+  o.dir = join(tmp, 'clustered');
+  o.metric = 'l2';
+  await writeFilteredClusteredSet(o.dir, { count: o.clustered, dim: 128, clusters: 100, seed: 42 }, o.queries, K);
+}
+if (o.dir === undefined) throw new Error('give --dir or --clustered');
+const dir = o.dir;
 const out = join(tmp, 'index');
-await buildIndex({ input: join(o.dir, 'base.fvecs'), out, metric: o.metric, dramBudget: o.dramBudget });
+await buildIndex({ input: join(dir, 'base.fvecs'), out, metric: o.metric, dramBudget: o.dramBudget });
 const index = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 }).index;
-const queries = await readDataset(join(o.dir, 'query.fvecs'));
+const queries = await readDataset(join(dir, 'query.fvecs'));
 if (o.metric === 'cosine') normalizeRows(queries.vectors, queries.dim);
 const dim = queries.dim;
-const payloads = readFileSync(join(o.dir, 'payloads.jsonl'), 'utf8')
+const payloads = readFileSync(join(dir, 'payloads.jsonl'), 'utf8')
   .split('\n')
   .filter((l) => l !== '')
   .map((l) => JSON.parse(l) as Record<string, unknown>);
-const cases = JSON.parse(readFileSync(join(o.dir, 'filters.json'), 'utf8')) as { families: Array<{ name: string; filters: Array<unknown | null> }> };
+const cases = JSON.parse(readFileSync(join(dir, 'filters.json'), 'utf8')) as { families: Array<{ name: string; filters: Array<unknown | null> }> };
 const fused = new Searcher(index);
 const js = new Searcher(index, { fused: false });
 const n = index.meta.count;
@@ -137,6 +147,7 @@ for (const fam of cases.families) {
   const plans: Record<string, Run> = {};
   const withPlan = (plan: number) => filters.map((f) => (f === null ? null : { ...f, plan }));
   plans.scan = run(fused, withPlan(FILTER_PLAN.SCAN), truth).run;
+  plans['scan (JS)'] = run(js, withPlan(FILTER_PLAN.SCAN), truth).run;
   plans['graph (WASM)'] = run(fused, withPlan(FILTER_PLAN.GRAPH), truth).run;
   plans['graph (JS)'] = run(js, withPlan(FILTER_PLAN.GRAPH), truth).run;
   plans.two_hop = run(fused, withPlan(FILTER_PLAN.TWO_HOP), truth).run;
@@ -154,5 +165,8 @@ for (const fam of cases.families) {
 }
 if (o.json) {
   const { writeFileSync } = await import('node:fs');
-  writeFileSync(o.json, `${JSON.stringify({ set: o.dir, ef: o.ef, dramBudget: o.dramBudget, k: K, queries: nq, unfiltered, rows }, null, 2)}\n`);
+  writeFileSync(
+    o.json,
+    `${JSON.stringify({ set: o.clustered !== undefined ? `clustered ${o.clustered}` : dir, ef: o.ef, dramBudget: o.dramBudget, k: K, queries: nq, unfiltered, rows }, null, 2)}\n`,
+  );
 }

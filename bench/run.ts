@@ -26,7 +26,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   filtered: { module: './filtered-bench.js', about: 'filtered search vs pgvector (WHERE, iterative scans) per filter family: recall, QPS, p99, short answers' },
   'filter-plans': {
     module: './filter-plans-bench.js',
-    about: 'filtered search in process, plan by plan: scan, graph walk (WASM and JS), two-hop, the planner; recall, CPU, CXL bytes',
+    about: 'filtered search in process, plan by plan: scan and graph walk (WASM and JS), two-hop, graph or scan, the planner; recall, CPU, CXL bytes',
   },
   'index-build': {
     module: './index-build-bench.js',
