@@ -79,6 +79,12 @@ const timeout: Obj = {
 const ok = (description: string, schema: Obj): Obj => ({ '200': { description, content: content(schema) }, ...ERRORS });
 const searchOk = (description: string, schema: Obj): Obj => ({ '200': { description, content: content(schema) }, ...SEARCH_ERRORS });
 
+/** A grouped search route: its body, and the groups with their hits. */
+function groupsPost(summary: string, body: string): Obj {
+  const groups = envelope({ type: 'object', properties: { groups: { type: 'array', items: ref('PointGroup') } } }, ref('StrataSearchStats'));
+  return post(summary, ref(body), searchOk('The best groups, each with its best hits', groups), true);
+}
+
 function post(summary: string, body: Obj, responses: Obj, search = false): Obj {
   return {
     summary,
@@ -131,6 +137,11 @@ function schemas(): Obj {
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
     offset: { type: 'integer', minimum: 0, maximum: MAX_LIMIT, description: `Results to skip; limit + offset <= ${MAX_LIMIT}.` },
   };
+  const groupProps: Obj = {
+    group_by: { type: 'string', description: 'The payload key whose keyword or integer values group the hits; a point with several values joins each group.' },
+    group_size: { type: 'integer', minimum: 1, default: 3, description: 'Best hits per group.' },
+    limit: { type: 'integer', minimum: 1, default: 10, description: `Groups, ranked by their best hit; limit × group_size <= ${MAX_LIMIT}.` },
+  };
   const common: Obj = {
     filter: ref('Filter'),
     params: ref('SearchParams'),
@@ -151,6 +162,20 @@ function schemas(): Obj {
       ],
     },
     SearchRequest: { type: 'object', required: ['vector', 'limit'], properties: { vector: ref('Vector'), ...windowProps, ...common } },
+    SearchGroupsRequest: {
+      type: 'object',
+      required: ['vector', 'group_by'],
+      properties: { vector: ref('Vector'), ...groupProps, ...common },
+    },
+    QueryGroupsRequest: {
+      type: 'object',
+      required: ['query', 'group_by'],
+      properties: { query: ref('Query'), ...groupProps, ...common },
+    },
+    PointGroup: {
+      type: 'object',
+      properties: { id: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, hits: { type: 'array', items: ref('ScoredPoint') } },
+    },
     SearchBatchRequest: {
       type: 'object',
       required: ['searches'],
@@ -167,19 +192,20 @@ function schemas(): Obj {
       type: 'object',
       required: ['query'],
       properties: {
-        query: {
-          oneOf: [
-            ref('VectorInput'),
-            { type: 'object', required: ['nearest'], properties: { nearest: ref('VectorInput') } },
-            { type: 'object', required: ['recommend'], properties: { recommend: ref('RecommendInput') } },
-          ],
-          description:
-            'Nearest (a vector, or a point id standing for its stored vector) or recommend (average_vector); the points a query names are left out of its answer.',
-        },
+        query: ref('Query'),
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
         offset: windowProps['offset']!,
         ...common,
       },
+    },
+    Query: {
+      oneOf: [
+        ref('VectorInput'),
+        { type: 'object', required: ['nearest'], properties: { nearest: ref('VectorInput') } },
+        { type: 'object', required: ['recommend'], properties: { recommend: ref('RecommendInput') } },
+      ],
+      description:
+        'Nearest (a vector, or a point id standing for its stored vector) or recommend (average_vector); the points a query names are left out of its answer.',
     },
     VectorInput: { oneOf: [ref('Vector'), ref('ExtendedPointId')], description: 'A vector, or the id of a point whose stored vector it stands for.' },
     RecommendInput: {
@@ -794,6 +820,8 @@ export function openApiDocument(): Obj {
         true,
       ),
     },
+    [`${C}/points/search/groups`]: { post: groupsPost('Nearest neighbours of a vector, grouped by a payload key', 'SearchGroupsRequest') },
+    [`${C}/points/query/groups`]: { post: groupsPost('Universal query (nearest and recommend), grouped by a payload key', 'QueryGroupsRequest') },
     [`${C}/points/recommend`]: {
       post: post(
         'Recommendation by positive and negative examples (average_vector), the examples named by id left out',

@@ -1,5 +1,5 @@
-// Point routes: search, search/batch, query, retrieve (by ids and by one id), scroll, count, with
-// Qdrant's filter wherever Qdrant takes one. Each handler is the same three steps: find the
+// Point routes: search, search/batch, query, their groups, retrieve (by ids and by one id), scroll,
+// count, with Qdrant's filter wherever Qdrant takes one. Each handler is the same three steps: find the
 // collection, parse the body into a plan, run the plan and wrap the answer in Qdrant's envelope.
 // The POST routes carry no fastify schema: bodies and `?timeout=` are checked by hand
 // (server/api/requests.ts, call-control.ts), and an extra ajv pass over path and query costs more
@@ -29,6 +29,7 @@ import {
   type SearchPlan,
 } from '../../api/requests.js';
 import type { Collection } from '../../../engine/public.js';
+import { type GroupsPlan, groupPoints, parseQueryGroups, parseSearchGroups } from '../../api/groups.js';
 import { callControl } from '../call-control.js';
 import { codecFor, send } from '../codec.js';
 import type { CallQuery, CollectionParams, RestContext } from '../context.js';
@@ -95,6 +96,26 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   });
 
   hitsRoute(`${base}/query`, parseQuery, queryPoints, (points) => ({ points }));
+
+  /** A grouped search route: `{groups: [{id, hits}]}`, and Strata's stats when asked. */
+  const groupsRoute = <P extends SearchPlan>(
+    url: string,
+    parse: (body: Fields, dim: number) => GroupsPlan<P>,
+    run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
+  ): void => {
+    app.post<PostRoute>(url, async (req, reply) => {
+      const c = ctx.engine.collection(req.params.collection_name);
+      const dim = c.dim;
+      const g = parse(bodyObject(req.body), dim);
+      checkSearchAnswers([{ ...g.search, limit: g.limit * g.groupSize }], dim, answerLimit);
+      const a = await groupPoints(c, g, run, callControl(req));
+      const codec = codecFor(req, answerBytes(g.limit * g.groupSize, dim, g.search.withVector));
+      const groups = a.groups.map((grp) => ({ id: grp.id, hits: grp.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }));
+      return send(reply, codec, ok(reply, { groups }, statsField(a.stats)));
+    });
+  };
+  groupsRoute(`${base}/search/groups`, parseSearchGroups, searchPoints);
+  groupsRoute(`${base}/query/groups`, parseQueryGroups, queryPoints);
 
   app.post<PostRoute>(base, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
