@@ -5,6 +5,7 @@
 // in matches (graph or scan) — and the plan the planner picks, with recall@10 against exact filtered
 // search, CPU time per query, distances and CXL bytes per query; and the unfiltered search at the
 // same ef. This names the cause of each gain: which plan, and each WASM call over its JS twin.
+import { median } from '../common/median.js';
 import { writeFilteredClusteredSet } from '../datasets/filtered/write-filtered-set.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,10 +29,21 @@ const o = new Command()
   .option('--dram-budget <b>', 'the index DRAM budget (CXL bytes are what the rest costs)', '10%')
   .option('--queries <n>', 'queries per family', Number, 200)
   .option('--ef <n>', 'beam width', Number, 64)
+  .option('--reps <n>', 'rounds of every plan (the time is their median)', Number, 3)
   .option('--families <list>', 'only these families (comma-separated names)')
   .option('--json <file>', 'also write the rows as JSON')
   .parse(process.argv)
-  .opts<{ dir?: string; clustered?: number; metric: 'l2' | 'cosine'; dramBudget: string; queries: number; ef: number; families?: string; json?: string }>();
+  .opts<{
+    dir?: string;
+    clustered?: number;
+    metric: 'l2' | 'cosine';
+    dramBudget: string;
+    queries: number;
+    ef: number;
+    reps: number;
+    families?: string;
+    json?: string;
+  }>();
 
 const K = 10;
 const tmp = mkdtempSync(join(tmpdir(), 'strata-filter-plans-'));
@@ -114,9 +126,27 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
   };
 }
 
+/**
+ * Each plan run o.reps times, the order rotated each round so that none always follows the same
+ * other (a plan run after the scan of half the codes found colder caches); its time is the median of
+ * its rounds, its counts those of its first (they do not change).
+ */
+function sideBySide(list: Array<[string, Searcher, number]>, once: (s: Searcher, plan: number) => Run): Record<string, Run> {
+  const first = new Map<string, Run>();
+  const times = new Map<string, number[]>(list.map(([name]) => [name, []]));
+  for (let rep = 0; rep < o.reps; rep++)
+    for (let j = 0; j < list.length; j++) {
+      const [name, s, plan] = list[(j + rep) % list.length]!;
+      const r = once(s, plan);
+      if (!first.has(name)) first.set(name, r);
+      times.get(name)!.push(r.ms);
+    }
+  return Object.fromEntries(list.map(([name]) => [name, { ...first.get(name)!, ms: median(times.get(name)!) }]));
+}
+
 // Once untimed: the first pass pays for the JIT.
 run(fused, new Array(nq).fill(null), null);
-const unfiltered = run(fused, new Array(nq).fill(null), null).run;
+const unfiltered = sideBySide([['unfiltered', fused, FILTER_PLAN.NONE]], (s) => run(s, new Array(nq).fill(null), null).run)['unfiltered']!;
 console.log(
   `unfiltered: ${unfiltered.ms.toFixed(3)} ms/q, ${unfiltered.distances.toFixed(0)} distances, ${unfiltered.cxlBytes.toFixed(0)} CXL B/q (ef ${o.ef})`,
 );
@@ -144,14 +174,18 @@ for (const fam of cases.families) {
   }
   // Exact filtered search: every matching full vector scored.
   const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
-  const plans: Record<string, Run> = {};
   const withPlan = (plan: number) => filters.map((f) => (f === null ? null : { ...f, plan }));
-  plans.scan = run(fused, withPlan(FILTER_PLAN.SCAN), truth).run;
-  plans['scan (JS)'] = run(js, withPlan(FILTER_PLAN.SCAN), truth).run;
-  plans['graph (WASM)'] = run(fused, withPlan(FILTER_PLAN.GRAPH), truth).run;
-  plans['graph (JS)'] = run(js, withPlan(FILTER_PLAN.GRAPH), truth).run;
-  plans.two_hop = run(fused, withPlan(FILTER_PLAN.TWO_HOP), truth).run;
-  plans['graph or scan'] = run(fused, withPlan(FILTER_PLAN.GRAPH_OR_SCAN), truth).run;
+  const plans = sideBySide(
+    [
+      ['scan', fused, FILTER_PLAN.SCAN],
+      ['scan (JS)', js, FILTER_PLAN.SCAN],
+      ['graph (WASM)', fused, FILTER_PLAN.GRAPH],
+      ['graph (JS)', js, FILTER_PLAN.GRAPH],
+      ['two_hop', fused, FILTER_PLAN.TWO_HOP],
+      ['graph or scan', fused, FILTER_PLAN.GRAPH_OR_SCAN],
+    ],
+    (s, plan) => run(s, withPlan(plan), truth).run,
+  );
   const plan = choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef);
   const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? 'graph or scan' : PLAN_NAMES[plan]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
@@ -167,6 +201,6 @@ if (o.json) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(
     o.json,
-    `${JSON.stringify({ set: o.clustered !== undefined ? `clustered ${o.clustered}` : dir, ef: o.ef, dramBudget: o.dramBudget, k: K, queries: nq, unfiltered, rows }, null, 2)}\n`,
+    `${JSON.stringify({ set: o.clustered !== undefined ? `clustered ${o.clustered}` : dir, ef: o.ef, reps: o.reps, dramBudget: o.dramBudget, k: K, queries: nq, unfiltered, rows }, null, 2)}\n`,
   );
 }

@@ -1,5 +1,6 @@
 // What a collection reports about itself: its health (green / yellow / red, with reasons) and its
 // info (tiers, placement, code, build settings, the live part), read from the collection's state.
+import type { ValuesPlacement } from '../index/payload/chunk-memory.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
@@ -21,12 +22,16 @@ export interface ReportedCollection {
   count(): number;
   payloadSchema(): CollectionInfo['payloadSchema'];
   payloadBytes(): CollectionInfo['payloadBytes'];
+  /** Where the payload values are, as last verified (no new check). */
+  valuesPlacement(): ValuesPlacement;
+  /** The CXL node the engine's memory plan put the payload values on, or null (emulated). */
+  readonly valuesNode: number | null;
 }
 
 /**
  * What state the collection serves in: red once it takes no searches (the engine is closing),
- * yellow while a tier is not where the memory plan put it (a NUMA bind fell back to emulation, or
- * pages found on another node) or while it is optimizing, green otherwise.
+ * yellow while a tier or the payload values are not where the memory plan put them (a NUMA bind fell
+ * back to emulation, or pages found on another node) or while it is optimizing, green otherwise.
  */
 export function collectionHealth(c: ReportedCollection): CollectionHealth {
   if (c.refusing) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
@@ -39,6 +44,9 @@ export function collectionHealth(c: ReportedCollection): CollectionHealth {
   if (refusal) reasons.push(`writes refused: ${refusal.message}`);
   const behind = live?.catchingUp;
   if (behind) reasons.push(`catching up with the shared write log: applied ${behind.at} of ${behind.to}`);
+  const v = c.valuesPlacement();
+  if (c.valuesNode !== null && v.mode !== 'numa') reasons.push(`payload values: planned on node ${c.valuesNode}, running emulated`);
+  else if ((v.pagesElsewhere ?? 0) > 0) reasons.push(`payload values: ${v.pagesElsewhere} of ${v.pages} pages are not on node ${v.node}`);
   const index = c.index;
   const opened = c.base;
   if (index === null || opened === null) return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };

@@ -3,7 +3,7 @@
 // only the live store until it is compacted. Request validation, the merge of base and fresh
 // answers, writes and point reads; admission and tasks are dispatch.ts's, info and health
 // collection-info.ts's.
-import type { ChunkMemory } from '../index/payload/chunk-memory.js';
+import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory.js';
 import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
@@ -51,6 +51,8 @@ export interface CollectionSettings {
   filters: FilterArena;
   /** Memory for the payload values of a collection served without a data directory (engine/payload-memory.ts). */
   payloadMemory: () => ChunkMemory;
+  /** The node the memory plan puts payload values on, or null (emulated). */
+  valuesNode: number | null;
 }
 
 /** Times a filtered search runs again when a compaction or a write overtook it, before it answers as it is. */
@@ -387,6 +389,14 @@ export class Collection implements FilteredHost {
   }
 
   /** The payload indexes by key (Qdrant's payload_schema). */
+  valuesPlacement(): ValuesPlacement {
+    return this.payloads.valuesPlacement();
+  }
+
+  get valuesNode(): number | null {
+    return this.s.valuesNode;
+  }
+
   payloadSchema(): Record<string, PayloadSchemaEntry> {
     return this.payloads.schema();
   }

@@ -123,8 +123,9 @@ export class Engine {
   private drainUntil = Number.POSITIVE_INFINITY;
   private readonly startedAt = performance.now();
 
-  /** Memory for each collection's payload values (engine/payload-memory.ts). */
+  /** Memory for each collection's payload values, and the node it is planned on (engine/payload-memory.ts). */
   private readonly payloadMemory: () => ChunkMemory;
+  private readonly valuesNode: number | null;
 
   private constructor(
     readonly options: ThreadSettings,
@@ -132,7 +133,9 @@ export class Engine {
     readonly dataDir: string | null,
     o: OpenEngineOptions,
   ) {
-    this.payloadMemory = payloadMemoryFor(o.memory ?? {});
+    const values = payloadMemoryFor(o.memory ?? {});
+    this.payloadMemory = values.make;
+    this.valuesNode = values.node;
     const swapThreads = (): void => this.swapThreads();
     this.aliases = new Aliases(dataDir);
     this.compactions = new Compactions(
@@ -184,6 +187,7 @@ export class Engine {
       defaultEf: o.defaultEf,
       filters: this.threads.filters,
       payloadMemory: this.payloadMemory,
+      valuesNode: this.valuesNode,
     };
   }
 

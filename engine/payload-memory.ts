@@ -5,11 +5,11 @@
 import { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { type MemoryRequest, resolveMemoryPlan } from '../index/tiered/memory-binding.js';
 
-/** A maker of each collection's value memory under `req` (its plan resolved once). */
-export function payloadMemoryFor(req: MemoryRequest): () => ChunkMemory {
+/** Under `req` (its plan resolved once): the node the values are planned on, and a maker of each collection's value memory. */
+export function payloadMemoryFor(req: MemoryRequest): { node: number | null; make: () => ChunkMemory } {
   const plan = resolveMemoryPlan(req);
   const node = plan.mode === 'numa' ? plan.nodes[1] : null;
-  return () => {
+  const make = (): ChunkMemory => {
     if (node === null) return new ChunkMemory();
     try {
       return new ChunkMemory(node);
@@ -19,4 +19,5 @@ export function payloadMemoryFor(req: MemoryRequest): () => ChunkMemory {
       return new ChunkMemory();
     }
   };
+  return { node, make };
 }

@@ -335,6 +335,11 @@ export class PointPayloads {
     };
   }
 
+  /** Where the values are, as last verified (verifyValues). */
+  valuesPlacement(): ValuesPlacement {
+    return this.store.memory.placement();
+  }
+
   /** Checks where the values' pages are (a bound store: every page's policy, then its node); see bytes(). */
   verifyValues(): void {
     this.store.memory.verify();

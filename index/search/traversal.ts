@@ -14,7 +14,8 @@
 // re-ranks the best, with no graph walk; GRAPH walks level 0 through every node (non-matching ones
 // only steer, their codes in DRAM) and keeps answers from matches alone, until the nearest unexpanded
 // node is farther than the ef-th match. A walk that ends with fewer than k matches while more exist
-// (the matches sit where the walk did not reach) finishes as a scan: never fewer than k.
+// (the matches sit where the walk did not reach) finishes as a scan: never fewer than k. GRAPH_OR_SCAN
+// is the walk, unless its entry is scarce in matches (walk-ef.ts): then the scan, before any walking.
 import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';

@@ -376,6 +376,9 @@ describe('collection status', () => {
       if (fellBack) {
         expect(h.status).toBe('yellow');
         expect(h.reasons.join('\n')).toMatch(/tier: planned on node \d, running emulated|pages are not on node/);
+        // The payload values' slabs met the same refusal: they too run emulated, and say so.
+        expect(h.reasons).toContain('payload values: planned on node 1, running emulated');
+        expect(warnings.join('\n')).toMatch(/payload values: .*continuing with them emulated/);
       } else {
         expect(h).toEqual({ status: 'green', reasons: [] });
       }
