@@ -265,6 +265,66 @@ describe('Qdrant gRPC client', () => {
     expect(reco.result).toHaveLength(5);
   });
 
+  it('groups a search and a query by a payload key as REST does, group ids in their kinds', async () => {
+    const plainId = (g: { kind: { case?: string; value?: unknown } } | undefined): unknown =>
+      g?.kind.case === 'stringValue' ? g.kind.value : Number(g?.kind.value as bigint);
+    const shape = (groups: Array<{ id?: { kind: { case?: string; value?: unknown } }; hits: ScoredPoint[] }>) =>
+      groups.map((g) => ({ id: plainId(g.id), hits: g.hits.map((h) => idOf(h.id)) }));
+    const restShape = (r: { groups: Array<{ id: unknown; hits: Array<{ id: unknown }> }> }) =>
+      r.groups.map((g) => ({ id: g.id, hits: g.hits.map((h) => String(h.id)) }));
+    for (const [key, size, limit] of [
+      ['color', 2, 3],
+      ['n', 1, 4],
+    ] as const) {
+      const g = await client.api('points').searchGroups({
+        collectionName: NAME,
+        vector: vec(7),
+        groupBy: key,
+        groupSize: size,
+        limit,
+        params: { exact: true },
+        withPayload: { selectorOptions: { case: 'enable', value: true } },
+      });
+      const r = (await rest('POST', `/collections/${NAME}/points/search/groups`, {
+        vector: vec(7),
+        group_by: key,
+        group_size: size,
+        limit,
+        params: { exact: true },
+      })) as { groups: Array<{ id: unknown; hits: Array<{ id: unknown }> }> };
+      expect(shape(g.result!.groups), key).toEqual(restShape(r));
+      expect(g.result!.groups).toHaveLength(limit);
+      for (const grp of g.result!.groups) for (const h of grp.hits) expect(payloadOf(h)[key]).toEqual(plainId(grp.id));
+    }
+    const q = await client.api('points').queryGroups({
+      collectionName: NAME,
+      query: { variant: { case: 'nearest', value: { variant: { case: 'id', value: num(3) } } } },
+      groupBy: 'color',
+      groupSize: 2n,
+      limit: 2n,
+      params: { exact: true },
+    });
+    const rq = (await rest('POST', `/collections/${NAME}/points/query/groups`, {
+      query: 3,
+      group_by: 'color',
+      group_size: 2,
+      limit: 2,
+      params: { exact: true },
+    })) as {
+      groups: Array<{ id: unknown; hits: Array<{ id: unknown }> }>;
+    };
+    expect(shape(q.result!.groups)).toEqual(restShape(rq));
+    expect(shape(q.result!.groups).flatMap((g) => g.hits)).not.toContain('3');
+    // A lookup in another collection is refused, naming the field.
+    const e = await failure(
+      client
+        .api('points')
+        .searchGroups({ collectionName: NAME, vector: vec(7), groupBy: 'color', groupSize: 1, limit: 2, withLookup: { collection: 'other' } }),
+    );
+    expect(e.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(e.rawMessage).toContain('with_lookup');
+  });
+
   it('scrolls and counts with a filter as REST does', async () => {
     const page = await client.api('points').scroll({ collectionName: NAME, limit: 7, filter: { must: [keyword('color', 'green')] } });
     const r = (await rest('POST', `/collections/${NAME}/points/scroll`, { limit: 7, filter: { must: [{ key: 'color', match: { value: 'green' } }] } })) as {

@@ -1,4 +1,4 @@
-// qdrant.Points reads (Search, SearchBatch, Query, Get, Scroll, Count) over Strata's one parse →
+// qdrant.Points reads (Search, SearchBatch, Query, SearchGroups, QueryGroups, Get, Scroll, Count) over Strata's one parse →
 // plan → execute path: each request becomes the REST body of the same operation (points-json.ts,
 // filter-json.ts), parsed by the REST parsers (server/api/requests.ts) and run by the same
 // operations (server/api/points.ts). Fields Strata does not honour are refused.
@@ -9,6 +9,10 @@ import {
   CountResponseSchema,
   GetPointsSchema,
   GetResponseSchema,
+  type GroupId,
+  QueryGroupsResponseSchema,
+  QueryPointGroupsSchema,
+  type QueryPoints,
   QueryPointsSchema,
   QueryResponseSchema,
   ReadConsistencyType,
@@ -21,6 +25,8 @@ import {
   type SearchPoints,
   SearchBatchPointsSchema,
   SearchBatchResponseSchema,
+  SearchGroupsResponseSchema,
+  SearchPointGroupsSchema,
   SearchPointsSchema,
   SearchResponseSchema,
   type VectorInput,
@@ -30,7 +36,8 @@ import type { Collection } from '../../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
 import { queryPoints, retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
-import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch } from '../../api/requests.js';
+import { type GroupsAnswer, type GroupsPlan, groupPoints, parseQueryGroups, parseSearchGroups } from '../../api/groups.js';
+import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, type SearchPlan } from '../../api/requests.js';
 import type { GrpcContext } from '../calls.js';
 import { collectionOf, control, type QdrantRouter, secondsSince } from './calls.js';
 import { filterJson } from './filter-json.js';
@@ -109,7 +116,69 @@ function inputJson(v: VectorInput, at: string): number[] | number | string {
   throw invalidArgument(`${at}.${x.case ?? 'dense'}`, 'only a dense vector or a point id is supported (not sparse, multi or inference input)');
 }
 
+/** The fields QueryPoints and QueryPointGroups share, all honoured (queryBody). */
+const QUERY_FIELDS = [
+  'collection_name',
+  'query',
+  'using',
+  'filter',
+  'params',
+  'score_threshold',
+  'with_vectors',
+  'with_payload',
+  'read_consistency',
+  'timeout',
+];
+
+/** The fields of a QueryPoints (or QueryPointGroups) message that REST's query body shares, as REST spells them. */
+function queryBody(req: Pick<QueryPoints, 'query' | 'using' | 'filter' | 'params' | 'scoreThreshold' | 'withPayload' | 'withVectors'>): Fields {
+  const q = req.query?.variant;
+  if (q === undefined || q.case === undefined) throw invalidArgument('query', 'required: query.nearest with a dense vector');
+  if (q.case !== 'nearest' && q.case !== 'recommend')
+    throw invalidArgument(`query.${q.case}`, 'only nearest and recommend queries are supported: send query.nearest or query.recommend');
+  return {
+    query:
+      q.case === 'nearest'
+        ? { nearest: inputJson(q.value, 'query.nearest') }
+        : {
+            recommend: {
+              positive: q.value.positive.map((p, i) => inputJson(p, `query.recommend.positive[${i}]`)),
+              negative: q.value.negative.map((p, i) => inputJson(p, `query.recommend.negative[${i}]`)),
+              strategy: q.value.strategy === undefined ? undefined : STRATEGIES[q.value.strategy],
+            },
+          },
+    using: req.using,
+    filter: req.filter ? filterJson(req.filter) : undefined,
+    params: paramsJson(req.params, ''),
+    score_threshold: req.scoreThreshold,
+    with_payload: withPayloadJson(req.withPayload),
+    with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+  };
+}
+
+/** A group's value as Qdrant's GroupId: a string, or an integer (unsigned when not negative). */
+function groupIdMessage(id: string | number): GroupId {
+  if (typeof id === 'string') return { kind: { case: 'stringValue', value: id } } as GroupId;
+  return { kind: id >= 0 ? { case: 'unsignedValue', value: BigInt(id) } : { case: 'integerValue', value: BigInt(id) } } as GroupId;
+}
+
+function groupsResult(a: GroupsAnswer): { groups: Array<{ id: GroupId; hits: Array<ReturnType<typeof scoredPoint>> }> } {
+  return { groups: a.groups.map((g) => ({ id: groupIdMessage(g.id), hits: g.hits.map((h) => scoredPoint(h, a.withPayload)) })) };
+}
+
 export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
+  /** A grouped search: its answer limit checked as for limit × group_size points, then run. */
+  const grouped = async <P extends SearchPlan>(
+    c: Collection,
+    g: GroupsPlan<P>,
+    run: (c: Collection, plan: P, ctl: ReturnType<typeof control>) => Promise<SearchAnswer>,
+    h: HandlerContext,
+    timeout: bigint | undefined,
+  ) => {
+    checkSearchAnswers([{ ...g.search, limit: g.limit * g.groupSize }], c.dim, ctx.options.answerLimit);
+    return groupsResult(await groupPoints(c, g, run, control(h, timeout)));
+  };
+
   const search = async (s: SearchPoints, c: Collection, h: HandlerContext) => {
     const plan = parseSearch(searchBody(s, ''), c.dim);
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
@@ -145,51 +214,61 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
 
   r.unary(svc, 'Query', QueryPointsSchema, QueryResponseSchema, async (req, h) => {
     const t0 = performance.now();
-    onlyFields(QueryPointsSchema, req, [
+    onlyFields(QueryPointsSchema, req, [...QUERY_FIELDS, 'limit', 'offset']);
+    const c = collectionOf(ctx, req.collectionName);
+    readDefault(req.readConsistency);
+    const plan = parseQuery({ ...queryBody(req), limit: intOf(req.limit, 'limit'), offset: intOf(req.offset, 'offset') }, c.dim);
+    checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'SearchGroups', SearchPointGroupsSchema, SearchGroupsResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    onlyFields(SearchPointGroupsSchema, req, [
       'collection_name',
-      'query',
-      'using',
+      'vector',
       'filter',
+      'limit',
+      'with_payload',
       'params',
       'score_threshold',
-      'limit',
-      'offset',
+      'vector_name',
       'with_vectors',
-      'with_payload',
+      'group_by',
+      'group_size',
       'read_consistency',
       'timeout',
     ]);
-    const c = collectionOf(ctx, req.collectionName);
+    noVectorName(req.vectorName, 'vector_name');
     readDefault(req.readConsistency);
-    const q = req.query?.variant;
-    if (q === undefined || q.case === undefined) throw invalidArgument('query', 'required: query.nearest with a dense vector');
-    if (q.case !== 'nearest' && q.case !== 'recommend')
-      throw invalidArgument(`query.${q.case}`, 'only nearest and recommend queries are supported: send query.nearest or query.recommend');
-    const plan = parseQuery(
+    const c = collectionOf(ctx, req.collectionName);
+    const g = parseSearchGroups(
       {
-        query:
-          q.case === 'nearest'
-            ? { nearest: inputJson(q.value, 'query.nearest') }
-            : {
-                recommend: {
-                  positive: q.value.positive.map((p, i) => inputJson(p, `query.recommend.positive[${i}]`)),
-                  negative: q.value.negative.map((p, i) => inputJson(p, `query.recommend.negative[${i}]`)),
-                  strategy: q.value.strategy === undefined ? undefined : STRATEGIES[q.value.strategy],
-                },
-              },
-        using: req.using,
+        vector: req.vector,
         filter: req.filter ? filterJson(req.filter) : undefined,
-        params: paramsJson(req.params, ''),
-        score_threshold: req.scoreThreshold,
-        limit: intOf(req.limit, 'limit'),
-        offset: intOf(req.offset, 'offset'),
+        limit: req.limit,
         with_payload: withPayloadJson(req.withPayload),
         with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+        params: paramsJson(req.params, ''),
+        score_threshold: req.scoreThreshold,
+        group_by: req.groupBy,
+        group_size: req.groupSize,
       },
       c.dim,
     );
-    checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
-    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+    return { result: await grouped(c, g, searchPoints, h, req.timeout), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'QueryGroups', QueryPointGroupsSchema, QueryGroupsResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    onlyFields(QueryPointGroupsSchema, req, [...QUERY_FIELDS, 'limit', 'group_size', 'group_by']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const g = parseQueryGroups(
+      { ...queryBody(req), limit: intOf(req.limit, 'limit'), group_size: intOf(req.groupSize, 'group_size'), group_by: req.groupBy },
+      c.dim,
+    );
+    return { result: await grouped(c, g, queryPoints, h, req.timeout), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'Get', GetPointsSchema, GetResponseSchema, (req) => {
