@@ -4,7 +4,7 @@
 // binds that tier to a NUMA node, every slab is bound to the node before its first write and its pages
 // are verified, as the index's tiers are; elsewhere the slabs are local memory, reported as the
 // emulated CXL tier (the cost model prices the index's accesses, not these).
-import { bindToNode, checkBindPolicy, touchPages, verifyPlacement } from '../../tiers/numa.js';
+import { bindToNode, checkBindPolicy, numaSupport, touchPages, verifyPlacement } from '../../tiers/numa.js';
 import { PAYLOAD_LIMITS } from './limits.js';
 
 /** Where the values are, as verified (not as asked). */
@@ -22,31 +22,38 @@ export interface ValuesPlacement {
   pagesElsewhere: number | null;
 }
 
-/** Bytes of a slab WebAssembly.Memory hands out: its page. */
-const WASM_PAGE = 65536;
-
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 
 export class ChunkMemory {
   private readonly slabList: Uint8Array[] = [];
+  /** The slab small chunks are carved from, and its bytes used. */
+  private current: Uint8Array | null = null;
   private used = 0;
   private verified: Pick<ValuesPlacement, 'pages' | 'pagesOnNode' | 'pagesElsewhere'> = { pages: null, pagesOnNode: null, pagesElsewhere: null };
 
   /** node: the NUMA node every slab is bound to, or null (local memory, the emulated CXL tier). */
   constructor(readonly node: number | null = null) {
-    // A bound slab is bound whole, before anything is written to it: binding it at creation makes a
+    // A bound slab is bound whole, before anything is written to it: binding one at creation makes a
     // plan that cannot be honoured fail when the collection opens, not at a later write.
     if (node !== null) this.grow(0);
   }
 
-  /** `bytes` fresh zeroed bytes, 8-byte aligned, for one chunk: the slab and where in it. */
+  /**
+   * `bytes` fresh zeroed bytes, 8-byte aligned, for one chunk: the slab and where in it. A chunk of a
+   * quarter of the largest slab or more gets a slab of its own, so that the current slab's free
+   * space is not left behind for it.
+   */
   take(bytes: number): { buffer: ArrayBuffer; byteOffset: number } {
     const need = align(bytes, 8);
-    let slab = this.slabList[this.slabList.length - 1];
-    if (slab === undefined || this.used + need > slab.byteLength) {
+    if (need >= PAYLOAD_LIMITS.largestSlab / 4) {
+      const own = this.slab(need);
+      return { buffer: own.buffer as ArrayBuffer, byteOffset: own.byteOffset };
+    }
+    let slab = this.current;
+    if (slab === null || this.used + need > slab.byteLength) {
       slab = this.grow(need);
     }
-    const byteOffset = this.used;
+    const byteOffset = slab.byteOffset + this.used;
     this.used += need;
     return { buffer: slab.buffer as ArrayBuffer, byteOffset };
   }
@@ -97,22 +104,34 @@ export class ChunkMemory {
   }
 
   /**
-   * A new slab of at least `need` bytes: each twice the last, from the first size up to the largest
-   * (a small collection stays small, a large one takes few slabs).
+   * A new current slab for a chunk of `need` bytes: each twice the last, from the first size up to
+   * the largest (a bound store takes the largest at once).
    */
   private grow(need: number): Uint8Array {
-    const last = this.slabList[this.slabList.length - 1]?.byteLength ?? PAYLOAD_LIMITS.firstSlab / 2;
-    const size = align(Math.max(need, Math.min(PAYLOAD_LIMITS.largestSlab, 2 * last)), WASM_PAGE);
+    const last = this.current?.byteLength ?? PAYLOAD_LIMITS.firstSlab / 2;
+    const size = Math.max(need, this.node === null ? Math.min(PAYLOAD_LIMITS.largestSlab, 2 * last) : PAYLOAD_LIMITS.largestSlab);
+    this.current = this.slab(size);
+    this.used = 0;
+    return this.current;
+  }
+
+  /**
+   * A slab of `size` bytes. A bound one is cut from a buffer a page larger at each end, bound before
+   * its first write: the binding covers whole pages, and the slab is exactly those (bindToNode says
+   * where the first one starts).
+   */
+  private slab(size: number): Uint8Array {
     let slab: Uint8Array;
     if (this.node === null) slab = new Uint8Array(size);
     else {
-      // WebAssembly memory is page-aligned and untouched, so every page of it can be bound before its first write.
-      const pages = size / WASM_PAGE;
-      slab = new Uint8Array(new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer);
-      bindToNode(slab, this.node, { strict: true });
+      const support = numaSupport();
+      const page = support.available ? support.pageSize : 4096;
+      const whole = align(size, page);
+      const raw = new Uint8Array(whole + 2 * page);
+      const bound = bindToNode(raw, this.node, { strict: true, move: true });
+      slab = raw.subarray(bound.offset, bound.offset + whole);
     }
     this.slabList.push(slab);
-    this.used = 0;
     return slab;
   }
 }

@@ -9,9 +9,12 @@ export const PAYLOAD_LIMITS = {
   arenaChunk: 1 << 20,
   /** Chunks an arena can address (its addresses are u32: chunk index and offset). */
   arenaChunks: 4096,
-  /** Bytes of a store's first memory slab (chunk-memory.ts); each next one doubles, up to the largest. */
+  /**
+   * Bytes of a store's first memory slab (chunk-memory.ts); each next one doubles, up to the largest,
+   * which bounds what a store holds unused (a chunk of a quarter of it or more gets its own slab).
+   */
   firstSlab: 1 << 16,
-  largestSlab: 1 << 24,
+  largestSlab: 1 << 20,
   /** Decoded strings the dictionary keeps on the heap (a power of two), so hot keywords decode once. */
   decodedStrings: 4096,
   /**
