@@ -12,8 +12,10 @@ export interface ReportedCollection {
   readonly name: string;
   readonly dim: number;
   readonly metric: Metric;
-  /** Build settings of a collection without a base index, or null. */
-  readonly shape: { m: number; efConstruction: number } | null;
+  /** Build settings of a created collection (its config), or null (served from an index directory). */
+  readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number } | null;
+  /** Fresh + hidden points past which it compacts itself (0: never). */
+  autoCompactAt(): number;
   readonly refusing: boolean;
   readonly live: LiveStore | null;
   readonly compacting: Promise<unknown> | null;
@@ -79,6 +81,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
       placement: { policy: 'none', dramBudgetBytes: 0, predictedDramShare: null, promotionPool: null },
       code: null,
       build: { m: shape.m, efConstruction: shape.efConstruction, source: null },
+      config: configInfo(c, shape),
       memory: { mode: 'emulated', reason: 'no base index yet: every point is in the fresh layer, in DRAM' },
       live,
       ...payloadInfo(c),
@@ -110,6 +113,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
     },
     code: m.plan.code ? { kind: m.plan.code.kind, bytesPerVector: m.plan.code.stride } : null,
     build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
+    config: configInfo(c, m.build),
     memory: { mode: opened.memory.mode, reason: opened.memory.reason },
     live,
     ...payloadInfo(c),
@@ -118,6 +122,19 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
 
 function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema' | 'payloadBytes'> {
   return { payloadSchema: c.payloadSchema(), payloadBytes: c.payloadBytes() };
+}
+
+/**
+ * What the next compaction builds with (a created collection's config, else the base's build) and
+ * the automatic compaction threshold in Qdrant's unit, kilobytes of float32 vectors.
+ */
+function configInfo(c: ReportedCollection, built: { m: number; efConstruction: number }): CollectionInfo['config'] {
+  const points = c.autoCompactAt();
+  return {
+    m: c.shape?.m ?? built.m,
+    efConstruction: c.shape?.efConstruction ?? built.efConstruction,
+    indexingThresholdKb: c.shape?.indexingThresholdKb ?? Math.ceil((points * 4 * c.dim) / 1024),
+  };
 }
 
 /** Nodes whose records of each kind live in tier i. */

@@ -53,6 +53,8 @@ export interface CollectionSettings {
   payloadMemory: () => ChunkMemory;
   /** The node the memory plan puts payload values on, or null (emulated). */
   valuesNode: number | null;
+  /** Fresh + hidden points past which a live collection compacts itself, 0 never (OpenEngineOptions.compactAt), unless its config says otherwise. */
+  compactAt: number;
 }
 
 /** Times a filtered search runs again when a compaction or a write overtook it, before it answers as it is. */
@@ -65,12 +67,14 @@ const FILTERED_RETRIES = 3;
  */
 export const WRITE_STEP_POINTS = 1000;
 
-/** The shape of a collection without a base index (created over the API). */
+/** The shape of a collection created over the API: its vectors, and the build settings its config holds. */
 export interface LiveShape {
   dim: number;
   metric: Metric;
   m: number;
   efConstruction: number;
+  /** See CollectionConfig.indexingThresholdKb. */
+  indexingThresholdKb?: number;
 }
 
 export class Collection implements FilteredHost {
@@ -99,8 +103,9 @@ export class Collection implements FilteredHost {
     opened: OpenedIndex | null,
     executor: Executor,
     private readonly s: CollectionSettings,
-    readonly shape: LiveShape | null = null,
+    private shaped: LiveShape | null = null,
   ) {
+    const shape = shaped;
     this.name = s.name;
     this.opened = opened;
     this.lookup = opened ? new BaseLookup(opened.index) : null;
@@ -112,6 +117,27 @@ export class Collection implements FilteredHost {
     this.recent = new RecentQueries(meta.dim);
     this.dispatcher = new Dispatcher({ dim: meta.dim, maxQueue: s.maxQueue, batch: s.batch, maxTasks: s.maxTasks }, executor, s.id);
     this.resolver = new FilterResolver(s.filters);
+  }
+
+  /** A created collection's shape and build settings (null: served from an index directory). */
+  get shape(): LiveShape | null {
+    return this.shaped;
+  }
+
+  /** Takes updated build settings (Engine.updateCollection wrote them to the config first). */
+  reshape(s: LiveShape): void {
+    if (this.shaped === null) throw new Error('only a created collection has a shape to update');
+    this.shaped = s;
+  }
+
+  /**
+   * Fresh points past which this collection compacts itself: its config's indexing threshold (Qdrant's
+   * kilobytes of float32 vectors; 0: never) where one was set, else the engine's.
+   */
+  autoCompactAt(): number {
+    const kb = this.shaped?.indexingThresholdKb;
+    if (kb === undefined) return this.s.compactAt;
+    return kb === 0 ? 0 : Math.max(1, Math.ceil((kb * 1024) / (4 * this.dim)));
   }
 
   /** Payload values and indexes: the live store's, or (read-only) rows for the base's points and no payloads. */

@@ -95,18 +95,16 @@ export class Compactions {
   /** Running compactions' build threads (terminated at close). */
   private readonly builders = new Set<Worker>();
 
-  constructor(
-    private readonly host: CompactionHost,
-    /** Fresh points + hidden base points past which a live collection compacts itself (0: never). */
-    private readonly compactAt: number,
-  ) {}
+  constructor(private readonly host: CompactionHost) {}
 
   /** The write hook of a live collection: compacts it once enough has changed. */
   trigger(c: Collection, store: LiveStore): () => void {
     return () => {
       const base = c.index?.meta.count ?? 0;
       const changed = store.fresh.size + store.tombstones.size;
-      if (this.compactAt > 0 && c.compacting === null && !this.host.isClosing() && changed >= Math.max(this.compactAt, 0.3 * base))
+      // Fresh points + hidden base points past which the collection compacts itself (0: never).
+      const at = c.autoCompactAt();
+      if (at > 0 && c.compacting === null && !this.host.isClosing() && changed >= Math.max(at, 0.3 * base))
         this.compact(this.host.collection(c.name)).catch((e: unknown) => process.emitWarning(`compaction of ${c.name} failed: ${errorMessage(e)}`));
     };
   }
@@ -179,8 +177,9 @@ export class Compactions {
       metric: c.metric,
       vectors,
       ids,
-      m: m?.build.m ?? c.shape?.m ?? DEFAULT_BUILD.m,
-      efConstruction: m?.build.efConstruction ?? c.shape?.efConstruction ?? DEFAULT_BUILD.efConstruction,
+      // A created collection builds as its config says (an update changes it); a served index as it was built.
+      m: c.shape?.m ?? m?.build.m ?? DEFAULT_BUILD.m,
+      efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
       dramBudget: budgetShare !== null ? `${Math.min(100, budgetShare * 100).toFixed(4)}%` : DEFAULT_BUILD.dramBudget,
       placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
       codes: m ? (m.plan.code?.kind ?? 'none') : 'auto',

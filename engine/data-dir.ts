@@ -1,5 +1,6 @@
 // The data directory: a live store for every collection served from an index directory, the
 // collections created over the API (made, reopened, deleted), and the shared write log they follow.
+import type { CollectionUpdate } from './types.js';
 import type { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { quoted, StrataError } from '../common/errors.js';
 import { DEFAULT_FRESH } from '../index/fresh/fresh-layer.js';
@@ -93,7 +94,7 @@ export class DataDir {
   async attach(dir: string, cfg: CollectionConfig, created = false): Promise<Collection> {
     const compacted = created ? null : recoverCompacted(dir);
     const opened = compacted ? this.host.openBase(compacted.baseDir) : null;
-    const c = this.host.newCollection(opened, cfg.name, { dim: cfg.dim, metric: cfg.metric, m: cfg.m, efConstruction: cfg.efConstruction });
+    const c = this.host.newCollection(opened, cfg.name, shapeOf(cfg));
     const { store } = await LiveStore.open(
       dir,
       cfg.dim,
@@ -128,6 +129,23 @@ export class DataDir {
     }
   }
 
+  /**
+   * Updates a created collection's build settings: its config first (durably), then the collection,
+   * so that a crash leaves the old settings or the new ones, and a restart serves what was answered.
+   */
+  update(c: Collection, u: CollectionUpdate): void {
+    const dir = collectionDir(this.dir, c.name);
+    const cfg = readConfig(dir);
+    const next: CollectionConfig = {
+      ...cfg,
+      ...(u.m !== undefined ? { m: u.m } : {}),
+      ...(u.efConstruction !== undefined ? { efConstruction: u.efConstruction } : {}),
+      ...(u.indexingThresholdKb !== undefined ? { indexingThresholdKb: u.indexingThresholdKb } : {}),
+    };
+    writeConfig(dir, next);
+    c.reshape(shapeOf(next));
+  }
+
   /** Stops serving a collection created over the API (Engine.deleteCollection checked it is one) and removes its files. */
   async delete(c: Collection): Promise<void> {
     this.host.registry.delete(c.name);
@@ -141,4 +159,15 @@ export class DataDir {
     await Promise.all([...this.host.registry.values()].map((c) => c.live?.close()));
     await this.writeLog?.close();
   }
+}
+
+/** A created collection's shape, as its config holds it. */
+function shapeOf(cfg: CollectionConfig): LiveShape {
+  return {
+    dim: cfg.dim,
+    metric: cfg.metric,
+    m: cfg.m,
+    efConstruction: cfg.efConstruction,
+    ...(cfg.indexingThresholdKb !== undefined ? { indexingThresholdKb: cfg.indexingThresholdKb } : {}),
+  };
 }

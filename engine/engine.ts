@@ -26,7 +26,7 @@ import type { WriteLogOptions } from './replication/jetstream-log.js';
 import { DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Retiering } from './retiering.js';
 import { Snapshots } from './snapshots.js';
 import { SearchThreads, type ThreadSettings } from './threads.js';
-import type { EngineOptions } from './types.js';
+import type { CollectionUpdate, EngineOptions } from './types.js';
 import type { ServeReport } from './workers/tier-worker.js';
 
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './collection-name.js';
@@ -126,6 +126,8 @@ export class Engine {
   /** Memory for each collection's payload values, and the node it is planned on (engine/payload-memory.ts). */
   private readonly payloadMemory: () => ChunkMemory;
   private readonly valuesNode: number | null;
+  /** OpenEngineOptions.compactAt, each collection's unless its config sets its own. */
+  private readonly compactAt: number;
 
   private constructor(
     readonly options: ThreadSettings,
@@ -135,20 +137,18 @@ export class Engine {
   ) {
     const values = payloadMemoryFor(o.memory ?? {});
     this.payloadMemory = values.make;
+    this.compactAt = o.compactAt ?? DEFAULT_COMPACT_AT;
     this.valuesNode = values.node;
     const swapThreads = (): void => this.swapThreads();
     this.aliases = new Aliases(dataDir);
-    this.compactions = new Compactions(
-      {
-        dataDir,
-        isClosing: () => this.closing,
-        canSwap: threads.canSwap,
-        collection: (name) => this.collection(name),
-        openBase: (dir) => threads.openBase(dir),
-        swapThreads,
-      },
-      o.compactAt ?? DEFAULT_COMPACT_AT,
-    );
+    this.compactions = new Compactions({
+      dataDir,
+      isClosing: () => this.closing,
+      canSwap: threads.canSwap,
+      collection: (name) => this.collection(name),
+      openBase: (dir) => threads.openBase(dir),
+      swapThreads,
+    });
     this.retiering = new Retiering(
       {
         isClosing: () => this.closing,
@@ -188,6 +188,7 @@ export class Engine {
       filters: this.threads.filters,
       payloadMemory: this.payloadMemory,
       valuesNode: this.valuesNode,
+      compactAt: this.compactAt,
     };
   }
 
@@ -308,6 +309,20 @@ export class Engine {
     if (this.closing) throw shuttingDown();
     if (this.data === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir to create collections', { allow: 'GET' });
     return this.data.create(cfg);
+  }
+
+  /**
+   * Qdrant's collection update: a created collection's HNSW build and compaction threshold, applied
+   * from its next compaction. A collection served from an index directory keeps what strata build gave it.
+   */
+  updateCollection(name: string, u: CollectionUpdate): void {
+    if (this.closing) throw shuttingDown();
+    const c = this.collection(name);
+    if (c.fromIndexDir || this.data === null)
+      throw readOnly(`collection ${quoted(c.name)}`, 'index-dir', 'its build settings are those strata build gave it: rebuild it to change them', {
+        allow: 'GET',
+      });
+    this.data.update(c, u);
   }
 
   /** Deletes a collection created over the API, and its files; false when there is none of that name. */

@@ -70,6 +70,16 @@ export interface FilterPlan {
   residual: boolean;
 }
 
+/**
+ * What a collection update (Qdrant's PATCH /collections/{c}) changes: the HNSW build of the next
+ * compaction and the threshold of automatic compactions (CollectionConfig.indexingThresholdKb).
+ */
+export interface CollectionUpdate {
+  m?: number;
+  efConstruction?: number;
+  indexingThresholdKb?: number;
+}
+
 /** The points a write selects: listed ids, or every point a filter matches when the write is taken. */
 export type PointSelector = { ids: PointKey[] } | { filter: Filter };
 
@@ -124,7 +134,10 @@ export interface CollectionInfo {
   };
   /** The compact code in DRAM, or null (traversal on full vectors). */
   code: { kind: string; bytesPerVector: number } | null;
+  /** What the base was built with. */
   build: { m: number; efConstruction: number; source: string | null };
+  /** What the next compaction builds with, and the automatic compaction threshold (kilobytes of float32 vectors; 0: never). */
+  config: { m: number; efConstruction: number; indexingThresholdKb: number };
   memory: { mode: 'numa' | 'emulated'; reason: string };
   /**
    * The writable part, or null (read-only): points in the fresh layer, base points hidden (deleted

@@ -22,8 +22,14 @@ export interface CollectionConfig {
   name: string;
   dim: number;
   metric: Metric;
+  /** The HNSW build of the next compaction. */
   m: number;
   efConstruction: number;
+  /**
+   * Qdrant's optimizers_config.indexing_threshold (kilobytes of vectors, as Qdrant counts them): the
+   * fresh vectors past which the collection compacts itself, 0 never; absent: the engine's default.
+   */
+  indexingThresholdKb?: number;
 }
 
 /** The directory of collection `name` under dataDir. */
@@ -32,7 +38,9 @@ export function collectionDir(dataDir: string, name: string): string {
 }
 
 function body(c: CollectionConfig): string {
-  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction });
+  // A field set only by an update is written only when set, so configs written before it keep their checksum.
+  const threshold = c.indexingThresholdKb !== undefined ? { indexingThresholdKb: c.indexingThresholdKb } : {};
+  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction, ...threshold });
 }
 
 export function writeConfig(dir: string, c: CollectionConfig): void {

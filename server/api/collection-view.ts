@@ -97,7 +97,8 @@ export interface QdrantCollectionView {
       promotion_pool: { slots: number; tenants: number; moves: number } | null;
     };
     memory: { mode: 'numa' | 'emulated'; reason: string };
-    build: { source: string | null };
+    /** What the base serving now was built with (config.hnsw_config is what the next compaction builds with). */
+    build: { source: string | null; m: number; ef_construct: number };
     /** True when the collection takes no writes (the server has no --data-dir). */
     read_only: boolean;
     /** The writable part: points in the fresh layer, base points hidden, the last write applied. */
@@ -120,15 +121,16 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         write_consistency_factor: 1,
         on_disk_payload: false,
       },
-      hnsw_config: { m: info.build.m, ef_construct: info.build.efConstruction, full_scan_threshold: 0, max_indexing_threads: 0, on_disk: false },
-      // Present because strict clients expect the sections; Strata has no Qdrant optimiser to configure.
+      // The settings the next compaction builds with (PATCH changes them); the base's own are strata.build.
+      hnsw_config: { m: info.config.m, ef_construct: info.config.efConstruction, full_scan_threshold: 0, max_indexing_threads: 0, on_disk: false },
+      // Strata's one optimiser is the compaction: indexing_threshold is when it starts by itself.
       optimizer_config: {
         deleted_threshold: 0,
         vacuum_min_vector_number: 0,
         default_segment_number: 1,
         max_segment_size: null,
         memmap_threshold: null,
-        indexing_threshold: 0,
+        indexing_threshold: info.config.indexingThresholdKb,
         flush_interval_sec: 0,
         max_optimization_threads: 0,
       },
@@ -165,7 +167,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         promotion_pool: info.placement.promotionPool,
       },
       memory: { mode: info.memory.mode, reason: info.memory.reason },
-      build: { source: info.build.source },
+      build: { source: info.build.source, m: info.build.m, ef_construct: info.build.efConstruction },
       read_only: info.live === null,
       live: info.live
         ? {

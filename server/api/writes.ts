@@ -6,6 +6,7 @@
 import { invalidArgument } from '../../common/errors.js';
 import {
   type CollectionConfig,
+  type CollectionUpdate,
   type CompactionReport,
   type KeyedPoint,
   type Metric,
@@ -77,11 +78,40 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
   const d = vectors['distance'];
   const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
   if (metric === undefined) throw invalidArgument('vectors.distance', `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
-  const hnsw = isAbsent(body['hnsw_config']) ? {} : objectAt(body['hnsw_config'], 'hnsw_config');
-  onlyMembers(hnsw, ['m', 'ef_construct'], 'hnsw_config', 'when a collection is created');
-  const m = isAbsent(hnsw['m']) ? 16 : intAt(hnsw['m'], 'hnsw_config.m', 2, 128);
-  const efConstruction = isAbsent(hnsw['ef_construct']) ? 100 : intAt(hnsw['ef_construct'], 'hnsw_config.ef_construct', 4, 4096);
-  return { name, dim, metric, m, efConstruction };
+  const hnsw = hnswAt(body['hnsw_config'], 'when a collection is created');
+  return { name, dim, metric, m: hnsw.m ?? 16, efConstruction: hnsw.efConstruction ?? 100 };
+}
+
+/** `hnsw_config`'s m and ef_construct, the HNSW settings Strata builds with; any other member is refused. */
+function hnswAt(v: unknown, when: string): { m?: number; efConstruction?: number } {
+  if (isAbsent(v)) return {};
+  const hnsw = objectAt(v, 'hnsw_config');
+  onlyMembers(hnsw, ['m', 'ef_construct'], 'hnsw_config', when);
+  return {
+    ...(isAbsent(hnsw['m']) ? {} : { m: intAt(hnsw['m'], 'hnsw_config.m', 2, 128) }),
+    ...(isAbsent(hnsw['ef_construct']) ? {} : { efConstruction: intAt(hnsw['ef_construct'], 'hnsw_config.ef_construct', 4, 4096) }),
+  };
+}
+
+/** Largest indexing_threshold taken (kilobytes): past it, a collection would never compact by itself anyway. */
+const MAX_INDEXING_THRESHOLD_KB = 2 ** 31;
+
+/**
+ * PATCH /collections/{c}: `hnsw_config` (m, ef_construct: the next compaction's build) and
+ * `optimizers_config.indexing_threshold` (kilobytes of vectors past which it compacts by itself, 0
+ * never), as Qdrant's update takes them; every other setting is refused, naming it.
+ */
+export function parseCollectionUpdate(body: Fields): CollectionUpdate {
+  const when = 'when a collection is updated';
+  onlyMembers(body, ['hnsw_config', 'optimizers_config'], '', when);
+  const u: CollectionUpdate = hnswAt(body['hnsw_config'], when);
+  if (!isAbsent(body['optimizers_config'])) {
+    const o = objectAt(body['optimizers_config'], 'optimizers_config');
+    onlyMembers(o, ['indexing_threshold'], 'optimizers_config', when);
+    if (!isAbsent(o['indexing_threshold']))
+      u.indexingThresholdKb = intAt(o['indexing_threshold'], 'optimizers_config.indexing_threshold', 0, MAX_INDEXING_THRESHOLD_KB);
+  }
+  return u;
 }
 
 /**

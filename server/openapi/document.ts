@@ -568,6 +568,34 @@ function livePaths(C: string): Obj {
           '409': errorResponse('A collection of that name exists (STRATA_COLLECTION_EXISTS).'),
         },
       },
+      patch: {
+        summary:
+          "Update a created collection's HNSW build (applied at its next compaction) and its automatic compaction threshold; any other setting is a 400 naming it (needs --data-dir)",
+        parameters: [collectionName],
+        requestBody: {
+          required: true,
+          content: content({
+            type: 'object',
+            properties: {
+              hnsw_config: {
+                type: 'object',
+                properties: { m: { type: 'integer', minimum: 2, maximum: 128 }, ef_construct: { type: 'integer', minimum: 4, maximum: 4096 } },
+              },
+              optimizers_config: {
+                type: 'object',
+                properties: {
+                  indexing_threshold: {
+                    type: 'integer',
+                    minimum: 0,
+                    description: 'Kilobytes of float32 vectors (fresh and deleted points) past which the collection compacts itself; 0: only when asked.',
+                  },
+                },
+              },
+            },
+          }),
+        },
+        responses: { '200': { description: 'Updated', content: content(envelope({ const: true })) }, ...writeErrors },
+      },
       delete: {
         summary: 'Delete a collection created over the API, with its files',
         parameters: [collectionName],

@@ -128,6 +128,20 @@ describe('Qdrant gRPC client', () => {
     expect(info.pointsCount).toBe(0n);
   });
 
+  it("updates a collection's next build and compaction threshold, and refuses other settings, naming them", async () => {
+    const c = client.api('collections');
+    await c.create({ collectionName: 'tuned', vectorsConfig: { config: { case: 'params', value: { size: BigInt(DIM), distance: Distance.Cosine } } } });
+    const r = await c.update({ collectionName: 'tuned', hnswConfig: { m: 10n, efConstruct: 50n }, optimizersConfig: { indexingThreshold: 0n } });
+    expect(r.result).toBe(true);
+    const info = (await c.get({ collectionName: 'tuned' })).result!;
+    expect(info.config?.hnswConfig).toMatchObject({ m: 10n, efConstruct: 50n });
+    expect(info.config?.optimizerConfig?.indexingThreshold).toBe(0n);
+    const e = await failure(c.update({ collectionName: 'tuned', optimizersConfig: { deletedThreshold: 0.5 } }));
+    expect(e.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(e.rawMessage).toContain('optimizers_config.deleted_threshold');
+    expect((await c.delete({ collectionName: 'tuned' })).result).toBe(true);
+  });
+
   it('deletes a collection, answering whether it existed', async () => {
     const c = client.api('collections');
     const params = { config: { case: 'params' as const, value: { size: 2n, distance: Distance.Dot } } };

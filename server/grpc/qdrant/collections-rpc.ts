@@ -16,6 +16,8 @@ import {
   HealthCheckReplySchema,
   HealthCheckRequestSchema,
   HnswConfigDiffSchema,
+  OptimizersConfigDiffSchema,
+  UpdateCollectionSchema,
   ListCollectionsRequestSchema,
   ListCollectionsResponseSchema,
   type PayloadIndexParamsSchema,
@@ -28,7 +30,7 @@ import { QDRANT_API_VERSION } from '../../../common/version.js';
 import { checkCollectionName } from '../../../engine/public.js';
 import { collectionView } from '../../api/collection-view.js';
 import type { PayloadSchemaView } from '../../api/payload-index.js';
-import { parseCreateCollection } from '../../api/writes.js';
+import { parseCollectionUpdate, parseCreateCollection } from '../../api/writes.js';
 import { HEALTH_TITLE } from '../../rest/routes/health.js';
 import type { GrpcContext } from '../calls.js';
 import { type QdrantRouter, secondsSince } from './calls.js';
@@ -89,7 +91,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
   r.unary(svc, 'Get', GetCollectionInfoRequestSchema, GetCollectionInfoResponseSchema, (req) => {
     const t0 = performance.now();
     const v = collectionView(ctx.engine.collection(req.collectionName).info());
-    const { params, hnsw_config } = v.config;
+    const { params, hnsw_config, optimizer_config } = v.config;
     const result: MessageInitShape<typeof CollectionInfoSchema> = {
       status: STATUS[v.status],
       optimizerStatus: { ok: true },
@@ -107,7 +109,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
           },
         },
         hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct) },
-        optimizerConfig: {},
+        optimizerConfig: { indexingThreshold: BigInt(optimizer_config.indexing_threshold) },
         walConfig: {},
       },
       payloadSchema: Object.fromEntries(
@@ -140,6 +142,21 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
       hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
     });
     await ctx.engine.createCollection(cfg);
+    return { result: true, time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'Update', UpdateCollectionSchema, CollectionOperationResponseSchema, (req) => {
+    const t0 = performance.now();
+    onlyFields(UpdateCollectionSchema, req, ['collection_name', 'hnsw_config', 'optimizers_config', 'timeout']);
+    const hnsw = req.hnswConfig;
+    if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, ['m', 'ef_construct'], 'hnsw_config.');
+    const opt = req.optimizersConfig;
+    if (opt) onlyFields(OptimizersConfigDiffSchema, opt, ['indexing_threshold'], 'optimizers_config.');
+    const u = parseCollectionUpdate({
+      hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
+      optimizers_config: opt ? { indexing_threshold: intOf(opt.indexingThreshold, 'optimizers_config.indexing_threshold') } : undefined,
+    });
+    ctx.engine.updateCollection(req.collectionName, u);
     return { result: true, time: secondsSince(t0) };
   });
 

@@ -6,11 +6,10 @@ import { readOnly } from '../../../common/errors.js';
 const C = '/collections/:collection_name';
 
 export const READ_ONLY_MESSAGE =
-  'Strata takes collection create/delete, point upsert/delete, payload set/overwrite/delete/clear, batches of those, payload index create/delete and aliases (with --data-dir); build large collections offline with strata build';
+  'Strata takes collection create/update/delete, point upsert/delete, payload set/overwrite/delete/clear, batches of those, payload index create/delete and aliases (with --data-dir); build large collections offline with strata build';
 
 /** Qdrant's write routes, each with the methods its path does answer here (the Allow header). */
 export const WRITE_ROUTES: ReadonlyArray<{ method: HTTPMethods; url: string; allow: string }> = [
-  { method: 'PATCH', url: C, allow: 'GET, PUT, DELETE' },
   { method: 'PUT', url: `${C}/points/vectors`, allow: '' },
   { method: 'POST', url: `${C}/points/vectors/delete`, allow: '' },
 ];

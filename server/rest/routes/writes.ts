@@ -11,6 +11,7 @@ import { bodyObject, type Fields } from '../../api/fields.js';
 import { parseCreateIndex } from '../../api/payload-index.js';
 import {
   compactionView,
+  parseCollectionUpdate,
   parseCreateCollection,
   parseDeletePayload,
   parsePayload,
@@ -78,6 +79,12 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
   app.put<WriteRoute>(c, async (req, reply) => {
     const cfg = parseCreateCollection(req.params.collection_name, bodyObject(req.body));
     await allowing('GET', () => ctx.engine.createCollection(cfg));
+    return send(reply, codecFor(req), ok(reply, true));
+  });
+
+  app.patch<WriteRoute>(c, async (req, reply) => {
+    const u = parseCollectionUpdate(bodyObject(req.body));
+    await allowing('GET', () => ctx.engine.updateCollection(req.params.collection_name, u));
     return send(reply, codecFor(req), ok(reply, true));
   });
 
