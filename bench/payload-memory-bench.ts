@@ -27,7 +27,7 @@ type Mode = 'map' | 'rows' | 'rows+indexes';
 interface Measured {
   heapPerPoint: number;
   buffersPerPoint: number;
-  reported: { values: number; indexes: Record<string, number> } | null;
+  reported: { values: number; rows: number; indexes: Record<string, number> } | null;
 }
 
 function usage(): { heap: number; buffers: number } {
@@ -80,7 +80,7 @@ if (o.child !== undefined) {
       const m = JSON.parse(out) as Measured;
       rows.push({ mode, points: n, ...m });
       const rep = m.reported
-        ? ` | store ${(m.reported.values / n).toFixed(1)} B/pt, indexes ${
+        ? ` | values ${(m.reported.values / n).toFixed(1)} B/pt (CXL tier), rows ${(m.reported.rows / n).toFixed(1)} B/pt, indexes ${
             Object.entries(m.reported.indexes)
               .map(([k, b]) => `${k} ${(b / n).toFixed(1)}`)
               .join(', ') || '—'
