@@ -46,18 +46,18 @@ export function collectionHealth(c: ReportedCollection): CollectionHealth {
   if (refusal) reasons.push(`writes refused: ${refusal.message}`);
   const behind = live?.catchingUp;
   if (behind) reasons.push(`catching up with the shared write log: applied ${behind.at} of ${behind.to}`);
+  const index = c.index;
+  const opened = c.base;
+  if (index !== null && opened !== null)
+    for (const t of index.tiers) {
+      const wanted = opened.memory.nodes[t.index] ?? null;
+      const b = t.binding;
+      if (wanted !== null && b.mode !== 'numa') reasons.push(`${t.kind} tier: planned on node ${wanted}, running ${b.mode}: ${b.note}`);
+      else if ((b.pagesElsewhere ?? 0) > 0) reasons.push(`${t.kind} tier: ${b.pagesElsewhere} of ${b.pages} pages are not on node ${b.node}`);
+    }
   const v = c.valuesPlacement();
   if (c.valuesNode !== null && v.mode !== 'numa') reasons.push(`payload values: planned on node ${c.valuesNode}, running emulated`);
   else if ((v.pagesElsewhere ?? 0) > 0) reasons.push(`payload values: ${v.pagesElsewhere} of ${v.pages} pages are not on node ${v.node}`);
-  const index = c.index;
-  const opened = c.base;
-  if (index === null || opened === null) return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
-  for (const t of index.tiers) {
-    const wanted = opened.memory.nodes[t.index] ?? null;
-    const b = t.binding;
-    if (wanted !== null && b.mode !== 'numa') reasons.push(`${t.kind} tier: planned on node ${wanted}, running ${b.mode}: ${b.note}`);
-    else if ((b.pagesElsewhere ?? 0) > 0) reasons.push(`${t.kind} tier: ${b.pagesElsewhere} of ${b.pages} pages are not on node ${b.node}`);
-  }
   return { status: reasons.length > 0 ? 'yellow' : 'green', reasons };
 }
 

@@ -316,13 +316,20 @@ export class Engine {
    * from its next compaction. A collection served from an index directory keeps what strata build gave it.
    */
   updateCollection(name: string, u: CollectionUpdate): void {
+    const c = this.updatable(name);
+    this.data!.update(c, u);
+  }
+
+  /** The collection an update would change, or why it cannot be (read-only server, built collection); checked before its body is. */
+  updatable(name: string): Collection {
     if (this.closing) throw shuttingDown();
     const c = this.collection(name);
-    if (c.fromIndexDir || this.data === null)
+    if (this.data === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir to update collections', { allow: 'GET' });
+    if (c.fromIndexDir)
       throw readOnly(`collection ${quoted(c.name)}`, 'index-dir', 'its build settings are those strata build gave it: rebuild it to change them', {
         allow: 'GET',
       });
-    this.data.update(c, u);
+    return c;
   }
 
   /** Deletes a collection created over the API, and its files; false when there is none of that name. */

@@ -83,8 +83,11 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
   });
 
   app.patch<WriteRoute>(c, async (req, reply) => {
-    const u = parseCollectionUpdate(bodyObject(req.body));
-    await allowing('GET', () => ctx.engine.updateCollection(req.params.collection_name, u));
+    await allowing('GET', () => {
+      // A server or collection that takes no update says so whatever the body.
+      ctx.engine.updatable(req.params.collection_name);
+      ctx.engine.updateCollection(req.params.collection_name, parseCollectionUpdate(bodyObject(req.body)));
+    });
     return send(reply, codecFor(req), ok(reply, true));
   });
 
