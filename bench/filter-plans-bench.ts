@@ -57,7 +57,10 @@ if (o.dir === undefined) throw new Error('give --dir or --clustered');
 const dir = o.dir;
 const out = join(tmp, 'index');
 await buildIndex({ input: join(dir, 'base.fvecs'), out, metric: o.metric, dramBudget: o.dramBudget });
-const index = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 }).index;
+const opened = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 });
+const index = opened.index;
+/** The walk the build measured: what the planner weighs its plans by. */
+const walk = opened.manifest.plan.filterWalk ?? null;
 const queries = await readDataset(join(dir, 'query.fvecs'));
 if (o.metric === 'cosine') normalizeRows(queries.vectors, queries.dim);
 const dim = queries.dim;
@@ -186,7 +189,7 @@ for (const fam of cases.families) {
     ],
     (s, plan) => run(s, withPlan(plan), truth).run,
   );
-  const plan = choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef);
+  const plan = choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef, undefined, walk);
   const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? 'graph or scan' : PLAN_NAMES[plan]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>

@@ -3,6 +3,7 @@
 // only the live store until it is compacted. Request validation, the merge of base and fresh
 // answers, writes and point reads; admission and tasks are dispatch.ts's, info and health
 // collection-info.ts's.
+import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory.js';
 import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
@@ -117,6 +118,11 @@ export class Collection implements FilteredHost {
     this.recent = new RecentQueries(meta.dim);
     this.dispatcher = new Dispatcher({ dim: meta.dim, maxQueue: s.maxQueue, batch: s.batch, maxTasks: s.maxTasks }, executor, s.id);
     this.resolver = new FilterResolver(s.filters);
+  }
+
+  /** The base's measured filtered walk, for the planner (null: no base, or one built without it). */
+  get walkProfile(): FilterWalkEntry | null {
+    return this.opened?.manifest.plan.filterWalk ?? null;
   }
 
   /** A created collection's shape and build settings (null: served from an index directory). */

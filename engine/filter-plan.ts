@@ -18,11 +18,16 @@
 //          chosen: at equal recall it lost to one of the other two at every selectivity measured
 //          (docs/benchmarks.md); a request may still ask for it (SearchRequest.filterPlan).
 //
-// The crossover is where the two costs meet: the scan scores `matched` codes; the walk's distances
-// grow as degree / selectivity and, measured, about as √ef (wider beams revisit what they found), so
-// the scan runs while matched² ≤ SCAN_FACTOR × √ef × degree × nodes (scanLimit).
+// The crossover is where the two costs meet: the scan scores `matched` codes, each SCAN_CODE_COST of
+// a walk distance; the walk's distances are what the build measured on this graph at a few
+// selectivities (index/search/walk-profile.ts), scaled by √ef (wider beams revisit what they found):
+// profiledScanLimit. A base built without that measure takes the formula it replaced, the walk's
+// distances growing as degree / selectivity: the scan while matched² ≤ SCAN_FACTOR × √ef × degree ×
+// nodes (scanLimit).
 // Answers are cached per filter while the payloads and the base stay as they are (repeated filters
 // — a tenant, a category — are what users send).
+import type { FilterWalkEntry } from '../index/format/manifest.js';
+import { walkDistances } from '../index/search/walk-profile.js';
 import type { Filter } from '../index/filter/ast.js';
 import { filterToJson } from '../index/filter/to-json.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
@@ -35,15 +40,38 @@ import { RangePrefix } from '../index/payload-index/range-prefix.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 
 /**
- * Scales the scan's side of the crossover, set by measurement (docs/benchmarks.md, section 7a): on
- * GloVe-100k at ef 64 the scan stays cheaper up to about a fifth of the points, and on the clustered
- * set at ef 512 the walk is four times cheaper than the scan at half of them.
+ * Scales the scan's side of the crossover for a base with no measured walk (scanLimit): on GloVe-100k
+ * at ef 64 the scan stayed cheaper up to about a fifth of the points, and on the clustered set at
+ * ef 512 the walk was four times cheaper than the scan at half of them.
  */
 export const SCAN_FACTOR = 16;
 
-/** The most matching base nodes the planner scans rather than walks, at beam width ef. */
+/** The most matching base nodes the planner scans rather than walks, at beam width ef, for an index with no walk profile. */
 export function scanLimit(ef: number, degree: number, nodes: number): number {
   return Math.floor(Math.sqrt(SCAN_FACTOR * Math.sqrt(ef) * degree * nodes));
+}
+
+/**
+ * A code the fused scan scores, in walk distances: measured 20–30 ns a code against 50–90 ns a
+ * distance of the fused walk (its list reads, visited set and heaps) on GloVe and the clustered set
+ * (docs/benchmarks.md, section 7a).
+ */
+export const SCAN_CODE_COST = 0.35;
+
+/**
+ * The most matching nodes the scan takes, by the index's measured walk (walk-profile.ts): the largest
+ * count whose scan costs no more than the walk at that share of the nodes. The walk's cost falls as
+ * matches grow and the scan's rises, so a binary search finds it.
+ */
+export function profiledScanLimit(p: FilterWalkEntry, ef: number, nodes: number): number {
+  let lo = 0;
+  let hi = nodes;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (SCAN_CODE_COST * mid <= walkDistances(p, mid / nodes, ef)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /**
@@ -77,11 +105,15 @@ interface Cached {
   resolved: ResolvedFilter;
 }
 
-/** The plan for a filter matching `baseMatched` nodes of a base of `index` at beam width ef (or the one asked for). */
-export function choosePlan(baseMatched: number, index: TieredIndex, ef: number, forced?: FilterPlan['plan']): number {
+/**
+ * The plan for a filter matching `baseMatched` nodes of a base of `index` at beam width ef (or the one
+ * asked for), by the base's measured walk when its manifest has one.
+ */
+export function choosePlan(baseMatched: number, index: TieredIndex, ef: number, forced?: FilterPlan['plan'], walk?: FilterWalkEntry | null): number {
   if (baseMatched === 0) return FILTER_PLAN.NONE;
   if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
-  const limit = scanLimit(ef, index.meta.maxM0, index.meta.count);
+  const n = index.meta.count;
+  const limit = walk ? profiledScanLimit(walk, ef, n) : scanLimit(ef, index.meta.maxM0, n);
   if (baseMatched <= limit) return FILTER_PLAN.SCAN;
   return baseMatched <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
 }

@@ -2,6 +2,7 @@
 // with the plan and the bitset, the fresh layer's matches scored exactly, and the two merged in one
 // synchronous step. A write applied while the base searched is seen whole: base hits are checked
 // again against the payloads of that moment, and a search left short by it runs again.
+import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { Filter } from '../index/filter/ast.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import { STAT_FIELDS, statsView } from '../index/search/stats.js';
@@ -19,6 +20,8 @@ export interface FilteredHost {
   readonly index: TieredIndex | null;
   readonly generation: number;
   readonly resolver: FilterResolver;
+  /** The base's measured walk (its manifest's plan.filterWalk), or null: the planner weighs plans by it. */
+  readonly walkProfile: FilterWalkEntry | null;
   /** Queues a validated search of the base (the dispatcher's admission and batching). */
   submitJob(job: SearchJob, ctl: SearchControl): Promise<SearchResponse>;
 }
@@ -66,7 +69,7 @@ export async function searchFiltered(
   const version = payloads.version;
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
-    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced);
+    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile);
     if (plan === FILTER_PLAN.NONE) {
       const hits = freshHits(host.live, job, r);
       return { hits, stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode, filter: planInfo(r, plan) };

@@ -1,6 +1,7 @@
 // `strata build`: dataset file -> payloads judged -> HNSW graph (hnswlib) -> profile -> budget plan,
 // code, placement -> tiered layout -> index directory (with its payload file). Each phase reports
 // progress through one callback so the CLI decides how to show it.
+import { profileWalks, WALK_PROFILE } from '../search/walk-profile.js';
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { type Dataset, detectFormat, readDataset, type DatasetFormat } from '../../datasets/index.js';
@@ -221,6 +222,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
   });
   const index = placed.index;
+  // What a filtered walk costs on this graph, for the planner (index/search/walk-profile.ts).
+  const filterWalk = profileWalks(index, profQ.length >= ds.dim ? profQ : sampleRows(ds.vectors, ds.dim, WALK_PROFILE.queries, seed), seed);
   progress('layout', 1, 1);
   lap('layout');
 
@@ -253,6 +256,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
         fullPrecisionBytes: placed.plan.fullPrecisionBytes,
         reason: placed.plan.reason,
         poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
+        ...(filterWalk !== null ? { filterWalk } : {}),
       },
       graph: { unreachable: placed.unreachable },
     },

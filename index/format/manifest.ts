@@ -29,6 +29,14 @@ export interface TierEntry {
   bytes: number;
 }
 
+/** The filtered walk's measured cost (index/search/walk-profile.ts): mean distances at each selectivity, at beam width ef. */
+export interface FilterWalkEntry {
+  ef: number;
+  /** Descending, in (0, 1]. */
+  selectivities: number[];
+  distances: number[];
+}
+
 export interface PlanEntry {
   dramBudgetBytes: number;
   code: CodeSpec | null;
@@ -40,6 +48,8 @@ export interface PlanEntry {
   poolShare?: number;
   fullPrecisionBytes: number;
   reason: string;
+  /** Absent in indexes written before it, and for small ones: the planner then uses its formula. */
+  filterWalk?: FilterWalkEntry;
 }
 
 export interface Manifest {
@@ -142,6 +152,19 @@ export function checkManifest(raw: unknown, file: string): Manifest {
     fail('plan.poolShare must be in 0..1');
   int(plan['fullPrecisionBytes'], 'plan.fullPrecisionBytes');
   str(plan['reason'], 'plan.reason');
+  if (plan['filterWalk'] !== undefined) {
+    const w = object(plan['filterWalk'], 'plan.filterWalk');
+    int(w['ef'], 'plan.filterWalk.ef', 1, 1 << 20);
+    const sel = w['selectivities'];
+    const dist = w['distances'];
+    if (!Array.isArray(sel) || !Array.isArray(dist) || sel.length < 2 || sel.length !== dist.length)
+      return fail('plan.filterWalk.selectivities and .distances must be arrays of one length, at least 2');
+    for (let i = 0; i < sel.length; i++) {
+      const s = num(sel[i], `plan.filterWalk.selectivities[${i}]`);
+      if (!(s > 0 && s <= 1) || (i > 0 && !(s < (sel[i - 1] as number)))) fail('plan.filterWalk.selectivities must descend within (0, 1]');
+      num(dist[i], `plan.filterWalk.distances[${i}]`);
+    }
+  }
   if (plan['code'] !== null) {
     const c = object(plan['code'], 'plan.code');
     if (!(CODE_KINDS as readonly unknown[]).includes(c['kind'])) fail(`plan.code.kind ${JSON.stringify(c['kind'])}`);

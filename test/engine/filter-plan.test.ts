@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
-import { choosePlan, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
+import { choosePlan, profiledScanLimit, SCAN_CODE_COST, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
+import type { FilterWalkEntry } from '../../index/format/manifest.js';
+import { walkDistances } from '../../index/search/walk-profile.js';
 import { FILTER_PLAN } from '../../index/search/query-state.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { buildModelBase } from '../helpers/seeded-vectors.js';
@@ -36,11 +38,14 @@ afterAll(async () => {
 const below = (t: number) => parseFilter({ must: [{ key: 'i', range: { lt: t } }] });
 
 describe('the filtered-search planner', () => {
-  it('scans up to the crossover (scanLimit), walks the graph beyond, and searches nothing when none match', async () => {
+  it("scans up to the crossover its base's measured walk gives, walks the graph beyond, and searches nothing when none match", async () => {
     const c = engine.collection('b');
     const ef = 16;
     const meta = c.index!.meta;
-    const crossover = scanLimit(ef, meta.maxM0, meta.count);
+    // The compaction measured the walk (its manifest's plan.filterWalk).
+    expect(c.walkProfile).not.toBeNull();
+    const crossover = profiledScanLimit(c.walkProfile!, ef, meta.count);
+    expect(crossover).toBeGreaterThan(10);
     expect(crossover).toBeLessThan(N);
     const q = set.base.slice(0, DIM);
     const cases: Array<[number, string]> = [
@@ -66,12 +71,13 @@ describe('the filtered-search planner', () => {
     const c = engine.collection('b');
     const meta = c.index!.meta;
     const ef = 16;
-    const limit = scanLimit(ef, meta.maxM0, meta.count);
-    expect(choosePlan(limit, c.index!, ef)).toBe(FILTER_PLAN.SCAN);
-    expect(choosePlan(limit + 1, c.index!, ef)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
-    expect(choosePlan(SCARCE_SCAN * limit, c.index!, ef)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
-    expect(choosePlan(SCARCE_SCAN * limit + 1, c.index!, ef)).toBe(FILTER_PLAN.GRAPH);
-    expect(choosePlan(limit, c.index!, ef, 'graph')).toBe(FILTER_PLAN.GRAPH);
+    const walk = c.walkProfile!;
+    const limit = profiledScanLimit(walk, ef, meta.count);
+    expect(choosePlan(limit, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(limit + 1, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(SCARCE_SCAN * limit, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(SCARCE_SCAN * limit + 1, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH);
+    expect(choosePlan(limit, c.index!, ef, 'graph', walk)).toBe(FILTER_PLAN.GRAPH);
     // Every point but the quarter nearest the query: the walk's entry and its list are all excluded.
     const q = set.base.slice(DIM * 3, DIM * 4);
     const gap = (r: number): number => set.base.subarray(r * DIM, (r + 1) * DIM).reduce((s, x, j) => s + (x - q[j]!) ** 2, 0);
@@ -92,6 +98,31 @@ describe('the filtered-search planner', () => {
     expect(w.filter?.plan).toBe('graph');
     expect(w.filter?.matched).toBe(matched);
     expect(w.stats.scarceScans).toBe(0);
+  });
+
+  it('scans where its walk costs more than scoring the matches: more of a graph whose walk is dear, by the formula without a measured walk', () => {
+    const c = engine.collection('b');
+    const nodes = 100_000;
+    const index = { meta: { ...c.index!.meta, count: nodes, maxM0: 32 } } as unknown as NonNullable<typeof c.index>;
+    const at = (distances: number[]): FilterWalkEntry => ({ ef: 64, selectivities: [0.5, 0.2, 0.1, 0.05, 0.02], distances });
+    // Walks like the clustered set's (twice the unfiltered search at 10%) and like GloVe's (six times).
+    const cheap = at([1193, 1400, 1757, 3000, 6000]);
+    const dear = at([2639, 5000, 9332, 16000, 30000]);
+    const tenth = nodes / 10;
+    expect(choosePlan(tenth, index, 64, undefined, cheap)).not.toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(tenth, index, 64, undefined, dear)).toBe(FILTER_PLAN.SCAN);
+    expect(profiledScanLimit(dear, 64, nodes)).toBeGreaterThan(profiledScanLimit(cheap, 64, nodes));
+    // The limit is where the scan's cost meets the walk's: one more match and the walk is cheaper.
+    const limit = profiledScanLimit(dear, 64, nodes);
+    expect(SCAN_CODE_COST * limit).toBeLessThanOrEqual(walkDistances(dear, limit / nodes, 64));
+    expect(SCAN_CODE_COST * (limit + 1)).toBeGreaterThan(walkDistances(dear, (limit + 1) / nodes, 64));
+    expect(choosePlan(limit, index, 64, undefined, dear)).toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(limit + 1, index, 64, undefined, dear)).not.toBe(FILTER_PLAN.SCAN);
+    // A wider beam walks further: the scan takes more.
+    expect(profiledScanLimit(dear, 256, nodes)).toBeGreaterThan(limit);
+    // Without a measured walk, the formula.
+    expect(choosePlan(scanLimit(64, 32, nodes), index, 64, undefined, null)).toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(scanLimit(64, 32, nodes) + 1, index, 64, undefined, null)).not.toBe(FILTER_PLAN.SCAN);
   });
 
   it('scans a larger share as the beam widens, but less than in proportion to ef (the walk grows about as √ef)', () => {
