@@ -129,7 +129,8 @@ function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema
  * the automatic compaction threshold in Qdrant's unit, kilobytes of float32 vectors.
  */
 function configInfo(c: ReportedCollection, built: { m: number; efConstruction: number }): CollectionInfo['config'] {
-  const points = c.autoCompactAt();
+  // A collection that takes no writes never compacts: Qdrant's 0, indexing off.
+  const points = c.live === null ? 0 : c.autoCompactAt();
   return {
     m: c.shape?.m ?? built.m,
     efConstruction: c.shape?.efConstruction ?? built.efConstruction,

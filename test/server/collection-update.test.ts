@@ -113,11 +113,20 @@ describe('collection update', () => {
     const dir = await buildModelBase({ path: (n: string) => tmp.path(`idx-${n}`) }, base, DIM);
     const e = await Engine.open([{ dir, name: 'built' }], { searchThreads: 0, memory: { mode: 'emulate' }, dataDir: tmp.path('data-built') });
     const s = await startServer(e);
+    const readOnly = await Engine.open([{ dir, name: 'built' }], { searchThreads: 0, memory: { mode: 'emulate' } });
+    const ro = await startServer(readOnly);
     try {
       const r = await http(s.url, 'PATCH', '/collections/built', { hnsw_config: { m: 8 } });
       expect(r.status).toBe(405);
       expect(r.text).toMatch(/strata build/);
+      // It compacts its writes at the engine's threshold (in Qdrant's kilobytes); served read-only, never.
+      const threshold = async (url: string): Promise<number> =>
+        ((await http(url, 'GET', '/collections/built')).body as { result: QdrantCollectionView }).result.config.optimizer_config.indexing_threshold;
+      expect(await threshold(s.url)).toBeGreaterThan(0);
+      expect(await threshold(ro.url)).toBe(0);
     } finally {
+      await ro.close();
+      await readOnly.close();
       await s.close();
       await e.close();
     }
