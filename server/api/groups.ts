@@ -4,7 +4,7 @@
 // until `limit` are open; later hits only fill open groups. The search behind it asks for more hits
 // until every group is full or the collection has no more matching points.
 import { invalidArgument } from '../../common/errors.js';
-import { type Collection, MAX_K, type PayloadSelector, type PointKey } from '../../engine/public.js';
+import { type Collection, compileReader, MAX_K, type PathReader, type PayloadSelector, parseKeyPath, type PointKey } from '../../engine/public.js';
 import { type Fields, isAbsent, objectAt, optionalInt, optionalString, wantsPayload } from './fields.js';
 import type { CallControl, ScoredHit, SearchAnswer } from './points.js';
 import { parseQuery, parseSearch, type QueryPlan, type SearchPlan } from './requests.js';
@@ -12,6 +12,8 @@ import { parseQuery, parseSearch, type QueryPlan, type SearchPlan } from './requ
 export interface GroupsPlan<P extends SearchPlan> {
   search: P;
   groupBy: string;
+  /** Reads group_by's values out of a payload (the filters' own key-path reader). */
+  read: PathReader;
   groupSize: number;
   limit: number;
 }
@@ -26,9 +28,10 @@ export interface GroupsAnswer {
 }
 
 /** Group fields common to both routes; the rest of the body is the search's or the query's. */
-function groupFields(body: Fields): { groupBy: string; groupSize: number; limit: number; rest: Fields } {
+function groupFields(body: Fields): { groupBy: string; read: PathReader; groupSize: number; limit: number; rest: Fields } {
   const groupBy = optionalString(body['group_by'], 'group_by');
   if (groupBy === undefined || groupBy === '') throw invalidArgument('group_by', 'required: the payload key (keyword or integer values) to group the hits by');
+  const read = compileReader(parseKeyPath(groupBy, 'group_by'));
   if (!isAbsent(body['with_lookup'])) throw invalidArgument('with_lookup', 'looking groups up in another collection is not supported: leave with_lookup out');
   const groupSize = optionalInt(body['group_size'], 'group_size', 1, MAX_K) ?? 3;
   const limit = optionalInt(body['limit'], 'limit', 1, MAX_K) ?? 10;
@@ -39,37 +42,25 @@ function groupFields(body: Fields): { groupBy: string; groupSize: number; limit:
   if (!isAbsent(body['params']) && !isAbsent(objectAt(body['params'], 'params')['rerank']))
     throw invalidArgument('params.rerank', 'a grouped search sizes its own re-rank pool: leave params.rerank out');
   const { group_by: _g, group_size: _s, limit: _l, ...rest } = body;
-  return { groupBy, groupSize, limit, rest: { ...rest, limit: groupSize } };
+  return { groupBy, read, groupSize, limit, rest: { ...rest, limit: groupSize } };
 }
 
 /** POST …/points/search/groups: a search body with group_by, group_size (default 3) and limit (default 10). */
 export function parseSearchGroups(body: Fields, dim: number): GroupsPlan<SearchPlan> {
   const g = groupFields(body);
-  return { search: parseSearch(g.rest, dim), groupBy: g.groupBy, groupSize: g.groupSize, limit: g.limit };
+  return { search: parseSearch(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
 }
 
 /** POST …/points/query/groups: a query body with group_by, group_size and limit. */
 export function parseQueryGroups(body: Fields, dim: number): GroupsPlan<QueryPlan> {
   const g = groupFields(body);
-  return { search: parseQuery(g.rest, dim), groupBy: g.groupBy, groupSize: g.groupSize, limit: g.limit };
+  return { search: parseQuery(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
 }
 
-/** The values at a dotted key path (`a.b`, `a[].b`), arrays flattened: the groups a payload belongs to. */
-export function groupIdsOf(payload: unknown, path: string): GroupId[] {
-  let values: unknown[] = [payload];
-  for (const step of path.split('.')) {
-    const key = step.endsWith('[]') ? step.slice(0, -2) : step;
-    const next: unknown[] = [];
-    for (const v of values) {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) continue;
-      const child = (v as Record<string, unknown>)[key];
-      if (Array.isArray(child)) next.push(...child);
-      else if (child !== undefined) next.push(child);
-    }
-    values = next;
-  }
+/** The groups a payload belongs to: its keyword and integer values at the key path, arrays flattened. */
+function groupIdsOf(payload: unknown, read: PathReader): GroupId[] {
   const ids: GroupId[] = [];
-  for (const v of values) if ((typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) && !ids.includes(v)) ids.push(v);
+  for (const v of read(payload).flat()) if ((typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) && !ids.includes(v)) ids.push(v);
   return ids;
 }
 
@@ -89,7 +80,7 @@ export async function groupPoints<P extends SearchPlan>(
     const a = await run(c, { ...g.search, limit: k, offset: 0, withPayload: selector }, ctl);
     const groups = new Map<GroupId, ScoredHit[]>();
     for (const h of a.hits) {
-      for (const id of groupIdsOf(h.payload, g.groupBy)) {
+      for (const id of groupIdsOf(h.payload, g.read)) {
         let hits = groups.get(id);
         if (hits === undefined) {
           if (groups.size >= g.limit) continue;
