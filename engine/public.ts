@@ -16,7 +16,7 @@ export { UUID_ID_BASE } from '../storage/live-store.js';
 // Search parameters, their bounds and the counters a search reports.
 export type { ValuesPlacement } from '../index/payload/chunk-memory.js';
 export type { Metric } from '../index/kernels/kernels.js';
-export { normalizeRows } from '../index/kernels/reference.js';
+export { distanceRef, normalizeRows } from '../index/kernels/reference.js';
 export { compileReader, parseKeyPath, type PathReader } from '../index/filter/key-path.js';
 export { checkEf, checkIntIn, checkK, checkQueryVector, checkRerank, MAX_EF, MAX_K, MAX_RERANK } from '../index/search/bounds.js';
 export type { SearchStats } from '../index/search/stats.js';

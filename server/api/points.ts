@@ -2,10 +2,9 @@
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
 import { quoted, StrataError } from '../../common/errors.js';
-import { type Collection, normalizeRows, type Payload, type PointKey } from '../../engine/public.js';
+import type { Collection, Payload, PointKey } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
-import { type QueryPlan, type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
-import { namedIds, type QuerySource, type VectorInput } from './query-input.js';
+import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
 import { strataStats, type StrataSearchStats } from './stats-view.js';
 
@@ -38,7 +37,7 @@ export interface PointRecord {
   vector: Float32Array | null;
 }
 
-function storedVector(c: Collection, id: number): Float32Array | null {
+export function storedVector(c: Collection, id: number): Float32Array | null {
   return c.getPoint(id)?.vector ?? null;
 }
 
@@ -74,49 +73,6 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     });
   }
   return { hits, withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
-}
-
-/** An input's vector: given (unit length for cosine, as stored vectors are), or the stored point's. */
-function inputVector(c: Collection, input: VectorInput): Float32Array {
-  if ('id' in input) return getPointOrThrow(c, input.id, String(input.id)).vector;
-  if (c.metric !== 'cosine') return input.vector;
-  const v = input.vector.slice();
-  normalizeRows(v, c.dim);
-  return v;
-}
-
-/** The mean of the inputs' vectors. */
-function meanOf(c: Collection, inputs: readonly VectorInput[]): Float64Array {
-  const m = new Float64Array(c.dim);
-  for (const input of inputs) {
-    const v = inputVector(c, input);
-    for (let d = 0; d < m.length; d++) m[d]! += v[d]! / inputs.length;
-  }
-  return m;
-}
-
-/** What a query source searches with: one vector (query-input.ts). */
-function sourceVector(c: Collection, s: QuerySource): Float32Array {
-  if (s.kind === 'nearest') return inputVector(c, s.input);
-  const pos = meanOf(c, s.positive);
-  if (s.negative.length === 0) return Float32Array.from(pos);
-  const neg = meanOf(c, s.negative);
-  return Float32Array.from(pos, (x, d) => 2 * x - neg[d]!);
-}
-
-/**
- * A query (parseQuery, parseRecommend): a search with its source's vector, the points the source
- * names left out of the answer before its offset (as many more are asked for, so that `limit` remain).
- */
-export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
-  const s = p.source;
-  if (s.kind === 'nearest' && 'vector' in s.input) return searchPoints(c, p, ctl);
-  const named = namedIds(s);
-  const vector = sourceVector(c, s);
-  // Left out before the offset applies, as Qdrant does: the window is taken from what remains.
-  const a = await searchPoints(c, { ...p, vector, offset: 0, limit: p.offset + p.limit + named.length }, ctl);
-  const excluded = new Set<PointKey>(named.map((k) => c.externalId(c.resolveKey(k)!)));
-  return { ...a, hits: a.hits.filter((h) => !excluded.has(h.id)).slice(p.offset, p.offset + p.limit) };
 }
 
 /**

@@ -3,17 +3,36 @@
 // or an id). The ids a query names are left out of its answer, as Qdrant does. Only the
 // average_vector strategy is taken: it becomes one vector (2 × mean of positives − mean of
 // negatives) and a plain search; best_score and sum_scores score candidates against every example,
-// which Strata's search does not, so they are refused.
+// which Strata's search does not, so they are refused. A nearest query may re-rank its candidates by
+// maximal marginal relevance (`mmr`); a fusion (`fusion`, `rrf`) merges a query's prefetch answers.
 import { invalidArgument, quoted } from '../../common/errors.js';
 import type { PointKey } from '../../engine/public.js';
-import { arrayAt, describe, type Fields, isAbsent, numbersAt, onlyMembers, pointKeyAt } from './fields.js';
+import { arrayAt, describe, type Fields, isAbsent, numbersAt, objectAt, onlyMembers, optionalInt, optionalNumber, pointKeyAt } from './fields.js';
 
 /** One vector a query takes. */
 export type VectorInput = { readonly vector: Float32Array } | { readonly id: PointKey };
 
+/** Maximal marginal relevance over a nearest query's candidates (mmr.ts). */
+export interface MmrAsk {
+  /** 0: relevance only … 1: dissimilarity to the points picked before only. */
+  readonly diversity: number;
+  /** Candidates to pick from; undefined: the query's limit + offset (Qdrant's default). */
+  readonly candidatesLimit: number | undefined;
+}
+
+/** A fusion of a query's prefetch answers (fusion.ts). */
+export type FusionAsk = { readonly method: 'rrf'; readonly k: number; readonly weights: readonly number[] | undefined } | { readonly method: 'dbsf' };
+
 export type QuerySource =
-  | { readonly kind: 'nearest'; readonly input: VectorInput }
-  | { readonly kind: 'recommend'; readonly positive: readonly VectorInput[]; readonly negative: readonly VectorInput[] };
+  | { readonly kind: 'nearest'; readonly input: VectorInput; readonly mmr?: MmrAsk }
+  | { readonly kind: 'recommend'; readonly positive: readonly VectorInput[]; readonly negative: readonly VectorInput[] }
+  | { readonly kind: 'fusion'; readonly fusion: FusionAsk };
+
+/** Qdrant's RRF constant when a request gives none. */
+export const DEFAULT_RRF_K = 2;
+
+/** Most candidates one MMR query picks from. */
+export const MAX_MMR_CANDIDATES = 10_000;
 
 /** Most examples one recommendation takes. */
 export const MAX_EXAMPLES = 256;
@@ -40,15 +59,49 @@ export function recommendAt(o: Fields, at: string, dim: number): QuerySource {
 }
 
 /** Qdrant's query-API recommend: `{recommend: {positive, negative, strategy}}`. */
-export function recommendQueryAt(q: Fields, dim: number): QuerySource {
+export function recommendQueryAt(q: Fields, dim: number, field = 'query'): QuerySource {
+  onlyMembers(q, ['recommend'], field, 'beside recommend');
   const r = q['recommend'];
-  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw invalidArgument('query.recommend', `must be an object, got ${describe(r)}`);
-  onlyMembers(r as Fields, ['positive', 'negative', 'strategy'], 'query.recommend', 'in a recommendation');
-  return recommendAt(r as Fields, 'query.recommend.', dim);
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw invalidArgument(`${field}.recommend`, `must be an object, got ${describe(r)}`);
+  onlyMembers(r as Fields, ['positive', 'negative', 'strategy'], `${field}.recommend`, 'in a recommendation');
+  return recommendAt(r as Fields, `${field}.recommend.`, dim);
+}
+
+/** `{nearest, mmr: {diversity = 0.5, candidates_limit}}`: MMR's parameters, or undefined without `mmr`. */
+export function mmrAt(v: unknown, field: string): MmrAsk | undefined {
+  if (isAbsent(v)) return undefined;
+  const o = objectAt(v, field);
+  onlyMembers(o, ['diversity', 'candidates_limit'], field, 'in mmr');
+  const diversity = optionalNumber(o['diversity'], `${field}.diversity`) ?? 0.5;
+  if (!(diversity >= 0 && diversity <= 1)) throw invalidArgument(`${field}.diversity`, `must be between 0 and 1, got ${diversity}`);
+  return { diversity, candidatesLimit: optionalInt(o['candidates_limit'], `${field}.candidates_limit`, 1, MAX_MMR_CANDIDATES) };
+}
+
+/** `{fusion: "rrf" | "dbsf"}` or `{rrf: {k, weights}}` (Qdrant's parameterised RRF). */
+export function fusionAt(o: Fields, field = 'query'): FusionAsk {
+  if (!isAbsent(o['fusion'])) {
+    onlyMembers(o, ['fusion'], field, 'beside fusion');
+    const f = o['fusion'];
+    if (f === 'rrf') return { method: 'rrf', k: DEFAULT_RRF_K, weights: undefined };
+    if (f === 'dbsf') return { method: 'dbsf' };
+    throw invalidArgument(`${field}.fusion`, `must be "rrf" or "dbsf", got ${describe(f)}`);
+  }
+  onlyMembers(o, ['rrf'], field, 'beside rrf');
+  const r = objectAt(o['rrf'], `${field}.rrf`);
+  onlyMembers(r, ['k', 'weights'], `${field}.rrf`, 'in rrf');
+  const weights = isAbsent(r['weights'])
+    ? undefined
+    : arrayAt(r['weights'], `${field}.rrf.weights`, MAX_EXAMPLES).map((w, i) => {
+        const x = optionalNumber(w, `${field}.rrf.weights[${i}]`);
+        if (x === undefined || x < 0) throw invalidArgument(`${field}.rrf.weights[${i}]`, `must be a number of at least 0, got ${describe(w)}`);
+        return x;
+      });
+  return { method: 'rrf', k: optionalInt(r['k'], `${field}.rrf.k`, 1, 1_000_000) ?? DEFAULT_RRF_K, weights };
 }
 
 /** The ids a source names (left out of its answer). */
 export function namedIds(s: QuerySource): PointKey[] {
+  if (s.kind === 'fusion') return [];
   const inputs = s.kind === 'nearest' ? [s.input] : [...s.positive, ...s.negative];
   return inputs.flatMap((i) => ('id' in i ? [i.id] : []));
 }

@@ -1,6 +1,7 @@
 // Qdrant request bodies → typed plans for the engine. One parser per request kind, shared by REST
-// (JSON and MessagePack) and gRPC (whose messages use the same field names). Unknown fields are
-// ignored, as Qdrant does; known fields with the wrong type or range are a 400 naming the field.
+// (JSON and MessagePack) and gRPC (whose messages use the same field names). Known fields with the
+// wrong type or range are a 400 naming the field. A query's members are all checked, since Qdrant's
+// query API has many that Strata does not run; elsewhere unknown fields are ignored, as Qdrant does.
 import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
 import {
   checkEf,
@@ -15,7 +16,8 @@ import {
   type SearchRequest,
 } from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
-import { type QuerySource, recommendAt, recommendQueryAt, unsupportedKind, vectorInputAt } from './query-input.js';
+import { checkMmrWork } from './mmr.js';
+import { fusionAt, mmrAt, type QuerySource, recommendAt, recommendQueryAt, unsupportedKind, vectorInputAt } from './query-input.js';
 import {
   arrayAt,
   describe,
@@ -30,6 +32,7 @@ import {
   optionalString,
   pointKeyAt,
   numbersAt,
+  onlyMembers,
   withPayloadAt,
   type Fields,
 } from './fields.js';
@@ -193,39 +196,99 @@ export function checkBatchSize(n: number, maxBatch: number, field: string): void
 /** A query's plan: a search, with what it searches with (query-input.ts); `vector` is set only for a plain vector. */
 export interface QueryPlan extends SearchPlan {
   source: QuerySource;
+  /** The stages giving this query its candidates (none: it searches the collection). */
+  prefetch: QueryPlan[];
 }
 
 /**
- * POST …/points/query. `query` is a vector, a point id, {nearest: either}, or {recommend: {positive,
- * negative, strategy}}, with the request's `filter` (query-input.ts says how each becomes one
- * vector). Other Qdrant query kinds (discover, context, fusion, order_by) and `prefetch` stages
- * (their own filters included) are refused: Strata runs one stage, and a prefetch filter it did not
- * run would be silently ignored.
+ * POST …/points/query. `query` is a vector, a point id, {nearest: either, mmr?}, {recommend: {positive,
+ * negative, strategy}}, or a fusion of its prefetches ({fusion: rrf | dbsf}, {rrf: {k, weights}}),
+ * with the request's `filter` (query-input.ts says how each becomes one vector). `prefetch` stages
+ * (query-stages.ts) give the query its candidates: each a query of its own, with its own filter,
+ * params, score_threshold and limit (default 10), and prefetches of its own. Other Qdrant query kinds
+ * (discover, context, order_by, formula, sample) are refused.
  */
 export function parseQuery(body: Fields, dim: number): QueryPlan {
+  return parseStage(body, dim, '', 0);
+}
+
+/** Deepest prefetch nesting a query takes. */
+export const MAX_PREFETCH_DEPTH = 4;
+/** Most prefetches of one stage. */
+export const MAX_PREFETCHES = 16;
+
+/** The fields of a query (at the root) or of a prefetch stage (deeper), as Qdrant names them. */
+const QUERY_ROOT_FIELDS = [
+  'query',
+  'prefetch',
+  'using',
+  'filter',
+  'params',
+  'score_threshold',
+  'limit',
+  'offset',
+  'with_vector',
+  'with_payload',
+  'with_stats',
+  'shard_key',
+];
+const PREFETCH_FIELDS = ['query', 'prefetch', 'using', 'filter', 'params', 'score_threshold', 'limit'];
+
+function parseStage(body: Fields, dim: number, at: string, depth: number): QueryPlan {
+  for (const k of ['lookup_from'] as const)
+    if (!isAbsent(body[k])) throw invalidArgument(`${at}${k}`, 'examples from another collection are not supported: leave lookup_from out');
+  onlyMembers(body, depth === 0 ? QUERY_ROOT_FIELDS : PREFETCH_FIELDS, at.replace(/\.$/, ''), depth === 0 ? 'in a query' : 'in a prefetch');
+  const raw = body['prefetch'];
+  const list = isAbsent(raw) ? [] : Array.isArray(raw) ? raw : [raw];
+  if (list.length > 0 && depth >= MAX_PREFETCH_DEPTH) throw invalidArgument(`${at}prefetch`, `prefetches nest at most ${MAX_PREFETCH_DEPTH} deep`);
+  if (list.length > MAX_PREFETCHES) throw invalidArgument(`${at}prefetch`, `at most ${MAX_PREFETCHES} prefetches a stage, got ${list.length}`);
+  const prefetch = list.map((p, i) => parseStage(objectAt(p, `${at}prefetch[${i}]`), dim, `${at}prefetch[${i}].`, depth + 1));
   const q = body['query'];
-  if (isAbsent(q)) throw invalidArgument('query', `required: a vector of ${dim} numbers, a point id, {"nearest": either} or {"recommend": …}`);
+  const field = `${at}query`;
+  if (isAbsent(q))
+    throw invalidArgument(
+      field,
+      `required: a vector of ${dim} numbers, a point id, {"nearest": either}, {"recommend": …}, or with prefetch {"fusion": "rrf" | "dbsf"}`,
+    );
   let source: QuerySource;
+  let vectorField = field;
   if (typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q)) {
     const o = q as Fields;
-    if (!isAbsent(o['recommend'])) source = recommendQueryAt(o, dim);
-    else if (!isAbsent(o['nearest'])) source = { kind: 'nearest', input: vectorInputAt(o['nearest'], 'query.nearest', dim) };
-    else
+    if (!isAbsent(o['recommend'])) {
+      source = recommendQueryAt(o, dim, field);
+      vectorField = `${field}.recommend`;
+    } else if (!isAbsent(o['nearest'])) {
+      onlyMembers(o, ['nearest', 'mmr'], field, 'beside nearest');
+      const mmr = mmrAt(o['mmr'], `${field}.mmr`);
+      source = { kind: 'nearest', input: vectorInputAt(o['nearest'], `${field}.nearest`, dim), ...(mmr ? { mmr } : {}) };
+      vectorField = `${field}.nearest`;
+    } else if (!isAbsent(o['fusion']) || !isAbsent(o['rrf'])) {
+      if (prefetch.length === 0)
+        throw invalidArgument(`${field}.${isAbsent(o['fusion']) ? 'rrf' : 'fusion'}`, 'fuses the answers of prefetches: give prefetch');
+      source = { kind: 'fusion', fusion: fusionAt(o, field) };
+      if (source.fusion.method === 'rrf' && source.fusion.weights !== undefined && source.fusion.weights.length !== prefetch.length)
+        throw invalidArgument(`${field}.rrf.weights`, `needs one weight per prefetch (${prefetch.length}), got ${source.fusion.weights.length}`);
+    } else
       throw invalidArgument(
-        'query',
-        `only nearest and recommend (average_vector) queries are supported: send a vector, a point id, {"nearest": either} or {"recommend": …}, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
+        field,
+        `only nearest (with mmr), recommend (average_vector) and fusion (rrf, dbsf) queries are supported, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
       );
-  } else source = { kind: 'nearest', input: vectorInputAt(q, 'query', dim) };
-  const vectorField =
-    source.kind === 'recommend' ? 'query.recommend' : typeof q === 'object' && !Array.isArray(q) && !ArrayBuffer.isView(q) ? 'query.nearest' : 'query';
+  } else source = { kind: 'nearest', input: vectorInputAt(q, field, dim) };
   const vector = source.kind === 'nearest' && 'vector' in source.input ? source.input.vector : new Float32Array(0);
-  const prefetch = body['prefetch'];
-  if (!isAbsent(prefetch) && !(Array.isArray(prefetch) && prefetch.length === 0))
-    throw invalidArgument('prefetch', "prefetch stages are not supported: put the filter in the request's own filter");
-  const using = optionalString(body['using'], 'using');
-  if (using !== undefined && using !== '') throw invalidArgument('using', `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
+  const using = optionalString(body['using'], `${at}using`);
+  if (using !== undefined && using !== '') throw invalidArgument(`${at}using`, `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
-  return { ...plan(body, vector, vectorField, '', 10, false), source };
+  const p = plan(body, vector, vectorField, at, 10, false);
+  const fetched = prefetch.reduce((n, q) => n + q.limit, 0);
+  if (fetched > MAX_K) throw invalidArgument(`${at}prefetch`, `the prefetches of one stage ask for at most ${MAX_K} points in all, got ${fetched}`);
+  if (source.kind === 'nearest' && source.mmr !== undefined) {
+    const want = p.limit + p.offset;
+    const candidates = prefetch.length > 0 ? fetched : (source.mmr.candidatesLimit ?? want);
+    if (candidates < want && prefetch.length === 0)
+      throw invalidArgument(`${field}.mmr.candidates_limit`, `must be at least limit + offset (${want}), got ${candidates}`);
+    checkMmrWork(want, candidates, dim, `${field}.mmr.candidates_limit`);
+  }
+  return { ...p, source, prefetch };
 }
 
 /**
@@ -241,7 +304,7 @@ export function parseRecommend(body: Fields, dim: number): QueryPlan {
       );
   const source = recommendAt(body, '', dim);
   // Qdrant's recommend requires limit, as search does; payload is off unless asked for.
-  return { ...plan(body, new Float32Array(0), 'positive', '', null, false), source };
+  return { ...plan(body, new Float32Array(0), 'positive', '', null, false), source, prefetch: [] };
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */

@@ -3,7 +3,7 @@
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
 import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
-import { FILTER_PLANS, MAX_FACET_LIMIT } from '../api/requests.js';
+import { FILTER_PLANS, MAX_FACET_LIMIT, MAX_PREFETCH_DEPTH, MAX_PREFETCHES } from '../api/requests.js';
 import {
   DEFAULT_ANSWER_LIMIT,
   DEFAULT_BODY_LIMIT,
@@ -18,7 +18,7 @@ import {
 import { VERSION } from '../../common/version.js';
 import { MAX_ALIAS_ACTIONS } from '../api/aliases.js';
 import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
-import { MAX_EXAMPLES } from '../api/query-input.js';
+import { DEFAULT_RRF_K, MAX_EXAMPLES, MAX_MMR_CANDIDATES } from '../api/query-input.js';
 import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
 import { filterSchemas } from './filter-schemas.js';
 
@@ -193,19 +193,72 @@ function schemas(): Obj {
       required: ['query'],
       properties: {
         query: ref('Query'),
+        prefetch: ref('Prefetches'),
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
         offset: windowProps['offset']!,
         ...common,
       },
     },
+    Prefetches: {
+      oneOf: [ref('Prefetch'), { type: 'array', maxItems: MAX_PREFETCHES, items: ref('Prefetch') }],
+      description: `Stages giving the query its candidates, at most ${MAX_PREFETCHES} a stage and ${MAX_PREFETCH_DEPTH} deep; the query's filter applies to each. A fusion merges their answers; a vector re-scores their union exactly.`,
+    },
+    Prefetch: {
+      type: 'object',
+      required: ['query'],
+      properties: {
+        query: ref('Query'),
+        prefetch: ref('Prefetches'),
+        filter: ref('Filter'),
+        params: ref('SearchParams'),
+        score_threshold: common['score_threshold']!,
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_LIMIT,
+          default: 10,
+          description: `The prefetches of one stage ask for at most ${MAX_LIMIT} points in all.`,
+        },
+      },
+    },
     Query: {
       oneOf: [
         ref('VectorInput'),
-        { type: 'object', required: ['nearest'], properties: { nearest: ref('VectorInput') } },
+        {
+          type: 'object',
+          required: ['nearest'],
+          properties: {
+            nearest: ref('VectorInput'),
+            mmr: {
+              type: 'object',
+              properties: {
+                diversity: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
+                candidates_limit: { type: 'integer', minimum: 1, maximum: MAX_MMR_CANDIDATES, description: 'Default: limit + offset.' },
+              },
+              description:
+                "Maximal marginal relevance: the most relevant first, then the best (1 − diversity) × relevance − diversity × max similarity to those picked; scores stay the query's.",
+            },
+          },
+        },
         { type: 'object', required: ['recommend'], properties: { recommend: ref('RecommendInput') } },
+        { type: 'object', required: ['fusion'], properties: { fusion: { enum: ['rrf', 'dbsf'] } }, description: 'With prefetch only.' },
+        {
+          type: 'object',
+          required: ['rrf'],
+          properties: {
+            rrf: {
+              type: 'object',
+              properties: {
+                k: { type: 'integer', minimum: 1, default: DEFAULT_RRF_K },
+                weights: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'One per prefetch.' },
+              },
+            },
+          },
+          description: 'With prefetch only: a point scores the sum of 1 / ((rank + 1) / weight + k − 1) over the prefetches.',
+        },
       ],
       description:
-        'Nearest (a vector, or a point id standing for its stored vector) or recommend (average_vector); the points a query names are left out of its answer.',
+        'Nearest (a vector, or a point id standing for its stored vector, with optional MMR), recommend (average_vector), or a fusion of the prefetches (rrf, dbsf); the points a query names are left out of its answer.',
     },
     VectorInput: { oneOf: [ref('Vector'), ref('ExtendedPointId')], description: 'A vector, or the id of a point whose stored vector it stands for.' },
     RecommendInput: {
@@ -839,7 +892,7 @@ export function openApiDocument(): Obj {
     },
     [`${C}/points/query`]: {
       post: post(
-        'Universal query (nearest and recommend queries)',
+        'Universal query (nearest with MMR, recommend, and fusion of prefetch stages)',
         ref('QueryRequest'),
         searchOk(
           'Scored points, best first',

@@ -115,10 +115,25 @@ describe('filters in search batch and query', () => {
     expect(res.points.map((p) => Number(p.id))).toEqual(nearest(points, handIds(points, c), query, 4));
   });
 
-  it('refuses a prefetch stage (with its own filter) naming prefetch, rather than ignoring its filter', async () => {
-    const r = await refusal(client.query(NAME, { prefetch: [{ query, filter: FILTER_CASES[0]!.filter, limit: 10 }], query, limit: 3 }));
-    expect(r.status).toBe(400);
-    expect(r.error).toMatch(/^prefetch: /);
+  it("applies a prefetch stage's own filter and the query's, both, to the prefetch's candidates", async () => {
+    const [a, b] = [FILTER_CASES[0]!, FILTER_CASES[2]!];
+    const own = await client.query(NAME, { prefetch: [{ query, filter: a.filter, limit: 10, params: { exact: true } }], query, limit: 3 });
+    expect(own.points.map((p) => Number(p.id))).toEqual(nearest(points, handIds(points, a), query, 3));
+    const inB = new Set(handIds(points, b));
+    const both = await client.query(NAME, {
+      prefetch: [{ query, filter: a.filter, limit: 10, params: { exact: true } }],
+      query,
+      filter: b.filter,
+      limit: 3,
+    });
+    expect(both.points.map((p) => Number(p.id))).toEqual(
+      nearest(
+        points,
+        handIds(points, a).filter((id) => inB.has(id)),
+        query,
+        3,
+      ),
+    );
   });
 });
 

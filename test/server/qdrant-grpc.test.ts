@@ -11,6 +11,7 @@ import {
   ConnectErrorCode,
   Distance,
   FieldType,
+  Fusion,
   type Filter,
   FilterSchema,
   PayloadSchemaType,
@@ -277,6 +278,59 @@ describe('Qdrant gRPC client', () => {
     };
     expect(reco.result.map((p) => idOf(p.id))).toEqual(rr.points.map((p) => String(p.id)));
     expect(reco.result).toHaveLength(5);
+  });
+
+  it('runs prefetch stages with RRF and DBSF fusion, a re-scoring vector and MMR as REST does', async () => {
+    const dense = (i: number) => ({ variant: { case: 'dense' as const, value: { data: vec(i) } } });
+    const nearestQ = (i: number) => ({ variant: { case: 'nearest' as const, value: dense(i) } });
+    const prefetch = [
+      { query: nearestQ(3), limit: 12n, params: { exact: true }, prefetch: [] },
+      { query: nearestQ(17), limit: 9n, params: { exact: true }, prefetch: [] },
+    ];
+    const restPrefetch = [
+      { query: vec(3), limit: 12, params: { exact: true } },
+      { query: vec(17), limit: 9, params: { exact: true } },
+    ];
+    const cases: Array<[unknown, unknown]> = [
+      [{ variant: { case: 'fusion', value: Fusion.RRF } }, { fusion: 'rrf' }],
+      [{ variant: { case: 'fusion', value: Fusion.DBSF } }, { fusion: 'dbsf' }],
+      [{ variant: { case: 'rrf', value: { k: 10, weights: [2, 1] } } }, { rrf: { k: 10, weights: [2, 1] } }],
+      [nearestQ(5), vec(5)],
+    ];
+    for (const [grpcQuery, restQuery] of cases) {
+      const g = await client.api('points').query({ collectionName: NAME, prefetch, query: grpcQuery as never, limit: 6n });
+      const r = (await rest('POST', `/collections/${NAME}/points/query`, { prefetch: restPrefetch, query: restQuery, limit: 6 })) as {
+        points: Array<{ id: number; score: number }>;
+      };
+      expect(g.result.map((p) => idOf(p.id))).toEqual(r.points.map((p) => String(p.id)));
+      g.result.forEach((p, i) => expect(p.score).toBeCloseTo(r.points[i]!.score, 5));
+      expect(g.result.length).toBeGreaterThan(0);
+    }
+    const mmr = await client.api('points').query({
+      collectionName: NAME,
+      query: { variant: { case: 'nearestWithMmr', value: { nearest: dense(3), mmr: { diversity: 0.8, candidatesLimit: 20 } } } },
+      params: { exact: true },
+      limit: 5n,
+    });
+    const rm = (await rest('POST', `/collections/${NAME}/points/query`, {
+      query: { nearest: vec(3), mmr: { diversity: 0.8, candidates_limit: 20 } },
+      params: { exact: true },
+      limit: 5,
+    })) as { points: Array<{ id: number }> };
+    expect(mmr.result.map((p) => idOf(p.id))).toEqual(rm.points.map((p) => String(p.id)));
+    const plain = (await rest('POST', `/collections/${NAME}/points/query`, { query: vec(3), params: { exact: true }, limit: 5 })) as {
+      points: Array<{ id: number }>;
+    };
+    expect(rm.points.map((p) => p.id)).not.toEqual(plain.points.map((p) => p.id));
+    const refused = await failure(
+      client.api('points').query({
+        collectionName: NAME,
+        prefetch: [{ query: nearestQ(3), prefetch: [], lookupFrom: { collectionName: 'other' } }],
+        query: nearestQ(3),
+      }),
+    );
+    expect(refused.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(refused.rawMessage).toMatch(/^STRATA_INVALID_ARGUMENT: prefetch\[0\]\.lookup_from: /);
   });
 
   it('groups a search and a query by a payload key as REST does, group ids in their kinds', async () => {

@@ -9,7 +9,11 @@ import {
   CountResponseSchema,
   GetPointsSchema,
   GetResponseSchema,
+  Fusion,
   type GroupId,
+  type PrefetchQuery,
+  PrefetchQuerySchema,
+  type Query,
   QueryGroupsResponseSchema,
   QueryPointGroupsSchema,
   type QueryPoints,
@@ -35,7 +39,8 @@ import { invalidArgument, quoted } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
-import { queryPoints, retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { queryPoints } from '../../api/query-stages.js';
 import { type GroupsAnswer, type GroupsPlan, groupPoints, parseQueryGroups, parseSearchGroups } from '../../api/groups.js';
 import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, type SearchPlan } from '../../api/requests.js';
 import type { GrpcContext } from '../calls.js';
@@ -119,6 +124,7 @@ function inputJson(v: VectorInput, at: string): number[] | number | string {
 /** The fields QueryPoints and QueryPointGroups share, all honoured (queryBody). */
 const QUERY_FIELDS = [
   'collection_name',
+  'prefetch',
   'query',
   'using',
   'filter',
@@ -130,23 +136,64 @@ const QUERY_FIELDS = [
   'timeout',
 ];
 
-/** The fields of a QueryPoints (or QueryPointGroups) message that REST's query body shares, as REST spells them. */
-function queryBody(req: Pick<QueryPoints, 'query' | 'using' | 'filter' | 'params' | 'scoreThreshold' | 'withPayload' | 'withVectors'>): Fields {
-  const q = req.query?.variant;
-  if (q === undefined || q.case === undefined) throw invalidArgument('query', 'required: query.nearest with a dense vector');
-  if (q.case !== 'nearest' && q.case !== 'recommend')
-    throw invalidArgument(`query.${q.case}`, 'only nearest and recommend queries are supported: send query.nearest or query.recommend');
+/** The fields of a PrefetchQuery, all honoured but lookup_from (refused by the parser, as REST's). */
+const PREFETCH_FIELDS = ['prefetch', 'query', 'using', 'filter', 'params', 'score_threshold', 'limit'];
+
+/** A Query message as REST spells it; kinds other than nearest (with MMR), recommend and fusion are refused, naming them. */
+function queryJson(query: Query | undefined, at: string): unknown {
+  const q = query?.variant;
+  if (q === undefined || q.case === undefined) return undefined;
+  const field = `${at}query`;
+  switch (q.case) {
+    case 'nearest':
+      return { nearest: inputJson(q.value, `${field}.nearest`) };
+    case 'nearestWithMmr': {
+      const mmr = q.value.mmr;
+      if (q.value.nearest === undefined) throw invalidArgument(`${field}.nearest_with_mmr.nearest`, 'required: a dense vector or a point id');
+      return {
+        nearest: inputJson(q.value.nearest, `${field}.nearest_with_mmr.nearest`),
+        mmr: { diversity: mmr?.diversity, candidates_limit: mmr?.candidatesLimit },
+      };
+    }
+    case 'recommend':
+      return {
+        recommend: {
+          positive: q.value.positive.map((p, i) => inputJson(p, `${field}.recommend.positive[${i}]`)),
+          negative: q.value.negative.map((p, i) => inputJson(p, `${field}.recommend.negative[${i}]`)),
+          strategy: q.value.strategy === undefined ? undefined : STRATEGIES[q.value.strategy],
+        },
+      };
+    case 'fusion':
+      return { fusion: q.value === Fusion.DBSF ? 'dbsf' : 'rrf' };
+    case 'rrf':
+      return { rrf: { k: q.value.k, weights: q.value.weights.length > 0 ? q.value.weights : undefined } };
+    default:
+      throw invalidArgument(
+        `${field}.${q.case}`,
+        'only nearest (with mmr), recommend and fusion (rrf, dbsf) queries are supported: send query.nearest, query.nearest_with_mmr, query.recommend, query.fusion or query.rrf',
+      );
+  }
+}
+
+/** A PrefetchQuery as REST spells it, its own prefetches too. */
+function prefetchJson(p: PrefetchQuery, at: string): Fields {
+  onlyFields(PrefetchQuerySchema, p, PREFETCH_FIELDS, at);
   return {
-    query:
-      q.case === 'nearest'
-        ? { nearest: inputJson(q.value, 'query.nearest') }
-        : {
-            recommend: {
-              positive: q.value.positive.map((p, i) => inputJson(p, `query.recommend.positive[${i}]`)),
-              negative: q.value.negative.map((p, i) => inputJson(p, `query.recommend.negative[${i}]`)),
-              strategy: q.value.strategy === undefined ? undefined : STRATEGIES[q.value.strategy],
-            },
-          },
+    prefetch: p.prefetch.map((q, i) => prefetchJson(q, `${at}prefetch[${i}].`)),
+    query: queryJson(p.query, at),
+    using: p.using,
+    filter: p.filter ? filterJson(p.filter) : undefined,
+    params: paramsJson(p.params, at),
+    score_threshold: p.scoreThreshold,
+    limit: intOf(p.limit, `${at}limit`),
+  };
+}
+
+/** The fields of a QueryPoints (or QueryPointGroups) message that REST's query body shares, as REST spells them. */
+function queryBody(req: Pick<QueryPoints, 'prefetch' | 'query' | 'using' | 'filter' | 'params' | 'scoreThreshold' | 'withPayload' | 'withVectors'>): Fields {
+  return {
+    prefetch: req.prefetch.map((q, i) => prefetchJson(q, `prefetch[${i}].`)),
+    query: queryJson(req.query, ''),
     using: req.using,
     filter: req.filter ? filterJson(req.filter) : undefined,
     params: paramsJson(req.params, ''),

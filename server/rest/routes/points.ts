@@ -7,16 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
-import {
-  type CallControl,
-  getPointOrThrow,
-  queryPoints,
-  retrievePoints,
-  scrollPoints,
-  searchBatch,
-  searchPoints,
-  type SearchAnswer,
-} from '../../api/points.js';
+import { type CallControl, getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
+import { queryPoints } from '../../api/query-stages.js';
 import {
   parseCount,
   parseFacet,

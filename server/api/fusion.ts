@@ -1,0 +1,43 @@
+// Fusion of a query's prefetch answers (Qdrant's `fusion` and `rrf`): each answer a list of points,
+// best first, merged into one list scored larger-better. RRF scores a point by its rank in each
+// list; DBSF by its score, each list's scores normalised by their own spread (mean ± 3 standard
+// deviations), so that lists on different scales (distances, similarities) add up.
+import type { FusionAsk } from './query-input.js';
+
+/** A point of a stage's answer: its internal id and its score (larger better where `better` says so). */
+export interface Ranked {
+  readonly id: number;
+  readonly score: number;
+}
+
+/** A list's contribution to a point at 0-based `rank`: weight stretches the ranks (Qdrant's weighted RRF). */
+function rrfTerm(rank: number, k: number, weight: number): number {
+  return weight <= 0 ? 0 : 1 / ((rank + 1) / weight + k - 1);
+}
+
+/** Each list's scores mapped onto [0, 1] at its mean ± 3 sample standard deviations (one score: 0.5). */
+function spread(list: readonly Ranked[], sign: number): Float64Array {
+  const out = new Float64Array(list.length);
+  if (list.length < 2) return out.fill(0.5);
+  let mean = 0;
+  for (const p of list) mean += (sign * p.score) / list.length;
+  let sq = 0;
+  for (const p of list) sq += (sign * p.score - mean) ** 2;
+  const sd = Math.sqrt(sq / (list.length - 1));
+  if (sd === 0) return out.fill(0.5);
+  for (let i = 0; i < list.length; i++) out[i] = (sign * list[i]!.score - (mean - 3 * sd)) / (6 * sd);
+  return out;
+}
+
+/**
+ * The lists fused, best first (ties by id). `smallerBetter[i]`: list i's scores are distances, whose
+ * normalisation DBSF turns round so that a nearer point counts more.
+ */
+export function fuse(lists: readonly (readonly Ranked[])[], f: FusionAsk, smallerBetter: boolean): Ranked[] {
+  const score = new Map<number, number>();
+  lists.forEach((list, i) => {
+    const terms = f.method === 'rrf' ? list.map((_, r) => rrfTerm(r, f.k, f.weights?.[i] ?? 1)) : spread(list, smallerBetter ? -1 : 1);
+    list.forEach((p, r) => score.set(p.id, (score.get(p.id) ?? 0) + terms[r]!));
+  });
+  return [...score].map(([id, s]) => ({ id, score: s })).sort((a, b) => b.score - a.score || a.id - b.id);
+}

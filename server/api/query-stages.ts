@@ -1,0 +1,128 @@
+// Qdrant's query API over one collection. A query without prefetch or MMR is one search (plainQuery).
+// Otherwise it runs as a tree: each prefetch is a query of its own over the collection, filtered by
+// its own filter and by every enclosing stage's (Qdrant passes a query's filter down to its
+// prefetches), and its stage's query then ranks their answers: a fusion merges them (fusion.ts), a
+// vector re-scores their union exactly with the stored vectors, and MMR picks from the candidates
+// (mmr.ts). Only the root's answer is given payloads and vectors.
+import { invalidArgument } from '../../common/errors.js';
+import { type Collection, distanceRef, type Filter } from '../../engine/public.js';
+import { wantsPayload } from './fields.js';
+import { fuse, type Ranked } from './fusion.js';
+import { mmrOrder } from './mmr.js';
+import { type CallControl, type SearchAnswer, searchPoints, storedVector } from './points.js';
+import { namedIds, type QuerySource } from './query-input.js';
+import { sourceVector } from './query-vector.js';
+import type { QueryPlan } from './requests.js';
+import { passesThreshold, scoreOf } from './scores.js';
+
+type VectorSource = Exclude<QuerySource, { kind: 'fusion' }>;
+
+/** A query (parseQuery, parseRecommend): one search, or its stages. */
+export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
+  const mmr = p.source.kind === 'nearest' && p.source.mmr !== undefined;
+  if (p.prefetch.length === 0 && !mmr) return plainQuery(c, p, ctl);
+  if (p.withStats) throw invalidArgument('with_stats', "Strata's stats describe one search: leave with_stats out of a query with prefetch or mmr");
+  const ranked = await stage(c, p, undefined, p.offset + p.limit, ctl, '');
+  const withPayload = wantsPayload(p.withPayload);
+  const hits = ranked.slice(p.offset).map((r) => ({
+    id: c.externalId(r.id),
+    score: r.score,
+    payload: withPayload ? c.payload(r.id, p.withPayload) : null,
+    vector: p.withVector ? storedVector(c, r.id) : null,
+  }));
+  return { hits, withPayload, stats: null };
+}
+
+/**
+ * One search with the source's vector; the points the source names are left out before the offset
+ * applies (as many more are asked for, so that `limit` remain), as Qdrant does.
+ */
+async function plainQuery(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
+  const s = p.source as VectorSource;
+  if (s.kind === 'nearest' && 'vector' in s.input) return searchPoints(c, p, ctl);
+  const named = namedIds(s);
+  const a = await searchPoints(c, { ...p, vector: sourceVector(c, s), offset: 0, limit: p.offset + p.limit + named.length }, ctl);
+  const excluded = new Set(named.map((k) => c.externalId(c.resolveKey(k)!)));
+  return { ...a, hits: a.hits.filter((h) => !excluded.has(h.id)).slice(p.offset, p.offset + p.limit) };
+}
+
+/** Both filters (either may be absent). */
+function both(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return {
+    must: [
+      { kind: 'filter', filter: a },
+      { kind: 'filter', filter: b },
+    ],
+  };
+}
+
+/** Best first by the collection's score (a distance for Euclid), ties by id. */
+function byScore(c: Collection, list: Ranked[]): Ranked[] {
+  const sign = c.metric === 'l2' ? 1 : -1;
+  return list.sort((a, b) => sign * (a.score - b.score) || a.id - b.id);
+}
+
+/** The exact score of the stored point `id` against v, or null when it is gone. */
+function exactScore(c: Collection, v: Float32Array, id: number): number | null {
+  const pt = c.getPoint(id);
+  return pt === null ? null : scoreOf(c.metric, distanceRef(c.metric, v, 0, pt.vector, 0, c.dim));
+}
+
+/** The stage's best `want` points, best first. */
+async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined, want: number, ctl: CallControl, at: string): Promise<Ranked[]> {
+  const filter = both(inherited, p.filter);
+  const s = p.source;
+  let ranked: Ranked[];
+  if (p.prefetch.length === 0) {
+    const mmr = s.kind === 'nearest' ? s.mmr : undefined;
+    const n = Math.max(want, mmr?.candidatesLimit ?? want);
+    const plan = { ...p, filter, offset: 0, limit: n, withPayload: false as const, withVector: false, withStats: false };
+    const a = await plainQuery(c, plan, ctl);
+    ranked = a.hits.map((h) => ({ id: c.resolveKey(h.id)!, score: h.score }));
+  } else {
+    const lists = await Promise.all(p.prefetch.map((q, i) => stage(c, q, filter, q.limit, ctl, `${at}prefetch[${i}].`)));
+    if (s.kind === 'fusion') {
+      ranked = fuse(lists, s.fusion, c.metric === 'l2');
+      const t = p.scoreThreshold;
+      // A fused score is larger-better whatever the metric.
+      return (t === undefined ? ranked : ranked.filter((r) => r.score >= t)).slice(0, want);
+    }
+    ranked = rescore(c, s, lists);
+  }
+  if (s.kind === 'nearest' && s.mmr !== undefined) ranked = pickMmr(c, s, s.mmr.diversity, ranked, want);
+  const t = p.scoreThreshold;
+  return (t === undefined ? ranked : ranked.filter((r) => passesThreshold(c.metric, r.score, t))).slice(0, want);
+}
+
+/** The prefetches' points (each once, the source's named points left out), scored exactly against the source's vector. */
+function rescore(c: Collection, s: VectorSource, lists: readonly (readonly Ranked[])[]): Ranked[] {
+  const v = sourceVector(c, s);
+  const excluded = new Set(namedIds(s).map((k) => c.resolveKey(k)));
+  const seen = new Set<number>();
+  const out: Ranked[] = [];
+  for (const list of lists)
+    for (const { id } of list) {
+      if (seen.has(id) || excluded.has(id)) continue;
+      seen.add(id);
+      const score = exactScore(c, v, id);
+      if (score !== null) out.push({ id, score });
+    }
+  return byScore(c, out);
+}
+
+/** `want` of the candidates in MMR's order, each with its exact score against the query. */
+function pickMmr(c: Collection, s: VectorSource, diversity: number, candidates: readonly Ranked[], want: number): Ranked[] {
+  const v = sourceVector(c, s);
+  const kept: Ranked[] = [];
+  const vectors: Float32Array[] = [];
+  for (const r of candidates) {
+    const pt = c.getPoint(r.id);
+    if (pt === null) continue;
+    vectors.push(pt.vector);
+    kept.push({ id: r.id, score: scoreOf(c.metric, distanceRef(c.metric, v, 0, pt.vector, 0, c.dim)) });
+  }
+  const relevance = kept.map((r) => (c.metric === 'l2' ? -r.score : r.score));
+  return mmrOrder(c.metric, c.dim, vectors, relevance, diversity, want).map((i) => kept[i]!);
+}
