@@ -77,6 +77,14 @@ export function quoted(s: string, max = MAX_ECHO): string {
  * The path of member `k` of `field` for an error message (`filter.must`): a key of the request's
  * own making past MAX_ECHO characters is quoted and cut, like any echoed input.
  */
+/** 404: the collection holds no point of that id (as the request spelled it). */
+export function pointNotFound(collection: string, id: string): StrataError {
+  return new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${quoted(id)} in collection ${quoted(collection)}`, {
+    collection,
+    id: id.slice(0, 64),
+  });
+}
+
 export function memberField(field: string, k: string): string {
   return `${field}.${k.length > MAX_ECHO ? quoted(k) : k}`;
 }

@@ -5,7 +5,7 @@
 // collection-info.ts's.
 import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory.js';
-import { invalidArgument, type StrataError, readOnly } from '../common/errors.js';
+import { invalidArgument, pointNotFound, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
 import type { OpenedIndex } from '../index/open-index.js';
@@ -377,6 +377,26 @@ export class Collection implements FilteredHost {
       return { id, uuid, vector, payload: p.payload };
     });
     return this.written(live.upsert(writes, writeId));
+  }
+
+  /**
+   * Replaces the vectors of existing points, keeping their payloads (Qdrant's update_vectors); a
+   * point that does not exist is a 404 and nothing is written.
+   */
+  updateVectors(points: ReadonlyArray<{ key: PointKey; vector: Float32Array }>, writeId?: string): Promise<bigint> {
+    const live = this.writable();
+    const ids = points.map((p) => {
+      const id = this.resolveKey(p.key);
+      if (id === null || !live.exists(id)) throw pointNotFound(this.name, String(p.key));
+      return id;
+    });
+    // Stored as searched: unit-normalised for cosine, and never the caller's buffer.
+    const vectors = points.map((p) => {
+      const v = p.vector.slice();
+      if (this.metric === 'cosine') normalizeRows(v, this.dim);
+      return v;
+    });
+    return this.written(live.updateVectors(ids, vectors, writeId));
   }
 
   deletePoints(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {

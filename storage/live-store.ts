@@ -89,7 +89,7 @@ export function emptyLiveState(): LiveState {
 }
 
 /** Log record types (verify-live.ts reads them too). */
-export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4, deletePayload: 5, clearPayload: 6, payloadIndex: 7 } as const;
+export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4, deletePayload: 5, clearPayload: 6, payloadIndex: 7, updateVectors: 8 } as const;
 const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));
 
 /**
@@ -142,6 +142,12 @@ interface UpsertRecord extends Logged {
   payloads?: Array<Payload | null>;
   payloadsJson?: string;
 }
+/** New vectors for existing points, their payloads kept (a point gone when it applies is skipped). */
+interface VectorsRecord extends Logged {
+  ids: number[];
+  /** float32 little-endian, one after another. */
+  vectors: Uint8Array;
+}
 interface DeleteRecord extends Logged {
   ids: number[];
 }
@@ -163,7 +169,7 @@ interface IndexRecord extends Logged {
   /** The index to create; absent: drop the field's index. */
   params?: PayloadIndexParams;
 }
-type AnyRecord = UpsertRecord | DeleteRecord | PayloadRecord | PayloadKeysRecord | IndexRecord;
+type AnyRecord = UpsertRecord | VectorsRecord | DeleteRecord | PayloadRecord | PayloadKeysRecord | IndexRecord;
 
 export const WAL_FILE = WAL_LOG_FILE;
 
@@ -334,6 +340,15 @@ export class LiveStore {
     const rec: UpsertRecord = { ids: points.map((p) => p.id), vectors, payloadsJson: JSON.stringify(points.map((p) => p.payload)) };
     if (points.some((p) => p.uuid)) rec.uuids = points.map((p) => p.uuid ?? null);
     return this.log(REC.upsert, rec, writeId);
+  }
+
+  /** Replaces the vectors of the existing points among ids (unit-normalised for cosine), keeping their payloads. */
+  updateVectors(ids: readonly number[], vectors: readonly Float32Array[], writeId?: string): Promise<bigint> {
+    const bytes = new Uint8Array(ids.length * this.dim * 4);
+    const f = new Float32Array(bytes.buffer);
+    vectors.forEach((v, i) => f.set(v, i * this.dim));
+    const rec: VectorsRecord = { ids: [...ids], vectors: bytes };
+    return this.log(REC.updateVectors, rec, writeId);
   }
 
   delete(ids: readonly number[], writeId?: string): Promise<bigint> {
@@ -531,6 +546,18 @@ export class LiveStore {
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
         this.payloads.upsert(id, payloads[i] ?? null);
         // Its vector is served from the fresh layer now.
+        this.payloads.placeNode(id, -1);
+      });
+      this.applied.upserted += r.ids.length;
+    } else if (type === REC.updateVectors) {
+      const r = rec as VectorsRecord;
+      const all = new Float32Array(new Uint8Array(r.vectors).buffer);
+      r.ids.forEach((id, i) => {
+        if (!this.exists(id)) return;
+        this.touched?.add(id);
+        if (this.base?.has(id)) this.tombstones.add(id);
+        this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
+        // The payload stays; the vector is served from the fresh layer now.
         this.payloads.placeNode(id, -1);
       });
       this.applied.upserted += r.ids.length;

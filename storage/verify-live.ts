@@ -38,6 +38,11 @@ function isIdList(v: unknown): v is number[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0);
 }
 
+/** A record's vectors are its ids × the collection's dimension (unknown for a built collection's log). */
+function checkVectorBytes(lsn: bigint | number, vectors: Uint8Array | undefined, ids: number, dim: number | undefined): void {
+  if (dim !== undefined && vectors?.length !== ids * dim * 4) throw new Error(`record ${lsn}: ${vectors?.length} vector bytes for ${ids} × ${dim}-d`);
+}
+
 export function verifyCollectionDir(dir: string): LiveCheck {
   const out: LiveCheck = { dir, name: null, records: 0, points: null, logCutAt: 0, tornBytes: 0, tornReason: null, ok: false, error: null };
   try {
@@ -55,11 +60,11 @@ export function verifyCollectionDir(dir: string): LiveCheck {
       if (!isIdList(rec.ids)) throw new Error(`record ${r.lsn}: ids are not a list of unsigned integers`);
       if (r.type === REC.upsert) {
         const payloads = rec.payloadsJson !== undefined ? (JSON.parse(rec.payloadsJson) as unknown) : rec.payloads;
-        if (cfg && rec.vectors?.length !== rec.ids.length * cfg.dim * 4)
-          throw new Error(`record ${r.lsn}: ${rec.vectors?.length} vector bytes for ${rec.ids.length} × ${cfg.dim}-d`);
+        checkVectorBytes(r.lsn, rec.vectors, rec.ids.length, cfg?.dim);
         if (!Array.isArray(payloads) || payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
         for (const id of rec.ids) live.add(id);
-      } else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
+      } else if (r.type === REC.updateVectors) checkVectorBytes(r.lsn, rec.vectors, rec.ids.length, cfg?.dim);
+      else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
       else if (!PAYLOAD_ONLY.has(r.type)) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
     }
     out.points = cfg && !existsSync(join(dir, COMPACTED_FILE)) ? live.size : null;

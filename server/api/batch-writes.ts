@@ -1,11 +1,10 @@
 // Qdrant's batch update (`POST …/points/batch`): a list of point and payload writes, every one
 // parsed and checked before any is logged (a bad one anywhere is a 400 naming it, and nothing is
-// written), then written in order, one after another. Vector updates are refused: Strata writes a
-// point's vector only whole, by upsert.
+// written), then written in order, one after another. Deleting a vector is refused (writes.ts).
 import { invalidArgument, isStrataError, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/public.js';
 import { arrayAt, type Fields, objectAt } from './fields.js';
-import { parseDeletePayload, parsePayload, parsePointSelector, parseUpsert } from './writes.js';
+import { parseDeletePayload, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert, refuseDeleteVectors } from './writes.js';
 
 /** Most operations in one batch. */
 export const MAX_BATCH_OPERATIONS = 1000;
@@ -13,11 +12,7 @@ export const MAX_BATCH_OPERATIONS = 1000;
 /** One parsed operation: writes itself to the collection, resolving with its sequence number. */
 export type BatchWrite = (c: Collection, writeId: string | undefined) => Promise<bigint>;
 
-const KINDS = ['upsert', 'delete', 'set_payload', 'overwrite_payload', 'delete_payload', 'clear_payload'] as const;
-const REFUSED: Readonly<Record<string, string>> = {
-  update_vectors: 'vector updates are not supported: upsert the whole point',
-  delete_vectors: 'named vectors are not supported, so a point has no vector to delete apart from itself: delete the point',
-};
+const KINDS = ['upsert', 'delete', 'set_payload', 'overwrite_payload', 'delete_payload', 'clear_payload', 'update_vectors', 'delete_vectors'] as const;
 
 function parseOne(kind: (typeof KINDS)[number], body: Fields, dim: number): BatchWrite {
   switch (kind) {
@@ -38,6 +33,12 @@ function parseOne(kind: (typeof KINDS)[number], body: Fields, dim: number): Batc
       const w = parseDeletePayload(body);
       return (c, id) => c.deletePayloadKeys(w.target, w.keys, id);
     }
+    case 'update_vectors': {
+      const points = parseUpdateVectors(body, dim);
+      return (c, id) => c.updateVectors(points, id);
+    }
+    case 'delete_vectors':
+      return refuseDeleteVectors(body);
     case 'clear_payload': {
       const target = parsePointSelector(body, 'whose payload to clear');
       return (c, id) => c.clearPayload(target, id);
@@ -60,7 +61,6 @@ export function parseBatchWrites(body: Fields, dim: number): BatchWrite[] {
     const keys = Object.keys(op);
     if (keys.length !== 1) throw invalidArgument(at, `must hold exactly one operation (${KINDS.join(', ')}), got ${keys.length}`);
     const kind = keys[0]!;
-    if (REFUSED[kind] !== undefined) throw invalidArgument(`${at}.${kind}`, REFUSED[kind]);
     if (!(KINDS as readonly string[]).includes(kind)) throw invalidArgument(`${at}.${kind}`, `is not an operation (${KINDS.join(', ')})`);
     try {
       return parseOne(kind as (typeof KINDS)[number], objectAt(op[kind], `${at}.${kind}`), dim);

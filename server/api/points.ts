@@ -1,7 +1,7 @@
 // The read operations both protocols serve, over one collection: search (with Qdrant's offset,
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
-import { quoted, StrataError } from '../../common/errors.js';
+import { pointNotFound } from '../../common/errors.js';
 import type { Collection, Payload, PointKey } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
@@ -101,11 +101,7 @@ export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
 export function getPointOrThrow(c: Collection, key: PointKey | null, shown: string): { id: number; key: PointKey; vector: Float32Array } {
   const id = key === null ? null : c.resolveKey(key);
   const pt = id === null ? null : c.getPoint(id);
-  if (!pt)
-    throw new StrataError('STRATA_POINT_NOT_FOUND', `no point with id ${quoted(shown)} in collection ${quoted(c.name)}`, {
-      collection: c.name,
-      id: shown.slice(0, 64),
-    });
+  if (!pt) throw pointNotFound(c.name, shown);
   return { ...pt, key: key! };
 }
 

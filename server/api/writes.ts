@@ -3,7 +3,7 @@
 // or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with
 // errors naming its path; the engine trusts what it gets (it copies vectors before keeping them: a
 // MessagePack Float32Array is a view of the request's buffer).
-import { invalidArgument } from '../../common/errors.js';
+import { invalidArgument, quoted } from '../../common/errors.js';
 import {
   type CollectionConfig,
   type CollectionUpdate,
@@ -169,6 +169,47 @@ export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
     });
   });
   return out;
+}
+
+/** A point's vector in a vector update: a list, or Qdrant's named form with the one unnamed vector `{"": list}`. */
+function unnamedVectorAt(v: unknown, field: string, dim: number): Float32Array {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v)) {
+    const o = v as Fields;
+    for (const name of Object.keys(o))
+      if (name !== '') throw invalidArgument(`${field}.${name}`, 'named vectors are not supported: a collection has one unnamed vector ("")');
+    return vectorAt(o[''], `${field}[""]`, dim);
+  }
+  return vectorAt(v, field, dim);
+}
+
+/** Qdrant's update-vectors body: {points: [{id, vector}]}; a repeated id keeps its last vector. */
+export function parseUpdateVectors(body: Fields, dim: number): Array<{ key: PointKey; vector: Float32Array }> {
+  noShardKey(body, '');
+  const byKey = new Map<PointKey, Float32Array>();
+  arrayAt(body['points'], 'points', MAX_UPSERT).forEach((raw, i) => {
+    const p = objectAt(raw, `points[${i}]`);
+    onlyMembers(p, ['id', 'vector'], `points[${i}]`, 'in a vector update');
+    const key = writeIdAt(p['id'], `points[${i}].id`);
+    byKey.delete(key);
+    byKey.set(key, unnamedVectorAt(p['vector'], `points[${i}].vector`, dim));
+  });
+  return [...byKey].map(([key, vector]) => ({ key, vector }));
+}
+
+/**
+ * Qdrant's delete-vectors body ({points | filter, vector: [names]}) is always refused, naming
+ * `vector`: a Strata point has exactly one vector, so deleting it would leave a point no search
+ * can find (delete the point instead), and there are no named ones.
+ */
+export function refuseDeleteVectors(body: Fields): never {
+  parsePointSelector(body, 'whose vectors to delete');
+  const names = arrayAt(body['vector'], 'vector', 1000).map((n, i) => {
+    if (typeof n !== 'string') throw invalidArgument(`vector[${i}]`, `must be a vector name, got ${describe(n)}`);
+    return n;
+  });
+  const named = names.find((n) => n !== '');
+  if (named !== undefined) throw invalidArgument('vector', `no vector named ${quoted(named, 40)}: named vectors are not supported`);
+  throw invalidArgument('vector', "a point's one vector cannot be deleted (no search could find the point): delete the point instead");
 }
 
 /**

@@ -19,7 +19,6 @@ import { VERSION } from '../../common/version.js';
 import { MAX_ALIAS_ACTIONS } from '../api/aliases.js';
 import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
 import { DEFAULT_RRF_K, MAX_EXAMPLES, MAX_MMR_CANDIDATES } from '../api/query-input.js';
-import { READ_ONLY_MESSAGE, WRITE_ROUTES } from '../rest/routes/read-only.js';
 import { filterSchemas } from './filter-schemas.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
@@ -676,6 +675,32 @@ function livePaths(C: string): Obj {
       }),
     },
     [`${C}/points/delete`]: { post: write('Delete points by id or by filter', { type: 'object', oneOf: oneSelector, properties: selector }) },
+    [`${C}/points/vectors`]: {
+      put: write('Replace the vectors of existing points, their payloads kept (a point that does not exist is a 404, and nothing is written)', {
+        type: 'object',
+        required: ['points'],
+        properties: {
+          points: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'vector'],
+              properties: {
+                id: writeId,
+                vector: { oneOf: [ref('Vector'), { type: 'object', properties: { '': ref('Vector') }, additionalProperties: false }] },
+              },
+            },
+          },
+        },
+      }),
+    },
+    [`${C}/points/vectors/delete`]: {
+      post: write("Refused with a 400 naming `vector`: a point's one vector cannot be deleted (delete the point), and there are no named vectors", {
+        type: 'object',
+        oneOf: oneSelector,
+        properties: { ...selector, vector: { type: 'array', items: { type: 'string' } } },
+      }),
+    },
     ...snapshotPaths(C, writeErrors),
     [`${C}/points/payload`]: {
       post: write('Set payload keys of existing points (merged into what they have)', payloadBody),
@@ -795,20 +820,6 @@ function livePaths(C: string): Obj {
       },
     },
   };
-}
-
-function writePaths(): Obj {
-  const paths: Obj = {};
-  for (const r of WRITE_ROUTES) {
-    const path = r.url.replace(/:(\w+)/g, '{$1}');
-    const entry = (paths[path] ?? {}) as Obj;
-    entry[r.method.toLowerCase()] = {
-      summary: `Refused: ${READ_ONLY_MESSAGE}`,
-      responses: { '405': errorResponse('STRATA_READ_ONLY; the Allow header lists the methods the path answers.') },
-    };
-    paths[path] = entry;
-  }
-  return paths;
 }
 
 export function openApiDocument(): Obj {
@@ -967,7 +978,7 @@ export function openApiDocument(): Obj {
     },
   };
   const paths: Obj = { ...readPaths };
-  for (const [p, ops] of [...Object.entries(livePaths(C)), ...Object.entries(writePaths())]) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
+  for (const [p, ops] of [...Object.entries(livePaths(C))]) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
   return {
     openapi: '3.1.0',
     info: {

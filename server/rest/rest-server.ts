@@ -12,7 +12,6 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerPointRoutes } from './routes/points.js';
-import { registerReadOnlyRoutes } from './routes/read-only.js';
 import { registerSnapshotRoutes } from './routes/snapshots.js';
 import { registerWriteRoutes } from './routes/writes.js';
 
@@ -90,7 +89,6 @@ export function buildRest(ctx: RestContext): FastifyInstance {
   registerPointRoutes(app, ctx);
   registerWriteRoutes(app, ctx);
   registerSnapshotRoutes(app, ctx);
-  registerReadOnlyRoutes(app);
   registerMetricsRoutes(app, ctx);
   registerOpenApiRoute(app);
   return app;

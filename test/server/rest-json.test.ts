@@ -272,6 +272,7 @@ describe('REST read-only and unknown routes', () => {
       ['POST', '/collections/vectors/points/payload'],
       ['PATCH', '/collections/vectors'],
       ['POST', '/collections/vectors/points/batch'],
+      ['PUT', '/collections/vectors/points/vectors'],
     ] as const) {
       const body = path.endsWith('/points')
         ? { points: [{ id: 1, vector: Array.from({ length: 16 }, () => 1) }] }

@@ -100,9 +100,11 @@ describe('collections created over the API', () => {
     });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.text).status.error).toMatch(/^operations\[1\]\.upsert\.points\[0\]\.vector: /);
-    const vectors = await http(srv.url, 'POST', `/collections/${col}/points/batch`, { operations: [{ update_vectors: { points: [] } }] });
+    const vectors = await http(srv.url, 'POST', `/collections/${col}/points/batch`, {
+      operations: [{ delete: { points: [1] } }, { delete_vectors: { points: [2], vector: [''] } }],
+    });
     expect(vectors.status).toBe(400);
-    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[0\]\.update_vectors: vector updates are not supported/);
+    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[1\]\.delete_vectors\.vector: a point's one vector cannot be deleted/);
     expect((await client.count(col)).count).toBe(3);
     expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
   });

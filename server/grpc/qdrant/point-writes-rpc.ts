@@ -1,4 +1,5 @@
-// qdrant.Points writes (Upsert, Delete, Set/Overwrite/Delete/ClearPayload, Create/DeleteFieldIndex)
+// qdrant.Points writes (Upsert, UpdateVectors, DeleteVectors (refused), Delete, Set/Overwrite/Delete/
+// ClearPayload, Create/DeleteFieldIndex)
 // as the REST bodies of the same writes (points-json.ts, value-json.ts, index-json.ts), parsed by
 // the REST parsers (server/api/writes.ts, payload-index.ts) and applied by the collection. The
 // collection must take writes before the request is parsed, as over REST.
@@ -9,9 +10,12 @@ import {
   DeleteFieldIndexCollectionSchema,
   DeletePayloadPointsSchema,
   DeletePointsSchema,
+  DeletePointVectorsSchema,
   PointStructSchema,
+  PointVectorsSchema,
   PointsOperationResponseSchema,
   SetPayloadPointsSchema,
+  UpdatePointVectorsSchema,
   UpdateStatus,
   UpsertPointsSchema,
   type WriteOrdering,
@@ -20,7 +24,7 @@ import {
 import { invalidArgument } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
 import { parseCreateIndex } from '../../api/payload-index.js';
-import { parseDeletePayload, parsePayload, parsePointSelector, parseUpsert } from '../../api/writes.js';
+import { parseDeletePayload, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert, refuseDeleteVectors } from '../../api/writes.js';
 import type { GrpcContext } from '../calls.js';
 import { collectionOf, type QdrantRouter, secondsSince } from './calls.js';
 import { fieldSchemaJson } from './index-json.js';
@@ -72,6 +76,37 @@ export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcCont
             c.dim,
           ),
         ),
+      req.wait,
+      req.ordering,
+    );
+  });
+
+  r.unary(svc, 'UpdateVectors', UpdatePointVectorsSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(UpdatePointVectorsSchema, req, [...WRITE, 'points']);
+    return write(
+      req.collectionName,
+      (c) =>
+        c.updateVectors(
+          parseUpdateVectors(
+            {
+              points: req.points.map((p, i) => {
+                onlyFields(PointVectorsSchema, p, ['id', 'vectors'], `points[${i}].`);
+                return { id: idJson(p.id, `points[${i}].id`), vector: vectorJson(p.vectors, `points[${i}].vectors`) };
+              }),
+            },
+            c.dim,
+          ),
+        ),
+      req.wait,
+      req.ordering,
+    );
+  });
+
+  r.unary(svc, 'DeleteVectors', DeletePointVectorsSchema, PointsOperationResponseSchema, (req) => {
+    onlyFields(DeletePointVectorsSchema, req, [...WRITE, 'points_selector', 'vectors']);
+    return write(
+      req.collectionName,
+      () => refuseDeleteVectors({ vector: req.vectors?.names ?? [], ...selectorJson(req.pointsSelector, 'points_selector') }),
       req.wait,
       req.ordering,
     );

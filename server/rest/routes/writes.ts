@@ -16,7 +16,9 @@ import {
   parseDeletePayload,
   parsePayload,
   parsePointSelector,
+  parseUpdateVectors,
   parseUpsert,
+  refuseDeleteVectors,
   WRITE_ID_HEADER,
   waitFlag,
   writeIdOf,
@@ -111,6 +113,9 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     });
     return send(reply, codecFor(req), ok(reply, results));
   });
+  // Qdrant's vector update: new vectors for existing points, payloads kept; deleting a vector is refused (writes.ts).
+  pointWrite('PUT', `${c}/points/vectors`, '', (col, body, writeId) => col.updateVectors(parseUpdateVectors(body, col.dim), writeId));
+  pointWrite('POST', `${c}/points/vectors/delete`, '', (_col, body) => refuseDeleteVectors(body));
   pointWrite('POST', `${c}/points/delete`, '', (col, body, writeId) => col.deletePoints(parsePointSelector(body), writeId));
   // Set (POST: merged into what each point has) or overwrite (PUT: replacing it), by ids or filter.
   for (const [method, overwrite] of [
