@@ -1,4 +1,4 @@
-// Qdrant's grouped search (POST …/points/search/groups and …/points/query/groups): the best `limit`
+// Qdrant's grouped search (POST …/points/search/groups, …/points/query/groups and …/points/recommend/groups): the best `limit`
 // groups of points sharing a value of the payload key `group_by`, each with its best `group_size`
 // hits. A group is ranked by its best hit, so groups are opened in the order hits arrive, best first,
 // until `limit` are open; later hits only fill open groups. The search behind it asks for more hits
@@ -7,7 +7,7 @@ import { invalidArgument } from '../../common/errors.js';
 import { type Collection, compileReader, MAX_K, type PathReader, type PayloadSelector, parseKeyPath, type PointKey } from '../../engine/public.js';
 import { type Fields, isAbsent, objectAt, optionalInt, optionalString, wantsPayload } from './fields.js';
 import type { CallControl, ScoredHit, SearchAnswer } from './points.js';
-import { parseQuery, parseSearch, type QueryPlan, type SearchPlan } from './requests.js';
+import { parseQuery, parseRecommend, parseSearch, type QueryPlan, type SearchPlan } from './requests.js';
 
 export interface GroupsPlan<P extends SearchPlan> {
   search: P;
@@ -55,6 +55,12 @@ export function parseSearchGroups(body: Fields, dim: number): GroupsPlan<SearchP
 export function parseQueryGroups(body: Fields, dim: number): GroupsPlan<QueryPlan> {
   const g = groupFields(body);
   return { search: parseQuery(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
+}
+
+/** POST …/points/recommend/groups: a recommend body with group_by, group_size and limit. */
+export function parseRecommendGroups(body: Fields, dim: number): GroupsPlan<QueryPlan> {
+  const g = groupFields(body);
+  return { search: parseRecommend(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
 }
 
 /** The groups a payload belongs to: its keyword and integer values at the key path, arrays flattened. */

@@ -80,8 +80,18 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
  * rejected, and then the batch fails as a whole with that error (no partial answers). Its searches
  * are queued together, so they reach a search thread as one task.
  */
+export function runTogether<P>(
+  c: Collection,
+  plans: readonly P[],
+  run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
+  ctl: CallControl,
+): Promise<SearchAnswer[]> {
+  return c.together(() => Promise.all(plans.map((p) => run(c, p, ctl))));
+}
+
+/** Searches of one batch (runTogether). */
 export function searchBatch(c: Collection, plans: readonly SearchPlan[], ctl: CallControl): Promise<SearchAnswer[]> {
-  return c.together(() => Promise.all(plans.map((p) => searchPoints(c, p, ctl))));
+  return runTogether(c, plans, searchPoints, ctl);
 }
 
 export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {

@@ -175,12 +175,15 @@ export function parseSearch(body: Fields, dim: number, at = ''): SearchPlan {
   return plan(body, numbersAt(body['vector'], `${at}vector`, dim), `${at}vector`, at, null, false);
 }
 
-/** POST …/points/search/batch: {searches: [...]}, at most maxBatch of them. */
-export function parseSearchBatch(body: Fields, dim: number, maxBatch: number): SearchPlan[] {
+/**
+ * A batch route's body, {searches: [...]} (Qdrant's search, query and recommend batches), at most
+ * maxBatch of them, each parsed by `one` with its path ("searches[3].").
+ */
+export function parseBatch<P extends SearchPlan>(body: Fields, dim: number, maxBatch: number, one: (body: Fields, dim: number, at: string) => P): P[] {
   const raw = body['searches'];
-  if (!Array.isArray(raw)) throw invalidArgument('searches', `must be an array of search requests, got ${describe(raw)}`);
+  if (!Array.isArray(raw)) throw invalidArgument('searches', `must be an array of requests, got ${describe(raw)}`);
   checkBatchSize(raw.length, maxBatch, 'searches');
-  return raw.map((s, i) => parseSearch(objectAt(s, `searches[${i}]`), dim, `searches[${i}].`));
+  return raw.map((s, i) => one(objectAt(s, `searches[${i}]`), dim, `searches[${i}].`));
 }
 
 export function checkBatchSize(n: number, maxBatch: number, field: string): void {
@@ -208,8 +211,8 @@ export interface QueryPlan extends SearchPlan {
  * params, score_threshold and limit (default 10), and prefetches of its own. Other Qdrant query kinds
  * (discover, context, order_by, formula, sample) are refused.
  */
-export function parseQuery(body: Fields, dim: number): QueryPlan {
-  return parseStage(body, dim, '', 0);
+export function parseQuery(body: Fields, dim: number, at = ''): QueryPlan {
+  return parseStage(body, dim, at, 0);
 }
 
 /** Deepest prefetch nesting a query takes. */
@@ -295,16 +298,16 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
  * POST …/points/recommend (Qdrant's classic route): {positive, negative, strategy, filter, limit,
  * offset, params, with_payload, with_vector, score_threshold}, as a query's recommendation.
  */
-export function parseRecommend(body: Fields, dim: number): QueryPlan {
+export function parseRecommend(body: Fields, dim: number, at = ''): QueryPlan {
   for (const k of ['using', 'lookup_from'] as const)
     if (!isAbsent(body[k]))
       throw invalidArgument(
-        k,
+        `${at}${k}`,
         k === 'using' ? 'named vectors are not supported: leave using out' : 'examples from another collection are not supported: leave lookup_from out',
       );
-  const source = recommendAt(body, '', dim);
+  const source = recommendAt(body, at, dim);
   // Qdrant's recommend requires limit, as search does; payload is off unless asked for.
-  return { ...plan(body, new Float32Array(0), 'positive', '', null, false), source, prefetch: [] };
+  return { ...plan(body, new Float32Array(0), `${at}positive`, at, null, false), source, prefetch: [] };
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */

@@ -79,6 +79,22 @@ const ok = (description: string, schema: Obj): Obj => ({ '200': { description, c
 const searchOk = (description: string, schema: Obj): Obj => ({ '200': { description, content: content(schema) }, ...SEARCH_ERRORS });
 
 /** A grouped search route: its body, and the groups with their hits. */
+/** {searches: [request]}: a batch route's body. */
+function batchOf(request: string, what: string): Obj {
+  return {
+    type: 'object',
+    required: ['searches'],
+    properties: {
+      searches: {
+        type: 'array',
+        maxItems: DEFAULT_MAX_BATCH,
+        items: ref(request),
+        description: `At most --max-batch (default ${DEFAULT_MAX_BATCH}) ${what}; more is a 413.`,
+      },
+    },
+  };
+}
+
 function groupsPost(summary: string, body: string): Obj {
   const groups = envelope({ type: 'object', properties: { groups: { type: 'array', items: ref('PointGroup') } } }, ref('StrataSearchStats'));
   return post(summary, ref(body), searchOk('The best groups, each with its best hits', groups), true);
@@ -175,18 +191,8 @@ function schemas(): Obj {
       type: 'object',
       properties: { id: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, hits: { type: 'array', items: ref('ScoredPoint') } },
     },
-    SearchBatchRequest: {
-      type: 'object',
-      required: ['searches'],
-      properties: {
-        searches: {
-          type: 'array',
-          maxItems: DEFAULT_MAX_BATCH,
-          items: ref('SearchRequest'),
-          description: `At most --max-batch (default ${DEFAULT_MAX_BATCH}) searches; more is a 413.`,
-        },
-      },
-    },
+    SearchBatchRequest: batchOf('SearchRequest', 'searches'),
+
     QueryRequest: {
       type: 'object',
       required: ['query'],
@@ -914,6 +920,32 @@ export function openApiDocument(): Obj {
     },
     [`${C}/points/search/groups`]: { post: groupsPost('Nearest neighbours of a vector, grouped by a payload key', 'SearchGroupsRequest') },
     [`${C}/points/query/groups`]: { post: groupsPost('Universal query (nearest and recommend), grouped by a payload key', 'QueryGroupsRequest') },
+    [`${C}/points/query/batch`]: {
+      post: post(
+        'Several queries in one request, run together',
+        ref('QueryBatchRequest'),
+        searchOk(
+          'One {points} per query, in order',
+          envelope(
+            { type: 'array', items: { type: 'object', properties: { points: { type: 'array', items: ref('ScoredPoint') } } } },
+            { type: 'array', items: ref('StrataSearchStats') },
+          ),
+        ),
+        true,
+      ),
+    },
+    [`${C}/points/recommend/batch`]: {
+      post: post(
+        'Several recommendations in one request, run together',
+        ref('RecommendBatchRequest'),
+        searchOk(
+          'One list of scored points per recommendation, in order',
+          envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } }, { type: 'array', items: ref('StrataSearchStats') }),
+        ),
+        true,
+      ),
+    },
+    [`${C}/points/recommend/groups`]: { post: groupsPost('Recommendation (average_vector), grouped by a payload key', 'RecommendGroupsRequest') },
     [`${C}/points/recommend`]: {
       post: post(
         'Recommendation by positive and negative examples (average_vector), the examples named by id left out',

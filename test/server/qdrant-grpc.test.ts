@@ -333,6 +333,59 @@ describe('Qdrant gRPC client', () => {
     expect(refused.rawMessage).toMatch(/^STRATA_INVALID_ARGUMENT: prefetch\[0\]\.lookup_from: /);
   });
 
+  it('answers QueryBatch, Recommend, RecommendBatch and RecommendGroups as REST does', async () => {
+    const num3 = num(3);
+    const nearestQ = { variant: { case: 'nearest' as const, value: { variant: { case: 'dense' as const, value: { data: vec(9) } } } } };
+    const qb = await client.api('points').queryBatch({
+      collectionName: NAME,
+      queryPoints: [
+        { collectionName: NAME, query: nearestQ, limit: 3n, prefetch: [] },
+        { collectionName: '', query: { variant: { case: 'nearest', value: { variant: { case: 'id', value: num3 } } } }, limit: 2n, prefetch: [] },
+      ],
+    } as never);
+    const restQ = (await rest('POST', `/collections/${NAME}/points/query/batch`, {
+      searches: [
+        { query: vec(9), limit: 3 },
+        { query: 3, limit: 2 },
+      ],
+    })) as unknown as Array<{
+      points: Array<{ id: number }>;
+    }>;
+    expect(qb.result.map((b) => b.result.map((p) => idOf(p.id)))).toEqual(restQ.map((b) => b.points.map((p) => String(p.id))));
+    const reco = { positive: [num3], negative: [num(4)], positiveVectors: [{ data: vec(20) }], negativeVectors: [], limit: 4n };
+    const one = await client.api('points').recommend({ collectionName: NAME, ...reco } as never);
+    const restReco = (await rest('POST', `/collections/${NAME}/points/recommend`, { positive: [3, vec(20)], negative: [4], limit: 4 })) as unknown as Array<{
+      id: number;
+    }>;
+    expect(one.result.map((p) => idOf(p.id))).toEqual(restReco.map((p) => String(p.id)));
+    const batch = await client.api('points').recommendBatch({
+      collectionName: NAME,
+      recommendPoints: [
+        { collectionName: NAME, ...reco },
+        { collectionName: NAME, ...reco, limit: 2n },
+      ],
+    } as never);
+    expect(batch.result.map((b) => b.result.map((p) => idOf(p.id)))).toEqual([
+      restReco.map((p) => String(p.id)),
+      restReco.slice(0, 2).map((p) => String(p.id)),
+    ]);
+    const groups = await client.api('points').recommendGroups({ collectionName: NAME, ...reco, groupBy: 'color', groupSize: 2, limit: 2 } as never);
+    const restGroups = (await rest('POST', `/collections/${NAME}/points/recommend/groups`, {
+      positive: [3, vec(20)],
+      negative: [4],
+      group_by: 'color',
+      group_size: 2,
+      limit: 2,
+    })) as { groups: Array<{ id: string; hits: Array<{ id: number }> }> };
+    expect(groups.result?.groups.map((g) => ({ id: g.id?.kind.value, hits: g.hits.map((h) => idOf(h.id)) }))).toEqual(
+      restGroups.groups.map((g) => ({ id: g.id, hits: g.hits.map((h) => String(h.id)) })),
+    );
+    const other = await failure(
+      client.api('points').recommendBatch({ collectionName: NAME, recommendPoints: [{ collectionName: 'other', ...reco }] } as never),
+    );
+    expect(other.rawMessage).toMatch(/recommend_points\[0\]\.collection_name: must be empty or "docs"/);
+  });
+
   it('groups a search and a query by a payload key as REST does, group ids in their kinds', async () => {
     const plainId = (g: { kind: { case?: string; value?: unknown } } | undefined): unknown =>
       g?.kind.case === 'stringValue' ? g.kind.value : Number(g?.kind.value as bigint);
@@ -577,9 +630,9 @@ describe('Qdrant gRPC client', () => {
   });
 
   it('answers UNIMPLEMENTED, naming the RPC, for what it does not serve', async () => {
-    const e = await failure(client.api('points').recommend({ collectionName: NAME, positive: [num(1)], limit: 3n }));
+    const e = await failure(client.api('points').searchMatrixPairs({ collectionName: NAME, sample: 10n, limit: 2n }));
     expect(e.code).toBe(ConnectErrorCode.Unimplemented);
-    expect(e.rawMessage).toContain('qdrant.Points/Recommend');
+    expect(e.rawMessage).toContain('qdrant.Points/SearchMatrixPairs');
     const snap = await failure(client.api('snapshots').list({ collectionName: NAME }));
     expect(snap.code).toBe(ConnectErrorCode.Unimplemented);
     expect(snap.rawMessage).toContain('qdrant.Snapshots/List');

@@ -245,3 +245,33 @@ describe('query API: prefetch, fusion and MMR', () => {
     );
   });
 });
+
+describe('query, recommend and their batches and groups', () => {
+  const qa = vectorOf(2000);
+
+  it('answers a query batch member by member as the single queries, prefetch and MMR included', async () => {
+    const searches = [
+      { query: qa, limit: 4, params: EXACT },
+      { prefetch: [{ query: qa, limit: 20, params: EXACT }], query: { fusion: 'rrf' as const }, limit: 3 },
+      { query: { nearest: qa, mmr: { diversity: 0.7, candidates_limit: 30 } }, limit: 5, params: EXACT },
+    ];
+    const batch = await client.queryBatch('cos', { searches });
+    expect(batch).toHaveLength(3);
+    for (const [i, s] of searches.entries()) expect(ids(batch[i]!)).toEqual(ids(await client.query('cos', s)));
+    expect(ids(batch[0]!)).toEqual(nearest('cos', qa, 4).map((p) => p.id));
+  });
+
+  it('answers a recommend batch and recommend groups as the single recommendations', async () => {
+    const searches = [
+      { positive: [1, 2], limit: 4, params: EXACT },
+      { positive: [3], negative: [4], limit: 2, params: EXACT, filter: { must: [{ key: 'kind', match: { value: 'a' } }] } },
+    ];
+    const batch = await client.recommendBatch('l2', { searches });
+    for (const [i, s] of searches.entries()) expect(batch[i]!.map((p) => Number(p.id))).toEqual((await client.recommend('l2', s)).map((p) => Number(p.id)));
+    expect(batch[1]!.every((p) => kind(Number(p.id)) === 'a')).toBe(true);
+    const groups = await client.recommendPointGroups('l2', { positive: [1, 2], group_by: 'kind', group_size: 2, limit: 2, params: EXACT });
+    const best = (await client.recommend('l2', { positive: [1, 2], limit: 40, params: EXACT })).map((p) => Number(p.id));
+    expect(groups.groups.map((g) => g.id).sort()).toEqual(['a', 'b']);
+    for (const g of groups.groups) expect(g.hits.map((h) => Number(h.id))).toEqual(best.filter((id) => kind(id) === g.id).slice(0, 2));
+  });
+});

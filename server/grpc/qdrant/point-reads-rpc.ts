@@ -14,12 +14,21 @@ import {
   type PrefetchQuery,
   PrefetchQuerySchema,
   type Query,
+  QueryBatchPointsSchema,
+  QueryBatchResponseSchema,
   QueryGroupsResponseSchema,
   QueryPointGroupsSchema,
   type QueryPoints,
   QueryPointsSchema,
   QueryResponseSchema,
   ReadConsistencyType,
+  RecommendBatchPointsSchema,
+  RecommendBatchResponseSchema,
+  RecommendGroupsResponseSchema,
+  RecommendPointGroupsSchema,
+  type RecommendPoints,
+  RecommendPointsSchema,
+  RecommendResponseSchema,
   RecommendStrategy,
   type ReadConsistency,
   ScrollPointsSchema,
@@ -39,15 +48,15 @@ import { invalidArgument, quoted } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
-import { retrievePoints, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { retrievePoints, runTogether, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
 import { queryPoints } from '../../api/query-stages.js';
-import { type GroupsAnswer, type GroupsPlan, groupPoints, parseQueryGroups, parseSearchGroups } from '../../api/groups.js';
-import { checkBatchSize, parseCount, parseQuery, parseRetrieve, parseScroll, parseSearch, type SearchPlan } from '../../api/requests.js';
+import { type GroupsAnswer, type GroupsPlan, groupPoints, parseQueryGroups, parseRecommendGroups, parseSearchGroups } from '../../api/groups.js';
+import { checkBatchSize, parseCount, parseQuery, parseRecommend, parseRetrieve, parseScroll, parseSearch, type SearchPlan } from '../../api/requests.js';
 import type { GrpcContext } from '../calls.js';
 import { collectionOf, control, type QdrantRouter, secondsSince } from './calls.js';
 import { filterJson } from './filter-json.js';
 import { idJson, pointIdMessage } from './point-id.js';
-import { retrievedPoint, scoredPoint, withPayloadJson, withVectorsJson } from './points-json.js';
+import { denseJson, retrievedPoint, scoredPoint, withPayloadJson, withVectorsJson } from './points-json.js';
 import { intOf, onlyFields } from './refuse.js';
 
 /** One replica answers every read: any consistency type is the same; a factor above one is refused. */
@@ -213,6 +222,67 @@ function groupsResult(a: GroupsAnswer): { groups: Array<{ id: GroupId; hits: Arr
   return { groups: a.groups.map((g) => ({ id: groupIdMessage(g.id), hits: g.hits.map((h) => scoredPoint(h, a.withPayload)) })) };
 }
 
+/** The fields of RecommendPoints (and RecommendPointGroups) that REST's recommend body shares, all honoured. */
+const RECOMMEND_FIELDS = [
+  'collection_name',
+  'positive',
+  'negative',
+  'positive_vectors',
+  'negative_vectors',
+  'strategy',
+  'filter',
+  'limit',
+  'offset',
+  'with_payload',
+  'params',
+  'score_threshold',
+  'using',
+  'with_vectors',
+  'read_consistency',
+  'timeout',
+];
+
+type RecommendMessage = Pick<
+  RecommendPoints,
+  | 'positive'
+  | 'negative'
+  | 'positiveVectors'
+  | 'negativeVectors'
+  | 'strategy'
+  | 'filter'
+  | 'withPayload'
+  | 'params'
+  | 'scoreThreshold'
+  | 'using'
+  | 'withVectors'
+>;
+
+/** A recommendation message as REST's recommend body: ids, then vectors, as examples. */
+function recommendBody(req: RecommendMessage, at: string): Fields {
+  const examples = (ids: RecommendMessage['positive'], vectors: RecommendMessage['positiveVectors'], key: string) => [
+    ...ids.map((id, i) => idJson(id, `${at}${key}[${i}]`)),
+    ...vectors.map((v, i) => denseJson(v, `${at}${key}_vectors[${i}]`)),
+  ];
+  return {
+    positive: examples(req.positive, req.positiveVectors, 'positive'),
+    negative: examples(req.negative, req.negativeVectors, 'negative'),
+    strategy: req.strategy === undefined ? undefined : STRATEGIES[req.strategy],
+    using: req.using,
+    filter: req.filter ? filterJson(req.filter, `${at}filter`) : undefined,
+    params: paramsJson(req.params, at),
+    score_threshold: req.scoreThreshold,
+    with_payload: withPayloadJson(req.withPayload),
+    with_vector: withVectorsJson(req.withVectors, `${at}with_vectors`),
+  };
+}
+
+/** A member of a batch: the batch's collection (or none named) and no deadline of its own. */
+function batchMember(m: { collectionName: string; timeout?: bigint | undefined }, collection: string, at: string): void {
+  if (m.collectionName !== '' && m.collectionName !== collection)
+    throw invalidArgument(`${at}collection_name`, `must be empty or ${quoted(collection)} (one collection per batch), got ${quoted(m.collectionName)}`);
+  if (m.timeout !== undefined) throw invalidArgument(`${at}timeout`, "give the batch's timeout, not each search's");
+}
+
 export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
   /** A grouped search: its answer limit checked as for limit × group_size points, then run. */
   const grouped = async <P extends SearchPlan>(
@@ -245,13 +315,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     checkBatchSize(req.searchPoints.length, ctx.options.maxBatch, 'search_points');
     const plans = req.searchPoints.map((s, i) => {
       const at = `search_points[${i}].`;
-      if (s.collectionName !== '' && s.collectionName !== req.collectionName) {
-        throw invalidArgument(
-          `${at}collection_name`,
-          `must be empty or ${quoted(req.collectionName)} (one collection per batch), got ${quoted(s.collectionName)}`,
-        );
-      }
-      if (s.timeout !== undefined) throw invalidArgument(`${at}timeout`, "give the batch's timeout, not each search's");
+      batchMember(s, req.collectionName, at);
       return parseSearch(searchBody(s, at), c.dim, at);
     });
     checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
@@ -267,6 +331,62 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     const plan = parseQuery({ ...queryBody(req), limit: intOf(req.limit, 'limit'), offset: intOf(req.offset, 'offset') }, c.dim);
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
     return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'QueryBatch', QueryBatchPointsSchema, QueryBatchResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    readDefault(req.readConsistency);
+    checkBatchSize(req.queryPoints.length, ctx.options.maxBatch, 'query_points');
+    const plans = req.queryPoints.map((q, i) => {
+      const at = `query_points[${i}].`;
+      onlyFields(QueryPointsSchema, q, [...QUERY_FIELDS, 'limit', 'offset'], at);
+      batchMember(q, req.collectionName, at);
+      readDefault(q.readConsistency, at);
+      return parseQuery({ ...queryBody(q), limit: intOf(q.limit, `${at}limit`), offset: intOf(q.offset, `${at}offset`) }, c.dim, at);
+    });
+    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
+    const answers = await runTogether(c, plans, queryPoints, control(h, req.timeout));
+    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
+  });
+
+  /** A recommendation message as a plan, with its limit and offset. */
+  const recommendPlan = (m: RecommendPoints, c: Collection, at: string) => {
+    onlyFields(RecommendPointsSchema, m, RECOMMEND_FIELDS, at);
+    readDefault(m.readConsistency, at);
+    return parseRecommend({ ...recommendBody(m, at), limit: intOf(m.limit, `${at}limit`), offset: intOf(m.offset, `${at}offset`) }, c.dim, at);
+  };
+
+  r.unary(svc, 'Recommend', RecommendPointsSchema, RecommendResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    const plan = recommendPlan(req, c, '');
+    checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'RecommendBatch', RecommendBatchPointsSchema, RecommendBatchResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    readDefault(req.readConsistency);
+    checkBatchSize(req.recommendPoints.length, ctx.options.maxBatch, 'recommend_points');
+    const plans = req.recommendPoints.map((m, i) => {
+      const at = `recommend_points[${i}].`;
+      batchMember(m, req.collectionName, at);
+      return recommendPlan(m, c, at);
+    });
+    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
+    const answers = await runTogether(c, plans, queryPoints, control(h, req.timeout));
+    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'RecommendGroups', RecommendPointGroupsSchema, RecommendGroupsResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    onlyFields(RecommendPointGroupsSchema, req, [...RECOMMEND_FIELDS.filter((f) => f !== 'offset'), 'group_by', 'group_size']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const g = parseRecommendGroups({ ...recommendBody(req, ''), limit: req.limit, group_by: req.groupBy, group_size: req.groupSize }, c.dim);
+    return { result: await grouped(c, g, queryPoints, h, req.timeout), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'SearchGroups', SearchPointGroupsSchema, SearchGroupsResponseSchema, async (req, h) => {

@@ -2,7 +2,15 @@
 // bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense unnamed vector per
 // point is what Strata stores: named, sparse and multi vectors are refused naming the field.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { PointsSelector, RetrievedPointSchema, ScoredPointSchema, Vectors, WithPayloadSelector, WithVectorsSelector } from '@qdrant/js-client-grpc';
+import type {
+  PointsSelector,
+  RetrievedPointSchema,
+  ScoredPointSchema,
+  Vector,
+  Vectors,
+  WithPayloadSelector,
+  WithVectorsSelector,
+} from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
 import type { PointRecord, ScoredHit } from '../../api/points.js';
 import { filterJson } from './filter-json.js';
@@ -14,12 +22,15 @@ export function vectorJson(v: Vectors | undefined, field: string): number[] | un
   const o = v?.vectorsOptions;
   if (o === undefined || o.case === undefined) return undefined;
   if (o.case === 'vectors') throw invalidArgument(`${field}.vectors`, 'named vectors are not supported: send one unnamed dense vector');
-  const vec = o.value;
-  if (vec.indices !== undefined || vec.vector.case === 'sparse') throw invalidArgument(`${field}.vector.sparse`, 'sparse vectors are not supported');
-  if (vec.vectorsCount !== undefined || vec.vector.case === 'multiDense')
-    throw invalidArgument(`${field}.vector.multi_dense`, 'multi vectors are not supported');
+  return denseJson(o.value, `${field}.vector`);
+}
+
+/** One Vector message's dense values; sparse, multi and inference vectors are refused, naming them under `field`. */
+export function denseJson(vec: Vector, field: string): number[] {
+  if (vec.indices !== undefined || vec.vector.case === 'sparse') throw invalidArgument(`${field}.sparse`, 'sparse vectors are not supported');
+  if (vec.vectorsCount !== undefined || vec.vector.case === 'multiDense') throw invalidArgument(`${field}.multi_dense`, 'multi vectors are not supported');
   if (vec.vector.case === 'dense') return vec.vector.value.data;
-  if (vec.vector.case !== undefined) throw invalidArgument(`${field}.vector.${vec.vector.case}`, 'only dense vectors are supported (no inference)');
+  if (vec.vector.case !== undefined) throw invalidArgument(`${field}.${vec.vector.case}`, 'only dense vectors are supported (no inference)');
   return vec.data;
 }
 

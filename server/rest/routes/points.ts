@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
-import { type CallControl, getPointOrThrow, retrievePoints, scrollPoints, searchBatch, searchPoints, type SearchAnswer } from '../../api/points.js';
+import { type CallControl, getPointOrThrow, retrievePoints, runTogether, scrollPoints, searchPoints, type SearchAnswer } from '../../api/points.js';
 import { queryPoints } from '../../api/query-stages.js';
 import {
   parseCount,
@@ -17,11 +17,11 @@ import {
   parseRetrieve,
   parseScroll,
   parseSearch,
-  parseSearchBatch,
+  parseBatch,
   type SearchPlan,
 } from '../../api/requests.js';
 import type { Collection } from '../../../engine/public.js';
-import { type GroupsPlan, groupPoints, parseQueryGroups, parseSearchGroups } from '../../api/groups.js';
+import { type GroupsPlan, groupPoints, parseQueryGroups, parseRecommendGroups, parseSearchGroups } from '../../api/groups.js';
 import { callControl } from '../call-control.js';
 import { codecFor, send } from '../codec.js';
 import type { CallQuery, CollectionParams, RestContext } from '../context.js';
@@ -76,16 +76,30 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   // Qdrant's classic recommend route: the query API's recommendation, answered as search is.
   hitsRoute(`${base}/recommend`, parseRecommend, queryPoints);
 
-  app.post<PostRoute>(`${base}/search/batch`, async (req, reply) => {
-    const c = ctx.engine.collection(req.params.collection_name);
-    const dim = c.dim;
-    const plans = parseSearchBatch(bodyObject(req.body), dim, ctx.options.maxBatch);
-    checkSearchAnswers(plans, dim, answerLimit);
-    const answers = await searchBatch(c, plans, callControl(req));
-    const codec = codecFor(req, hitsBytes(answers, dim));
-    const result = answers.map((a) => a.hits.map((h) => scoredPoint(h, a.withPayload, codec)));
-    return send(reply, codec, ok(reply, result, answers.some((a) => a.stats !== null) ? { strata: answers.map((a) => a.stats) } : {}));
-  });
+  /**
+   * A batch route ({searches: [...]}): each member parsed, the answers' size checked for all, then run
+   * together (one task for a search thread); `shape` wraps each answer's points (the query API's `{points}`).
+   */
+  const batchRoute = <P extends SearchPlan>(
+    url: string,
+    parse: (body: Fields, dim: number, at: string) => P,
+    run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
+    shape: (points: unknown[]) => unknown = (points) => points,
+  ): void => {
+    app.post<PostRoute>(url, async (req, reply) => {
+      const c = ctx.engine.collection(req.params.collection_name);
+      const dim = c.dim;
+      const plans = parseBatch(bodyObject(req.body), dim, ctx.options.maxBatch, parse);
+      checkSearchAnswers(plans, dim, answerLimit);
+      const answers = await runTogether(c, plans, run, callControl(req));
+      const codec = codecFor(req, hitsBytes(answers, dim));
+      const result = answers.map((a) => shape(a.hits.map((h) => scoredPoint(h, a.withPayload, codec))));
+      return send(reply, codec, ok(reply, result, answers.some((a) => a.stats !== null) ? { strata: answers.map((a) => a.stats) } : {}));
+    });
+  };
+  batchRoute(`${base}/search/batch`, parseSearch, searchPoints);
+  batchRoute(`${base}/query/batch`, parseQuery, queryPoints, (points) => ({ points }));
+  batchRoute(`${base}/recommend/batch`, parseRecommend, queryPoints);
 
   hitsRoute(`${base}/query`, parseQuery, queryPoints, (points) => ({ points }));
 
@@ -108,6 +122,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   };
   groupsRoute(`${base}/search/groups`, parseSearchGroups, searchPoints);
   groupsRoute(`${base}/query/groups`, parseQueryGroups, queryPoints);
+  groupsRoute(`${base}/recommend/groups`, parseRecommendGroups, queryPoints);
 
   app.post<PostRoute>(base, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
