@@ -558,6 +558,14 @@ export class Collection implements FilteredHost {
   }
 
   /** Points in ascending id order, from `offset` (an id) on: the base's live ones and the fresh ones; with `filter`, those matching. */
+  /** Every live point's id (those matching the filter), ascending: what an exact scan of the collection visits. */
+  ids(filter?: Filter): number[] {
+    const all = Number.POSITIVE_INFINITY;
+    return filter === undefined
+      ? liveIdsFrom(this.lookup, this.live, Number.NEGATIVE_INFINITY, all)
+      : matchingIdsFrom(this.payloads.matchingIds(filter), Number.NEGATIVE_INFINITY, all);
+  }
+
   scroll(offset: number | null, limit: number, filter?: Filter): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
     // One more than asked for: its id is the next page's offset.
     const from = offset ?? Number.NEGATIVE_INFINITY;

@@ -5,19 +5,13 @@
 // each point's score against the query.
 import { invalidArgument } from '../../common/errors.js';
 import type { Metric } from '../../common/metric.js';
-import { distanceRef } from '../../engine/public.js';
+import { similarity } from './scores.js';
 
 /**
  * Most similarity computations one MMR pick may make (picks × candidates × dimensions): beyond it a
  * request would hold the event loop for longer than a health probe allows.
  */
 export const MMR_WORK_LIMIT = 100_000_000;
-
-/** Larger is more similar: a similarity for ip and cosine, the distance turned round for l2. */
-function similarity(metric: Metric, a: Float32Array, b: Float32Array, dim: number): number {
-  const d = distanceRef(metric, a, 0, b, 0, dim);
-  return metric === 'l2' ? -Math.sqrt(Math.max(0, d)) : 1 - d;
-}
 
 /** Refuses an MMR whose work exceeds MMR_WORK_LIMIT, naming the field that sets the candidates. */
 export function checkMmrWork(picks: number, candidates: number, dim: number, field: string): void {

@@ -23,10 +23,21 @@ export interface MmrAsk {
 /** A fusion of a query's prefetch answers (fusion.ts). */
 export type FusionAsk = { readonly method: 'rrf'; readonly k: number; readonly weights: readonly number[] | undefined } | { readonly method: 'dbsf' };
 
+/** A context pair: points nearer its positive example than its negative are in its positive zone. */
+export interface ContextPair {
+  readonly positive: VectorInput;
+  readonly negative: VectorInput;
+}
+
 export type QuerySource =
   | { readonly kind: 'nearest'; readonly input: VectorInput; readonly mmr?: MmrAsk }
+  | { readonly kind: 'discover'; readonly target: VectorInput; readonly pairs: readonly ContextPair[] }
+  | { readonly kind: 'context'; readonly pairs: readonly ContextPair[] }
   | { readonly kind: 'recommend'; readonly positive: readonly VectorInput[]; readonly negative: readonly VectorInput[] }
   | { readonly kind: 'fusion'; readonly fusion: FusionAsk };
+
+/** The sources that become one vector to search with (query-vector.ts). */
+export type VectorSource = Extract<QuerySource, { kind: 'nearest' | 'recommend' }>;
 
 /** Qdrant's RRF constant when a request gives none. */
 export const DEFAULT_RRF_K = 2;
@@ -99,10 +110,56 @@ export function fusionAt(o: Fields, field = 'query'): FusionAsk {
   return { method: 'rrf', k: optionalInt(r['k'], `${field}.rrf.k`, 1, 1_000_000) ?? DEFAULT_RRF_K, weights };
 }
 
+/** Context pairs: one `{positive, negative}` or a list of them, at `field`. */
+export function pairsAt(v: unknown, field: string, dim: number): ContextPair[] {
+  const list = Array.isArray(v) ? v : [v];
+  if (list.length > MAX_EXAMPLES) throw invalidArgument(field, `at most ${MAX_EXAMPLES} context pairs, got ${list.length}`);
+  return list.map((raw, i) => {
+    const at = Array.isArray(v) ? `${field}[${i}]` : field;
+    const o = objectAt(raw, at);
+    onlyMembers(o, ['positive', 'negative'], at, 'in a context pair');
+    for (const k of ['positive', 'negative'] as const) if (isAbsent(o[k])) throw invalidArgument(`${at}.${k}`, 'required: a vector or a point id');
+    return { positive: vectorInputAt(o['positive'], `${at}.positive`, dim), negative: vectorInputAt(o['negative'], `${at}.negative`, dim) };
+  });
+}
+
+/** `{discover: {target, context}}`: a target and context pairs (none: the target alone ranks). */
+export function discoverAt(q: Fields, field: string, dim: number): QuerySource {
+  onlyMembers(q, ['discover'], field, 'beside discover');
+  const d = objectAt(q['discover'], `${field}.discover`);
+  onlyMembers(d, ['target', 'context'], `${field}.discover`, 'in discover');
+  if (isAbsent(d['target'])) throw invalidArgument(`${field}.discover.target`, 'required: a vector or a point id');
+  const pairs = isAbsent(d['context']) ? [] : pairsAt(d['context'], `${field}.discover.context`, dim);
+  return { kind: 'discover', target: vectorInputAt(d['target'], `${field}.discover.target`, dim), pairs };
+}
+
+/** `{context: pair | [pairs]}`: context pairs alone. */
+export function contextAt(q: Fields, field: string, dim: number): QuerySource {
+  onlyMembers(q, ['context'], field, 'beside context');
+  const pairs = pairsAt(q['context'], `${field}.context`, dim);
+  if (pairs.length === 0) throw invalidArgument(`${field}.context`, 'required: at least one {positive, negative} pair');
+  return { kind: 'context', pairs };
+}
+
+/** The vectors a source names: its examples, target and pairs. */
+function inputsOf(s: QuerySource): VectorInput[] {
+  switch (s.kind) {
+    case 'fusion':
+      return [];
+    case 'nearest':
+      return [s.input];
+    case 'recommend':
+      return [...s.positive, ...s.negative];
+    case 'discover':
+      return [s.target, ...s.pairs.flatMap((p) => [p.positive, p.negative])];
+    case 'context':
+      return s.pairs.flatMap((p) => [p.positive, p.negative]);
+  }
+}
+
 /** The ids a source names (left out of its answer). */
 export function namedIds(s: QuerySource): PointKey[] {
-  if (s.kind === 'fusion') return [];
-  const inputs = s.kind === 'nearest' ? [s.input] : [...s.positive, ...s.negative];
+  const inputs = inputsOf(s);
   return inputs.flatMap((i) => ('id' in i ? [i.id] : []));
 }
 

@@ -3,25 +3,27 @@
 // its own filter and by every enclosing stage's (Qdrant passes a query's filter down to its
 // prefetches), and its stage's query then ranks their answers: a fusion merges them (fusion.ts), a
 // vector re-scores their union exactly with the stored vectors, and MMR picks from the candidates
-// (mmr.ts). Only the root's answer is given payloads and vectors.
+// (mmr.ts). Discovery and context queries score their candidates (discovery.ts): the prefetches'
+// answers, or with params.exact every point. Only the root's answer is given payloads and vectors.
 import { invalidArgument } from '../../common/errors.js';
 import { type Collection, distanceRef, type Filter } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
 import { fuse, type Ranked } from './fusion.js';
 import { mmrOrder } from './mmr.js';
 import { type CallControl, type SearchAnswer, searchPoints, storedVector } from './points.js';
-import { namedIds, type QuerySource } from './query-input.js';
-import { sourceVector } from './query-vector.js';
+import { namedIds, type QuerySource, type VectorSource } from './query-input.js';
+import { contextScore, discoveryScore } from './discovery.js';
+import { inputVector, sourceVector } from './query-vector.js';
 import type { QueryPlan } from './requests.js';
-import { passesThreshold, scoreOf } from './scores.js';
-
-type VectorSource = Exclude<QuerySource, { kind: 'fusion' }>;
+import { passesThreshold, scoreOf, similarity } from './scores.js';
 
 /** A query (parseQuery, parseRecommend): one search, or its stages. */
 export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
-  const mmr = p.source.kind === 'nearest' && p.source.mmr !== undefined;
-  if (p.prefetch.length === 0 && !mmr) return plainQuery(c, p, ctl);
-  if (p.withStats) throw invalidArgument('with_stats', "Strata's stats describe one search: leave with_stats out of a query with prefetch or mmr");
+  const s = p.source;
+  const staged = p.prefetch.length > 0 || (s.kind === 'nearest' && s.mmr !== undefined) || s.kind === 'discover' || s.kind === 'context';
+  if (!staged) return plainQuery(c, p, ctl);
+  if (p.withStats)
+    throw invalidArgument('with_stats', "Strata's stats describe one search: leave with_stats out of a query with prefetch, mmr, discover or context");
   const ranked = await stage(c, p, undefined, p.offset + p.limit, ctl, '');
   const withPayload = wantsPayload(p.withPayload);
   const hits = ranked.slice(p.offset).map((r) => ({
@@ -75,6 +77,14 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
   const filter = both(inherited, p.filter);
   const s = p.source;
   let ranked: Ranked[];
+  if (s.kind === 'discover' || s.kind === 'context') {
+    const lists = await Promise.all(p.prefetch.map((q, i) => stage(c, q, filter, q.limit, ctl, `${at}prefetch[${i}].`)));
+    // The parser asks for prefetch or params.exact: without prefetch, every matching point is a candidate.
+    const candidates = p.prefetch.length > 0 ? [...new Set(lists.flatMap((l) => l.map((r) => r.id)))] : c.ids(filter);
+    ranked = await discover(c, s, candidates, ctl);
+    const t = p.scoreThreshold;
+    return (t === undefined ? ranked : ranked.filter((r) => r.score >= t)).slice(0, want);
+  }
   if (p.prefetch.length === 0) {
     const mmr = s.kind === 'nearest' ? s.mmr : undefined;
     const n = Math.max(want, mmr?.candidatesLimit ?? want);
@@ -125,4 +135,34 @@ function pickMmr(c: Collection, s: VectorSource, diversity: number, candidates: 
   }
   const relevance = kept.map((r) => (c.metric === 'l2' ? -r.score : r.score));
   return mmrOrder(c.metric, c.dim, vectors, relevance, diversity, want).map((i) => kept[i]!);
+}
+
+/** Points scored between yields to the event loop: an exact discovery scans every point. */
+const DISCOVER_CHUNK = 2048;
+
+/** The candidates (the source's named points left out) scored by discovery or context, best first. */
+async function discover(
+  c: Collection,
+  s: Extract<QuerySource, { kind: 'discover' | 'context' }>,
+  candidates: readonly number[],
+  ctl: CallControl,
+): Promise<Ranked[]> {
+  const pairs = s.pairs.map((p) => ({ positive: inputVector(c, p.positive), negative: inputVector(c, p.negative) }));
+  const target = s.kind === 'discover' ? inputVector(c, s.target) : null;
+  const excluded = new Set(namedIds(s).map((k) => c.resolveKey(k)));
+  const sim = (a: Float32Array, b: Float32Array): number => similarity(c.metric, a, b, c.dim);
+  const out: Ranked[] = [];
+  for (let at = 0; at < candidates.length; at += DISCOVER_CHUNK) {
+    if (at > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      ctl.signal?.throwIfAborted();
+    }
+    for (const id of candidates.slice(at, at + DISCOVER_CHUNK)) {
+      const pt = excluded.has(id) ? null : c.getPoint(id);
+      if (pt === null) continue;
+      const zones = pairs.map((p) => ({ positive: sim(pt.vector, p.positive), negative: sim(pt.vector, p.negative) }));
+      out.push({ id, score: target === null ? contextScore(zones) : discoveryScore(sim(pt.vector, target), zones) });
+    }
+  }
+  return out.sort((a, b) => b.score - a.score || a.id - b.id);
 }

@@ -3,7 +3,7 @@
 // mean(negative).
 import { type Collection, normalizeRows } from '../../engine/public.js';
 import { getPointOrThrow } from './points.js';
-import type { QuerySource, VectorInput } from './query-input.js';
+import type { VectorInput, VectorSource } from './query-input.js';
 
 export function inputVector(c: Collection, input: VectorInput): Float32Array {
   if ('id' in input) return getPointOrThrow(c, input.id, String(input.id)).vector;
@@ -22,8 +22,8 @@ function meanOf(c: Collection, inputs: readonly VectorInput[]): Float64Array {
   return m;
 }
 
-/** The vector of a nearest or recommend source (a fusion has none). */
-export function sourceVector(c: Collection, s: Exclude<QuerySource, { kind: 'fusion' }>): Float32Array {
+/** The vector of a nearest or recommend source. */
+export function sourceVector(c: Collection, s: VectorSource): Float32Array {
   if (s.kind === 'nearest') return inputVector(c, s.input);
   const pos = meanOf(c, s.positive);
   if (s.negative.length === 0) return Float32Array.from(pos);

@@ -17,7 +17,18 @@ import {
 } from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
 import { checkMmrWork } from './mmr.js';
-import { fusionAt, mmrAt, type QuerySource, recommendAt, recommendQueryAt, unsupportedKind, vectorInputAt } from './query-input.js';
+import {
+  contextAt,
+  discoverAt,
+  fusionAt,
+  mmrAt,
+  pairsAt,
+  type QuerySource,
+  recommendAt,
+  recommendQueryAt,
+  unsupportedKind,
+  vectorInputAt,
+} from './query-input.js';
 import {
   arrayAt,
   describe,
@@ -265,7 +276,9 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
       const mmr = mmrAt(o['mmr'], `${field}.mmr`);
       source = { kind: 'nearest', input: vectorInputAt(o['nearest'], `${field}.nearest`, dim), ...(mmr ? { mmr } : {}) };
       vectorField = `${field}.nearest`;
-    } else if (!isAbsent(o['fusion']) || !isAbsent(o['rrf'])) {
+    } else if (!isAbsent(o['discover'])) source = discoverAt(o, field, dim);
+    else if (!isAbsent(o['context'])) source = contextAt(o, field, dim);
+    else if (!isAbsent(o['fusion']) || !isAbsent(o['rrf'])) {
       if (prefetch.length === 0)
         throw invalidArgument(`${field}.${isAbsent(o['fusion']) ? 'rrf' : 'fusion'}`, 'fuses the answers of prefetches: give prefetch');
       source = { kind: 'fusion', fusion: fusionAt(o, field) };
@@ -274,7 +287,7 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
     } else
       throw invalidArgument(
         field,
-        `only nearest (with mmr), recommend (average_vector) and fusion (rrf, dbsf) queries are supported, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
+        `only nearest (with mmr), recommend (average_vector), discover, context and fusion (rrf, dbsf) queries are supported, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
       );
   } else source = { kind: 'nearest', input: vectorInputAt(q, field, dim) };
   const vector = source.kind === 'nearest' && 'vector' in source.input ? source.input.vector : new Float32Array(0);
@@ -282,6 +295,11 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
   if (using !== undefined && using !== '') throw invalidArgument(`${at}using`, `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
   // Qdrant's query defaults: limit 10, no payload.
   const p = plan(body, vector, vectorField, at, 10, false);
+  if ((source.kind === 'discover' || source.kind === 'context') && prefetch.length === 0 && !p.exact)
+    throw invalidArgument(
+      `${at}params.exact`,
+      `a ${source.kind} query scores each candidate against its examples: give prefetch (its candidates) or params.exact: true (every point)`,
+    );
   const fetched = prefetch.reduce((n, q) => n + q.limit, 0);
   if (fetched > MAX_K) throw invalidArgument(`${at}prefetch`, `the prefetches of one stage ask for at most ${MAX_K} points in all, got ${fetched}`);
   if (source.kind === 'nearest' && source.mmr !== undefined) {
@@ -294,20 +312,39 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
   return { ...p, source, prefetch };
 }
 
+/** The classic routes' `using` and `lookup_from`, refused: one unnamed vector, and examples from this collection only. */
+function noUsingNorLookup(body: Fields, at: string): void {
+  if (!isAbsent(body['using'])) throw invalidArgument(`${at}using`, 'named vectors are not supported: leave using out');
+  if (!isAbsent(body['lookup_from'])) throw invalidArgument(`${at}lookup_from`, 'examples from another collection are not supported: leave lookup_from out');
+}
+
 /**
  * POST …/points/recommend (Qdrant's classic route): {positive, negative, strategy, filter, limit,
  * offset, params, with_payload, with_vector, score_threshold}, as a query's recommendation.
  */
 export function parseRecommend(body: Fields, dim: number, at = ''): QueryPlan {
-  for (const k of ['using', 'lookup_from'] as const)
-    if (!isAbsent(body[k]))
-      throw invalidArgument(
-        `${at}${k}`,
-        k === 'using' ? 'named vectors are not supported: leave using out' : 'examples from another collection are not supported: leave lookup_from out',
-      );
+  noUsingNorLookup(body, at);
   const source = recommendAt(body, at, dim);
   // Qdrant's recommend requires limit, as search does; payload is off unless asked for.
   return { ...plan(body, new Float32Array(0), `${at}positive`, at, null, false), source, prefetch: [] };
+}
+
+/**
+ * POST …/points/discover (Qdrant's classic route): {target, context: [{positive, negative}], filter,
+ * limit, offset, params, with_payload, with_vector, score_threshold}; without target, a context
+ * search. It scores every matching point, so it needs params.exact, as the query API's does without prefetch.
+ */
+export function parseDiscover(body: Fields, dim: number, at = ''): QueryPlan {
+  noUsingNorLookup(body, at);
+  const pairs = isAbsent(body['context']) ? [] : pairsAt(body['context'], `${at}context`, dim);
+  let source: QuerySource;
+  if (!isAbsent(body['target'])) source = { kind: 'discover', target: vectorInputAt(body['target'], `${at}target`, dim), pairs };
+  else if (pairs.length > 0) source = { kind: 'context', pairs };
+  else throw invalidArgument(`${at}target`, 'required (or context): a vector or a point id');
+  const p = plan(body, new Float32Array(0), `${at}target`, at, null, false);
+  if (!p.exact)
+    throw invalidArgument(`${at}params.exact`, 'discovery scores each point against its examples: give params.exact: true, or use the query API with prefetch');
+  return { ...p, source, prefetch: [] };
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */

@@ -246,6 +246,19 @@ function schemas(): Obj {
           },
         },
         { type: 'object', required: ['recommend'], properties: { recommend: ref('RecommendInput') } },
+        {
+          type: 'object',
+          required: ['discover'],
+          properties: { discover: { type: 'object', required: ['target'], properties: { target: ref('VectorInput'), context: ref('ContextPairs') } } },
+          description:
+            'Each candidate scores Σ over the pairs of +1 nearer the positive, −1 nearer the negative, plus its similarity to the target squashed into (0, 1). Candidates: the prefetches, or with params.exact every point.',
+        },
+        {
+          type: 'object',
+          required: ['context'],
+          properties: { context: ref('ContextPairs') },
+          description: 'Each candidate scores Σ over the pairs of s / (1 + |s|), s = min(sim to positive − sim to negative, 0). Candidates as for discover.',
+        },
         { type: 'object', required: ['fusion'], properties: { fusion: { enum: ['rrf', 'dbsf'] } }, description: 'With prefetch only.' },
         {
           type: 'object',
@@ -265,6 +278,22 @@ function schemas(): Obj {
       description:
         'Nearest (a vector, or a point id standing for its stored vector, with optional MMR), recommend (average_vector), or a fusion of the prefetches (rrf, dbsf); the points a query names are left out of its answer.',
     },
+    ContextPairs: {
+      oneOf: [ref('ContextPair'), { type: 'array', maxItems: MAX_EXAMPLES, items: ref('ContextPair') }],
+    },
+    ContextPair: { type: 'object', required: ['positive', 'negative'], properties: { positive: ref('VectorInput'), negative: ref('VectorInput') } },
+    DiscoverRequest: {
+      type: 'object',
+      required: ['limit', 'params'],
+      properties: {
+        target: ref('VectorInput'),
+        context: { type: 'array', maxItems: MAX_EXAMPLES, items: ref('ContextPair') },
+        ...windowProps,
+        ...common,
+      },
+      description: 'Without target, a context search. It scores every matching point: params.exact must be true.',
+    },
+    DiscoverBatchRequest: batchOf('DiscoverRequest', 'discoveries'),
     VectorInput: { oneOf: [ref('Vector'), ref('ExtendedPointId')], description: 'A vector, or the id of a point whose stored vector it stands for.' },
     RecommendInput: {
       type: 'object',
@@ -909,7 +938,7 @@ export function openApiDocument(): Obj {
     },
     [`${C}/points/query`]: {
       post: post(
-        'Universal query (nearest with MMR, recommend, and fusion of prefetch stages)',
+        'Universal query (nearest with MMR, recommend, discover, context, and fusion of prefetch stages)',
         ref('QueryRequest'),
         searchOk(
           'Scored points, best first',
@@ -942,6 +971,22 @@ export function openApiDocument(): Obj {
           'One list of scored points per recommendation, in order',
           envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } }, { type: 'array', items: ref('StrataSearchStats') }),
         ),
+        true,
+      ),
+    },
+    [`${C}/points/discover`]: {
+      post: post(
+        'Discovery by a target and context pairs (or context alone), over every matching point (params.exact)',
+        ref('DiscoverRequest'),
+        searchOk('Scored points, best first', envelope({ type: 'array', items: ref('ScoredPoint') }, ref('StrataSearchStats'))),
+        true,
+      ),
+    },
+    [`${C}/points/discover/batch`]: {
+      post: post(
+        'Several discoveries in one request',
+        ref('DiscoverBatchRequest'),
+        searchOk('One list of scored points per discovery, in order', envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } })),
         true,
       ),
     },

@@ -72,10 +72,16 @@ describe('REST bad input', () => {
     ['a batch without searches', 'search/batch', {}, /^searches: must be an array/],
     ['a query without a query', 'query', { limit: 3 }, /^query: required/],
     [
-      'a discover query',
+      'a sample query',
+      'query',
+      { query: { sample: 'random' } },
+      /^query: only nearest \(with mmr\), recommend \(average_vector\), discover, context and fusion \(rrf, dbsf\) queries are supported/,
+    ],
+    [
+      'a discover query without candidates',
       'query',
       { query: { discover: { target: 1, context: [] } } },
-      /^query: only nearest \(with mmr\), recommend \(average_vector\) and fusion \(rrf, dbsf\) queries are supported/,
+      /^params\.exact: a discover query scores each candidate/,
     ],
     ['a recommendation without positives', 'query', { query: { recommend: { negative: [1] } } }, /^query\.recommend\.positive: required/],
     ['a recommend route by best_score', 'recommend', { positive: [1], limit: 3, strategy: 'best_score' }, /^strategy: only average_vector/],

@@ -386,6 +386,54 @@ describe('Qdrant gRPC client', () => {
     expect(other.rawMessage).toMatch(/recommend_points\[0\]\.collection_name: must be empty or "docs"/);
   });
 
+  it('discovers by Discover, DiscoverBatch and query.discover / query.context as REST does', async () => {
+    const example = (i: number) => ({ example: { case: 'id' as const, value: num(i) } });
+    const pairs = [{ positive: example(5), negative: example(6) }];
+    const d = await client.api('points').discover({
+      collectionName: NAME,
+      target: { target: { case: 'single', value: { example: { case: 'vector', value: { data: vec(12) } } } } },
+      context: pairs,
+      limit: 5n,
+      params: { exact: true },
+    } as never);
+    const restD = (await rest('POST', `/collections/${NAME}/points/discover`, {
+      target: vec(12),
+      context: [{ positive: 5, negative: 6 }],
+      limit: 5,
+      params: { exact: true },
+    })) as unknown as Array<{ id: number; score: number }>;
+    expect(d.result.map((p) => idOf(p.id))).toEqual(restD.map((p) => String(p.id)));
+    d.result.forEach((p, i) => expect(p.score).toBeCloseTo(restD[i]!.score, 5));
+    const batch = await client.api('points').discoverBatch({
+      collectionName: NAME,
+      discoverPoints: [{ collectionName: NAME, context: pairs, limit: 3n, params: { exact: true } }],
+    } as never);
+    const restC = (await rest('POST', `/collections/${NAME}/points/discover`, {
+      context: [{ positive: 5, negative: 6 }],
+      limit: 3,
+      params: { exact: true },
+    })) as unknown as Array<{
+      id: number;
+    }>;
+    expect(batch.result[0]!.result.map((p) => idOf(p.id))).toEqual(restC.map((p) => String(p.id)));
+    const input = (i: number) => ({ variant: { case: 'id' as const, value: num(i) } });
+    const q = await client.api('points').query({
+      collectionName: NAME,
+      query: {
+        variant: {
+          case: 'discover',
+          value: { target: { variant: { case: 'dense', value: { data: vec(12) } } }, context: { pairs: [{ positive: input(5), negative: input(6) }] } },
+        },
+      },
+      params: { exact: true },
+      limit: 5n,
+      prefetch: [],
+    } as never);
+    expect(q.result.map((p) => idOf(p.id))).toEqual(restD.map((p) => String(p.id)));
+    const noExact = await failure(client.api('points').discover({ collectionName: NAME, context: pairs, limit: 3n } as never));
+    expect(noExact.rawMessage).toMatch(/params\.exact: discovery scores each point/);
+  });
+
   it('groups a search and a query by a payload key as REST does, group ids in their kinds', async () => {
     const plainId = (g: { kind: { case?: string; value?: unknown } } | undefined): unknown =>
       g?.kind.case === 'stringValue' ? g.kind.value : Number(g?.kind.value as bigint);
@@ -609,14 +657,9 @@ describe('Qdrant gRPC client', () => {
     );
     expect(shard.code).toBe(ConnectErrorCode.InvalidArgument);
     expect(shard.rawMessage).toContain('shard_number');
-    const discover = await failure(
-      p.query({
-        collectionName: NAME,
-        query: { variant: { case: 'discover', value: { target: { variant: { case: 'id', value: num(1) } }, context: { pairs: [] } } } },
-      }),
-    );
-    expect(discover.code).toBe(ConnectErrorCode.InvalidArgument);
-    expect(discover.rawMessage).toContain('query.discover');
+    const formula = await failure(p.query({ collectionName: NAME, query: { variant: { case: 'sample', value: 0 } } } as never));
+    expect(formula.code).toBe(ConnectErrorCode.InvalidArgument);
+    expect(formula.rawMessage).toContain('query.sample');
     const bestScore = await failure(
       p.query({
         collectionName: NAME,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { seededVector } from '../helpers/seeded-vectors.js';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
-import { startServer, type Running } from './fixture.js';
+import { http, startServer, type Running } from './fixture.js';
 
 const DIM = 8;
 const COUNT = 400;
@@ -273,5 +273,67 @@ describe('query, recommend and their batches and groups', () => {
     const best = (await client.recommend('l2', { positive: [1, 2], limit: 40, params: EXACT })).map((p) => Number(p.id));
     expect(groups.groups.map((g) => g.id).sort()).toEqual(['a', 'b']);
     for (const g of groups.groups) expect(g.hits.map((h) => Number(h.id))).toEqual(best.filter((id) => kind(id) === g.id).slice(0, 2));
+  });
+});
+
+describe('discovery and context queries', () => {
+  /** The collection's similarity of two vectors (Euclid's distance turned round). */
+  const sim = (coll: 'cos' | 'l2', a: readonly number[], b: readonly number[]): number => (coll === 'cos' ? dot(unit(a), unit(b)) : -dist(a, b));
+  const squash = (x: number): number => x / (1 + Math.abs(x));
+  /** Qdrant's published discovery score: Σ sign(sim to positive − sim to negative) + (squash(sim to target) + 1) / 2. */
+  const discovery = (coll: 'cos' | 'l2', v: readonly number[], target: readonly number[], pairs: Array<[number, number]>): number =>
+    pairs.reduce((r, [p, n]) => r + Math.sign(sim(coll, v, vectors[p]!) - sim(coll, v, vectors[n]!)), 0) + 0.5 * (squash(sim(coll, v, target)) + 1);
+  /** Qdrant's context score: Σ squash(min(sim to positive − sim to negative − ε, 0)). */
+  const context = (coll: 'cos' | 'l2', v: readonly number[], pairs: Array<[number, number]>): number =>
+    pairs.reduce((s, [p, n]) => s + squash(Math.min(sim(coll, v, vectors[p]!) - sim(coll, v, vectors[n]!) - 2 ** -23, 0)), 0);
+  const ranked = (score: (i: number) => number, among: number[]) =>
+    among.map((id) => ({ id, score: score(id) })).sort((a, b) => b.score - a.score || a.id - b.id);
+  const everyBut = (...ids: number[]) => vectors.map((_, i) => i).filter((i) => !ids.includes(i));
+  const target = vectorOf(3001);
+  const pairs: Array<[number, number]> = [
+    [11, 12],
+    [21, 25],
+  ];
+
+  for (const coll of ['cos', 'l2'] as const) {
+    it(`discovers over every point with params.exact, by Qdrant's score, on ${coll}`, async () => {
+      const r = await client.query(coll, {
+        query: { discover: { target, context: pairs.map(([positive, negative]) => ({ positive, negative })) } },
+        params: EXACT,
+        limit: 8,
+      });
+      const want = ranked((i) => discovery(coll, vectors[i]!, target, pairs), everyBut(11, 12, 21, 25)).slice(0, 8);
+      expect(ids(r)).toEqual(want.map((p) => p.id));
+      r.points.forEach((p, i) => expect(p.score).toBeCloseTo(want[i]!.score, 4));
+      // The classic route answers the same.
+      const classic = await client.discoverPoints(coll, {
+        target,
+        context: pairs.map(([positive, negative]) => ({ positive, negative })),
+        limit: 8,
+        params: EXACT,
+      });
+      expect(classic.map((p) => Number(p.id))).toEqual(want.map((p) => p.id));
+    });
+
+    it(`ranks a prefetch's candidates by context alone, on ${coll}`, async () => {
+      const cands = nearest(coll, target, 40).map((p) => p.id);
+      const r = await client.query(coll, {
+        prefetch: { query: target, limit: 40, params: EXACT },
+        query: { context: pairs.map(([positive, negative]) => ({ positive, negative })) },
+        limit: 10,
+      });
+      const want = ranked(
+        (i) => context(coll, vectors[i]!, pairs),
+        cands.filter((i) => ![11, 12, 21, 25].includes(i)),
+      ).slice(0, 10);
+      r.points.forEach((p, i) => expect(p.score).toBeCloseTo(want[i]!.score, 4));
+      expect(new Set(ids(r))).toEqual(new Set(want.map((p) => p.id)));
+    });
+  }
+
+  it('asks for prefetch or params.exact rather than scanning every point unasked', async () => {
+    const r = await http(srv.url, 'POST', '/collections/cos/points/query', { query: { discover: { target, context: { positive: 1, negative: 2 } } } });
+    expect(r.status).toBe(400);
+    expect((r.body as { status: { error: string } }).status.error).toMatch(/^params\.exact: a discover query scores each candidate/);
   });
 });

@@ -7,6 +7,11 @@ import type { HandlerContext } from '@connectrpc/connect';
 import {
   CountPointsSchema,
   CountResponseSchema,
+  DiscoverBatchPointsSchema,
+  DiscoverBatchResponseSchema,
+  type DiscoverPoints,
+  DiscoverPointsSchema,
+  DiscoverResponseSchema,
   GetPointsSchema,
   GetResponseSchema,
   Fusion,
@@ -42,16 +47,27 @@ import {
   SearchPointGroupsSchema,
   SearchPointsSchema,
   SearchResponseSchema,
+  type VectorExample,
   type VectorInput,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument, quoted } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
 import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
-import { retrievePoints, runTogether, type SearchAnswer, scrollPoints, searchBatch, searchPoints } from '../../api/points.js';
+import { retrievePoints, runTogether, type SearchAnswer, scrollPoints, searchPoints } from '../../api/points.js';
 import { queryPoints } from '../../api/query-stages.js';
 import { type GroupsAnswer, type GroupsPlan, groupPoints, parseQueryGroups, parseRecommendGroups, parseSearchGroups } from '../../api/groups.js';
-import { checkBatchSize, parseCount, parseQuery, parseRecommend, parseRetrieve, parseScroll, parseSearch, type SearchPlan } from '../../api/requests.js';
+import {
+  checkBatchSize,
+  parseCount,
+  parseDiscover,
+  parseQuery,
+  parseRecommend,
+  parseRetrieve,
+  parseScroll,
+  parseSearch,
+  type SearchPlan,
+} from '../../api/requests.js';
 import type { GrpcContext } from '../calls.js';
 import { collectionOf, control, type QdrantRouter, secondsSince } from './calls.js';
 import { filterJson } from './filter-json.js';
@@ -172,6 +188,16 @@ function queryJson(query: Query | undefined, at: string): unknown {
           strategy: q.value.strategy === undefined ? undefined : STRATEGIES[q.value.strategy],
         },
       };
+    case 'discover':
+      if (q.value.target === undefined) throw invalidArgument(`${field}.discover.target`, 'required: a dense vector or a point id');
+      return {
+        discover: {
+          target: inputJson(q.value.target, `${field}.discover.target`),
+          context: pairsJson(q.value.context?.pairs ?? [], `${field}.discover.context.pairs`),
+        },
+      };
+    case 'context':
+      return { context: pairsJson(q.value.pairs, `${field}.context.pairs`) };
     case 'fusion':
       return { fusion: q.value === Fusion.DBSF ? 'dbsf' : 'rrf' };
     case 'rrf':
@@ -179,9 +205,61 @@ function queryJson(query: Query | undefined, at: string): unknown {
     default:
       throw invalidArgument(
         `${field}.${q.case}`,
-        'only nearest (with mmr), recommend and fusion (rrf, dbsf) queries are supported: send query.nearest, query.nearest_with_mmr, query.recommend, query.fusion or query.rrf',
+        'only nearest (with mmr), recommend, discover, context and fusion (rrf, dbsf) queries are supported: send query.nearest, query.nearest_with_mmr, query.recommend, query.discover, query.context, query.fusion or query.rrf',
       );
   }
+}
+
+/** Context pairs of VectorInputs as REST's [{positive, negative}]. */
+function pairsJson(pairs: ReadonlyArray<{ positive?: VectorInput; negative?: VectorInput }>, at: string): unknown[] {
+  return pairs.map((p, i) => ({
+    positive: p.positive === undefined ? undefined : inputJson(p.positive, `${at}[${i}].positive`),
+    negative: p.negative === undefined ? undefined : inputJson(p.negative, `${at}[${i}].negative`),
+  }));
+}
+
+/** A classic discovery's example (VectorExample): a point id or a dense vector. */
+function exampleJson(e: VectorExample | undefined, at: string): unknown {
+  const x = e?.example;
+  if (x === undefined || x.case === undefined) return undefined;
+  return x.case === 'id' ? idJson(x.value, `${at}.id`) : denseJson(x.value, `${at}.vector`);
+}
+
+/** The fields of DiscoverPoints that REST's discover body shares, all honoured. */
+const DISCOVER_FIELDS = [
+  'collection_name',
+  'target',
+  'context',
+  'filter',
+  'limit',
+  'offset',
+  'with_payload',
+  'params',
+  'using',
+  'with_vectors',
+  'read_consistency',
+  'timeout',
+];
+
+/** A DiscoverPoints message as REST's discover body. */
+function discoverBody(m: DiscoverPoints, at: string): Fields {
+  onlyFields(DiscoverPointsSchema, m, DISCOVER_FIELDS, at);
+  readDefault(m.readConsistency, at);
+  const t = m.target?.target;
+  return {
+    target: t?.case === 'single' ? exampleJson(t.value, `${at}target.single`) : undefined,
+    context: m.context.map((p, i) => ({
+      positive: exampleJson(p.positive, `${at}context[${i}].positive`),
+      negative: exampleJson(p.negative, `${at}context[${i}].negative`),
+    })),
+    using: m.using,
+    filter: m.filter ? filterJson(m.filter, `${at}filter`) : undefined,
+    params: paramsJson(m.params, at),
+    with_payload: withPayloadJson(m.withPayload),
+    with_vector: withVectorsJson(m.withVectors, `${at}with_vectors`),
+    limit: intOf(m.limit, `${at}limit`),
+    offset: intOf(m.offset, `${at}offset`),
+  };
 }
 
 /** A PrefetchQuery as REST spells it, its own prefetches too. */
@@ -296,6 +374,29 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return groupsResult(await groupPoints(c, g, run, control(h, timeout)));
   };
 
+  /** A batch RPC: each member planned under its path, the answers' size checked for all, run together; one BatchResult each. */
+  const batch = async <M extends { collectionName: string; timeout?: bigint }, P extends SearchPlan>(
+    req: { collectionName: string; readConsistency?: ReadConsistency; timeout?: bigint },
+    members: readonly M[],
+    field: string,
+    plan: (m: M, c: Collection, at: string) => P,
+    run: (c: Collection, plan: P, ctl: ReturnType<typeof control>) => Promise<SearchAnswer>,
+    h: HandlerContext,
+  ) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    readDefault(req.readConsistency);
+    checkBatchSize(members.length, ctx.options.maxBatch, field);
+    const plans = members.map((m, i) => {
+      const at = `${field}[${i}].`;
+      batchMember(m, req.collectionName, at);
+      return plan(m, c, at);
+    });
+    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
+    const answers = await runTogether(c, plans, run, control(h, req.timeout));
+    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
+  };
+
   const search = async (s: SearchPoints, c: Collection, h: HandlerContext) => {
     const plan = parseSearch(searchBody(s, ''), c.dim);
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
@@ -308,20 +409,9 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return { result: scored(await search(req, c, h)), time: secondsSince(t0) };
   });
 
-  r.unary(svc, 'SearchBatch', SearchBatchPointsSchema, SearchBatchResponseSchema, async (req, h) => {
-    const t0 = performance.now();
-    const c = collectionOf(ctx, req.collectionName);
-    readDefault(req.readConsistency);
-    checkBatchSize(req.searchPoints.length, ctx.options.maxBatch, 'search_points');
-    const plans = req.searchPoints.map((s, i) => {
-      const at = `search_points[${i}].`;
-      batchMember(s, req.collectionName, at);
-      return parseSearch(searchBody(s, at), c.dim, at);
-    });
-    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
-    const answers = await searchBatch(c, plans, control(h, req.timeout));
-    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
-  });
+  r.unary(svc, 'SearchBatch', SearchBatchPointsSchema, SearchBatchResponseSchema, (req, h) =>
+    batch(req, req.searchPoints, 'search_points', (s, c, at) => parseSearch(searchBody(s, at), c.dim, at), searchPoints, h),
+  );
 
   r.unary(svc, 'Query', QueryPointsSchema, QueryResponseSchema, async (req, h) => {
     const t0 = performance.now();
@@ -333,22 +423,20 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
   });
 
-  r.unary(svc, 'QueryBatch', QueryBatchPointsSchema, QueryBatchResponseSchema, async (req, h) => {
-    const t0 = performance.now();
-    const c = collectionOf(ctx, req.collectionName);
-    readDefault(req.readConsistency);
-    checkBatchSize(req.queryPoints.length, ctx.options.maxBatch, 'query_points');
-    const plans = req.queryPoints.map((q, i) => {
-      const at = `query_points[${i}].`;
-      onlyFields(QueryPointsSchema, q, [...QUERY_FIELDS, 'limit', 'offset'], at);
-      batchMember(q, req.collectionName, at);
-      readDefault(q.readConsistency, at);
-      return parseQuery({ ...queryBody(q), limit: intOf(q.limit, `${at}limit`), offset: intOf(q.offset, `${at}offset`) }, c.dim, at);
-    });
-    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
-    const answers = await runTogether(c, plans, queryPoints, control(h, req.timeout));
-    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
-  });
+  r.unary(svc, 'QueryBatch', QueryBatchPointsSchema, QueryBatchResponseSchema, (req, h) =>
+    batch(
+      req,
+      req.queryPoints,
+      'query_points',
+      (q, c, at) => {
+        onlyFields(QueryPointsSchema, q, [...QUERY_FIELDS, 'limit', 'offset'], at);
+        readDefault(q.readConsistency, at);
+        return parseQuery({ ...queryBody(q), limit: intOf(q.limit, `${at}limit`), offset: intOf(q.offset, `${at}offset`) }, c.dim, at);
+      },
+      queryPoints,
+      h,
+    ),
+  );
 
   /** A recommendation message as a plan, with its limit and offset. */
   const recommendPlan = (m: RecommendPoints, c: Collection, at: string) => {
@@ -365,20 +453,9 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
   });
 
-  r.unary(svc, 'RecommendBatch', RecommendBatchPointsSchema, RecommendBatchResponseSchema, async (req, h) => {
-    const t0 = performance.now();
-    const c = collectionOf(ctx, req.collectionName);
-    readDefault(req.readConsistency);
-    checkBatchSize(req.recommendPoints.length, ctx.options.maxBatch, 'recommend_points');
-    const plans = req.recommendPoints.map((m, i) => {
-      const at = `recommend_points[${i}].`;
-      batchMember(m, req.collectionName, at);
-      return recommendPlan(m, c, at);
-    });
-    checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
-    const answers = await runTogether(c, plans, queryPoints, control(h, req.timeout));
-    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
-  });
+  r.unary(svc, 'RecommendBatch', RecommendBatchPointsSchema, RecommendBatchResponseSchema, (req, h) =>
+    batch(req, req.recommendPoints, 'recommend_points', recommendPlan, queryPoints, h),
+  );
 
   r.unary(svc, 'RecommendGroups', RecommendPointGroupsSchema, RecommendGroupsResponseSchema, async (req, h) => {
     const t0 = performance.now();
@@ -388,6 +465,18 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     const g = parseRecommendGroups({ ...recommendBody(req, ''), limit: req.limit, group_by: req.groupBy, group_size: req.groupSize }, c.dim);
     return { result: await grouped(c, g, queryPoints, h, req.timeout), time: secondsSince(t0) };
   });
+
+  r.unary(svc, 'Discover', DiscoverPointsSchema, DiscoverResponseSchema, async (req, h) => {
+    const t0 = performance.now();
+    const c = collectionOf(ctx, req.collectionName);
+    const plan = parseDiscover(discoverBody(req, ''), c.dim);
+    checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'DiscoverBatch', DiscoverBatchPointsSchema, DiscoverBatchResponseSchema, (req, h) =>
+    batch(req, req.discoverPoints, 'discover_points', (m, c, at) => parseDiscover(discoverBody(m, at), c.dim, at), queryPoints, h),
+  );
 
   r.unary(svc, 'SearchGroups', SearchPointGroupsSchema, SearchGroupsResponseSchema, async (req, h) => {
     const t0 = performance.now();

@@ -11,6 +11,7 @@ import { type CallControl, getPointOrThrow, retrievePoints, runTogether, scrollP
 import { queryPoints } from '../../api/query-stages.js';
 import {
   parseCount,
+  parseDiscover,
   parseFacet,
   parseQuery,
   parseRecommend,
@@ -75,6 +76,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   hitsRoute(`${base}/search`, parseSearch, searchPoints);
   // Qdrant's classic recommend route: the query API's recommendation, answered as search is.
   hitsRoute(`${base}/recommend`, parseRecommend, queryPoints);
+  hitsRoute(`${base}/discover`, parseDiscover, queryPoints);
 
   /**
    * A batch route ({searches: [...]}): each member parsed, the answers' size checked for all, then run
@@ -100,6 +102,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   batchRoute(`${base}/search/batch`, parseSearch, searchPoints);
   batchRoute(`${base}/query/batch`, parseQuery, queryPoints, (points) => ({ points }));
   batchRoute(`${base}/recommend/batch`, parseRecommend, queryPoints);
+  batchRoute(`${base}/discover/batch`, parseDiscover, queryPoints);
 
   hitsRoute(`${base}/query`, parseQuery, queryPoints, (points) => ({ points }));
 
