@@ -78,6 +78,13 @@ export interface LiveShape {
   indexingThresholdKb?: number;
 }
 
+/** An order_by: the key, the direction, and the value to start from (a number, or an RFC 3339 datetime). */
+export interface OrderBy {
+  readonly key: string;
+  readonly descending: boolean;
+  readonly start: number | string | undefined;
+}
+
 export class Collection implements FilteredHost {
   readonly name: string;
   /** Served from an index directory given at start (strata build), not created over the API. */
@@ -470,6 +477,14 @@ export class Collection implements FilteredHost {
     const hits = this.payloads.facet(key, filter);
     hits.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     return hits.slice(0, limit).map(([value, count]) => ({ value, count }));
+  }
+
+  /**
+   * Qdrant's order_by: the first `limit` points matching `filter` by their values of a key with an
+   * integer, float or datetime index (PointPayloads.orderBy); errors name `field`.
+   */
+  orderBy(o: OrderBy, limit: number, filter: Filter | undefined, field: string): Array<{ id: number; value: number }> {
+    return this.payloads.orderBy(o, limit, filter, field);
   }
 
   /** Points matching `filter` (all live points without one), exactly. */

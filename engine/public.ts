@@ -3,7 +3,7 @@
 // can rearrange their files without the server following; each name here is re-exported from its one
 // home, nothing is defined twice.
 export type * from './types.js';
-export type { Collection } from './collection.js';
+export type { Collection, OrderBy } from './collection.js';
 export type { CompactionReport, Engine } from './engine.js';
 export type { AliasAction } from './aliases.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';

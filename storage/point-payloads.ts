@@ -365,6 +365,38 @@ export class PointPayloads {
     return r === null ? null : { ...r, estimate: this.indexes.estimate(filter) };
   }
 
+  /**
+   * Qdrant's order_by: the first `limit` points (matching `filter`) by their values of `key` (its
+   * integer, float or datetime index), each once at its first value met, ascending or descending,
+   * from `start` on; ties by id. Errors name `field`.
+   */
+  orderBy(
+    o: { key: string; descending: boolean; start: number | string | undefined },
+    limit: number,
+    filter: Filter | undefined,
+    field: string,
+  ): Array<{ id: number; value: number }> {
+    const pairs = this.indexes.ordered(o.key, o.descending, o.start, field);
+    const test = filter === undefined ? null : this.predicate(filter);
+    const seen = new Set<number>();
+    const out: Array<{ id: number; value: number }> = [];
+    const step = o.descending ? -1 : 1;
+    // Pairs of equal value are in row order; a run of them is gathered first, so ties go by id.
+    for (let i = o.descending ? pairs.to - 1 : pairs.from; out.length < limit && i >= pairs.from && i < pairs.to; ) {
+      const value = pairs.keys[i]!;
+      const run: number[] = [];
+      for (; i >= pairs.from && i < pairs.to && pairs.keys[i] === value; i += step) {
+        const id = this.idOfRow(pairs.ids[i]!);
+        if (!seen.has(id)) {
+          seen.add(id);
+          if (test === null || test(id)) run.push(id);
+        }
+      }
+      for (const id of run.sort((a, b) => a - b)) if (out.length < limit) out.push({ id, value });
+    }
+    return out;
+  }
+
   /** Bumped whenever a row's base node changes: what a cache over nodeOfRow keys on. */
   get placement(): number {
     return this.placements;

@@ -7,7 +7,7 @@ import { FieldIndexBase } from './field-index-base.js';
 import type { Bitmap } from './bitmap.js';
 import { parseDatetime } from '../filter/datetime.js';
 import type { Bounds } from '../filter/ast.js';
-import { SortedValues } from './sorted-values.js';
+import { type OrderedPairs, SortedValues } from './sorted-values.js';
 import { rangeEstimate } from './range-estimate.js';
 
 function micros(b: Bounds<string>): Bounds<number> {
@@ -41,6 +41,11 @@ export class DatetimeIndex extends FieldIndexBase<number> {
 
   override cardinality(cond: IndexableCondition, ctx: IndexContext): Cardinality | null {
     return cond.kind === 'datetime_range' ? rangeEstimate(this.sorted.rangeCount(micros(cond.range))) : super.cardinality(cond, ctx);
+  }
+
+  /** The pairs within the bounds (microseconds) in value order, values beside rows (order_by). */
+  ordered(b: Bounds<number>): OrderedPairs {
+    return this.sorted.ordered(b);
   }
 
   protected fieldBytes(): number {

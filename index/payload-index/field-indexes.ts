@@ -7,6 +7,7 @@ import type { Condition, Filter, PointId } from '../filter/ast.js';
 import type { CompileOptions } from '../filter/evaluate.js';
 import { compileReader, type KeyPath, type PathReader, parseKeyPath } from '../filter/key-path.js';
 import type { Tokenizer } from '../filter/tokenize.js';
+import { parseDatetime } from '../filter/datetime.js';
 import { invalidArgument, quoted } from '../../common/errors.js';
 import { and, andNot, type Bitmap, bitmapOf, emptyBitmap, orAll } from './bitmap.js';
 import { BoolIndex } from './bool-index.js';
@@ -18,7 +19,7 @@ import { GeoIndex } from './geo-index.js';
 import { IntegerIndex } from './integer-index.js';
 import { KeywordIndex } from './keyword-index.js';
 import { NumericIndex } from './numeric-index.js';
-import type { RangePairs } from './sorted-values.js';
+import type { OrderedPairs, RangePairs } from './sorted-values.js';
 import { TextIndex } from './text-index.js';
 import { UuidIndex } from './uuid-index.js';
 
@@ -138,6 +139,24 @@ export class FieldIndexes {
   }
 
   /** The index of a key, if any. */
+  /**
+   * The (value, row) pairs of `key`'s integer, float or datetime index (datetimes in microseconds) in
+   * value order, from `start` on in the direction asked: what order_by reads. A key without such an
+   * index is a 400 naming `field`, as is a start of the wrong kind.
+   */
+  ordered(key: string, descending: boolean, start: number | string | undefined, field: string): OrderedPairs {
+    const index = this.fields.get(parseKeyPath(key, `${field}.key`).text)?.index;
+    if (!(index instanceof NumericIndex || index instanceof DatetimeIndex))
+      throw invalidArgument(`${field}.key`, `${quoted(key)} needs an integer, float or datetime payload index to order by (PUT …/index)`);
+    let at: number | undefined;
+    if (start !== undefined) {
+      at = index instanceof DatetimeIndex ? (typeof start === 'string' ? parseDatetime(start) : undefined) : typeof start === 'number' ? start : undefined;
+      if (at === undefined)
+        throw invalidArgument(`${field}.start_from`, index instanceof DatetimeIndex ? 'must be an RFC 3339 datetime for a datetime index' : 'must be a number');
+    }
+    return index.ordered(at === undefined ? {} : descending ? { lte: at } : { gte: at });
+  }
+
   get(key: string): PayloadFieldIndex | undefined {
     return this.fields.get(key)?.index;
   }

@@ -6,7 +6,7 @@ import { NUMBER_CODEC, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext, Cardinality } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
 import { type Bitmap, or, orAll } from './bitmap.js';
-import { type RangePairs, SortedValues } from './sorted-values.js';
+import { type OrderedPairs, type RangePairs, SortedValues } from './sorted-values.js';
 import { rangeEstimate } from './range-estimate.js';
 
 export abstract class NumericIndex extends FieldIndexBase<number> {
@@ -53,6 +53,11 @@ export abstract class NumericIndex extends FieldIndexBase<number> {
   /** Each integral value with its count of points (SortedValues.integerCounts). */
   protected integerCounts(within: Bitmap | null): Array<[number, number]> {
     return this.sorted.integerCounts(within);
+  }
+
+  /** The pairs within the bounds in value order, values beside rows (order_by). */
+  ordered(b: Bounds<number>): OrderedPairs {
+    return this.sorted.ordered(b);
   }
 
   /** Where a range lies in the sorted pairs (SortedValues.pairsWithin). */

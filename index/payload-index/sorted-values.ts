@@ -14,6 +14,14 @@ export interface RangePairs {
   readonly single: boolean;
 }
 
+/** The (value, id) pairs within some bounds, in value order: positions [from, to) of both arrays (views). */
+export interface OrderedPairs {
+  readonly keys: Float64Array;
+  readonly ids: Uint32Array;
+  readonly from: number;
+  readonly to: number;
+}
+
 /** Slices at least this long become a dense bitset before roaring reads them (see range). */
 const WIDE_RANGE = 4096;
 
@@ -119,6 +127,12 @@ export class SortedValues {
   pairsWithin(b: Bounds<number>): RangePairs {
     const [from, to] = this.span(b);
     return { ids: this.ids, from, to, single: this.widest <= 1 };
+  }
+
+  /** The pairs within the bounds, values beside ids, in value order (OrderedPairs; valid until the next change). */
+  ordered(b: Bounds<number>): OrderedPairs {
+    const [from, to] = this.span(b);
+    return { keys: this.keys, ids: this.ids, from, to };
   }
 
   /** Each integral value held, with how many points (of `within`, when given) hold it, in value order. */

@@ -8,6 +8,8 @@ import type { FusionAsk } from './query-input.js';
 export interface Ranked {
   readonly id: number;
   readonly score: number;
+  /** The payload value it was ordered by (an order_by stage), else absent. */
+  readonly orderValue?: number;
 }
 
 /** A list's contribution to a point at 0-based `rank`: weight stretches the ranks (Qdrant's weighted RRF). */

@@ -22,6 +22,8 @@ export interface ScoredHit {
   payload: Payload | null;
   /** The stored vector (unit-normalised for Cosine), when asked for. */
   vector: Float32Array | null;
+  /** The value it was ordered by (a query by order_by), else absent. */
+  orderValue?: number;
 }
 
 export interface SearchAnswer {
@@ -35,6 +37,8 @@ export interface PointRecord {
   id: PointKey;
   payload: Payload | null;
   vector: Float32Array | null;
+  /** The value it was ordered by (a scroll with order_by), else absent. */
+  orderValue?: number;
 }
 
 export function storedVector(c: Collection, id: number): Float32Array | null {
@@ -116,17 +120,20 @@ export function getPointOrThrow(c: Collection, key: PointKey | null, shown: stri
 }
 
 export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: PointKey | null } {
+  const withPayload = wantsPayload(p.withPayload);
+  const recordOf = (id: number, vector: Float32Array | null): PointRecord => ({
+    id: c.externalId(id),
+    payload: withPayload ? c.payload(id, p.withPayload) : null,
+    vector: p.withVector ? vector : null,
+  });
+  if (p.orderBy !== undefined) {
+    // Ordered by a payload value, there is no id to continue from: Qdrant's next page offset is null then.
+    const ordered = c.orderBy(p.orderBy, p.limit, p.filter, 'order_by');
+    return { points: ordered.map((o) => ({ ...recordOf(o.id, p.withVector ? storedVector(c, o.id) : null), orderValue: o.value })), next: null };
+  }
   // A UUID offset starts at its point (UUID points follow the integer ids, in the order they were
   // first written); one the collection does not know starts past every point: an empty page.
   const offset = p.offset === null ? null : (c.resolveKey(p.offset) ?? Number.MAX_SAFE_INTEGER);
   const r = c.scroll(offset, p.limit, p.filter);
-  const withPayload = wantsPayload(p.withPayload);
-  return {
-    points: r.points.map((pt) => ({
-      id: c.externalId(pt.id),
-      payload: withPayload ? c.payload(pt.id, p.withPayload) : null,
-      vector: p.withVector ? pt.vector : null,
-    })),
-    next: r.next === null ? null : c.externalId(r.next),
-  };
+  return { points: r.points.map((pt) => recordOf(pt.id, pt.vector)), next: r.next === null ? null : c.externalId(r.next) };
 }

@@ -6,7 +6,7 @@
 // which Strata's search does not, so they are refused. A nearest query may re-rank its candidates by
 // maximal marginal relevance (`mmr`); a fusion (`fusion`, `rrf`) merges a query's prefetch answers.
 import { invalidArgument, quoted } from '../../common/errors.js';
-import type { PointKey } from '../../engine/public.js';
+import type { OrderBy, PointKey } from '../../engine/public.js';
 import { arrayAt, describe, type Fields, isAbsent, numbersAt, objectAt, onlyMembers, optionalInt, optionalNumber, pointKeyAt } from './fields.js';
 
 /** One vector a query takes. */
@@ -33,6 +33,7 @@ export type QuerySource =
   | { readonly kind: 'nearest'; readonly input: VectorInput; readonly mmr?: MmrAsk }
   | { readonly kind: 'discover'; readonly target: VectorInput; readonly pairs: readonly ContextPair[] }
   | { readonly kind: 'context'; readonly pairs: readonly ContextPair[] }
+  | { readonly kind: 'order_by'; readonly orderBy: OrderBy }
   | { readonly kind: 'recommend'; readonly positive: readonly VectorInput[]; readonly negative: readonly VectorInput[] }
   | { readonly kind: 'fusion'; readonly fusion: FusionAsk };
 
@@ -145,6 +146,7 @@ export function contextAt(q: Fields, field: string, dim: number): QuerySource {
 function inputsOf(s: QuerySource): VectorInput[] {
   switch (s.kind) {
     case 'fusion':
+    case 'order_by':
       return [];
     case 'nearest':
       return [s.input];

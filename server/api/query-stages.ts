@@ -20,10 +20,13 @@ import { passesThreshold, scoreOf, similarity } from './scores.js';
 /** A query (parseQuery, parseRecommend): one search, or its stages. */
 export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
   const s = p.source;
-  const staged = p.prefetch.length > 0 || (s.kind === 'nearest' && s.mmr !== undefined) || s.kind === 'discover' || s.kind === 'context';
-  if (!staged) return plainQuery(c, p, ctl);
+  const oneSearch = p.prefetch.length === 0 && ((s.kind === 'nearest' && s.mmr === undefined) || s.kind === 'recommend');
+  if (oneSearch) return plainQuery(c, p, ctl);
   if (p.withStats)
-    throw invalidArgument('with_stats', "Strata's stats describe one search: leave with_stats out of a query with prefetch, mmr, discover or context");
+    throw invalidArgument(
+      'with_stats',
+      "Strata's stats describe one search: leave with_stats out of a query with prefetch, mmr, discover, context or order_by",
+    );
   const ranked = await stage(c, p, undefined, p.offset + p.limit, ctl, '');
   const withPayload = wantsPayload(p.withPayload);
   const hits = ranked.slice(p.offset).map((r) => ({
@@ -31,6 +34,7 @@ export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl)
     score: r.score,
     payload: withPayload ? c.payload(r.id, p.withPayload) : null,
     vector: p.withVector ? storedVector(c, r.id) : null,
+    ...(r.orderValue !== undefined ? { orderValue: r.orderValue } : {}),
   }));
   return { hits, withPayload, stats: null };
 }
@@ -77,6 +81,10 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
   const filter = both(inherited, p.filter);
   const s = p.source;
   let ranked: Ranked[];
+  if (s.kind === 'order_by') {
+    // Qdrant scores points taken in payload order 0; their order value is the answer's.
+    return c.orderBy(s.orderBy, want, filter, `${at}query.order_by`).map((o) => ({ id: o.id, score: 0, orderValue: o.value }));
+  }
   if (s.kind === 'discover' || s.kind === 'context') {
     const lists = await Promise.all(p.prefetch.map((q, i) => stage(c, q, filter, q.limit, ctl, `${at}prefetch[${i}].`)));
     // The parser asks for prefetch or params.exact: without prefetch, every matching point is a candidate.

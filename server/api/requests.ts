@@ -11,6 +11,7 @@ import {
   type Filter,
   MAX_K,
   MAX_RERANK,
+  type OrderBy,
   type PayloadSelector,
   type PointKey,
   type SearchRequest,
@@ -78,6 +79,8 @@ export interface RetrievePlan {
 
 export interface ScrollPlan {
   offset: PointKey | null;
+  /** Points by a payload value instead of by id (then with no offset, and no next page). */
+  orderBy: OrderBy | undefined;
   limit: number;
   withVector: boolean;
   withPayload: PayloadSelector;
@@ -278,7 +281,11 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
       vectorField = `${field}.nearest`;
     } else if (!isAbsent(o['discover'])) source = discoverAt(o, field, dim);
     else if (!isAbsent(o['context'])) source = contextAt(o, field, dim);
-    else if (!isAbsent(o['fusion']) || !isAbsent(o['rrf'])) {
+    else if (!isAbsent(o['order_by'])) {
+      onlyMembers(o, ['order_by'], field, 'beside order_by');
+      if (prefetch.length > 0) throw invalidArgument(`${field}.order_by`, "orders the collection's points by a payload value: leave prefetch out");
+      source = { kind: 'order_by', orderBy: orderByAt(o['order_by'], `${field}.order_by`)! };
+    } else if (!isAbsent(o['fusion']) || !isAbsent(o['rrf'])) {
       if (prefetch.length === 0)
         throw invalidArgument(`${field}.${isAbsent(o['fusion']) ? 'rrf' : 'fusion'}`, 'fuses the answers of prefetches: give prefetch');
       source = { kind: 'fusion', fusion: fusionAt(o, field) };
@@ -287,7 +294,7 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
     } else
       throw invalidArgument(
         field,
-        `only nearest (with mmr), recommend (average_vector), discover, context and fusion (rrf, dbsf) queries are supported, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
+        `only nearest (with mmr), recommend (average_vector), discover, context, order_by and fusion (rrf, dbsf) queries are supported, got keys ${unsupportedKind(Object.keys(o)) || 'none'}`,
       );
   } else source = { kind: 'nearest', input: vectorInputAt(q, field, dim) };
   const vector = source.kind === 'nearest' && 'vector' in source.input ? source.input.vector : new Float32Array(0);
@@ -358,15 +365,34 @@ export function parseRetrieve(body: Fields): RetrievePlan {
   };
 }
 
-/** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter}. */
+/** Qdrant's order_by: a key, or {key, direction: asc | desc, start_from}. */
+export function orderByAt(v: unknown, field: string): OrderBy | undefined {
+  if (isAbsent(v)) return undefined;
+  if (typeof v === 'string') return { key: v, descending: false, start: undefined };
+  const o = objectAt(v, field);
+  onlyMembers(o, ['key', 'direction', 'start_from'], field, 'in order_by');
+  const key = optionalString(o['key'], `${field}.key`);
+  if (key === undefined || key === '') throw invalidArgument(`${field}.key`, 'required: the payload key to order by');
+  const d = o['direction'];
+  if (!isAbsent(d) && d !== 'asc' && d !== 'desc') throw invalidArgument(`${field}.direction`, `must be "asc" or "desc", got ${describe(d)}`);
+  const s = o['start_from'];
+  if (!isAbsent(s) && typeof s !== 'number' && typeof s !== 'string')
+    throw invalidArgument(`${field}.start_from`, `must be a number or an RFC 3339 datetime, got ${describe(s)}`);
+  return { key, descending: d === 'desc', start: isAbsent(s) ? undefined : s };
+}
+
+/** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter, order_by}. */
 export function parseScroll(body: Fields): ScrollPlan {
   const filter = filterAt(body['filter'], 'filter');
   noShardKey(body, '');
-  if (!isAbsent(body['order_by'])) throw invalidArgument('order_by', 'ordering by payload is not supported: points come in id order');
+  const orderBy = orderByAt(body['order_by'], 'order_by');
+  if (orderBy !== undefined && !isAbsent(body['offset']))
+    throw invalidArgument('offset', 'points ordered by a payload value have no id to continue from: give order_by.start_from instead');
   // An integer past 2^53 starts past every Strata id: an empty page. A UUID is resolved by the collection.
   const offset = isAbsent(body['offset']) ? null : (pointKeyAt(body['offset'], 'offset') ?? Number.MAX_SAFE_INTEGER);
   return {
     offset,
+    orderBy,
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
     withVector: withVectorAt(body['with_vector'], 'with_vector', false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),

@@ -259,6 +259,12 @@ function schemas(): Obj {
           properties: { context: ref('ContextPairs') },
           description: 'Each candidate scores Σ over the pairs of s / (1 + |s|), s = min(sim to positive − sim to negative, 0). Candidates as for discover.',
         },
+        {
+          type: 'object',
+          required: ['order_by'],
+          properties: { order_by: ref('OrderBy') },
+          description: 'Points in payload order (no prefetch), score 0, with order_value.',
+        },
         { type: 'object', required: ['fusion'], properties: { fusion: { enum: ['rrf', 'dbsf'] } }, description: 'With prefetch only.' },
         {
           type: 'object',
@@ -327,12 +333,29 @@ function schemas(): Obj {
     ScrollRequest: {
       type: 'object',
       properties: {
-        offset: { type: 'integer', minimum: 0, description: 'Start from this point id (inclusive); points come in ascending id order.' },
+        offset: { type: 'integer', minimum: 0, description: 'Start from this point id (inclusive); points come in ascending id order. Not with order_by.' },
         limit: { type: 'integer', minimum: 1, maximum: MAX_IDS, default: 10 },
         filter: ref('Filter'),
         with_payload: common['with_payload']!,
         with_vector: { type: 'boolean', default: false },
+        order_by: ref('OrderBy'),
       },
+    },
+    OrderBy: {
+      oneOf: [
+        { type: 'string' },
+        {
+          type: 'object',
+          required: ['key'],
+          properties: {
+            key: { type: 'string' },
+            direction: { enum: ['asc', 'desc'], default: 'asc' },
+            start_from: { oneOf: [{ type: 'number' }, { type: 'string', format: 'date-time' }] },
+          },
+        },
+      ],
+      description:
+        "Points in the order of a payload key's integer, float or datetime index (datetimes as microseconds in order_value), each once at its first value met, ties by id, from start_from; no next page offset.",
     },
     CountRequest: { type: 'object', properties: { filter: ref('Filter'), exact: { type: 'boolean' } } },
     FacetRequest: {

@@ -75,7 +75,7 @@ describe('REST bad input', () => {
       'a sample query',
       'query',
       { query: { sample: 'random' } },
-      /^query: only nearest \(with mmr\), recommend \(average_vector\), discover, context and fusion \(rrf, dbsf\) queries are supported/,
+      /^query: only nearest \(with mmr\), recommend \(average_vector\), discover, context, order_by and fusion \(rrf, dbsf\) queries are supported/,
     ],
     [
       'a discover query without candidates',
@@ -120,7 +120,7 @@ describe('REST bad input', () => {
     ['an id that is neither integer nor UUID', '', { ids: [1, 'abc'] }, /^ids\[1\]: must be an unsigned integer or a UUID, got "abc"$/],
     ['ids that are not an array', '', { ids: 5 }, /^ids: must be an array/],
     ['a negative scroll offset', 'scroll', { offset: -3 }, /^offset: must be an unsigned integer or a UUID/],
-    ['ordering by payload', 'scroll', { order_by: 'price' }, /^order_by: /],
+    ['ordering by a key without a range index', 'scroll', { order_by: 'price' }, /^order_by\.key: "price" needs an integer, float or datetime payload index/],
     ['a count filter condition with no test', 'count', { filter: { should: [{ key: 'a' }] } }, /^filter\.should\[0\]/],
   ];
   for (const [what, endpoint, body, message] of cases) {

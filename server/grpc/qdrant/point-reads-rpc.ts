@@ -72,7 +72,7 @@ import type { GrpcContext } from '../calls.js';
 import { collectionOf, control, type QdrantRouter, secondsSince } from './calls.js';
 import { filterJson } from './filter-json.js';
 import { idJson, pointIdMessage } from './point-id.js';
-import { denseJson, retrievedPoint, scoredPoint, withPayloadJson, withVectorsJson } from './points-json.js';
+import { denseJson, orderByJson, retrievedPoint, scoredPoint, withPayloadJson, withVectorsJson } from './points-json.js';
 import { intOf, onlyFields } from './refuse.js';
 
 /** One replica answers every read: any consistency type is the same; a factor above one is refused. */
@@ -198,6 +198,8 @@ function queryJson(query: Query | undefined, at: string): unknown {
       };
     case 'context':
       return { context: pairsJson(q.value.pairs, `${field}.context.pairs`) };
+    case 'orderBy':
+      return { order_by: orderByJson(q.value, `${field}.order_by`) };
     case 'fusion':
       return { fusion: q.value === Fusion.DBSF ? 'dbsf' : 'rrf' };
     case 'rrf':
@@ -205,7 +207,7 @@ function queryJson(query: Query | undefined, at: string): unknown {
     default:
       throw invalidArgument(
         `${field}.${q.case}`,
-        'only nearest (with mmr), recommend, discover, context and fusion (rrf, dbsf) queries are supported: send query.nearest, query.nearest_with_mmr, query.recommend, query.discover, query.context, query.fusion or query.rrf',
+        'only nearest (with mmr), recommend, discover, context, order_by and fusion (rrf, dbsf) queries are supported: send query.nearest, query.nearest_with_mmr, query.recommend, query.discover, query.context, query.order_by, query.fusion or query.rrf',
       );
   }
 }
@@ -543,7 +545,17 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
 
   r.unary(svc, 'Scroll', ScrollPointsSchema, ScrollResponseSchema, (req) => {
     const t0 = performance.now();
-    onlyFields(ScrollPointsSchema, req, ['collection_name', 'filter', 'offset', 'limit', 'with_payload', 'with_vectors', 'read_consistency', 'timeout']);
+    onlyFields(ScrollPointsSchema, req, [
+      'collection_name',
+      'filter',
+      'offset',
+      'limit',
+      'with_payload',
+      'with_vectors',
+      'read_consistency',
+      'timeout',
+      'order_by',
+    ]);
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
     const plan = parseScroll({
@@ -552,6 +564,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       limit: req.limit,
       with_payload: withPayloadJson(req.withPayload),
       with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+      order_by: orderByJson(req.orderBy, 'order_by'),
     });
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
     const page = scrollPoints(c, plan);

@@ -2,14 +2,17 @@
 // bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense unnamed vector per
 // point is what Strata stores: named, sparse and multi vectors are refused naming the field.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type {
-  PointsSelector,
-  RetrievedPointSchema,
-  ScoredPointSchema,
-  Vector,
-  Vectors,
-  WithPayloadSelector,
-  WithVectorsSelector,
+import {
+  Direction,
+  type OrderBy,
+  type OrderValueSchema,
+  type PointsSelector,
+  type RetrievedPointSchema,
+  type ScoredPointSchema,
+  type Vector,
+  type Vectors,
+  type WithPayloadSelector,
+  type WithVectorsSelector,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
 import type { PointRecord, ScoredHit } from '../../api/points.js';
@@ -67,10 +70,34 @@ function vectorsOut(v: Float32Array | null): MessageInitShape<typeof RetrievedPo
   return { vectorsOptions: { case: 'vector', value: { data: Array.from(v) } } };
 }
 
+/** An order_by value as Qdrant's OrderValue: an int64 when integral, else a double. */
+function orderValueOut(v: number | undefined): MessageInitShape<typeof OrderValueSchema> | undefined {
+  if (v === undefined) return undefined;
+  return { variant: Number.isSafeInteger(v) ? { case: 'int', value: BigInt(v) } : { case: 'float', value: v } };
+}
+
 export function scoredPoint(h: ScoredHit, withPayload: boolean): MessageInitShape<typeof ScoredPointSchema> {
-  return { id: pointIdMessage(h.id), score: h.score, version: 0n, payload: withPayload && h.payload ? jsonMap(h.payload) : {}, vectors: vectorsOut(h.vector) };
+  return {
+    id: pointIdMessage(h.id),
+    score: h.score,
+    version: 0n,
+    payload: withPayload && h.payload ? jsonMap(h.payload) : {},
+    vectors: vectorsOut(h.vector),
+    orderValue: orderValueOut(h.orderValue),
+  };
 }
 
 export function retrievedPoint(p: PointRecord): MessageInitShape<typeof RetrievedPointSchema> {
-  return { id: pointIdMessage(p.id), payload: p.payload ? jsonMap(p.payload) : {}, vectors: vectorsOut(p.vector) };
+  return { id: pointIdMessage(p.id), payload: p.payload ? jsonMap(p.payload) : {}, vectors: vectorsOut(p.vector), orderValue: orderValueOut(p.orderValue) };
+}
+
+/** Qdrant's OrderBy message as REST's order_by. */
+export function orderByJson(o: OrderBy | undefined, field: string): unknown {
+  if (o === undefined) return undefined;
+  const s = o.startFrom?.value;
+  let start: number | string | undefined;
+  if (s?.case === 'float' || s?.case === 'datetime') start = s.value;
+  else if (s?.case === 'integer') start = Number(s.value);
+  else if (s?.case === 'timestamp') throw invalidArgument(`${field}.start_from.timestamp`, 'give the start as an RFC 3339 datetime string');
+  return { key: o.key, direction: o.direction === Direction.Desc ? 'desc' : 'asc', start_from: start };
 }
