@@ -3,23 +3,13 @@
 // similarity to those already picked: (1 − diversity) × relevance − diversity × max similarity.
 // Similarity is the collection's own score, turned round for Euclid (a distance); the answer keeps
 // each point's score against the query.
-import { invalidArgument } from '../../common/errors.js';
 import type { Metric } from '../../common/metric.js';
 import { similarity } from './scores.js';
+import { checkWork } from './work-limit.js';
 
-/**
- * Most similarity computations one MMR pick may make (picks × candidates × dimensions): beyond it a
- * request would hold the event loop for longer than a health probe allows.
- */
-export const MMR_WORK_LIMIT = 100_000_000;
-
-/** Refuses an MMR whose work exceeds MMR_WORK_LIMIT, naming the field that sets the candidates. */
+/** Refuses an MMR whose work exceeds WORK_LIMIT, naming the field that sets the candidates. */
 export function checkMmrWork(picks: number, candidates: number, dim: number, field: string): void {
-  if (picks * candidates * dim > MMR_WORK_LIMIT)
-    throw invalidArgument(
-      field,
-      `MMR over ${candidates} candidates for ${picks} points of ${dim} dimensions is more than one request may compute (${MMR_WORK_LIMIT} products): ask for fewer candidates`,
-    );
+  checkWork(picks * candidates * dim, field, `MMR over ${candidates} candidates for ${picks} points of ${dim} dimensions`);
 }
 
 /**

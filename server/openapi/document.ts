@@ -19,6 +19,7 @@ import { VERSION } from '../../common/version.js';
 import { MAX_ALIAS_ACTIONS } from '../api/aliases.js';
 import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
 import { DEFAULT_RRF_K, MAX_EXAMPLES, MAX_MMR_CANDIDATES } from '../api/query-input.js';
+import { MAX_MATRIX_SAMPLE } from '../api/search-matrix.js';
 import { filterSchemas } from './filter-schemas.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
@@ -357,6 +358,21 @@ function schemas(): Obj {
       description:
         "Points in the order of a payload key's integer, float or datetime index (datetimes as microseconds in order_value), each once at its first value met, ties by id, from start_from; no next page offset.",
     },
+    SearchMatrixRequest: {
+      type: 'object',
+      properties: {
+        sample: {
+          type: 'integer',
+          minimum: 2,
+          maximum: MAX_MATRIX_SAMPLE,
+          default: 10,
+          description: 'sample × sample × dimensions at most the request work limit.',
+        },
+        limit: { type: 'integer', minimum: 1, default: 3 },
+        filter: ref('Filter'),
+      },
+    },
+    SearchMatrixPair: { type: 'object', properties: { a: ref('ExtendedPointId'), b: ref('ExtendedPointId'), score: { type: 'number' } } },
     CountRequest: { type: 'object', properties: { filter: ref('Filter'), exact: { type: 'boolean' } } },
     FacetRequest: {
       type: 'object',
@@ -1011,6 +1027,31 @@ export function openApiDocument(): Obj {
         ref('DiscoverBatchRequest'),
         searchOk('One list of scored points per discovery, in order', envelope({ type: 'array', items: { type: 'array', items: ref('ScoredPoint') } })),
         true,
+      ),
+    },
+    [`${C}/points/search/matrix/pairs`]: {
+      post: post(
+        'A random sample of the matching points, each with its nearest others among the sample (exact)',
+        ref('SearchMatrixRequest'),
+        ok('Pairs', envelope({ type: 'object', properties: { pairs: { type: 'array', items: ref('SearchMatrixPair') } } })),
+      ),
+    },
+    [`${C}/points/search/matrix/offsets`]: {
+      post: post(
+        'The search matrix as positions into the sample',
+        ref('SearchMatrixRequest'),
+        ok(
+          'A sparse matrix',
+          envelope({
+            type: 'object',
+            properties: {
+              offsets_row: { type: 'array', items: { type: 'integer' } },
+              offsets_col: { type: 'array', items: { type: 'integer' } },
+              scores: { type: 'array', items: { type: 'number' } },
+              ids: { type: 'array', items: ref('ExtendedPointId') },
+            },
+          }),
+        ),
       ),
     },
     [`${C}/points/recommend/groups`]: { post: groupsPost('Recommendation (average_vector), grouped by a payload key', 'RecommendGroupsRequest') },

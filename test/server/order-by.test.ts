@@ -2,14 +2,14 @@
 // `strata serve --data-dir`: points in the order of a payload key's integer, float or datetime index,
 // ascending or descending, from start_from, filtered, each point once (a multi-valued key at its
 // first value met), ties by id, with order_value; refused without such an index, and with an offset.
-import { QdrantClient as GrpcClient, Direction } from '@qdrant/js-client-grpc';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { type QdrantClient as GrpcClient, Direction } from '@qdrant/js-client-grpc';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, type TempDir } from '../helpers/temp.js';
-import { type ServeChild, serveChild } from './serve-child.js';
+import { type QdrantServed, serveForQdrantClients } from './qdrant-served.js';
+import type { ServeChild } from './serve-child.js';
 
 const NAME = 'ordered';
-let tmp: TempDir;
+let served: QdrantServed;
 let s: ServeChild;
 let client: QdrantClient;
 let grpc: GrpcClient;
@@ -42,11 +42,8 @@ function ordered(values: (r: Row) => number[], desc: boolean, start?: number, ke
 }
 
 beforeAll(async () => {
-  tmp = makeTempDir('strata-order-by-');
-  s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent']);
-  client = new QdrantClient({ url: s.rest });
-  const [host, port] = s.qdrantGrpc!.split(':');
-  grpc = new GrpcClient({ host: host!, port: Number(port) });
+  served = await serveForQdrantClients('strata-order-by-');
+  ({ s, rest: client, grpc } = served);
   await client.createCollection(NAME, { vectors: { size: 2, distance: 'Euclid' } });
   await client.upsert(NAME, { wait: true, points: rows.map(({ id, ...payload }) => ({ id, vector: [id, 1], payload })) });
   for (const [field_name, field_schema] of [
@@ -60,9 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  s?.child.kill('SIGKILL');
-  await s?.exited;
-  tmp?.cleanup();
+  await served?.close();
 });
 
 const page = (r: { points: Array<{ id: string | number; order_value?: unknown }> }) => r.points.map((p) => ({ id: Number(p.id), value: p.order_value }));

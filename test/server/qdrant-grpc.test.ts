@@ -628,6 +628,15 @@ describe('Qdrant gRPC client', () => {
     expect(Object.keys((await client.api('collections').get({ collectionName: NAME })).result!.payloadSchema)).toEqual(['color']);
   });
 
+  it('counts payload values by Facet as REST does', async () => {
+    const g = await client.api('points').facet({ collectionName: NAME, key: 'color', limit: 5n, exact: true });
+    const r = (await rest('POST', `/collections/${NAME}/facet`, { key: 'color', limit: 5 })) as { hits: Array<{ value: string; count: number }> };
+    expect(g.hits.map((h) => ({ value: h.value?.variant.value, count: Number(h.count) }))).toEqual(r.hits);
+    expect(r.hits.map((h) => h.value).sort()).toEqual(['blue', 'green', 'red']);
+    const unindexed = await failure(client.api('points').facet({ collectionName: NAME, key: 'note' }));
+    expect(unindexed.rawMessage).toMatch(/key: "note" needs a keyword, uuid, integer or bool payload index/);
+  });
+
   it('deletes by filter and by ids', async () => {
     const p = client.api('points');
     const before = Number((await p.count({ collectionName: NAME })).result?.count);
@@ -673,9 +682,9 @@ describe('Qdrant gRPC client', () => {
   });
 
   it('answers UNIMPLEMENTED, naming the RPC, for what it does not serve', async () => {
-    const e = await failure(client.api('points').searchMatrixPairs({ collectionName: NAME, sample: 10n, limit: 2n }));
+    const e = await failure(client.api('points').updateBatch({ collectionName: NAME, operations: [] }));
     expect(e.code).toBe(ConnectErrorCode.Unimplemented);
-    expect(e.rawMessage).toContain('qdrant.Points/SearchMatrixPairs');
+    expect(e.rawMessage).toContain('qdrant.Points/UpdateBatch');
     const snap = await failure(client.api('snapshots').list({ collectionName: NAME }));
     expect(snap.code).toBe(ConnectErrorCode.Unimplemented);
     expect(snap.rawMessage).toContain('qdrant.Snapshots/List');

@@ -3,14 +3,16 @@
 // kept, also inside a batch; refused whole when a point does not exist, a vector has the wrong size
 // or a name; deleting a vector refused, naming `vector`; the updates kept through a compaction and a
 // SIGKILL restart.
-import { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
+import type { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, type TempDir } from '../helpers/temp.js';
-import { checkAfterRestart, type ServeChild, serveChild } from './serve-child.js';
+import type { TempDir } from '../helpers/temp.js';
+import { type QdrantServed, serveForQdrantClients } from './qdrant-served.js';
+import { checkAfterRestart, type ServeChild } from './serve-child.js';
 
 const NAME = 'moving';
 const DIM = 4;
+let served: QdrantServed;
 let tmp: TempDir;
 let s: ServeChild;
 let client: QdrantClient;
@@ -37,19 +39,14 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; error: st
 }
 
 beforeAll(async () => {
-  tmp = makeTempDir('strata-update-vectors-');
-  s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent']);
-  client = new QdrantClient({ url: s.rest });
-  const [host, port] = s.qdrantGrpc!.split(':');
-  grpc = new GrpcClient({ host: host!, port: Number(port) });
+  served = await serveForQdrantClients('strata-update-vectors-');
+  ({ tmp, s, rest: client, grpc } = served);
   await client.createCollection(NAME, { vectors: { size: DIM, distance: 'Euclid' } });
   await client.upsert(NAME, { wait: true, points: Array.from({ length: 50 }, (_, i) => ({ id: i, vector: start(i), payload: { n: i, tag: `p${i}` } })) });
 }, 60_000);
 
 afterAll(async () => {
-  s?.child.kill('SIGKILL');
-  await s?.exited;
-  tmp?.cleanup();
+  await served?.close();
 });
 
 describe('vector updates', () => {

@@ -7,6 +7,8 @@ import type { HandlerContext } from '@connectrpc/connect';
 import {
   CountPointsSchema,
   CountResponseSchema,
+  FacetCountsSchema,
+  FacetResponseSchema,
   DiscoverBatchPointsSchema,
   DiscoverBatchResponseSchema,
   type DiscoverPoints,
@@ -37,6 +39,10 @@ import {
   RecommendStrategy,
   type ReadConsistency,
   ScrollPointsSchema,
+  SearchMatrixOffsetsResponseSchema,
+  SearchMatrixPairsResponseSchema,
+  type SearchMatrixPoints,
+  SearchMatrixPointsSchema,
   ScrollResponseSchema,
   type SearchParams,
   SearchParamsSchema,
@@ -56,10 +62,12 @@ import { checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import type { Fields } from '../../api/fields.js';
 import { retrievePoints, runTogether, type SearchAnswer, scrollPoints, searchPoints } from '../../api/points.js';
 import { queryPoints } from '../../api/query-stages.js';
+import { parseSearchMatrix, searchMatrix } from '../../api/search-matrix.js';
 import { type GroupsAnswer, type GroupsPlan, groupPoints, parseQueryGroups, parseRecommendGroups, parseSearchGroups } from '../../api/groups.js';
 import {
   checkBatchSize,
   parseCount,
+  parseFacet,
   parseDiscover,
   parseQuery,
   parseRecommend,
@@ -541,6 +549,59 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     });
     checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
     return { result: retrievePoints(c, plan).map(retrievedPoint), time: secondsSince(t0) };
+  });
+
+  /** A search matrix request as REST's body, and its matrix. */
+  const matrix = (req: SearchMatrixPoints) => {
+    onlyFields(SearchMatrixPointsSchema, req, ['collection_name', 'filter', 'sample', 'limit', 'using', 'timeout', 'read_consistency']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const body = {
+      filter: req.filter ? filterJson(req.filter) : undefined,
+      sample: intOf(req.sample, 'sample'),
+      limit: intOf(req.limit, 'limit'),
+      using: req.using,
+    };
+    return searchMatrix(c, parseSearchMatrix(body, c.dim));
+  };
+
+  r.unary(svc, 'SearchMatrixPairs', SearchMatrixPointsSchema, SearchMatrixPairsResponseSchema, (req) => {
+    const t0 = performance.now();
+    const m = matrix(req);
+    const pairs = m.rows.flatMap((row, i) => row.cols.map((j, k) => ({ a: pointIdMessage(m.ids[i]!), b: pointIdMessage(m.ids[j]!), score: row.scores[k]! })));
+    return { result: { pairs }, time: secondsSince(t0) };
+  });
+
+  r.unary(svc, 'SearchMatrixOffsets', SearchMatrixPointsSchema, SearchMatrixOffsetsResponseSchema, (req) => {
+    const t0 = performance.now();
+    const m = matrix(req);
+    return {
+      result: {
+        offsetsRow: m.rows.flatMap((row, i) => row.cols.map(() => BigInt(i))),
+        offsetsCol: m.rows.flatMap((row) => row.cols.map((j) => BigInt(j))),
+        scores: m.rows.flatMap((row) => row.scores),
+        ids: m.ids.map(pointIdMessage),
+      },
+      time: secondsSince(t0),
+    };
+  });
+
+  r.unary(svc, 'Facet', FacetCountsSchema, FacetResponseSchema, (req) => {
+    const t0 = performance.now();
+    onlyFields(FacetCountsSchema, req, ['collection_name', 'key', 'filter', 'limit', 'exact', 'timeout', 'read_consistency']);
+    readDefault(req.readConsistency);
+    const c = collectionOf(ctx, req.collectionName);
+    const f = parseFacet({ key: req.key, limit: intOf(req.limit, 'limit'), exact: req.exact, filter: req.filter ? filterJson(req.filter) : undefined });
+    const hits = c.facet(f.key, f.filter, f.limit).map((h) => ({
+      value:
+        typeof h.value === 'string'
+          ? { variant: { case: 'stringValue' as const, value: h.value } }
+          : typeof h.value === 'boolean'
+            ? { variant: { case: 'boolValue' as const, value: h.value } }
+            : { variant: { case: 'integerValue' as const, value: BigInt(h.value) } },
+      count: BigInt(h.count),
+    }));
+    return { hits, time: secondsSince(t0) };
   });
 
   r.unary(svc, 'Scroll', ScrollPointsSchema, ScrollResponseSchema, (req) => {

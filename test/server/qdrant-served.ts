@@ -1,0 +1,32 @@
+// A real `strata serve --data-dir` with Qdrant's gRPC API on, and Qdrant's official REST and gRPC
+// clients pointed at it: what the tests of Qdrant's API through both clients start from.
+import { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { makeTempDir, type TempDir } from '../helpers/temp.js';
+import { type ServeChild, serveChild } from './serve-child.js';
+
+export interface QdrantServed {
+  tmp: TempDir;
+  s: ServeChild;
+  rest: QdrantClient;
+  grpc: GrpcClient;
+  /** Kills the server and removes its data directory. */
+  close(): Promise<void>;
+}
+
+export async function serveForQdrantClients(prefix: string): Promise<QdrantServed> {
+  const tmp = makeTempDir(prefix);
+  const s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent']);
+  const [host, port] = s.qdrantGrpc!.split(':');
+  return {
+    tmp,
+    s,
+    rest: new QdrantClient({ url: s.rest }),
+    grpc: new GrpcClient({ host: host!, port: Number(port) }),
+    close: async () => {
+      s.child.kill('SIGKILL');
+      await s.exited;
+      tmp.cleanup();
+    },
+  };
+}
