@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   STRATA_PAYLOAD_TOO_LARGE: 'A request body, message or batch, or the answer it asks for, exceeds the server limit.',
   STRATA_UNSUPPORTED_MEDIA_TYPE: 'The request body has a content type the server does not read.',
   STRATA_ROUTE_NOT_FOUND: 'No such endpoint.',
+  STRATA_NOT_IMPLEMENTED: "Qdrant's API has this operation, but Strata does not run it: the message says why and what to use instead.",
   STRATA_STORAGE: 'Writing to the data directory failed (disk full, read-only file system, no permission): the write was not acknowledged.',
   STRATA_WRITE_LOG:
     "The shared write log a shard's replicas follow (NATS JetStream) did not store the write, or did not deliver it back to this replica in time: it was not acknowledged; retry it (an upsert or delete of the same ids is idempotent).",
@@ -83,6 +84,11 @@ export function pointNotFound(collection: string, id: string): StrataError {
     collection,
     id: id.slice(0, 64),
   });
+}
+
+/** STRATA_NOT_IMPLEMENTED: "<operation> is not run by Strata: <why>". */
+export function notImplemented(operation: string, why: string): StrataError {
+  return new StrataError('STRATA_NOT_IMPLEMENTED', `${operation} is not run by Strata: ${why}`, { operation });
 }
 
 export function memberField(field: string, k: string): string {

@@ -40,6 +40,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
   STRATA_PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   STRATA_UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT },
   STRATA_ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
+  STRATA_NOT_IMPLEMENTED: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED },
   // 507 Insufficient Storage: the server's disk, not the request, is at fault; retry once it is fixed.
   STRATA_STORAGE: { http: 507, grpc: GrpcStatus.UNAVAILABLE },
   STRATA_WRITE_LOG: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
@@ -48,7 +49,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, ProtocolStatus>> = {
 
 /** Errors that are the server's fault: logged with their stack, answered without internals. */
 export function isServerFault(e: StrataError): boolean {
-  return STATUS_OF[e.code].http >= 500 && e.code !== 'STRATA_SHUTTING_DOWN' && e.code !== 'STRATA_DEADLINE_EXCEEDED';
+  return STATUS_OF[e.code].http >= 500 && e.code !== 'STRATA_SHUTTING_DOWN' && e.code !== 'STRATA_DEADLINE_EXCEEDED' && e.code !== 'STRATA_NOT_IMPLEMENTED';
 }
 
 /** Something thrown that is not a StrataError: a bug. The message says so without leaking internals. */

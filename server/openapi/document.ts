@@ -20,6 +20,7 @@ import { MAX_ALIAS_ACTIONS } from '../api/aliases.js';
 import { MAX_BATCH_OPERATIONS } from '../api/batch-writes.js';
 import { DEFAULT_RRF_K, MAX_EXAMPLES, MAX_MMR_CANDIDATES } from '../api/query-input.js';
 import { MAX_MATRIX_SAMPLE } from '../api/search-matrix.js';
+import { NOT_SERVED } from '../rest/routes/not-served.js';
 import { filterSchemas } from './filter-schemas.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
@@ -896,6 +897,21 @@ function livePaths(C: string): Obj {
   };
 }
 
+/** Qdrant's routes Strata does not run (rest/routes/not-served.ts): each a 501 saying why. */
+function notServedPaths(): Obj {
+  const paths: Obj = {};
+  for (const r of NOT_SERVED) {
+    const path = r.url.replace(/:(\w+)/g, '{$1}');
+    const entry = (paths[path] ?? {}) as Obj;
+    entry[r.method.toLowerCase()] = {
+      summary: `Not run by Strata: ${r.why}`,
+      responses: { '501': errorResponse('STRATA_NOT_IMPLEMENTED, saying why and what to use instead.') },
+    };
+    paths[path] = entry;
+  }
+  return paths;
+}
+
 export function openApiDocument(): Obj {
   const C = '/collections/{collection_name}';
   const text = (description: string): Obj => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
@@ -934,6 +950,34 @@ export function openApiDocument(): Obj {
         summary: 'Describe a collection (Qdrant shape plus tier placement)',
         parameters: [collectionName],
         responses: ok('Collection', envelope(ref('CollectionInfo'))),
+      },
+    },
+    '/cluster': {
+      get: {
+        summary: "Qdrant's cluster status, as a server without its distributed mode: disabled",
+        responses: ok('Status', envelope({ type: 'object', properties: { status: { const: 'disabled' } } })),
+      },
+    },
+    [`${C}/cluster`]: {
+      get: {
+        summary: 'The collection as one local shard of one peer',
+        parameters: [collectionName],
+        responses: ok(
+          'Shards',
+          envelope({
+            type: 'object',
+            properties: {
+              peer_id: { type: 'integer' },
+              shard_count: { const: 1 },
+              local_shards: {
+                type: 'array',
+                items: { type: 'object', properties: { shard_id: { type: 'integer' }, points_count: { type: 'integer' }, state: { const: 'Active' } } },
+              },
+              remote_shards: { type: 'array', maxItems: 0 },
+              shard_transfers: { type: 'array', maxItems: 0 },
+            },
+          }),
+        ),
       },
     },
     '/aliases': {
@@ -1119,7 +1163,7 @@ export function openApiDocument(): Obj {
     },
   };
   const paths: Obj = { ...readPaths };
-  for (const [p, ops] of [...Object.entries(livePaths(C))]) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
+  for (const [p, ops] of [...Object.entries(livePaths(C)), ...Object.entries(notServedPaths())]) paths[p] = { ...((paths[p] ?? {}) as Obj), ...(ops as Obj) };
   return {
     openapi: '3.1.0',
     info: {

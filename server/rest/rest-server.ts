@@ -10,6 +10,7 @@ import { answerError, MAX_PARAM_LENGTH, registerErrorHandler } from './error-han
 import { registerCollectionRoutes } from './routes/collections.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerNotServedRoutes } from './routes/not-served.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerPointRoutes } from './routes/points.js';
 import { registerSnapshotRoutes } from './routes/snapshots.js';
@@ -91,5 +92,6 @@ export function buildRest(ctx: RestContext): FastifyInstance {
   registerSnapshotRoutes(app, ctx);
   registerMetricsRoutes(app, ctx);
   registerOpenApiRoute(app);
+  registerNotServedRoutes(app);
   return app;
 }

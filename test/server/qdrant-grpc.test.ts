@@ -637,6 +637,72 @@ describe('Qdrant gRPC client', () => {
     expect(unindexed.rawMessage).toMatch(/key: "note" needs a keyword, uuid, integer or bool payload index/);
   });
 
+  it('writes a batch by UpdateBatch as REST does, keeps aliases, snapshots and the cluster view', async () => {
+    const p = client.api('points');
+    const c = client.api('collections');
+    const id = (n: number) => ({ pointIdOptions: { case: 'num' as const, value: BigInt(n) } });
+    const ids = (...n: number[]) => ({ pointsSelectorOneOf: { case: 'points' as const, value: { ids: n.map(id) } } });
+    const batch = await p.updateBatch({
+      collectionName: NAME,
+      wait: true,
+      operations: [
+        {
+          operation: {
+            case: 'upsert',
+            value: { points: [{ id: id(900), vectors: { vectorsOptions: { case: 'vector', value: { data: [9, 9, 9, 9] } } }, payload: {} }] },
+          },
+        },
+        { operation: { case: 'setPayload', value: { payload: { tag: { kind: { case: 'stringValue', value: 'batch' } } }, pointsSelector: ids(900) } } },
+        {
+          operation: {
+            case: 'updateVectors',
+            value: { points: [{ id: id(900), vectors: { vectorsOptions: { case: 'vector', value: { data: [8, 8, 8, 8] } } } }] },
+          },
+        },
+      ],
+    } as never);
+    expect(batch.result).toHaveLength(3);
+    const got = (await rest('POST', `/collections/${NAME}/points`, { ids: [900], with_vector: true })) as unknown as Array<{
+      payload: unknown;
+      vector: number[];
+    }>;
+    expect(got[0]).toMatchObject({ payload: { tag: 'batch' }, vector: [8, 8, 8, 8] });
+    const bad = await failure(
+      p.updateBatch({
+        collectionName: NAME,
+        operations: [
+          { operation: { case: 'deletePoints', value: { points: ids(900) } } },
+          { operation: { case: 'deleteVectors', value: { pointsSelector: ids(900), vectors: { names: [''] } } } },
+        ],
+      } as never),
+    );
+    expect(bad.rawMessage).toMatch(/operations\[1\]\.delete_vectors\.vector: a point's one vector cannot be deleted/);
+    expect((await p.get({ collectionName: NAME, ids: [id(900)] })).result).toHaveLength(1);
+    await p.updateBatch({ collectionName: NAME, wait: true, operations: [{ operation: { case: 'deletePoints', value: { points: ids(900) } } }] } as never);
+    expect((await p.get({ collectionName: NAME, ids: [id(900)] })).result).toHaveLength(0);
+
+    await c.updateAliases({ actions: [{ action: { case: 'createAlias', value: { collectionName: NAME, aliasName: 'docs-alias' } } }] } as never);
+    expect((await c.listAliases({})).aliases.map((a) => [a.aliasName, a.collectionName])).toContainEqual(['docs-alias', NAME]);
+    expect((await c.listCollectionAliases({ collectionName: NAME })).aliases.map((a) => a.aliasName)).toEqual(['docs-alias']);
+    expect(((await rest('GET', '/aliases')) as { aliases: Array<{ alias_name: string }> }).aliases.map((a) => a.alias_name)).toContain('docs-alias');
+    await c.updateAliases({ actions: [{ action: { case: 'deleteAlias', value: { aliasName: 'docs-alias' } } }] } as never);
+    expect((await c.listAliases({})).aliases).toEqual([]);
+
+    const info = await c.collectionClusterInfo({ collectionName: NAME });
+    const count = Number((await p.count({ collectionName: NAME, exact: true })).result?.count);
+    expect([info.shardCount, info.localShards.map((s) => Number(s.pointsCount))]).toEqual([1n, [count]]);
+
+    const snaps = client.api('snapshots');
+    const made = await snaps.create({ collectionName: NAME });
+    const listed = (await rest('GET', `/collections/${NAME}/snapshots`)) as unknown as Array<{ name: string; size: number; checksum: string }>;
+    expect(listed.map((l) => l.name)).toContain(made.snapshotDescription?.name);
+    const mine = listed.find((l) => l.name === made.snapshotDescription?.name)!;
+    expect([Number(made.snapshotDescription?.size), made.snapshotDescription?.checksum]).toEqual([mine.size, mine.checksum]);
+    expect((await snaps.list({ collectionName: NAME })).snapshotDescriptions.map((d) => d.name)).toContain(mine.name);
+    await snaps.delete({ collectionName: NAME, snapshotName: mine.name });
+    expect((await snaps.list({ collectionName: NAME })).snapshotDescriptions.map((d) => d.name)).not.toContain(mine.name);
+  });
+
   it('deletes by filter and by ids', async () => {
     const p = client.api('points');
     const before = Number((await p.count({ collectionName: NAME })).result?.count);
@@ -682,12 +748,12 @@ describe('Qdrant gRPC client', () => {
   });
 
   it('answers UNIMPLEMENTED, naming the RPC, for what it does not serve', async () => {
-    const e = await failure(client.api('points').updateBatch({ collectionName: NAME, operations: [] }));
+    const e = await failure(client.api('collections').listShardKeys({ collectionName: NAME }));
     expect(e.code).toBe(ConnectErrorCode.Unimplemented);
-    expect(e.rawMessage).toContain('qdrant.Points/UpdateBatch');
-    const snap = await failure(client.api('snapshots').list({ collectionName: NAME }));
+    expect(e.rawMessage).toContain('qdrant.Collections/ListShardKeys');
+    const snap = await failure(client.api('snapshots').listFull({}));
     expect(snap.code).toBe(ConnectErrorCode.Unimplemented);
-    expect(snap.rawMessage).toContain('qdrant.Snapshots/List');
+    expect(snap.rawMessage).toContain('qdrant.Snapshots/ListFull');
     // Counted in the gRPC metrics under the full method name, with strata.v1's status spelling.
     const metrics = (await http(s.rest, 'GET', '/metrics')).text;
     expect(metrics).toMatch(/strata_grpc_requests_total\{method="qdrant\.Points\/Search",code="OK"\} [1-9]/);

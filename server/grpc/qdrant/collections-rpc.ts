@@ -1,8 +1,12 @@
-// qdrant.Collections (List, Get, Create, Delete, CollectionExists) and qdrant.Qdrant/HealthCheck.
+// qdrant.Collections (List, Get, Create, Update, Delete, CollectionExists, the aliases, the cluster
+// view of a collection) and qdrant.Qdrant/HealthCheck.
 // Get is the REST collection view (server/api/collection-view.ts) in Qdrant's message shape; Create
 // is REST's create body, so the same checks name the same fields.
 import type { DescService, MessageInitShape } from '@bufbuild/protobuf';
 import {
+  ChangeAliasesSchema,
+  CollectionClusterInfoRequestSchema,
+  CollectionClusterInfoResponseSchema,
   CollectionExistsRequestSchema,
   type CollectionInfoSchema,
   CollectionExistsResponseSchema,
@@ -18,16 +22,21 @@ import {
   HnswConfigDiffSchema,
   OptimizersConfigDiffSchema,
   UpdateCollectionSchema,
+  ListAliasesRequestSchema,
+  ListAliasesResponseSchema,
+  ListCollectionAliasesRequestSchema,
   ListCollectionsRequestSchema,
   ListCollectionsResponseSchema,
   type PayloadIndexParamsSchema,
   PayloadSchemaType,
+  ReplicaState,
   TokenizerType,
   VectorParamsSchema,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
 import { QDRANT_API_VERSION } from '../../../common/version.js';
 import { checkCollectionName } from '../../../engine/public.js';
+import { parseAliasActions } from '../../api/aliases.js';
 import { collectionView } from '../../api/collection-view.js';
 import type { PayloadSchemaView } from '../../api/payload-index.js';
 import { parseCollectionUpdate, parseCreateCollection } from '../../api/writes.js';
@@ -158,6 +167,37 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     });
     ctx.engine.updateCollection(req.collectionName, u);
     return { result: true, time: secondsSince(t0) };
+  });
+
+  // Aliases: REST's actions, parsed by REST's parser (server/api/aliases.ts).
+  r.unary(svc, 'UpdateAliases', ChangeAliasesSchema, CollectionOperationResponseSchema, (req) => {
+    const t0 = performance.now();
+    onlyFields(ChangeAliasesSchema, req, ['actions', 'timeout']);
+    const actions = req.actions.map((a, i) => {
+      const op = a.action;
+      if (op.case === 'createAlias') return { create_alias: { collection_name: op.value.collectionName, alias_name: op.value.aliasName } };
+      if (op.case === 'renameAlias') return { rename_alias: { old_alias_name: op.value.oldAliasName, new_alias_name: op.value.newAliasName } };
+      if (op.case === 'deleteAlias') return { delete_alias: { alias_name: op.value.aliasName } };
+      throw invalidArgument(`actions[${i}]`, 'required: create_alias, rename_alias or delete_alias');
+    });
+    ctx.engine.updateAliases(parseAliasActions({ actions }));
+    return { result: true, time: secondsSince(t0) };
+  });
+
+  const aliases = (collection?: string) => ctx.engine.listAliases(collection).map((a) => ({ aliasName: a.alias_name, collectionName: a.collection_name }));
+  r.unary(svc, 'ListAliases', ListAliasesRequestSchema, ListAliasesResponseSchema, () => {
+    const t0 = performance.now();
+    return { aliases: aliases(), time: secondsSince(t0) };
+  });
+  r.unary(svc, 'ListCollectionAliases', ListCollectionAliasesRequestSchema, ListAliasesResponseSchema, (req) => {
+    const t0 = performance.now();
+    return { aliases: aliases(req.collectionName), time: secondsSince(t0) };
+  });
+
+  // A server without Qdrant's distributed mode: one peer, each collection one local shard.
+  r.unary(svc, 'CollectionClusterInfo', CollectionClusterInfoRequestSchema, CollectionClusterInfoResponseSchema, (req) => {
+    const c = ctx.engine.collection(req.collectionName);
+    return { peerId: 0n, shardCount: 1n, localShards: [{ shardId: 0, pointsCount: BigInt(c.count()), state: ReplicaState.Active }] };
   });
 
   r.unary(svc, 'Delete', DeleteCollectionSchema, CollectionOperationResponseSchema, async (req) => {

@@ -23,7 +23,7 @@ export function qdrantServices(): QdrantServices {
   return { qdrant: Qdrant, collections: serviceNamed('qdrant.Collections'), points: serviceNamed('qdrant.Points') };
 }
 
-/** qdrant.Snapshots, only so that its RPCs answer UNIMPLEMENTED naming themselves. */
+/** qdrant.Snapshots: a collection's snapshots (snapshots-rpc.ts); the full ones answer UNIMPLEMENTED. */
 export function snapshotsService(): DescService {
   return serviceNamed('qdrant.Snapshots');
 }

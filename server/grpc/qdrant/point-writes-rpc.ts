@@ -11,10 +11,23 @@ import {
   DeletePayloadPointsSchema,
   DeletePointsSchema,
   DeletePointVectorsSchema,
+  type PointStruct,
   PointStructSchema,
+  type PointsUpdateOperation,
+  PointsUpdateOperation_ClearPayloadSchema,
+  PointsUpdateOperation_DeletePayloadSchema,
+  PointsUpdateOperation_DeletePointsSchema,
+  PointsUpdateOperation_DeleteVectorsSchema,
+  PointsUpdateOperation_OverwritePayloadSchema,
+  PointsUpdateOperation_PointStructListSchema,
+  PointsUpdateOperation_SetPayloadSchema,
+  PointsUpdateOperation_UpdateVectorsSchema,
+  type PointVectors,
   PointVectorsSchema,
   PointsOperationResponseSchema,
   SetPayloadPointsSchema,
+  UpdateBatchPointsSchema,
+  UpdateBatchResponseSchema,
   UpdatePointVectorsSchema,
   UpdateStatus,
   UpsertPointsSchema,
@@ -23,6 +36,8 @@ import {
 } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
 import type { Collection } from '../../../engine/public.js';
+import { parseBatchWrites } from '../../api/batch-writes.js';
+import type { Fields } from '../../api/fields.js';
 import { parseCreateIndex } from '../../api/payload-index.js';
 import { parseDeletePayload, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert, refuseDeleteVectors } from '../../api/writes.js';
 import type { GrpcContext } from '../calls.js';
@@ -41,8 +56,76 @@ function orderingDefault(o: WriteOrdering | undefined): void {
 }
 
 /** The answer of a write: Qdrant's `completed` once applied, `acknowledged` when the client did not wait (both durable). */
+function writeStatus(wait: boolean | undefined): UpdateStatus {
+  return wait === true ? UpdateStatus.Completed : UpdateStatus.Acknowledged;
+}
+
 function updated(lsn: bigint, wait: boolean | undefined, t0: number): OperationResponse {
-  return { result: { operationId: lsn, status: wait === true ? UpdateStatus.Completed : UpdateStatus.Acknowledged }, time: secondsSince(t0) };
+  return { result: { operationId: lsn, status: writeStatus(wait) }, time: secondsSince(t0) };
+}
+
+/** PointStructs as REST's upsert points. */
+function pointsJson(points: readonly PointStruct[], at: string): Fields[] {
+  return points.map((p, i) => {
+    onlyFields(PointStructSchema, p, ['id', 'payload', 'vectors'], `${at}points[${i}].`);
+    return {
+      id: idJson(p.id, `${at}points[${i}].id`),
+      vector: vectorJson(p.vectors, `${at}points[${i}].vectors`),
+      payload: mapJson(p.payload, `${at}points[${i}].payload`),
+    };
+  });
+}
+
+/** PointVectors as REST's vector-update points. */
+function pointVectorsJson(points: readonly PointVectors[], at: string): Fields[] {
+  return points.map((p, i) => {
+    onlyFields(PointVectorsSchema, p, ['id', 'vectors'], `${at}points[${i}].`);
+    return { id: idJson(p.id, `${at}points[${i}].id`), vector: vectorJson(p.vectors, `${at}points[${i}].vectors`) };
+  });
+}
+
+/** One operation of an UpdateBatch as REST's batch operation (server/api/batch-writes.ts parses both). */
+function operationJson(o: PointsUpdateOperation, at: string): Fields {
+  const op = o.operation;
+  switch (op.case) {
+    case 'upsert':
+      onlyFields(PointsUpdateOperation_PointStructListSchema, op.value, ['points'], `${at}upsert.`);
+      return { upsert: { points: pointsJson(op.value.points, `${at}upsert.`) } };
+    case 'updateVectors':
+      onlyFields(PointsUpdateOperation_UpdateVectorsSchema, op.value, ['points'], `${at}update_vectors.`);
+      return { update_vectors: { points: pointVectorsJson(op.value.points, `${at}update_vectors.`) } };
+    case 'setPayload':
+    case 'overwritePayload': {
+      const key = op.case === 'setPayload' ? 'set_payload' : 'overwrite_payload';
+      if (op.case === 'setPayload') onlyFields(PointsUpdateOperation_SetPayloadSchema, op.value, ['payload', 'points_selector', 'key'], `${at}${key}.`);
+      else onlyFields(PointsUpdateOperation_OverwritePayloadSchema, op.value, ['payload', 'points_selector', 'key'], `${at}${key}.`);
+      return {
+        [key]: {
+          payload: mapJson(op.value.payload, `${at}${key}.payload`),
+          key: op.value.key,
+          ...selectorJson(op.value.pointsSelector, `${at}${key}.points_selector`),
+        },
+      };
+    }
+    case 'deletePayload':
+      onlyFields(PointsUpdateOperation_DeletePayloadSchema, op.value, ['keys', 'points_selector'], `${at}delete_payload.`);
+      return { delete_payload: { keys: op.value.keys, ...selectorJson(op.value.pointsSelector, `${at}delete_payload.points_selector`) } };
+    case 'deletePoints':
+      onlyFields(PointsUpdateOperation_DeletePointsSchema, op.value, ['points'], `${at}delete_points.`);
+      return { delete: selectorJson(op.value.points, `${at}delete_points.points`) };
+    case 'deleteDeprecated':
+      return { delete: selectorJson(op.value, `${at}delete_deprecated`) };
+    case 'clearPayload':
+      onlyFields(PointsUpdateOperation_ClearPayloadSchema, op.value, ['points'], `${at}clear_payload.`);
+      return { clear_payload: selectorJson(op.value.points, `${at}clear_payload.points`) };
+    case 'clearPayloadDeprecated':
+      return { clear_payload: selectorJson(op.value, `${at}clear_payload_deprecated`) };
+    case 'deleteVectors':
+      onlyFields(PointsUpdateOperation_DeleteVectorsSchema, op.value, ['points_selector', 'vectors'], `${at}delete_vectors.`);
+      return { delete_vectors: { vector: op.value.vectors?.names ?? [], ...selectorJson(op.value.pointsSelector, `${at}delete_vectors.points_selector`) } };
+    default:
+      throw invalidArgument(at.replace(/\.$/, ''), 'required: one operation');
+  }
 }
 
 export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
@@ -58,48 +141,25 @@ export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcCont
 
   r.unary(svc, 'Upsert', UpsertPointsSchema, PointsOperationResponseSchema, (req) => {
     onlyFields(UpsertPointsSchema, req, [...WRITE, 'points']);
-    return write(
-      req.collectionName,
-      (c) =>
-        c.upsert(
-          parseUpsert(
-            {
-              points: req.points.map((p, i) => {
-                onlyFields(PointStructSchema, p, ['id', 'payload', 'vectors'], `points[${i}].`);
-                return {
-                  id: idJson(p.id, `points[${i}].id`),
-                  vector: vectorJson(p.vectors, `points[${i}].vectors`),
-                  payload: mapJson(p.payload, `points[${i}].payload`),
-                };
-              }),
-            },
-            c.dim,
-          ),
-        ),
-      req.wait,
-      req.ordering,
-    );
+    return write(req.collectionName, (c) => c.upsert(parseUpsert({ points: pointsJson(req.points, '') }, c.dim)), req.wait, req.ordering);
+  });
+
+  r.unary(svc, 'UpdateBatch', UpdateBatchPointsSchema, UpdateBatchResponseSchema, async (req) => {
+    const t0 = performance.now();
+    onlyFields(UpdateBatchPointsSchema, req, [...WRITE, 'operations', 'timeout']);
+    orderingDefault(req.ordering);
+    const c = collectionOf(ctx, req.collectionName);
+    c.writable();
+    const writes = parseBatchWrites({ operations: req.operations.map((o, i) => operationJson(o, `operations[${i}].`)) }, c.dim);
+    const status = writeStatus(req.wait);
+    const result: Array<{ operationId: bigint; status: UpdateStatus }> = [];
+    for (const w of writes) result.push({ operationId: await w(c, undefined), status });
+    return { result, time: secondsSince(t0) };
   });
 
   r.unary(svc, 'UpdateVectors', UpdatePointVectorsSchema, PointsOperationResponseSchema, (req) => {
     onlyFields(UpdatePointVectorsSchema, req, [...WRITE, 'points']);
-    return write(
-      req.collectionName,
-      (c) =>
-        c.updateVectors(
-          parseUpdateVectors(
-            {
-              points: req.points.map((p, i) => {
-                onlyFields(PointVectorsSchema, p, ['id', 'vectors'], `points[${i}].`);
-                return { id: idJson(p.id, `points[${i}].id`), vector: vectorJson(p.vectors, `points[${i}].vectors`) };
-              }),
-            },
-            c.dim,
-          ),
-        ),
-      req.wait,
-      req.ordering,
-    );
+    return write(req.collectionName, (c) => c.updateVectors(parseUpdateVectors({ points: pointVectorsJson(req.points, '') }, c.dim)), req.wait, req.ordering);
   });
 
   r.unary(svc, 'DeleteVectors', DeletePointVectorsSchema, PointsOperationResponseSchema, (req) => {

@@ -11,6 +11,7 @@ import { maxSendBytes } from '../grpc-server.js';
 import { QdrantRouter } from './calls.js';
 import { bindCollections } from './collections-rpc.js';
 import { qdrantServices, snapshotsService } from './descriptors.js';
+import { bindSnapshots } from './snapshots-rpc.js';
 import { bindPointReads } from './point-reads-rpc.js';
 import { bindPointWrites } from './point-writes-rpc.js';
 
@@ -39,7 +40,9 @@ export function buildQdrantGrpc(ctx: GrpcContext): QdrantGrpcServer {
       bindCollections(r, s.collections, s.qdrant, ctx);
       bindPointReads(r, s.points, ctx);
       bindPointWrites(r, s.points, ctx);
-      for (const svc of [s.qdrant, s.collections, s.points, snapshotsService()]) r.rest(svc);
+      const snapshots = snapshotsService();
+      bindSnapshots(r, snapshots, ctx);
+      for (const svc of [s.qdrant, s.collections, s.points, snapshots]) r.rest(svc);
     },
   });
   const server = http2.createServer(handler);

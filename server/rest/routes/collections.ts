@@ -20,6 +20,21 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RestContext)
     return send(reply, codecFor(req), ok(reply, collectionView(c.info())));
   });
 
+  // Qdrant's cluster views, as a server without its distributed mode answers them: one peer, each
+  // collection one local shard (Strata's own shards are whole servers behind strata router).
+  app.get('/cluster', async (req, reply) => send(reply, codecFor(req), ok(reply, { status: 'disabled' })));
+  app.get<{ Params: CollectionParams }>('/collections/:collection_name/cluster', { schema: { params: collectionParams } }, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const info = {
+      peer_id: 0,
+      shard_count: 1,
+      local_shards: [{ shard_id: 0, points_count: c.count(), state: 'Active' }],
+      remote_shards: [],
+      shard_transfers: [],
+    };
+    return send(reply, codecFor(req), ok(reply, info));
+  });
+
   // Aliases (engine/aliases.ts): listed all, or of one collection (named by itself or an alias).
   app.get('/aliases', async (req, reply) => send(reply, codecFor(req), ok(reply, { aliases: ctx.engine.listAliases() })));
   app.get<{ Params: CollectionParams }>('/collections/:collection_name/aliases', { schema: { params: collectionParams } }, async (req, reply) =>
