@@ -172,7 +172,7 @@ async function main(): Promise<void> {
     .option('--gt <file>', 'ground truth (with --index)')
     .option('--count <n>', 'generated vectors', (v) => Number(v), 100_000)
     .option('--threads <list>', 'search threads to compare', '0,1')
-    .option('--protocols <list>', 'msgpack, json, grpc', 'msgpack,json,grpc')
+    .option('--protocols <list>', "msgpack, json, grpc (strata.v1), qdrant-grpc (Qdrant's API through its official client)", 'msgpack,json,grpc')
     .option('--concurrency <n>', 'client requests outstanding', (v) => Number(v), 16)
     .option('--ef <n>', 'hnsw_ef', (v) => Number(v), 64)
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 8)
@@ -221,10 +221,15 @@ async function main(): Promise<void> {
     const truth = gt;
     /** Warm-up requests: about 2,000 queries whatever the batch size (the load generator's default, docs/loadgen.md#warm-up). */
     const warmup = Math.ceil(2000 / o.batch);
+    /** The gRPC address a protocol speaks to: strata.v1's, or Qdrant's API (qdrant-grpc). */
+    const grpcUrl = (at: Served, protocol: string): string[] => {
+      const addr = protocol === 'qdrant-grpc' ? at.qdrantGrpc : at.grpc;
+      return addr === '' ? [] : ['--grpc-url', addr];
+    };
     /** One closed-loop step against a served index: the timed rows and the profiled pass run the same. */
     const loadgenArgs = (at: Served, protocol: string, report: string): string[] => [
       'loadgen',
-      ...['--url', at.rest, ...(at.grpc === '' ? [] : ['--grpc-url', at.grpc]), '--collection', 'bench', '-q', q, '--gt', truth, '--protocol', protocol],
+      ...['--url', at.rest, ...grpcUrl(at, protocol), '--collection', 'bench', '-q', q, '--gt', truth, '--protocol', protocol],
       ...['--concurrency', String(o.concurrency), '--ef', String(o.ef), '--duration', String(o.duration), '--batch', String(o.batch)],
       ...['--warmup', String(warmup), '--no-progress', '--report', report],
     ];
@@ -300,7 +305,7 @@ async function main(): Promise<void> {
     // The floor: the same load generator against servers that answer with the captured bytes.
     const floors: FloorRow[] = [];
     const pairs: FloorPair[] = [];
-    const restProtocols = protocols.filter((p) => p !== 'grpc');
+    const restProtocols = protocols.filter((p) => p !== 'grpc' && p !== 'qdrant-grpc');
     if (o.floor && captured !== null && restProtocols.length > 0) {
       // As fast as the harness goes, with nothing behind it; then fastify burning the search's own CPU
       // (the 0-thread row's in-process µs per query) on its event loop, as `--search-threads 0` does.

@@ -15,6 +15,7 @@ export {
 } from './options.js';
 export {
   REPORT_SCHEMA,
+  PROTOCOLS,
   parseReport,
   type LoadgenReport,
   type StepResult,

@@ -2,7 +2,7 @@
 // step has a duration and a request limit, both capped, and the whole sweep is capped too.
 import { invalidArgument } from '../common/errors.js';
 import type { PgIterativeScan } from './clients/pgvector.js';
-import type { LoopMode, Protocol } from './report.js';
+import { type LoopMode, PROTOCOLS, type Protocol } from './report.js';
 
 /** Longest step, and longest sweep (steps x duration), in seconds. */
 export const MAX_STEP_SECONDS = 600;
@@ -134,8 +134,7 @@ export function resolveOptions(o: LoadgenOptions): ResolvedOptions {
     throw invalidArgument('--max-requests', `must be a whole number in 1..${MAX_REQUESTS_PER_STEP}, got ${r.maxRequests}`);
   if (!Number.isInteger(r.warmup) || r.warmup < 0 || r.warmup > MAX_REQUESTS_PER_STEP)
     throw invalidArgument('--warmup', `must be a whole number in 0..${MAX_REQUESTS_PER_STEP}, got ${r.warmup}`);
-  if (!['json', 'msgpack', 'grpc', 'pgvector'].includes(r.protocol))
-    throw invalidArgument('--protocol', `must be json, msgpack, grpc or pgvector, got ${r.protocol}`);
+  if (!(PROTOCOLS as readonly string[]).includes(r.protocol)) throw invalidArgument('--protocol', `must be one of ${PROTOCOLS.join(', ')}, got ${r.protocol}`);
   // pgvector refuses hnsw.ef_search above 1000 when a connection starts: every search of the step
   // would fail, so the sweep is refused before it begins.
   if (r.protocol === 'pgvector')
@@ -174,7 +173,8 @@ function checkFilterOptions(r: ResolvedOptions): void {
   // Filtered ground truth is the load generator's own: it needs the vectors and payloads it judges.
   if (r.base === undefined) throw invalidArgument('--filters', 'needs --base (the base vectors): filtered ground truth is computed exactly');
   if (r.payloads === undefined) throw invalidArgument('--filters', "needs --payloads (the base rows' payloads, JSON Lines)");
-  if (r.protocol === 'grpc') throw invalidArgument('--filters', 'filtered searches are sent over REST (json, msgpack) or to pgvector, not gRPC');
+  if (r.protocol === 'grpc' || r.protocol === 'qdrant-grpc')
+    throw invalidArgument('--filters', 'filtered searches are sent over REST (json, msgpack) or to pgvector, not gRPC');
   if (r.batch !== 1) throw invalidArgument('--batch', 'filtered searches are sent one query a request (--batch 1)');
 }
 

@@ -14,7 +14,9 @@ import type { CostMeans } from './recorder.js';
 
 export const REPORT_SCHEMA = 'strata-loadgen/1';
 
-export type Protocol = 'json' | 'msgpack' | 'grpc' | 'pgvector';
+/** The load generator's protocols: Strata's REST (JSON, MessagePack), Strata's gRPC (strata.v1), Qdrant's gRPC (the official client), pgvector. */
+export const PROTOCOLS = ['json', 'msgpack', 'grpc', 'qdrant-grpc', 'pgvector'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 export type LoopMode = 'closed' | 'open';
 
 /** What a filtered step measured beyond an unfiltered one: its family and the answers' completeness. */

@@ -3,6 +3,7 @@
 // a result. Returns the report; printing and writing files is the caller's (the CLI's) job.
 import { readDataset, readPayloadLines } from '../datasets/index.js';
 import { grpcClient } from './clients/grpc.js';
+import { qdrantGrpcClient } from './clients/qdrant-grpc.js';
 import { pgvectorClient } from './clients/pgvector.js';
 import { restClient } from './clients/rest.js';
 import { requestCount, type SearchClient } from './clients/types.js';
@@ -109,9 +110,9 @@ async function prepare(options: LoadgenOptions, log: (l: string) => void): Promi
   const o = resolveOptions(options);
   const pgt = o.protocol === 'pgvector' ? pgTarget(o.url, o.allowRemote) : null;
   const rest = pgt === null ? restTarget(o.url, o.allowRemote) : null;
-  const grpc = rest !== null && o.protocol === 'grpc' ? grpcTarget(o.grpcUrl, rest, o.allowRemote) : null;
+  const grpc = rest !== null && (o.protocol === 'grpc' || o.protocol === 'qdrant-grpc') ? grpcTarget(o.grpcUrl, rest, o.allowRemote) : null;
   const target = pgt !== null ? await probePgvector(pgt, o.collection) : await probeRest(rest!.origin, o.collection, o.apiKey);
-  if (grpc !== null) await probeGrpc(grpc, o.collection, o.apiKey);
+  if (grpc !== null && o.protocol === 'grpc') await probeGrpc(grpc, o.collection, o.apiKey);
   const isHdf5 = /\.(hdf5|h5)$/i.test(o.queries);
   const qs = await readDataset(o.queries, { ...(o.queriesLimit !== undefined ? { limit: o.queriesLimit } : {}), ...(isHdf5 ? { hdf5Dataset: 'test' } : {}) });
   if (qs.dim !== target.dim) throw dimensionMismatch(qs.file, qs.dim, o.collection, target.dim);
@@ -165,6 +166,7 @@ function clientFor(p: Prepared, step: StepPlan, clock: Clock, family: PreparedFa
       ...(p.o.iterativeScan !== undefined ? { iterativeScan: p.o.iterativeScan } : {}),
     });
   if (protocol === 'grpc') return grpcClient({ ...common, target: p.grpc!, collection: p.o.collection, queries: p.queries, dim: p.dim });
+  if (protocol === 'qdrant-grpc') return qdrantGrpcClient({ ...common, target: p.grpc!, collection: p.o.collection, queries: p.queries, dim: p.dim });
   return restClient({ ...common, origin: p.origin, collection: p.o.collection, encoding: protocol, queries: p.queries, dim: p.dim });
 }
 

@@ -127,8 +127,9 @@ function listening(argv: [string, string[]], name: string, withGrpc: boolean): P
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const rest = /REST {2}(http:\/\/\S+)/.exec(out);
-      const grpc = /gRPC {2}(\S+:\d+)/.exec(out);
-      if (rest && (grpc || !withGrpc)) resolve({ child, rest: rest[1]!, grpc: grpc?.[1] ?? '' });
+      const grpc = /^gRPC {2}(\S+:\d+)/m.exec(out);
+      const qdrantGrpc = /^Qdrant gRPC\s+(\S+:\d+)/m.exec(out);
+      if (rest && (grpc || !withGrpc)) resolve({ child, rest: rest[1]!, grpc: grpc?.[1] ?? '', qdrantGrpc: qdrantGrpc?.[1] ?? '' });
     });
     child.on('exit', (code) => reject(new Error(`${name} exited ${code} before listening`)));
   });
@@ -176,6 +177,8 @@ export interface Served {
   rest: string;
   /** host:port, or '' for a server without gRPC (the floor). */
   grpc: string;
+  /** host:port of Qdrant's gRPC API, or '' when not served. */
+  qdrantGrpc: string;
 }
 
 export interface ServeOptions {
@@ -190,7 +193,7 @@ export interface ServeOptions {
 }
 
 export function serve(index: string, o: ServeOptions): Promise<Served> {
-  const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads)];
+  const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--qdrant-grpc-port', '0', '--search-threads', String(o.threads)];
   args.push('--log-level', 'silent', ...(o.inline !== undefined ? ['--inline', o.inline] : []));
   return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
 }

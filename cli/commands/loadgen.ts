@@ -10,6 +10,7 @@ import {
   DEFAULT_WARMUP,
   formatTable,
   MAX_BATCH,
+  PROTOCOLS,
   progressSink,
   renderSvg,
   runLoadgen,
@@ -108,7 +109,12 @@ export function registerLoadgen(program: Command): void {
     .option('--duration <s>', 'seconds per step', numberOption('--duration', 0.001), 10)
     .option('--max-requests <n>', 'requests per step at most', intOption('--max-requests', 1, 10_000_000), 1_000_000)
     .option('--warmup <n>', 'untimed requests per step before measuring (the client warms up too)', intOption('--warmup', 0, 10_000_000), DEFAULT_WARMUP)
-    .option('--protocol <p>', 'json | msgpack | grpc | pgvector', choiceOption('--protocol', ['json', 'msgpack', 'grpc', 'pgvector'] as const), 'json')
+    .option(
+      '--protocol <p>',
+      `${PROTOCOLS.join(' | ')} (qdrant-grpc: Qdrant's gRPC API through its official client, at --grpc-url)`,
+      choiceOption('--protocol', PROTOCOLS),
+      'json',
+    )
     .option('--grpc-url <host:port>', 'gRPC address (default: the --url host, port 6334)')
     .option(
       '--mode <mode>',
