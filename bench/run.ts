@@ -36,6 +36,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     module: './payload-memory-bench.js',
     about: 'payload memory per point (4 fields): the old Map of objects vs payload rows, with and without indexes',
   },
+  dashboard: { module: './dashboard-bench.js', about: "the dashboard's page captures (docs/dashboard/), and QPS with and without its live page polling" },
   replication: { module: './replication-bench.js', about: "upserts through a shared NATS write log vs a collection's own log, and replica lag" },
 };
 

@@ -15,6 +15,7 @@ import { STAT_FIELDS, statsView } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { BaseLookup, liveIdsFrom } from './base-lookup.js';
 import { collectionHealth, collectionInfo } from './collection-info.js';
+import { type CollectionMemory, collectionMemory } from './collection-memory.js';
 import { Dispatcher, type QueueStats, type SearchJob } from './dispatch.js';
 import type { FilterArena } from './filter-arena.js';
 import { FilterResolver } from './filter-plan.js';
@@ -283,6 +284,11 @@ export class Collection implements FilteredHost {
 
   health(): CollectionHealth {
     return collectionHealth(this);
+  }
+
+  /** Memory by part and tier (collection-memory.ts). */
+  memory(): CollectionMemory {
+    return collectionMemory(this);
   }
 
   info(): CollectionInfo {

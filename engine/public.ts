@@ -4,6 +4,7 @@
 // home, nothing is defined twice.
 export type * from './types.js';
 export type { Collection, OrderBy } from './collection.js';
+export type { CollectionMemory, MemoryPart } from './collection-memory.js';
 export type { CompactionReport, Engine } from './engine.js';
 export type { AliasAction } from './aliases.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';

@@ -93,6 +93,7 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
       let qdrantGrpcPort: number | null = null;
       if (qdrantServer && options.qdrantGrpcPort !== null) qdrantGrpcPort = await qdrantServer.listen(options.host, options.qdrantGrpcPort);
       lifecycle.markListening();
+      metrics.history.start();
       return {
         rest: `http://${host}:${restPort}`,
         grpc: grpcPort === null ? null : `${host}:${grpcPort}`,
@@ -106,6 +107,7 @@ export function buildServer(engine: Engine, opts: ServerOptions = {}): StrataSer
     idle: () => lifecycle.idle(),
     close(waitMs = Number.POSITIVE_INFINITY) {
       closed ??= (async () => {
+        metrics.history.stop();
         drain();
         if (lifecycle.inFlight > 0) {
           let timer: NodeJS.Timeout | undefined;

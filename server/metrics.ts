@@ -2,9 +2,15 @@
 // and code (gRPC), observed as requests finish; and the engine's own counters (search cost, per-tier
 // accesses and bytes, queues, thread utilisation), read from engine.metrics() at scrape time so the
 // search path does no metrics work of its own. One registry per server, so that several servers in
-// one process (tests) do not collide.
+// one process (tests) do not collide. The latencies of search requests also feed the tier history
+// (tier-history.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type Engine, STAT } from '../engine/public.js';
+import { TierHistory } from './tier-history.js';
+
+/** The requests the tier history counts as searches: REST routes and gRPC methods that search. */
+const SEARCH_ROUTE = /\/points\/(search|query|recommend|discover)/;
+const SEARCH_RPC = /\/(Search|Query|Recommend|Discover)/;
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -15,8 +21,11 @@ export class ServerMetrics {
   private readonly grpcRequests: Counter<'method' | 'code'>;
   private readonly grpcLatency: Histogram<'method' | 'code'>;
   private readonly children = new Map<string, { observe(seconds: number): void }>();
+  /** Each collection's tier statistics and the search latency, a sample a second (started by the app). */
+  readonly history: TierHistory;
 
   constructor(engine: Engine) {
+    this.history = new TierHistory(engine);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Counter({
@@ -185,6 +194,7 @@ export class ServerMetrics {
   }
 
   observeHttp(route: string, method: string, status: number, seconds: number): void {
+    if (SEARCH_ROUTE.test(route)) this.history.request(seconds);
     this.child(`h ${route} ${method} ${status}`, () => {
       const labels = { route, method, status: String(status) };
       return { count: this.httpRequests.labels(labels), latency: this.httpLatency.labels(labels) };
@@ -192,6 +202,7 @@ export class ServerMetrics {
   }
 
   observeGrpc(method: string, code: string, seconds: number): void {
+    if (SEARCH_RPC.test(method)) this.history.request(seconds);
     this.child(`g ${method} ${code}`, () => ({
       count: this.grpcRequests.labels({ method, code }),
       latency: this.grpcLatency.labels({ method, code }),

@@ -198,6 +198,12 @@ export function serve(index: string, o: ServeOptions): Promise<Served> {
   return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
 }
 
+/** `strata serve --demo` (the embedded demo, built on first use under .strata/demo) with a data directory. */
+export function serveDemo(dataDir: string, o: ServeOptions): Promise<Served> {
+  const args = ['serve', '--demo', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads), '--log-level', 'silent'];
+  return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
+}
+
 /** `strata serve` with a data directory and no index: collections are created and filled over REST. */
 export function serveDataDir(dataDir: string, o: ServeOptions): Promise<Served> {
   const args = ['serve', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads), '--log-level', 'silent'];

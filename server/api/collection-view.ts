@@ -96,6 +96,8 @@ export interface QdrantCollectionView {
       predicted_dram_share: number | null;
       promotion_pool: { slots: number; tenants: number; moves: number } | null;
     };
+    /** The compact code the base keeps in DRAM, or null (traversal on full vectors, or no base yet). */
+    code: { kind: string; bytes_per_vector: number } | null;
     memory: { mode: 'numa' | 'emulated'; reason: string };
     /** What the base serving now was built with (config.hnsw_config is what the next compaction builds with). */
     build: { source: string | null; m: number; ef_construct: number };
@@ -166,6 +168,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         predicted_dram_share: info.placement.predictedDramShare,
         promotion_pool: info.placement.promotionPool,
       },
+      code: info.code ? { kind: info.code.kind, bytes_per_vector: info.code.bytesPerVector } : null,
       memory: { mode: info.memory.mode, reason: info.memory.reason },
       build: { source: info.build.source, m: info.build.m, ef_construct: info.build.efConstruction },
       read_only: info.live === null,

@@ -512,6 +512,11 @@ function schemas(): Obj {
                 },
               },
             },
+            code: {
+              type: ['object', 'null'],
+              description: 'The compact code the base keeps in DRAM (null: full vectors, or no base yet).',
+              properties: { kind: { type: 'string' }, bytes_per_vector: { type: 'integer' } },
+            },
             memory: { type: 'object', properties: { mode: { enum: ['numa', 'emulated'] }, reason: { type: 'string' } } },
             payload: {
               type: 'object',
@@ -593,6 +598,14 @@ function snapshotPaths(C: string, errors: Obj): Obj {
         responses: { '200': { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errors },
       },
       delete: { summary: 'Delete a snapshot', parameters: [collectionName, name], responses: answer('Deleted', { const: true }) },
+    },
+    [`${C}/snapshots/upload`]: {
+      post: {
+        summary: "Restore a snapshot file sent as its bytes (application/octet-stream; Qdrant's multipart form is a 415)",
+        parameters: [collectionName, { name: 'checksum', in: 'query', required: false, schema: { type: 'string' }, description: 'SHA-256 the file must have' }],
+        requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        responses: answer('Restored', { const: true }),
+      },
     },
     [`${C}/snapshots/recover`]: {
       put: {
@@ -1158,6 +1171,71 @@ export function openApiDocument(): Obj {
       },
     },
     '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': text('Prometheus text format') } } },
+    [`${C}/memory`]: {
+      get: {
+        summary:
+          "Strata's own: the collection's memory by part (codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, fresh vectors, payload values, rows and indexes) and tier",
+        parameters: [collectionName],
+        responses: ok(
+          'Bytes by part and tier',
+          envelope({
+            type: 'object',
+            properties: {
+              parts: {
+                type: 'array',
+                items: { type: 'object', properties: { part: { type: 'string' }, dram: { type: 'integer' }, cxl: { type: 'integer' } } },
+              },
+              total: { type: 'object', properties: { dram: { type: 'integer' }, cxl: { type: 'integer' } } },
+            },
+          }),
+        ),
+      },
+    },
+    [`${C}/tiers/history`]: {
+      get: {
+        summary: "Strata's own: the last five minutes of the collection's tier statistics, a sample a second, with the server's search QPS and latency",
+        parameters: [collectionName],
+        responses: ok(
+          'Samples, oldest first',
+          envelope({
+            type: 'object',
+            properties: {
+              period_ms: { type: 'integer' },
+              samples: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    at: { type: 'integer', description: 'ms since the epoch' },
+                    searches: { type: 'integer' },
+                    dram_share: { type: ['number', 'null'], description: 'reads (neighbour lists, vectors, codes) served from DRAM over all reads' },
+                    dram_bytes_per_s: { type: 'number' },
+                    cxl_bytes_per_s: { type: 'number' },
+                    qps: { type: 'number', description: 'search requests of every collection and protocol' },
+                    p50_ms: { type: ['number', 'null'] },
+                    p99_ms: { type: ['number', 'null'] },
+                  },
+                },
+              },
+            },
+          }),
+        ),
+      },
+    },
+    '/dashboard': { get: { summary: 'The dashboard (redirects to /dashboard/); no API key needed', responses: { '302': { description: 'To /dashboard/' } } } },
+    '/dashboard/': {
+      get: {
+        summary: "The dashboard's page, built from dashboard/; no API key needed (the page asks for it before its API calls)",
+        responses: { '200': { description: 'HTML' }, '404': errorResponse('The dashboard was not built (STRATA_ROUTE_NOT_FOUND).') },
+      },
+    },
+    '/dashboard/assets/{file}': {
+      get: {
+        summary: "The dashboard's scripts and styles (content-hashed names, cached for a year)",
+        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'JavaScript or CSS' }, '404': errorResponse('No such file (STRATA_ROUTE_NOT_FOUND).') },
+      },
+    },
     '/openapi.json': {
       get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } },
     },

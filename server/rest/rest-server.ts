@@ -10,6 +10,7 @@ import { answerError, MAX_PARAM_LENGTH, registerErrorHandler } from './error-han
 import { registerCollectionRoutes } from './routes/collections.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerNotServedRoutes } from './routes/not-served.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerPointRoutes } from './routes/points.js';
@@ -93,5 +94,6 @@ export function buildRest(ctx: RestContext): FastifyInstance {
   registerMetricsRoutes(app, ctx);
   registerOpenApiRoute(app);
   registerNotServedRoutes(app);
+  registerDashboardRoutes(app);
   return app;
 }

@@ -20,6 +20,25 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RestContext)
     return send(reply, codecFor(req), ok(reply, collectionView(c.info())));
   });
 
+  // Strata's own, for the dashboard: memory by part and tier, and the last minutes of tier statistics.
+  app.get<{ Params: CollectionParams }>('/collections/:collection_name/memory', { schema: { params: collectionParams } }, async (req, reply) =>
+    send(reply, codecFor(req), ok(reply, ctx.engine.collection(req.params.collection_name).memory())),
+  );
+  app.get<{ Params: CollectionParams }>('/collections/:collection_name/tiers/history', { schema: { params: collectionParams } }, async (req, reply) => {
+    const c = ctx.engine.collection(req.params.collection_name);
+    const samples = ctx.metrics.history.of(c.name).map((x) => ({
+      at: x.at,
+      searches: x.searches,
+      dram_share: x.dramShare,
+      dram_bytes_per_s: x.dramBytesPerS,
+      cxl_bytes_per_s: x.cxlBytesPerS,
+      qps: x.qps,
+      p50_ms: x.p50Ms,
+      p99_ms: x.p99Ms,
+    }));
+    return send(reply, codecFor(req), ok(reply, { period_ms: ctx.metrics.history.periodMs, samples }));
+  });
+
   // Qdrant's cluster views, as a server without its distributed mode answers them: one peer, each
   // collection one local shard (Strata's own shards are whole servers behind strata router).
   app.get('/cluster', async (req, reply) => send(reply, codecFor(req), ok(reply, { status: 'disabled' })));

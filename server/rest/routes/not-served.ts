@@ -29,11 +29,6 @@ export const NOT_SERVED: readonly NotServed[] = [
   { method: 'PUT', url: `${C}/shards/:shard_id/snapshots/recover`, why: SHARD_SNAPSHOTS },
   { method: 'GET', url: `${C}/shards/:shard_id/snapshots/:snapshot_name`, why: SHARD_SNAPSHOTS },
   { method: 'DELETE', url: `${C}/shards/:shard_id/snapshots/:snapshot_name`, why: SHARD_SNAPSHOTS },
-  {
-    method: 'POST',
-    url: `${C}/snapshots/upload`,
-    why: "copy the snapshot file into the data directory's snapshots/ and recover it by location (PUT /collections/{c}/snapshots/recover)",
-  },
   { method: 'GET', url: '/snapshots', why: FULL_SNAPSHOTS },
   { method: 'POST', url: '/snapshots', why: FULL_SNAPSHOTS },
   { method: 'GET', url: '/snapshots/:snapshot_name', why: FULL_SNAPSHOTS },

@@ -68,6 +68,16 @@ async function fetchSnapshot(location: string, dataDir: string): Promise<Buffer>
 export function registerSnapshotRoutes(app: FastifyInstance, ctx: RestContext): void {
   const c = '/collections/:collection_name/snapshots';
 
+  /** Recovers the collection from a snapshot's bytes; a damaged snapshot is bad input (naming `field`), not a server fault. */
+  const recover = async (name: string, bytes: Buffer, source: string, field = 'body'): Promise<void> => {
+    try {
+      await ctx.engine.recoverSnapshot(name, bytes, source);
+    } catch (e) {
+      if (isStrataError(e, 'STRATA_INDEX_CORRUPT') || isStrataError(e, 'STRATA_INDEX_VERSION')) throw invalidArgument(field, e.message);
+      throw e;
+    }
+  };
+
   app.post<SnapshotRoute>(c, async (req, reply) => send(reply, codecFor(req), ok(reply, ctx.engine.createSnapshot(req.params.collection_name))));
 
   app.get<SnapshotRoute>(c, async (req, reply) => send(reply, codecFor(req), ok(reply, ctx.engine.listSnapshots(req.params.collection_name))));
@@ -85,6 +95,21 @@ export function registerSnapshotRoutes(app: FastifyInstance, ctx: RestContext): 
     return send(reply, codecFor(req), ok(reply, true));
   });
 
+  // A snapshot file sent as its bytes (application/octet-stream): the collection recovered from it,
+  // as from a location. Qdrant's own form upload (multipart) is not read: its content type is a 415.
+  app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.post<SnapshotRoute & { Querystring: { checksum?: string } }>(`${c}/upload`, async (req, reply) => {
+    const bytes = req.body;
+    if (!Buffer.isBuffer(bytes) || bytes.length === 0)
+      throw invalidArgument('body', "send the snapshot file's bytes as the body, with content-type application/octet-stream");
+    const checksum = req.query.checksum;
+    if (checksum !== undefined && createHash('sha256').update(bytes).digest('hex') !== checksum.toLowerCase())
+      throw invalidArgument('checksum', 'the SHA-256 of the uploaded snapshot differs from the one given');
+    if (ctx.engine.dataDir === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir', { allow: '' });
+    await recover(req.params.collection_name, bytes, 'upload');
+    return send(reply, codecFor(req), ok(reply, true));
+  });
+
   app.put<SnapshotRoute>(`${c}/recover`, async (req, reply) => {
     const b = bodyObject(req.body);
     const location = optionalString(b['location'], 'location');
@@ -95,13 +120,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, ctx: RestContext): 
     const bytes = await fetchSnapshot(location, dataDir);
     if (checksum !== undefined && createHash('sha256').update(bytes).digest('hex') !== checksum.toLowerCase())
       throw invalidArgument('checksum', 'the SHA-256 of the fetched snapshot differs from the one given');
-    try {
-      await ctx.engine.recoverSnapshot(req.params.collection_name, bytes, location);
-    } catch (e) {
-      // A damaged snapshot is bad input here, not a server fault.
-      if (isStrataError(e, 'STRATA_INDEX_CORRUPT') || isStrataError(e, 'STRATA_INDEX_VERSION')) throw invalidArgument('location', e.message);
-      throw e;
-    }
+    await recover(req.params.collection_name, bytes, location, 'location');
     return send(reply, codecFor(req), ok(reply, true));
   });
 }

@@ -1,0 +1,2 @@
+// Stylesheets imported for their side effect: Vite bundles them.
+declare module '*.css';

@@ -1,0 +1,141 @@
+// Search: by a point's id (its stored vector) or a pasted vector, with a filter, limit, hnsw_ef and
+// re-rank; the hits with their scores, and what the search cost: distances, each tier's reads and
+// bytes, the modelled and the measured CXL stall, and a filtered search's plan.
+import { useState } from 'preact/hooks';
+import { callWithStats } from '../api';
+import { bytes, count, share } from '../format';
+import type { ScoredPoint, SearchStats } from '../types';
+import { act, ErrorBox, Fields, Grid } from '../ui';
+
+interface Props {
+  name: string;
+  /** A point id to start from (Points' "find similar"). */
+  startId: string | null;
+  onNeedsKey: () => void;
+}
+
+function Cost({ s }: { s: SearchStats }) {
+  const reads = (s.accesses?.dram ?? 0) + (s.accesses?.cxl ?? 0);
+  return (
+    <Fields
+      rows={[
+        ['distance computations', <span data-testid="distances">{count(s.distance_computations ?? 0)}</span>],
+        ['reads from DRAM', `${share(reads > 0 ? (s.accesses?.dram ?? 0) / reads : null)} of ${count(reads)}`],
+        ['bytes read', `DRAM ${bytes(s.bytes?.dram ?? 0)}, CXL ${bytes(s.bytes?.cxl ?? 0)}`],
+        ['CXL stall', `modelled ${((s.modelled_cxl_extra_ns ?? 0) / 1000).toFixed(1)} µs, measured ${((s.stalled_ns ?? 0) / 1000).toFixed(1)} µs`],
+        [
+          'filter plan',
+          s.filter ? `${s.filter.plan}: ${count(s.filter.matched)} points match (estimated ${count(Math.round(s.filter.estimated.exp))})` : 'no filter',
+        ],
+      ]}
+    />
+  );
+}
+
+export function SearchPage({ name, startId, onNeedsKey }: Props) {
+  const [by, setBy] = useState<'id' | 'vector'>('id');
+  const [id, setId] = useState(startId ?? '');
+  const [vector, setVector] = useState('');
+  const [filter, setFilter] = useState('');
+  const [limit, setLimit] = useState(10);
+  const [ef, setEf] = useState(64);
+  const [rerank, setRerank] = useState('');
+  const [hits, setHits] = useState<ScoredPoint[] | null>(null);
+  const [stats, setStats] = useState<SearchStats | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = async () => {
+    let query: unknown;
+    let f: unknown;
+    try {
+      query = by === 'id' ? (/^\d+$/.test(id.trim()) ? Number(id.trim()) : id.trim()) : JSON.parse(vector);
+      f = filter.trim() === '' ? undefined : JSON.parse(filter);
+    } catch {
+      setError(by === 'vector' ? 'the vector or the filter is not JSON' : 'the filter is not JSON');
+      return;
+    }
+    const params: Record<string, unknown> = { hnsw_ef: ef };
+    if (rerank.trim() !== '') params['rerank'] = Number(rerank);
+    await act(
+      async () => {
+        const r = await callWithStats<{ points: ScoredPoint[] }>('POST', `/collections/${encodeURIComponent(name)}/points/query`, {
+          query,
+          limit,
+          params,
+          with_payload: true,
+          with_stats: true,
+          ...(f !== undefined ? { filter: f } : {}),
+        });
+        setHits(r.result.points);
+        setStats((r.strata as SearchStats | undefined) ?? null);
+      },
+      setError,
+      onNeedsKey,
+    );
+  };
+  return (
+    <div>
+      <h1>Search {name}</h1>
+      <div class="form">
+        <fieldset>
+          <legend>Query by</legend>
+          <label>
+            <input type="radio" name="by" checked={by === 'id'} onChange={() => setBy('id')} /> a point's vector
+          </label>
+          <label>
+            <input type="radio" name="by" checked={by === 'vector'} onChange={() => setBy('vector')} /> a vector
+          </label>
+        </fieldset>
+        {by === 'id' ? (
+          <label>
+            Point id
+            <input name="id" value={id} onInput={(e) => setId((e.target as HTMLInputElement).value)} />
+          </label>
+        ) : (
+          <label>
+            Vector (JSON array)
+            <textarea name="vector" rows={3} value={vector} onInput={(e) => setVector((e.target as HTMLTextAreaElement).value)} />
+          </label>
+        )}
+        <label>
+          Filter (Qdrant's JSON)
+          <textarea name="filter" rows={2} value={filter} onInput={(e) => setFilter((e.target as HTMLTextAreaElement).value)} />
+        </label>
+        <label>
+          Limit
+          <input name="limit" type="number" min={1} value={limit} onInput={(e) => setLimit(Number((e.target as HTMLInputElement).value))} />
+        </label>
+        <label>
+          hnsw_ef
+          <input name="ef" type="number" min={1} value={ef} onInput={(e) => setEf(Number((e.target as HTMLInputElement).value))} />
+        </label>
+        <label>
+          Re-rank (empty: the default)
+          <input name="rerank" type="number" min={0} value={rerank} onInput={(e) => setRerank((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="button" onClick={run}>
+          Search
+        </button>
+      </div>
+      <ErrorBox error={error} />
+      {hits && (
+        <Grid head={['id', 'score', 'payload']} testid="hits">
+          {hits.map((h) => (
+            <tr key={String(h.id)} data-hit={String(h.id)}>
+              <td class="num">{String(h.id)}</td>
+              <td class="num">{h.score.toFixed(4)}</td>
+              <td>
+                <code>{JSON.stringify(h.payload)}</code>
+              </td>
+            </tr>
+          ))}
+        </Grid>
+      )}
+      {stats && (
+        <>
+          <h2>Cost</h2>
+          <Cost s={stats} />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+// A collection's memory, part by part and tier by tier (GET /collections/{c}/memory): the base
+// index's stores as its manifest lays them out (codes, neighbour lists, full vectors, labels), the
+// upper layers, the code's parameters and the promotion pool's slots in DRAM, the fresh layer's
+// vectors (DRAM), and the payloads (values in the CXL tier where the memory plan has one; rows and
+// indexes in DRAM). What the dashboard draws.
+import type { ReportedCollection } from './collection-info.js';
+
+export interface MemoryPart {
+  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, fresh vectors, payload values, payload rows, payload index <key>. */
+  part: string;
+  dram: number;
+  cxl: number;
+}
+
+export interface CollectionMemory {
+  parts: MemoryPart[];
+  total: { dram: number; cxl: number };
+}
+
+const STORE_PARTS: Readonly<Record<string, string>> = { codes: 'codes', adjacency: 'neighbour lists', vectors: 'vectors', labels: 'labels' };
+
+export function collectionMemory(c: ReportedCollection): CollectionMemory {
+  const parts = new Map<string, MemoryPart>();
+  const add = (part: string, tier: 'dram' | 'cxl', bytes: number): void => {
+    if (bytes <= 0) return;
+    const p = parts.get(part) ?? { part, dram: 0, cxl: 0 };
+    p[tier] += bytes;
+    parts.set(part, p);
+  };
+  const m = c.base?.manifest;
+  if (m) {
+    const tierKind = (i: number): 'dram' | 'cxl' => m.tiers[i]?.kind ?? 'cxl';
+    let codeRows = 0;
+    for (const s of m.stores) {
+      add(STORE_PARTS[s.kind] ?? s.kind, tierKind(s.tier), s.count * s.stride);
+      if (s.kind === 'codes') codeRows += s.count * s.stride;
+    }
+    add('upper layers', 'dram', m.files['graph.bin']?.bytes ?? 0);
+    add('code parameters', 'dram', Math.max(0, (m.files['codes.bin']?.bytes ?? 0) - codeRows));
+    const adjacency = m.stores.find((s) => s.kind === 'adjacency');
+    add('promotion pool', 'dram', (m.plan.poolLists ?? 0) * (adjacency?.stride ?? 0));
+  }
+  const live = c.live;
+  if (live) add('fresh vectors', 'dram', live.fresh.size * c.dim * 4);
+  const p = c.payloadBytes();
+  add('payload values', p.valuesPlacement.tier, p.values);
+  add('payload rows', 'dram', p.rows);
+  for (const [key, bytes] of Object.entries(p.indexes)) add(`payload index ${key}`, 'dram', bytes);
+  const list = [...parts.values()];
+  return { parts: list, total: { dram: list.reduce((a, x) => a + x.dram, 0), cxl: list.reduce((a, x) => a + x.cxl, 0) } };
+}
