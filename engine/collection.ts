@@ -286,6 +286,23 @@ export class Collection implements FilteredHost {
     return collectionHealth(this);
   }
 
+  /**
+   * The hottest neighbour lists: the promotion pool's tenants (the lists the load visits most,
+   * moved into DRAM) by their sampled read count, most first, with the point each belongs to.
+   */
+  hottestLists(n: number): Array<{ point: PointKey; reads: number }> {
+    const index = this.index;
+    const pool = index?.pool;
+    if (!index || !pool) return [];
+    const labels = index.labels;
+    return pool
+      .tenants()
+      .map((node) => ({ node, reads: pool.countOf(node) }))
+      .sort((a, b) => b.reads - a.reads || a.node - b.node)
+      .slice(0, n)
+      .map((t) => ({ point: this.externalId(labels[t.node]!), reads: t.reads }));
+  }
+
   /** Memory by part and tier (collection-memory.ts). */
   memory(): CollectionMemory {
     return collectionMemory(this);

@@ -80,7 +80,8 @@ export interface EngineMetrics {
   inlineTasks: number;
   /** Busy time of the search threads / (threads × uptime). */
   searchUtilisation: number;
-  collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array }>;
+  /** poolMoves: lists moved into the promotion pool since the base was laid out (0 without a pool). */
+  collections: Array<{ name: string; queue: Collection['queueStats']; searches: number; totals: Float64Array; poolMoves: number }>;
 }
 
 /** The engine options with their defaults, checked. */
@@ -283,7 +284,13 @@ export class Engine {
       searchThreads: executor.threads,
       inlineTasks: executor.inlineTasks ?? 0,
       searchUtilisation: wall > 0 ? executor.busyMs() / (threads * wall) : 0,
-      collections: this.collections().map((c) => ({ name: c.name, queue: c.queueStats, searches: c.searches, totals: c.totals })),
+      collections: this.collections().map((c) => ({
+        name: c.name,
+        queue: c.queueStats,
+        searches: c.searches,
+        totals: c.totals,
+        poolMoves: c.index?.pool?.moves ?? 0,
+      })),
     };
   }
 

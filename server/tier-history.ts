@@ -1,6 +1,7 @@
 // A short time series of each collection's tier statistics and the server's search latency, one
 // sample a second (GET /collections/{c}/tiers/history, what the dashboard's live page draws): the
 // searches answered, the share of their reads served from DRAM, DRAM and CXL bytes read per second,
+// the promotion pool's churn,
 // and over all collections the search requests per second with their p50 and p99. Built from the
 // engine's cumulative counters (engine.metrics()) and the latencies the server observes, so the
 // search path does no work for it.
@@ -14,10 +15,47 @@ export interface TierSample {
   dramShare: number | null;
   dramBytesPerS: number;
   cxlBytesPerS: number;
+  /** Lists moved into the promotion pool in the second (its churn). */
+  poolMoves: number;
   /** All collections: search requests answered, and their latency percentiles (null with none). */
   qps: number;
   p50Ms: number | null;
   p99Ms: number | null;
+}
+
+/** A sample as the API answers it (GET /collections/{c}/tiers/history). */
+export interface TierSampleView {
+  at: number;
+  searches: number;
+  dram_share: number | null;
+  dram_bytes_per_s: number;
+  cxl_bytes_per_s: number;
+  pool_moves: number;
+  qps: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+}
+
+/** The history as the API answers it. */
+export interface TierHistoryView {
+  period_ms: number;
+  samples: TierSampleView[];
+  hottest_lists: Array<{ point: number | string; reads: number }>;
+}
+
+/** A sample in the API's shape. */
+export function sampleView(x: TierSample): TierSampleView {
+  return {
+    at: x.at,
+    searches: x.searches,
+    dram_share: x.dramShare,
+    dram_bytes_per_s: x.dramBytesPerS,
+    cxl_bytes_per_s: x.cxlBytesPerS,
+    pool_moves: x.poolMoves,
+    qps: x.qps,
+    p50_ms: x.p50Ms,
+    p99_ms: x.p99Ms,
+  };
 }
 
 /** Seconds of history kept. */
@@ -36,7 +74,7 @@ function percentile(sorted: Float64Array, q: number): number | null {
 
 export class TierHistory {
   private readonly samples = new Map<string, TierSample[]>();
-  private readonly last = new Map<string, { searches: number; totals: Float64Array }>();
+  private readonly last = new Map<string, { searches: number; totals: Float64Array; poolMoves: number }>();
   private latencies: number[] = [];
   private lastAt = Date.now();
   private timer: NodeJS.Timeout | null = null;
@@ -47,7 +85,10 @@ export class TierHistory {
   ) {}
 
   start(): void {
-    this.timer ??= setInterval(() => this.sample(), this.periodMs);
+    if (this.timer) return;
+    // The baseline now: searches answered before the first tick belong to the first sample.
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.periodMs);
     this.timer.unref();
   }
 
@@ -80,7 +121,7 @@ export class TierHistory {
       seen.add(c.name);
       const before = this.last.get(c.name);
       const totals = Float64Array.from(c.totals);
-      this.last.set(c.name, { searches: c.searches, totals });
+      this.last.set(c.name, { searches: c.searches, totals, poolMoves: c.poolMoves });
       if (before === undefined) continue;
       const d = (at: readonly number[]): number => Math.max(0, sum(totals, at) - sum(before.totals, at));
       const dram = d(DRAM_READS);
@@ -92,6 +133,7 @@ export class TierHistory {
         dramShare: dram + cxl > 0 ? dram / (dram + cxl) : null,
         dramBytesPerS: d(DRAM_BYTES) / seconds,
         cxlBytesPerS: d(CXL_BYTES) / seconds,
+        poolMoves: Math.max(0, c.poolMoves - before.poolMoves),
         ...server,
       });
       if (list.length > HISTORY_SAMPLES) list.splice(0, list.length - HISTORY_SAMPLES);

@@ -74,6 +74,7 @@ export interface TierSample {
   dram_share: number | null;
   dram_bytes_per_s: number;
   cxl_bytes_per_s: number;
+  pool_moves: number;
   qps: number;
   p50_ms: number | null;
   p99_ms: number | null;
@@ -84,4 +85,10 @@ export interface Snapshot {
   creation_time: string;
   size: number;
   checksum: string;
+}
+
+export interface TierHistory {
+  period_ms: number;
+  samples: TierSample[];
+  hottest_lists: Array<{ point: number | string; reads: number }>;
 }

@@ -1201,6 +1201,11 @@ export function openApiDocument(): Obj {
             type: 'object',
             properties: {
               period_ms: { type: 'integer' },
+              hottest_lists: {
+                type: 'array',
+                description: "The promotion pool's tenants (the lists the load visits most, in DRAM) by sampled read count, most first, at most 10",
+                items: { type: 'object', properties: { point: ref('ExtendedPointId'), reads: { type: 'integer' } } },
+              },
               samples: {
                 type: 'array',
                 items: {
@@ -1211,6 +1216,7 @@ export function openApiDocument(): Obj {
                     dram_share: { type: ['number', 'null'], description: 'reads (neighbour lists, vectors, codes) served from DRAM over all reads' },
                     dram_bytes_per_s: { type: 'number' },
                     cxl_bytes_per_s: { type: 'number' },
+                    pool_moves: { type: 'integer', description: 'lists moved into the promotion pool in the second' },
                     qps: { type: 'number', description: 'search requests of every collection and protocol' },
                     p50_ms: { type: ['number', 'null'] },
                     p99_ms: { type: ['number', 'null'] },

@@ -1,6 +1,7 @@
 // How the shards' answers to one request become one answer: hits merged by score, collections by
 // name, views and compactions added up, points put back in request or id order, writes folded into
 // one acknowledgement. Pure functions of the shards' results.
+import type { TierHistoryView, TierSampleView } from '../tier-history.js';
 import type { QdrantCollectionView, ValuesTierView } from '../api/collection-view.js';
 import type { PayloadSchemaView } from '../api/payload-index.js';
 import type { CompactionView } from '../api/writes.js';
@@ -139,4 +140,53 @@ export interface WriteResult {
 /** The shards' answers to one write as one: the highest operation id, and their status. */
 export function mergeWriteResults(results: WriteResult[]): WriteResult {
   return { operation_id: Math.max(0, ...results.map((x) => x.operation_id)), status: results[0]?.status ?? 'completed' };
+}
+
+/** Memory by part and tier (GET /collections/{c}/memory) over the shards: each part's bytes summed. */
+export function mergeMemory(parts: Array<{ parts: Array<{ part: string; dram: number; cxl: number }> }>): {
+  parts: Array<{ part: string; dram: number; cxl: number }>;
+  total: { dram: number; cxl: number };
+} {
+  const by = new Map<string, { part: string; dram: number; cxl: number }>();
+  for (const m of parts)
+    for (const p of m.parts) {
+      const q = by.get(p.part) ?? { part: p.part, dram: 0, cxl: 0 };
+      q.dram += p.dram;
+      q.cxl += p.cxl;
+      by.set(p.part, q);
+    }
+  const list = [...by.values()];
+  return { parts: list, total: { dram: list.reduce((a, p) => a + p.dram, 0), cxl: list.reduce((a, p) => a + p.cxl, 0) } };
+}
+
+/**
+ * Tier histories over the shards, second by second (each shard samples on its own clock: samples
+ * meet in the second they end in): searches, bytes, pool moves and QPS summed, the DRAM share
+ * weighted by searches, and the latency percentiles the worst shard's (a bound, not the router's
+ * own). The hottest lists: every shard's, most read first.
+ */
+export function mergeHistories(histories: TierHistoryView[]): TierHistoryView {
+  const seconds = new Map<number, TierSampleView[]>();
+  for (const h of histories) for (const s of h.samples) seconds.set(Math.round(s.at / 1000), [...(seconds.get(Math.round(s.at / 1000)) ?? []), s]);
+  const max = (xs: Array<number | null>): number | null => xs.reduce<number | null>((a, x) => (x === null ? a : a === null ? x : Math.max(a, x)), null);
+  const samples = [...seconds.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([second, ss]) => {
+      const searches = ss.reduce((a, s) => a + s.searches, 0);
+      const shared = ss.filter((s) => s.dram_share !== null);
+      const weight = shared.reduce((a, s) => a + s.searches, 0);
+      return {
+        at: second * 1000,
+        searches,
+        dram_share: shared.length === 0 ? null : weight > 0 ? shared.reduce((a, s) => a + s.dram_share! * s.searches, 0) / weight : shared[0]!.dram_share,
+        dram_bytes_per_s: ss.reduce((a, s) => a + s.dram_bytes_per_s, 0),
+        cxl_bytes_per_s: ss.reduce((a, s) => a + s.cxl_bytes_per_s, 0),
+        pool_moves: ss.reduce((a, s) => a + s.pool_moves, 0),
+        qps: ss.reduce((a, s) => a + s.qps, 0),
+        p50_ms: max(ss.map((s) => s.p50_ms)),
+        p99_ms: max(ss.map((s) => s.p99_ms)),
+      };
+    });
+  const hottest = histories.flatMap((h) => h.hottest_lists).sort((a, b) => b.reads - a.reads);
+  return { period_ms: histories[0]?.period_ms ?? 1000, samples, hottest_lists: hottest.slice(0, 10) };
 }

@@ -15,6 +15,7 @@ import type { RouterContext } from './route-context.js';
 import { registerRouterErrors } from './router-errors.js';
 import { RouterMetrics } from './router-metrics.js';
 import type { RouterOptions } from './router-options.js';
+import { registerDashboardRoutes } from '../rest/routes/dashboard.js';
 import { registerCollectionRoutes } from './routes/collections.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
@@ -60,6 +61,7 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   registerHealthRoutes(app, ctx);
   registerMetricsRoutes(app, ctx);
   registerCollectionRoutes(app, ctx);
+  registerDashboardRoutes(app);
   registerSearchRoutes(app, ctx);
   registerPointRoutes(app, ctx);
   registerWriteRoutes(app, ctx);

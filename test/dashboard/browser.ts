@@ -16,7 +16,9 @@ export function launch(): Promise<Browser> {
 
 /** A page that records every console error and uncaught exception it meets. */
 export async function watchedPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  // A context of its own (axe needs one it can reach), the page in it.
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());

@@ -4,6 +4,7 @@
 // payload edited in the page, the quality measured, snapshots created, downloaded and restored, the
 // live tiers page; the API-key prompt of a keyed server; and no console errors anywhere.
 import { readFileSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndexes, type Indexes } from '../server/fixture.js';
@@ -143,6 +144,14 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
       .poll(async () => (await api<{ samples: unknown[] }>('GET', '/collections/vectors/tiers/history')).samples.length, { timeout: 5000 })
       .toBeGreaterThan(0);
     await expect.poll(() => page.getByText('no sample yet').count(), { timeout: 6000 }).toBe(0);
+    // The hottest lists shown are the history's, most read first.
+    const hot = (await api<{ hottest_lists: Array<{ point: number; reads: number }> }>('GET', '/collections/vectors/tiers/history')).hottest_lists;
+    expect(hot.length).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('[data-testid="hottest"] tr[data-point]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-point'))), {
+        timeout: 6000,
+      })
+      .toEqual(hot.map((h) => String(h.point)));
   });
 
   it('met no console error on any page', () => {
@@ -172,6 +181,37 @@ describe.skipIf(skip)('dashboard with an API key', () => {
       await b.close();
       keyed.child.kill('SIGKILL');
       await keyed.exited;
+    }
+  });
+});
+
+describe.skipIf(skip)('dashboard accessibility', () => {
+  it('passes axe on every page (no serious or critical violation), and searches by keyboard alone', async () => {
+    const server = await serveChild([ix.l2, '--name', 'vectors', '--no-grpc', '--log-level', 'silent']);
+    const b = await launch();
+    try {
+      const { page: p } = await watchedPage(b);
+      for (const hash of ['/collections', '/points/vectors', '/search/vectors', '/tiers/vectors', '/quality/vectors', '/snapshots/vectors']) {
+        await p.goto(`${server.rest}/dashboard/#${hash}`);
+        await p.locator('main h1').waitFor();
+        await p.waitForTimeout(300);
+        const found = await new AxeBuilder({ page: p }).analyze();
+        const bad = found.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${hash}: ${v.id} (${v.nodes.length})`);
+        expect(bad).toEqual([]);
+      }
+      // Keyboard only: into the id field, type, Tab to the Search button, Enter.
+      await p.goto(`${server.rest}/dashboard/#/search/vectors`);
+      await p.getByLabel('Point id').focus();
+      await p.keyboard.type('11');
+      let steps = 0;
+      while (!(await p.getByRole('button', { name: 'Search' }).evaluate((el) => el === document.activeElement)) && steps++ < 20) await p.keyboard.press('Tab');
+      await p.keyboard.press('Enter');
+      await p.getByTestId('hits').waitFor();
+      expect(await p.locator('[data-testid="hits"] tr[data-hit]').count()).toBe(10);
+    } finally {
+      await b.close();
+      server.child.kill('SIGKILL');
+      await server.exited;
     }
   });
 });

@@ -96,6 +96,24 @@ describe('strata router', () => {
     expect(ids(page)).toEqual(ids(await search(routerUrl, 0)).slice(5, 10));
   });
 
+  it("serves the dashboard, and a collection's memory and tier history merged from its shards", async () => {
+    expect((await fetch(`${routerUrl}/dashboard/`)).status).toBe(200);
+    const memory = (url: string) =>
+      http(url, 'GET', '/collections/vectors/memory').then((r) => (r.body as { result: { total: { dram: number; cxl: number } } }).result.total);
+    const shards = await Promise.all([replicaA.url, shard1.url, shard2.url].map(memory));
+    expect(await memory(routerUrl)).toEqual({ dram: shards.reduce((a, t) => a + t.dram, 0), cxl: shards.reduce((a, t) => a + t.cxl, 0) });
+    for (let q = 0; q < 10; q++) await search(routerUrl, q);
+    await new Promise((r) => setTimeout(r, 2200));
+    const h = (await http(routerUrl, 'GET', '/collections/vectors/tiers/history')).body as {
+      result: { samples: Array<{ searches: number }>; hottest_lists: Array<{ reads: number }> };
+    };
+    expect(h.result.samples.length).toBeGreaterThan(0);
+    // Every shard answered each of the 10 searches: 30 searches in all, in the seconds sampled.
+    expect(h.result.samples.reduce((a, s) => a + s.searches, 0)).toBeGreaterThanOrEqual(30);
+    const reads = h.result.hottest_lists.map((x) => x.reads);
+    expect(reads).toEqual([...reads].sort((a, b) => b - a));
+  });
+
   it('fetches points from the shard their id hashes to, and scrolls in id order across shards', async () => {
     const picks = [0, 1, 2, 3, 1234, 2999];
     const got = await http(routerUrl, 'POST', '/collections/vectors/points', { ids: picks, with_vector: true });

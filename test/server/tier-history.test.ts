@@ -8,8 +8,10 @@ import { HISTORY_SAMPLES, TierHistory } from '../../server/tier-history.js';
 
 function fakeEngine() {
   const totals = new Float64Array(STAT_FIELDS);
-  const state = { searches: 0, totals };
-  const engine = { metrics: () => ({ collections: [{ name: 'c', searches: state.searches, totals: state.totals, queue: {} }] }) } as unknown as Engine;
+  const state = { searches: 0, totals, poolMoves: 0 };
+  const engine = {
+    metrics: () => ({ collections: [{ name: 'c', searches: state.searches, totals: state.totals, poolMoves: state.poolMoves, queue: {} }] }),
+  } as unknown as Engine;
   return { engine, state };
 }
 
@@ -28,18 +30,30 @@ describe('tier history', () => {
       state.totals[STAT.adjBytesCxl] = 3000;
       state.totals[STAT.vecBytesCxl] = 1000;
       state.totals[STAT.codeBytesDram] = 500;
+      state.poolMoves = 7;
       for (let ms = 1; ms <= 100; ms++) h.request(ms / 1000);
       vi.setSystemTime(1_002_000);
       h.sample();
       const [s] = h.of('c');
-      expect(s).toEqual({ at: 1_002_000, searches: 5, dramShare: 0.75, dramBytesPerS: 250, cxlBytesPerS: 2000, qps: 50, p50Ms: 51, p99Ms: 100 });
+      expect(s).toEqual({ at: 1_002_000, searches: 5, dramShare: 0.75, dramBytesPerS: 250, cxlBytesPerS: 2000, poolMoves: 7, qps: 50, p50Ms: 51, p99Ms: 100 });
       // A second with nothing: no reads, no latency.
       vi.setSystemTime(1_003_000);
       h.sample();
-      expect(h.of('c')[1]).toMatchObject({ searches: 0, dramShare: null, qps: 0, p50Ms: null, p99Ms: null });
+      expect(h.of('c')[1]).toMatchObject({ searches: 0, dramShare: null, poolMoves: 0, qps: 0, p50Ms: null, p99Ms: null });
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('takes its baseline when started: the searches of the first second are in the first sample', () => {
+    const { engine, state } = fakeEngine();
+    state.searches = 100;
+    const h = new TierHistory(engine);
+    h.start();
+    h.stop();
+    state.searches = 103;
+    h.sample();
+    expect(h.of('c').map((x) => x.searches)).toEqual([3]);
   });
 
   it(`keeps the last ${HISTORY_SAMPLES} samples`, () => {

@@ -6,8 +6,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { call, NeedsKey } from '../api';
 import { bytes, count, share } from '../format';
-import type { CollectionView, TierSample } from '../types';
-import { ErrorBox, Fields } from '../ui';
+import type { CollectionView, TierHistory, TierSample } from '../types';
+import { ErrorBox, Fields, Grid } from '../ui';
 
 /** How often the page asks for the history. */
 export const POLL_MS = 2000;
@@ -58,6 +58,7 @@ const LATENCY: Series[] = [
 
 export function TiersPage({ name, onNeedsKey }: { name: string; onNeedsKey: () => void }) {
   const [samples, setSamples] = useState<TierSample[]>([]);
+  const [hottest, setHottest] = useState<TierHistory['hottest_lists']>([]);
   const [info, setInfo] = useState<CollectionView | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -65,9 +66,10 @@ export function TiersPage({ name, onNeedsKey }: { name: string; onNeedsKey: () =
     const poll = async () => {
       try {
         const path = `/collections/${encodeURIComponent(name)}`;
-        const [h, i] = await Promise.all([call<{ samples: TierSample[] }>('GET', `${path}/tiers/history`), call<CollectionView>('GET', path)]);
+        const [h, i] = await Promise.all([call<TierHistory>('GET', `${path}/tiers/history`), call<CollectionView>('GET', path)]);
         if (!live) return;
         setSamples(h.samples);
+        setHottest(h.hottest_lists);
         setInfo(i);
         setError(null);
       } catch (e) {
@@ -101,8 +103,22 @@ export function TiersPage({ name, onNeedsKey }: { name: string; onNeedsKey: () =
             last ? `${last.qps.toFixed(0)} search requests/s, p50 ${last.p50_ms?.toFixed(2) ?? '–'} ms, p99 ${last.p99_ms?.toFixed(2) ?? '–'} ms` : '–',
           ],
           ['promotion pool', pool ? `${pool.tenants} of ${pool.slots} slots hold CXL lists, ${pool.moves} moves since the layout` : 'none'],
+          ['pool churn', last ? `${last.pool_moves} lists moved in the last second` : '–'],
         ]}
       />
+      {hottest.length > 0 && (
+        <>
+          <h2>Hottest neighbour lists (in the promotion pool)</h2>
+          <Grid head={['point', 'reads counted']} testid="hottest">
+            {hottest.map((h) => (
+              <tr key={String(h.point)} data-point={String(h.point)}>
+                <td class="num">{String(h.point)}</td>
+                <td class="num">{count(h.reads)}</td>
+              </tr>
+            ))}
+          </Grid>
+        </>
+      )}
       <div class="charts">
         <Chart title="DRAM share" samples={samples} series={SHARE} unit={(v) => share(v)} />
         <Chart title="Bytes read" samples={samples} series={BYTES} unit={(v) => `${bytes(Math.round(v))}/s`} />

@@ -1,5 +1,6 @@
 // Collection routes: list, describe (Qdrant's shape plus tier placement), exists, and aliases.
 import type { FastifyInstance } from 'fastify';
+import { sampleView, type TierHistoryView } from '../../tier-history.js';
 import { checkCollectionName } from '../../../engine/public.js';
 import { parseAliasActions } from '../../api/aliases.js';
 import { collectionView } from '../../api/collection-view.js';
@@ -8,6 +9,9 @@ import { codecFor, send } from '../codec.js';
 import type { CollectionParams, RestContext } from '../context.js';
 import { ok } from '../envelope.js';
 import { collectionParams } from '../schemas.js';
+
+/** The hottest lists the tier history lists. */
+const HOTTEST_LISTS = 10;
 
 export function registerCollectionRoutes(app: FastifyInstance, ctx: RestContext): void {
   app.get('/collections', async (req, reply) => {
@@ -26,17 +30,11 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RestContext)
   );
   app.get<{ Params: CollectionParams }>('/collections/:collection_name/tiers/history', { schema: { params: collectionParams } }, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const samples = ctx.metrics.history.of(c.name).map((x) => ({
-      at: x.at,
-      searches: x.searches,
-      dram_share: x.dramShare,
-      dram_bytes_per_s: x.dramBytesPerS,
-      cxl_bytes_per_s: x.cxlBytesPerS,
-      qps: x.qps,
-      p50_ms: x.p50Ms,
-      p99_ms: x.p99Ms,
-    }));
-    return send(reply, codecFor(req), ok(reply, { period_ms: ctx.metrics.history.periodMs, samples }));
+    const samples = ctx.metrics.history.of(c.name).map(sampleView);
+
+    const hottest = c.hottestLists(HOTTEST_LISTS).map((h) => ({ point: h.point, reads: h.reads }));
+    const view: TierHistoryView = { period_ms: ctx.metrics.history.periodMs, samples, hottest_lists: hottest };
+    return send(reply, codecFor(req), ok(reply, view));
   });
 
   // Qdrant's cluster views, as a server without its distributed mode answers them: one peer, each

@@ -1,12 +1,13 @@
-// Collection routes over the shards: the list and a collection's view merged from every shard;
+// Collection routes over the shards: the list, a collection's view, its memory and tier history merged from every shard;
 // create, delete and compact done on every replica of every shard (ShardCalls.everywhere).
 import type { FastifyInstance } from 'fastify';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer, partialFields } from '../answer.js';
 import type { QdrantCollectionView } from '../../api/collection-view.js';
 import type { CompactionView } from '../../api/writes.js';
-import { mergeCollectionNames, mergeCollectionViews, mergeCompactions } from '../merge.js';
+import { mergeCollectionNames, mergeCollectionViews, mergeCompactions, mergeHistories, mergeMemory } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
+import type { TierHistoryView } from '../../tier-history.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 
@@ -26,6 +27,16 @@ export function registerCollectionRoutes(app: FastifyInstance, ctx: RouterContex
       missing,
     );
     return answer(req, r, view, partialFields(missing));
+  });
+
+  // The dashboard's: memory by part and tier, and the tier history, over the shards.
+  app.get<{ Params: CollectionParams }>(`${COLLECTION_ROUTE}/memory`, async (req, r) => {
+    const { answers, missing } = await calls.fanOut('GET', collectionPath(req.params.collection_name, '/memory'));
+    return answer(req, r, mergeMemory(answers.map((a) => resultOf<{ parts: Array<{ part: string; dram: number; cxl: number }> }>(a))), partialFields(missing));
+  });
+  app.get<{ Params: CollectionParams }>(`${COLLECTION_ROUTE}/tiers/history`, async (req, r) => {
+    const { answers, missing } = await calls.fanOut('GET', collectionPath(req.params.collection_name, '/tiers/history'));
+    return answer(req, r, mergeHistories(answers.map((a) => resultOf<TierHistoryView>(a))), partialFields(missing));
   });
 
   // A create or a delete answers as the first shard's first replica did.

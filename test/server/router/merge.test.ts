@@ -6,7 +6,9 @@ import {
   mergeCollectionNames,
   mergeCollectionViews,
   mergeCompactions,
+  mergeHistories,
   mergeHits,
+  mergeMemory,
   mergeScrollPages,
   mergeWriteResults,
   pointsInRequestOrder,
@@ -151,5 +153,58 @@ describe('mergeWriteResults', () => {
 
   it('answers a write that reached no shard as completed', () => {
     expect(mergeWriteResults([])).toEqual({ operation_id: 0, status: 'completed' });
+  });
+});
+
+describe('mergeMemory', () => {
+  it("sums each part's bytes in each tier over the shards, parts met on one shard only included", () => {
+    const m = mergeMemory([
+      {
+        parts: [
+          { part: 'codes', dram: 10, cxl: 0 },
+          { part: 'vectors', dram: 0, cxl: 100 },
+        ],
+      },
+      {
+        parts: [
+          { part: 'codes', dram: 7, cxl: 0 },
+          { part: 'fresh vectors', dram: 3, cxl: 0 },
+        ],
+      },
+    ]);
+    expect(m.parts).toEqual([
+      { part: 'codes', dram: 17, cxl: 0 },
+      { part: 'vectors', dram: 0, cxl: 100 },
+      { part: 'fresh vectors', dram: 3, cxl: 0 },
+    ]);
+    expect(m.total).toEqual({ dram: 20, cxl: 100 });
+  });
+});
+
+describe('mergeHistories', () => {
+  const sample = (at: number, searches: number, share: number | null, p99: number | null) => ({
+    at,
+    searches,
+    dram_share: share,
+    dram_bytes_per_s: 10 * searches,
+    cxl_bytes_per_s: 20 * searches,
+    pool_moves: 1,
+    qps: searches,
+    p50_ms: p99 === null ? null : p99 / 2,
+    p99_ms: p99,
+  });
+  it('meets the samples in the second they end in: sums, a DRAM share weighted by searches, the worst latency; the hottest lists of all', () => {
+    const h = mergeHistories([
+      { period_ms: 1000, samples: [sample(10_020, 30, 0.9, 4), sample(11_010, 0, null, null)], hottest_lists: [{ point: 1, reads: 5 }] },
+      { period_ms: 1000, samples: [sample(9_990, 10, 0.5, 8)], hottest_lists: [{ point: 2, reads: 9 }] },
+    ]);
+    expect(h.samples).toEqual([
+      { at: 10_000, searches: 40, dram_share: 0.8, dram_bytes_per_s: 400, cxl_bytes_per_s: 800, pool_moves: 2, qps: 40, p50_ms: 4, p99_ms: 8 },
+      { at: 11_000, searches: 0, dram_share: null, dram_bytes_per_s: 0, cxl_bytes_per_s: 0, pool_moves: 1, qps: 0, p50_ms: null, p99_ms: null },
+    ]);
+    expect(h.hottest_lists).toEqual([
+      { point: 2, reads: 9 },
+      { point: 1, reads: 5 },
+    ]);
   });
 });
