@@ -32,7 +32,7 @@ function Chart({ title, samples, series, unit }: { title: string; samples: TierS
           {},
           ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, value: (_u: uPlot, v: number | null) => (v === null ? '–' : unit(v)) })),
         ],
-        axes: [{}, { values: (_u: uPlot, ticks: number[]) => ticks.map(unit), size: 70 }],
+        axes: [{}, { values: (_u: uPlot, ticks: number[]) => ticks.map(unit), size: 96 }],
       },
       [[], ...series.map(() => [])],
       el.current,
