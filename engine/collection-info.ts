@@ -13,7 +13,7 @@ export interface ReportedCollection {
   readonly dim: number;
   readonly metric: Metric;
   /** Build settings of a created collection (its config), or null (served from an index directory). */
-  readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number } | null;
+  readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number; codes?: 'sq8' | 'none' } | null;
   /** Fresh + hidden points past which it compacts itself (0: never). */
   autoCompactAt(): number;
   readonly refusing: boolean;
@@ -135,6 +135,7 @@ function configInfo(c: ReportedCollection, built: { m: number; efConstruction: n
     m: c.shape?.m ?? built.m,
     efConstruction: c.shape?.efConstruction ?? built.efConstruction,
     indexingThresholdKb: c.shape?.indexingThresholdKb ?? Math.ceil((points * 4 * c.dim) / 1024),
+    codes: c.shape?.codes ?? null,
   };
 }
 

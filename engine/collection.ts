@@ -77,6 +77,8 @@ export interface LiveShape {
   efConstruction: number;
   /** See CollectionConfig.indexingThresholdKb. */
   indexingThresholdKb?: number;
+  /** See CollectionConfig.codes. */
+  codes?: 'sq8' | 'none';
 }
 
 /** An order_by: the key, the direction, and the value to start from (a number, or an RFC 3339 datetime). */

@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { invalidArgument, quoted, StrataError, readOnly, errorMessage } from '../common/errors.js';
+import { errorMessage, invalidArgument, quoted, readOnly, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
@@ -182,7 +182,8 @@ export class Compactions {
       efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
       dramBudget: budgetShare !== null ? `${Math.min(100, budgetShare * 100).toFixed(4)}%` : DEFAULT_BUILD.dramBudget,
       placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
-      codes: m ? (m.plan.code?.kind ?? 'none') : 'auto',
+      // The collection's quantization_config when it gave one; else the code the base has, or the planner's pick.
+      codes: c.shape?.codes ?? (m ? (m.plan.code?.kind ?? 'none') : 'auto'),
       poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
       profile: null,
     };

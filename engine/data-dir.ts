@@ -142,6 +142,7 @@ export class DataDir {
       ...(u.efConstruction !== undefined ? { efConstruction: u.efConstruction } : {}),
       ...(u.indexingThresholdKb !== undefined ? { indexingThresholdKb: u.indexingThresholdKb } : {}),
     };
+    if (u.codes !== undefined) next.codes = u.codes;
     writeConfig(dir, next);
     c.reshape(shapeOf(next));
   }
@@ -169,5 +170,6 @@ function shapeOf(cfg: CollectionConfig): LiveShape {
     m: cfg.m,
     efConstruction: cfg.efConstruction,
     ...(cfg.indexingThresholdKb !== undefined ? { indexingThresholdKb: cfg.indexingThresholdKb } : {}),
+    ...(cfg.codes !== undefined ? { codes: cfg.codes } : {}),
   };
 }

@@ -78,6 +78,8 @@ export interface CollectionUpdate {
   m?: number;
   efConstruction?: number;
   indexingThresholdKb?: number;
+  /** The code compactions keep in DRAM (CollectionConfig.codes). */
+  codes?: 'sq8' | 'none';
 }
 
 /** The points a write selects: listed ids, or every point a filter matches when the write is taken. */
@@ -137,7 +139,8 @@ export interface CollectionInfo {
   /** What the base was built with. */
   build: { m: number; efConstruction: number; source: string | null };
   /** What the next compaction builds with, and the automatic compaction threshold (kilobytes of float32 vectors; 0: never). */
-  config: { m: number; efConstruction: number; indexingThresholdKb: number };
+  /** codes: the code a quantization_config asked compactions to keep (null: the planner's choice). */
+  config: { m: number; efConstruction: number; indexingThresholdKb: number; codes: 'sq8' | 'none' | null };
   memory: { mode: 'numa' | 'emulated'; reason: string };
   /**
    * The writable part, or null (read-only): points in the fresh layer, base points hidden (deleted

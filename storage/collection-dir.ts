@@ -30,6 +30,11 @@ export interface CollectionConfig {
    * fresh vectors past which the collection compacts itself, 0 never; absent: the engine's default.
    */
   indexingThresholdKb?: number;
+  /**
+   * The compact code the collection's compactions keep in DRAM, as its quantization_config asked:
+   * sq8 (Qdrant's scalar int8) or none (quantization disabled); absent: the planner picks by budget.
+   */
+  codes?: 'sq8' | 'none';
 }
 
 /** The directory of collection `name` under dataDir. */
@@ -40,7 +45,8 @@ export function collectionDir(dataDir: string, name: string): string {
 function body(c: CollectionConfig): string {
   // A field set only by an update is written only when set, so configs written before it keep their checksum.
   const threshold = c.indexingThresholdKb !== undefined ? { indexingThresholdKb: c.indexingThresholdKb } : {};
-  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction, ...threshold });
+  const codes = c.codes !== undefined ? { codes: c.codes } : {};
+  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction, ...threshold, ...codes });
 }
 
 export function writeConfig(dir: string, c: CollectionConfig): void {

@@ -77,7 +77,8 @@ export interface QdrantCollectionView {
       max_optimization_threads: number;
     };
     wal_config: { wal_capacity_mb: number; wal_segments_ahead: number };
-    quantization_config: null;
+    /** The quantization its compactions keep, as asked at create or update (null: Strata's planner picks by budget). */
+    quantization_config: { scalar: { type: 'int8'; always_ram: true } } | null;
   };
   /** The payload indexes by key path, with the points each holds a value for. */
   payload_schema: Record<string, PayloadSchemaView>;
@@ -137,7 +138,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         max_optimization_threads: 0,
       },
       wal_config: { wal_capacity_mb: 0, wal_segments_ahead: 0 },
-      quantization_config: null,
+      quantization_config: info.config.codes === 'sq8' ? { scalar: { type: 'int8', always_ram: true } } : null,
     },
     payload_schema: payloadSchemaView(info.payloadSchema),
     strata: {

@@ -57,10 +57,34 @@ const ONLY_AS: ReadonlyArray<readonly [string, string, unknown]> = [
   ['vectors.', 'datatype', 'float32'],
 ];
 
+/**
+ * Qdrant's quantization_config as the code a collection's compactions keep in DRAM: scalar int8 is
+ * Strata's sq8 (always in RAM, as Strata's codes are; its own clip of 0.01% at each end of each
+ * dimension, so a `quantile` is refused), "Disabled" (an update's) full precision; product and binary
+ * quantization have no Strata code and are refused, naming them.
+ */
+function quantizationAt(v: unknown, when: string): 'sq8' | 'none' | undefined {
+  if (isAbsent(v)) return undefined;
+  if (v === 'Disabled' && when.includes('updated')) return 'none';
+  const q = objectAt(v, 'quantization_config');
+  onlyMembers(q, ['scalar'], 'quantization_config', `${when} (Strata's codes: scalar int8; product and binary are not offered)`);
+  const s = objectAt(q['scalar'], 'quantization_config.scalar');
+  onlyMembers(
+    s,
+    ['type', 'always_ram'],
+    'quantization_config.scalar',
+    `${when} (Strata's int8 clips 0.01% of values at each end of each dimension: leave quantile out)`,
+  );
+  if (s['type'] !== 'int8') throw invalidArgument('quantization_config.scalar.type', `must be "int8", got ${describe(s['type'])}`);
+  if (!isAbsent(s['always_ram']) && s['always_ram'] !== true)
+    throw invalidArgument('quantization_config.scalar.always_ram', 'Strata keeps codes in DRAM always: leave it out or true');
+  return 'sq8';
+}
+
 export function parseCreateCollection(name: string, body: Fields): CollectionConfig {
   onlyMembers(
     body,
-    ['vectors', 'hnsw_config', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload'],
+    ['vectors', 'hnsw_config', 'quantization_config', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload'],
     '',
     'when a collection is created',
   );
@@ -79,7 +103,8 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
   const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
   if (metric === undefined) throw invalidArgument('vectors.distance', `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
   const hnsw = hnswAt(body['hnsw_config'], 'when a collection is created');
-  return { name, dim, metric, m: hnsw.m ?? 16, efConstruction: hnsw.efConstruction ?? 100 };
+  const codes = quantizationAt(body['quantization_config'], 'when a collection is created');
+  return { name, dim, metric, m: hnsw.m ?? 16, efConstruction: hnsw.efConstruction ?? 100, ...(codes !== undefined ? { codes } : {}) };
 }
 
 /** `hnsw_config`'s m and ef_construct, the HNSW settings Strata builds with; any other member is refused. */
@@ -103,8 +128,10 @@ const MAX_INDEXING_THRESHOLD_KB = 2 ** 31;
  */
 export function parseCollectionUpdate(body: Fields): CollectionUpdate {
   const when = 'when a collection is updated';
-  onlyMembers(body, ['hnsw_config', 'optimizers_config'], '', when);
+  onlyMembers(body, ['hnsw_config', 'optimizers_config', 'quantization_config'], '', when);
   const u: CollectionUpdate = hnswAt(body['hnsw_config'], when);
+  const codes = quantizationAt(body['quantization_config'], when);
+  if (codes !== undefined) u.codes = codes;
   if (!isAbsent(body['optimizers_config'])) {
     const o = objectAt(body['optimizers_config'], 'optimizers_config');
     onlyMembers(o, ['indexing_threshold'], 'optimizers_config', when);

@@ -343,6 +343,15 @@ function schemas(): Obj {
         order_by: ref('OrderBy'),
       },
     },
+    ScalarInt8: {
+      type: 'object',
+      required: ['scalar'],
+      properties: {
+        scalar: { type: 'object', required: ['type'], properties: { type: { const: 'int8' }, always_ram: { const: true } } },
+      },
+      description:
+        "Qdrant's scalar int8 quantization: Strata's sq8 code, kept in DRAM by the collection's compactions (quantile is refused: Strata clips 0.01% at each end of each dimension; product and binary are refused).",
+    },
     OrderBy: {
       oneOf: [
         { type: 'string' },
@@ -699,6 +708,7 @@ function livePaths(C: string): Obj {
                 type: 'object',
                 properties: { m: { type: 'integer', minimum: 2, maximum: 128 }, ef_construct: { type: 'integer', minimum: 4, maximum: 4096 } },
               },
+              quantization_config: ref('ScalarInt8'),
             },
           }),
         },
@@ -731,6 +741,7 @@ function livePaths(C: string): Obj {
                   },
                 },
               },
+              quantization_config: { oneOf: [ref('ScalarInt8'), { const: 'Disabled', description: 'Full vectors, no code, from the next compaction.' }] },
             },
           }),
         },

@@ -100,12 +100,39 @@ describe('collection update', () => {
     expect(await refused({ optimizers_config: { deleted_threshold: 0.2 } })).toMatch(/optimizers_config\.deleted_threshold/);
     expect(await refused({ hnsw_config: { payload_m: 4 } })).toMatch(/hnsw_config\.payload_m/);
     expect(await refused({ hnsw_config: { m: 1 } })).toMatch(/hnsw_config\.m/);
-    expect(await refused({ quantization_config: { scalar: { type: 'int8' } } })).toMatch(/quantization_config/);
+    expect(await refused({ quantization_config: { scalar: { type: 'int8', quantile: 0.99 } } })).toMatch(/^quantization_config\.scalar\.quantile: /);
+    expect(await refused({ quantization_config: { product: { compression: 'x16' } } })).toMatch(/^quantization_config\.product: /);
+    expect(await refused({ quantization_config: { binary: {} } })).toMatch(/^quantization_config\.binary: /);
+    expect(await refused({ quantization_config: { scalar: { type: 'int8', always_ram: false } } })).toMatch(/^quantization_config\.scalar\.always_ram: /);
     expect(await refused({ optimizers_config: { indexing_threshold: -1 } })).toMatch(/optimizers_config\.indexing_threshold/);
     const info = await client.getCollection('r');
     expect(info.config.hnsw_config).toMatchObject({ m: 16, ef_construct: 100 });
     const missing = await http(srv!.url, 'PATCH', '/collections/nope', { hnsw_config: { m: 8 } });
     expect(missing.status).toBe(404);
+  });
+
+  it("maps quantization_config's scalar int8 onto the sq8 code in DRAM, and Disabled onto full precision", async () => {
+    const client = await serve();
+    await client.createCollection('q', { vectors: { size: DIM, distance: 'Euclid' }, quantization_config: { scalar: { type: 'int8', always_ram: true } } });
+    expect((await client.getCollection('q')).config.quantization_config).toEqual({ scalar: { type: 'int8', always_ram: true } });
+    const points = batch(0, 400);
+    await client.upsert('q', { wait: true, points });
+    await client.updateCollection('q', { optimizers_config: { indexing_threshold: 0 } });
+    await http(srv!.url, 'POST', '/collections/q/compact', {});
+    const view = ((await strataOf('q')) as unknown as { result: QdrantCollectionView }).result;
+    expect(view.strata.code?.kind).toBe('sq8');
+    // The quantized search finds each point's own vector first.
+    expect((await client.search('q', { vector: points[17]!.vector, limit: 1 }))[0]!.id).toBe(17);
+    // Disabled: the next compaction keeps full vectors, and the view says no quantization.
+    await client.updateCollection('q', { quantization_config: 'Disabled' });
+    expect((await client.getCollection('q')).config.quantization_config ?? null).toBeNull();
+    await client.upsert('q', { wait: true, points: batch(400, 10) });
+    await http(srv!.url, 'POST', '/collections/q/compact', {});
+    expect(((await strataOf('q')) as unknown as { result: QdrantCollectionView }).result.strata.code).toBeNull();
+    // Kept across a restart, as the config holds it.
+    await client.updateCollection('q', { quantization_config: { scalar: { type: 'int8' } } });
+    const again = await serve();
+    expect((await again.getCollection('q')).config.quantization_config).toEqual({ scalar: { type: 'int8', always_ram: true } });
   });
 
   it('keeps the build strata build gave a collection served from an index directory', async () => {

@@ -15,6 +15,7 @@ import {
   type Filter,
   FilterSchema,
   PayloadSchemaType,
+  QuantizationType,
   type PointId,
   QdrantClient,
   RecommendStrategy,
@@ -701,6 +702,31 @@ describe('Qdrant gRPC client', () => {
     expect((await snaps.list({ collectionName: NAME })).snapshotDescriptions.map((d) => d.name)).toContain(mine.name);
     await snaps.delete({ collectionName: NAME, snapshotName: mine.name });
     expect((await snaps.list({ collectionName: NAME })).snapshotDescriptions.map((d) => d.name)).not.toContain(mine.name);
+  });
+
+  it('takes scalar int8 quantization at create and Disabled at update, as REST does; refuses product', async () => {
+    const c = client.api('collections');
+    await c.create({
+      collectionName: 'quantized',
+      vectorsConfig: { config: { case: 'params', value: { size: 4n, distance: Distance.Cosine } } },
+      quantizationConfig: { quantization: { case: 'scalar', value: { type: QuantizationType.Int8, alwaysRam: true } } },
+    } as never);
+    expect(((await rest('GET', '/collections/quantized')) as { config: { quantization_config: unknown } }).config.quantization_config).toEqual({
+      scalar: { type: 'int8', always_ram: true },
+    });
+    const got = (await c.get({ collectionName: 'quantized' })).result!.config!.quantizationConfig?.quantization;
+    expect(got?.case).toBe('scalar');
+    await c.update({ collectionName: 'quantized', quantizationConfig: { quantization: { case: 'disabled', value: {} } } } as never);
+    expect(((await rest('GET', '/collections/quantized')) as { config: { quantization_config: unknown } }).config.quantization_config).toBeNull();
+    const product = await failure(
+      c.create({
+        collectionName: 'product',
+        vectorsConfig: { config: { case: 'params', value: { size: 4n, distance: Distance.Cosine } } },
+        quantizationConfig: { quantization: { case: 'product', value: { compression: 1 } } },
+      } as never),
+    );
+    expect(product.rawMessage).toMatch(/quantization_config\.product/);
+    await c.delete({ collectionName: 'quantized' });
   });
 
   it('deletes by filter and by ids', async () => {

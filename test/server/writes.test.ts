@@ -195,7 +195,7 @@ describe('collections created over the API', () => {
   it('refuses at create every setting it would not honour, naming it, and creates nothing; takes the ones it meets', async () => {
     const vectors = { size: 8, distance: 'Cosine' };
     const refused: Array<[Record<string, unknown>, string]> = [
-      [{ vectors, quantization_config: { scalar: { type: 'int8' } } }, 'quantization_config'],
+      [{ vectors, quantization_config: { binary: { always_ram: true } } }, 'quantization_config.binary'],
       [{ vectors, sparse_vectors: { text: {} } }, 'sparse_vectors'],
       [{ vectors, optimizers_config: { indexing_threshold: 0 } }, 'optimizers_config'],
       [{ vectors, on_disk_payload: true }, 'on_disk_payload'],
@@ -219,6 +219,7 @@ describe('collections created over the API', () => {
       write_consistency_factor: 1,
       on_disk_payload: false,
       hnsw_config: { m: 12 },
+      quantization_config: { scalar: { type: 'int8', always_ram: true } },
     });
     expect(ok.status, ok.text).toBe(200);
     expect((await http(srv.url, 'DELETE', '/collections/met-settings')).status).toBe(200);

@@ -29,6 +29,9 @@ import {
   ListCollectionsResponseSchema,
   type PayloadIndexParamsSchema,
   PayloadSchemaType,
+  type QuantizationConfig,
+  type QuantizationConfigDiff,
+  QuantizationType,
   ReplicaState,
   TokenizerType,
   VectorParamsSchema,
@@ -83,6 +86,21 @@ function indexParams(e: PayloadSchemaView): IndexParamsInit | undefined {
   return undefined;
 }
 
+/** A QuantizationConfig (create) or QuantizationConfigDiff (update) as REST's quantization_config; the parser decides what it takes. */
+function quantizationJson(q: QuantizationConfig | QuantizationConfigDiff | undefined): unknown {
+  const v = q?.quantization;
+  if (v === undefined || v.case === undefined) return undefined;
+  if (v.case === 'disabled') return 'Disabled';
+  if (v.case !== 'scalar') return { [v.case]: {} };
+  return {
+    scalar: {
+      type: v.value.type === QuantizationType.Int8 ? 'int8' : QuantizationType[v.value.type],
+      quantile: v.value.quantile,
+      always_ram: v.value.alwaysRam,
+    },
+  };
+}
+
 function distanceOf(name: string): Distance {
   return Distance[name as keyof typeof Distance];
 }
@@ -120,6 +138,9 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
         hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct) },
         optimizerConfig: { indexingThreshold: BigInt(optimizer_config.indexing_threshold) },
         walConfig: {},
+        ...(v.config.quantization_config
+          ? { quantizationConfig: { quantization: { case: 'scalar' as const, value: { type: QuantizationType.Int8, alwaysRam: true } } } }
+          : {}),
       },
       payloadSchema: Object.fromEntries(
         Object.entries(v.payload_schema).map(([key, e]) => [
@@ -139,7 +160,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
 
   r.unary(svc, 'Create', CreateCollectionSchema, CollectionOperationResponseSchema, async (req) => {
     const t0 = performance.now();
-    onlyFields(CreateCollectionSchema, req, ['collection_name', 'vectors_config', 'hnsw_config']);
+    onlyFields(CreateCollectionSchema, req, ['collection_name', 'vectors_config', 'hnsw_config', 'quantization_config']);
     const vc = req.vectorsConfig?.config;
     if (vc === undefined || vc.case === undefined) throw invalidArgument('vectors_config', 'required: vectors_config.params with size and distance');
     if (vc.case === 'paramsMap') throw invalidArgument('vectors_config.params_map', 'named vectors are not supported: give vectors_config.params');
@@ -149,6 +170,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     const cfg = parseCreateCollection(req.collectionName, {
       vectors: { size: intOf(vc.value.size, 'vectors_config.params.size'), distance: Distance[vc.value.distance] },
       hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
+      quantization_config: quantizationJson(req.quantizationConfig),
     });
     await ctx.engine.createCollection(cfg);
     return { result: true, time: secondsSince(t0) };
@@ -156,7 +178,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
 
   r.unary(svc, 'Update', UpdateCollectionSchema, CollectionOperationResponseSchema, (req) => {
     const t0 = performance.now();
-    onlyFields(UpdateCollectionSchema, req, ['collection_name', 'hnsw_config', 'optimizers_config', 'timeout']);
+    onlyFields(UpdateCollectionSchema, req, ['collection_name', 'hnsw_config', 'optimizers_config', 'quantization_config', 'timeout']);
     const hnsw = req.hnswConfig;
     if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, ['m', 'ef_construct'], 'hnsw_config.');
     const opt = req.optimizersConfig;
@@ -164,6 +186,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     const u = parseCollectionUpdate({
       hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
       optimizers_config: opt ? { indexing_threshold: intOf(opt.indexingThreshold, 'optimizers_config.indexing_threshold') } : undefined,
+      quantization_config: quantizationJson(req.quantizationConfig),
     });
     ctx.engine.updateCollection(req.collectionName, u);
     return { result: true, time: secondsSince(t0) };
