@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const k = 10;
 
   const engine = await Engine.open([{ dir: indexDir, name: 'bench' }], { searchThreads: o.searchThreads, maxQueue: 1 << 20, memory: { mode: 'emulate' } });
-  const server = buildServer(engine, { host: '127.0.0.1', port: 0, grpcPort: 0, logLevel: 'silent' });
+  const server = buildServer(engine, { host: '127.0.0.1', port: 0, grpcPort: 0, qdrantGrpcPort: null, logLevel: 'silent' });
   const addr = await server.listen();
   const pool = new Pool(addr.rest, { connections: o.concurrency, pipelining: 1 });
   const pkg = loadPackage() as unknown as { strata: { v1: { Points: grpc.ServiceClientConstructor } } };

@@ -41,7 +41,7 @@ export interface LoadgenOptions {
   /** Untimed requests per step before measuring (closed loop at the step's concurrency). */
   warmup?: number;
   protocol?: Protocol;
-  /** host:port; default: the REST host on port 6334. */
+  /** host:port; default: the REST host on the default port of the protocol's gRPC API (common/ports.ts). */
   grpcUrl?: string;
   mode?: LoopMode;
   /** Open loop: requests per second across all connections (one step per rate). */

@@ -110,7 +110,7 @@ async function prepare(options: LoadgenOptions, log: (l: string) => void): Promi
   const o = resolveOptions(options);
   const pgt = o.protocol === 'pgvector' ? pgTarget(o.url, o.allowRemote) : null;
   const rest = pgt === null ? restTarget(o.url, o.allowRemote) : null;
-  const grpc = rest !== null && (o.protocol === 'grpc' || o.protocol === 'qdrant-grpc') ? grpcTarget(o.grpcUrl, rest, o.allowRemote) : null;
+  const grpc = rest !== null && (o.protocol === 'grpc' || o.protocol === 'qdrant-grpc') ? grpcTarget(o.grpcUrl, rest, o.allowRemote, o.protocol) : null;
   const target = pgt !== null ? await probePgvector(pgt, o.collection) : await probeRest(rest!.origin, o.collection, o.apiKey);
   if (grpc !== null && o.protocol === 'grpc') await probeGrpc(grpc, o.collection, o.apiKey);
   const isHdf5 = /\.(hdf5|h5)$/i.test(o.queries);

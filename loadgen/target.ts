@@ -3,6 +3,7 @@
 // workplace allows traffic to 127.0.0.0/8 and ::1 only.
 import { isIP } from 'node:net';
 import { invalidArgument } from '../common/errors.js';
+import { DEFAULT_GRPC_PORT, DEFAULT_QDRANT_GRPC_PORT } from '../common/ports.js';
 
 export interface RestTarget {
   /** Origin without a trailing slash, e.g. http://127.0.0.1:6333 */
@@ -42,16 +43,19 @@ export function restTarget(url: string, allowRemote: boolean): RestTarget {
   return { origin: u.origin, hostname: u.hostname };
 }
 
-/** --grpc-url: host:port (the default is the REST host on the gRPC default port 6334). */
-export function grpcTarget(target: string | undefined, rest: RestTarget, allowRemote: boolean): string {
-  const t = target ?? `${rest.hostname}:6334`;
+/**
+ * --grpc-url: host:port. The default is the REST host on the default port of the protocol's API:
+ * Qdrant's gRPC API for qdrant-grpc, Strata's strata.v1 for grpc.
+ */
+export function grpcTarget(target: string | undefined, rest: RestTarget, allowRemote: boolean, protocol: 'grpc' | 'qdrant-grpc'): string {
+  const t = target ?? `${rest.hostname}:${protocol === 'qdrant-grpc' ? DEFAULT_QDRANT_GRPC_PORT : DEFAULT_GRPC_PORT}`;
   let u: URL;
   try {
     u = new URL(`http://${t}`);
   } catch {
-    throw invalidArgument('--grpc-url', `"${t}" is not host:port (expected e.g. 127.0.0.1:6334)`);
+    throw invalidArgument('--grpc-url', `"${t}" is not host:port (expected e.g. 127.0.0.1:6335)`);
   }
-  if (u.port === '' || u.pathname !== '/') throw invalidArgument('--grpc-url', `"${t}" is not host:port (expected e.g. 127.0.0.1:6334)`);
+  if (u.port === '' || u.pathname !== '/') throw invalidArgument('--grpc-url', `"${t}" is not host:port (expected e.g. 127.0.0.1:6335)`);
   if (!allowRemote && !isLoopbackHost(u.hostname)) refuseRemote('--grpc-url', t, u.hostname);
   return u.host;
 }

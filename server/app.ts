@@ -23,7 +23,7 @@ export interface ServerAddresses {
   grpc: string | null;
   restPort: number;
   grpcPort: number | null;
-  /** host:port of Qdrant's gRPC API, or null when it is not served (--qdrant-grpc-port). */
+  /** host:port of Qdrant's gRPC API, or null when it is not served (--no-qdrant-grpc). */
   qdrantGrpc: string | null;
   qdrantGrpcPort: number | null;
 }

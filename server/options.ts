@@ -4,6 +4,7 @@
 // non-loopback address needs a key unless the caller opts out explicitly.
 import { BlockList, isIP } from 'node:net';
 import { invalidArgument } from '../common/errors.js';
+import { DEFAULT_GRPC_PORT, DEFAULT_QDRANT_GRPC_PORT, DEFAULT_REST_PORT } from '../common/ports.js';
 import { MAX_EF, MAX_K } from '../engine/public.js';
 
 /** Largest request body (REST) or message (gRPC): 32 MiB holds ~60k 128-d float32 vectors in MessagePack. */
@@ -30,13 +31,13 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export interface ServerOptions {
   /** Interface to listen on (default 127.0.0.1: only this host). */
   host?: string;
-  /** REST port (default 6333; 0 picks a free one). */
+  /** REST port (default DEFAULT_REST_PORT; 0 picks a free one). */
   port?: number;
-  /** gRPC port (default 6334; 0 picks a free one; null disables gRPC). */
+  /** Port of Strata's gRPC API, strata.v1 (default DEFAULT_GRPC_PORT; 0 picks a free one; null: not served). */
   grpcPort?: number | null;
   /**
    * Port of Qdrant's own gRPC API (qdrant.Qdrant, qdrant.Collections, qdrant.Points) for Qdrant's
-   * clients; 0 picks a free one; null (the default) does not serve it.
+   * clients (default DEFAULT_QDRANT_GRPC_PORT; 0 picks a free one; null: not served).
    */
   qdrantGrpcPort?: number | null;
   /**
@@ -94,9 +95,9 @@ export function resolveOptions(o: ServerOptions): ResolvedOptions {
   }
   return {
     host,
-    port: o.port ?? 6333,
-    grpcPort: o.grpcPort === undefined ? 6334 : o.grpcPort,
-    qdrantGrpcPort: o.qdrantGrpcPort ?? null,
+    port: o.port ?? DEFAULT_REST_PORT,
+    grpcPort: o.grpcPort === undefined ? DEFAULT_GRPC_PORT : o.grpcPort,
+    qdrantGrpcPort: o.qdrantGrpcPort === undefined ? DEFAULT_QDRANT_GRPC_PORT : o.qdrantGrpcPort,
     apiKey: o.apiKey ?? null,
     bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
     answerLimit: o.answerLimit ?? DEFAULT_ANSWER_LIMIT,

@@ -193,21 +193,25 @@ export interface ServeOptions {
 }
 
 export function serve(index: string, o: ServeOptions): Promise<Served> {
-  const args = ['serve', index, '--name', 'bench', '--port', '0', '--grpc-port', '0', '--qdrant-grpc-port', '0', '--search-threads', String(o.threads)];
-  args.push('--log-level', 'silent', ...(o.inline !== undefined ? ['--inline', o.inline] : []));
-  return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
+  const args = [index, '--name', 'bench', ...(o.inline !== undefined ? ['--inline', o.inline] : [])];
+  return serveWith(args, o);
 }
 
 /** `strata serve --demo` (the embedded demo, built on first use under .strata/demo) with a data directory. */
 export function serveDemo(dataDir: string, o: ServeOptions): Promise<Served> {
-  const args = ['serve', '--demo', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads), '--log-level', 'silent'];
-  return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
+  return serveWith(['--demo', '--data-dir', dataDir], o);
 }
 
 /** `strata serve` with a data directory and no index: collections are created and filled over REST. */
 export function serveDataDir(dataDir: string, o: ServeOptions): Promise<Served> {
-  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--search-threads', String(o.threads), '--log-level', 'silent'];
-  return listening(nodeArgv(o.nodeFlags ?? [], args, o.cpus), 'strata serve', true);
+  return serveWith(['--data-dir', dataDir], o);
+}
+
+/** `strata serve <args>` on free ports, silent, with the bench's threads. */
+function serveWith(args: readonly string[], o: ServeOptions): Promise<Served> {
+  const ports = ['--port', '0', '--grpc-port', '0', '--qdrant-grpc-port', '0'];
+  const argv = ['serve', ...args, ...ports, '--search-threads', String(o.threads), '--log-level', 'silent'];
+  return listening(nodeArgv(o.nodeFlags ?? [], argv, o.cpus), 'strata serve', true);
 }
 
 /**

@@ -115,7 +115,7 @@ export function registerLoadgen(program: Command): void {
       choiceOption('--protocol', PROTOCOLS),
       'json',
     )
-    .option('--grpc-url <host:port>', 'gRPC address (default: the --url host, port 6334)')
+    .option('--grpc-url <host:port>', 'gRPC address (default: the --url host, port 6334 for qdrant-grpc, 6335 for grpc)')
     .option(
       '--mode <mode>',
       'closed: each worker waits for its answer; open: fixed send schedule at --rate',

@@ -4,6 +4,7 @@
 // in shard order: the map says how ids hash, not where servers run).
 import type { Command } from 'commander';
 import { invalidArgument } from '../../common/errors.js';
+import { DEFAULT_GRPC_PORT, DEFAULT_REST_PORT } from '../../common/ports.js';
 import { readShardMap } from '../../index/build/build-shards.js';
 import { bindGrpc, shutdownGrpc } from '../../server/grpc/grpc-server.js';
 import { DEFAULT_MAX_BATCH, isLoopback } from '../../server/options.js';
@@ -36,8 +37,13 @@ export function registerRouter(program: Command): void {
     .requiredOption('--shards <urls>', 'shard URLs in shard order, "," between shards and "|" between a shard\'s replicas')
     .option('--shard-map <dir>', "a shard set's directory (strata build --shards): checks the shard count against its shards.json")
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
-    .option('--grpc-port <port>', 'gRPC port (0: a free port): the same services as strata serve', intOption('--grpc-port', 0, 65535), 6334)
+    .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), DEFAULT_REST_PORT)
+    .option(
+      '--grpc-port <port>',
+      "port of Strata's gRPC API, strata.v1 (0: a free port): the same services as strata serve's",
+      intOption('--grpc-port', 0, 65535),
+      DEFAULT_GRPC_PORT,
+    )
     .option('--no-grpc', 'do not start the gRPC server')
     .option(
       '--partial <policy>',

@@ -13,6 +13,7 @@ import { INLINE_EF_BUDGET } from '../../engine/executor.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
+import { DEFAULT_GRPC_PORT, DEFAULT_QDRANT_GRPC_PORT, DEFAULT_REST_PORT } from '../../common/ports.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
 import { apiKeyOf, choiceOption, intOption, numberOption } from '../options.js';
 import { DEMO_DIR, DEMO_SPEC, prepareDemo } from './demo.js';
@@ -25,7 +26,8 @@ interface ServeFlags extends MemoryFlags {
   port: number;
   grpcPort: number;
   grpc: boolean;
-  qdrantGrpcPort?: number;
+  qdrantGrpcPort: number;
+  qdrantGrpc: boolean;
   apiKey?: string;
   insecureNoAuth?: boolean;
   searchThreads: number;
@@ -81,8 +83,10 @@ function announce(engine: Engine, a: ServerAddresses, withKey: boolean, writeLog
         .join(', ') || 'no collections yet (create one: PUT /collections/{name})'
     }`,
     `REST  ${a.rest}   (Qdrant-compatible; JSON or MessagePack; OpenAPI at ${a.rest}/openapi.json; metrics at ${a.rest}/metrics)`,
+    a.qdrantGrpc
+      ? `Qdrant gRPC  ${a.qdrantGrpc}   (qdrant.Points, qdrant.Collections, qdrant.Snapshots, qdrant.Qdrant: Qdrant's gRPC clients)`
+      : 'Qdrant gRPC  disabled',
     a.grpc ? `gRPC  ${a.grpc}   (proto/strata.proto, package strata.v1; health: grpc.health.v1.Health)` : 'gRPC  disabled',
-    ...(a.qdrantGrpc ? [`Qdrant gRPC  ${a.qdrantGrpc}   (qdrant.Points, qdrant.Collections, qdrant.Qdrant: Qdrant's gRPC clients)`] : []),
     ...(writeLog !== null ? [`write log  ${writeLog}   (writes are applied as the stream delivers them, on every replica)`] : []),
     withKey ? 'try (with STRATA_API_KEY set to the key in your shell):' : 'try:',
     curlExample(engine, a.rest, withKey),
@@ -154,14 +158,16 @@ export function registerServe(program: Command): void {
         DEFAULT_POOL_ROUND_MS,
       )
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
-      .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), 6333)
-      .option('--grpc-port <port>', 'gRPC port (0: a free port)', intOption('--grpc-port', 0, 65535), 6334)
-      .option('--no-grpc', 'do not start the gRPC server')
+      .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), DEFAULT_REST_PORT)
       .option(
         '--qdrant-grpc-port <port>',
-        "serve Qdrant's gRPC API (qdrant.Points, qdrant.Collections, qdrant.Qdrant) for Qdrant's clients on this port (0: a free port); off unless given",
+        "port of Qdrant's gRPC API (qdrant.Qdrant, qdrant.Collections, qdrant.Points, qdrant.Snapshots), for Qdrant's gRPC clients (0: a free port)",
         intOption('--qdrant-grpc-port', 0, 65535),
+        DEFAULT_QDRANT_GRPC_PORT,
       )
+      .option('--no-qdrant-grpc', "do not serve Qdrant's gRPC API")
+      .option('--grpc-port <port>', "port of Strata's gRPC API, strata.v1 (0: a free port)", intOption('--grpc-port', 0, 65535), DEFAULT_GRPC_PORT)
+      .option('--no-grpc', "do not serve Strata's gRPC API")
       .option(
         '--api-key <key>',
         'require this key (api-key header or Authorization: Bearer) on every route but the health probes; default $STRATA_API_KEY (empty: an error)',
@@ -211,7 +217,7 @@ export function registerServe(program: Command): void {
       host: f.host,
       port: f.port,
       grpcPort: f.grpc ? f.grpcPort : null,
-      qdrantGrpcPort: f.qdrantGrpcPort ?? null,
+      qdrantGrpcPort: f.qdrantGrpc ? f.qdrantGrpcPort : null,
       ...(apiKey !== undefined ? { apiKey } : {}),
       insecureNoAuth: f.insecureNoAuth ?? false,
       bodyLimit: f.bodyLimit,

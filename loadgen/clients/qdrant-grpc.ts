@@ -1,6 +1,6 @@
 // Search through Qdrant's gRPC API (qdrant.Points/Search and SearchBatch) with Qdrant's official
 // client, @qdrant/js-client-grpc, as a Qdrant user's application would: what `--protocol
-// qdrant-grpc` measures against `strata serve --qdrant-grpc-port`. Qdrant's messages carry no
+// qdrant-grpc` measures against Qdrant's gRPC API of `strata serve`. Qdrant's messages carry no
 // `strata` cost, so its answers have none.
 import { ConnectError, QdrantClient, type ScoredPoint } from '@qdrant/js-client-grpc';
 import { allRequests, type ClientOptions, noResultLists, type QueryAnswer, type SearchAnswer, type SearchClient, transportStatus } from './types.js';

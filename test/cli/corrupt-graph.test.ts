@@ -43,7 +43,7 @@ describe('commands refuse an index whose links break the invariants', () => {
     ['a corrupt link count', () => badCount, 'node 123: 65535 level-0 links, more than 16'],
   ])('serve exits with STRATA_INDEX_CORRUPT on %s instead of serving it', (_what, dir, expected) => {
     // Without the load-time check this would start serving (and never exit: the call times out).
-    const r = strata(['serve', dir(), '--port', '0', '--no-grpc', '--memory', 'emulate', '--search-threads', '0'], 30_000);
+    const r = strata(['serve', dir(), '--port', '0', '--no-grpc', '--no-qdrant-grpc', '--memory', 'emulate', '--search-threads', '0'], 30_000);
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toContain('STRATA_INDEX_CORRUPT');
     expect(r.stderr).toContain(expected);

@@ -29,12 +29,13 @@ describe('loadgen targets', () => {
     expect(() => restTarget('not a url', false)).toThrow(/--url: .*not a URL/);
   });
 
-  it('defaults the gRPC address to the REST host on port 6334 and checks it like --url', () => {
+  it("defaults the gRPC address to the REST host on the protocol's port and checks it like --url", () => {
     const rest = restTarget('http://127.0.0.1:6333', false);
-    expect(grpcTarget(undefined, rest, false)).toBe('127.0.0.1:6334');
-    expect(grpcTarget('[::1]:7000', rest, false)).toBe('[::1]:7000');
-    expect(() => grpcTarget('8.8.8.8:6334', rest, false)).toThrow(/--grpc-url: .*not a loopback/);
-    expect(() => grpcTarget('127.0.0.1', rest, false)).toThrow(/host:port/);
+    expect(grpcTarget(undefined, rest, false, 'qdrant-grpc')).toBe('127.0.0.1:6334');
+    expect(grpcTarget(undefined, rest, false, 'grpc')).toBe('127.0.0.1:6335');
+    expect(grpcTarget('[::1]:7000', rest, false, 'grpc')).toBe('[::1]:7000');
+    expect(() => grpcTarget('8.8.8.8:6334', rest, false, 'qdrant-grpc')).toThrow(/--grpc-url: .*not a loopback/);
+    expect(() => grpcTarget('127.0.0.1', rest, false, 'grpc')).toThrow(/host:port/);
   });
 
   it('--protocol pgvector: accepts postgres:// URLs on loopback or a socket directory, refuses other hosts without --allow-remote', () => {

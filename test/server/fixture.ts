@@ -64,7 +64,7 @@ export interface Running {
 
 /** A real server on free ports (REST and gRPC), quiet logs. */
 export async function startServer(engine: Engine, o: ServerOptions = {}): Promise<Running> {
-  const server = buildServer(engine, { port: 0, grpcPort: 0, logLevel: 'silent', ...o });
+  const server = buildServer(engine, { port: 0, grpcPort: 0, qdrantGrpcPort: null, logLevel: 'silent', ...o });
   const addr = await server.listen();
   return { server, addr, url: addr.rest, close: () => server.close() };
 }

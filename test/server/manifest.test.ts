@@ -85,6 +85,9 @@ describe('deploy/k8s/strata-shards.yaml', () => {
     // The Service exposes the same ports under the same names.
     const service = docs.find((d) => d.kind === 'Service')!;
     for (const p of service.spec.ports ?? []) expect(containerPort(p.name!)).toBe(p.port);
+    // Both gRPC APIs are exposed on the ports the pod serves them on.
+    expect(containerPort('grpc')).toBe(grpcPort);
+    expect(containerPort('qdrant-grpc')).toBe(Number(flag('--qdrant-grpc-port') ?? resolveOptions({}).qdrantGrpcPort));
   });
 
   it('binds every interface, so it requires the API key secret and does not opt out of authentication', () => {

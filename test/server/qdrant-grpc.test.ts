@@ -87,7 +87,7 @@ async function failure(p: Promise<unknown>): Promise<ConnectError> {
 
 beforeAll(async () => {
   tmp = makeTempDir('strata-qdrant-grpc-');
-  s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent']);
+  s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--log-level', 'silent']);
   const [host, port] = s.qdrantGrpc!.split(':');
   // With the client's own version check on, as a user leaves it: a warning fails the first test.
   warn = vi.spyOn(console, 'warn');
@@ -789,7 +789,7 @@ describe('Qdrant gRPC client', () => {
 
 describe('Qdrant gRPC client with an API key', () => {
   it("needs Qdrant's api-key header on every RPC but the health check", async () => {
-    const keyed = await serveChild(['--data-dir', tmp.path('keyed'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent'], {
+    const keyed = await serveChild(['--data-dir', tmp.path('keyed'), '--no-grpc', '--log-level', 'silent'], {
       STRATA_API_KEY: 'sesame',
     });
     try {

@@ -16,7 +16,7 @@ export interface QdrantServed {
 
 export async function serveForQdrantClients(prefix: string): Promise<QdrantServed> {
   const tmp = makeTempDir(prefix);
-  const s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--qdrant-grpc-port', '0', '--log-level', 'silent']);
+  const s = await serveChild(['--data-dir', tmp.path('data'), '--no-grpc', '--log-level', 'silent']);
   const [host, port] = s.qdrantGrpc!.split(':');
   return {
     tmp,

@@ -22,7 +22,7 @@ export interface ServeChild {
   rest: string;
   /** host:port, or null with --no-grpc. */
   grpc: string | null;
-  /** host:port of Qdrant's gRPC API, when --qdrant-grpc-port was given. */
+  /** host:port of Qdrant's gRPC API, unless --no-qdrant-grpc. */
   qdrantGrpc: string | null;
   exited: Promise<number | null>;
   stdout(): string;
@@ -43,7 +43,8 @@ export async function serveChild(
   /** Run on these CPUs only (taskset -c): its affinity, so its available parallelism. */
   cpus?: string,
 ): Promise<ServeChild> {
-  const argv = [BIN, 'serve', '--port', '0', '--grpc-port', '0', ...args];
+  // Every port free unless the test names one (commander keeps the last value of a repeated flag).
+  const argv = [BIN, 'serve', '--port', '0', '--grpc-port', '0', '--qdrant-grpc-port', '0', ...args];
   const opts = { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATA_API_KEY: undefined, ...env } };
   const child =
     cpus !== undefined
@@ -66,7 +67,7 @@ export async function serveChild(
     child,
     rest: /^REST\s+(\S+)/m.exec(out)![1]!,
     grpc: /^gRPC\s+(\d\S*)/m.exec(out)?.[1] ?? null,
-    qdrantGrpc: /^Qdrant gRPC\s+(\S+)/m.exec(out)?.[1] ?? null,
+    qdrantGrpc: /^Qdrant gRPC\s+(\d\S*)/m.exec(out)?.[1] ?? null,
     exited,
     stdout: () => out,
     stderr: () => err,

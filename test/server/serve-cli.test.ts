@@ -1,7 +1,9 @@
 // `strata serve` end to end (bin/strata.js over dist/): serves an index directory, prints its URLs and
 // a ready-to-paste curl query that works, and exits 0 after draining on SIGTERM.
 import { spawnSync } from 'node:child_process';
+import { QdrantClient as QdrantGrpcClient } from '@qdrant/js-client-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveOptions } from '../../server/options.js';
 import { BIN, ensureBuilt, ROOT, strata } from '../helpers/cli.js';
 import { buildIndexes, http, type Indexes } from './fixture.js';
 import { serveChild } from './serve-child.js';
@@ -91,7 +93,7 @@ describe('strata serve', () => {
 
   it('fails closed: an empty key is an error naming where it came from, and 0.0.0.0 needs a key or --insecure-no-auth', () => {
     const run = (args: string[], env: Record<string, string | undefined>): { status: number | null; stderr: string } => {
-      const r = spawnSync(process.execPath, [BIN, 'serve', ix.l2, '--port', '0', '--no-grpc', '--memory', 'emulate', ...args], {
+      const r = spawnSync(process.execPath, [BIN, 'serve', ix.l2, '--port', '0', '--no-grpc', '--no-qdrant-grpc', '--memory', 'emulate', ...args], {
         cwd: ROOT,
         encoding: 'utf8',
         env: { ...process.env, STRATA_API_KEY: undefined, ...env },
@@ -114,14 +116,42 @@ describe('strata serve', () => {
     expect(open6.stderr).toMatch(/--host: :: takes connections from other machines/);
   });
 
+  it("serves Qdrant's gRPC API by default, on Qdrant's port unless told, beside strata.v1; each can be turned off", async () => {
+    // Qdrant's clients default to 6334 for gRPC: Strata's defaults must leave them unchanged.
+    expect(resolveOptions({})).toMatchObject({ port: 6333, qdrantGrpcPort: 6334, grpcPort: 6335 });
+    const both = await serveChild([ix.l2, '--name', 'things', '--log-level', 'warn', '--memory', 'emulate', '--search-threads', '0']);
+    try {
+      expect(both.qdrantGrpc).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(both.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(both.qdrantGrpc).not.toBe(both.grpc);
+      const [host, port] = both.qdrantGrpc!.split(':');
+      const client = new QdrantGrpcClient({ host: host!, port: Number(port), checkCompatibility: false });
+      const info = await client.api('collections').get({ collectionName: 'things' });
+      expect(Number(info.result?.pointsCount)).toBe(2000);
+    } finally {
+      both.child.kill('SIGTERM');
+    }
+    expect(await both.exited).toBe(0);
+    const neither = await serveChild([ix.l2, '--name', 'things', '--log-level', 'warn', '--memory', 'emulate', '--no-grpc', '--no-qdrant-grpc']);
+    try {
+      expect(neither.qdrantGrpc).toBeNull();
+      expect(neither.grpc).toBeNull();
+      expect(neither.stdout()).toMatch(/^Qdrant gRPC {2}disabled$/m);
+      expect(neither.stdout()).toMatch(/^gRPC {2}disabled$/m);
+    } finally {
+      neither.child.kill('SIGTERM');
+    }
+    expect(await neither.exited).toBe(0);
+  });
+
   it('refuses a --name count that does not match the directories, naming the option', () => {
-    const r = strata(['serve', ix.l2, ix.l2, '--name', 'one', '--port', '0', '--no-grpc']);
+    const r = strata(['serve', ix.l2, ix.l2, '--name', 'one', '--port', '0', '--no-grpc', '--no-qdrant-grpc']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/STRATA_INVALID_ARGUMENT: --name given 1 times for 2 index directories/);
   });
 
   it('refuses --demo together with index directories', () => {
-    const r = strata(['serve', ix.l2, '--demo', '--port', '0', '--no-grpc']);
+    const r = strata(['serve', ix.l2, '--demo', '--port', '0', '--no-grpc', '--no-qdrant-grpc']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--demo serves the embedded dataset/);
   });
