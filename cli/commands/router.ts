@@ -86,15 +86,17 @@ export function registerRouter(program: Command): void {
       const addr = await router.app.listen({ host: f.host, port: f.port });
       const grpcServer = f.grpc ? buildRouterGrpc(router, { bodyLimit: 32 * 1024 * 1024, maxBatch: DEFAULT_MAX_BATCH }) : null;
       const grpcPort = grpcServer ? await bindGrpc(grpcServer, f.host, f.grpcPort) : null;
-      process.stdout.write(
-        `strata router: ${shards.length} shards (${shards.map((r) => r.length).join('/')} replicas), partial answers: ${f.partial}\nREST  ${addr}\n${grpcPort !== null ? `gRPC  ${f.host}:${grpcPort}\n` : ''}`,
-      );
-      await new Promise<void>((resolve) => {
+      // Handlers first: a supervisor that signals as soon as it reads the addresses gets a clean stop.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (): void => {
           void Promise.all([router.close(), grpcServer ? shutdownGrpc(grpcServer, 5000) : null]).then(() => resolve(), resolve);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      process.stdout.write(
+        `strata router: ${shards.length} shards (${shards.map((r) => r.length).join('/')} replicas), partial answers: ${f.partial}\nREST  ${addr}\n${grpcPort !== null ? `gRPC  ${f.host}:${grpcPort}\n` : ''}`,
+      );
+      await stopped;
     });
 }

@@ -269,12 +269,11 @@ export function registerServe(program: Command): void {
       process.stdout.write(
         `search  ${f.searchThreads} thread(s); searches of Σ max(ef, k) ≤ ${INLINE_EF_BUDGET} a task run on the event loop: ${cpus.cpus} effective CPU (affinity ${cpus.affinity}, ${cpus.source}; --inline never to turn off)\n`,
       );
-    announce(engine, addresses, apiKey !== undefined, f.writeLog !== undefined ? `stream ${f.writeLogStream ?? 'strata-shard-0'} on ${f.writeLog}` : null);
-
     // Shutdown (server/shutdown.ts): readiness off and new requests refused at once, admitted ones
     // finish for up to --drain-ms, then the engine fails what is left and stops its threads. A
-    // second signal exits at once.
-    await new Promise<void>((resolve) => {
+    // second signal exits at once. The handlers are in place before the addresses are printed: a
+    // supervisor that signals as soon as it reads them must get a drain, not the default exit.
+    const stopped = new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals): void => {
         if (stopping) {
@@ -294,6 +293,8 @@ export function registerServe(program: Command): void {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    announce(engine, addresses, apiKey !== undefined, f.writeLog !== undefined ? `stream ${f.writeLogStream ?? 'strata-shard-0'} on ${f.writeLog}` : null);
+    await stopped;
     process.stderr.write('strata serve: stopped\n');
   });
 }

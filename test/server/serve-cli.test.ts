@@ -144,6 +144,28 @@ describe('strata serve', () => {
     expect(await neither.exited).toBe(0);
   });
 
+  it('drains and exits 0 on a SIGTERM sent the moment it prints its addresses, as a supervisor may', async () => {
+    // The race is narrow: a few starts make a handler installed after the addresses fail.
+    for (let i = 0; i < 4; i++) {
+      const s = await serveChild([
+        ix.l2,
+        '--name',
+        'things',
+        '--log-level',
+        'warn',
+        '--memory',
+        'emulate',
+        '--search-threads',
+        '0',
+        '--no-grpc',
+        '--no-qdrant-grpc',
+      ]);
+      s.child.kill('SIGTERM');
+      expect(await s.exited, `start ${i}: ${s.stderr()}`).toBe(0);
+      expect(s.stderr()).toMatch(/SIGTERM, draining/);
+    }
+  });
+
   it('refuses a --name count that does not match the directories, naming the option', () => {
     const r = strata(['serve', ix.l2, ix.l2, '--name', 'one', '--port', '0', '--no-grpc', '--no-qdrant-grpc']);
     expect(r.status).toBe(2);
