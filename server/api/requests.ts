@@ -400,7 +400,6 @@ export function parseScroll(body: Fields): ScrollPlan {
   };
 }
 
-/** POST …/points/count: {filter, exact}; both answers are exact. */
 /** Most values a facet answers. */
 export const MAX_FACET_LIMIT = 10_000;
 
@@ -413,6 +412,7 @@ export function parseFacet(body: Fields): { key: string; limit: number; filter: 
   return { key, limit: optionalInt(body['limit'], 'limit', 1, MAX_FACET_LIMIT) ?? 10, filter: filterAt(body['filter'], 'filter') };
 }
 
+/** POST …/points/count: {filter, exact}; both answers are exact. */
 export function parseCount(body: Fields): { filter: Filter | undefined } {
   optionalBool(body['exact'], 'exact');
   noShardKey(body, '');

@@ -190,3 +190,38 @@ export function mergeHistories(histories: TierHistoryView[]): TierHistoryView {
   const hottest = histories.flatMap((h) => h.hottest_lists).sort((a, b) => b.reads - a.reads);
   return { period_ms: histories[0]?.period_ms ?? 1000, samples, hottest_lists: hottest.slice(0, 10) };
 }
+
+export interface FacetHit {
+  value: string | number | boolean;
+  count: number;
+}
+
+/**
+ * The `limit` values held by the most points over every shard's facet (counts added up), most first,
+ * ties by value, as one server orders them. Exact when each shard answered all its values.
+ */
+export function mergeFacets(lists: FacetHit[][], limit: number): FacetHit[] {
+  const counts = new Map<string, FacetHit>();
+  for (const h of lists.flat()) {
+    // A keyword "1" and an integer 1 are different values.
+    const k = `${typeof h.value}:${String(h.value)}`;
+    const seen = counts.get(k);
+    if (seen) seen.count += h.count;
+    else counts.set(k, { value: h.value, count: h.count });
+  }
+  const all = [...counts.values()];
+  all.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  return all.slice(0, limit);
+}
+
+export interface AliasView {
+  alias_name: string;
+  collection_name: string;
+}
+
+/** Every alias any shard lists, once, by name (the router creates each on every shard). */
+export function mergeAliases(lists: AliasView[][]): AliasView[] {
+  const byName = new Map<string, AliasView>();
+  for (const a of lists.flat()) if (!byName.has(a.alias_name)) byName.set(a.alias_name, a);
+  return [...byName.values()].sort((a, b) => (a.alias_name < b.alias_name ? -1 : a.alias_name > b.alias_name ? 1 : 0));
+}

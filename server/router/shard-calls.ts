@@ -5,9 +5,9 @@ import { StrataError } from '../../common/errors.js';
 import type { PartialPolicy } from './router-options.js';
 import { Relayed } from './router-errors.js';
 import type { RouterMetrics } from './router-metrics.js';
-import { type ShardAnswer, ShardFailure, type ShardSet, shardsUnreachable } from './shard-set.js';
+import { type ShardAnswer, ShardFailure, type ShardMethod, type ShardSet, shardsUnreachable } from './shard-set.js';
 
-export type ShardMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type { ShardMethod } from './shard-set.js';
 
 /** The `result` of a shard's answer envelope. */
 export const resultOf = <T>(a: ShardAnswer): T => (a.body as { result: T }).result;
@@ -47,7 +47,7 @@ export class ShardCalls {
    * fails the call naming it (the others have done it: retrying a delete or a compaction is
    * harmless, a create then meets 409 where it was done). Answers, by shard, every replica's result.
    */
-  async everywhere<T>(method: 'PUT' | 'DELETE' | 'POST', path: string, body?: unknown): Promise<T[][]> {
+  async everywhere<T>(method: Exclude<ShardMethod, 'GET'>, path: string, body?: unknown): Promise<T[][]> {
     const byShard = await Promise.all(Array.from({ length: this.shards.count }, (_, i) => this.shards.replicaAnswers(i, method, path, body)));
     const all = byShard.flat();
     const refused = all.find((a) => a.answer !== null && a.answer.status >= 400 && a.answer.status < 500);

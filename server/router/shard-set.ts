@@ -8,6 +8,8 @@ import { Pool } from 'undici';
 import { invalidArgument, StrataError, errorMessage } from '../../common/errors.js';
 import { packMsgpack, unpackMsgpack } from '../rest/codec.js';
 
+/** The HTTP methods the router sends to shards. */
+export type ShardMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface ShardSetOptions {
   /** Per-shard deadline, ms: past it the shard is missing from the answer. */
   timeoutMs: number;
@@ -92,7 +94,7 @@ export class ShardSet {
 
   private async once(
     r: Replica,
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: ShardMethod,
     path: string,
     body: unknown,
     signal: AbortSignal,
@@ -122,7 +124,7 @@ export class ShardSet {
    * the hedge delay, the first answer (2xx or 4xx) wins. Rejects with ShardFailure when every
    * replica failed or the deadline passed.
    */
-  call(shard: number, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<ShardAnswer> {
+  call(shard: number, method: ShardMethod, path: string, body?: unknown, headers?: Record<string, string>): Promise<ShardAnswer> {
     const replicas = this.shards[shard]!;
     const start = this.next[shard]!;
     this.next[shard] = (start + 1) % replicas.length;
@@ -189,7 +191,7 @@ export class ShardSet {
    */
   async replicaAnswers(
     shard: number,
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: ShardMethod,
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
@@ -216,7 +218,7 @@ export class ShardSet {
   }
 
   /** The same call to every shard; each settles to its answer or its failure. */
-  all(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Array<ShardAnswer | ShardFailure>> {
+  all(method: ShardMethod, path: string, body?: unknown): Promise<Array<ShardAnswer | ShardFailure>> {
     return Promise.all(
       this.shards.map((_, i) => this.call(i, method, path, body).catch((e: unknown) => (e instanceof ShardFailure ? e : new ShardFailure(i, [String(e)])))),
     );

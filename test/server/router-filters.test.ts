@@ -2,7 +2,8 @@
 // directories, with Qdrant's official JS client (REST) and a grpc-js client (the router's gRPC):
 // counts add up over the shards, scroll and search pages merge, payload writes and deletes by filter
 // reach every shard, payload indexes are created and dropped on every shard and their point counts
-// add up in payload_schema; a bad filter is refused as a shard refuses it, never dropped.
+// add up in payload_schema; a bad filter is refused as a shard refuses it, never dropped; a facet's
+// counts add up, a collection update and aliases reach every shard.
 import * as grpc from '@grpc/grpc-js';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +76,23 @@ describe('the router with filters', () => {
     expect(res.points.map((p) => Number(p.id))).toEqual(nearest(points, handIds(points, c), query, 6).slice(2));
   });
 
+  it('refuses, naming the field, the queries whose shard answers cannot merge by score; nearest ones merge', async () => {
+    const plain = await client.query(NAME, { query: [...query], limit: 5 });
+    expect(await client.query(NAME, { query: { nearest: [...query] }, limit: 5 })).toEqual(plain);
+    const refusals: Array<[Record<string, unknown>, RegExp]> = [
+      [{ query: points[0]!.id }, /^query: /],
+      [{ query: { nearest: points[0]!.id } }, /^query\.nearest: /],
+      [{ query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query\.mmr: /],
+      [{ query: { order_by: 'count' } }, /^query\.order_by: /],
+      [{ prefetch: [{ query: [...query], limit: 10 }], query: { fusion: 'rrf' } }, /^prefetch: /],
+    ];
+    for (const [body, field] of refusals) {
+      const r = await http(url, 'POST', `/collections/${NAME}/points/query`, { ...body, limit: 5 });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect((r.body as { status: { error: string } }).status.error).toMatch(field);
+    }
+  });
+
   it("answers gRPC Count, Scroll and Search with filter_json through the router's routes", async () => {
     const c = FILTER_CASES[4]!;
     const filter_json = JSON.stringify(c.filter);
@@ -105,6 +123,53 @@ describe('the router with filters', () => {
     expect(schema['city']).toMatchObject({ data_type: 'keyword', points: points.length });
     const info = (await unary(g.collections, 'Get', { collection_name: NAME }))['result'] as { payload_indexes: Array<{ key: string; points: number }> };
     expect(info.payload_indexes.map((p) => [p.key, Number(p.points)])).toEqual([['city', points.length]]);
+  });
+
+  it('adds up a facet over the shards as one server would count it, and checks its limit at the edge', async () => {
+    const counts = new Map<string, number>();
+    for (const p of points) counts.set(p.payload['city'] as string, (counts.get(p.payload['city'] as string) ?? 0) + 1);
+    const byHand = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([value, count]) => ({ value, count }));
+    for (const limit of [1, 2, 3, 5]) expect((await client.facet(NAME, { key: 'city', limit })).hits, `limit ${limit}`).toEqual(byHand.slice(0, limit));
+    const berlin = (await client.facet(NAME, { key: 'city', filter: { must: [{ key: 'city', match: { value: 'Berlin' } }] } })).hits;
+    expect(berlin).toEqual([{ value: 'Berlin', count: counts.get('Berlin') }]);
+    const bad = await http(url, 'POST', `/collections/${NAME}/facet`, { key: 'city', limit: 0 });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { status: { error: string } }).status.error).toMatch(/^limit: /);
+  });
+
+  it('updates a collection on every shard', async () => {
+    expect(await client.updateCollection(NAME, { hnsw_config: { m: 8, ef_construct: 40 } })).toBe(true);
+    for (const s of shards) {
+      const info = await http(s.url, 'GET', `/collections/${NAME}`);
+      expect((info.body as { result: { config: { hnsw_config: object } } }).result.config.hnsw_config).toMatchObject({ m: 8, ef_construct: 40 });
+    }
+    const refused = await http(url, 'PATCH', `/collections/${NAME}`, { hnsw_config: { payload_m: 4 } });
+    expect(refused.status).toBe(400);
+  });
+
+  it('creates aliases on every shard, lists them once, searches by them, and refuses a bad action, changing no shard', async () => {
+    expect(await client.collectionExists(NAME)).toEqual({ exists: true });
+    expect(await client.collectionExists('nowhere')).toEqual({ exists: false });
+    await client.updateCollectionAliases({ actions: [{ create_alias: { alias_name: 'by-alias', collection_name: NAME } }] });
+    for (const s of shards) {
+      const listed = await http(s.url, 'GET', '/aliases');
+      expect((listed.body as { result: { aliases: unknown[] } }).result.aliases).toEqual([{ alias_name: 'by-alias', collection_name: NAME }]);
+    }
+    expect((await client.getAliases()).aliases).toEqual([{ alias_name: 'by-alias', collection_name: NAME }]);
+    expect((await client.getCollectionAliases(NAME)).aliases).toEqual([{ alias_name: 'by-alias', collection_name: NAME }]);
+    const direct = await client.search(NAME, { vector: [...query], limit: 5 });
+    expect(await client.search('by-alias', { vector: [...query], limit: 5 })).toEqual(direct);
+    const bad = await http(url, 'POST', '/collections/aliases', {
+      actions: [{ create_alias: { alias_name: 'second', collection_name: NAME } }, { drop_alias: {} }],
+    });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { status: { error: string } }).status.error).toMatch(/^actions\[1\]/);
+    for (const s of shards) {
+      const listed = await http(s.url, 'GET', '/aliases');
+      expect((listed.body as { result: { aliases: unknown[] } }).result.aliases).toHaveLength(1);
+    }
+    await client.updateCollectionAliases({ actions: [{ delete_alias: { alias_name: 'by-alias' } }] });
+    expect((await client.getAliases()).aliases).toEqual([]);
   });
 
   it('sets payload and deletes points by filter on every shard', async () => {

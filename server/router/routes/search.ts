@@ -2,7 +2,8 @@
 // limit + offset hits, and the router merges them by score and cuts the window (the server's own
 // window rules).
 import type { FastifyInstance } from 'fastify';
-import { arrayAt, bodyObject, objectAt } from '../../api/fields.js';
+import { invalidArgument } from '../../../common/errors.js';
+import { arrayAt, bodyObject, type Fields, isAbsent, objectAt } from '../../api/fields.js';
 import { window } from '../../api/requests.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer, partialFields } from '../answer.js';
@@ -18,9 +19,10 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
    * One search-like request over every shard: each is asked for limit + offset from 0 (limit 10 by
    * default, as the server's), and `answerOf` wraps the merged window as the endpoint answers it.
    */
-  const overShards = (path: string, hitsOf: (result: unknown) => Hit[], answerOf: (hits: Hit[]) => unknown): void => {
+  const overShards = (path: string, hitsOf: (result: unknown) => Hit[], answerOf: (hits: Hit[]) => unknown, check: (b: Fields) => void = () => {}): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
+      check(b);
       const { limit, offset } = window(b, '', 10);
       const name = req.params.collection_name;
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...b, limit: limit + offset, offset: 0 });
@@ -43,6 +45,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     '/points/query',
     (res) => (res as { points: Hit[] }).points,
     (points) => ({ points }),
+    nearestOnly,
   );
 
   app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/points/search/batch`, async (req, r) => {
@@ -66,4 +69,24 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     );
     return answer(req, r, result, partialFields(missing));
   });
+}
+
+const ASK_SHARDS = 'through the router only nearest-vector queries (a vector, or {"nearest": vector}) are served: ask the shard servers';
+
+/**
+ * The queries whose per-shard answers merge by score into one server's answer. A point id lives on
+ * one shard, fusion and MMR scores depend on the other candidates, and order_by answers are not
+ * ordered by score: merged here they would be wrong, so they are refused, naming the field.
+ */
+function nearestOnly(b: Fields): void {
+  if (!isAbsent(b['prefetch'])) throw invalidArgument('prefetch', ASK_SHARDS);
+  const q = b['query'];
+  if (isAbsent(q) || Array.isArray(q)) return;
+  if (typeof q === 'object') {
+    const keys = Object.keys(q);
+    const nearest = (q as Fields)['nearest'];
+    if (keys.length === 1 && keys[0] === 'nearest' && Array.isArray(nearest)) return;
+    throw invalidArgument(`query.${keys.find((k) => k !== 'nearest') ?? 'nearest'}`, ASK_SHARDS);
+  }
+  throw invalidArgument('query', ASK_SHARDS);
 }
