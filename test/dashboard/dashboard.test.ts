@@ -1,5 +1,5 @@
-// The dashboard in a real browser (headless Chromium) against a real `strata serve`, serving a built
-// index and a data directory: every page opened, and what a person sees checked against the API —
+// The dashboard in a real browser (headless Chromium) against a real `strata serve`, serving the
+// embedded demo and a writable collection in a data directory: every page opened, and what a person sees checked against the API —
 // collection names and point counts, the memory of each part in each tier, a search's ids, a
 // payload edited in the page, the quality measured, snapshots created, downloaded and restored, the
 // live tiers page; the API-key prompt of a keyed server; and no console errors anywhere.
@@ -7,17 +7,20 @@ import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIndexes, type Indexes } from '../server/fixture.js';
+import { makeTempDir } from '../helpers/temp.js';
 import { type ServeChild, serveChild } from '../server/serve-child.js';
 import { chromiumPath, launch, watchedPage } from './browser.js';
 
 const skip = chromiumPath() === null;
-let ix: Indexes;
+const tmp = makeTempDir('strata-dashboard-');
 let s: ServeChild;
 let browser: Browser;
 let page: Page;
 let errors: string[];
 const WRITABLE = 'notes';
+const DEMO = 'demo';
+// `strata serve --demo`, built on the first start into this run's own directory and reused after.
+const demo = (): string[] => ['--demo', '--demo-dir', tmp.path('demo'), '--no-grpc', '--no-qdrant-grpc', '--log-level', 'silent'];
 
 async function api<T>(method: string, path: string, body?: unknown, base = s.rest, key?: string): Promise<T> {
   const r = await fetch(`${base}${path}`, {
@@ -34,24 +37,20 @@ async function open(hash: string): Promise<void> {
   await page.goto(`${s.rest}/dashboard/#${hash}`);
 }
 
-beforeAll(async () => {
-  if (!skip) ix = await buildIndexes();
-}, 120_000);
-
 afterAll(() => {
-  ix?.tmp.cleanup();
+  tmp.cleanup();
 });
 
 describe.skipIf(skip)('dashboard in Chromium', () => {
   beforeAll(async () => {
-    s = await serveChild([ix.l2, '--name', 'vectors', '--data-dir', ix.tmp.path('data'), '--no-grpc', '--log-level', 'silent']);
+    s = await serveChild([...demo(), '--data-dir', tmp.path('data')]);
     await api('PUT', `/collections/${WRITABLE}`, { vectors: { size: 4, distance: 'Cosine' } });
     await api('PUT', `/collections/${WRITABLE}/points?wait=true`, {
       points: Array.from({ length: 30 }, (_, i) => ({ id: i, vector: [1, i, i % 4, 1], payload: { title: `note ${i}`, n: i } })),
     });
     browser = await launch();
     ({ page, errors } = await watchedPage(browser));
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -62,7 +61,7 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
   it('shows every collection with the point count and the memory of each part in each tier the API gives', async () => {
     await open('/collections');
     const names = (await api<{ collections: Array<{ name: string }> }>('GET', '/collections')).collections.map((c) => c.name);
-    expect(names.sort()).toEqual(['notes', 'vectors']);
+    expect(names.sort()).toEqual([DEMO, WRITABLE]);
     for (const name of names) {
       const card = page.locator(`section[data-collection="${name}"]`);
       const info = await api<{ points_count: number; status: string }>('GET', `/collections/${name}`);
@@ -78,17 +77,17 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
         expect(await cells.evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-bytes'))))).toEqual([p.dram, p.cxl]);
       }
     }
-    // The built index has tiers; its card lists them.
-    expect(await page.locator('section[data-collection="vectors"] [data-testid="tiers"] tbody tr').count()).toBe(2);
+    // The demo's index has tiers; its card lists them.
+    expect(await page.locator('section[data-collection="demo"] [data-testid="tiers"] tbody tr').count()).toBe(2);
   });
 
   it('searches by a point id and answers the ids the API answers, with the search cost', async () => {
-    await open('/search/vectors?id=7');
+    await open('/search/demo?id=7');
     await page.getByLabel('Limit').fill('5');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByTestId('hits').waitFor();
     const shown = await page.locator('[data-testid="hits"] tr[data-hit]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-hit')));
-    const answer = await api<{ points: Array<{ id: number }> }>('POST', '/collections/vectors/points/query', { query: 7, limit: 5, params: { hnsw_ef: 64 } });
+    const answer = await api<{ points: Array<{ id: number }> }>('POST', '/collections/demo/points/query', { query: 7, limit: 5, params: { hnsw_ef: 64 } });
     expect(shown).toEqual(answer.points.map((p) => String(p.id)));
     expect(Number((await page.getByTestId('distances').textContent())!.replace(/,/g, ''))).toBeGreaterThan(0);
   });
@@ -105,7 +104,7 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
   });
 
   it('measures search quality: recall against exact search for each hnsw_ef', async () => {
-    await open('/quality/vectors');
+    await open('/quality/demo');
     await page.getByRole('button', { name: 'Measure' }).click();
     await page.getByTestId('quality').waitFor();
     const recalls = await page.locator('[data-testid="quality"] td[data-recall]').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-recall'))));
@@ -133,19 +132,19 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
   });
 
   it('draws the live tiers page from the tier history, with the promotion pool the API reports', async () => {
-    for (let i = 0; i < 20; i++) await api('POST', '/collections/vectors/points/query', { query: i, limit: 5 });
-    await open('/tiers/vectors');
+    for (let i = 0; i < 20; i++) await api('POST', '/collections/demo/points/query', { query: i, limit: 5 });
+    await open('/tiers/demo');
     await expect.poll(() => page.locator('.chart canvas').count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
-    const info = await api<{ strata: { placement: { promotion_pool: { slots: number; tenants: number } } } }>('GET', '/collections/vectors');
+    const info = await api<{ strata: { placement: { promotion_pool: { slots: number; tenants: number } } } }>('GET', '/collections/demo');
     const pool = info.strata.placement.promotion_pool;
     await expect.poll(() => page.getByText(`${pool.tenants} of ${pool.slots} slots`).count()).toBe(1);
     // The history takes a sample a second; the page shows the last one once it has it.
     await expect
-      .poll(async () => (await api<{ samples: unknown[] }>('GET', '/collections/vectors/tiers/history')).samples.length, { timeout: 5000 })
+      .poll(async () => (await api<{ samples: unknown[] }>('GET', '/collections/demo/tiers/history')).samples.length, { timeout: 5000 })
       .toBeGreaterThan(0);
     await expect.poll(() => page.getByText('no sample yet').count(), { timeout: 6000 }).toBe(0);
     // The hottest lists shown are the history's, most read first.
-    const hot = (await api<{ hottest_lists: Array<{ point: number; reads: number }> }>('GET', '/collections/vectors/tiers/history')).hottest_lists;
+    const hot = (await api<{ hottest_lists: Array<{ point: number; reads: number }> }>('GET', '/collections/demo/tiers/history')).hottest_lists;
     expect(hot.length).toBeGreaterThan(0);
     await expect
       .poll(() => page.locator('[data-testid="hottest"] tr[data-point]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-point'))), {
@@ -161,7 +160,7 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
 
 describe.skipIf(skip)('dashboard with an API key', () => {
   it('asks for the key, then shows the collections with it; the assets need none', async () => {
-    const keyed = await serveChild([ix.l2, '--name', 'vectors', '--no-grpc', '--log-level', 'silent'], { STRATA_API_KEY: 'sesame' });
+    const keyed = await serveChild(demo(), { STRATA_API_KEY: 'sesame' });
     const b = await launch();
     try {
       expect((await fetch(`${keyed.rest}/dashboard/`)).status).toBe(200);
@@ -170,7 +169,7 @@ describe.skipIf(skip)('dashboard with an API key', () => {
       await p.goto(`${keyed.rest}/dashboard/#/collections`);
       await p.getByLabel('API key').fill('sesame');
       await p.getByRole('button', { name: 'Use key' }).click();
-      await p.locator('section[data-collection="vectors"] [data-testid="points"]').waitFor();
+      await p.locator('section[data-collection="demo"] [data-testid="points"]').waitFor();
       expect(await p.locator('section[data-collection]').count()).toBe(1);
       // A wrong key is asked for again.
       await p.evaluate(() => sessionStorage.setItem('strata-api-key', 'wrong'));
@@ -187,11 +186,11 @@ describe.skipIf(skip)('dashboard with an API key', () => {
 
 describe.skipIf(skip)('dashboard accessibility', () => {
   it('passes axe on every page (no serious or critical violation), and searches by keyboard alone', async () => {
-    const server = await serveChild([ix.l2, '--name', 'vectors', '--no-grpc', '--log-level', 'silent']);
+    const server = await serveChild(demo());
     const b = await launch();
     try {
       const { page: p } = await watchedPage(b);
-      for (const hash of ['/collections', '/points/vectors', '/search/vectors', '/tiers/vectors', '/quality/vectors', '/snapshots/vectors']) {
+      for (const hash of ['/collections', '/points/demo', '/search/demo', '/tiers/demo', '/quality/demo', '/snapshots/demo']) {
         await p.goto(`${server.rest}/dashboard/#${hash}`);
         await p.locator('main h1').waitFor();
         await p.waitForTimeout(300);
@@ -200,7 +199,7 @@ describe.skipIf(skip)('dashboard accessibility', () => {
         expect(bad).toEqual([]);
       }
       // Keyboard only: into the id field, type, Tab to the Search button, Enter.
-      await p.goto(`${server.rest}/dashboard/#/search/vectors`);
+      await p.goto(`${server.rest}/dashboard/#/search/demo`);
       await p.getByLabel('Point id').focus();
       await p.keyboard.type('11');
       let steps = 0;
