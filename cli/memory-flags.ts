@@ -19,7 +19,7 @@ export function addMemoryFlags(cmd: Command): Command {
   return cmd
     .option(
       '--memory <mode>',
-      'auto (real CXL node if present, else emulate) | numa | emulate',
+      'auto (real CXL node if present, else emulate) | numa (bind to --dram-node and --cxl-node, both required) | emulate',
       choiceOption('--memory', ['auto', 'numa', 'emulate'] as const),
       'auto',
     )

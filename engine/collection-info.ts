@@ -33,7 +33,8 @@ export interface ReportedCollection {
 /**
  * What state the collection serves in: red once it takes no searches (the engine is closing),
  * yellow while a tier or the payload values are not where the memory plan put them (a NUMA bind fell
- * back to emulation, or pages found on another node) or while it is optimizing, green otherwise.
+ * back to emulation, or pages found on another node), while the CXL tier was forced onto the DRAM
+ * tier's node, or while it is optimizing; green otherwise.
  */
 export function collectionHealth(c: ReportedCollection): CollectionHealth {
   if (c.refusing) return { status: 'red', reasons: ['shutting down: new searches are refused'] };
@@ -48,6 +49,9 @@ export function collectionHealth(c: ReportedCollection): CollectionHealth {
   if (behind) reasons.push(`catching up with the shared write log: applied ${behind.at} of ${behind.to}`);
   const index = c.index;
   const opened = c.base;
+  const [dramNode, cxlNode] = opened?.memory.nodes ?? [null, null];
+  // Forced there (--cxl-node naming the DRAM node): it runs, but nothing is tiered, and it says so.
+  if (cxlNode !== null && cxlNode === dramNode) reasons.push(`cxl tier: on node ${cxlNode}, the DRAM tier's node: nothing is in slower memory`);
   if (index !== null && opened !== null)
     for (const t of index.tiers) {
       const wanted = opened.memory.nodes[t.index] ?? null;

@@ -7,6 +7,10 @@
 //   pmem, `size`, `targetN` = the endpoint decoders in it). A ram region is handed to the page
 //   allocator through a device-dax instance, regionZ/dax_regionZ/daxZ.N, whose `target_node` is
 //   the NUMA node the memory becomes (sysfs-bus-cxl, sysfs-bus-dax in the kernel's ABI docs).
+//   A pmem region (regionZ/pmem_regionZ, the only kind before Linux 6.3) reaches the page allocator
+//   through an nvdimm namespace whose dax device sits under the nvdimm bus, not under regionZ; its
+//   node is found from the region's physical range instead (`resource`, `size`): the memory blocks
+//   devices/system/memory/memoryX covering it (X = address / block_size_bytes) link to their node.
 // - devices/system/node/nodeN/accessC/initiators/{read_latency,read_bandwidth} (HMAT, from ACPI or
 //   CXL CDAT): latency in ns and bandwidth in MB/s of node N's memory from its best initiators;
 //   access1 counts CPU initiators only, access0 any.
@@ -77,6 +81,26 @@ export function readNodePerformance(nodeDir: string): NodePerformance | null {
   return null;
 }
 
+/**
+ * The NUMA node the online memory blocks in [start, start + size) belong to, or null when none of
+ * them is online (sysfs-devices-memory: memoryX/nodeY links, block_size_bytes in hex).
+ */
+function nodeOfRange(sysfsRoot: string, start: number | null, size: number | null): number | null {
+  if (start === null || size === null || size === 0) return null;
+  const memory = join(sysfsRoot, 'devices/system/memory');
+  const blockText = readText(join(memory, 'block_size_bytes'));
+  const block = blockText === null ? null : intOrNull(`0x${blockText.replace(/^0x/i, '')}`);
+  if (block === null || block === 0) return null;
+  const first = Math.floor(start / block);
+  const last = Math.floor((start + size - 1) / block);
+  // A devdax namespace keeps its first blocks for its own metadata: look through the whole range.
+  for (let i = first; i <= last; i++) {
+    const link = list(join(memory, `memory${i}`)).find((n) => /^node\d+$/.test(n));
+    if (link !== undefined) return Number(link.slice(4));
+  }
+  return null;
+}
+
 /** CXL regions under bus/cxl/devices and the NUMA node each one's memory became. */
 export function readCxlInfo(sysfsRoot: string): CxlInfo {
   const bus = join(sysfsRoot, 'bus/cxl');
@@ -97,7 +121,10 @@ export function readCxlInfo(sysfsRoot: string): CxlInfo {
       .sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)))
       .map((t) => readText(join(dir, t)) ?? '')
       .filter((t) => t !== '');
-    regions.push({ name, mode: readText(join(dir, 'mode')), sizeBytes: intOrNull(readText(join(dir, 'size'))), targets, node });
+    const sizeBytes = intOrNull(readText(join(dir, 'size')));
+    node ??= nodeOfRange(sysfsRoot, intOrNull(readText(join(dir, 'resource'))), sizeBytes);
+    const mode = readText(join(dir, 'mode')) ?? (entries.some((n) => /^pmem_region\d+$/.test(n)) ? 'pmem' : null);
+    regions.push({ name, mode, sizeBytes, targets, node });
   }
   return { bus: busExists, regions: regions.sort((a, b) => Number(a.name.slice(6)) - Number(b.name.slice(6))) };
 }
@@ -156,10 +183,10 @@ function compareSpeed(topo: Topology, mem: NumaNode, dram: NumaNode): { slower: 
   return { slower: null, evidence: 'no HMAT data, memory tiers or distances to compare' };
 }
 
-/** The nearest node with CPUs and memory to `id` (unknown distance sorts last), or null. */
+/** The nearest node with CPUs and memory to `id` but `id` itself (unknown distance sorts last), or null. */
 export function nearestDramNode(topo: Topology, id: number): NumaNode | null {
   const d = (n: NumaNode): number => distance(topo, n.id, id) ?? Number.POSITIVE_INFINITY;
-  return [...topo.nodes.filter((n) => n.hasCpu && n.hasMemory)].sort((a, b) => d(a) - d(b) || a.id - b.id)[0] ?? null;
+  return [...topo.nodes.filter((n) => n.hasCpu && n.hasMemory && n.id !== id)].sort((a, b) => d(a) - d(b) || a.id - b.id)[0] ?? null;
 }
 
 /** What each memory-only node of `topo` is, and whether it may hold the CXL tier. */

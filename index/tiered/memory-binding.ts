@@ -45,7 +45,7 @@ export function resolveMemoryPlan(req: MemoryRequest = {}): MemoryPlan {
   return { mode: 'numa', nodes: [plan.dramNode, plan.cxlNode], reason: plan.reason };
 }
 
-/** The loader's prepareTier hook: bind a tier's fresh (untouched) segments before data is read in. */
+/** The loader's prepareTier hook: bind a tier's segments (moving any page already present) before data is read in. */
 export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Tier) => void {
   return (tier) => {
     const node = plan.nodes[tier.index] ?? null;
@@ -61,7 +61,9 @@ export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Ti
       const support = numaSupport();
       if (!support.available) throw new StrataError('STRATA_NUMA_UNAVAILABLE', `cannot bind tier ${tier.kind} to node ${node}: ${support.reason}`, { node });
       let bound = 0;
-      for (const s of tier.segments) bound += bindToNode(s.dataView(), node, { strict: true }).pages;
+      // Move as well as bind: a segment's pages may already be resident elsewhere (an allocation
+      // the heap had touched before), and strict alone then fails with EIO on a real NUMA host.
+      for (const s of tier.segments) bound += bindToNode(s.dataView(), node, { strict: true, move: true }).pages;
       tier.binding = { mode: 'numa', node, pages: bound, pagesOnNode: null, pagesElsewhere: null, note: `bound to node ${node} (${plan.reason})` };
     } catch (e) {
       if (!req.allowEmulation) throw e;

@@ -42,6 +42,35 @@ export function cxlRegion(region: number, node: number | null, o: { mode?: strin
   return files;
 }
 
+/**
+ * A CXL pmem region as Linux 6.1 shows it after `cxl create-region -t pmem`, `ndctl create-namespace
+ * -m devdax` and `daxctl reconfigure-device --mode=system-ram` (read off a QEMU guest): regionZ has
+ * no `mode`, a pmem_regionZ child, and `resource` / `size`; the dax device is under the nvdimm bus,
+ * and the node shows only in the memory blocks of the range, the first of which the namespace keeps
+ * for its metadata (not online). `node` null: never onlined.
+ */
+export function cxlPmemRegion(region: number, node: number | null, o: { start?: number; sizeBytes?: number; blockBytes?: number } = {}): FakeTree {
+  const dir = `${CXL}/region${region}`;
+  const start = o.start ?? 0x390000000;
+  const size = o.sizeBytes ?? 512 * 1024 ** 2;
+  const block = o.blockBytes ?? 128 * 1024 ** 2;
+  const files: FakeTree = {
+    [`${dir}/size`]: `0x${size.toString(16)}\n`,
+    [`${dir}/resource`]: `0x${start.toString(16)}\n`,
+    [`${dir}/commit`]: '1\n',
+    [`${dir}/target0`]: `decoder${region + 2}.0\n`,
+    [`${dir}/pmem_region${region}/uevent`]: '',
+    [`bus/cxl/drivers_autoprobe`]: '1\n',
+    ['devices/system/memory/block_size_bytes']: `${block.toString(16)}\n`,
+  };
+  const first = start / block;
+  for (let i = first; i < first + size / block; i++) {
+    files[`devices/system/memory/memory${i}/phys_index`] = `${i.toString(16)}\n`;
+    if (node !== null && i > first) files[`devices/system/memory/memory${i}/node${node}/uevent`] = '';
+  }
+  return files;
+}
+
 /** HMAT performance of node `node`'s memory: read latency (ns) and bandwidth (MB/s). */
 export function hmat(node: number, latencyNs: number, bandwidthMBs: number, access: 'access0' | 'access1' = 'access1'): FakeTree {
   const dir = `${N}/node${node}/${access}/initiators`;

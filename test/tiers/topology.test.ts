@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeTopology } from '../../tiers/describe.js';
 import type { NumaSupport } from '../../tiers/numa.js';
 import { nodeDistance, parseNodeMeminfo, planTiers, readTopology } from '../../tiers/topology.js';
-import { cxlRegion, hmat, removeFakeSysfs, twoNodeCxlHost, twoNodeMemoryOnlyHost, writeFakeSysfs, type FakeTree } from './fake-sysfs.js';
+import { cxlPmemRegion, cxlRegion, hmat, removeFakeSysfs, twoNodeCxlHost, twoNodeMemoryOnlyHost, writeFakeSysfs, type FakeTree } from './fake-sysfs.js';
 import { jsonLine, strata } from '../helpers/cli.js';
 
 const roots: string[] = [];
@@ -226,6 +226,27 @@ describe('identifying CXL memory among memory-only nodes', () => {
     const topo = readTopology(fake(files));
     expect(topo.nodes[1]!.performance).toEqual({ readLatencyNs: 300, readBandwidthMBs: 20_000, source: 'access0' });
     expect(planTiers(topo)).toMatchObject({ mode: 'numa', cxlNode: 1 });
+  });
+
+  it('finds the node of a pmem region onlined through an nvdimm namespace from the memory blocks of its range', () => {
+    const files = { ...twoNodeMemoryOnlyHost(), ...cxlPmemRegion(0, 1), ...hmat(0, 110, 100_000), ...hmat(1, 300, 20_000) };
+    const topo = readTopology(fake(files));
+    expect(topo.cxl.regions).toEqual([{ name: 'region0', mode: 'pmem', sizeBytes: 512 * 1024 ** 2, targets: ['decoder2.0'], node: 1 }]);
+    expect(planTiers(topo)).toMatchObject({ mode: 'numa', cxlNode: 1, dramNode: 0 });
+  });
+
+  it('does not take a node for a pmem region whose range holds none of its memory blocks', () => {
+    // Node 1's memory blocks lie past the region's range: another device's memory, not this region's.
+    const files = {
+      ...twoNodeMemoryOnlyHost(),
+      ...cxlPmemRegion(0, null),
+      'devices/system/memory/memory200/node1/uevent': '',
+      ...hmat(0, 110, 100_000),
+      ...hmat(1, 300, 20_000),
+    };
+    const topo = readTopology(fake(files));
+    expect(topo.cxl.regions[0]!.node).toBeNull();
+    expect(planTiers(topo).mode).toBe('emulated');
   });
 
   it('ignores a CXL region whose memory was never onlined as a node', () => {
