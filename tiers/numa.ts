@@ -37,6 +37,8 @@ export interface NumaAddon {
   threadAffinity(): number[];
   /** Missing from addons built before it was added: check before calling. */
   exchangePaths?(a: string, b: string): void;
+  /** The virtual address of the view's first byte (missing from older addons). */
+  address?(view: Uint8Array): number;
 }
 
 /** A kernel memory policy: mode is MPOL_DEFAULT (0), MPOL_PREFERRED (1), MPOL_BIND (2), ... */
@@ -392,6 +394,24 @@ export function threadAffinity(): number[] {
 }
 
 export type ExchangeResult = { exchanged: true } | { exchanged: false; reason: string };
+
+/**
+ * The virtual address of a view's first byte, or null where the addon did not load (or predates
+ * address()). Layouts that keep tiers out of each other's transparent huge pages need it: a huge
+ * page is aligned in the address space, and a WebAssembly.Memory only to its own page.
+ */
+export function viewAddress(view: Uint8Array): number | null {
+  checkView(view);
+  const { module } = load();
+  if (module === null || typeof module.address !== 'function') return null;
+  return module.address(view);
+}
+
+/** Whether viewAddress answers here. */
+export function addressesReadable(): boolean {
+  const { module } = load();
+  return module !== null && typeof module.address === 'function';
+}
 
 /**
  * Swaps two existing paths atomically (renameat2 RENAME_EXCHANGE), so that neither name is ever

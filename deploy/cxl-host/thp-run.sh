@@ -1,6 +1,6 @@
 #!/bin/bash
 # Short guest script (boot.sh deploy/cxl-host/thp-run.sh): the 2000 x 100 index served with its
-# CXL tier on the HMAT node 1, with transparent huge pages always (EIO today), then never (binds).
+# CXL tier on the HMAT node 1, with transparent huge pages always, then never: both must bind.
 set -uo pipefail
 repo=/work/main
 node "$repo/bin/strata.js" generate --out-dir /tmp/emb --kind embedding --count 2000 --dim 100 --queries 20 >/dev/null 2>&1

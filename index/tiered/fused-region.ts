@@ -8,6 +8,7 @@
 // upper layers, in DRAM: copies of CXL lists and their lookup table.
 import { CONTROL_BYTES } from '../kernels/control-block.js';
 import { BEAM_MAX_EF } from '../kernels/control-block.js';
+import { addressesReadable, viewAddress } from '../../tiers/numa.js';
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { Segment, type SegmentShape, segmentLayout } from './segment.js';
@@ -95,7 +96,8 @@ export const poolEnd = (p: PoolLayout): number => p.ownersAt + 4 * p.slots;
 export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 * (p.capacity / p.slots) + 4);
 
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
-const HUGE_PAGE = 2 << 20;
+/** A transparent huge page (x86-64, and arm64 with 4 KiB pages). */
+export const HUGE_PAGE = 2 << 20;
 
 /** A lane's arrays; `filtered` false leaves out the filtered walk's bitset and frontier. */
 export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, filtered = true): LaneLayout {
@@ -132,9 +134,13 @@ export function planFused(
   lanes: number,
   upper: UpperLayers,
   pool: { slots: number; adjStride: number; split: number } | null = null,
+  /** Offset of the first range: what brings it onto a huge-page boundary of the address space. */
+  base = 0,
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
-  let at = 0;
+  let at = base;
+  // Huge pages are counted from `base`, the region offset that sits on one in the address space.
+  const onHugePage = (x: number): number => base + align(x - base, HUGE_PAGE);
   const bases = new Map<string, number[]>();
   for (const s of stores) {
     const runs = NodeStore.runs(count, s.layout);
@@ -145,7 +151,7 @@ export function planFused(
       // Each range starts on a huge-page boundary, so that a transparent huge page faulted in for one
       // range (the code head, the upper layers) never covers the start of another tier's range
       // before that range is bound. The padding is address space, never touched.
-      at = align(at + segmentLayout(s.shape, r.count).bytes, HUGE_PAGE);
+      at = onHugePage(at + segmentLayout(s.shape, r.count).bytes);
     }
     bases.set(s.name, list);
   }
@@ -153,7 +159,7 @@ export function planFused(
   at += upperSpan(upper);
   const poolAt = pool && pool.slots > 0 ? poolLayout(at, pool.slots, pool.adjStride, pool.split) : null;
   if (poolAt) at = poolEnd(poolAt);
-  at = align(at, HUGE_PAGE);
+  at = onHugePage(at);
   // Lanes without the filtered walk's room rather than no region: only filtered walks then run in JS.
   const fits = (l: LaneLayout): boolean => at + lanes * l.laneBytes <= MAX_REGION_BYTES - 65536;
   let lane = laneLayout(count, maxDegree, lanes, at);
@@ -179,14 +185,34 @@ function placeUpper(region: SharedRegion, at: number, u: UpperLayers): UpperLaye
   return { ids, levels, offsets, links };
 }
 
-/** Allocates the planned region, builds each store's segments inside it and copies the upper layers in. */
+/**
+ * Allocates a region for `replan(0)` and places it so that its ranges' huge-page boundaries are the
+ * address space's: a WebAssembly.Memory starts on one of its own pages, not on a huge page, so the
+ * ranges are shifted by the region's misalignment (read through the NUMA addon; where it is not
+ * loaded nothing is bound and the plan stays as it is). Without this a huge page faulted in for the
+ * DRAM ranges would cover the start of a CXL range, and binding that range would have to split it.
+ */
+export function allocateFused(
+  replan: (base: number) => FusedPlan | null,
+  addressOf: ((view: Uint8Array) => number) | null = addressesReadable() ? (v) => viewAddress(v) ?? 0 : null,
+): { plan: FusedPlan; region: SharedRegion } | null {
+  const plan = replan(0);
+  if (!plan) return null;
+  if (addressOf === null || plan.bytes + HUGE_PAGE > MAX_REGION_BYTES) return { plan, region: allocateRegion(plan.bytes) };
+  const region = allocateRegion(plan.bytes + HUGE_PAGE);
+  const shift = (HUGE_PAGE - (addressOf(new Uint8Array(region.buffer, 0, 1)) % HUGE_PAGE)) % HUGE_PAGE;
+  const shifted = shift === 0 ? plan : replan(shift);
+  return shifted && shifted.bytes <= region.bytes ? { plan: shifted, region } : { plan, region };
+}
+
+/** Builds each store's segments inside the allocated region and copies the upper layers in. */
 export function buildFused(
   plan: FusedPlan,
+  region: SharedRegion,
   stores: Array<{ name: string; shape: SegmentShape; layout: StoreLayout }>,
   count: number,
   upper: UpperLayers,
 ): { region: SharedRegion; segments: Map<string, Segment[]>; upper: UpperLayers } {
-  const region = allocateRegion(plan.bytes);
   const segments = new Map<string, Segment[]>();
   for (const s of stores) {
     const bases = plan.bases.get(s.name)!;

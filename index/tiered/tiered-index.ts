@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { adoptRegion, allocateRegion } from '../../tiers/shared-region.js';
 import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
 import { type KernelChoice, kernelModule, type Metric } from '../kernels/kernels.js';
-import { buildFused, type FusedHandle, NO_LANES, type PoolLayout, planFused, poolBytes, poolEnd, poolLayout } from './fused-region.js';
+import { allocateFused, buildFused, type FusedHandle, NO_LANES, type PoolLayout, planFused, poolBytes, poolEnd, poolLayout } from './fused-region.js';
 import { ListPool } from './list-pool.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
@@ -238,9 +238,12 @@ export class TieredIndex {
     const adjSplit = layouts.adjacency.split;
     const poolSlots = Math.min(p.poolLists, m.count - adjSplit);
     const poolWant = poolSlots > 0 ? { slots: poolSlots, adjStride: shapes.adjacency!.stride, split: adjSplit } : null;
-    const fusedPlan =
-      opts.kernels !== 'js' && kernelModule() !== null ? planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, poolWant) : null;
-    const built = fusedPlan ? buildFused(fusedPlan, fusedStores, m.count, parts.upper) : null;
+    const placed =
+      opts.kernels !== 'js' && kernelModule() !== null
+        ? allocateFused((base) => planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, poolWant, base))
+        : null;
+    const fusedPlan = placed?.plan ?? null;
+    const built = placed ? buildFused(placed.plan, placed.region, fusedStores, m.count, parts.upper) : null;
     if (built) for (const s of fusedStores) layouts[s.name] = s.layout;
     // The upper layers now live in the region (the JS steps read the same arrays there).
     if (built) parts = { ...parts, upper: built.upper };

@@ -623,6 +623,21 @@ static napi_value ExchangePaths(napi_env env, napi_callback_info info) {
   return undef;
 }
 
+// address(view) -> the virtual address of the view's first byte. Huge pages are aligned in the
+// address space, not in a buffer, so a layout that keeps tiers out of each other's huge pages needs it.
+static napi_value Address(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1) {
+    napi_throw_type_error(env, "ERR_MISSING_ARGS", "address(view) needs a view");
+    return NULL;
+  }
+  range_t r;
+  if (!get_range(env, argv[0], &r)) return NULL;
+  return make_number(env, (double)r.address);
+}
+
 static napi_value PageSize(napi_env env, napi_callback_info info) {
   (void)info;
   return make_number(env, (double)page_size());
@@ -638,6 +653,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"checkRangePolicy", NULL, CheckRangePolicy, NULL, NULL, NULL, napi_enumerable, NULL},
       {"allowedNodes", NULL, AllowedNodes, NULL, NULL, NULL, napi_enumerable, NULL},
       {"maxNode", NULL, MaxNode, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"address", NULL, Address, NULL, NULL, NULL, napi_enumerable, NULL},
       {"pageSize", NULL, PageSize, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreadAffinity", NULL, SetThreadAffinity, NULL, NULL, NULL, napi_enumerable, NULL},
       {"threadAffinity", NULL, ThreadAffinity, NULL, NULL, NULL, napi_enumerable, NULL},
