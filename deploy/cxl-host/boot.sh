@@ -6,10 +6,12 @@
 #   node 1   1 GiB, no CPUs, HMAT says slower than node 0 (latency 90 -> 280 ns, bandwidth
 #            200 -> 32 GB/s): a plain memory-only node, as firmware would describe a CXL
 #            expander it set up itself
-#   CXL      a type-3 memory device (QEMU 7.2: the persistent-memory variant, memdev= + lsa=)
-#            on a cxl-rp root port behind a pxb-cxl host bridge, with a 4 GiB fixed memory
-#            window (CFMWS) on that bridge. The guest script turns it into a NUMA node
-#            (cxl create-region -> ndctl devdax namespace -> daxctl system-ram).
+#   CXL      a type-3 memory device on a cxl-rp root port behind a pxb-cxl host bridge, with a
+#            4 GiB fixed memory window (CFMWS) on that bridge. QEMU >= 8 (bookworm-backports):
+#            the volatile variant, a memory expander (volatile-memdev=); the guest script turns
+#            it into a NUMA node (cxl create-region -t ram -> dax -> system-ram). QEMU 7.2
+#            (bookworm): only the persistent-memory variant (memdev= + lsa=: region -> ndctl
+#            devdax namespace -> system-ram), which loses what is written once onlined as RAM.
 # The project is mounted read-only over virtio-9p at its own path, so the guest runs the
 # checked-out tree. The root disk is opened with snapshot=on: runs never change the image.
 #
@@ -46,12 +48,27 @@ cpu=max
 [[ "$accel" == kvm ]] && cpu=host
 
 mkdir -p "$run"
-# Backing files of the CXL device: its memory (512 MiB, one 256 MiB-granular region) and its
-# label storage area (ndctl writes the namespace labels there). Sparse; recreated every run so
-# each boot starts from a blank device, as a new expander would.
+# Backing files of the CXL device: its memory (512 MiB, one 256 MiB-granular region) and, for the
+# persistent variant, its label storage area (ndctl writes the namespace labels there). Sparse;
+# recreated every run so each boot starts from a blank device, as a new expander would.
 rm -f "$run/cxl-mem0.raw" "$run/cxl-lsa0.raw"
 truncate -s 512M "$run/cxl-mem0.raw"
-truncate -s 256M "$run/cxl-lsa0.raw"
+qemu_major=$(qemu-system-x86_64 --version | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+if (( ${qemu_major:-0} >= 8 )); then
+  cxl_kind=ram
+  # Committing a region makes Linux write back and invalidate CPU caches (WBINVD), which it
+  # refuses to do under a hypervisor ("Failed to synchronize CPU cache state"). Without the
+  # CPUID hypervisor bit the guest runs it; TCG emulates the instruction.
+  [[ "$accel" == tcg ]] && cpu=max,hypervisor=off
+  cxl_device=(-device cxl-type3,bus=cxl_rp0,volatile-memdev=cxl-mem0,id=cxl-vmem0)
+else
+  cxl_kind=pmem
+  truncate -s 256M "$run/cxl-lsa0.raw"
+  cxl_device=(
+    -object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$run/cxl-lsa0.raw,size=256M"
+    -device cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+  )
+fi
 
 qemu=(
   qemu-system-x86_64
@@ -70,10 +87,9 @@ qemu=(
   -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=32G
   # CXL: host bridge -> root port -> type-3 device, and a fixed memory window on the bridge.
   -object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$run/cxl-mem0.raw,size=512M"
-  -object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$run/cxl-lsa0.raw,size=256M"
   -device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
   -device cxl-rp,port=0,bus=cxl.1,id=cxl_rp0,chassis=0,slot=2
-  -device cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+  "${cxl_device[@]}"
   -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G
   # Disk (never written: snapshot=on), the project over 9p, serial console on stdio. Their
   # bus is named: left to QEMU, a device lands on the pxb-cxl bus, which takes only bridges.
@@ -83,11 +99,11 @@ qemu=(
   -device virtio-9p-pci,fsdev=strata,mount_tag=strata,bus=pcie.0
   -nic none
   -kernel "$cache/vmlinuz" -initrd "$cache/initrd.img"
-  -append "console=ttyS0 edd=off root=/dev/vda rw init=/sbin/strata-init panic=-1 loglevel=4 strata.guest=$guest_path"
+  -append "console=ttyS0 edd=off root=/dev/vda rw init=/sbin/strata-init panic=-1 loglevel=4 systemd.show_status=error strata.guest=$guest_path strata.cxl=$cxl_kind"
   -display none -serial stdio -monitor none -no-reboot
 )
 
-echo "boot: accel=$accel, console log $log"
+echo "boot: QEMU $qemu_major, CXL device: $cxl_kind, accel=$accel, console log $log"
 t0=$(date +%s)
 set +e
 timeout "${STRATA_CXL_TIMEOUT:-1500}" "${qemu[@]}" </dev/null 2>&1 | tee "$log"

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Runs INSIDE the CXL test guest (started by /sbin/strata-init, see make-image.sh and boot.sh).
+# Runs INSIDE the CXL test guest (started by its strata-guest.service, see make-image.sh and boot.sh).
 # Shows the real kernel's view of the memory (numactl -H, HMAT attributes, cxl list), turns the
-# CXL type-3 device into a NUMA node (region -> devdax namespace -> system RAM), and runs Strata
+# CXL type-3 device into a NUMA node (cxl-online.sh: region -> dax -> system RAM), and runs Strata
 # on it: `strata tiers`, a built index served with --memory emulate / numa, the per-tier binding
 # GET /collections/{c} reports (verified page by page with move_pages), and the wrong-node cases.
 #
@@ -21,12 +21,9 @@ step() { echo; echo "== $* ($(($(date +%s) - t_start)) s)"; }
 t_start=$(date +%s)
 echo "guest: kernel $(uname -r), uptime $(cut -d' ' -f1 /proc/uptime) s at guest script start"
 
+. "$repo/deploy/cxl-host/cxl-online.sh"
 step "modules"
-# No udev in the booted root: load the CXL, nvdimm and dax drivers by hand.
-for m in cxl_acpi cxl_pci cxl_port cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax kmem; do
-  modprobe "$m" 2>&1 || echo "modprobe $m failed"
-done
-sleep 2   # let the CXL ports and memdevs probe
+cxl_modules
 lsmod | grep -E '^(cxl|dax|kmem|nd_|libnvdimm|device_dax)' || true
 
 step "topology before the CXL region"
@@ -39,29 +36,8 @@ ls /sys/bus/cxl/devices 2>&1
 echo "-- cxl list -M -P -D -T (memdevs, ports, decoders, targets)"
 cxl list -M -P -D -T -u 2>&1
 
-step "CXL: region -> devdax namespace -> system RAM"
-cxl_node=""
-cxl_setup() {
-  local mem decoder region ndregion dax
-  mem=$(cxl list -M | jq -r '.[0].memdev // empty')
-  decoder=$(cxl list -D -d root | jq -r '.[0].decoder // empty')
-  echo "memdev=$mem root decoder=$decoder"
-  [[ -n "$mem" && -n "$decoder" ]] || { echo "no CXL memdev or root decoder"; return 1; }
-  echo "-- cxl create-region -m -d $decoder -t pmem -w 1 $mem"
-  cxl create-region -m -d "$decoder" -t pmem -w 1 "$mem" || return 1
-  cxl list -R -u
-  ndregion=$(ndctl list -R | jq -r '.[0].dev // empty')
-  echo "nvdimm region: ${ndregion:-none}"; ndctl list -R -u
-  [[ -n "$ndregion" ]] || return 1
-  echo "-- ndctl create-namespace -m devdax -r $ndregion"
-  ndctl create-namespace -m devdax -r "$ndregion" || return 1
-  dax=$(daxctl list | jq -r '.[0].chardev // empty')
-  echo "-- daxctl reconfigure-device --mode=system-ram $dax"
-  daxctl reconfigure-device --mode=system-ram "$dax" || return 1
-  cxl_node=$(daxctl list -d "$dax" | jq -r '.[0].target_node // .[0].numa_node // empty')
-  echo "dax device $dax onlined as system RAM on node ${cxl_node:-?}"
-}
-check "CXL region onlined as a NUMA node" cxl_setup
+step "CXL ($cxl_kind device): region -> dax -> system RAM"
+check "CXL region onlined as a NUMA node" cxl_online
 echo "-- cxl list (after)"; cxl list -M -R -D -u 2>&1
 echo "-- ndctl list -N / daxctl list"; ndctl list -N -u 2>&1; daxctl list 2>&1
 numactl -H
@@ -100,7 +76,8 @@ strata generate --out-dir /tmp/emb --kind embedding --count "$count" --dim 100 -
 tail -2 /tmp/generate.log
 check "strata build" strata build /tmp/emb/base.fvecs --out /tmp/emb.idx --metric cosine --dram-budget 10%
 
-# serve_case <label> <expect: ok|fail|any> <serve options...>
+# serve_case <label> <expect: ok|fail|any> <serve options...>; with $want_cxl_node set, "ok" also
+# needs the CXL tier bound, every page, to that node (probe.mjs).
 # Starts the server, waits for it, probes the collection (binding + 20 searches), stops it.
 serve_case() {
   local label="$1" expect="$2"; shift 2
@@ -117,7 +94,7 @@ serve_case() {
     sleep 0.5
   done
   if [[ $up == 1 ]]; then
-    node "$repo/deploy/cxl-host/probe.mjs" http://127.0.0.1:6333 emb /tmp/emb/query.fvecs 20 "/tmp/answers-$label.json"
+    node "$repo/deploy/cxl-host/probe.mjs" http://127.0.0.1:6333 emb /tmp/emb/query.fvecs 20 "/tmp/answers-$label.json" ${want_cxl_node:+"$want_cxl_node"}
     local probe=$?
     kill "$pid"; wait "$pid" 2>/dev/null
     echo "-- server log:"; tail -n 20 "$out"
@@ -146,15 +123,50 @@ check "node ${cxl_node:-2} (CXL) keeps written data" node "$repo/deploy/cxl-host
 
 # --memory numa takes both nodes explicitly (without them strata refuses: "numa mode needs both
 # a DRAM node and a CXL node").
-serve_case numa-node2 ok --memory numa --dram-node 0 --cxl-node "${cxl_node:-2}"  # the CXL region's node
-serve_case numa-node1 ok --memory numa --dram-node 0 --cxl-node 1                 # the HMAT memory-only node
+want_cxl_node="${cxl_node:-2}" serve_case numa-node2 ok --memory numa --dram-node 0 --cxl-node "${cxl_node:-2}"  # the CXL region's node
+want_cxl_node=1 serve_case numa-node1 ok --memory numa --dram-node 0 --cxl-node 1                 # the HMAT memory-only node
 serve_case numa-node9 fail --memory numa --dram-node 0 --cxl-node 9               # no such node
 serve_case numa-node0 any --memory numa --dram-node 0 --cxl-node 0                # the DRAM node itself
 serve_case emulate ok --memory emulate
-serve_case auto-node2 any --memory auto --cxl-node "${cxl_node:-2}"               # docs: auto + a forced memory-only node
+want_cxl_node="${cxl_node:-2}" serve_case auto ok --memory auto                   # detection picks the CXL node
 check "answers on CXL node == emulated answers" same_answers numa-node2 emulate
 check "answers on HMAT node 1 == emulated answers" same_answers numa-node1 emulate
 check "answers with both tiers on node 0 == emulated answers" same_answers numa-node0 emulate
+check "answers with --memory auto == emulated answers" same_answers auto emulate
+
+# The unit as deploy/systemd/strata.service ships it, installed as its comments say: the project
+# in /opt/strata, the index under /var/lib/strata/indexes, the key in /etc/strata/env, a strata
+# user. Its --memory auto must bind the CXL tier to the CXL node.
+systemd_unit() {
+  local key=guest-key name probe=1 up=0
+  useradd --system --no-create-home --shell /usr/sbin/nologin strata 2>/dev/null || true
+  ln -sfn "$repo" /opt/strata
+  mkdir -p /var/lib/strata/indexes /etc/strata
+  rm -rf /var/lib/strata/indexes/main && cp -r /tmp/emb.idx /var/lib/strata/indexes/main
+  printf 'STRATA_API_KEY=%s\n' "$key" >/etc/strata/env && chmod 0600 /etc/strata/env
+  cp "$repo/deploy/systemd/strata.service" /etc/systemd/system/strata.service
+  systemctl daemon-reload
+  systemctl start strata || return 1
+  for _ in $(seq 1 600); do
+    systemctl -q is-active strata || break
+    curl -sf -H "api-key: $key" localhost:6333/readyz >/dev/null 2>&1 && { up=1; break; }
+    sleep 0.5
+  done
+  systemctl status --no-pager strata | head -12
+  if [[ $up == 1 ]]; then
+    echo "-- without the key: HTTP $(curl -s -o /dev/null -w '%{http_code}' localhost:6333/collections)"
+    name=$(curl -s -H "api-key: $key" localhost:6333/collections | jq -r '.result.collections[0].name')
+    STRATA_API_KEY=$key node "$repo/deploy/cxl-host/probe.mjs" http://127.0.0.1:6333 "$name" /tmp/emb/query.fvecs 20 /tmp/answers-systemd.json "${cxl_node:-2}"
+    probe=$?
+  fi
+  systemctl stop strata
+  echo "-- journal:"; journalctl -u strata --no-pager | tail -n 8
+  echo "-- after systemctl stop: Result=$(systemctl show -p Result --value strata) ExecMainStatus=$(systemctl show -p ExecMainStatus --value strata)"
+  [[ $up == 1 && $probe == 0 && $(systemctl show -p Result --value strata) == success ]]
+}
+step "the systemd unit: systemctl start strata (deploy/systemd/strata.service)"
+check "systemd unit: served with every CXL-tier page on node ${cxl_node:-2}, stopped cleanly" systemd_unit
+check "answers from the systemd unit == emulated answers" same_answers systemd emulate
 
 step "done: $fails failed checks"
 exit "$fails"

@@ -4,15 +4,19 @@
 // first N query vectors and write their answers (ids and scores) to a file, so that two runs
 // (emulated and NUMA-bound) can be compared.
 //
-// Usage: node probe.mjs <base-url> <collection> <query.fvecs> <n> <answers.json>
-// Exit status: 0 if every tier bound in mode numa has pages_elsewhere == 0, 1 otherwise.
+// Usage: node probe.mjs <base-url> <collection> <query.fvecs> <n> <answers.json> [cxl-node]
+// STRATA_API_KEY, when set, is sent as the api-key header.
+// Exit status: 0 if every tier bound in mode numa has pages_elsewhere == 0 (and, given a
+// cxl-node, the CXL tier is bound to that node, the DRAM tier elsewhere), 1 otherwise.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const [base, name, queryFile, nArg, outFile] = process.argv.slice(2);
+const [base, name, queryFile, nArg, outFile, cxlNodeArg] = process.argv.slice(2);
 const n = Number(nArg);
+const key = process.env.STRATA_API_KEY;
+const auth = key ? { 'api-key': key } : {};
 
 async function getJson(path, init) {
-  const res = await fetch(base + path, init);
+  const res = await fetch(base + path, { ...init, headers: { ...auth, ...init?.headers } });
   const body = await res.json();
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
   return body.result;
@@ -32,6 +36,14 @@ for (const t of s.tiers) {
       (b.note ? ` note="${b.note}"` : ''),
   );
   if (b.mode === 'numa' && b.pages_elsewhere !== 0) misplaced++;
+  if (cxlNodeArg !== undefined) {
+    const want = Number(cxlNodeArg);
+    const ok = t.kind === 'cxl' ? b.mode === 'numa' && b.node === want && b.pages_on_node === b.pages : b.node !== want;
+    if (!ok) {
+      console.log(`  tier ${t.kind}: expected ${t.kind === 'cxl' ? `every page on node ${want}` : `a node other than ${want}`}`);
+      misplaced++;
+    }
+  }
 }
 console.log(`  binding JSON: ${JSON.stringify(s.tiers.map((t) => ({ kind: t.kind, ...t.binding })))}`);
 
