@@ -12,11 +12,59 @@ export interface Hit {
   [k: string]: unknown;
 }
 
+/** Best hit first (the larger or the smaller score), a tie to the lower id. */
+const hitOrder =
+  (higherIsBetter: boolean) =>
+  (a: Hit, b: Hit): number =>
+    (higherIsBetter ? b.score - a.score : a.score - b.score) || a.id - b.id;
+
 /** The best `limit` hits after `offset`, over every shard's list; ties go to the lower id. */
 export function mergeHits(lists: Hit[][], higherIsBetter: boolean, offset: number, limit: number): Hit[] {
   const all = lists.flat();
-  all.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score) || a.id - b.id);
+  all.sort(hitOrder(higherIsBetter));
   return all.slice(offset, offset + limit);
+}
+
+/** A group of a grouped search: its value of `group_by` (a keyword or an integer) and its hits. */
+export interface Group {
+  id: string | number;
+  hits: Hit[];
+}
+
+/** A group's identity: a keyword "1" and an integer 1 are different groups. */
+export const groupKey = (id: Group['id']): string => `${typeof id}:${String(id)}`;
+
+/**
+ * Groups as one server groups them, from the shards' lists (`lists`, each in its shard's order) and
+ * hits filled in for some of them (`fills`): the hits of groups with the same id merged, each
+ * group's best `groupSize` kept, and the best `limit` groups by their best hit. The server opens
+ * groups in the order of their hits, so two groups whose best hit is the same point (a point with
+ * several values of group_by) come in the order the shard holding that point listed them; one it
+ * did not list (its own groups filled up first) comes after.
+ */
+export function mergeGroups(lists: Group[][], higherIsBetter: boolean, limit: number, groupSize: number, fills: Group[][] = []): Group[] {
+  const order = hitOrder(higherIsBetter);
+  interface Ranked {
+    hit: Hit;
+    /** The group's place in the list the hit came from (fills: unranked). */
+    place: number;
+  }
+  const byKey = new Map<string, { id: Group['id']; hits: Ranked[] }>();
+  const add = (list: Group[], ranked: boolean): void =>
+    list.forEach((g, place) => {
+      const hits = g.hits.map((hit) => ({ hit, place: ranked ? place : Number.POSITIVE_INFINITY }));
+      const seen = byKey.get(groupKey(g.id));
+      if (seen) seen.hits.push(...hits);
+      else byKey.set(groupKey(g.id), { id: g.id, hits });
+    });
+  for (const list of lists) add(list, true);
+  for (const list of fills) add(list, false);
+  const groups = [...byKey.values()]
+    .filter((g) => g.hits.length > 0)
+    .map((g) => ({ id: g.id, hits: g.hits.sort((a, b) => order(a.hit, b.hit)).slice(0, groupSize) }));
+  const placeOrder = (a: number, b: number): number => (a === b ? 0 : a < b ? -1 : 1);
+  groups.sort((a, b) => order(a.hits[0]!.hit, b.hits[0]!.hit) || placeOrder(a.hits[0]!.place, b.hits[0]!.place));
+  return groups.slice(0, limit).map((g) => ({ id: g.id, hits: g.hits.map((h) => h.hit) }));
 }
 
 /** Every collection name any shard has, once. */

@@ -19,7 +19,9 @@ import { registerDashboardRoutes } from '../rest/routes/dashboard.js';
 import { registerCollectionRoutes } from './routes/collections.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerGroupRoutes } from './routes/groups.js';
 import { registerPointRoutes } from './routes/points.js';
+import { registerRecommendRoutes } from './routes/recommend.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerWriteRoutes } from './routes/writes.js';
 import { ScoreOrder } from './score-order.js';
@@ -63,6 +65,8 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   registerCollectionRoutes(app, ctx);
   registerDashboardRoutes(app);
   registerSearchRoutes(app, ctx);
+  registerGroupRoutes(app, ctx);
+  registerRecommendRoutes(app, ctx);
   registerPointRoutes(app, ctx);
   registerWriteRoutes(app, ctx);
 

@@ -1,27 +1,44 @@
-// Which way a collection's scores sort, asked of the shards once per collection and remembered:
-// Euclid scores are distances (lower is better), Dot and Cosine similarities (higher is better).
+// What the router needs to know of a collection's vectors, asked of the shards once per collection
+// and remembered: which way its scores sort (Euclid scores are distances, lower is better; Dot and
+// Cosine similarities, higher is better), and its dimension (to check a body the router itself
+// reads before any shard gets it, as a batch of writes).
 import type { QdrantCollectionView } from '../api/collection-view.js';
 import { resultOf, type ShardCalls } from './shard-calls.js';
 import { collectionPath } from './collection-paths.js';
 
+interface VectorParams {
+  distance: string;
+  size: number;
+}
+
 export class ScoreOrder {
-  private readonly distanceOf = new Map<string, string>();
+  private readonly paramsOf = new Map<string, VectorParams>();
 
   constructor(private readonly calls: ShardCalls) {}
 
+  private async params(name: string): Promise<VectorParams> {
+    let p = this.paramsOf.get(name);
+    if (p === undefined) {
+      const { answers } = await this.calls.fanOut('GET', collectionPath(name));
+      const v = resultOf<QdrantCollectionView>(answers[0]!).config.params.vectors;
+      p = { distance: String(v.distance), size: Number(v.size) };
+      this.paramsOf.set(name, p);
+    }
+    return p;
+  }
+
   /** Whether larger scores are better in collection `name`. */
   async higherIsBetter(name: string): Promise<boolean> {
-    let d = this.distanceOf.get(name);
-    if (d === undefined) {
-      const { answers } = await this.calls.fanOut('GET', collectionPath(name));
-      d = String(resultOf<QdrantCollectionView>(answers[0]!).config.params.vectors.distance);
-      this.distanceOf.set(name, d);
-    }
-    return d !== 'Euclid';
+    return (await this.params(name)).distance !== 'Euclid';
+  }
+
+  /** The dimension of collection `name`'s vectors. */
+  async dimension(name: string): Promise<number> {
+    return (await this.params(name)).size;
   }
 
   /** A collection made again under its name may have another distance: forget the remembered one. */
   forget(name: string): void {
-    this.distanceOf.delete(name);
+    this.paramsOf.delete(name);
   }
 }

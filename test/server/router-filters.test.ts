@@ -11,10 +11,11 @@ import { Engine } from '../../engine/engine.js';
 import { shardOf } from '../../index/build/build-shards.js';
 import { bindGrpc, shutdownGrpc } from '../../server/grpc/grpc-server.js';
 import { buildRouterGrpc } from '../../server/router/router-grpc.js';
-import { buildRouter, type StrataRouter } from '../../server/router/router-server.js';
+import type { StrataRouter } from '../../server/router/router-server.js';
 import { makeTempDir } from '../helpers/temp.js';
 import { dataPoints, FILTER_CASES, FILTER_DIM, handIds, nearest, type DataPoint, expectEveryCase } from './filter-data.js';
 import { grpcClients, grpcFailure, http, startServer, type GrpcClients, type Running, unary } from './fixture.js';
+import { listenRouter } from './router-cluster.js';
 
 const NAME = 'routed';
 const tmp = makeTempDir('strata-router-filters-');
@@ -34,16 +35,7 @@ beforeAll(async () => {
     engines.push(engine);
     shards.push(await startServer(engine, { grpcPort: null }));
   }
-  router = buildRouter({
-    shards: shards.map((s) => [s.url]),
-    partial: 'fail',
-    timeoutMs: 60_000,
-    hedgeMs: 50,
-    apiKey: null,
-    bodyLimit: 32 << 20,
-    logLevel: 'silent',
-  });
-  url = await router.app.listen({ host: '127.0.0.1', port: 0 });
+  ({ router, url } = await listenRouter(shards.map((s) => s.url)));
   client = new QdrantClient({ url, checkCompatibility: false });
   grpcServer = buildRouterGrpc(router, { bodyLimit: 32 << 20, maxBatch: 64 });
   g = grpcClients(`127.0.0.1:${await bindGrpc(grpcServer, '127.0.0.1', 0)}`);

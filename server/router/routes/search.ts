@@ -1,9 +1,8 @@
-// Search routes over the shards (search, batch, query): each shard is asked for the first
-// limit + offset hits, and the router merges them by score and cuts the window (the server's own
-// window rules).
+// Search routes over the shards (search, batch, query, query batch): each shard is asked for the
+// first limit + offset hits, and the router merges them by score and cuts the window (the server's
+// own window rules).
 import type { FastifyInstance } from 'fastify';
-import { invalidArgument } from '../../../common/errors.js';
-import { arrayAt, bodyObject, type Fields, isAbsent, objectAt } from '../../api/fields.js';
+import { arrayAt, bodyObject, type Fields, objectAt } from '../../api/fields.js';
 import { window } from '../../api/requests.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer, partialFields } from '../answer.js';
@@ -11,6 +10,7 @@ import { type Hit, mergeHits } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
+import { nearestOnly, noStats } from '../refusals.js';
 
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
@@ -45,48 +45,61 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     '/points/query',
     (res) => (res as { points: Hit[] }).points,
     (points) => ({ points }),
-    nearestOnly,
+    (b) => {
+      nearestOnly(b);
+      noStats(b);
+    },
   );
 
-  app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/points/search/batch`, async (req, r) => {
-    const b = bodyObject(req.body);
-    const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
-    const windows = searches.map((s, i) => window(s, `searches[${i}].`, 10));
-    const name = req.params.collection_name;
-    const { answers, missing } = await calls.fanOut('POST', collectionPath(name, '/points/search/batch'), {
-      ...b,
-      searches: searches.map((s, i) => ({ ...s, limit: windows[i]!.limit + windows[i]!.offset, offset: 0 })),
+  /**
+   * A batch route ({searches: […]}) over every shard: each member asked for its limit + offset from
+   * 0, and each member's hits merged and windowed (`hitsOf` and `shape` read and wrap a member's
+   * answer, `check` refuses what the router cannot merge, naming the member's field).
+   */
+  const batchOverShards = (
+    path: string,
+    hitsOf: (member: unknown) => Hit[],
+    shape: (hits: Hit[]) => unknown,
+    check: (s: Fields, at: string) => void = () => {},
+  ): void => {
+    app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
+      const b = bodyObject(req.body);
+      const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
+      searches.forEach((s, i) => check(s, `searches[${i}].`));
+      const windows = searches.map((s, i) => window(s, `searches[${i}].`, 10));
+      const name = req.params.collection_name;
+      const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), {
+        ...b,
+        searches: searches.map((s, i) => ({ ...s, limit: windows[i]!.limit + windows[i]!.offset, offset: 0 })),
+      });
+      const higher = await scoreOrder.higherIsBetter(name);
+      const lists = answers.map((a) => resultOf<unknown[]>(a));
+      const result = windows.map((w, i) =>
+        shape(
+          mergeHits(
+            lists.map((l) => (l[i] === undefined ? [] : hitsOf(l[i]))),
+            higher,
+            w.offset,
+            w.limit,
+          ),
+        ),
+      );
+      return answer(req, r, result, partialFields(missing));
     });
-    const higher = await scoreOrder.higherIsBetter(name);
-    const lists = answers.map((a) => resultOf<Hit[][]>(a));
-    const result = windows.map((w, i) =>
-      mergeHits(
-        lists.map((l) => l[i] ?? []),
-        higher,
-        w.offset,
-        w.limit,
-      ),
-    );
-    return answer(req, r, result, partialFields(missing));
-  });
-}
-
-const ASK_SHARDS = 'through the router only nearest-vector queries (a vector, or {"nearest": vector}) are served: ask the shard servers';
-
-/**
- * The queries whose per-shard answers merge by score into one server's answer. A point id lives on
- * one shard, fusion and MMR scores depend on the other candidates, and order_by answers are not
- * ordered by score: merged here they would be wrong, so they are refused, naming the field.
- */
-function nearestOnly(b: Fields): void {
-  if (!isAbsent(b['prefetch'])) throw invalidArgument('prefetch', ASK_SHARDS);
-  const q = b['query'];
-  if (isAbsent(q) || Array.isArray(q)) return;
-  if (typeof q === 'object') {
-    const keys = Object.keys(q);
-    const nearest = (q as Fields)['nearest'];
-    if (keys.length === 1 && keys[0] === 'nearest' && Array.isArray(nearest)) return;
-    throw invalidArgument(`query.${keys.find((k) => k !== 'nearest') ?? 'nearest'}`, ASK_SHARDS);
-  }
-  throw invalidArgument('query', ASK_SHARDS);
+  };
+  batchOverShards(
+    '/points/search/batch',
+    (hits) => hits as Hit[],
+    (hits) => hits,
+  );
+  // Each query of a batch as the query route takes it (nearest-vector queries), the hits under `points`.
+  batchOverShards(
+    '/points/query/batch',
+    (member) => (member as { points: Hit[] }).points,
+    (points) => ({ points }),
+    (s, at) => {
+      nearestOnly(s, at);
+      noStats(s, at);
+    },
+  );
 }

@@ -1,87 +1,107 @@
-// Write routes: upsert, delete and payload (set: POST, overwrite: PUT, delete, clear), each id's part
-// sent to the shard it hashes to (write-routing.ts), a write by filter and a payload index's create
-// or drop to every shard; the shards' acknowledgements answered as one.
+// Write routes: upsert, vector update, delete and payload (set: POST, overwrite: PUT, delete,
+// clear), each id's part sent to the shard it hashes to (write-parts.ts, write-routing.ts), a write
+// by filter and a payload index's create or drop to every shard; Qdrant's batch update checked whole
+// and each operation's part sent to its shards, in order; the shards' acknowledgements answered as one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidArgument } from '../../../common/errors.js';
-import { arrayAt, bodyObject, isAbsent, objectAt, pointIdAt } from '../../api/fields.js';
-import { MAX_UPSERT } from '../../api/writes.js';
-import { MAX_LIMIT } from '../../options.js';
+import { arrayAt, bodyObject, type Fields, objectAt } from '../../api/fields.js';
+import { MAX_BATCH_OPERATIONS, parseBatchWrites } from '../../api/batch-writes.js';
+import { refuseDeleteVectors } from '../../api/writes.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer } from '../answer.js';
-import { mergeWriteResults } from '../merge.js';
+import { mergeWriteResults, type WriteResult } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { COLLECTION_ROUTE } from '../collection-paths.js';
-import { groupByShard, routeWrites } from '../write-routing.js';
+import { batchParts, type Parts, pointsParts, selectionParts, upsertParts } from '../write-parts.js';
+import { routeWrites } from '../write-routing.js';
 
 type WriteRoute = { Params: CollectionParams; Body: unknown; Querystring: { wait?: string } };
 type IndexRoute = { Params: CollectionParams & { field_name: string }; Body: unknown; Querystring: { wait?: string } };
 
-/** Routes one write's groups to their shards and answers the shards' acknowledgements as one. */
-async function routed<T>(
+/** Routes one write's parts to their shards and answers the shards' acknowledgements as one. */
+async function routed(
   ctx: RouterContext,
   req: FastifyRequest<WriteRoute>,
   r: FastifyReply,
   method: 'PUT' | 'POST' | 'DELETE',
   path: string,
-  groups: Map<number, T[]>,
-  bodyOf: (items: T[]) => unknown,
+  parts: ReadonlyMap<number, unknown>,
 ): Promise<FastifyReply> {
   const wait = req.query.wait === 'true';
-  const results = await routeWrites(ctx, {
-    name: req.params.collection_name,
-    method,
-    path: `${path}${wait ? '?wait=true' : ''}`,
-    wait,
-    groups,
-    bodyOf,
-  });
-  return answer(req, r, mergeWriteResults(results));
+  const results = await routeWrites(ctx, { name: req.params.collection_name, method, path: `${path}${wait ? '?wait=true' : ''}`, wait, bodies: parts });
+  return answer(req, r, mergeWriteResults([...results.values()]));
 }
-
-/** A body's `points` list of ids, as the single server reads it. */
-const idsAt = (b: Record<string, unknown>): Array<number | null> => arrayAt(b['points'], 'points', MAX_LIMIT).map((v, i) => pointIdAt(v, `points[${i}]`));
 
 export function registerWriteRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const count = ctx.shards.count;
 
-  app.put<WriteRoute>(`${COLLECTION_ROUTE}/points`, async (req, r) => {
-    const b = bodyObject(req.body);
-    const points = arrayAt(b['points'], 'points', MAX_UPSERT).map((p, i) => objectAt(p, `points[${i}]`));
-    const groups = groupByShard(points, count, (p, i) => {
-      const id = pointIdAt(p['id'], `points[${i}].id`);
-      if (id === null) throw invalidArgument(`points[${i}].id`, 'must be an unsigned integer below 2^53');
-      return id;
-    });
-    return routed(ctx, req, r, 'PUT', '/points', groups, (ps) => ({ points: ps }));
-  });
-
   /**
-   * A write that selects points (delete, payload set / overwrite / delete / clear): by ids, each
-   * shard gets its own ids and the rest of the body; by filter, every shard gets the whole body,
-   * since any shard may hold matching points (each shard checks the body as the server does, so a
-   * filter it cannot take is refused, never dropped).
+   * A write whose body the router cuts into each shard's part (`partsOf`), after `check` (the
+   * server's own check, for a write the router must refuse as the server does whatever the parts).
    */
-  const selecting = (method: 'POST' | 'PUT', path: string): void => {
+  const write = (
+    method: 'PUT' | 'POST',
+    path: string,
+    partsOf: (b: Fields, at: string, count: number) => Parts,
+    check: (b: Fields) => void = () => {},
+  ): void => {
     app.route<WriteRoute>({
       method,
       url: `${COLLECTION_ROUTE}${path}`,
       handler: async (req, r) => {
         const b = bodyObject(req.body);
-        if (!isAbsent(b['filter'])) {
-          const everyShard = new Map(Array.from({ length: count }, (_, s): [number, unknown[]] => [s, [b]]));
-          return routed(ctx, req, r, method, path, everyShard, () => b);
-        }
-        const groups = groupByShard(idsAt(b), count, (id) => id);
-        return routed(ctx, req, r, method, path, groups, (ps) => ({ ...b, points: ps }));
+        check(b);
+        return routed(ctx, req, r, method, path, partsOf(b, '', count));
       },
     });
   };
-  selecting('POST', '/points/delete');
+  write('PUT', '/points', upsertParts);
+  write('PUT', '/points/vectors', pointsParts);
+  // A write that selects points (delete, payload set / overwrite / delete / clear): by ids, each
+  // shard gets its own ids and the rest of the body; by filter, every shard gets the whole body,
+  // since any shard may hold matching points (each shard checks the body as the server does, so a
+  // filter it cannot take is refused, never dropped).
+  write('POST', '/points/delete', selectionParts);
   // Set (POST: merge) or overwrite (PUT) payloads.
-  selecting('POST', '/points/payload');
-  selecting('PUT', '/points/payload');
-  selecting('POST', '/points/payload/delete');
-  selecting('POST', '/points/payload/clear');
+  write('POST', '/points/payload', selectionParts);
+  write('PUT', '/points/payload', selectionParts);
+  write('POST', '/points/payload/delete', selectionParts);
+  write('POST', '/points/payload/clear', selectionParts);
+  // The server refuses every vector delete (a point's one vector cannot go), whichever points it
+  // selects: so does the router, before any shard gets it.
+  write('POST', '/points/vectors/delete', selectionParts, refuseDeleteVectors);
+
+  // Qdrant's batch update: checked whole by the server's own parser (with the collection's
+  // dimension) before any shard gets a part, so a bad operation anywhere is the server's 400 naming
+  // operations[i]… and nothing is written; then each shard gets its parts of the operations in the
+  // batch's order (a shard applies them in order, as the server does). One acknowledgement per
+  // operation: those of the shards it reached, as one.
+  app.post<WriteRoute>(`${COLLECTION_ROUTE}/points/batch`, async (req, r) => {
+    const b = bodyObject(req.body);
+    parseBatchWrites(b, await ctx.scoreOrder.dimension(req.params.collection_name));
+    const operations = arrayAt(b['operations'], 'operations', MAX_BATCH_OPERATIONS).map((o, i) => objectAt(o, `operations[${i}]`));
+    const byShard = batchParts(operations, count);
+    const wait = req.query.wait === 'true';
+    const results = await routeWrites<WriteResult[]>(
+      ctx,
+      {
+        name: req.params.collection_name,
+        method: 'POST',
+        path: `/points/batch${wait ? '?wait=true' : ''}`,
+        wait,
+        bodies: new Map([...byShard].map(([s, ops]) => [s, { operations: ops.map((o) => o.operation) }])),
+      },
+      (acks) => Math.max(0, ...acks.map((a) => a.operation_id)),
+    );
+    const perOperation = operations.map((): WriteResult[] => []);
+    for (const [s, ops] of byShard) ops.forEach((o, j) => perOperation[o.index]!.push(results.get(s)![j]!));
+    // An operation that reached no shard (no point of it routes anywhere) wrote nothing.
+    const nothing: WriteResult = { operation_id: 0, status: wait ? 'completed' : 'acknowledged' };
+    return answer(
+      req,
+      r,
+      perOperation.map((acks) => (acks.length > 0 ? mergeWriteResults(acks) : nothing)),
+    );
+  });
 
   // Payload indexes: created or dropped on every shard, as a write (a shared write log carries it
   // to the shard's replicas).
@@ -91,8 +111,8 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RouterContext): v
       url,
       handler: async (req, r) => {
         const body = method === 'PUT' ? bodyObject(req.body) : undefined;
-        const shards = new Map(Array.from({ length: count }, (_, s): [number, unknown[]] => [s, [body]]));
-        return routed(ctx, req, r, method, path(req), shards, () => body);
+        const shards = new Map(Array.from({ length: count }, (_, s): [number, unknown] => [s, body]));
+        return routed(ctx, req, r, method, path(req), shards);
       },
     });
   };

@@ -6,6 +6,7 @@ import {
   mergeCollectionNames,
   mergeCollectionViews,
   mergeCompactions,
+  mergeGroups,
   mergeHistories,
   mergeHits,
   mergeMemory,
@@ -29,6 +30,62 @@ describe('mergeHits', () => {
 
   it('orders distances smallest first', () => {
     expect(mergeHits(lists, false, 0, 3).map((h) => h.id)).toEqual([3, 4, 2]);
+  });
+});
+
+describe('mergeGroups', () => {
+  const ids = (groups: Array<{ id: string | number; hits: Array<{ id: number }> }>) => groups.map((g) => [g.id, g.hits.map((h) => h.id)]);
+
+  it("merges a group's hits from every list, keeps its best group_size, and the best limit groups by their best hit", () => {
+    const a = [
+      { id: 'x', hits: [hit(1, 0.9), hit(4, 0.4)] },
+      { id: 'y', hits: [hit(7, 0.8)] },
+    ];
+    const b = [
+      { id: 'y', hits: [hit(2, 0.95), hit(3, 0.85)] },
+      { id: 1, hits: [hit(5, 0.7)] },
+      { id: 'x', hits: [hit(6, 0.6)] },
+    ];
+    expect(ids(mergeGroups([a, b], true, 2, 2))).toEqual([
+      ['y', [2, 3]],
+      ['x', [1, 6]],
+    ]);
+    expect(ids(mergeGroups([a, b], false, 3, 1))).toEqual([
+      ['x', [4]],
+      [1, [5]],
+      ['y', [7]],
+    ]);
+  });
+
+  it('keeps a keyword and an integer group apart', () => {
+    expect(ids(mergeGroups([[{ id: '1', hits: [hit(1, 0.5)] }], [{ id: 1, hits: [hit(2, 0.4)] }]], true, 5, 5))).toEqual([
+      ['1', [1]],
+      [1, [2]],
+    ]);
+  });
+
+  it('orders groups sharing their best hit as its shard listed them; one filled in (unlisted there) after', () => {
+    // Point 3 is the best hit of groups b and d; its shard listed b first, then d.
+    const shard = [
+      { id: 'b', hits: [hit(3, 0.9)] },
+      { id: 'd', hits: [hit(3, 0.9)] },
+    ];
+    const other = [{ id: 'd', hits: [hit(8, 0.5)] }];
+    expect(ids(mergeGroups([other, shard], true, 2, 3))).toEqual([
+      ['b', [3]],
+      ['d', [3, 8]],
+    ]);
+    // The shard's own groups filled up before d: d's hits there come as a fill, and d comes after b.
+    const merged = [
+      { id: 'c', hits: [hit(1, 0.95)] },
+      { id: 'b', hits: [hit(3, 0.9)] },
+      { id: 'd', hits: [hit(8, 0.5)] },
+    ];
+    expect(ids(mergeGroups([merged], true, 3, 3, [[{ id: 'd', hits: [hit(3, 0.9)] }]]))).toEqual([
+      ['c', [1]],
+      ['b', [3]],
+      ['d', [3, 8]],
+    ]);
   });
 });
 

@@ -1,0 +1,231 @@
+// The read routes `strata router` fans out beyond search and query, each answer compared with one
+// `strata serve` holding all the points: query batches, grouped searches (search, query, recommend
+// groups: the groups merged by their best hit and filled in from the shards that left them out),
+// and the classic recommend and discover routes (one and batch: the examples named by id fetched
+// from their shards and sent as vectors, the named points left out of the answer). Three shard
+// servers with data directories and one single server, all real, on loopback.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../common/random.js';
+import { shardOf } from '../../index/build/build-shards.js';
+import { makeTempDir } from '../helpers/temp.js';
+import { type HttpAnswer, http, type Running } from './fixture.js';
+import { type RouterCluster, startRouterCluster } from './router-cluster.js';
+
+const DIM = 8;
+const COUNT = 400;
+const SHARDS = 3;
+const CITIES = Array.from({ length: 12 }, (_, i) => `city-${i}`);
+const tmp = makeTempDir('strata-router-reads-');
+let cluster: RouterCluster | undefined;
+let single: Running;
+let url: string;
+
+const rnd = mulberry32(91);
+const points = Array.from({ length: COUNT }, (_, k) => {
+  const id = k + 1;
+  const tags = ['a', 'b', 'c', 'd'].filter(() => rnd() < 0.4);
+  return {
+    id,
+    vector: Array.from({ length: DIM }, () => Math.round((rnd() * 2 - 1) * 1000) / 1000),
+    payload: { city: CITIES[Math.floor(rnd() * CITIES.length)]!, n: id % 9, tags },
+  };
+});
+const vectorOf = (id: number): number[] => points[id - 1]!.vector;
+const query = (i: number): number[] => Array.from({ length: DIM }, (_, d) => Math.sin(i * 7 + d));
+const exact = { exact: true };
+
+beforeAll(async () => {
+  cluster = await startRouterCluster(tmp, SHARDS);
+  ({ single, url } = cluster);
+  for (const [name, distance] of [
+    ['l2', 'Euclid'],
+    ['cos', 'Cosine'],
+  ] as const) {
+    for (const u of [url, single.url]) {
+      expect((await http(u, 'PUT', `/collections/${name}`, { vectors: { size: DIM, distance } })).status).toBe(200);
+      const w = await http(u, 'PUT', `/collections/${name}/points?wait=true`, { points });
+      expect(w.status, w.text).toBe(200);
+    }
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.close();
+  tmp.cleanup();
+});
+
+/** Scores to 5 decimals (a Cosine example's stored vector is normalised again on its way through the router). */
+function rounded(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(rounded);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'score' ? Math.round((x as number) * 1e5) / 1e5 : rounded(x)]));
+  return v;
+}
+
+/** The same call to the router and to the single server: the router's answer, checked equal to the server's. */
+async function same(path: string, body: unknown): Promise<HttpAnswer> {
+  const [viaRouter, viaSingle] = await Promise.all([http(url, 'POST', path, body), http(single.url, 'POST', path, body)]);
+  expect(viaRouter.status, `${path} ${viaRouter.text.slice(0, 300)}`).toBe(viaSingle.status);
+  if (viaSingle.status === 200)
+    expect(rounded((viaRouter.body as { result: unknown }).result), path).toEqual(rounded((viaSingle.body as { result: unknown }).result));
+  else expect((viaRouter.body as { status: { error: string } }).status.error).toBe((viaSingle.body as { status: { error: string } }).status.error);
+  return viaRouter;
+}
+
+const errorOf = (r: HttpAnswer): string => (r.body as { status: { error: string } }).status.error;
+const groupsOf = (r: HttpAnswer) => (r.body as { result: { groups: Array<{ id: string | number; hits: Array<{ id: number }> }> } }).result.groups;
+
+describe('the router against one server holding every point', () => {
+  it('spreads the points over every shard (the comparisons mean something)', () => {
+    const perShard = Array.from({ length: SHARDS }, (_, s) => points.filter((p) => shardOf(p.id, SHARDS) === s).length);
+    expect(Math.min(...perShard)).toBeGreaterThan(COUNT / 5);
+  });
+
+  it('answers a query batch as the server does, each query with its own window and filter', async () => {
+    const searches = [
+      { query: query(1), limit: 5, params: exact },
+      { query: { nearest: query(2) }, limit: 4, offset: 9, params: exact, with_payload: true },
+      { query: query(3), limit: 6, filter: { must: [{ key: 'city', match: { any: ['city-1', 'city-2'] } }] }, params: exact, with_vector: true },
+      { query: query(4), params: exact },
+    ];
+    for (const c of ['l2', 'cos']) {
+      const r = await same(`/collections/${c}/points/query/batch`, { searches });
+      expect((r.body as { result: Array<{ points: unknown[] }> }).result.map((m) => m.points.length)).toEqual([5, 4, 6, 10]);
+    }
+  });
+
+  it('refuses in a query batch, naming the member and field, what it refuses in one query', async () => {
+    const refused: Array<[Record<string, unknown>, RegExp]> = [
+      [{ query: 7 }, /^searches\[1\]\.query: /],
+      [{ query: { nearest: query(1), mmr: { diversity: 0.5 } } }, /^searches\[1\]\.query\.mmr: /],
+      [{ prefetch: [{ query: query(1) }], query: { fusion: 'rrf' } }, /^searches\[1\]\.prefetch: /],
+      [{ query: query(1), with_stats: true }, /^searches\[1\]\.with_stats: /],
+    ];
+    for (const [member, field] of refused) {
+      const r = await http(url, 'POST', '/collections/l2/points/query/batch', { searches: [{ query: query(0) }, { limit: 3, ...member }] });
+      expect(r.status, JSON.stringify(member)).toBe(400);
+      expect(errorOf(r)).toMatch(field);
+    }
+    const single = await http(url, 'POST', '/collections/l2/points/query', { query: query(1), with_stats: true });
+    expect([single.status, errorOf(single)]).toEqual([400, expect.stringMatching(/^with_stats: /)]);
+  });
+
+  it('takes a query vector sent as a MessagePack Float32Array, in one query and in a batch', async () => {
+    const body = { query: new Float32Array(query(5)), limit: 5, params: exact };
+    const one = await http(url, 'POST', '/collections/l2/points/query', body, { msgpack: true });
+    expect(one.status, one.text).toBe(200);
+    const batch = await http(url, 'POST', '/collections/l2/points/query/batch', { searches: [{ ...body, query: { nearest: body.query } }] }, { msgpack: true });
+    expect(batch.status, batch.text).toBe(200);
+    const want = (await http(single.url, 'POST', '/collections/l2/points/query', { ...body, query: query(5) })).body as {
+      result: { points: Array<{ id: number }> };
+    };
+    const ids = (r: HttpAnswer, at: (x: never) => Array<{ id: number }>) => at(r.body as never).map((h) => h.id);
+    expect(ids(one, (b: { result: { points: Array<{ id: number }> } }) => b.result.points)).toEqual(want.result.points.map((h) => h.id));
+    expect(ids(batch, (b: { result: Array<{ points: Array<{ id: number }> }> }) => b.result[0]!.points)).toEqual(want.result.points.map((h) => h.id));
+  });
+
+  it('groups a search and a query as the server does: the best groups, each filled with its best hits from every shard', async () => {
+    const cases: Array<Record<string, unknown>> = [
+      { group_by: 'city', limit: 3, group_size: 4 },
+      { group_by: 'city', limit: 2, group_size: 6, with_payload: true },
+      { group_by: 'city', limit: 12, group_size: 2 },
+      { group_by: 'n', limit: 4, group_size: 3, filter: { must_not: [{ key: 'city', match: { value: 'city-0' } }] } },
+      { group_by: 'tags', limit: 2, group_size: 5, with_payload: ['tags'] },
+      { group_by: 'city' },
+    ];
+    let spread = 0;
+    for (const c of ['l2', 'cos'])
+      for (const [i, g] of cases.entries()) {
+        const r = await same(`/collections/${c}/points/search/groups`, { vector: query(i), params: exact, ...g });
+        await same(`/collections/${c}/points/query/groups`, { query: query(i), params: exact, ...g });
+        // A group whose hits came from more than one shard: the merge had something to do.
+        spread += groupsOf(r).filter((grp) => new Set(grp.hits.map((h) => shardOf(h.id, SHARDS))).size > 1).length;
+      }
+    expect(spread).toBeGreaterThan(10);
+    const bad = await same('/collections/l2/points/search/groups', { vector: query(0), limit: 3 });
+    expect(errorOf(bad)).toMatch(/^group_by: /);
+    const refused = await http(url, 'POST', '/collections/l2/points/query/groups', { query: 5, group_by: 'city' });
+    expect([refused.status, errorOf(refused)]).toEqual([400, expect.stringMatching(/^query: /)]);
+  });
+
+  it('answers recommend as the server does: examples by id or vector, the named points left out, offset and filter applied', async () => {
+    // Examples from every shard: the k-th id held by shard s.
+    const on = (s: number, k: number): number => points.filter((p) => shardOf(p.id, SHARDS) === s)[k]!.id;
+    const cases: Array<Record<string, unknown>> = [
+      { positive: [on(0, 0)], limit: 5 },
+      { positive: [on(0, 1), on(1, 1)], negative: [on(2, 1)], limit: 8, offset: 2, with_payload: true },
+      { positive: [on(1, 2), vectorOf(9)], negative: [query(3)], limit: 6, with_vector: true },
+      {
+        positive: [on(2, 3), String(on(0, 3))],
+        limit: 5,
+        filter: { must: [{ key: 'city', match: { any: ['city-3', 'city-4', 'city-5'] } }] },
+        strategy: 'average_vector',
+      },
+      { positive: [on(1, 4)], negative: [on(1, 4)], limit: 4, score_threshold: 0.2 },
+      // An example is its own nearest point: its shard must give limit + offset others besides it.
+      ...Array.from({ length: 9 }, (_, k) => ({ positive: [on(k % SHARDS, 5 + k)], limit: 1, offset: k % 2 })),
+    ];
+    for (const c of ['l2', 'cos'])
+      for (const body of cases) {
+        const r = await same(`/collections/${c}/points/recommend`, { params: exact, ...body });
+        const named = [...(body['positive'] as unknown[]), ...((body['negative'] as unknown[] | undefined) ?? [])].filter((x) => !Array.isArray(x)).map(Number);
+        for (const h of (r.body as { result: Array<{ id: number }> }).result) expect(named).not.toContain(h.id);
+      }
+    const batch = await same('/collections/l2/points/recommend/batch', { searches: cases.map((b) => ({ params: exact, ...b })) });
+    expect((batch.body as { result: unknown[][] }).result.map((m) => m.length).slice(0, 4)).toEqual([5, 8, 6, 5]);
+    await same('/collections/cos/points/recommend/batch', { searches: cases.map((b) => ({ params: exact, ...b })) });
+  });
+
+  it('refuses what the server refuses in recommend: 400 naming the field, 404 naming a missing example', async () => {
+    expect(errorOf(await same('/collections/l2/points/recommend', { positive: [1], limit: 3, strategy: 'best_score' }))).toMatch(/^strategy: /);
+    expect(errorOf(await same('/collections/l2/points/recommend', { positive: [], limit: 3 }))).toMatch(/^positive: /);
+    expect(errorOf(await same('/collections/l2/points/recommend', { positive: [1] }))).toMatch(/^limit: /);
+    expect(
+      errorOf(
+        await same('/collections/l2/points/recommend/batch', {
+          searches: [
+            { positive: [1], limit: 2 },
+            { positive: [[1, 2]], limit: 2 },
+          ],
+        }),
+      ),
+    ).toMatch(/^searches\[1\]\.positive/);
+    const missing = await same('/collections/l2/points/recommend', { positive: [1, 99_999], limit: 3 });
+    expect([missing.status, missing.headers['strata-code']]).toEqual([404, 'STRATA_POINT_NOT_FOUND']);
+    const stats = await http(url, 'POST', '/collections/l2/points/recommend', { positive: [1], limit: 3, with_stats: true });
+    expect([stats.status, errorOf(stats)]).toEqual([400, expect.stringMatching(/^with_stats: /)]);
+  });
+
+  it('answers discover (with a target, and context only) and its batch as the server does, best first whatever the metric', async () => {
+    const cases: Array<Record<string, unknown>> = [
+      { target: 10, context: [{ positive: 11, negative: 12 }], limit: 6 },
+      { target: query(2), context: { positive: 13, negative: query(1) }, limit: 5, offset: 2, with_payload: true },
+      {
+        context: [
+          { positive: 14, negative: 15 },
+          { positive: 16, negative: 17 },
+        ],
+        limit: 7,
+        filter: { must: [{ key: 'n', range: { gte: 3 } }] },
+      },
+    ];
+    for (const c of ['l2', 'cos']) {
+      for (const body of cases) await same(`/collections/${c}/points/discover`, { params: exact, ...body });
+      await same(`/collections/${c}/points/discover/batch`, { searches: cases.map((b) => ({ params: exact, ...b })) });
+    }
+    expect(errorOf(await same('/collections/l2/points/discover', { target: 10, limit: 3 }))).toMatch(/^params\.exact: /);
+  });
+
+  it('groups a recommendation as the server does, without the points it names', async () => {
+    const cases: Array<Record<string, unknown>> = [
+      { positive: [1, 2], negative: [3], group_by: 'city', limit: 3, group_size: 3 },
+      { positive: [20, query(4)], group_by: 'n', limit: 4, group_size: 4, with_payload: true },
+      { positive: [vectorOf(30)], group_by: 'city', limit: 2, group_size: 2, filter: { must: [{ key: 'n', range: { lt: 5 } }] } },
+    ];
+    for (const c of ['l2', 'cos'])
+      for (const body of cases) {
+        const r = await same(`/collections/${c}/points/recommend/groups`, { params: exact, ...body });
+        for (const g of groupsOf(r)) for (const h of g.hits) expect([1, 2, 3, 20]).not.toContain(h.id);
+      }
+  });
+});
