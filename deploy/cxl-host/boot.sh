@@ -63,6 +63,8 @@ if (( ${qemu_major:-0} >= 8 )); then
   cxl_device=(-device cxl-type3,bus=cxl_rp0,volatile-memdev=cxl-mem0,id=cxl-vmem0)
 else
   cxl_kind=pmem
+  echo "boot: QEMU ${qemu_major:-?} has only the persistent-memory CXL device, which loses what is written once onlined" \
+    "as RAM: the checks that store an index on the CXL node will fail. QEMU >= 8: apt-get install -t bookworm-backports qemu-system-x86" >&2
   truncate -s 256M "$run/cxl-lsa0.raw"
   cxl_device=(
     -object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$run/cxl-lsa0.raw,size=256M"
