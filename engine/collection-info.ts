@@ -12,6 +12,8 @@ export interface ReportedCollection {
   readonly name: string;
   readonly dim: number;
   readonly metric: Metric;
+  /** Its one vector's name ('' unnamed). */
+  readonly vectorName: string;
   /** Build settings of a created collection (its config), or null (served from an index directory). */
   readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number; codes?: 'sq8' | 'none' } | null;
   /** Fresh + hidden points past which it compacts itself (0: never). */
@@ -79,6 +81,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
       segments: 0,
       dim: c.dim,
       metric: c.metric,
+      vectorName: c.vectorName,
       count,
       indexed: count,
       tiers: [],
@@ -99,6 +102,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
     segments: index.tiers.reduce((a, t) => a + t.segments.length, 0),
     dim: m.dim,
     metric: m.metric,
+    vectorName: c.vectorName,
     count,
     indexed: count - m.graph.unreachable,
     tiers: index.tiers.map((t, i) => ({

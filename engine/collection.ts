@@ -79,6 +79,8 @@ export interface LiveShape {
   indexingThresholdKb?: number;
   /** See CollectionConfig.codes. */
   codes?: 'sq8' | 'none';
+  /** See CollectionConfig.vectorName. */
+  vectorName?: string;
 }
 
 /** An order_by: the key, the direction, and the value to start from (a number, or an RFC 3339 datetime). */
@@ -138,6 +140,11 @@ export class Collection implements FilteredHost {
   /** A created collection's shape and build settings (null: served from an index directory). */
   get shape(): LiveShape | null {
     return this.shaped;
+  }
+
+  /** The name of the collection's one vector: '' when unnamed (always, for an index directory). */
+  get vectorName(): string {
+    return this.shaped?.vectorName ?? '';
   }
 
   /** Takes updated build settings (Engine.updateCollection wrote them to the config first). */

@@ -171,5 +171,6 @@ function shapeOf(cfg: CollectionConfig): LiveShape {
     efConstruction: cfg.efConstruction,
     ...(cfg.indexingThresholdKb !== undefined ? { indexingThresholdKb: cfg.indexingThresholdKb } : {}),
     ...(cfg.codes !== undefined ? { codes: cfg.codes } : {}),
+    ...(cfg.vectorName !== undefined ? { vectorName: cfg.vectorName } : {}),
   };
 }

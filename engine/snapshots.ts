@@ -60,6 +60,7 @@ export class Snapshots {
       metric: c.metric,
       m: c.shape?.m ?? m?.build.m ?? DEFAULT_BUILD.m,
       efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
+      ...settingsOf(c.shape ?? {}),
     };
     const entries: Array<[string, Uint8Array]> = [
       ['collection.json', Buffer.from(JSON.stringify(cfg))],
@@ -110,7 +111,7 @@ export class Snapshots {
     if (existing) await this.host.deleteCollection(name);
     const dir = collectionDir(dataDir, name);
     removeCollectionDir(dir);
-    const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction };
+    const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction, ...settingsOf(src) };
     const baseJson = entries.get('base.json');
     if (baseJson) {
       // The base's files first, then the state naming them, then the log and (last) the config:
@@ -134,4 +135,13 @@ export class Snapshots {
     if (c.index !== null) this.host.swapThreads();
     return c;
   }
+}
+
+/** The settings a collection's config holds beyond its shape and build, as a snapshot carries them. */
+function settingsOf(s: Pick<CollectionConfig, 'indexingThresholdKb' | 'codes' | 'vectorName'>): Partial<CollectionConfig> {
+  return {
+    ...(s.indexingThresholdKb !== undefined ? { indexingThresholdKb: s.indexingThresholdKb } : {}),
+    ...(s.codes !== undefined ? { codes: s.codes } : {}),
+    ...(s.vectorName !== undefined ? { vectorName: s.vectorName } : {}),
+  };
 }

@@ -120,6 +120,8 @@ export interface CollectionInfo {
   segments: number;
   dim: number;
   metric: Metric;
+  /** The name of its one vector ('' unnamed: Qdrant's default vector). */
+  vectorName: string;
   count: number;
   /** Points the graph search can reach from its entry point (the others only exact search finds). */
   indexed: number;

@@ -35,6 +35,8 @@ export interface CollectionConfig {
    * sq8 (Qdrant's scalar int8) or none (quantization disabled); absent: the planner picks by budget.
    */
   codes?: 'sq8' | 'none';
+  /** The name its one vector was created with (Qdrant's named vectors); absent: unnamed. */
+  vectorName?: string;
 }
 
 /** The directory of collection `name` under dataDir. */
@@ -46,7 +48,8 @@ function body(c: CollectionConfig): string {
   // A field set only by an update is written only when set, so configs written before it keep their checksum.
   const threshold = c.indexingThresholdKb !== undefined ? { indexingThresholdKb: c.indexingThresholdKb } : {};
   const codes = c.codes !== undefined ? { codes: c.codes } : {};
-  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction, ...threshold, ...codes });
+  const vectorName = c.vectorName !== undefined ? { vectorName: c.vectorName } : {};
+  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction, ...threshold, ...codes, ...vectorName });
 }
 
 export function writeConfig(dir: string, c: CollectionConfig): void {

@@ -1,4 +1,6 @@
 // The shapes of the API answers the pages read (docs/api.md).
+import type { VectorsConfig } from './vectors';
+
 export interface TierView {
   kind: 'dram' | 'cxl';
   nodes: number;
@@ -13,7 +15,7 @@ export interface CollectionView {
   points_count: number;
   indexed_vectors_count: number;
   segments_count: number;
-  config: { params: { vectors: { size: number; distance: string } }; hnsw_config: { m: number; ef_construct: number } };
+  config: { params: { vectors: VectorsConfig }; hnsw_config: { m: number; ef_construct: number } };
   payload_schema: Record<string, { data_type: string; points: number }>;
   strata?: {
     status_reasons: string[];
@@ -46,13 +48,13 @@ export interface ScoredPoint {
   id: number | string;
   score: number;
   payload: Record<string, unknown> | null;
-  vector?: number[];
+  vector?: number[] | Record<string, number[]>;
 }
 
 export interface Record_ {
   id: number | string;
   payload: Record<string, unknown> | null;
-  vector?: number[];
+  vector?: number[] | Record<string, number[]>;
 }
 
 export interface SearchStats {

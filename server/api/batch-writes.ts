@@ -1,6 +1,7 @@
 // Qdrant's batch update (`POST …/points/batch`): a list of point and payload writes, every one
 // parsed and checked before any is logged (a bad one anywhere is a 400 naming it, and nothing is
 // written), then written in order, one after another. Deleting a vector is refused (writes.ts).
+import type { VectorSpace } from './vector-space.js';
 import { invalidArgument, isStrataError, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/public.js';
 import { arrayAt, type Fields, objectAt } from './fields.js';
@@ -14,10 +15,10 @@ export type BatchWrite = (c: Collection, writeId: string | undefined) => Promise
 
 const KINDS = ['upsert', 'delete', 'set_payload', 'overwrite_payload', 'delete_payload', 'clear_payload', 'update_vectors', 'delete_vectors'] as const;
 
-function parseOne(kind: (typeof KINDS)[number], body: Fields, dim: number): BatchWrite {
+function parseOne(kind: (typeof KINDS)[number], body: Fields, space: VectorSpace): BatchWrite {
   switch (kind) {
     case 'upsert': {
-      const points = parseUpsert(body, dim);
+      const points = parseUpsert(body, space);
       return (c, id) => c.upsert(points, id);
     }
     case 'delete': {
@@ -34,11 +35,11 @@ function parseOne(kind: (typeof KINDS)[number], body: Fields, dim: number): Batc
       return (c, id) => c.deletePayloadKeys(w.target, w.keys, id);
     }
     case 'update_vectors': {
-      const points = parseUpdateVectors(body, dim);
+      const points = parseUpdateVectors(body, space);
       return (c, id) => c.updateVectors(points, id);
     }
     case 'delete_vectors':
-      return refuseDeleteVectors(body);
+      return refuseDeleteVectors(body, space);
     case 'clear_payload': {
       const target = parsePointSelector(body, 'whose payload to clear');
       return (c, id) => c.clearPayload(target, id);
@@ -54,7 +55,7 @@ function under(at: string, e: unknown): unknown {
 }
 
 /** `{operations: [{upsert: {…}} | {delete: {…}} | …]}`, each member with exactly one operation. */
-export function parseBatchWrites(body: Fields, dim: number): BatchWrite[] {
+export function parseBatchWrites(body: Fields, space: VectorSpace): BatchWrite[] {
   return arrayAt(body['operations'], 'operations', MAX_BATCH_OPERATIONS).map((raw, i) => {
     const at = `operations[${i}]`;
     const op = objectAt(raw, at);
@@ -63,7 +64,7 @@ export function parseBatchWrites(body: Fields, dim: number): BatchWrite[] {
     const kind = keys[0]!;
     if (!(KINDS as readonly string[]).includes(kind)) throw invalidArgument(`${at}.${kind}`, `is not an operation (${KINDS.join(', ')})`);
     try {
-      return parseOne(kind as (typeof KINDS)[number], objectAt(op[kind], `${at}.${kind}`), dim);
+      return parseOne(kind as (typeof KINDS)[number], objectAt(op[kind], `${at}.${kind}`), space);
     } catch (e) {
       throw under(`${at}.${kind}.`, e);
     }

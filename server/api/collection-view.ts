@@ -6,6 +6,7 @@
 // `optimizer_status` is "ok" because no optimiser reports here: indexes are built complete by
 // `strata build`, and writes (with a data directory) are folded in by compaction, which answers for
 // itself (Qdrant reports {"error": …} only when an optimisation failed).
+import { namedOut } from './vector-space.js';
 import type { ValuesPlacement } from '../../engine/public.js';
 import type { CollectionInfo } from '../../engine/public.js';
 import { type PayloadSchemaView, payloadSchemaView } from './payload-index.js';
@@ -51,6 +52,19 @@ export function valuesTierView(p: ValuesPlacement): ValuesTierView {
   };
 }
 
+export interface VectorParamsView {
+  size: number;
+  distance: QdrantDistance;
+  on_disk: boolean;
+}
+
+/** The params of a collection's one vector, from either shape of `vectors`. */
+export function vectorParamsOf(vectors: QdrantCollectionView['config']['params']['vectors']): { name: string; params: VectorParamsView } {
+  if (typeof vectors['size'] === 'number') return { name: '', params: vectors as VectorParamsView };
+  const [name, params] = Object.entries(vectors as Record<string, VectorParamsView>)[0]!;
+  return { name, params };
+}
+
 export interface QdrantCollectionView {
   status: 'green' | 'yellow' | 'red';
   optimizer_status: 'ok';
@@ -59,7 +73,8 @@ export interface QdrantCollectionView {
   segments_count: number;
   config: {
     params: {
-      vectors: { size: number; distance: QdrantDistance; on_disk: boolean };
+      /** The unnamed vector's params, or {name: params} for a named one. */
+      vectors: VectorParamsView | Record<string, VectorParamsView>;
       shard_number: number;
       replication_factor: number;
       write_consistency_factor: number;
@@ -118,7 +133,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
     segments_count: info.segments,
     config: {
       params: {
-        vectors: { size: info.dim, distance: qdrantDistance(info.metric), on_disk: false },
+        vectors: namedOut({ size: info.dim, distance: qdrantDistance(info.metric), on_disk: false }, info.vectorName),
         shard_number: 1,
         replication_factor: 1,
         write_consistency_factor: 1,

@@ -25,7 +25,7 @@ export function isAbsent(v: unknown): v is null | undefined {
   return v === undefined || v === null;
 }
 
-function isPlainObject(v: unknown): v is Fields {
+export function isPlainObject(v: unknown): v is Fields {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer);
 }
 
@@ -101,7 +101,7 @@ export function numbersAt(v: unknown, field: string, dim: number): Float32Array 
       vec[i] = x;
     }
   } else if (isPlainObject(v)) {
-    throw invalidArgument(field, 'named vectors are not supported (a Strata collection has one unnamed vector): send an array of numbers');
+    throw invalidArgument(field, `must be an array of ${dim} numbers (a vector's name goes in using)`);
   } else {
     throw invalidArgument(field, `must be an array of ${dim} numbers, got ${describe(v)}`);
   }

@@ -3,6 +3,7 @@
 // hits. A group is ranked by its best hit, so groups are opened in the order hits arrive, best first,
 // until `limit` are open; later hits only fill open groups. The search behind it asks for more hits
 // until every group is full or the collection has no more matching points.
+import type { VectorSpace } from './vector-space.js';
 import { invalidArgument } from '../../common/errors.js';
 import { type Collection, compileReader, MAX_K, type PathReader, type PayloadSelector, parseKeyPath, type PointKey } from '../../engine/public.js';
 import { type Fields, isAbsent, objectAt, optionalInt, optionalString, wantsPayload } from './fields.js';
@@ -46,21 +47,21 @@ function groupFields(body: Fields): { groupBy: string; read: PathReader; groupSi
 }
 
 /** POST …/points/search/groups: a search body with group_by, group_size (default 3) and limit (default 10). */
-export function parseSearchGroups(body: Fields, dim: number): GroupsPlan<SearchPlan> {
+export function parseSearchGroups(body: Fields, space: VectorSpace): GroupsPlan<SearchPlan> {
   const g = groupFields(body);
-  return { search: parseSearch(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
+  return { search: parseSearch(g.rest, space), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
 }
 
 /** POST …/points/query/groups: a query body with group_by, group_size and limit. */
-export function parseQueryGroups(body: Fields, dim: number): GroupsPlan<QueryPlan> {
+export function parseQueryGroups(body: Fields, space: VectorSpace): GroupsPlan<QueryPlan> {
   const g = groupFields(body);
-  return { search: parseQuery(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
+  return { search: parseQuery(g.rest, space), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
 }
 
 /** POST …/points/recommend/groups: a recommend body with group_by, group_size and limit. */
-export function parseRecommendGroups(body: Fields, dim: number): GroupsPlan<QueryPlan> {
+export function parseRecommendGroups(body: Fields, space: VectorSpace): GroupsPlan<QueryPlan> {
   const g = groupFields(body);
-  return { search: parseRecommend(g.rest, dim), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
+  return { search: parseRecommend(g.rest, space), groupBy: g.groupBy, read: g.read, groupSize: g.groupSize, limit: g.limit };
 }
 
 /** The groups a payload belongs to: its keyword and integer values at the key path, arrays flattened. */

@@ -2,7 +2,8 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Known fields with the
 // wrong type or range are a 400 naming the field. A query's members are all checked, since Qdrant's
 // query API has many that Strata does not run; elsewhere unknown fields are ignored, as Qdrant does.
-import { invalidArgument, quoted, StrataError } from '../../common/errors.js';
+import { searchVectorAt, usingAt, type VectorSpace, withVectorAt } from './vector-space.js';
+import { invalidArgument, StrataError } from '../../common/errors.js';
 import {
   checkEf,
   checkIntIn,
@@ -43,7 +44,6 @@ import {
   optionalNumber,
   optionalString,
   pointKeyAt,
-  numbersAt,
   onlyMembers,
   withPayloadAt,
   type Fields,
@@ -85,10 +85,6 @@ export interface ScrollPlan {
   withVector: boolean;
   withPayload: PayloadSelector;
   filter: Filter | undefined;
-}
-
-function withVectorAt(v: unknown, field: string, dflt: boolean): boolean {
-  return optionalBool(v, field) ?? dflt;
 }
 
 /** What a request says about re-scoring: Strata's own `rerank`, or Qdrant's `quantization` knobs. */
@@ -158,7 +154,15 @@ export function window(b: Fields, at: string, defaultLimit: number | null): { li
   return { limit, offset };
 }
 
-function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, defaultLimit: number | null, withPayloadDefault: boolean): SearchPlan {
+function plan(
+  b: Fields,
+  space: VectorSpace,
+  vector: Float32Array,
+  vectorField: string,
+  at: string,
+  defaultLimit: number | null,
+  withPayloadDefault: boolean,
+): SearchPlan {
   const filter = filterAt(b['filter'], `${at}filter`);
   noShardKey(b, at);
   const { limit, offset } = window(b, at, defaultLimit);
@@ -174,7 +178,7 @@ function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, 
     exact,
     rerank,
     filterPlan,
-    withVector: withVectorAt(b['with_vector'], `${at}with_vector`, false),
+    withVector: withVectorAt(b['with_vector'], `${at}with_vector`, space, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
     filter,
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
@@ -183,21 +187,26 @@ function plan(b: Fields, vector: Float32Array, vectorField: string, at: string, 
 }
 
 /** POST …/points/search (and each of search/batch's `searches`, with `at` = "searches[i]."). */
-export function parseSearch(body: Fields, dim: number, at = ''): SearchPlan {
-  if (isAbsent(body['vector'])) throw invalidArgument(`${at}vector`, `required: an array of ${dim} numbers`);
+export function parseSearch(body: Fields, space: VectorSpace, at = ''): SearchPlan {
+  if (isAbsent(body['vector'])) throw invalidArgument(`${at}vector`, `required: an array of ${space.dim} numbers`);
   // Qdrant's search requires limit; default payload is off unless asked for.
-  return plan(body, numbersAt(body['vector'], `${at}vector`, dim), `${at}vector`, at, null, false);
+  return plan(body, space, searchVectorAt(body['vector'], `${at}vector`, space), `${at}vector`, at, null, false);
 }
 
 /**
  * A batch route's body, {searches: [...]} (Qdrant's search, query and recommend batches), at most
  * maxBatch of them, each parsed by `one` with its path ("searches[3].").
  */
-export function parseBatch<P extends SearchPlan>(body: Fields, dim: number, maxBatch: number, one: (body: Fields, dim: number, at: string) => P): P[] {
+export function parseBatch<P extends SearchPlan>(
+  body: Fields,
+  space: VectorSpace,
+  maxBatch: number,
+  one: (body: Fields, space: VectorSpace, at: string) => P,
+): P[] {
   const raw = body['searches'];
   if (!Array.isArray(raw)) throw invalidArgument('searches', `must be an array of requests, got ${describe(raw)}`);
   checkBatchSize(raw.length, maxBatch, 'searches');
-  return raw.map((s, i) => one(objectAt(s, `searches[${i}]`), dim, `searches[${i}].`));
+  return raw.map((s, i) => one(objectAt(s, `searches[${i}]`), space, `searches[${i}].`));
 }
 
 export function checkBatchSize(n: number, maxBatch: number, field: string): void {
@@ -225,8 +234,8 @@ export interface QueryPlan extends SearchPlan {
  * params, score_threshold and limit (default 10), and prefetches of its own. Other Qdrant query kinds
  * (discover, context, order_by, formula, sample) are refused.
  */
-export function parseQuery(body: Fields, dim: number, at = ''): QueryPlan {
-  return parseStage(body, dim, at, 0);
+export function parseQuery(body: Fields, space: VectorSpace, at = ''): QueryPlan {
+  return parseStage(body, space, at, 0);
 }
 
 /** Deepest prefetch nesting a query takes. */
@@ -251,7 +260,8 @@ const QUERY_ROOT_FIELDS = [
 ];
 const PREFETCH_FIELDS = ['query', 'prefetch', 'using', 'filter', 'params', 'score_threshold', 'limit'];
 
-function parseStage(body: Fields, dim: number, at: string, depth: number): QueryPlan {
+function parseStage(body: Fields, space: VectorSpace, at: string, depth: number): QueryPlan {
+  const dim = space.dim;
   for (const k of ['lookup_from'] as const)
     if (!isAbsent(body[k])) throw invalidArgument(`${at}${k}`, 'examples from another collection are not supported: leave lookup_from out');
   onlyMembers(body, depth === 0 ? QUERY_ROOT_FIELDS : PREFETCH_FIELDS, at.replace(/\.$/, ''), depth === 0 ? 'in a query' : 'in a prefetch');
@@ -259,7 +269,7 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
   const list = isAbsent(raw) ? [] : Array.isArray(raw) ? raw : [raw];
   if (list.length > 0 && depth >= MAX_PREFETCH_DEPTH) throw invalidArgument(`${at}prefetch`, `prefetches nest at most ${MAX_PREFETCH_DEPTH} deep`);
   if (list.length > MAX_PREFETCHES) throw invalidArgument(`${at}prefetch`, `at most ${MAX_PREFETCHES} prefetches a stage, got ${list.length}`);
-  const prefetch = list.map((p, i) => parseStage(objectAt(p, `${at}prefetch[${i}]`), dim, `${at}prefetch[${i}].`, depth + 1));
+  const prefetch = list.map((p, i) => parseStage(objectAt(p, `${at}prefetch[${i}]`), space, `${at}prefetch[${i}].`, depth + 1));
   const q = body['query'];
   const field = `${at}query`;
   if (isAbsent(q))
@@ -298,10 +308,10 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
       );
   } else source = { kind: 'nearest', input: vectorInputAt(q, field, dim) };
   const vector = source.kind === 'nearest' && 'vector' in source.input ? source.input.vector : new Float32Array(0);
-  const using = optionalString(body['using'], `${at}using`);
-  if (using !== undefined && using !== '') throw invalidArgument(`${at}using`, `named vectors are not supported (got ${quoted(using, 40)}): leave using out`);
+  // An order_by query reads no vector: Qdrant takes it without `using`.
+  if (source.kind !== 'order_by') usingAt(body['using'], `${at}using`, space);
   // Qdrant's query defaults: limit 10, no payload.
-  const p = plan(body, vector, vectorField, at, 10, false);
+  const p = plan(body, space, vector, vectorField, at, 10, false);
   if ((source.kind === 'discover' || source.kind === 'context') && prefetch.length === 0 && !p.exact)
     throw invalidArgument(
       `${at}params.exact`,
@@ -319,9 +329,9 @@ function parseStage(body: Fields, dim: number, at: string, depth: number): Query
   return { ...p, source, prefetch };
 }
 
-/** The classic routes' `using` and `lookup_from`, refused: one unnamed vector, and examples from this collection only. */
-function noUsingNorLookup(body: Fields, at: string): void {
-  if (!isAbsent(body['using'])) throw invalidArgument(`${at}using`, 'named vectors are not supported: leave using out');
+/** The classic routes' `using` (the collection's vector) and `lookup_from` (refused: examples from this collection only). */
+function usingNotLookup(body: Fields, at: string, space: VectorSpace): void {
+  usingAt(body['using'], `${at}using`, space);
   if (!isAbsent(body['lookup_from'])) throw invalidArgument(`${at}lookup_from`, 'examples from another collection are not supported: leave lookup_from out');
 }
 
@@ -329,11 +339,11 @@ function noUsingNorLookup(body: Fields, at: string): void {
  * POST …/points/recommend (Qdrant's classic route): {positive, negative, strategy, filter, limit,
  * offset, params, with_payload, with_vector, score_threshold}, as a query's recommendation.
  */
-export function parseRecommend(body: Fields, dim: number, at = ''): QueryPlan {
-  noUsingNorLookup(body, at);
-  const source = recommendAt(body, at, dim);
+export function parseRecommend(body: Fields, space: VectorSpace, at = ''): QueryPlan {
+  usingNotLookup(body, at, space);
+  const source = recommendAt(body, at, space.dim);
   // Qdrant's recommend requires limit, as search does; payload is off unless asked for.
-  return { ...plan(body, new Float32Array(0), `${at}positive`, at, null, false), source, prefetch: [] };
+  return { ...plan(body, space, new Float32Array(0), `${at}positive`, at, null, false), source, prefetch: [] };
 }
 
 /**
@@ -341,26 +351,27 @@ export function parseRecommend(body: Fields, dim: number, at = ''): QueryPlan {
  * limit, offset, params, with_payload, with_vector, score_threshold}; without target, a context
  * search. It scores every matching point, so it needs params.exact, as the query API's does without prefetch.
  */
-export function parseDiscover(body: Fields, dim: number, at = ''): QueryPlan {
-  noUsingNorLookup(body, at);
+export function parseDiscover(body: Fields, space: VectorSpace, at = ''): QueryPlan {
+  usingNotLookup(body, at, space);
+  const dim = space.dim;
   const pairs = isAbsent(body['context']) ? [] : pairsAt(body['context'], `${at}context`, dim);
   let source: QuerySource;
   if (!isAbsent(body['target'])) source = { kind: 'discover', target: vectorInputAt(body['target'], `${at}target`, dim), pairs };
   else if (pairs.length > 0) source = { kind: 'context', pairs };
   else throw invalidArgument(`${at}target`, 'required (or context): a vector or a point id');
-  const p = plan(body, new Float32Array(0), `${at}target`, at, null, false);
+  const p = plan(body, space, new Float32Array(0), `${at}target`, at, null, false);
   if (!p.exact)
     throw invalidArgument(`${at}params.exact`, 'discovery scores each point against its examples: give params.exact: true, or use the query API with prefetch');
   return { ...p, source, prefetch: [] };
 }
 
 /** POST …/points: {ids, with_vector, with_payload}. */
-export function parseRetrieve(body: Fields): RetrievePlan {
+export function parseRetrieve(body: Fields, space: VectorSpace): RetrievePlan {
   noShardKey(body, '');
   const ids = arrayAt(body['ids'], 'ids', MAX_IDS).map((v, i) => pointKeyAt(v, `ids[${i}]`));
   return {
     ids,
-    withVector: withVectorAt(body['with_vector'], 'with_vector', false),
+    withVector: withVectorAt(body['with_vector'], 'with_vector', space, false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
   };
 }
@@ -382,7 +393,7 @@ export function orderByAt(v: unknown, field: string): OrderBy | undefined {
 }
 
 /** POST …/points/scroll: {offset (a point id), limit, with_vector, with_payload, filter, order_by}. */
-export function parseScroll(body: Fields): ScrollPlan {
+export function parseScroll(body: Fields, space: VectorSpace): ScrollPlan {
   const filter = filterAt(body['filter'], 'filter');
   noShardKey(body, '');
   const orderBy = orderByAt(body['order_by'], 'order_by');
@@ -394,7 +405,7 @@ export function parseScroll(body: Fields): ScrollPlan {
     offset,
     orderBy,
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
-    withVector: withVectorAt(body['with_vector'], 'with_vector', false),
+    withVector: withVectorAt(body['with_vector'], 'with_vector', space, false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
     filter,
   };

@@ -2,9 +2,9 @@
 // points (those matching a filter), and for each its `limit` nearest among the sample, scored by
 // the collection's distance. Strata computes it exactly over the sample's stored vectors, bounded by
 // the request work limit (work-limit.ts).
-import { invalidArgument } from '../../common/errors.js';
+import { usingAt, type VectorSpace } from './vector-space.js';
 import { type Collection, distanceRef, type Filter, type PointKey } from '../../engine/public.js';
-import { type Fields, filterAt, noShardKey, optionalInt, optionalString } from './fields.js';
+import { type Fields, filterAt, noShardKey, optionalInt } from './fields.js';
 import { scoreOf } from './scores.js';
 import { checkWork } from './work-limit.js';
 
@@ -17,11 +17,11 @@ export interface MatrixPlan {
 /** Most points one matrix samples. */
 export const MAX_MATRIX_SAMPLE = 10_000;
 
-/** {sample = 10, limit = 3, filter, using}: `using` only as the one unnamed vector. */
-export function parseSearchMatrix(body: Fields, dim: number): MatrixPlan {
+/** {sample = 10, limit = 3, filter, using}: `using` names the collection's vector. */
+export function parseSearchMatrix(body: Fields, space: VectorSpace): MatrixPlan {
   noShardKey(body, '');
-  const using = optionalString(body['using'], 'using');
-  if (using !== undefined && using !== '') throw invalidArgument('using', 'named vectors are not supported: leave using out');
+  usingAt(body['using'], 'using', space);
+  const dim = space.dim;
   const sample = optionalInt(body['sample'], 'sample', 2, MAX_MATRIX_SAMPLE) ?? 10;
   const limit = optionalInt(body['limit'], 'limit', 1, MAX_MATRIX_SAMPLE) ?? 3;
   checkWork(sample * sample * dim, 'sample', `a matrix of ${sample} × ${sample} points of ${dim} dimensions`);

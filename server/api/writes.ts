@@ -3,7 +3,8 @@
 // or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with
 // errors naming its path; the engine trusts what it gets (it copies vectors before keeping them: a
 // MessagePack Float32Array is a view of the request's buffer).
-import { invalidArgument, quoted } from '../../common/errors.js';
+import { checkVectorName, MAX_VECTOR_NAME, storedVectorAt, type VectorSpace } from './vector-space.js';
+import { invalidArgument } from '../../common/errors.js';
 import {
   type CollectionConfig,
   type CollectionUpdate,
@@ -22,6 +23,7 @@ import {
   describe,
   type Fields,
   filterAt,
+  isPlainObject,
   intAt,
   isAbsent,
   noShardKey,
@@ -88,23 +90,41 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
     '',
     'when a collection is created',
   );
-  const vectors = objectAt(body['vectors'], 'vectors');
-  // One unnamed dense vector per collection: `{"vectors": {"size", "distance"}}`.
-  if (isAbsent(vectors['size']) && Object.values(vectors).some((v) => typeof v === 'object' && v !== null))
-    throw invalidArgument('vectors', 'named vectors are not supported: give one {"size", "distance"}');
-  onlyMembers(vectors, ['size', 'distance', 'on_disk', 'datatype'], 'vectors', 'when a collection is created');
-  for (const [at, key, only] of ONLY_AS) {
-    const o = at === '' ? body : vectors;
-    if (!isAbsent(o[key]) && o[key] !== only)
-      throw invalidArgument(`${at}${key}`, `Strata supports only ${JSON.stringify(only)} here, got ${describe(o[key])}`);
+  const given = objectAt(body['vectors'], 'vectors');
+  // One dense vector per collection: unnamed, `{"vectors": {"size", "distance"}}`, or named,
+  // `{"vectors": {"<name>": {"size", "distance"}}}`.
+  const names = isAbsent(given['size']) ? Object.keys(given).filter((k) => typeof given[k] === 'object' && given[k] !== null) : [];
+  if (names.length > 1)
+    throw invalidArgument(`vectors.${names[1]}`, `a collection holds one vector: give one name, got ${names.length} (${names.slice(0, 4).join(', ')})`);
+  const key = names[0];
+  if (key !== undefined && key.length > MAX_VECTOR_NAME)
+    throw invalidArgument(`vectors.${key.slice(0, 40)}`, `a vector name has at most ${MAX_VECTOR_NAME} characters`);
+  const at = key === undefined ? 'vectors' : `vectors.${key}`;
+  if (key !== undefined) onlyMembers(given, [key], 'vectors', 'beside the named vector');
+  const vectors = key === undefined ? given : objectAt(given[key], at);
+  // {"": params} is Qdrant's unnamed vector spelled as a map.
+  const vectorName = key === '' ? undefined : key;
+  onlyMembers(vectors, ['size', 'distance', 'on_disk', 'datatype'], at, 'when a collection is created');
+  for (const [prefix, key, only] of ONLY_AS) {
+    const o = prefix === '' ? body : vectors;
+    const field = prefix === '' ? key : `${at}.${key}`;
+    if (!isAbsent(o[key]) && o[key] !== only) throw invalidArgument(field, `Strata supports only ${JSON.stringify(only)} here, got ${describe(o[key])}`);
   }
-  const dim = intAt(vectors['size'], 'vectors.size', 1, MAX_DIM);
+  const dim = intAt(vectors['size'], `${at}.size`, 1, MAX_DIM);
   const d = vectors['distance'];
   const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
-  if (metric === undefined) throw invalidArgument('vectors.distance', `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
+  if (metric === undefined) throw invalidArgument(`${at}.distance`, `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
   const hnsw = hnswAt(body['hnsw_config'], 'when a collection is created');
   const codes = quantizationAt(body['quantization_config'], 'when a collection is created');
-  return { name, dim, metric, m: hnsw.m ?? 16, efConstruction: hnsw.efConstruction ?? 100, ...(codes !== undefined ? { codes } : {}) };
+  return {
+    name,
+    dim,
+    metric,
+    m: hnsw.m ?? 16,
+    efConstruction: hnsw.efConstruction ?? 100,
+    ...(codes !== undefined ? { codes } : {}),
+    ...(vectorName !== undefined ? { vectorName } : {}),
+  };
 }
 
 /** `hnsw_config`'s m and ef_construct, the HNSW settings Strata builds with; any other member is refused. */
@@ -158,7 +178,7 @@ function payloadAt(v: unknown, field: string): Payload | null {
 }
 
 /** Qdrant's upsert body: {points: [{id, vector, payload?}]} or {batch: {ids, vectors, payloads?}}. */
-export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
+export function parseUpsert(body: Fields, space: VectorSpace): KeyedPoint[] {
   const out: KeyedPoint[] = [];
   const seen = new Map<PointKey, number>();
   const add = (p: KeyedPoint): void => {
@@ -176,7 +196,7 @@ export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
       const p = objectAt(raw, `points[${i}]`);
       add({
         key: writeIdAt(p['id'], `points[${i}].id`),
-        vector: vectorAt(p['vector'], `points[${i}].vector`, dim),
+        vector: storedVectorAt(p['vector'], `points[${i}].vector`, space),
         payload: payloadAt(p['payload'], `points[${i}].payload`),
       });
     });
@@ -184,33 +204,34 @@ export function parseUpsert(body: Fields, dim: number): KeyedPoint[] {
   }
   const b = objectAt(body['batch'], 'batch');
   const ids = arrayAt(b['ids'], 'batch.ids', MAX_UPSERT);
-  const vectors = arrayAt(b['vectors'], 'batch.vectors', MAX_UPSERT);
+  const vectors = arrayAt(batchVectorsAt(b['vectors'], space), 'batch.vectors', MAX_UPSERT);
   if (vectors.length !== ids.length) throw invalidArgument('batch.vectors', `${vectors.length} vectors for ${ids.length} ids`);
   const payloads = isAbsent(b['payloads']) ? null : arrayAt(b['payloads'], 'batch.payloads', MAX_UPSERT);
   if (payloads && payloads.length !== ids.length) throw invalidArgument('batch.payloads', `${payloads.length} payloads for ${ids.length} ids`);
   ids.forEach((id, i) => {
     add({
       key: writeIdAt(id, `batch.ids[${i}]`),
-      vector: vectorAt(vectors[i], `batch.vectors[${i}]`, dim),
+      vector: vectorAt(vectors[i], `batch.vectors[${i}]`, space.dim),
       payload: payloads ? payloadAt(payloads[i], `batch.payloads[${i}]`) : null,
     });
   });
   return out;
 }
 
-/** A point's vector in a vector update: a list, or Qdrant's named form with the one unnamed vector `{"": list}`. */
-function unnamedVectorAt(v: unknown, field: string, dim: number): Float32Array {
-  if (typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v)) {
-    const o = v as Fields;
-    for (const name of Object.keys(o))
-      if (name !== '') throw invalidArgument(`${field}.${name}`, 'named vectors are not supported: a collection has one unnamed vector ("")');
-    return vectorAt(o[''], `${field}[""]`, dim);
+/** A columnar upsert's vectors: a list of vectors, or Qdrant's {name: list of vectors}. */
+function batchVectorsAt(v: unknown, space: VectorSpace): unknown {
+  if (!isPlainObject(v)) {
+    if (space.name !== '' && !isAbsent(v)) checkVectorName('', space, 'batch.vectors');
+    return v;
   }
-  return vectorAt(v, field, dim);
+  const names = Object.keys(v);
+  if (names.length !== 1) throw invalidArgument('batch.vectors', `must hold the collection's one vector, got ${names.length} names`);
+  checkVectorName(names[0]!, space, `batch.vectors.${names[0]}`);
+  return v[names[0]!];
 }
 
 /** Qdrant's update-vectors body: {points: [{id, vector}]}; a repeated id keeps its last vector. */
-export function parseUpdateVectors(body: Fields, dim: number): Array<{ key: PointKey; vector: Float32Array }> {
+export function parseUpdateVectors(body: Fields, space: VectorSpace): Array<{ key: PointKey; vector: Float32Array }> {
   noShardKey(body, '');
   const byKey = new Map<PointKey, Float32Array>();
   arrayAt(body['points'], 'points', MAX_UPSERT).forEach((raw, i) => {
@@ -218,7 +239,7 @@ export function parseUpdateVectors(body: Fields, dim: number): Array<{ key: Poin
     onlyMembers(p, ['id', 'vector'], `points[${i}]`, 'in a vector update');
     const key = writeIdAt(p['id'], `points[${i}].id`);
     byKey.delete(key);
-    byKey.set(key, unnamedVectorAt(p['vector'], `points[${i}].vector`, dim));
+    byKey.set(key, storedVectorAt(p['vector'], `points[${i}].vector`, space));
   });
   return [...byKey].map(([key, vector]) => ({ key, vector }));
 }
@@ -226,16 +247,15 @@ export function parseUpdateVectors(body: Fields, dim: number): Array<{ key: Poin
 /**
  * Qdrant's delete-vectors body ({points | filter, vector: [names]}) is always refused, naming
  * `vector`: a Strata point has exactly one vector, so deleting it would leave a point no search
- * can find (delete the point instead), and there are no named ones.
+ * can find (delete the point instead). A name that is not the collection's vector is refused as such.
  */
-export function refuseDeleteVectors(body: Fields): never {
+export function refuseDeleteVectors(body: Fields, space: VectorSpace): never {
   parsePointSelector(body, 'whose vectors to delete');
   const names = arrayAt(body['vector'], 'vector', 1000).map((n, i) => {
     if (typeof n !== 'string') throw invalidArgument(`vector[${i}]`, `must be a vector name, got ${describe(n)}`);
     return n;
   });
-  const named = names.find((n) => n !== '');
-  if (named !== undefined) throw invalidArgument('vector', `no vector named ${quoted(named, 40)}: named vectors are not supported`);
+  names.forEach((n, i) => checkVectorName(n, space, `vector[${i}]`));
   throw invalidArgument('vector', "a point's one vector cannot be deleted (no search could find the point): delete the point instead");
 }
 

@@ -1,6 +1,7 @@
 // strata.v1.Points: Search, SearchBatch, SearchStream, Get, Count, Scroll, Upsert, Delete, SetPayload;
 // filters as Qdrant's JSON in filter_json. Messages use the REST bodies' field names, so they go
 // through the same parsers (server/api/requests.ts) and operations.
+import { unnamedSpace } from '../api/vector-space.js';
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument, quoted } from '../../common/errors.js';
 import type { Collection, PointKey } from '../../engine/public.js';
@@ -61,7 +62,7 @@ function searchFields(req: SearchRequestMsg): Fields {
 async function search(ctx: GrpcContext, req: SearchRequestMsg, call: AnyCall, signal: AbortSignal | undefined): Promise<SearchResponseMsg> {
   const t0 = performance.now();
   const c = collectionOf(ctx, req.collection_name);
-  const plan = parseSearch(searchFields(req), c.dim);
+  const plan = parseSearch(searchFields(req), unnamedSpace(c));
   checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
   return toMessage(c, await searchPoints(c, plan, requestControl(call, signal, req.timeout_ms)), t0);
 }
@@ -165,7 +166,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
             `must be empty or ${quoted(req.collection_name)} (one collection per batch), got ${quoted(s.collection_name)}`,
           );
         }
-        return parseSearch(searchFields(s), c.dim, `searches[${i}].`);
+        return parseSearch(searchFields(s), unnamedSpace(c), `searches[${i}].`);
       });
       checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
       const answers = await searchBatch(c, plans, requestControl(call, undefined, req.timeout_ms));
@@ -175,7 +176,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
     Get: unary<GetRequestMsg, GetResponseMsg>(ctx, 'Get', (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
-      const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false });
+      const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false }, unnamedSpace(c));
       checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
       const result = retrievePoints(c, plan).map((p) => ({ id: wireId(c, p.id), vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
@@ -189,13 +190,16 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
     Scroll: unary<ScrollRequestMsg, ScrollResponseMsg>(ctx, 'Scroll', (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
-      const plan = parseScroll({
-        offset: req.offset,
-        limit: req.limit === 0 ? undefined : req.limit,
-        with_vector: req.with_vector,
-        with_payload: false,
-        ...filterMember(req),
-      });
+      const plan = parseScroll(
+        {
+          offset: req.offset,
+          limit: req.limit === 0 ? undefined : req.limit,
+          with_vector: req.with_vector,
+          with_payload: false,
+          ...filterMember(req),
+        },
+        unnamedSpace(c),
+      );
       checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
       const page = scrollPoints(c, plan);
       return {
@@ -213,7 +217,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
         {
           points: req.points.map((p, i) => ({ id: p.id, vector: p.vector, payload: jsonText(p.payload_json, `points[${i}].payload_json`) })),
         },
-        c.dim,
+        unnamedSpace(c),
       );
       const lsn = await c.upsert(points);
       return { operation_id: Number(lsn), status: 'completed', time: secondsSince(t0) };

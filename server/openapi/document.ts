@@ -794,11 +794,14 @@ function livePaths(C: string): Obj {
       }),
     },
     [`${C}/points/vectors/delete`]: {
-      post: write("Refused with a 400 naming `vector`: a point's one vector cannot be deleted (delete the point), and there are no named vectors", {
-        type: 'object',
-        oneOf: oneSelector,
-        properties: { ...selector, vector: { type: 'array', items: { type: 'string' } } },
-      }),
+      post: write(
+        "Refused with a 400 naming `vector`: a point's one vector cannot be deleted (delete the point); a name that is not the collection's is refused as such",
+        {
+          type: 'object',
+          oneOf: oneSelector,
+          properties: { ...selector, vector: { type: 'array', items: { type: 'string' } } },
+        },
+      ),
     },
     ...snapshotPaths(C, writeErrors),
     [`${C}/points/payload`]: {

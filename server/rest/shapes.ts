@@ -2,34 +2,38 @@
 // record ({id, payload, vector?}). The payload is the stored one ({} when none) when asked for, else null.
 import type { Payload, PointKey } from '../../engine/public.js';
 import type { PointRecord, ScoredHit } from '../api/points.js';
+import { namedOut } from '../api/vector-space.js';
 import type { Codec } from './codec.js';
+
+type VectorJson = Float32Array | number[];
 
 export interface ScoredPointJson {
   id: PointKey;
   version: number;
   score: number;
   payload: Payload | null;
-  vector?: Float32Array | number[];
+  vector?: VectorJson | Record<string, VectorJson>;
   order_value?: number;
 }
 
 export interface RecordJson {
   id: PointKey;
   payload: Payload | null;
-  vector?: Float32Array | number[];
+  vector?: VectorJson | Record<string, VectorJson>;
   order_value?: number;
 }
 
-export function scoredPoint(h: ScoredHit, withPayload: boolean, codec: Codec): ScoredPointJson {
+/** `vectorName`: the collection's ('' unnamed); a named vector is answered as {name: vector}. */
+export function scoredPoint(h: ScoredHit, withPayload: boolean, codec: Codec, vectorName: string): ScoredPointJson {
   const p: ScoredPointJson = { id: h.id, version: 0, score: h.score, payload: withPayload ? (h.payload ?? {}) : null };
-  if (h.vector) p.vector = codec.vector(h.vector);
+  if (h.vector) p.vector = namedOut(codec.vector(h.vector), vectorName);
   if (h.orderValue !== undefined) p.order_value = h.orderValue;
   return p;
 }
 
-export function record(r: PointRecord, withPayload: boolean, codec: Codec): RecordJson {
+export function record(r: PointRecord, withPayload: boolean, codec: Codec, vectorName: string): RecordJson {
   const p: RecordJson = { id: r.id, payload: withPayload ? (r.payload ?? {}) : null };
-  if (r.vector) p.vector = codec.vector(r.vector);
+  if (r.vector) p.vector = namedOut(codec.vector(r.vector), vectorName);
   if (r.orderValue !== undefined) p.order_value = r.orderValue;
   return p;
 }

@@ -7,7 +7,7 @@
 // for a window ask each shard for as many more hits as points were named).
 import { pointNotFound } from '../../common/errors.js';
 import { type PointKey, shardOf } from '../../engine/public.js';
-import { type Fields, isAbsent, objectAt, pointKeyAt } from '../api/fields.js';
+import { type Fields, isAbsent, isPlainObject, objectAt, pointKeyAt } from '../api/fields.js';
 import { collectionPath } from './collection-paths.js';
 import type { RouterContext } from './route-context.js';
 import { resultOf } from './shard-calls.js';
@@ -68,7 +68,8 @@ export async function exampleVectors(ctx: RouterContext, name: string, keys: rea
   await Promise.all(
     [...byShard].map(async ([shard, ids]) => {
       const a = await ctx.calls.one(shard, 'POST', collectionPath(name, '/points'), { ids, with_vector: true, with_payload: false });
-      for (const p of resultOf<Array<{ id: PointKey; vector: unknown }>>(a)) vectors.set(p.id, p.vector);
+      // A named vector comes back as {name: list}; in an example's place the list goes (the body's `using` names it).
+      for (const p of resultOf<Array<{ id: PointKey; vector: unknown }>>(a)) vectors.set(p.id, isPlainObject(p.vector) ? Object.values(p.vector)[0] : p.vector);
     }),
   );
   const lost = keys.find((k) => !vectors.has(k));

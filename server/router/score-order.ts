@@ -2,13 +2,16 @@
 // and remembered: which way its scores sort (Euclid scores are distances, lower is better; Dot and
 // Cosine similarities, higher is better), and its dimension (to check a body the router itself
 // reads before any shard gets it, as a batch of writes).
-import type { QdrantCollectionView } from '../api/collection-view.js';
+import { type QdrantCollectionView, vectorParamsOf } from '../api/collection-view.js';
+import type { VectorSpace } from '../api/vector-space.js';
 import { resultOf, type ShardCalls } from './shard-calls.js';
 import { collectionPath } from './collection-paths.js';
 
 interface VectorParams {
   distance: string;
   size: number;
+  /** The vector's name ('' unnamed). */
+  name: string;
 }
 
 export class ScoreOrder {
@@ -20,8 +23,8 @@ export class ScoreOrder {
     let p = this.paramsOf.get(name);
     if (p === undefined) {
       const { answers } = await this.calls.fanOut('GET', collectionPath(name));
-      const v = resultOf<QdrantCollectionView>(answers[0]!).config.params.vectors;
-      p = { distance: String(v.distance), size: Number(v.size) };
+      const v = vectorParamsOf(resultOf<QdrantCollectionView>(answers[0]!).config.params.vectors);
+      p = { distance: String(v.params.distance), size: Number(v.params.size), name: v.name };
       this.paramsOf.set(name, p);
     }
     return p;
@@ -35,6 +38,12 @@ export class ScoreOrder {
   /** The dimension of collection `name`'s vectors. */
   async dimension(name: string): Promise<number> {
     return (await this.params(name)).size;
+  }
+
+  /** Collection `name`'s vector as the server's parsers take it. */
+  async space(name: string): Promise<VectorSpace> {
+    const p = await this.params(name);
+    return { dim: p.size, name: p.name };
   }
 
   /** A collection made again under its name may have another distance: forget the remembered one. */

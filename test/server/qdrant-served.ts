@@ -30,3 +30,14 @@ export async function serveForQdrantClients(prefix: string): Promise<QdrantServe
     },
   };
 }
+
+/** The status and error of a REST client call that must be refused (it fails the test if it succeeds). */
+export async function refusal(p: Promise<unknown>): Promise<{ status: number; error: string }> {
+  try {
+    await p;
+  } catch (e) {
+    const x = e as { status: number; data?: { status?: { error?: string } } };
+    return { status: x.status, error: x.data?.status?.error ?? '' };
+  }
+  throw new Error('the call succeeded');
+}

@@ -228,4 +228,20 @@ describe('the router against one server holding every point', () => {
         for (const g of groupsOf(r)) for (const h of g.hits) expect([1, 2, 3, 20]).not.toContain(h.id);
       }
   });
+
+  it('serves a collection whose vector is named as the server does: search, query, recommend and retrieve by name', async () => {
+    const named = points.map((p) => ({ ...p, vector: { dense: p.vector } }));
+    for (const u of [url, single.url]) {
+      expect((await http(u, 'PUT', '/collections/named', { vectors: { dense: { size: DIM, distance: 'Cosine' } } })).status).toBe(200);
+      const w = await http(u, 'PUT', '/collections/named/points?wait=true', { points: named });
+      expect(w.status, w.text).toBe(200);
+    }
+    const c = '/collections/named/points';
+    await same(`${c}/search`, { vector: { name: 'dense', vector: query(3) }, limit: 5, params: exact, with_vector: true });
+    await same(`${c}/query`, { query: query(4), using: 'dense', limit: 5, params: exact });
+    await same(`${c}/recommend`, { positive: [1, 2], negative: [30], using: 'dense', limit: 5, params: exact });
+    await same(c, { ids: [1, 2, 3], with_vector: ['dense'] });
+    const wrong = await same(`${c}/query`, { query: query(4), limit: 5 });
+    expect(wrong.status).toBe(400);
+  });
 });

@@ -7,7 +7,7 @@ import type { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TempDir } from '../helpers/temp.js';
-import { type QdrantServed, serveForQdrantClients } from './qdrant-served.js';
+import { type QdrantServed, refusal, serveForQdrantClients } from './qdrant-served.js';
 import { checkAfterRestart, type ServeChild } from './serve-child.js';
 
 const NAME = 'moving';
@@ -26,16 +26,6 @@ const OTHER = [-100, 50, -100, 50];
 async function nearest(rest: QdrantClient, v: number[]): Promise<{ id: number; payload: unknown }> {
   const [hit] = await rest.search(NAME, { vector: v, limit: 1, with_payload: true, params: { exact: true } });
   return { id: Number(hit!.id), payload: hit!.payload };
-}
-
-async function refusal(p: Promise<unknown>): Promise<{ status: number; error: string }> {
-  try {
-    await p;
-  } catch (e) {
-    const x = e as { status: number; data?: { status?: { error?: string } } };
-    return { status: x.status, error: x.data?.status?.error ?? '' };
-  }
-  throw new Error('the call succeeded');
 }
 
 beforeAll(async () => {
@@ -78,14 +68,17 @@ describe('vector updates', () => {
     const size = await refusal(client.updateVectors(NAME, { points: [{ id: 11, vector: [1, 2] }] }));
     expect([size.status, size.error]).toEqual([400, expect.stringMatching(/^points\[0\]\.vector: expected 4 dimensions, got 2/)]);
     const named = await refusal(client.updateVectors(NAME, { points: [{ id: 11, vector: { image: [1, 2, 3, 4] } }] }));
-    expect([named.status, named.error]).toEqual([400, expect.stringMatching(/^points\[0\]\.vector\.image: named vectors are not supported/)]);
+    expect([named.status, named.error]).toEqual([
+      400,
+      expect.stringMatching(/^points\[0\]\.vector\.image: no vector named "image": this collection has one unnamed vector/),
+    ]);
   });
 
   it("refuses to delete a point's vector, naming the field", async () => {
     const r = await refusal(client.deleteVectors(NAME, { points: [3], vector: [''] }));
     expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vector: a point's one vector cannot be deleted/)]);
     const named = await refusal(client.deleteVectors(NAME, { points: [3], vector: ['image'] }));
-    expect(named.error).toMatch(/^vector: no vector named "image"/);
+    expect(named.error).toMatch(/^vector\[0\]: no vector named "image"/);
     expect((await nearest(client, FAR)).id).toBe(3);
   });
 

@@ -203,7 +203,7 @@ describe('collections created over the API', () => {
       [{ vectors: { ...vectors, multivector_config: { comparator: 'max_sim' } } }, 'vectors.multivector_config'],
       [{ vectors: { ...vectors, on_disk: true } }, 'vectors.on_disk'],
       [{ vectors: { ...vectors, datatype: 'float16' } }, 'vectors.datatype'],
-      [{ vectors: { dense: vectors } }, 'vectors'],
+      [{ vectors: { dense: vectors, sparse: vectors } }, 'vectors.sparse'],
       [{ vectors, hnsw_config: { m: 8, payload_m: 16 } }, 'hnsw_config.payload_m'],
     ];
     for (const [body, field] of refused) {

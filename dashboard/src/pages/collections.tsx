@@ -5,6 +5,9 @@ import { call } from '../api';
 import { bytes, count, share } from '../format';
 import type { CollectionView, Memory } from '../types';
 import { ErrorBox, Fields, Grid, useLoad } from '../ui';
+import { oneVector, type VectorParams } from '../vectors';
+
+const vectorText = (p: VectorParams & { name: string }): string => `${p.name === '' ? '' : `${p.name}: `}${p.size}-d, ${p.distance}`;
 
 interface Props {
   name: string;
@@ -58,7 +61,7 @@ export function CollectionCard({ name, onNeedsKey }: Props) {
         <Fields
           rows={[
             ['points', <span data-testid="points">{count(v.points_count)}</span>],
-            ['vectors', `${v.config.params.vectors.size}-d, ${v.config.params.vectors.distance}`],
+            ['vectors', vectorText(oneVector(v.config.params.vectors))],
             ['segments', count(v.segments_count)],
             ['code in DRAM', s?.code ? `${s.code.kind}, ${s.code.bytes_per_vector} B a vector` : 'none (full vectors)'],
             [

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { call } from '../api';
 import type { Record_, ScoredPoint } from '../types';
 import { act, ErrorBox, Grid } from '../ui';
+import { pointVector } from '../vectors';
 
 const EFS = [16, 32, 64, 128, 256];
 
@@ -38,10 +39,10 @@ export function QualityPage({ name, onNeedsKey }: { name: string; onNeedsKey: ()
           with_payload: false,
           ...(filter !== undefined ? { filter } : {}),
         });
-        const queries = page.points.filter((p) => Array.isArray(p.vector));
+        const queries = page.points.map((p) => pointVector(p.vector)).filter((q) => q !== null);
         const searches = (params: Record<string, unknown>) =>
           call<ScoredPoint[][]>('POST', `${path}/points/search/batch`, {
-            searches: queries.map((q) => ({ vector: q.vector, limit: k, params, ...(filter !== undefined ? { filter } : {}) })),
+            searches: queries.map((q) => ({ vector: q.name === '' ? q.vector : q, limit: k, params, ...(filter !== undefined ? { filter } : {}) })),
           });
         const exact = await searches({ exact: true });
         const out: Row[] = [];

@@ -2,10 +2,11 @@
 // re-rank; the hits with their scores, and what the search cost: distances, each tier's reads and
 // bytes, the modelled and the measured CXL stall, and a filtered search's plan.
 import { useState } from 'preact/hooks';
-import { callWithStats } from '../api';
+import { call, callWithStats } from '../api';
 import { bytes, count, share } from '../format';
-import type { ScoredPoint, SearchStats } from '../types';
+import type { CollectionView, ScoredPoint, SearchStats } from '../types';
 import { act, ErrorBox, Fields, Grid } from '../ui';
+import { oneVector } from '../vectors';
 
 interface Props {
   name: string;
@@ -57,8 +58,12 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
     if (rerank.trim() !== '') params['rerank'] = Number(rerank);
     await act(
       async () => {
+        // A named vector is searched with `using`, as Qdrant's query API takes it.
+        const info = await call<CollectionView>('GET', `/collections/${encodeURIComponent(name)}`);
+        const using = oneVector(info.config.params.vectors).name;
         const r = await callWithStats<{ points: ScoredPoint[] }>('POST', `/collections/${encodeURIComponent(name)}/points/query`, {
           query,
+          ...(using !== '' ? { using } : {}),
           limit,
           params,
           with_payload: true,

@@ -34,13 +34,15 @@ import {
   QuantizationType,
   ReplicaState,
   TokenizerType,
+  type VectorParams,
   VectorParamsSchema,
+  type VectorsConfigSchema,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
 import { QDRANT_API_VERSION } from '../../../common/version.js';
 import { checkCollectionName } from '../../../engine/public.js';
 import { parseAliasActions } from '../../api/aliases.js';
-import { collectionView } from '../../api/collection-view.js';
+import { collectionView, type QdrantCollectionView, vectorParamsOf } from '../../api/collection-view.js';
 import type { PayloadSchemaView } from '../../api/payload-index.js';
 import { parseCollectionUpdate, parseCreateCollection } from '../../api/writes.js';
 import { HEALTH_TITLE } from '../../rest/routes/health.js';
@@ -131,9 +133,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
           onDiskPayload: params.on_disk_payload,
           replicationFactor: params.replication_factor,
           writeConsistencyFactor: params.write_consistency_factor,
-          vectorsConfig: {
-            config: { case: 'params', value: { size: BigInt(params.vectors.size), distance: distanceOf(params.vectors.distance), onDisk: false } },
-          },
+          vectorsConfig: vectorsConfigOf(params.vectors),
         },
         hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct) },
         optimizerConfig: { indexingThreshold: BigInt(optimizer_config.indexing_threshold) },
@@ -163,12 +163,19 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     onlyFields(CreateCollectionSchema, req, ['collection_name', 'vectors_config', 'hnsw_config', 'quantization_config']);
     const vc = req.vectorsConfig?.config;
     if (vc === undefined || vc.case === undefined) throw invalidArgument('vectors_config', 'required: vectors_config.params with size and distance');
-    if (vc.case === 'paramsMap') throw invalidArgument('vectors_config.params_map', 'named vectors are not supported: give vectors_config.params');
-    onlyFields(VectorParamsSchema, vc.value, ['size', 'distance'], 'vectors_config.params.');
+    // REST's shapes, so that one parser checks both: {size, distance}, or {name: {size, distance}}.
+    const one = (p: VectorParams, at: string): Record<string, unknown> => {
+      onlyFields(VectorParamsSchema, p, ['size', 'distance'], at);
+      return { size: intOf(p.size, `${at}size`), distance: Distance[p.distance] };
+    };
+    const vectors =
+      vc.case === 'params'
+        ? one(vc.value, 'vectors_config.params.')
+        : Object.fromEntries(Object.entries(vc.value.map).map(([n, p]) => [n, one(p, `vectors_config.params_map.${n}.`)]));
     const hnsw = req.hnswConfig;
     if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, ['m', 'ef_construct'], 'hnsw_config.');
     const cfg = parseCreateCollection(req.collectionName, {
-      vectors: { size: intOf(vc.value.size, 'vectors_config.params.size'), distance: Distance[vc.value.distance] },
+      vectors,
       hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
       quantization_config: quantizationJson(req.quantizationConfig),
     });
@@ -228,4 +235,11 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     onlyFields(DeleteCollectionSchema, req, ['collection_name']);
     return { result: await ctx.engine.deleteCollection(req.collectionName), time: secondsSince(t0) };
   });
+}
+
+/** The vectors config of a collection's info: `params` for the unnamed vector, `params_map` for a named one. */
+function vectorsConfigOf(vectors: QdrantCollectionView['config']['params']['vectors']): MessageInitShape<typeof VectorsConfigSchema> {
+  const { name, params } = vectorParamsOf(vectors);
+  const value = { size: BigInt(params.size), distance: distanceOf(params.distance), onDisk: false };
+  return name === '' ? { config: { case: 'params', value } } : { config: { case: 'paramsMap', value: { map: { [name]: value } } } };
 }

@@ -2,6 +2,7 @@
 // plan → execute path: each request becomes the REST body of the same operation (points-json.ts,
 // filter-json.ts), parsed by the REST parsers (server/api/requests.ts) and run by the same
 // operations (server/api/points.ts). Fields Strata does not honour are refused.
+import { checkVectorName, spaceOf, type VectorSpace } from '../../api/vector-space.js';
 import type { DescService } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import {
@@ -92,8 +93,11 @@ function readDefault(r: ReadConsistency | undefined, at = ''): void {
   if (v.case === 'type' && !(v.value in ReadConsistencyType)) throw invalidArgument(`${at}read_consistency.type`, `unknown type ${v.value}`);
 }
 
-function noVectorName(name: string | undefined, field: string): void {
-  if (name !== undefined && name !== '') throw invalidArgument(field, `named vectors are not supported (got ${quoted(name, 40)}): leave it out`);
+/** A search's vector and vector_name as REST's `vector`: the list, or {name, vector}, the name checked here to name its field. */
+function searchVectorJson(vector: number[], name: string | undefined, space: VectorSpace, field: string): unknown {
+  if (name === undefined || name === '') return vector;
+  checkVectorName(name, space, field);
+  return { name, vector };
 }
 
 /** SearchParams as REST's `params`: hnsw_ef and exact are honoured, the rest refused. */
@@ -119,24 +123,23 @@ const SEARCH_FIELDS = [
 ];
 
 /** A SearchPoints message as REST's search body. */
-function searchBody(s: SearchPoints, at: string): Fields {
+function searchBody(s: SearchPoints, at: string, space: VectorSpace): Fields {
   onlyFields(SearchPointsSchema, s, SEARCH_FIELDS, at);
-  noVectorName(s.vectorName, `${at}vector_name`);
   readDefault(s.readConsistency, at);
   return {
-    vector: s.vector,
+    vector: searchVectorJson(s.vector, s.vectorName, space, `${at}vector_name`),
     filter: s.filter ? filterJson(s.filter, `${at}filter`) : undefined,
     limit: intOf(s.limit, `${at}limit`),
     offset: intOf(s.offset, `${at}offset`),
     with_payload: withPayloadJson(s.withPayload),
-    with_vector: withVectorsJson(s.withVectors, `${at}with_vectors`),
+    with_vector: withVectorsJson(s.withVectors),
     params: paramsJson(s.params, at),
     score_threshold: s.scoreThreshold,
   };
 }
 
-function scored(a: SearchAnswer): Array<ReturnType<typeof scoredPoint>> {
-  return a.hits.map((h) => scoredPoint(h, a.withPayload));
+function scored(a: SearchAnswer, vectorName: string): Array<ReturnType<typeof scoredPoint>> {
+  return a.hits.map((h) => scoredPoint(h, a.withPayload, vectorName));
 }
 
 /** REST's names of Qdrant's recommend strategies (the parser takes average_vector and names the others). */
@@ -266,7 +269,7 @@ function discoverBody(m: DiscoverPoints, at: string): Fields {
     filter: m.filter ? filterJson(m.filter, `${at}filter`) : undefined,
     params: paramsJson(m.params, at),
     with_payload: withPayloadJson(m.withPayload),
-    with_vector: withVectorsJson(m.withVectors, `${at}with_vectors`),
+    with_vector: withVectorsJson(m.withVectors),
     limit: intOf(m.limit, `${at}limit`),
     offset: intOf(m.offset, `${at}offset`),
   };
@@ -296,7 +299,7 @@ function queryBody(req: Pick<QueryPoints, 'prefetch' | 'query' | 'using' | 'filt
     params: paramsJson(req.params, ''),
     score_threshold: req.scoreThreshold,
     with_payload: withPayloadJson(req.withPayload),
-    with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+    with_vector: withVectorsJson(req.withVectors),
   };
 }
 
@@ -306,8 +309,8 @@ function groupIdMessage(id: string | number): GroupId {
   return { kind: id >= 0 ? { case: 'unsignedValue', value: BigInt(id) } : { case: 'integerValue', value: BigInt(id) } } as GroupId;
 }
 
-function groupsResult(a: GroupsAnswer): { groups: Array<{ id: GroupId; hits: Array<ReturnType<typeof scoredPoint>> }> } {
-  return { groups: a.groups.map((g) => ({ id: groupIdMessage(g.id), hits: g.hits.map((h) => scoredPoint(h, a.withPayload)) })) };
+function groupsResult(a: GroupsAnswer, vectorName: string): { groups: Array<{ id: GroupId; hits: Array<ReturnType<typeof scoredPoint>> }> } {
+  return { groups: a.groups.map((g) => ({ id: groupIdMessage(g.id), hits: g.hits.map((h) => scoredPoint(h, a.withPayload, vectorName)) })) };
 }
 
 /** The fields of RecommendPoints (and RecommendPointGroups) that REST's recommend body shares, all honoured. */
@@ -360,7 +363,7 @@ function recommendBody(req: RecommendMessage, at: string): Fields {
     params: paramsJson(req.params, at),
     score_threshold: req.scoreThreshold,
     with_payload: withPayloadJson(req.withPayload),
-    with_vector: withVectorsJson(req.withVectors, `${at}with_vectors`),
+    with_vector: withVectorsJson(req.withVectors),
   };
 }
 
@@ -381,7 +384,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     timeout: bigint | undefined,
   ) => {
     checkSearchAnswers([{ ...g.search, limit: g.limit * g.groupSize }], c.dim, ctx.options.answerLimit);
-    return groupsResult(await groupPoints(c, g, run, control(h, timeout)));
+    return groupsResult(await groupPoints(c, g, run, control(h, timeout)), c.vectorName);
   };
 
   /** A batch RPC: each member planned under its path, the answers' size checked for all, run together; one BatchResult each. */
@@ -404,11 +407,11 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     });
     checkSearchAnswers(plans, c.dim, ctx.options.answerLimit);
     const answers = await runTogether(c, plans, run, control(h, req.timeout));
-    return { result: answers.map((a) => ({ result: scored(a) })), time: secondsSince(t0) };
+    return { result: answers.map((a) => ({ result: scored(a, c.vectorName) })), time: secondsSince(t0) };
   };
 
   const search = async (s: SearchPoints, c: Collection, h: HandlerContext) => {
-    const plan = parseSearch(searchBody(s, ''), c.dim);
+    const plan = parseSearch(searchBody(s, '', spaceOf(c)), spaceOf(c));
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
     return searchPoints(c, plan, control(h, s.timeout));
   };
@@ -416,11 +419,11 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
   r.unary(svc, 'Search', SearchPointsSchema, SearchResponseSchema, async (req, h) => {
     const t0 = performance.now();
     const c = collectionOf(ctx, req.collectionName);
-    return { result: scored(await search(req, c, h)), time: secondsSince(t0) };
+    return { result: scored(await search(req, c, h), c.vectorName), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'SearchBatch', SearchBatchPointsSchema, SearchBatchResponseSchema, (req, h) =>
-    batch(req, req.searchPoints, 'search_points', (s, c, at) => parseSearch(searchBody(s, at), c.dim, at), searchPoints, h),
+    batch(req, req.searchPoints, 'search_points', (s, c, at) => parseSearch(searchBody(s, at, spaceOf(c)), spaceOf(c), at), searchPoints, h),
   );
 
   r.unary(svc, 'Query', QueryPointsSchema, QueryResponseSchema, async (req, h) => {
@@ -428,9 +431,9 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     onlyFields(QueryPointsSchema, req, [...QUERY_FIELDS, 'limit', 'offset']);
     const c = collectionOf(ctx, req.collectionName);
     readDefault(req.readConsistency);
-    const plan = parseQuery({ ...queryBody(req), limit: intOf(req.limit, 'limit'), offset: intOf(req.offset, 'offset') }, c.dim);
+    const plan = parseQuery({ ...queryBody(req), limit: intOf(req.limit, 'limit'), offset: intOf(req.offset, 'offset') }, spaceOf(c));
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
-    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout)), c.vectorName), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'QueryBatch', QueryBatchPointsSchema, QueryBatchResponseSchema, (req, h) =>
@@ -441,7 +444,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       (q, c, at) => {
         onlyFields(QueryPointsSchema, q, [...QUERY_FIELDS, 'limit', 'offset'], at);
         readDefault(q.readConsistency, at);
-        return parseQuery({ ...queryBody(q), limit: intOf(q.limit, `${at}limit`), offset: intOf(q.offset, `${at}offset`) }, c.dim, at);
+        return parseQuery({ ...queryBody(q), limit: intOf(q.limit, `${at}limit`), offset: intOf(q.offset, `${at}offset`) }, spaceOf(c), at);
       },
       queryPoints,
       h,
@@ -452,7 +455,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
   const recommendPlan = (m: RecommendPoints, c: Collection, at: string) => {
     onlyFields(RecommendPointsSchema, m, RECOMMEND_FIELDS, at);
     readDefault(m.readConsistency, at);
-    return parseRecommend({ ...recommendBody(m, at), limit: intOf(m.limit, `${at}limit`), offset: intOf(m.offset, `${at}offset`) }, c.dim, at);
+    return parseRecommend({ ...recommendBody(m, at), limit: intOf(m.limit, `${at}limit`), offset: intOf(m.offset, `${at}offset`) }, spaceOf(c), at);
   };
 
   r.unary(svc, 'Recommend', RecommendPointsSchema, RecommendResponseSchema, async (req, h) => {
@@ -460,7 +463,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     const c = collectionOf(ctx, req.collectionName);
     const plan = recommendPlan(req, c, '');
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
-    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout)), c.vectorName), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'RecommendBatch', RecommendBatchPointsSchema, RecommendBatchResponseSchema, (req, h) =>
@@ -472,20 +475,20 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     onlyFields(RecommendPointGroupsSchema, req, [...RECOMMEND_FIELDS.filter((f) => f !== 'offset'), 'group_by', 'group_size']);
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
-    const g = parseRecommendGroups({ ...recommendBody(req, ''), limit: req.limit, group_by: req.groupBy, group_size: req.groupSize }, c.dim);
+    const g = parseRecommendGroups({ ...recommendBody(req, ''), limit: req.limit, group_by: req.groupBy, group_size: req.groupSize }, spaceOf(c));
     return { result: await grouped(c, g, queryPoints, h, req.timeout), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'Discover', DiscoverPointsSchema, DiscoverResponseSchema, async (req, h) => {
     const t0 = performance.now();
     const c = collectionOf(ctx, req.collectionName);
-    const plan = parseDiscover(discoverBody(req, ''), c.dim);
+    const plan = parseDiscover(discoverBody(req, ''), spaceOf(c));
     checkSearchAnswers([plan], c.dim, ctx.options.answerLimit);
-    return { result: scored(await queryPoints(c, plan, control(h, req.timeout))), time: secondsSince(t0) };
+    return { result: scored(await queryPoints(c, plan, control(h, req.timeout)), c.vectorName), time: secondsSince(t0) };
   });
 
   r.unary(svc, 'DiscoverBatch', DiscoverBatchPointsSchema, DiscoverBatchResponseSchema, (req, h) =>
-    batch(req, req.discoverPoints, 'discover_points', (m, c, at) => parseDiscover(discoverBody(m, at), c.dim, at), queryPoints, h),
+    batch(req, req.discoverPoints, 'discover_points', (m, c, at) => parseDiscover(discoverBody(m, at), spaceOf(c), at), queryPoints, h),
   );
 
   r.unary(svc, 'SearchGroups', SearchPointGroupsSchema, SearchGroupsResponseSchema, async (req, h) => {
@@ -505,22 +508,21 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       'read_consistency',
       'timeout',
     ]);
-    noVectorName(req.vectorName, 'vector_name');
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
     const g = parseSearchGroups(
       {
-        vector: req.vector,
+        vector: searchVectorJson(req.vector, req.vectorName, spaceOf(c), 'vector_name'),
         filter: req.filter ? filterJson(req.filter) : undefined,
         limit: req.limit,
         with_payload: withPayloadJson(req.withPayload),
-        with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
+        with_vector: withVectorsJson(req.withVectors),
         params: paramsJson(req.params, ''),
         score_threshold: req.scoreThreshold,
         group_by: req.groupBy,
         group_size: req.groupSize,
       },
-      c.dim,
+      spaceOf(c),
     );
     return { result: await grouped(c, g, searchPoints, h, req.timeout), time: secondsSince(t0) };
   });
@@ -532,7 +534,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     const c = collectionOf(ctx, req.collectionName);
     const g = parseQueryGroups(
       { ...queryBody(req), limit: intOf(req.limit, 'limit'), group_size: intOf(req.groupSize, 'group_size'), group_by: req.groupBy },
-      c.dim,
+      spaceOf(c),
     );
     return { result: await grouped(c, g, queryPoints, h, req.timeout), time: secondsSince(t0) };
   });
@@ -542,13 +544,16 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     onlyFields(GetPointsSchema, req, ['collection_name', 'ids', 'with_payload', 'with_vectors', 'read_consistency', 'timeout']);
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
-    const plan = parseRetrieve({
-      ids: req.ids.map((id, i) => idJson(id, `ids[${i}]`)),
-      with_payload: withPayloadJson(req.withPayload),
-      with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
-    });
+    const plan = parseRetrieve(
+      {
+        ids: req.ids.map((id, i) => idJson(id, `ids[${i}]`)),
+        with_payload: withPayloadJson(req.withPayload),
+        with_vector: withVectorsJson(req.withVectors),
+      },
+      spaceOf(c),
+    );
     checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
-    return { result: retrievePoints(c, plan).map(retrievedPoint), time: secondsSince(t0) };
+    return { result: retrievePoints(c, plan).map((p) => retrievedPoint(p, c.vectorName)), time: secondsSince(t0) };
   });
 
   /** A search matrix request as REST's body, and its matrix. */
@@ -562,7 +567,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       limit: intOf(req.limit, 'limit'),
       using: req.using,
     };
-    return searchMatrix(c, parseSearchMatrix(body, c.dim));
+    return searchMatrix(c, parseSearchMatrix(body, spaceOf(c)));
   };
 
   r.unary(svc, 'SearchMatrixPairs', SearchMatrixPointsSchema, SearchMatrixPairsResponseSchema, (req) => {
@@ -619,18 +624,21 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     ]);
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
-    const plan = parseScroll({
-      filter: req.filter ? filterJson(req.filter) : undefined,
-      offset: req.offset ? idJson(req.offset, 'offset') : undefined,
-      limit: req.limit,
-      with_payload: withPayloadJson(req.withPayload),
-      with_vector: withVectorsJson(req.withVectors, 'with_vectors'),
-      order_by: orderByJson(req.orderBy, 'order_by'),
-    });
+    const plan = parseScroll(
+      {
+        filter: req.filter ? filterJson(req.filter) : undefined,
+        offset: req.offset ? idJson(req.offset, 'offset') : undefined,
+        limit: req.limit,
+        with_payload: withPayloadJson(req.withPayload),
+        with_vector: withVectorsJson(req.withVectors),
+        order_by: orderByJson(req.orderBy, 'order_by'),
+      },
+      spaceOf(c),
+    );
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
     const page = scrollPoints(c, plan);
     return {
-      result: page.points.map(retrievedPoint),
+      result: page.points.map((p) => retrievedPoint(p, c.vectorName)),
       ...(page.next !== null ? { nextPageOffset: pointIdMessage(page.next) } : {}),
       time: secondsSince(t0),
     };

@@ -3,6 +3,7 @@
 // as the REST bodies of the same writes (points-json.ts, value-json.ts, index-json.ts), parsed by
 // the REST parsers (server/api/writes.ts, payload-index.ts) and applied by the collection. The
 // collection must take writes before the request is parsed, as over REST.
+import { spaceOf } from '../../api/vector-space.js';
 import type { DescService, MessageInitShape } from '@bufbuild/protobuf';
 import {
   ClearPayloadPointsSchema,
@@ -141,7 +142,7 @@ export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcCont
 
   r.unary(svc, 'Upsert', UpsertPointsSchema, PointsOperationResponseSchema, (req) => {
     onlyFields(UpsertPointsSchema, req, [...WRITE, 'points']);
-    return write(req.collectionName, (c) => c.upsert(parseUpsert({ points: pointsJson(req.points, '') }, c.dim)), req.wait, req.ordering);
+    return write(req.collectionName, (c) => c.upsert(parseUpsert({ points: pointsJson(req.points, '') }, spaceOf(c))), req.wait, req.ordering);
   });
 
   r.unary(svc, 'UpdateBatch', UpdateBatchPointsSchema, UpdateBatchResponseSchema, async (req) => {
@@ -150,7 +151,7 @@ export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcCont
     orderingDefault(req.ordering);
     const c = collectionOf(ctx, req.collectionName);
     c.writable();
-    const writes = parseBatchWrites({ operations: req.operations.map((o, i) => operationJson(o, `operations[${i}].`)) }, c.dim);
+    const writes = parseBatchWrites({ operations: req.operations.map((o, i) => operationJson(o, `operations[${i}].`)) }, spaceOf(c));
     const status = writeStatus(req.wait);
     const result: Array<{ operationId: bigint; status: UpdateStatus }> = [];
     for (const w of writes) result.push({ operationId: await w(c, undefined), status });
@@ -159,14 +160,19 @@ export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcCont
 
   r.unary(svc, 'UpdateVectors', UpdatePointVectorsSchema, PointsOperationResponseSchema, (req) => {
     onlyFields(UpdatePointVectorsSchema, req, [...WRITE, 'points']);
-    return write(req.collectionName, (c) => c.updateVectors(parseUpdateVectors({ points: pointVectorsJson(req.points, '') }, c.dim)), req.wait, req.ordering);
+    return write(
+      req.collectionName,
+      (c) => c.updateVectors(parseUpdateVectors({ points: pointVectorsJson(req.points, '') }, spaceOf(c))),
+      req.wait,
+      req.ordering,
+    );
   });
 
   r.unary(svc, 'DeleteVectors', DeletePointVectorsSchema, PointsOperationResponseSchema, (req) => {
     onlyFields(DeletePointVectorsSchema, req, [...WRITE, 'points_selector', 'vectors']);
     return write(
       req.collectionName,
-      () => refuseDeleteVectors({ vector: req.vectors?.names ?? [], ...selectorJson(req.pointsSelector, 'points_selector') }),
+      (c) => refuseDeleteVectors({ vector: req.vectors?.names ?? [], ...selectorJson(req.pointsSelector, 'points_selector') }, spaceOf(c)),
       req.wait,
       req.ordering,
     );

@@ -1,6 +1,7 @@
 // Qdrant's point messages (ids, vectors, payload and vector selectors, point selectors) as the REST
-// bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense unnamed vector per
-// point is what Strata stores: named, sparse and multi vectors are refused naming the field.
+// bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense vector per point,
+// unnamed or named, is what Strata stores (the REST parsers check a name): sparse and multi
+// vectors are refused naming the field.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   Direction,
@@ -20,11 +21,14 @@ import { filterJson } from './filter-json.js';
 import { idJson, pointIdMessage } from './point-id.js';
 import { jsonMap } from './value-json.js';
 
-/** The one dense vector of a point; `data` is the field older clients fill, `dense` the newer one. */
-export function vectorJson(v: Vectors | undefined, field: string): number[] | undefined {
+/**
+ * The dense vector of a point as REST's: a list, or {name: list} for named ones (`data` is the
+ * field older clients fill, `dense` the newer one).
+ */
+export function vectorJson(v: Vectors | undefined, field: string): number[] | Record<string, number[]> | undefined {
   const o = v?.vectorsOptions;
   if (o === undefined || o.case === undefined) return undefined;
-  if (o.case === 'vectors') throw invalidArgument(`${field}.vectors`, 'named vectors are not supported: send one unnamed dense vector');
+  if (o.case === 'vectors') return Object.fromEntries(Object.entries(o.value.vectors).map(([name, vec]) => [name, denseJson(vec, `${field}.vectors.${name}`)]));
   return denseJson(o.value, `${field}.vector`);
 }
 
@@ -45,11 +49,11 @@ export function withPayloadJson(s: WithPayloadSelector | undefined): unknown {
   return o.case === 'include' ? { include: o.value.fields } : { exclude: o.value.fields };
 }
 
-export function withVectorsJson(s: WithVectorsSelector | undefined, field: string): boolean | undefined {
+/** with_vectors as REST's with_vector: true/false, or the names to include (the parser checks them). */
+export function withVectorsJson(s: WithVectorsSelector | undefined): boolean | string[] | undefined {
   const o = s?.selectorOptions;
   if (o === undefined || o.case === undefined) return undefined;
-  if (o.case === 'include') throw invalidArgument(`${field}.include`, 'named vectors are not supported: use enable');
-  return o.value;
+  return o.case === 'include' ? o.value.names : o.value;
 }
 
 /** A PointsSelector as REST's `points` (ids) or `filter` member. */
@@ -65,9 +69,10 @@ export function selectorJson(s: PointsSelector | undefined, field: string): Reco
  * oneof left unset): clients that only know `data` read it, and the newer clients' helpers
  * (toDenseVector and its kin) fall back to it.
  */
-function vectorsOut(v: Float32Array | null): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
+function vectorsOut(v: Float32Array | null, name: string): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
   if (v === null) return undefined;
-  return { vectorsOptions: { case: 'vector', value: { data: Array.from(v) } } };
+  const value = { data: Array.from(v) };
+  return name === '' ? { vectorsOptions: { case: 'vector', value } } : { vectorsOptions: { case: 'vectors', value: { vectors: { [name]: value } } } };
 }
 
 /** An order_by value as Qdrant's OrderValue: an int64 when integral, else a double. */
@@ -76,19 +81,25 @@ function orderValueOut(v: number | undefined): MessageInitShape<typeof OrderValu
   return { variant: Number.isSafeInteger(v) ? { case: 'int', value: BigInt(v) } : { case: 'float', value: v } };
 }
 
-export function scoredPoint(h: ScoredHit, withPayload: boolean): MessageInitShape<typeof ScoredPointSchema> {
+/** `vectorName`: the collection's ('' unnamed). */
+export function scoredPoint(h: ScoredHit, withPayload: boolean, vectorName: string): MessageInitShape<typeof ScoredPointSchema> {
   return {
     id: pointIdMessage(h.id),
     score: h.score,
     version: 0n,
     payload: withPayload && h.payload ? jsonMap(h.payload) : {},
-    vectors: vectorsOut(h.vector),
+    vectors: vectorsOut(h.vector, vectorName),
     orderValue: orderValueOut(h.orderValue),
   };
 }
 
-export function retrievedPoint(p: PointRecord): MessageInitShape<typeof RetrievedPointSchema> {
-  return { id: pointIdMessage(p.id), payload: p.payload ? jsonMap(p.payload) : {}, vectors: vectorsOut(p.vector), orderValue: orderValueOut(p.orderValue) };
+export function retrievedPoint(p: PointRecord, vectorName: string): MessageInitShape<typeof RetrievedPointSchema> {
+  return {
+    id: pointIdMessage(p.id),
+    payload: p.payload ? jsonMap(p.payload) : {},
+    vectors: vectorsOut(p.vector, vectorName),
+    orderValue: orderValueOut(p.orderValue),
+  };
 }
 
 /** Qdrant's OrderBy message as REST's order_by. */

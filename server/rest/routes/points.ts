@@ -4,6 +4,7 @@
 // The POST routes carry no fastify schema: bodies and `?timeout=` are checked by hand
 // (server/api/requests.ts, call-control.ts), and an extra ajv pass over path and query costs more
 // on these hot routes than the checks themselves.
+import { spaceOf, type VectorSpace } from '../../api/vector-space.js';
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
@@ -59,18 +60,18 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
    */
   const hitsRoute = <P extends SearchPlan>(
     url: string,
-    parse: (body: Fields, dim: number) => P,
+    parse: (body: Fields, space: VectorSpace) => P,
     run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
     shape: (points: unknown[]) => unknown = (points) => points,
   ): void => {
     app.post<PostRoute>(url, async (req, reply) => {
       const c = ctx.engine.collection(req.params.collection_name);
       const dim = c.dim;
-      const plan = parse(bodyObject(req.body), dim);
+      const plan = parse(bodyObject(req.body), spaceOf(c));
       checkSearchAnswers([plan], dim, answerLimit);
       const a = await run(c, plan, callControl(req));
       const codec = codecFor(req, hitsBytes([a], dim));
-      return send(reply, codec, ok(reply, shape(a.hits.map((h) => scoredPoint(h, a.withPayload, codec))), statsField(a.stats)));
+      return send(reply, codec, ok(reply, shape(a.hits.map((h) => scoredPoint(h, a.withPayload, codec, c.vectorName))), statsField(a.stats)));
     });
   };
 
@@ -85,18 +86,18 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
    */
   const batchRoute = <P extends SearchPlan>(
     url: string,
-    parse: (body: Fields, dim: number, at: string) => P,
+    parse: (body: Fields, space: VectorSpace, at: string) => P,
     run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
     shape: (points: unknown[]) => unknown = (points) => points,
   ): void => {
     app.post<PostRoute>(url, async (req, reply) => {
       const c = ctx.engine.collection(req.params.collection_name);
       const dim = c.dim;
-      const plans = parseBatch(bodyObject(req.body), dim, ctx.options.maxBatch, parse);
+      const plans = parseBatch(bodyObject(req.body), spaceOf(c), ctx.options.maxBatch, parse);
       checkSearchAnswers(plans, dim, answerLimit);
       const answers = await runTogether(c, plans, run, callControl(req));
       const codec = codecFor(req, hitsBytes(answers, dim));
-      const result = answers.map((a) => shape(a.hits.map((h) => scoredPoint(h, a.withPayload, codec))));
+      const result = answers.map((a) => shape(a.hits.map((h) => scoredPoint(h, a.withPayload, codec, c.vectorName))));
       return send(reply, codec, ok(reply, result, answers.some((a) => a.stats !== null) ? { strata: answers.map((a) => a.stats) } : {}));
     });
   };
@@ -110,17 +111,17 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   /** A grouped search route: `{groups: [{id, hits}]}`, and Strata's stats when asked. */
   const groupsRoute = <P extends SearchPlan>(
     url: string,
-    parse: (body: Fields, dim: number) => GroupsPlan<P>,
+    parse: (body: Fields, space: VectorSpace) => GroupsPlan<P>,
     run: (c: Collection, plan: P, ctl: CallControl) => Promise<SearchAnswer>,
   ): void => {
     app.post<PostRoute>(url, async (req, reply) => {
       const c = ctx.engine.collection(req.params.collection_name);
       const dim = c.dim;
-      const g = parse(bodyObject(req.body), dim);
+      const g = parse(bodyObject(req.body), spaceOf(c));
       checkSearchAnswers([{ ...g.search, limit: g.limit * g.groupSize }], dim, answerLimit);
       const a = await groupPoints(c, g, run, callControl(req));
       const codec = codecFor(req, answerBytes(g.limit * g.groupSize, dim, g.search.withVector));
-      const groups = a.groups.map((grp) => ({ id: grp.id, hits: grp.hits.map((h) => scoredPoint(h, a.withPayload, codec)) }));
+      const groups = a.groups.map((grp) => ({ id: grp.id, hits: grp.hits.map((h) => scoredPoint(h, a.withPayload, codec, c.vectorName)) }));
       return send(reply, codec, ok(reply, { groups }, statsField(a.stats)));
     });
   };
@@ -131,7 +132,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   app.post<PostRoute>(base, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     const dim = c.dim;
-    const plan = parseRetrieve(bodyObject(req.body));
+    const plan = parseRetrieve(bodyObject(req.body), spaceOf(c));
     checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], dim, answerLimit, `${plan.ids.length} ids`);
     const points = retrievePoints(c, plan);
     const codec = codecFor(req, answerBytes(points.length, dim, plan.withVector));
@@ -140,7 +141,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
       codec,
       ok(
         reply,
-        points.map((r) => record(r, wantsPayload(plan.withPayload), codec)),
+        points.map((r) => record(r, wantsPayload(plan.withPayload), codec, c.vectorName)),
       ),
     );
   });
@@ -149,17 +150,21 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const c = ctx.engine.collection(req.params.collection_name);
     const pt = getPointOrThrow(c, pointKeyAt(req.params.id, 'id'), req.params.id);
     const codec = codecFor(req);
-    return send(reply, codec, ok(reply, record({ id: pt.key, vector: pt.vector, payload: c.payload(pt.id) }, true, codec)));
+    return send(reply, codec, ok(reply, record({ id: pt.key, vector: pt.vector, payload: c.payload(pt.id) }, true, codec, c.vectorName)));
   });
 
   app.post<PostRoute>(`${base}/scroll`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     const dim = c.dim;
-    const plan = parseScroll(bodyObject(req.body));
+    const plan = parseScroll(bodyObject(req.body), spaceOf(c));
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], dim, answerLimit, `scroll limit ${plan.limit}`);
     const page = scrollPoints(c, plan);
     const codec = codecFor(req, answerBytes(page.points.length, dim, plan.withVector));
-    return send(reply, codec, ok(reply, { points: page.points.map((r) => record(r, wantsPayload(plan.withPayload), codec)), next_page_offset: page.next }));
+    return send(
+      reply,
+      codec,
+      ok(reply, { points: page.points.map((r) => record(r, wantsPayload(plan.withPayload), codec, c.vectorName)), next_page_offset: page.next }),
+    );
   });
 
   app.post<PostRoute>(`${base}/count`, async (req, reply) => {
@@ -171,13 +176,13 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   // Qdrant's search matrix: a sample's nearest others among it, as pairs or as a sparse matrix.
   app.post<PostRoute>(`${base}/search/matrix/pairs`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), c.dim));
+    const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
     const pairs = m.rows.flatMap((r, i) => r.cols.map((j, k) => ({ a: m.ids[i]!, b: m.ids[j]!, score: r.scores[k]! })));
     return send(reply, codecFor(req), ok(reply, { pairs }));
   });
   app.post<PostRoute>(`${base}/search/matrix/offsets`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), c.dim));
+    const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
     const result = {
       offsets_row: m.rows.flatMap((r, i) => r.cols.map(() => i)),
       offsets_col: m.rows.flatMap((r) => r.cols),

@@ -4,6 +4,7 @@
 // write-ahead log) and, in the same step, visible to search; behind a shared write log, once this
 // replica has applied it, with the log's sequence as operation_id. Without a data directory every
 // one of them is STRATA_READ_ONLY (405).
+import { spaceOf } from '../../api/vector-space.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Collection } from '../../../engine/public.js';
 import { isStrataError, StrataError } from '../../../common/errors.js';
@@ -98,7 +99,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     return send(reply, codecFor(req), ok(reply, existed));
   });
 
-  pointWrite('PUT', `${c}/points`, 'POST', (col, body, writeId) => col.upsert(parseUpsert(body, col.dim), writeId));
+  pointWrite('PUT', `${c}/points`, 'POST', (col, body, writeId) => col.upsert(parseUpsert(body, spaceOf(col)), writeId));
   // Qdrant's batch update: every operation checked first, then written in order; one result each.
   app.post<WriteRoute>(`${c}/points/batch`, async (req, reply) => {
     const wait = waitFlag(req.query.wait);
@@ -106,7 +107,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     const writeId = writeIdOf(req.headers[WRITE_ID_HEADER]);
     const results = await allowing('', async () => {
       col.writable();
-      const writes = parseBatchWrites(bodyObject(req.body), col.dim);
+      const writes = parseBatchWrites(bodyObject(req.body), spaceOf(col));
       const out: Array<ReturnType<typeof updateResult>> = [];
       for (const [i, w] of writes.entries()) out.push(updateResult(await w(col, writeId === undefined ? undefined : `${writeId}/${i}`), wait));
       return out;
@@ -114,8 +115,8 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
     return send(reply, codecFor(req), ok(reply, results));
   });
   // Qdrant's vector update: new vectors for existing points, payloads kept; deleting a vector is refused (writes.ts).
-  pointWrite('PUT', `${c}/points/vectors`, '', (col, body, writeId) => col.updateVectors(parseUpdateVectors(body, col.dim), writeId));
-  pointWrite('POST', `${c}/points/vectors/delete`, '', (_col, body) => refuseDeleteVectors(body));
+  pointWrite('PUT', `${c}/points/vectors`, '', (col, body, writeId) => col.updateVectors(parseUpdateVectors(body, spaceOf(col)), writeId));
+  pointWrite('POST', `${c}/points/vectors/delete`, '', (col, body) => refuseDeleteVectors(body, spaceOf(col)));
   pointWrite('POST', `${c}/points/delete`, '', (col, body, writeId) => col.deletePoints(parsePointSelector(body), writeId));
   // Set (POST: merged into what each point has) or overwrite (PUT: replacing it), by ids or filter.
   for (const [method, overwrite] of [

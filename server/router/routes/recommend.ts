@@ -68,7 +68,7 @@ export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext
     app.post<Route>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const name = req.params.collection_name;
-      parserOf(route)(b, await scoreOrder.dimension(name));
+      parserOf(route)(b, await scoreOrder.space(name));
       noStats(b);
       const [m] = await prepare(name, route, [b], () => '');
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), m!.body);
@@ -84,7 +84,7 @@ export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext
       const b = bodyObject(req.body);
       const name = req.params.collection_name;
       // The shards hold the batch limit (--max-batch): the router takes what they may.
-      parseBatch(b, await scoreOrder.dimension(name), MAX_LIMIT, parserOf(route));
+      parseBatch(b, await scoreOrder.space(name), MAX_LIMIT, parserOf(route));
       const searches = (b['searches'] as unknown[]).map((s, i) => objectAt(s, `searches[${i}]`));
       searches.forEach((s, i) => noStats(s, `searches[${i}].`));
       const members = await prepare(name, route, searches, (i) => `searches[${i}].`);
@@ -107,7 +107,7 @@ export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext
   app.post<Route>(`${COLLECTION_ROUTE}/points/recommend/groups`, async (req, r) => {
     const b = bodyObject(req.body);
     const name = req.params.collection_name;
-    parseRecommendGroups(b, await scoreOrder.dimension(name));
+    parseRecommendGroups(b, await scoreOrder.space(name));
     noStats(b);
     const named = namedPoints(b, 'recommend');
     const body = withVectors(b, 'recommend', await exampleVectors(ctx, name, named));

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arrayAt, bodyObject, type Fields, objectAt } from '../../api/fields.js';
 import { MAX_BATCH_OPERATIONS, parseBatchWrites } from '../../api/batch-writes.js';
 import { refuseDeleteVectors } from '../../api/writes.js';
+import type { VectorSpace } from '../../api/vector-space.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer } from '../answer.js';
 import { mergeWriteResults, type WriteResult } from '../merge.js';
@@ -42,14 +43,14 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RouterContext): v
     method: 'PUT' | 'POST',
     path: string,
     partsOf: (b: Fields, at: string, count: number) => Parts,
-    check: (b: Fields) => void = () => {},
+    check: (b: Fields, space: VectorSpace) => void = () => {},
   ): void => {
     app.route<WriteRoute>({
       method,
       url: `${COLLECTION_ROUTE}${path}`,
       handler: async (req, r) => {
         const b = bodyObject(req.body);
-        check(b);
+        check(b, await ctx.scoreOrder.space(req.params.collection_name));
         return routed(ctx, req, r, method, path, partsOf(b, '', count));
       },
     });
@@ -77,7 +78,7 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RouterContext): v
   // operation: those of the shards it reached, as one.
   app.post<WriteRoute>(`${COLLECTION_ROUTE}/points/batch`, async (req, r) => {
     const b = bodyObject(req.body);
-    parseBatchWrites(b, await ctx.scoreOrder.dimension(req.params.collection_name));
+    parseBatchWrites(b, await ctx.scoreOrder.space(req.params.collection_name));
     const operations = arrayAt(b['operations'], 'operations', MAX_BATCH_OPERATIONS).map((o, i) => objectAt(o, `operations[${i}]`));
     const byShard = batchParts(operations, count);
     const wait = req.query.wait === 'true';
