@@ -58,6 +58,11 @@ export async function probeRest(origin: string, collection: string, apiKey: stri
     throw collectionMissing(collection, origin, Array.isArray(names) ? names.map((c) => String(at(c, 'name'))) : null);
   }
   if (info.status !== 200) throw unexpectedAnswer(`${origin}/collections/${collection}`, info.status, info.text);
+  const vectors = at(info.body, 'result', 'config', 'params', 'vectors');
+  if (vectors !== null && typeof vectors === 'object' && !('size' in vectors)) {
+    const names = Object.keys(vectors).join(', ');
+    throw unexpectedAnswer(`${origin}/collections/${collection}`, info.status, `its vector is named (${names}): the load generator sends unnamed vectors only`);
+  }
   const size = at(info.body, 'result', 'config', 'params', 'vectors', 'size');
   const distance = at(info.body, 'result', 'config', 'params', 'vectors', 'distance');
   if (typeof size !== 'number' || !['Euclid', 'Dot', 'Cosine'].includes(String(distance))) {
