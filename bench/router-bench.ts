@@ -83,6 +83,8 @@ try {
         'loadgen',
         ...['--url', url, '--collection', 'bench', '-q', join(data, 'query.fvecs'), '--gt', join(data, 'groundtruth.ivecs'), '--protocol', 'msgpack'],
         ...['--concurrency', String(concurrency), '--ef', '64', '--duration', String(o.duration), '--warmup', '300', '--no-progress', '--report', report],
+        // The router refuses with_stats (the shards' stats do not add up to one search's): ask for none.
+        ...['--stats-every', '0'],
       ]);
       const r = (
         JSON.parse(readFileSync(report, 'utf8')) as {

@@ -244,4 +244,18 @@ describe('the router against one server holding every point', () => {
     const wrong = await same(`${c}/query`, { query: query(4), limit: 5 });
     expect(wrong.status).toBe(400);
   });
+
+  it("refuses with_stats on search and its batch, and a search without limit, as the server's route has it", async () => {
+    for (const [path, body, field] of [
+      ['/collections/l2/points/search', { vector: query(1), limit: 3, with_stats: true }, 'with_stats'],
+      ['/collections/l2/points/search/batch', { searches: [{ vector: query(1), limit: 3, with_stats: true }] }, 'searches[0].with_stats'],
+    ] as const) {
+      const r = await http(url, 'POST', path, body);
+      expect(r.status).toBe(400);
+      expect(errorOf(r)).toMatch(new RegExp(`^${field.replace(/[[\]]/g, '\\$&')}: the shards' stats do not add up`));
+    }
+    const noLimit = await same('/collections/l2/points/search', { vector: query(1) });
+    expect(noLimit.status).toBe(400);
+    expect(errorOf(noLimit)).toMatch(/^limit: /);
+  });
 });

@@ -24,7 +24,8 @@ function searchBody(r: SearchRequestMsg): Record<string, unknown> {
     filter_json: _f,
     ...rest
   } = r as SearchRequestMsg & { timeout_ms?: number; with_stats?: boolean };
-  return { ...rest, ...filterMember(r), vector: Array.from(r.vector as ArrayLike<number>) };
+  // with_stats is passed on when asked for, so that the REST route refuses it, naming it.
+  return { ...rest, ...filterMember(r), ...(_s === true ? { with_stats: true } : {}), vector: Array.from(r.vector as ArrayLike<number>) };
 }
 
 /**

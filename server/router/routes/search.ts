@@ -16,14 +16,23 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
   const { calls, scoreOrder } = ctx;
 
   /**
-   * One search-like request over every shard: each is asked for limit + offset from 0 (limit 10 by
-   * default, as the server's), and `answerOf` wraps the merged window as the endpoint answers it.
+   * One search-like request over every shard: each is asked for limit + offset from 0 (the limit
+   * required, or defaulted, as the server's route has it), and `answerOf` wraps the merged window as
+   * the endpoint answers it. `check` refuses what the router cannot merge: every route refuses
+   * `with_stats`, since the shards' stats do not add up to one search's.
    */
-  const overShards = (path: string, hitsOf: (result: unknown) => Hit[], answerOf: (hits: Hit[]) => unknown, check: (b: Fields) => void = () => {}): void => {
+  const overShards = (
+    path: string,
+    defaultLimit: number | null,
+    hitsOf: (result: unknown) => Hit[],
+    answerOf: (hits: Hit[]) => unknown,
+    check: (b: Fields) => void = () => {},
+  ): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       check(b);
-      const { limit, offset } = window(b, '', 10);
+      noStats(b);
+      const { limit, offset } = window(b, '', defaultLimit);
       const name = req.params.collection_name;
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...b, limit: limit + offset, offset: 0 });
       const hits = mergeHits(
@@ -35,20 +44,20 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
       return answer(req, r, answerOf(hits), partialFields(missing));
     });
   };
+  // Qdrant's search requires limit; its query defaults to 10.
   overShards(
     '/points/search',
+    null,
     (res) => res as Hit[],
     (hits) => hits,
   );
   // Query (nearest-vector queries, with their filter): the hits under `points`.
   overShards(
     '/points/query',
+    10,
     (res) => (res as { points: Hit[] }).points,
     (points) => ({ points }),
-    (b) => {
-      nearestOnly(b);
-      noStats(b);
-    },
+    (b) => nearestOnly(b),
   );
 
   /**
@@ -58,6 +67,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
    */
   const batchOverShards = (
     path: string,
+    defaultLimit: number | null,
     hitsOf: (member: unknown) => Hit[],
     shape: (hits: Hit[]) => unknown,
     check: (s: Fields, at: string) => void = () => {},
@@ -65,8 +75,11 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
-      searches.forEach((s, i) => check(s, `searches[${i}].`));
-      const windows = searches.map((s, i) => window(s, `searches[${i}].`, 10));
+      searches.forEach((s, i) => {
+        check(s, `searches[${i}].`);
+        noStats(s, `searches[${i}].`);
+      });
+      const windows = searches.map((s, i) => window(s, `searches[${i}].`, defaultLimit));
       const name = req.params.collection_name;
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), {
         ...b,
@@ -89,17 +102,16 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
   };
   batchOverShards(
     '/points/search/batch',
+    null,
     (hits) => hits as Hit[],
     (hits) => hits,
   );
   // Each query of a batch as the query route takes it (nearest-vector queries), the hits under `points`.
   batchOverShards(
     '/points/query/batch',
+    10,
     (member) => (member as { points: Hit[] }).points,
     (points) => ({ points }),
-    (s, at) => {
-      nearestOnly(s, at);
-      noStats(s, at);
-    },
+    (s, at) => nearestOnly(s, at),
   );
 }
