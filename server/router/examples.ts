@@ -96,3 +96,17 @@ export function excludingNamed(filter: unknown, named: readonly PointKey[]): unk
   const not = { must_not: [{ has_id: [...new Set(named)] }] };
   return isAbsent(filter) ? not : { must: [filter, not] };
 }
+
+/**
+ * A query naming a point (its id, or {nearest: id}) as the shards get it: the point's stored vector
+ * in its place, fetched from its shard, and the point named (the server leaves it out of the answer;
+ * the caller asks each shard for one more hit and leaves it out).
+ */
+export async function queryById(ctx: RouterContext, name: string, b: Fields): Promise<{ body: Fields; named: Set<PointKey> }> {
+  const q = b['query'];
+  const nearest = isPlainObject(q) ? q['nearest'] : q;
+  if (!isId(nearest)) return { body: b, named: new Set() };
+  const key = keyOf(nearest);
+  const vector = (await exampleVectors(ctx, name, [key])).get(key);
+  return { body: { ...b, query: isPlainObject(q) ? { ...q, nearest: vector } : vector }, named: new Set([key]) };
+}

@@ -3,27 +3,33 @@
 import { invalidArgument } from '../../common/errors.js';
 import { type Fields, isAbsent } from '../api/fields.js';
 
-const ASK_SHARDS = 'through the router only nearest-vector queries (a vector, or {"nearest": vector}) are served: ask the shard servers';
+const ASK_SHARDS = 'through the router only nearest queries (a vector or a point id, or {"nearest": either}) are served: ask the shard servers';
+const ASK_SHARDS_VECTOR = 'through the router only nearest-vector queries (a vector, or {"nearest": vector}) are served here: ask the shard servers';
 
 /** A vector: a list of numbers, or (in MessagePack) a Float32Array. */
 const isVector = (v: unknown): boolean => Array.isArray(v) || ArrayBuffer.isView(v);
+/** A point id: an integer or a UUID string. */
+export const isPointId = (v: unknown): v is number | string => typeof v === 'number' || typeof v === 'string';
 
 /**
  * The queries whose per-shard answers merge by score into one server's answer. A point id lives on
  * one shard, fusion and MMR scores depend on the other candidates, and order_by answers are not
  * ordered by score: merged here they would be wrong, so they are refused, naming the field (under
- * `at`, a batch member's path).
+ * `at`, a batch member's path). With `byId`, a query naming a point is taken: the route puts the
+ * point's stored vector in its place (examples.ts, queryById).
  */
-export function nearestOnly(b: Fields, at = ''): void {
-  if (!isAbsent(b['prefetch'])) throw invalidArgument(`${at}prefetch`, ASK_SHARDS);
+export function nearestOnly(b: Fields, at = '', byId = false): void {
+  const ask = byId ? ASK_SHARDS : ASK_SHARDS_VECTOR;
+  if (!isAbsent(b['prefetch'])) throw invalidArgument(`${at}prefetch`, ask);
   const q = b['query'];
-  if (isAbsent(q) || isVector(q)) return;
+  const taken = (v: unknown): boolean => isVector(v) || (byId && isPointId(v));
+  if (isAbsent(q) || taken(q)) return;
   if (typeof q === 'object') {
     const keys = Object.keys(q);
-    if (keys.length === 1 && keys[0] === 'nearest' && isVector((q as Fields)['nearest'])) return;
-    throw invalidArgument(`${at}query.${keys.find((k) => k !== 'nearest') ?? 'nearest'}`, ASK_SHARDS);
+    if (keys.length === 1 && keys[0] === 'nearest' && taken((q as Fields)['nearest'])) return;
+    throw invalidArgument(`${at}query.${keys.find((k) => k !== 'nearest') ?? 'nearest'}`, ask);
   }
-  throw invalidArgument(`${at}query`, ASK_SHARDS);
+  throw invalidArgument(`${at}query`, ask);
 }
 
 /**

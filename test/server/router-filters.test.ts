@@ -72,8 +72,6 @@ describe('the router with filters', () => {
     const plain = await client.query(NAME, { query: [...query], limit: 5 });
     expect(await client.query(NAME, { query: { nearest: [...query] }, limit: 5 })).toEqual(plain);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
-      [{ query: points[0]!.id }, /^query: /],
-      [{ query: { nearest: points[0]!.id } }, /^query\.nearest: /],
       [{ query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query\.mmr: /],
       [{ query: { order_by: 'count' } }, /^query\.order_by: /],
       [{ prefetch: [{ query: [...query], limit: 10 }], query: { fusion: 'rrf' } }, /^prefetch: /],

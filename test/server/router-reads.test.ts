@@ -96,7 +96,6 @@ describe('the router against one server holding every point', () => {
 
   it('refuses in a query batch, naming the member and field, what it refuses in one query', async () => {
     const refused: Array<[Record<string, unknown>, RegExp]> = [
-      [{ query: 7 }, /^searches\[1\]\.query: /],
       [{ query: { nearest: query(1), mmr: { diversity: 0.5 } } }, /^searches\[1\]\.query\.mmr: /],
       [{ prefetch: [{ query: query(1) }], query: { fusion: 'rrf' } }, /^searches\[1\]\.prefetch: /],
       [{ query: query(1), with_stats: true }, /^searches\[1\]\.with_stats: /],
@@ -257,5 +256,20 @@ describe('the router against one server holding every point', () => {
     const noLimit = await same('/collections/l2/points/search', { vector: query(1) });
     expect(noLimit.status).toBe(400);
     expect(errorOf(noLimit)).toMatch(/^limit: /);
+  });
+
+  it('answers a query naming a point, alone and in a batch, as the server does: its stored vector searched, the point left out', async () => {
+    for (const c of ['l2', 'cos']) {
+      await same(`/collections/${c}/points/query`, { query: 7, limit: 5, offset: 2, params: exact });
+      await same(`/collections/${c}/points/query`, { query: { nearest: 300 }, limit: 4, params: exact, filter: { must: [{ key: 'n', range: { gte: 3 } }] } });
+      await same(`/collections/${c}/points/query/batch`, {
+        searches: [
+          { query: 12, limit: 3, params: exact },
+          { query: query(2), limit: 3, params: exact },
+        ],
+      });
+    }
+    const missing = await same('/collections/l2/points/query', { query: 100_000, limit: 3 });
+    expect(missing.status).toBe(404);
   });
 });

@@ -11,6 +11,8 @@ import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 import { nearestOnly, noStats } from '../refusals.js';
+import { queryById, withoutNamed } from '../examples.js';
+import { MAX_LIMIT } from '../../options.js';
 
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
@@ -19,7 +21,8 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
    * One search-like request over every shard: each is asked for limit + offset from 0 (the limit
    * required, or defaulted, as the server's route has it), and `answerOf` wraps the merged window as
    * the endpoint answers it. `check` refuses what the router cannot merge: every route refuses
-   * `with_stats`, since the shards' stats do not add up to one search's.
+   * `with_stats`, since the shards' stats do not add up to one search's. A query naming a point gets
+   * its stored vector in its place (queryById), and each shard one more hit, the point left out.
    */
   const overShards = (
     path: string,
@@ -34,9 +37,11 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
       noStats(b);
       const { limit, offset } = window(b, '', defaultLimit);
       const name = req.params.collection_name;
-      const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...b, limit: limit + offset, offset: 0 });
+      const { body, named } = await queryById(ctx, name, b);
+      const k = Math.min(MAX_LIMIT, limit + offset + named.size);
+      const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...body, limit: k, offset: 0 });
       const hits = mergeHits(
-        answers.map((a) => hitsOf(resultOf<unknown>(a))),
+        answers.map((a) => withoutNamed(hitsOf(resultOf<unknown>(a)), named)),
         await scoreOrder.higherIsBetter(name),
         offset,
         limit,
@@ -57,12 +62,12 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     10,
     (res) => (res as { points: Hit[] }).points,
     (points) => ({ points }),
-    (b) => nearestOnly(b),
+    (b) => nearestOnly(b, '', true),
   );
 
   /**
    * A batch route ({searches: […]}) over every shard: each member asked for its limit + offset from
-   * 0, and each member's hits merged and windowed (`hitsOf` and `shape` read and wrap a member's
+   * 0 (one more for a query naming a point, left out), and each member's hits merged and windowed (`hitsOf` and `shape` read and wrap a member's
    * answer, `check` refuses what the router cannot merge, naming the member's field).
    */
   const batchOverShards = (
@@ -81,16 +86,22 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
       });
       const windows = searches.map((s, i) => window(s, `searches[${i}].`, defaultLimit));
       const name = req.params.collection_name;
+      // Each member naming a point gets its stored vector (one fetch per member's point).
+      const members = await Promise.all(searches.map((s) => queryById(ctx, name, s)));
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), {
         ...b,
-        searches: searches.map((s, i) => ({ ...s, limit: windows[i]!.limit + windows[i]!.offset, offset: 0 })),
+        searches: members.map((m, i) => ({
+          ...m.body,
+          limit: Math.min(MAX_LIMIT, windows[i]!.limit + windows[i]!.offset + m.named.size),
+          offset: 0,
+        })),
       });
       const higher = await scoreOrder.higherIsBetter(name);
       const lists = answers.map((a) => resultOf<unknown[]>(a));
       const result = windows.map((w, i) =>
         shape(
           mergeHits(
-            lists.map((l) => (l[i] === undefined ? [] : hitsOf(l[i]))),
+            lists.map((l) => (l[i] === undefined ? [] : withoutNamed(hitsOf(l[i]), members[i]!.named))),
             higher,
             w.offset,
             w.limit,
@@ -112,6 +123,6 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     10,
     (member) => (member as { points: Hit[] }).points,
     (points) => ({ points }),
-    (s, at) => nearestOnly(s, at),
+    (s, at) => nearestOnly(s, at, true),
   );
 }
