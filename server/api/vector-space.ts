@@ -43,7 +43,8 @@ export function searchVectorAt(v: unknown, field: string, space: VectorSpace): F
   if (isPlainObject(v)) {
     const o = v as Fields;
     const extra = Object.keys(o).find((k) => k !== 'name' && k !== 'vector');
-    if (extra !== undefined) throw invalidArgument(`${field}.${extra}`, 'a named vector is {"name", "vector"} (a dense list; sparse vectors are not supported)');
+    if (extra !== undefined)
+      throw invalidArgument(`${field}.${extra}`, 'a named vector is {"name", "vector"} (a dense list; sparse vectors are not supported)');
     checkVectorName(optionalString(o['name'], `${field}.name`) ?? '', space, `${field}.name`);
     return numbersAt(o['vector'], `${field}.vector`, space.dim);
   }
