@@ -4,7 +4,7 @@
 // its ids hash to, by filter whole to every shard (any may hold matching points). And Qdrant's batch
 // update: each operation's part for each shard, in the batch's order.
 import { invalidArgument } from '../../common/errors.js';
-import { arrayAt, type Fields, isAbsent, objectAt, pointIdAt } from '../api/fields.js';
+import { arrayAt, type Fields, isAbsent, isPlainObject, objectAt, pointIdAt } from '../api/fields.js';
 import { MAX_UPSERT } from '../api/writes.js';
 import { MAX_LIMIT } from '../options.js';
 import { groupByShard } from './write-routing.js';
@@ -37,13 +37,18 @@ export function upsertParts(b: Fields, at: string, count: number): Parts {
   if (!isAbsent(b['points']) || isAbsent(b['batch'])) return pointsParts(b, at, count);
   const batch = objectAt(b['batch'], `${at}batch`);
   const ids = arrayAt(batch['ids'], `${at}batch.ids`, MAX_UPSERT);
-  const column = (k: 'vectors' | 'payloads'): readonly unknown[] | null => {
-    if (isAbsent(batch[k])) return null;
-    const list = arrayAt(batch[k], `${at}batch.${k}`, MAX_UPSERT);
-    if (list.length !== ids.length) throw invalidArgument(`${at}batch.${k}`, `${list.length} ${k} for ${ids.length} ids`);
+  const columnOf = (v: unknown, k: string): readonly unknown[] | null => {
+    if (isAbsent(v)) return null;
+    const list = arrayAt(v, `${at}batch.${k}`, MAX_UPSERT);
+    if (list.length !== ids.length) throw invalidArgument(`${at}batch.${k}`, `${list.length} ${k.split('.')[0]} for ${ids.length} ids`);
     return list;
   };
-  const vectors = column('vectors');
+  const column = (k: 'vectors' | 'payloads'): readonly unknown[] | null => columnOf(batch[k], k);
+  // Named vectors come as {name: [vector per id]}: that column is cut, under its name.
+  const named = isPlainObject(batch['vectors']) ? Object.keys(batch['vectors']) : [];
+  if (named.length > 1) throw invalidArgument(`${at}batch.vectors`, `must hold the collection's one vector, got ${named.length} names`);
+  const vectorName = named[0];
+  const vectors = vectorName === undefined ? column('vectors') : columnOf((batch['vectors'] as Fields)[vectorName], `vectors.${vectorName}`);
   const payloads = column('payloads');
   const rows = groupByShard(
     ids.map((_, i) => i),
@@ -53,7 +58,12 @@ export function upsertParts(b: Fields, at: string, count: number): Parts {
   const pick = (list: readonly unknown[], rs: number[]): unknown[] => rs.map((i) => list[i]);
   return mapParts(rows, (rs) => ({
     ...b,
-    batch: { ...batch, ids: pick(ids, rs), ...(vectors ? { vectors: pick(vectors, rs) } : {}), ...(payloads ? { payloads: pick(payloads, rs) } : {}) },
+    batch: {
+      ...batch,
+      ids: pick(ids, rs),
+      ...(vectors ? { vectors: vectorName === undefined ? pick(vectors, rs) : { [vectorName]: pick(vectors, rs) } } : {}),
+      ...(payloads ? { payloads: pick(payloads, rs) } : {}),
+    },
   }));
 }
 

@@ -236,6 +236,13 @@ describe('the router against one server holding every point', () => {
       expect(w.status, w.text).toBe(200);
     }
     const c = '/collections/named/points';
+    // A columnar upsert naming the vector, cut by shard under its name.
+    const columnar = { batch: { ids: [901, 902, 903], vectors: { dense: [query(7), query(8), query(9)] }, payloads: [{ n: 1 }, { n: 2 }, { n: 3 }] } };
+    for (const u of [url, single.url]) {
+      const w = await http(u, 'PUT', '/collections/named/points?wait=true', columnar);
+      expect(w.status, w.text).toBe(200);
+    }
+    await same(c, { ids: [901, 902, 903], with_vector: true, with_payload: true });
     await same(`${c}/search`, { vector: { name: 'dense', vector: query(3) }, limit: 5, params: exact, with_vector: true });
     await same(`${c}/query`, { query: query(4), using: 'dense', limit: 5, params: exact });
     await same(`${c}/recommend`, { positive: [1, 2], negative: [30], using: 'dense', limit: 5, params: exact });
