@@ -45,6 +45,18 @@ export async function callWithStats<T>(method: string, path: string, body?: unkn
   return { result: json.result as T, strata: json.strata };
 }
 
+/**
+ * Whether the page is served by `strata router` (its version endpoint counts the shards). Each shard
+ * measures its own search there, and the router refuses with_stats rather than add them up.
+ */
+export async function viaRouter(): Promise<boolean> {
+  const key = apiKey();
+  const r = await fetch('/', key ? { headers: { 'api-key': key } } : {});
+  if (r.status === 401) throw new NeedsKey('the server asks for an API key');
+  const root = (await r.json().catch(() => ({}))) as { shards?: unknown };
+  return typeof root.shards === 'number';
+}
+
 /** Sends raw bytes (a snapshot to restore). */
 export async function upload<T>(path: string, data: Blob): Promise<T> {
   const key = apiKey();

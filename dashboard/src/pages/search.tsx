@@ -2,7 +2,7 @@
 // re-rank; the hits with their scores, and what the search cost: distances, each tier's reads and
 // bytes, the modelled and the measured CXL stall, and a filtered search's plan.
 import { useState } from 'preact/hooks';
-import { call, callWithStats } from '../api';
+import { call, callWithStats, viaRouter } from '../api';
 import { bytes, count, share } from '../format';
 import type { CollectionView, ScoredPoint, SearchStats } from '../types';
 import { act, ErrorBox, Fields, Grid } from '../ui';
@@ -43,6 +43,7 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
   const [rerank, setRerank] = useState('');
   const [hits, setHits] = useState<ScoredPoint[] | null>(null);
   const [stats, setStats] = useState<SearchStats | null>(null);
+  const [routed, setRouted] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = async () => {
     let query: unknown;
@@ -61,16 +62,18 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
         // A named vector is searched with `using`, as Qdrant's query API takes it.
         const info = await call<CollectionView>('GET', `/collections/${encodeURIComponent(name)}`);
         const using = oneVector(info.config.params.vectors).name;
+        const router = await viaRouter();
         const r = await callWithStats<{ points: ScoredPoint[] }>('POST', `/collections/${encodeURIComponent(name)}/points/query`, {
           query,
           ...(using !== '' ? { using } : {}),
           limit,
           params,
           with_payload: true,
-          with_stats: true,
+          with_stats: !router,
           ...(f !== undefined ? { filter: f } : {}),
         });
         setHits(r.result.points);
+        setRouted(router);
         setStats((r.strata as SearchStats | undefined) ?? null);
       },
       setError,
@@ -134,6 +137,11 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
             </tr>
           ))}
         </Grid>
+      )}
+      {hits && routed && (
+        <p data-testid="cost-note">
+          Cost: through the router each shard measures its own search, and they do not add up to one; ask a shard server for a search's cost.
+        </p>
       )}
       {stats && (
         <>
