@@ -123,7 +123,7 @@ describe('the router against one server holding every point', () => {
     expect(ids(batch, (b: { result: Array<{ points: Array<{ id: number }> }> }) => b.result[0]!.points)).toEqual(want.result.points.map((h) => h.id));
   });
 
-  it('groups a search and a query as the server does: the best groups, each filled with its best hits from every shard', async () => {
+  it('groups a search and a query (by vector or point id) as the server does: the best groups, each filled with its best hits from every shard', async () => {
     const cases: Array<Record<string, unknown>> = [
       { group_by: 'city', limit: 3, group_size: 4 },
       { group_by: 'city', limit: 2, group_size: 6, with_payload: true },
@@ -137,14 +137,16 @@ describe('the router against one server holding every point', () => {
       for (const [i, g] of cases.entries()) {
         const r = await same(`/collections/${c}/points/search/groups`, { vector: query(i), params: exact, ...g });
         await same(`/collections/${c}/points/query/groups`, { query: query(i), params: exact, ...g });
+        // By a point id: its stored vector, the point left out of every group.
+        await same(`/collections/${c}/points/query/groups`, { query: 5 + i, params: exact, ...g });
         // A group whose hits came from more than one shard: the merge had something to do.
         spread += groupsOf(r).filter((grp) => new Set(grp.hits.map((h) => shardOf(h.id, SHARDS))).size > 1).length;
       }
     expect(spread).toBeGreaterThan(10);
     const bad = await same('/collections/l2/points/search/groups', { vector: query(0), limit: 3 });
     expect(errorOf(bad)).toMatch(/^group_by: /);
-    const refused = await http(url, 'POST', '/collections/l2/points/query/groups', { query: 5, group_by: 'city' });
-    expect([refused.status, errorOf(refused)]).toEqual([400, expect.stringMatching(/^query: /)]);
+    const refused = await http(url, 'POST', '/collections/l2/points/query/groups', { query: { order_by: 'n' }, group_by: 'city' });
+    expect([refused.status, errorOf(refused)]).toEqual([400, expect.stringMatching(/^query\.order_by: /)]);
   });
 
   it('answers recommend as the server does: examples by id or vector, the named points left out, offset and filter applied', async () => {

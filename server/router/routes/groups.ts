@@ -1,5 +1,6 @@
 // Grouped searches over the shards (search and query groups): every shard asked with the same body,
 // the groups merged by their best hit and filled in from the shards that left them out (groups.ts).
+// A query naming a point is asked with the point's stored vector, the point filtered out.
 import type { FastifyInstance } from 'fastify';
 import { bodyObject, type Fields } from '../../api/fields.js';
 import type { CollectionParams } from '../../rest/context.js';
@@ -8,6 +9,7 @@ import { COLLECTION_ROUTE } from '../collection-paths.js';
 import { groupsOverShards } from '../groups.js';
 import type { Hit } from '../merge.js';
 import { nearestOnly, noStats } from '../refusals.js';
+import { excludingNamed, queryById } from '../examples.js';
 import type { RouterContext } from '../route-context.js';
 
 export function registerGroupRoutes(app: FastifyInstance, ctx: RouterContext): void {
@@ -15,18 +17,23 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: RouterContext): v
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       check(b);
-      const { groups, missing } = await groupsOverShards(ctx, { name: req.params.collection_name, path, batchPath, body: b, hitsOf });
+      const name = req.params.collection_name;
+      // A query naming a point: its stored vector in its place, and the point left out by a filter,
+      // so that the groups are filled without it (as recommend's groups are).
+      const { body, named } = await queryById(ctx, name, b);
+      const asked = named.size === 0 ? body : { ...body, filter: excludingNamed(body['filter'], [...named]) };
+      const { groups, missing } = await groupsOverShards(ctx, { name, path, batchPath, body: asked, hitsOf });
       return answer(req, r, { groups }, partialFields(missing));
     });
   };
   grouped('/points/search/groups', '/points/search/batch', (member) => member as Hit[], noStats);
-  // A query grouped: the queries the query route takes (nearest-vector ones).
+  // A query grouped: the queries the query route takes (nearest ones, by vector or point id).
   grouped(
     '/points/query/groups',
     '/points/query/batch',
     (member) => (member as { points: Hit[] }).points,
     (b) => {
-      nearestOnly(b);
+      nearestOnly(b, '', true);
       noStats(b);
     },
   );
