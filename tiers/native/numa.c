@@ -259,6 +259,22 @@ static int get_range(napi_env env, napi_value value, range_t *out) {
   return 1;
 }
 
+// The one view argument of fn(view): its interior range. 0 (with a pending JS exception) when the
+// argument is missing or not a view.
+static int view_argument(napi_env env, napi_callback_info info, const char *usage, range_t *r) {
+  size_t argc = 1;
+  napi_value argv[1];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+    napi_throw_error(env, "ERR_NAPI", "napi_get_cb_info failed");
+    return 0;
+  }
+  if (argc < 1) {
+    napi_throw_type_error(env, "ERR_MISSING_ARGS", usage);
+    return 0;
+  }
+  return get_range(env, argv[0], r);
+}
+
 // Reads argument `value` as an integer node id in [min, NODE_LIMIT). 0 with a pending exception if not.
 static int get_node(napi_env env, napi_value value, int min, int *node) {
   napi_valuetype t;
@@ -360,15 +376,8 @@ static napi_value Bind(napi_env env, napi_callback_info info) {
 
 // pageNodes(view) -> Int32Array, one entry per interior page.
 static napi_value PageNodes(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 1) {
-    napi_throw_type_error(env, "ERR_MISSING_ARGS", "pageNodes(view) needs a view");
-    return NULL;
-  }
   range_t r;
-  if (!get_range(env, argv[0], &r)) return NULL;
+  if (!view_argument(env, info, "pageNodes(view) needs a view", &r)) return NULL;
 
   void *out_data = NULL;
   napi_value buffer, result;
@@ -435,15 +444,8 @@ static napi_value ThreadPolicy(napi_env env, napi_callback_info info) {
 
 // rangePolicy(view) -> {mode, nodes} of the first interior page, or null when there is none.
 static napi_value RangePolicy(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 1) {
-    napi_throw_type_error(env, "ERR_MISSING_ARGS", "rangePolicy(view) needs a view");
-    return NULL;
-  }
   range_t r;
-  if (!get_range(env, argv[0], &r)) return NULL;
+  if (!view_argument(env, info, "rangePolicy(view) needs a view", &r)) return NULL;
   if (r.pages == 0) {
     napi_value nul;
     CHECK(napi_get_null(env, &nul));
@@ -626,15 +628,8 @@ static napi_value ExchangePaths(napi_env env, napi_callback_info info) {
 // address(view) -> the virtual address of the view's first byte. Huge pages are aligned in the
 // address space, not in a buffer, so a layout that keeps tiers out of each other's huge pages needs it.
 static napi_value Address(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 1) {
-    napi_throw_type_error(env, "ERR_MISSING_ARGS", "address(view) needs a view");
-    return NULL;
-  }
   range_t r;
-  if (!get_range(env, argv[0], &r)) return NULL;
+  if (!view_argument(env, info, "address(view) needs a view", &r)) return NULL;
   return make_number(env, (double)r.address);
 }
 
