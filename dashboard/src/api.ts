@@ -50,12 +50,16 @@ export async function callWithStats<T>(method: string, path: string, body?: unkn
  * measures its own search there, and the router refuses with_stats rather than add them up.
  */
 export async function viaRouter(): Promise<boolean> {
+  // What serves the page does not change while it is open: asked once (a refused key is asked again).
+  if (servedByRouter !== null) return servedByRouter;
   const key = apiKey();
   const r = await fetch('/', key ? { headers: { 'api-key': key } } : {});
   if (r.status === 401) throw new NeedsKey('the server asks for an API key');
   const root = (await r.json().catch(() => ({}))) as { shards?: unknown };
-  return typeof root.shards === 'number';
+  servedByRouter = typeof root.shards === 'number';
+  return servedByRouter;
 }
+let servedByRouter: boolean | null = null;
 
 /** Sends raw bytes (a snapshot to restore). */
 export async function upload<T>(path: string, data: Blob): Promise<T> {

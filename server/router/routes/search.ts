@@ -1,6 +1,6 @@
 // Search routes over the shards (search, batch, query, query batch): each shard is asked for the
 // first limit + offset hits, and the router merges them by score and cuts the window (the server's
-// own window rules).
+// own window rules). A query naming a point gets the point's stored vector (examples.ts).
 import type { FastifyInstance } from 'fastify';
 import { arrayAt, bodyObject, type Fields, objectAt } from '../../api/fields.js';
 import { window } from '../../api/requests.js';
@@ -13,6 +13,14 @@ import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 import { nearestOnly, noStats } from '../refusals.js';
 import { queryById, withoutNamed } from '../examples.js';
 import { MAX_LIMIT } from '../../options.js';
+
+/** How search answers hold their hits, and how query answers do (under `points`). */
+const searchHits = (res: unknown): Hit[] => res as Hit[];
+const queryHits = (res: unknown): Hit[] => (res as { points: Hit[] }).points;
+const asIs = (hits: Hit[]): unknown => hits;
+const underPoints = (points: Hit[]): unknown => ({ points });
+/** The queries the router serves: nearest ones, by vector or point id. */
+const nearestQuery = (b: Fields, at = ''): void => nearestOnly(b, at, true);
 
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
@@ -50,24 +58,13 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     });
   };
   // Qdrant's search requires limit; its query defaults to 10.
-  overShards(
-    '/points/search',
-    null,
-    (res) => res as Hit[],
-    (hits) => hits,
-  );
-  // Query (nearest-vector queries, with their filter): the hits under `points`.
-  overShards(
-    '/points/query',
-    10,
-    (res) => (res as { points: Hit[] }).points,
-    (points) => ({ points }),
-    (b) => nearestOnly(b, '', true),
-  );
+  overShards('/points/search', null, searchHits, asIs);
+  overShards('/points/query', 10, queryHits, underPoints, nearestQuery);
 
   /**
    * A batch route ({searches: […]}) over every shard: each member asked for its limit + offset from
-   * 0 (one more for a query naming a point, left out), and each member's hits merged and windowed (`hitsOf` and `shape` read and wrap a member's
+   * 0 (one more for a query naming a point, left out), and each member's hits merged and windowed
+   * (`hitsOf` and `shape` read and wrap a member's
    * answer, `check` refuses what the router cannot merge, naming the member's field).
    */
   const batchOverShards = (
@@ -111,18 +108,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
       return answer(req, r, result, partialFields(missing));
     });
   };
-  batchOverShards(
-    '/points/search/batch',
-    null,
-    (hits) => hits as Hit[],
-    (hits) => hits,
-  );
-  // Each query of a batch as the query route takes it (nearest-vector queries), the hits under `points`.
-  batchOverShards(
-    '/points/query/batch',
-    10,
-    (member) => (member as { points: Hit[] }).points,
-    (points) => ({ points }),
-    (s, at) => nearestOnly(s, at, true),
-  );
+  batchOverShards('/points/search/batch', null, searchHits, asIs);
+  // Each query of a batch as the query route takes it.
+  batchOverShards('/points/query/batch', 10, queryHits, underPoints, nearestQuery);
 }
