@@ -30,10 +30,11 @@ const asBuilt = graph.level0.slice();
 const inject = o.codes !== 'none';
 const share = inject ? 0.25 : 1;
 
-const variants = [null, ...o.alphas].map((alpha) => {
+const variants = [];
+for (const alpha of [null, ...o.alphas]) {
   graph.level0.set(asBuilt);
   const t = performance.now();
-  const fill = alpha === null ? null : fillFreeSlots(graph, metric, alpha);
+  const fill = alpha === null ? null : await fillFreeSlots(graph, metric, alpha);
   const fillSeconds = (performance.now() - t) / 1000;
   const { index } = placeAndLayout(graph, metric, null, {
     budgetBytes: Math.floor(graphFullPrecisionBytes(graph) * share),
@@ -41,8 +42,8 @@ const variants = [null, ...o.alphas].map((alpha) => {
     codes: o.codes,
     seed: 1,
   });
-  return { name: alpha === null ? 'as built' : `filled, α ${alpha}`, fill, fillSeconds, index };
-});
+  variants.push({ name: alpha === null ? 'as built' : `filled, α ${alpha}`, fill, fillSeconds, index });
+}
 
 const recall = variants.map((v) =>
   efs.map((ef) => {

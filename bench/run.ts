@@ -18,6 +18,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   service: { module: './service-bench.js', about: 'strata serve driven by strata loadgen in its own process: QPS, p99, CPU per query, vs a floor server' },
   pgvector: { module: './pgvector-bench.js', about: 'Strata vs pgvector on the same vectors and load generator: QPS at equal recall, CPU per answer' },
   loadgen: { module: './loadgen-overhead.js', about: "the load generator's own limit against a trivial endpoint, and its tail by warm-up count" },
+  build: { module: './build-bench.js', about: 'strata build (one thread, every core) beside hnswlib-node alone on the same vectors: time per phase, recall' },
   fill: { module: './fill-bench.js', about: 'a TEXMEX graph as built vs its free slots filled at each α: recall per ef, QPS at equal recall' },
   wal: { module: './wal-bench.js', about: 'write-ahead log appends/s with fdatasync: one in flight vs group commit' },
   live: { module: './live-bench.js', about: 'live collections: upserts/s, recall after live writes vs a fresh build, latency under writes' },

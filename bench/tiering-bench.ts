@@ -176,7 +176,7 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   t0 = performance.now();
   const graph: GraphImage = { ...hnswGraph, level0: hnswGraph.level0.slice() };
   connectUnreachable(graph, metric);
-  const fill = fillFreeSlots(graph, metric, DEFAULT_FILL_ALPHA);
+  const fill = await fillFreeSlots(graph, metric, DEFAULT_FILL_ALPHA);
   const fillSeconds = (performance.now() - t0) / 1000;
   const graphSeconds = hnswSeconds + fillSeconds;
   t0 = performance.now();

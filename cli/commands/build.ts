@@ -34,6 +34,7 @@ interface BuildFlags {
   force?: boolean;
   keepUnreachable?: boolean;
   fillAlpha: number;
+  threads?: number;
   limit?: number;
   segmentBytes?: number;
   shards?: number;
@@ -98,6 +99,7 @@ export function registerBuild(program: Command): void {
       numberOption('--fill-alpha', 0, 4),
       DEFAULT_FILL_ALPHA,
     )
+    .option('--threads <n>', "threads for the build's parallel passes (default: every core)", intOption('--threads', 1, 256))
     .option('--payloads <file>', 'JSON Lines, line i the payload object of row i (for inputs other than JSONL, whose rows carry a "payload" member)')
     .option(
       '--index-field <key:type>',
@@ -124,6 +126,7 @@ export function registerBuild(program: Command): void {
         force: f.force ?? false,
         keepUnreachable: f.keepUnreachable ?? false,
         fillAlpha: f.fillAlpha,
+        ...(f.threads ? { threads: f.threads } : {}),
         indexFields: f.indexField,
         ...(f.payloads ? { payloads: f.payloads } : {}),
         ...(f.format ? { format: f.format } : {}),

@@ -56,6 +56,8 @@ export interface BuildIndexOptions {
   keepUnreachable?: boolean;
   /** α for filling the free level-0 slots (fill-free-slots.ts; default DEFAULT_FILL_ALPHA); 0 leaves them empty. */
   fillAlpha?: number;
+  /** Threads for the build's parallel passes (the slot fill; default every core). */
+  threads?: number;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
   /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
   dataset?: Dataset;
@@ -175,7 +177,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('payloads');
 
   const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
-  const filled = fillAlpha > 0 ? fillFreeSlots(graph, metric, fillAlpha) : null;
+  const filled = fillAlpha > 0 ? await fillFreeSlots(graph, metric, fillAlpha, o.threads) : null;
   const connected = o.keepUnreachable ? unconnected(graph) : connectUnreachable(graph, metric);
   lap('graph');
 

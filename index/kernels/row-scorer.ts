@@ -2,43 +2,104 @@
 // for the work around the index rather than in it: k-means, encoding and filling the graph's free
 // slots at build time, and per query the rotation of the query and its distances to every centroid.
 // One instance per thread.
-import { allocateRegion, type SharedRegion } from '../../tiers/shared-region.js';
+import { invalidArgument } from '../../common/errors.js';
+import { allocateRegion } from '../../tiers/shared-region.js';
 import { instantiateKernels, type BatchKernel, type KernelSet } from './kernels.js';
+
+/**
+ * Rows placed once in a shared memory, with a scratch block per thread, so that several threads'
+ * RowScorers read the same rows without a copy each (the build's parallel passes).
+ */
+export interface SharedRows {
+  readonly memory: WebAssembly.Memory;
+  readonly dim: number;
+  readonly rows: number;
+  readonly rowsAt: number;
+  readonly pick: number;
+  /** Thread t's scratch starts at scratchAt + t × scratchBytes. */
+  readonly scratchAt: number;
+  readonly scratchBytes: number;
+  readonly threads: number;
+}
+
+const a16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/** Copies rows into a new shared memory with room for `threads` scorers picking up to `pick` rows at once. */
+export function shareRows(rows: Float32Array, dim: number, pick: number, threads: number): SharedRows {
+  const rowsAt = 0;
+  const scratchAt = a16(rows.byteLength);
+  // Each thread: its query, then its distances, then its picked ids.
+  const scratchBytes = a16(4 * dim) + 2 * a16(4 * pick);
+  const region = allocateRegion(scratchAt + threads * scratchBytes + 64);
+  new Float32Array(region.buffer, rowsAt, rows.length).set(rows);
+  return { memory: region.memory, dim, rows: rows.length / dim, rowsAt, pick, scratchAt, scratchBytes, threads };
+}
+
+/** Thread `thread`'s place in shared rows. */
+export interface SharedSlot {
+  readonly shared: SharedRows;
+  readonly thread: number;
+}
+
+const isSlot = (x: Float32Array | SharedSlot): x is SharedSlot => !(x instanceof Float32Array);
 
 export class RowScorer {
   readonly rows: number;
   readonly dim: number;
-  private readonly region: SharedRegion;
   private readonly kernels: KernelSet;
   private readonly f32: Float32Array;
   private readonly qAt: number;
+  /** The identity ids score() reads; -1 over shared rows, which only scoreRows serves. */
   private readonly idsAt: number;
   private readonly rowsAt: number;
   private readonly outAt: number;
-  private readonly pickAt: number;
   private readonly pick: Uint32Array;
+  private readonly pickAt: number;
 
-  /** pick: how many rows scoreRows may be asked to score at once (0: scoreRows unused). */
-  constructor(rows: Float32Array, dim: number, pick = 0) {
+  /**
+   * Over a private copy of rows, or over a thread's slot of shared rows (dim and pick are then the
+   * shared ones). pick: how many rows scoreRows may be asked to score at once (0: scoreRows unused).
+   */
+  constructor(rows: Float32Array | SharedSlot, dim: number, pick = 0) {
     this.dim = dim;
-    this.rows = rows.length / dim;
-    const a16 = (x: number): number => Math.ceil(x / 16) * 16;
-    this.qAt = 0;
-    this.idsAt = a16(4 * dim);
-    this.rowsAt = a16(this.idsAt + 4 * this.rows);
-    this.outAt = a16(this.rowsAt + rows.byteLength);
-    this.pickAt = a16(this.outAt + 4 * Math.max(this.rows, pick));
-    this.region = allocateRegion(this.pickAt + 4 * pick + 64);
-    this.pick = new Uint32Array(this.region.buffer, this.pickAt, pick);
-    this.kernels = instantiateKernels(this.region.memory);
-    this.f32 = new Float32Array(this.region.buffer);
-    const u32 = new Uint32Array(this.region.buffer);
-    for (let i = 0; i < this.rows; i++) u32[(this.idsAt >>> 2) + i] = i;
-    this.f32.set(rows, this.rowsAt >>> 2);
+    let memory: WebAssembly.Memory;
+    if (isSlot(rows)) {
+      const s = rows.shared;
+      if (s.dim !== dim || pick > s.pick || rows.thread >= s.threads)
+        throw invalidArgument(
+          'rows',
+          `shared rows of ${s.dim} dims, ${s.pick} picks and ${s.threads} threads have no slot ${rows.thread} for ${dim} dims and ${pick} picks`,
+        );
+      this.rows = s.rows;
+      this.rowsAt = s.rowsAt;
+      this.idsAt = -1;
+      this.qAt = s.scratchAt + rows.thread * s.scratchBytes;
+      this.outAt = this.qAt + a16(4 * dim);
+      this.pickAt = this.outAt + a16(4 * s.pick);
+      memory = s.memory;
+    } else {
+      this.rows = rows.length / dim;
+      this.qAt = 0;
+      this.idsAt = a16(4 * dim);
+      this.rowsAt = a16(this.idsAt + 4 * this.rows);
+      this.outAt = a16(this.rowsAt + rows.byteLength);
+      this.pickAt = a16(this.outAt + 4 * Math.max(this.rows, pick));
+      memory = allocateRegion(this.pickAt + 4 * pick + 64).memory;
+    }
+    const buffer = memory.buffer as unknown as SharedArrayBuffer;
+    this.pick = new Uint32Array(buffer, this.pickAt, pick);
+    this.kernels = instantiateKernels(memory);
+    this.f32 = new Float32Array(buffer);
+    if (this.idsAt >= 0 && !isSlot(rows)) {
+      const u32 = new Uint32Array(buffer);
+      for (let i = 0; i < this.rows; i++) u32[(this.idsAt >>> 2) + i] = i;
+      this.f32.set(rows, this.rowsAt >>> 2);
+    }
   }
 
   /** Squared L2 (l2) or 1 - dot (ip) from q to every row; the view is overwritten by the next call. */
   score(q: ArrayLike<number>, kind: 'l2' | 'ip'): Float32Array {
+    if (this.idsAt < 0) throw invalidArgument('rows', 'score() needs a private copy of the rows');
     const f32 = this.f32;
     const q4 = this.qAt >>> 2;
     for (let i = 0; i < this.dim; i++) f32[q4 + i] = q[i]!;

@@ -18,7 +18,7 @@ const lineGraph = (xs: number[], lists: number[][], maxM0: number): GraphImage =
   );
 
 describe('filling the free level-0 slots', () => {
-  it("adds two-hop neighbours that pass the α test, nearest first, after the node's own links", () => {
+  it("adds two-hop neighbours that pass the α test, nearest first, after the node's own links", async () => {
     // Points on a line: 0 at 0 links only to 1 (at 1); 1 links to 2 (at 2.05) and 3 (at 10).
     // From 0, candidate 2 is at 2.05 and 1 (listed) at 1.05 from it: 1.1 × 1.05 = 1.155 ≤ 2.05,
     // so 2 is refused; 3 is at 10, and 1 at 9 from it: 1.1 × 9 = 9.9 ≤ 10, refused too. At α 2,
@@ -27,19 +27,19 @@ describe('filling the free level-0 slots', () => {
     const xs = [0, 1, 2.05, 10];
     const lists = [[1], [2, 3], [1], [1]];
     const tight = lineGraph(xs, lists, 3);
-    expect(fillFreeSlots(tight, 'l2', 1.1).linksAdded).toBe(1);
+    expect((await fillFreeSlots(tight, 'l2', 1.1)).linksAdded).toBe(1);
     expect([0, 1, 2, 3].map((u) => listOf(tight, u))).toEqual([[1], [2, 3], [1, 3], [1]]);
     const loose = lineGraph(xs, lists, 3);
-    expect(fillFreeSlots(loose, 'l2', 2).linksAdded).toBe(3);
+    expect((await fillFreeSlots(loose, 'l2', 2)).linksAdded).toBe(3);
     expect([0, 1, 2, 3].map((u) => listOf(loose, u))).toEqual([[1, 2, 3], [2, 3], [1, 3], [1]]);
   });
 
-  it('never removes a link, never exceeds the list capacity, never adds a node to its own list or twice', () => {
+  it('never removes a link, never exceeds the list capacity, never adds a node to its own list or twice', async () => {
     const dim = 12;
     const { base } = angularSet(1500, dim, 4, 0);
     const g = buildGraph(base, dim, { metric: 'cosine', m: 6, efConstruction: 40, seed: 100 });
     const before = Array.from({ length: g.count }, (_, u) => listOf(g, u));
-    const r = fillFreeSlots(g, 'cosine', 1.2);
+    const r = await fillFreeSlots(g, 'cosine', 1.2);
     expect(r.linksAdded).toBeGreaterThan(0);
     expect(r.degreeAfter).toBeGreaterThan(r.degreeBefore);
     for (let u = 0; u < g.count; u++) {
@@ -51,7 +51,7 @@ describe('filling the free level-0 slots', () => {
     }
   });
 
-  it('keeps a wide beam exact and recall at a narrow one no lower (same data and seed)', () => {
+  it('keeps a wide beam exact and recall at a narrow one no lower (same data and seed)', async () => {
     const dim = 16;
     const { base, queries } = angularSet(3000, dim, 9, 100);
     const gt = bruteForceKnn(base, queries, dim, 10, 'cosine');
@@ -62,9 +62,23 @@ describe('filling the free level-0 slots', () => {
     };
     const g = buildGraph(base, dim, { metric: 'cosine', m: 4, efConstruction: 20, seed: 100 });
     const asBuilt = recallAt(g, 12);
-    fillFreeSlots(g, 'cosine', 1.1);
+    await fillFreeSlots(g, 'cosine', 1.1);
     expect(recallAt(g, 12)).toBeGreaterThanOrEqual(asBuilt);
     // and a wide beam still finds the exact answers
     expect(recallAt(g, 400)).toBeGreaterThan(0.99);
+  });
+
+  it('fills the same lists on one thread and on several (each node decides from the lists as built)', async () => {
+    const dim = 12;
+    const { base } = angularSet(5000, dim, 6, 3);
+    const one = buildGraph(base, dim, { metric: 'cosine', m: 6, efConstruction: 40, seed: 7 });
+    const three = buildGraph(base, dim, { metric: 'cosine', m: 6, efConstruction: 40, seed: 7 });
+    expect(three.level0).toEqual(one.level0);
+    const a = await fillFreeSlots(one, 'cosine', 1.1, 1);
+    // 5,000 nodes in blocks of 1,024: three threads take blocks 0 and 3, 1 and 4, and 2.
+    const b = await fillFreeSlots(three, 'cosine', 1.1, 3);
+    expect(a.linksAdded).toBeGreaterThan(0);
+    expect(b).toEqual(a);
+    expect(three.level0).toEqual(one.level0);
   });
 });
