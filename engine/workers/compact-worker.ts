@@ -41,6 +41,8 @@ buildIndex({
   placement: job.placement,
   codes: job.codes,
   poolShare: job.poolShare,
+  // A compaction runs beside searches of the same process: one thread, so that they keep the rest.
+  threads: 1,
   ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),
 }).then(
   (s) => parentPort!.postMessage({ ok: true, count: s.count, seconds: s.seconds.total }),
