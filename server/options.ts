@@ -26,7 +26,8 @@ export const DEFAULT_ANSWER_LIMIT = 32 * 1024 * 1024;
 /** Largest per-request deadline, seconds (`?timeout=` and gRPC timeout_ms). */
 export const MAX_TIMEOUT_SECONDS = 3600;
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ServerOptions {
   /** Interface to listen on (default 127.0.0.1: only this host). */
@@ -82,17 +83,25 @@ export function isLoopback(host: string): boolean {
   return family !== 0 && LOOPBACK.check(h, family === 6 ? 'ipv6' : 'ipv4');
 }
 
-export function resolveOptions(o: ServerOptions): ResolvedOptions {
-  const host = o.host ?? '127.0.0.1';
-  // An empty key would otherwise read as "no key" and open the server: refuse it.
-  if (o.apiKey !== undefined && o.apiKey.trim() === '')
+/**
+ * Refuses an empty key (it would read as "no key" and open the port) and a host other machines
+ * reach with no key, unless insecureNoAuth: the one rule for serve and the router. `hostField` names
+ * the host in the error (the CLI's flag).
+ */
+export function checkExposure(host: string, apiKey: string | null | undefined, insecureNoAuth: boolean, hostField = 'host'): void {
+  if (apiKey !== undefined && apiKey !== null && apiKey.trim() === '')
     throw invalidArgument('apiKey', 'is empty: give a non-empty key, or none to serve without authentication');
-  if (o.apiKey === undefined && !isLoopback(host) && o.insecureNoAuth !== true) {
+  if ((apiKey === undefined || apiKey === null) && !isLoopback(host) && !insecureNoAuth) {
     throw invalidArgument(
-      'host',
+      hostField,
       `${host} takes connections from other machines and no API key is set: set one (--api-key or STRATA_API_KEY), bind 127.0.0.1, or pass --insecure-no-auth to serve without authentication`,
     );
   }
+}
+
+export function resolveOptions(o: ServerOptions): ResolvedOptions {
+  const host = o.host ?? '127.0.0.1';
+  checkExposure(host, o.apiKey, o.insecureNoAuth === true);
   return {
     host,
     port: o.port ?? DEFAULT_REST_PORT,

@@ -11,25 +11,20 @@ import { invalidArgument, StrataError, errorMessage } from '../../common/errors.
 import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
 import { INLINE_EF_BUDGET } from '../../engine/executor.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
-import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type LogLevel, type ServerOptions } from '../../server/options.js';
+import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type ServerOptions } from '../../server/options.js';
 import { shutdown } from '../../server/shutdown.js';
-import { DEFAULT_GRPC_PORT, DEFAULT_QDRANT_GRPC_PORT, DEFAULT_REST_PORT } from '../../common/ports.js';
+import { DEFAULT_QDRANT_GRPC_PORT } from '../../common/ports.js';
 import { addMemoryFlags, costFromFlags, memoryRequest, type MemoryFlags } from '../memory-flags.js';
+import { type ListenFlags, addListenOptions } from '../listen-options.js';
 import { apiKeyOf, choiceOption, intOption, numberOption } from '../options.js';
 import { DEMO_DIR, DEMO_SPEC, prepareDemo } from './demo.js';
 
-interface ServeFlags extends MemoryFlags {
+interface ServeFlags extends MemoryFlags, ListenFlags {
   name: string[];
   demo?: boolean;
   demoDir: string;
-  host: string;
-  port: number;
-  grpcPort: number;
-  grpc: boolean;
   qdrantGrpcPort: number;
   qdrantGrpc: boolean;
-  apiKey?: string;
-  insecureNoAuth?: boolean;
   searchThreads: number;
   inline: 'auto' | 'never';
   maxQueue: number;
@@ -39,7 +34,6 @@ interface ServeFlags extends MemoryFlags {
   answerLimit: number;
   maxBatch: number;
   drainMs: number;
-  logLevel: LogLevel;
   dataDir?: string;
   writeLog?: string;
   writeLogStream?: string;
@@ -117,100 +111,88 @@ async function specsFrom(dirs: string[], f: ServeFlags): Promise<CollectionSpec[
 
 export function registerServe(program: Command): void {
   addMemoryFlags(
-    program
-      .command('serve')
-      .description('serve index directories over REST (Qdrant-compatible, JSON/MessagePack) and gRPC; no directories (or --demo): the embedded demo dataset')
-      .argument('[dirs...]', 'index directories built by strata build, one collection each')
-      .option('--name <name>', "collection name, once per directory in order (default: the manifest's name)", collect, [])
-      .option('--demo', 'serve the embedded default dataset as collection "demo" (built on first use)')
-      .option('--demo-dir <dir>', 'working directory of --demo', DEMO_DIR)
-      .option(
-        '--data-dir <dir>',
-        'make collections writable: write-ahead logs of upserts and deletes, and the collections created over the API, live here (replayed on start); without it collections are read-only',
-      )
-      .option(
-        '--write-log <urls>',
-        "follow a shard's shared write log on these NATS JetStream servers (nats://host:4222, comma-separated): writes are published there and every replica applies them in the log's order (needs --data-dir)",
-      )
-      .option('--write-log-stream <name>', "the shard's JetStream stream (one per shard; created if missing)", 'strata-shard-0')
-      .option(
-        '--write-log-replicas <n>',
-        'copies JetStream keeps of the stream when this server creates it (3 on a three-node NATS cluster)',
-        intOption('--write-log-replicas', 1, 5),
-        1,
-      )
-      .option(
-        '--compact-at <points>',
-        'compact a live collection into a new tiered base once its fresh + hidden points reach this many (and 30% of its base); 0: only on POST /collections/{name}/compact',
-        intOption('--compact-at', 0, 2 ** 31 - 1),
-        DEFAULT_COMPACT_AT,
-      )
-      .option(
-        '--retier-drop <share>',
-        're-tier a live collection (a compaction profiled with its recorded queries) when its neighbour-list DRAM share over 2,000 searches falls this far below the share after its last layout; 0: never',
-        numberOption('--retier-drop', 0, 1),
-        DEFAULT_RETIER_DROP,
-      )
-      .option(
-        '--retier-every <ms>',
-        "move neighbour lists between the tiers in place this often: the promotion pool's coldest lists out, the CXL lists the load visits most in (after 200 searches at least); 0: never",
-        intOption('--retier-every', 0, 3_600_000),
-        DEFAULT_POOL_ROUND_MS,
-      )
-      .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', '127.0.0.1')
-      .option('--port <port>', 'REST port (0: a free port)', intOption('--port', 0, 65535), DEFAULT_REST_PORT)
-      .option(
-        '--qdrant-grpc-port <port>',
-        "port of Qdrant's gRPC API (qdrant.Qdrant, qdrant.Collections, qdrant.Points, qdrant.Snapshots), for Qdrant's gRPC clients (0: a free port)",
-        intOption('--qdrant-grpc-port', 0, 65535),
-        DEFAULT_QDRANT_GRPC_PORT,
-      )
-      .option('--no-qdrant-grpc', "do not serve Qdrant's gRPC API")
-      .option('--grpc-port <port>', "port of Strata's gRPC API, strata.v1 (0: a free port)", intOption('--grpc-port', 0, 65535), DEFAULT_GRPC_PORT)
-      .option('--no-grpc', "do not serve Strata's gRPC API")
-      .option(
-        '--api-key <key>',
-        'require this key (api-key header or Authorization: Bearer) on every route but the health probes; default $STRATA_API_KEY (empty: an error)',
-      )
-      .option('--insecure-no-auth', 'allow serving a non-loopback --host without an API key (anyone who reaches the port can query)')
-      .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
-      .option(
-        '--inline <when>',
-        `auto: on one effective CPU (affinity or cgroup quota), tasks whose searches' max(ef, k) sum to ≤ ${INLINE_EF_BUDGET} (none exact) run on the event loop, the rest on the search threads; never`,
-        choiceOption('--inline', ['auto', 'never'] as const),
-        'auto',
-      )
-      .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
-      .option(
-        '--mode <mode>',
-        'local: search threads read every tier; ndp: CXL-tier distances computed by tier workers',
-        choiceOption('--mode', ['local', 'ndp'] as const),
-        'local',
-      )
-      .option('--inject', 'stall searches by the modelled CXL extra time (emulated CXL end to end)')
-      .addOption(
-        new Option('--body-limit <size>', 'largest request body / gRPC message (e.g. 64MiB)')
-          .argParser(byteSizeOption('--body-limit'))
-          .default(DEFAULT_BODY_LIMIT, '32MiB'),
-      )
-      .addOption(
-        new Option('--answer-limit <size>', 'largest answer one request may ask for: points × (64 bytes + 4 per vector element) (e.g. 64MiB)')
-          .argParser(byteSizeOption('--answer-limit'))
-          .default(DEFAULT_ANSWER_LIMIT, '32MiB'),
-      )
-      .option('--max-batch <n>', 'most searches in one batch request', intOption('--max-batch', 1, 100_000), DEFAULT_MAX_BATCH)
-      .option(
-        '--drain-ms <ms>',
-        'on SIGINT/SIGTERM, how long admitted requests may take to finish; past it they fail with 503 and the threads are stopped',
-        intOption('--drain-ms', 0, 600_000),
-        10_000,
-      )
-      .option(
-        '--log-level <level>',
-        'fatal | error | warn | info | debug | trace | silent',
-        choiceOption('--log-level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-        'info',
-      ),
+    addListenOptions(
+      program
+        .command('serve')
+        .description('serve index directories over REST (Qdrant-compatible, JSON/MessagePack) and gRPC; no directories (or --demo): the embedded demo dataset')
+        .argument('[dirs...]', 'index directories built by strata build, one collection each')
+        .option('--name <name>', "collection name, once per directory in order (default: the manifest's name)", collect, [])
+        .option('--demo', 'serve the embedded default dataset as collection "demo" (built on first use)')
+        .option('--demo-dir <dir>', 'working directory of --demo', DEMO_DIR)
+        .option(
+          '--data-dir <dir>',
+          'make collections writable: write-ahead logs of upserts and deletes, and the collections created over the API, live here (replayed on start); without it collections are read-only',
+        )
+        .option(
+          '--write-log <urls>',
+          "follow a shard's shared write log on these NATS JetStream servers (nats://host:4222, comma-separated): writes are published there and every replica applies them in the log's order (needs --data-dir)",
+        )
+        .option('--write-log-stream <name>', "the shard's JetStream stream (one per shard; created if missing)", 'strata-shard-0')
+        .option(
+          '--write-log-replicas <n>',
+          'copies JetStream keeps of the stream when this server creates it (3 on a three-node NATS cluster)',
+          intOption('--write-log-replicas', 1, 5),
+          1,
+        )
+        .option(
+          '--compact-at <points>',
+          'compact a live collection into a new tiered base once its fresh + hidden points reach this many (and 30% of its base); 0: only on POST /collections/{name}/compact',
+          intOption('--compact-at', 0, 2 ** 31 - 1),
+          DEFAULT_COMPACT_AT,
+        )
+        .option(
+          '--retier-drop <share>',
+          're-tier a live collection (a compaction profiled with its recorded queries) when its neighbour-list DRAM share over 2,000 searches falls this far below the share after its last layout; 0: never',
+          numberOption('--retier-drop', 0, 1),
+          DEFAULT_RETIER_DROP,
+        )
+        .option(
+          '--retier-every <ms>',
+          "move neighbour lists between the tiers in place this often: the promotion pool's coldest lists out, the CXL lists the load visits most in (after 200 searches at least); 0: never",
+          intOption('--retier-every', 0, 3_600_000),
+          DEFAULT_POOL_ROUND_MS,
+        )
+        .option(
+          '--qdrant-grpc-port <port>',
+          "port of Qdrant's gRPC API (qdrant.Qdrant, qdrant.Collections, qdrant.Points, qdrant.Snapshots), for Qdrant's gRPC clients (0: a free port)",
+          intOption('--qdrant-grpc-port', 0, 65535),
+          DEFAULT_QDRANT_GRPC_PORT,
+        )
+        .option('--no-qdrant-grpc', "do not serve Qdrant's gRPC API")
+        .option('--search-threads <n>', 'search threads (0: search on the main thread)', intOption('--search-threads', 0, 256), 1)
+        .option(
+          '--inline <when>',
+          `auto: on one effective CPU (affinity or cgroup quota), tasks whose searches' max(ef, k) sum to ≤ ${INLINE_EF_BUDGET} (none exact) run on the event loop, the rest on the search threads; never`,
+          choiceOption('--inline', ['auto', 'never'] as const),
+          'auto',
+        )
+        .option('--max-queue <n>', 'searches waiting or running per collection before new ones get 429', intOption('--max-queue', 1, 1 << 24), 1024)
+        .option(
+          '--mode <mode>',
+          'local: search threads read every tier; ndp: CXL-tier distances computed by tier workers',
+          choiceOption('--mode', ['local', 'ndp'] as const),
+          'local',
+        )
+        .option('--inject', 'stall searches by the modelled CXL extra time (emulated CXL end to end)')
+        .addOption(
+          new Option('--body-limit <size>', 'largest request body / gRPC message (e.g. 64MiB)')
+            .argParser(byteSizeOption('--body-limit'))
+            .default(DEFAULT_BODY_LIMIT, '32MiB'),
+        )
+        .addOption(
+          new Option('--answer-limit <size>', 'largest answer one request may ask for: points × (64 bytes + 4 per vector element) (e.g. 64MiB)')
+            .argParser(byteSizeOption('--answer-limit'))
+            .default(DEFAULT_ANSWER_LIMIT, '32MiB'),
+        )
+        .option('--max-batch <n>', 'most searches in one batch request', intOption('--max-batch', 1, 100_000), DEFAULT_MAX_BATCH)
+        .option(
+          '--drain-ms <ms>',
+          'on SIGINT/SIGTERM, how long admitted requests may take to finish; past it they fail with 503 and the threads are stopped',
+          intOption('--drain-ms', 0, 600_000),
+          10_000,
+        ),
+      '',
+    ),
   ).action(async (dirs: string[], f: ServeFlags) => {
     const apiKey = apiKeyOf(f.apiKey);
     const serverOptions: ServerOptions = {
