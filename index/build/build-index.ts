@@ -2,6 +2,7 @@
 // code, placement -> tiered layout -> index directory (with its payload file). Each phase reports
 // progress through one callback so the CLI decides how to show it.
 import { profileWalks, WALK_PROFILE } from '../search/walk-profile.js';
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import { type Dataset, detectFormat, readDataset, type DatasetFormat } from '../../datasets/index.js';
@@ -56,7 +57,7 @@ export interface BuildIndexOptions {
   keepUnreachable?: boolean;
   /** α for filling the free level-0 slots (fill-free-slots.ts; default DEFAULT_FILL_ALPHA); 0 leaves them empty. */
   fillAlpha?: number;
-  /** Threads for the build's parallel passes (the slot fill; default every core). */
+  /** Threads for the build's parallel passes (the slot fill, the codes' encoding; default every core). */
   threads?: number;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
   /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
@@ -221,6 +222,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     codes,
     seed,
     ...(o.poolShare !== undefined ? { poolShare: o.poolShare } : {}),
+    threads: o.threads ?? availableParallelism(),
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
   });
   const index = placed.index;

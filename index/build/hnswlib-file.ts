@@ -33,7 +33,8 @@ export function parseHnswlibIndex(buf: Uint8Array, dim: number, file = 'hnswlib 
   if (count > 0 && (entry >= count || maxLevel < 0)) throw corrupt(file, `entry point ${entry} / max level ${maxLevel} invalid for ${count} nodes`);
 
   const level0 = new Uint32Array(count * (1 + maxM0));
-  const vectors = new Float32Array(count * dim);
+  // Shared, so that the build's parallel passes (encode-rows.ts) read the vectors without a copy.
+  const vectors = new Float32Array(new SharedArrayBuffer(4 * count * dim));
   const rows = new Uint32Array(count);
   const blockEnd = HEADER_BYTES + count * sizePerElement;
   if (buf.byteLength < blockEnd) throw corrupt(file, `truncated in level-0 data (${buf.byteLength} < ${blockEnd} bytes)`);

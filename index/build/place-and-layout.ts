@@ -28,6 +28,8 @@ export interface PlaceOptions extends AllocateOptions {
   renumber?: 'bfs' | 'keep';
   /** Lanes of the fused traversal region (0: none; tests). */
   fusedLanes?: number;
+  /** Threads that encode the codes (default 1). */
+  threads?: number;
 }
 
 export interface Placed {
@@ -81,7 +83,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
   };
   const index = layoutIndex(
     g,
-    { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, poolLists: plan.poolLists, codec },
+    { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, poolLists: plan.poolLists, codec, threads: o.threads ?? 1 },
     metric,
     externalIds,
     alloc,

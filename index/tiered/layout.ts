@@ -1,6 +1,7 @@
 // Lays an unplaced graph out as a tiered index: renumbers nodes by the placement's order (so every
 // store's DRAM part is a prefix of the ids), then fills the stores: neighbour lists, vectors, codes
 // (encoded here, in the new order) and labels.
+import { encodeRows } from '../codes/encode-rows.js';
 import type { Codec } from '../codes/index.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import type { Metric } from '../kernels/kernels.js';
@@ -16,6 +17,8 @@ export interface LayoutInput {
   poolLists?: number;
   /** A trained code, or null (traversal on full vectors). */
   codec: Codec | null;
+  /** Threads that encode the codes (encode-rows.ts; default 1). */
+  threads?: number;
 }
 
 /** Upper layers renumbered: nodes of level ≥ 1 in new-id order, their links translated. */
@@ -93,20 +96,13 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
     }
   }
   if (codec && index.codes) {
-    // Encode in the new order: gather a chunk of vectors, encode it into the segment.
-    const chunk = 4096;
-    const buf = new Float32Array(chunk * dim);
-    for (const seg of index.codes.segments) {
-      const rows = seg.recordBytes();
-      for (let from = 0; from < seg.count; from += chunk) {
-        const c = Math.min(chunk, seg.count - from);
-        for (let r = 0; r < c; r++) {
-          const old = order[seg.start + from + r]!;
-          buf.set(g.vectors.subarray(old * dim, old * dim + dim), r * dim);
-        }
-        codec.encode(buf, 0, c, rows.subarray(from * codec.spec.stride, (from + c) * codec.spec.stride));
-      }
-    }
+    // Encoded in the new order, straight into each segment.
+    for (const seg of index.codes.segments)
+      encodeRows(
+        codec,
+        { vectors: g.vectors, dim, order, start: seg.start, count: seg.count, target: { buffer: seg.region.buffer, at: seg.layout.recordOffset } },
+        input.threads ?? 1,
+      );
   }
   for (const seg of index.labelStore.segments) {
     const labels = new Float64Array(seg.region.buffer, seg.layout.recordOffset, seg.count);
