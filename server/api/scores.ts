@@ -9,6 +9,11 @@ export function qdrantDistance(metric: Metric): QdrantDistance {
   return metric === 'l2' ? 'Euclid' : metric === 'ip' ? 'Dot' : 'Cosine';
 }
 
+/** qdrantDistance's inverse (a distance Strata does not know reads as Cosine's, as the collection view spells only these three). */
+export function metricOfDistance(d: string): Metric {
+  return d === 'Euclid' ? 'l2' : d === 'Dot' ? 'ip' : 'cosine';
+}
+
 /** The score Qdrant would report for an engine distance. */
 export function scoreOf(metric: Metric, distance: number): number {
   // Rounding can leave a squared distance a hair below zero for identical vectors.

@@ -3,7 +3,7 @@
 // the collection's distance. Strata computes it exactly over the sample's stored vectors, bounded by
 // the request work limit (work-limit.ts).
 import { usingAt, type VectorSpace } from './vector-space.js';
-import { type Collection, distanceRef, type Filter, type PointKey } from '../../engine/public.js';
+import { type Collection, distanceRef, type Filter, type Metric, type PointKey } from '../../engine/public.js';
 import { type Fields, filterAt, noShardKey, optionalInt } from './fields.js';
 import { scoreOf } from './scores.js';
 import { checkWork } from './work-limit.js';
@@ -34,8 +34,27 @@ export interface MatrixRow {
   scores: number[];
 }
 
-/** The sample (external ids, in sample order) and each one's nearest others among it, best first (ties by position). */
-export function searchMatrix(c: Collection, p: MatrixPlan): { ids: PointKey[]; rows: MatrixRow[] } {
+/** A sample (external ids, in sample order) and each one's nearest others among it. */
+export interface Matrix {
+  ids: PointKey[];
+  rows: MatrixRow[];
+}
+
+/** Each vector's `limit` nearest others among them, best first (ties by position), by the metric's score. */
+export function matrixRows(vectors: ArrayLike<number>[], metric: Metric, dim: number, limit: number): MatrixRow[] {
+  const better = metric === 'l2' ? 1 : -1;
+  const n = vectors.length;
+  return vectors.map((v, i) => {
+    const others: Array<{ col: number; score: number }> = [];
+    for (let j = 0; j < n; j++) if (j !== i) others.push({ col: j, score: scoreOf(metric, distanceRef(metric, v, 0, vectors[j]!, 0, dim)) });
+    others.sort((a, b) => better * (a.score - b.score) || a.col - b.col);
+    const best = others.slice(0, limit);
+    return { cols: best.map((o) => o.col), scores: best.map((o) => o.score) };
+  });
+}
+
+/** The sample and each one's nearest others among it. */
+export function searchMatrix(c: Collection, p: MatrixPlan): Matrix {
   const all = c.ids(p.filter);
   // A uniform sample without replacement: a partial Fisher–Yates shuffle.
   const n = Math.min(p.sample, all.length);
@@ -45,13 +64,20 @@ export function searchMatrix(c: Collection, p: MatrixPlan): { ids: PointKey[]; r
   }
   const picked = all.slice(0, n);
   const vectors = picked.map((id) => c.getPoint(id)!.vector);
-  const better = c.metric === 'l2' ? 1 : -1;
-  const rows = vectors.map((v, i) => {
-    const others: Array<{ col: number; score: number }> = [];
-    for (let j = 0; j < n; j++) if (j !== i) others.push({ col: j, score: scoreOf(c.metric, distanceRef(c.metric, v, 0, vectors[j]!, 0, c.dim)) });
-    others.sort((a, b) => better * (a.score - b.score) || a.col - b.col);
-    const best = others.slice(0, p.limit);
-    return { cols: best.map((o) => o.col), scores: best.map((o) => o.score) };
-  });
-  return { ids: picked.map((id) => c.externalId(id)), rows };
+  return { ids: picked.map((id) => c.externalId(id)), rows: matrixRows(vectors, c.metric, c.dim, p.limit) };
+}
+
+/** The matrix as …/matrix/pairs answers it. */
+export function matrixPairs(m: Matrix): { pairs: Array<{ a: PointKey; b: PointKey; score: number }> } {
+  return { pairs: m.rows.flatMap((r, i) => r.cols.map((j, k) => ({ a: m.ids[i]!, b: m.ids[j]!, score: r.scores[k]! }))) };
+}
+
+/** The matrix as …/matrix/offsets answers it (a sparse matrix over the sample's positions). */
+export function matrixOffsets(m: Matrix): { offsets_row: number[]; offsets_col: number[]; scores: number[]; ids: PointKey[] } {
+  return {
+    offsets_row: m.rows.flatMap((r, i) => r.cols.map(() => i)),
+    offsets_col: m.rows.flatMap((r) => r.cols),
+    scores: m.rows.flatMap((r) => r.scores),
+    ids: m.ids,
+  };
 }

@@ -22,6 +22,7 @@ import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerGroupRoutes } from './routes/groups.js';
 import { registerPointRoutes } from './routes/points.js';
 import { registerRecommendRoutes } from './routes/recommend.js';
+import { registerMatrixRoutes } from './routes/matrix.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerWriteRoutes } from './routes/writes.js';
 import { ScoreOrder } from './score-order.js';
@@ -65,6 +66,7 @@ export function buildRouter(o: RouterOptions): StrataRouter {
   registerCollectionRoutes(app, ctx);
   registerDashboardRoutes(app);
   registerSearchRoutes(app, ctx);
+  registerMatrixRoutes(app, ctx);
   registerGroupRoutes(app, ctx);
   registerRecommendRoutes(app, ctx);
   registerPointRoutes(app, ctx);

@@ -4,6 +4,8 @@
 // reads before any shard gets it, as a batch of writes).
 import { type QdrantCollectionView, vectorParamsOf } from '../api/collection-view.js';
 import type { VectorSpace } from '../api/vector-space.js';
+import { metricOfDistance } from '../api/scores.js';
+import type { Metric } from '../../engine/public.js';
 import { resultOf, type ShardCalls } from './shard-calls.js';
 import { collectionPath } from './collection-paths.js';
 
@@ -33,6 +35,11 @@ export class ScoreOrder {
   /** Whether larger scores are better in collection `name`. */
   async higherIsBetter(name: string): Promise<boolean> {
     return (await this.params(name)).distance !== 'Euclid';
+  }
+
+  /** Collection `name`'s metric. */
+  async metric(name: string): Promise<Metric> {
+    return metricOfDistance((await this.params(name)).distance);
   }
 
   /** The dimension of collection `name`'s vectors. */

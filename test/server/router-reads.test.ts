@@ -281,4 +281,52 @@ describe('the router against one server holding every point', () => {
     const missing = await same('/collections/l2/points/query', { query: 100_000, limit: 3 });
     expect(missing.status).toBe(404);
   });
+
+  it("answers the search matrix from a sample of every shard's matches, each row its nearest others by the collection's score", async () => {
+    const matching = (id: number): boolean => id % 9 < 5;
+    const score = (c: 'l2' | 'cos', a: number[], b: number[]): number => {
+      if (c === 'l2') return Math.sqrt(a.reduce((s, x, d) => s + (x - b[d]!) ** 2, 0));
+      const norm = (v: number[]): number => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+      return a.reduce((s, x, d) => s + x * b[d]!, 0) / (norm(a) * norm(b));
+    };
+    for (const c of ['l2', 'cos'] as const) {
+      const r = await http(url, 'POST', `/collections/${c}/points/search/matrix/offsets`, {
+        sample: 30,
+        limit: 4,
+        filter: { must: [{ key: 'n', range: { lt: 5 } }] },
+      });
+      expect(r.status, r.text.slice(0, 300)).toBe(200);
+      const m = (r.body as { result: { ids: number[]; offsets_row: number[]; offsets_col: number[]; scores: number[] } }).result;
+      expect(new Set(m.ids).size).toBe(30);
+      expect(m.ids.every(matching)).toBe(true);
+      // drawn from every shard (a shard left out of 30 draws over three: about 1 in 70,000)
+      expect(new Set(m.ids.map((id) => shardOf(id, SHARDS))).size).toBe(SHARDS);
+      // each row: the 4 best others of the sample, by exact score
+      const better = c === 'l2' ? 1 : -1;
+      for (let i = 0; i < 30; i++) {
+        const want = m.ids
+          .map((id, j) => ({ j, s: score(c, vectorOf(m.ids[i]!), vectorOf(id)) }))
+          .filter((o) => o.j !== i)
+          .sort((a, b) => better * (a.s - b.s) || a.j - b.j)
+          .slice(0, 4);
+        const at = m.offsets_row.flatMap((row, k) => (row === i ? [k] : []));
+        expect(at.map((k) => m.offsets_col[k])).toEqual(want.map((o) => o.j));
+        for (const [n, k] of at.entries()) expect(m.scores[k]).toBeCloseTo(want[n]!.s, 4);
+      }
+    }
+    // fewer matches than the sample: all of them, as pairs
+    const few = points.filter((p) => p.payload.city === 'city-3' && p.id % 9 === 0).map((p) => p.id);
+    const filter = {
+      must: [
+        { key: 'city', match: { value: 'city-3' } },
+        { key: 'n', match: { value: 0 } },
+      ],
+    };
+    const pairs = await http(url, 'POST', '/collections/l2/points/search/matrix/pairs', { sample: 100, limit: 1, filter });
+    expect(pairs.status).toBe(200);
+    const got = (pairs.body as { result: { pairs: Array<{ a: number; b: number }> } }).result.pairs;
+    expect(new Set(got.map((p) => p.a))).toEqual(new Set(few));
+    // and what the server refuses, the router refuses in its words
+    await same('/collections/l2/points/search/matrix/pairs', { sample: 1 });
+  });
 });

@@ -10,7 +10,7 @@ import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answ
 import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
 import { type CallControl, getPointOrThrow, retrievePoints, runTogether, scrollPoints, searchPoints, type SearchAnswer } from '../../api/points.js';
 import { queryPoints } from '../../api/query-stages.js';
-import { parseSearchMatrix, searchMatrix } from '../../api/search-matrix.js';
+import { matrixOffsets, matrixPairs, parseSearchMatrix, searchMatrix } from '../../api/search-matrix.js';
 import {
   parseCount,
   parseDiscover,
@@ -177,19 +177,12 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   app.post<PostRoute>(`${base}/search/matrix/pairs`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
-    const pairs = m.rows.flatMap((r, i) => r.cols.map((j, k) => ({ a: m.ids[i]!, b: m.ids[j]!, score: r.scores[k]! })));
-    return send(reply, codecFor(req), ok(reply, { pairs }));
+    return send(reply, codecFor(req), ok(reply, matrixPairs(m)));
   });
   app.post<PostRoute>(`${base}/search/matrix/offsets`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
-    const result = {
-      offsets_row: m.rows.flatMap((r, i) => r.cols.map(() => i)),
-      offsets_col: m.rows.flatMap((r) => r.cols),
-      scores: m.rows.flatMap((r) => r.scores),
-      ids: m.ids,
-    };
-    return send(reply, codecFor(req), ok(reply, result));
+    return send(reply, codecFor(req), ok(reply, matrixOffsets(m)));
   });
 
   app.post<PostRoute>('/collections/:collection_name/facet', async (req, reply) => {
