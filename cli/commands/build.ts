@@ -170,7 +170,7 @@ export function registerBuild(program: Command): void {
       const p = summary.placement;
       const lines = [
         `built ${summary.out}: ${summary.count} vectors x ${summary.dim} (${summary.metric}), M ${f.m}, efConstruction ${f.efConstruction}`,
-        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, ${summary.payloads ? `payloads ${s.payloads.toFixed(1)}, ` : ''}graph ${s.graph.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
+        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, ${summary.payloads ? `payloads ${s.payloads.toFixed(1)}, ` : ''}graph ${s.graph.toFixed(1)}, fill ${s.fill.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
         ...planLines(summary.plan, summary.count),
         `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
         ...(summary.filled
