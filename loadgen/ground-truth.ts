@@ -1,13 +1,11 @@
 // Ground truth for recall: read from files (--gt), or computed exactly from the base vectors
 // (--base) in worker threads and cached next to the queries, keyed by a hash of what it depends on.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { invalidArgument, StrataError } from '../common/errors.js';
-import { projectRoot } from '../common/paths.js';
-import { fromWorker } from '../common/worker-errors.js';
+import { distWorker, runWorker } from '../common/run-worker.js';
 import { distancesFileBeside, readDataset, readFvecsMatrix, readGroundTruth, TIE_TOLERANCE, type Dataset } from '../datasets/index.js';
 import type { GtWorkerInput, GtWorkerOutput } from './gt-worker.js';
 import type { GroundTruth, ScoreOrder } from './recall.js';
@@ -160,12 +158,6 @@ function writeCache(candidates: string[], c: CacheFile): string | null {
   return null;
 }
 
-function workerFile(): string {
-  const f = join(projectRoot(), 'dist', 'loadgen', 'gt-worker.js');
-  if (!existsSync(f)) throw new StrataError('STRATA_INTERNAL', `${f} is missing: run npm run build`, { file: f });
-  return f;
-}
-
 /** Exact top k of every query, split across worker threads. Scores in the server's convention. */
 export async function bruteForceScores(
   base: Float32Array,
@@ -181,16 +173,11 @@ export async function bruteForceScores(
   const metric: GtWorkerInput['metric'] = distance === 'Euclid' ? 'l2' : distance === 'Dot' ? 'ip' : 'cosine';
   const parts = Math.max(1, Math.min(threads, nq));
   const per = Math.ceil(nq / parts);
-  const file = workerFile();
+  const file = distWorker('loadgen', 'gt-worker.js');
   const outs = await Promise.all(
     Array.from({ length: parts }, (_, p) => {
       const input: GtWorkerInput = { base: shared, queries: queries.slice(p * per * dim, Math.min(nq, (p + 1) * per) * dim), dim, k, metric };
-      return new Promise<GtWorkerOutput>((resolve, reject) => {
-        const w = new Worker(file, { workerData: input });
-        w.once('message', (m: GtWorkerOutput) => resolve(m));
-        w.once('error', (e) => reject(fromWorker(e, 'ground-truth worker')));
-        w.once('exit', (code) => code !== 0 && reject(new StrataError('STRATA_WORKER_FAILED', `ground-truth worker exited with code ${code}`)));
-      });
+      return runWorker<GtWorkerOutput>(file, input, 'ground-truth worker');
     }),
   );
   const kk = outs[0]!.k;

@@ -180,7 +180,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
 
   const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
   lap('graph');
-  const filled = fillAlpha > 0 ? await fillFreeSlots(graph, metric, fillAlpha, o.threads) : null;
+  const threads = o.threads ?? availableParallelism();
+  const filled = fillAlpha > 0 ? await fillFreeSlots(graph, metric, fillAlpha, threads) : null;
   const connected = o.keepUnreachable ? unconnected(graph) : connectUnreachable(graph, metric);
   lap('fill');
 
@@ -224,7 +225,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     codes,
     seed,
     ...(o.poolShare !== undefined ? { poolShare: o.poolShare } : {}),
-    threads: o.threads ?? availableParallelism(),
+    threads,
     ...(o.segmentBytes ? { segmentBytes: o.segmentBytes } : {}),
   });
   const index = placed.index;

@@ -5,11 +5,7 @@
 // to it, in Euclidean distance, than the node is) adds the longer links DiskANN's α > 1 keeps, and a search then reaches a
 // given recall at a smaller ef (docs/benchmarks.md, "Filling the free slots").
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { StrataError } from '../../common/errors.js';
-import { projectRoot } from '../../common/paths.js';
-import { fromWorker } from '../../common/worker-errors.js';
+import { distWorker, runWorker } from '../../common/run-worker.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import type { Metric } from '../kernels/kernels.js';
 import { RowScorer, type SharedRows, shareRows } from '../kernels/row-scorer.js';
@@ -156,11 +152,5 @@ export interface FillWorkerInput {
   part: FillPart;
 }
 
-function runFillWorker(input: FillWorkerInput): Promise<{ added: number; before: number }> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(join(projectRoot(), 'dist', 'index', 'build', 'fill-worker.js'), { workerData: input });
-    w.once('message', (m: { added: number; before: number }) => resolve(m));
-    w.once('error', (e) => reject(fromWorker(e, 'fill worker')));
-    w.once('exit', (code) => code !== 0 && reject(new StrataError('STRATA_WORKER_FAILED', `fill worker exited with code ${code}`)));
-  });
-}
+const runFillWorker = (input: FillWorkerInput): Promise<{ added: number; before: number }> =>
+  runWorker(distWorker('index', 'build', 'fill-worker.js'), input, 'fill worker');

@@ -2,10 +2,9 @@
 // chunks that go round the threads; every thread encodes its chunks straight into the rows' shared
 // memory, so the result is the same on any number of threads. The call stays synchronous: the
 // calling thread encodes its share, then waits on a shared counter for the workers' (encode-worker.ts).
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { StrataError } from '../../common/errors.js';
-import { projectRoot } from '../../common/paths.js';
+import { distWorker } from '../../common/run-worker.js';
 import type { Codec, CodeSpec } from './codec.js';
 import { createCodec } from './index.js';
 
@@ -74,7 +73,7 @@ export function encodeRows(codec: Codec, input: EncodeInput, threads = 1): void 
   order.set(input.order);
   const sharedInput = { ...input, order };
   const params = new Float32Array(codec.params);
-  const file = join(projectRoot(), 'dist', 'index', 'codes', 'encode-worker.js');
+  const file = distWorker('index', 'codes', 'encode-worker.js');
   for (let thread = 1; thread < t; thread++) {
     const job: EncodeJob = { spec: codec.spec, params, input: sharedInput, thread, threads: t, state };
     new Worker(file, { workerData: job }).unref();

@@ -90,7 +90,7 @@ export class RowScorer {
     this.pick = new Uint32Array(buffer, this.pickAt, pick);
     this.kernels = instantiateKernels(memory);
     this.f32 = new Float32Array(buffer);
-    if (this.idsAt >= 0 && !isSlot(rows)) {
+    if (!isSlot(rows)) {
       const u32 = new Uint32Array(buffer);
       for (let i = 0; i < this.rows; i++) u32[(this.idsAt >>> 2) + i] = i;
       this.f32.set(rows, this.rowsAt >>> 2);
