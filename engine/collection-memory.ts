@@ -6,7 +6,7 @@
 import type { ReportedCollection } from './collection-info.js';
 
 export interface MemoryPart {
-  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, fresh vectors, payload values, payload rows, payload index <key>. */
+  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, fresh vectors, payload values, payload rows, payload index <key>. */
   part: string;
   dram: number;
   cxl: number;
@@ -39,6 +39,7 @@ export function collectionMemory(c: ReportedCollection): CollectionMemory {
     add('code parameters', 'dram', Math.max(0, (m.files['codes.bin']?.bytes ?? 0) - codeRows));
     const adjacency = m.stores.find((s) => s.kind === 'adjacency');
     add('promotion pool', 'dram', (m.plan.poolLists ?? 0) * (adjacency?.stride ?? 0));
+    add('value runs', 'dram', m.plan.runBytes ?? 0);
   }
   const live = c.live;
   if (live) add('fresh vectors', 'dram', live.fresh.size * c.dim * 4);

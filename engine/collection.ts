@@ -51,6 +51,8 @@ export interface CollectionSettings {
   defaultEf: number;
   /** Where filtered searches' bitsets go (the engine's, shared with the search threads). */
   filters: FilterArena;
+  /** Filtered scans read value runs (EngineOptions.valueRuns). */
+  valueRuns: boolean;
   /** Memory for the payload values of a collection served without a data directory (engine/payload-memory.ts). */
   payloadMemory: () => ChunkMemory;
   /** The node the memory plan puts payload values on, or null (emulated). */
@@ -129,7 +131,7 @@ export class Collection implements FilteredHost {
     this.metric = meta.metric;
     this.recent = new RecentQueries(meta.dim);
     this.dispatcher = new Dispatcher({ dim: meta.dim, maxQueue: s.maxQueue, batch: s.batch, maxTasks: s.maxTasks }, executor, s.id);
-    this.resolver = new FilterResolver(s.filters);
+    this.resolver = new FilterResolver(s.filters, s.valueRuns);
   }
 
   /** The base's measured filtered walk, for the planner (null: no base, or one built without it). */

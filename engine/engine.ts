@@ -100,6 +100,7 @@ function threadSettings(o: OpenEngineOptions): ThreadSettings {
     defaultEf: o.defaultEf ?? 64,
     spin: o.spin ?? 20000,
     nearData: o.nearData ?? 'host',
+    valueRuns: o.valueRuns ?? true,
   };
   if (!Number.isInteger(s.searchThreads) || s.searchThreads < 0 || s.searchThreads > 256)
     throw new StrataError('STRATA_INVALID_ARGUMENT', `searchThreads: must be 0..256, got ${s.searchThreads}`, { field: 'searchThreads' });
@@ -187,6 +188,7 @@ export class Engine {
       ndpAvailable: o.ndp,
       defaultEf: o.defaultEf,
       filters: this.threads.filters,
+      valueRuns: o.valueRuns,
       payloadMemory: this.payloadMemory,
       valuesNode: this.valuesNode,
       compactAt: this.compactAt,

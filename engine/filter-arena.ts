@@ -5,6 +5,22 @@
 // out on the threads another, and the words are reused once the last lets go.
 import { StrataError } from '../common/errors.js';
 
+/**
+ * A filter's allocation: the bitset (a word per 32 base nodes), then its value runs
+ * (index/tiered/value-runs.ts) as their count and three words each, which the scan reads first.
+ */
+export function filterWords(nodes: number, runs: number): number {
+  return bitsetWords(nodes) + 1 + 3 * runs;
+}
+
+export const bitsetWords = (nodes: number): number => (nodes + 31) >>> 5;
+
+/** The runs block of the allocation at `at` for a base of `nodes`: its count, then the runs. */
+export function runsOf(words: Uint32Array, at: number, nodes: number): Uint32Array {
+  const r = at + bitsetWords(nodes);
+  return words.subarray(r, r + 1 + 3 * words[r]!);
+}
+
 /** The arena's default size: a bitset of a 10M-point base is 1.25 MB, so dozens in flight. */
 export const DEFAULT_FILTER_ARENA_BYTES = 64 * 1024 * 1024;
 
@@ -46,6 +62,12 @@ export class FilterArena {
     this.lengths.set(start, len);
     this.refs.set(start, 1);
     return start;
+  }
+
+  /** Words of the allocation at `at`. */
+  lengthOf(at: number): number {
+    this.refCount(at);
+    return this.lengths.get(at)!;
   }
 
   retain(at: number): void {

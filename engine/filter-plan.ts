@@ -33,7 +33,8 @@ import { filterToJson } from '../index/filter/to-json.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
-import type { FilterArena } from './filter-arena.js';
+import { bitsetWords, type FilterArena, filterWords } from './filter-arena.js';
+import { runsFor, writeRuns } from './filter-runs.js';
 import { bitsOf, popcount } from '../index/payload-index/dense-bits.js';
 import type { FilterPlan } from './types.js';
 import { RangePrefix } from '../index/payload-index/range-prefix.js';
@@ -85,8 +86,13 @@ export const SCARCE_SCAN = 3;
 /** Ranges spanning at least this many pairs take the prefix bitsets (fewer are set bit by bit, as cheaply). */
 const PREFIX_FROM = 4096;
 
-/** Filters whose answers are kept. */
-const CACHED_FILTERS = 64;
+/**
+ * Filters whose answers are kept, at most, and the share of the filter arena their bitsets may hold:
+ * a family of filters that differ per query (a user, a pair of categories) is resolved again on
+ * every miss, at the cost of a pass over its matches on the event loop.
+ */
+export const CACHED_FILTERS = 4096;
+export const CACHE_ARENA_SHARE = 1 / 8;
 
 /** A filter's answer for one state of the payloads and the base: held until released. */
 export interface ResolvedFilter {
@@ -123,10 +129,16 @@ export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop'] as const satisfie
 
 export class FilterResolver {
   private readonly cache = new Map<string, Cached>();
+  /** Arena words the cached answers hold. */
+  private cachedWords = 0;
   /** Per range-filtered field, its prefix bitsets and the state they were built for. */
   private readonly prefixes = new Map<string, { ids: Uint32Array; placement: number; nodes: number; prefix: RangePrefix }>();
 
-  constructor(private readonly arena: FilterArena) {}
+  /** @param valueRuns whether scans read value runs (index/tiered/value-runs.ts) where the base has them */
+  constructor(
+    private readonly arena: FilterArena,
+    private readonly valueRuns = true,
+  ) {}
 
   /**
    * The filter's answer now, held once for the caller (release it when the search is answered).
@@ -145,8 +157,10 @@ export class FilterResolver {
     if (hit !== undefined) this.drop(key, hit);
     const resolved = this.compute(filter, payloads, index);
     this.cache.set(key, { version: payloads.version, generation, resolved });
+    this.cachedWords += this.wordsOf(resolved);
     this.hold(resolved);
-    if (this.cache.size > CACHED_FILTERS) {
+    const wordCap = CACHE_ARENA_SHARE * this.arena.words.length;
+    while (this.cache.size > 1 && (this.cache.size > CACHED_FILTERS || this.cachedWords > wordCap)) {
       const [oldest, entry] = this.cache.entries().next().value as [string, Cached];
       this.drop(oldest, entry);
     }
@@ -168,12 +182,17 @@ export class FilterResolver {
     this.prefixes.clear();
   }
 
+  private wordsOf(r: ResolvedFilter): number {
+    return r.at >= 0 ? this.arena.lengthOf(r.at) : 0;
+  }
+
   private hold(r: ResolvedFilter): void {
     if (r.at >= 0) this.arena.retain(r.at);
   }
 
   private drop(key: string, entry: Cached): void {
     this.cache.delete(key);
+    this.cachedWords -= this.wordsOf(entry.resolved);
     this.release(entry.resolved);
   }
 
@@ -203,7 +222,8 @@ export class FilterResolver {
     let baseMatched = 0;
     let at = -1;
     const words = this.arena.words;
-    if (index !== null && m.rows.size > 0) at = this.alloc((index.meta.count + 31) >>> 5);
+    const runs = this.valueRuns && index !== null && m.rows.size > 0 ? runsFor(filter, payloads, index) : [];
+    if (index !== null && m.rows.size > 0) at = this.alloc(filterWords(index.meta.count, runs.length));
     for (let w = 0; w < rows.length; w++) {
       let x = rows[w]!;
       while (x !== 0) {
@@ -222,6 +242,7 @@ export class FilterResolver {
       this.arena.release(at);
       at = -1;
     }
+    if (at >= 0) writeRuns(words, at + bitsetWords(index!.meta.count), runs);
     return { at, baseMatched, freshIds, estimate, residual: m.residual };
   }
 
@@ -242,7 +263,7 @@ export class FilterResolver {
     const nodes = payloads.nodeOfRow;
     const words = this.arena.words;
     const count = index?.meta.count ?? 0;
-    const at = index !== null && to > from ? this.alloc((count + 31) >>> 5) : -1;
+    const at = index !== null && to > from ? this.alloc(filterWords(count, 0)) : -1;
     let freshRows: number[];
     if (at >= 0 && single && to - from >= PREFIX_FROM) {
       const prefix = this.prefixOf(r.field, ids, payloads, count);
@@ -259,7 +280,7 @@ export class FilterResolver {
       freshRows = [...fresh].sort((a, b) => a - b);
     }
     let baseMatched = 0;
-    if (at >= 0) for (let w = at, end = at + ((count + 31) >>> 5); w < end; w++) baseMatched += popcount(words[w]!);
+    if (at >= 0) for (let w = at, end = at + bitsetWords(count); w < end; w++) baseMatched += popcount(words[w]!);
     const freshIds = freshRows.map((row) => payloads.idOfRow(row));
     if (at >= 0 && baseMatched === 0) {
       this.arena.release(at);

@@ -5,6 +5,7 @@ import { Searcher, type SearcherOptions } from '../index/search/searcher.js';
 import { STAT_FIELDS } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { NdpRunner } from './ndp/ndp-runner.js';
+import { bitsetWords, runsOf } from './filter-arena.js';
 import { emptyResult, type QueryTask, type TaskResult } from './task.js';
 
 export interface SearchContext {
@@ -46,7 +47,9 @@ export function runTask(ctx: SearchContext, t: QueryTask): TaskResult {
 function writeOne(ctx: SearchContext, t: QueryTask, out: TaskResult, q: number, kMax: number): void {
   const v = t.vectors.subarray(q * t.dim, (q + 1) * t.dim);
   const at = t.filterAt[q]!;
-  const filter = at < 0 ? null : { bits: ctx.filters.subarray(at, at + ((ctx.index.meta.count + 31) >>> 5)), matched: t.matched[q]!, plan: t.plan[q]! };
+  const nodes = ctx.index.meta.count;
+  const filter =
+    at < 0 ? null : { bits: ctx.filters.subarray(at, at + bitsetWords(nodes)), matched: t.matched[q]!, plan: t.plan[q]!, runs: runsOf(ctx.filters, at, nodes) };
   const r = t.exact[q] ? ctx.searcher.exact(v, t.k[q]!, filter) : ctx.searcher.search(v, t.k[q]!, t.ef[q]!, t.rerank[q]!, t.prune[q] === 1, filter);
   const labels = ctx.index.labels;
   for (let j = 0; j < r.ids.length; j++) {

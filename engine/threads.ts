@@ -32,7 +32,19 @@ export const THREAD_STOP_GRACE_MS = 1000;
 export type ThreadSettings = Required<
   Pick<
     EngineOptions,
-    'searchThreads' | 'inflightPerThread' | 'maxQueue' | 'mode' | 'ndp' | 'expanders' | 'inject' | 'prefetch' | 'pipeline' | 'defaultEf' | 'spin' | 'nearData'
+    | 'searchThreads'
+    | 'inflightPerThread'
+    | 'maxQueue'
+    | 'mode'
+    | 'ndp'
+    | 'expanders'
+    | 'inject'
+    | 'prefetch'
+    | 'pipeline'
+    | 'defaultEf'
+    | 'spin'
+    | 'nearData'
+    | 'valueRuns'
   >
 >;
 

@@ -188,4 +188,6 @@ export interface EngineOptions {
   defaultEf?: number;
   /** Near-data hand-off: polls of a channel before a thread sleeps on it (0: sleep at once). */
   spin?: number;
+  /** Filtered scans read a value's codes from its value run where the base has one (default on; index/tiered/value-runs.ts). */
+  valueRuns?: boolean;
 }

@@ -52,7 +52,7 @@ export function planLines(plan: BudgetPlan, n: number): string[] {
   const c = plan.cxl;
   return [
     `plan: DRAM budget ${mib(plan.budgetBytes)} (${((100 * plan.budgetBytes) / plan.fullPrecisionBytes).toFixed(1)}% of ${mib(plan.fullPrecisionBytes)} at full precision); ${plan.reason}`,
-    `  DRAM ${mib(d.total)} = ${perVector(d.total, n)}: upper layers ${mib(d.upper)}, ${plan.code ?? 'no'} codes ${mib(d.codes)} (${plan.codeRowBytes} B each${plan.code ? `, ${plan.codeDims} coded dims` : ''}${plan.codeCentroids > 0 ? `, and ${plan.codeCentroids} centroids` : ''}), neighbour lists of ${plan.adjacencyInDram} hottest nodes ${mib(d.adjacency)}${plan.poolLists > 0 ? `, promotion pool of ${plan.poolLists} lists ${mib(d.pool)}` : ''}, vectors of ${plan.vectorsInDram} nodes ${mib(d.vectors)}`,
+    `  DRAM ${mib(d.total)} = ${perVector(d.total, n)}: upper layers ${mib(d.upper)}, ${plan.code ?? 'no'} codes ${mib(d.codes)} (${plan.codeRowBytes} B each${plan.code ? `, ${plan.codeDims} coded dims` : ''}${plan.codeCentroids > 0 ? `, and ${plan.codeCentroids} centroids` : ''}), ${d.runs > 0 ? `value runs ${mib(d.runs)}, ` : ''}neighbour lists of ${plan.adjacencyInDram} hottest nodes ${mib(d.adjacency)}${plan.poolLists > 0 ? `, promotion pool of ${plan.poolLists} lists ${mib(d.pool)}` : ''}, vectors of ${plan.vectorsInDram} nodes ${mib(d.vectors)}`,
     `  CXL  ${mib(c.total)} = ${perVector(c.total, n)}: neighbour lists of ${n - plan.adjacencyInDram} nodes ${mib(c.adjacency)}, vectors of ${n - plan.vectorsInDram} nodes ${mib(c.vectors)}, labels ${mib(c.labels)}`,
   ];
 }

@@ -30,6 +30,7 @@ interface ServeFlags extends MemoryFlags, ListenFlags {
   maxQueue: number;
   mode: 'local' | 'ndp';
   inject?: boolean;
+  valueRuns: boolean;
   bodyLimit: number;
   answerLimit: number;
   maxBatch: number;
@@ -174,6 +175,7 @@ export function registerServe(program: Command): void {
           'local',
         )
         .option('--inject', 'stall searches by the modelled CXL extra time (emulated CXL end to end)')
+        .option('--no-value-runs', "filtered scans read each match's code where it lies, not from its value's run (comparisons)")
         .addOption(
           new Option('--body-limit <size>', 'largest request body / gRPC message (e.g. 64MiB)')
             .argParser(byteSizeOption('--body-limit'))
@@ -231,6 +233,7 @@ export function registerServe(program: Command): void {
       maxQueue: f.maxQueue,
       mode: f.mode,
       inject: f.inject ?? false,
+      valueRuns: f.valueRuns,
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
       ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
       compactAt: f.compactAt,

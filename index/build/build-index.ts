@@ -17,7 +17,8 @@ import type { Metric } from '../kernels/kernels.js';
 import { type CodeKind, parseCodeKind } from '../codes/index.js';
 import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
 import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
-import { payloadIndexBytes } from '../payload-index/index-bytes.js';
+import { payloadIndexSizing } from '../payload-index/index-bytes.js';
+import { runRows } from '../tiered/value-runs.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
@@ -215,11 +216,12 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     given ??
     // A JSONL input whose rows carry no payload gets no payload file (unless it has index fields).
     (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
-  const indexBytes = indexFields.length > 0 ? payloadIndexBytes(entriesOf() ?? [], indexFields) : 0;
+  const sizing = indexFields.length > 0 ? payloadIndexSizing(entriesOf() ?? [], indexFields) : { bytes: 0, valueCounts: [] };
   const budgetBytes = parseBudget(budgetText, graphFullPrecisionBytes(graph));
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
-    payloadIndexBytes: indexBytes,
+    payloadIndexBytes: sizing.bytes,
+    runRows: runRows(sizing.valueCounts, graph.count),
     policy,
     profile: profile.accesses,
     codes,

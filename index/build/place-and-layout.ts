@@ -23,6 +23,10 @@ export interface PlaceOptions extends AllocateOptions {
   poolShare?: number;
   /** DRAM the payload indexes take (index-bytes.ts), set aside before the graph's parts are placed. */
   payloadIndexBytes?: number;
+  /** Codes worth a value run (index/tiered/value-runs.ts runRows): the planner gives them DRAM before hot lists. */
+  runRows?: number;
+  /** Most of the budget value runs take (planner.ts; default RUN_BUDGET_SHARE). */
+  runShare?: number;
   seed: number;
   /** Renumber each group in BFS order from the entry (default), or keep the graph's own order (benchmarks measure the difference). */
   renumber?: 'bfs' | 'keep';
@@ -63,6 +67,8 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     codes: o.codes,
     poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
     payloadIndexBytes: o.payloadIndexBytes ?? 0,
+    runRows: o.runRows ?? 0,
+    ...(o.runShare !== undefined ? { runShare: o.runShare } : {}),
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);
   const { order, unreachable } = orderNodes(g, prio, plan.adjacencyInDram, o.renumber ?? 'bfs', plan.poolLists);
@@ -83,7 +89,15 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
   };
   const index = layoutIndex(
     g,
-    { order, adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, poolLists: plan.poolLists, codec, threads: o.threads ?? 1 },
+    {
+      order,
+      adjacencyInDram: plan.adjacencyInDram,
+      vectorsInDram: plan.vectorsInDram,
+      poolLists: plan.poolLists,
+      codec,
+      threads: o.threads ?? 1,
+      runBytes: plan.dram.runs,
+    },
     metric,
     externalIds,
     alloc,

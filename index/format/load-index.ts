@@ -199,7 +199,13 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     index = TieredIndex.allocate(
       {
         meta: { dim, metric: manifest.metric, count, maxM0, maxM, entry, maxLevel },
-        plan: { adjacencyInDram: plan.adjacencyInDram, vectorsInDram: plan.vectorsInDram, poolLists: plan.poolLists ?? 0, code: plan.code },
+        plan: {
+          adjacencyInDram: plan.adjacencyInDram,
+          vectorsInDram: plan.vectorsInDram,
+          poolLists: plan.poolLists ?? 0,
+          code: plan.code,
+          ...(plan.runBytes ? { runBytes: plan.runBytes } : {}),
+        },
         upper,
         codeParams,
       },

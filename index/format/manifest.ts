@@ -46,6 +46,8 @@ export interface PlanEntry {
   poolLists?: number;
   /** The share of the list budget asked for the pool (compactions keep it); absent before the pool. */
   poolShare?: number;
+  /** DRAM for value runs (index/tiered/value-runs.ts); absent: none. */
+  runBytes?: number;
   fullPrecisionBytes: number;
   reason: string;
   /** Absent in indexes written before it, and for small ones: the planner then uses its formula. */
@@ -148,6 +150,7 @@ export function checkManifest(raw: unknown, file: string): Manifest {
   int(plan['adjacencyInDram'], 'plan.adjacencyInDram', 0, count);
   int(plan['vectorsInDram'], 'plan.vectorsInDram', 0, count);
   if (plan['poolLists'] !== undefined) int(plan['poolLists'], 'plan.poolLists', 0, count);
+  if (plan['runBytes'] !== undefined) int(plan['runBytes'], 'plan.runBytes', 0, plan['dramBudgetBytes'] as number);
   if (plan['poolShare'] !== undefined && !(num(plan['poolShare'], 'plan.poolShare') >= 0 && (plan['poolShare'] as number) <= 1))
     fail('plan.poolShare must be in 0..1');
   int(plan['fullPrecisionBytes'], 'plan.fullPrecisionBytes');

@@ -42,7 +42,7 @@ const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.b
 
 export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'stores' | 'files' | 'createdAt' | 'graph' | 'plan'> & {
   graph: { unreachable: number };
-  plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram' | 'poolLists'>;
+  plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram' | 'poolLists' | 'runBytes'>;
 };
 
 export interface WriteOptions {
@@ -143,6 +143,7 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
         adjacencyInDram: index.plan.adjacencyInDram,
         vectorsInDram: index.plan.vectorsInDram,
         poolLists: index.plan.poolLists,
+        ...(index.plan.runBytes ? { runBytes: index.plan.runBytes } : {}),
       },
       tiers,
       stores,

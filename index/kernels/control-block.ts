@@ -92,6 +92,14 @@ export const CONTROL = {
   /** The filtered walk: nodes matching the filter, and nodes in the index (its global share, for walkEf). */
   matched: 248,
   nodes: 252,
+  /**
+   * The fused scan: the address of its value runs (index/tiered/value-runs.ts), `runCount` triples of
+   * u32 (codes address, ids address, rows), scanned in order before the bitset's remaining matches.
+   */
+  runs: 256,
+  runCount: 260,
+  /** Output: the nodes the scan scored from its runs. */
+  runScored: 264,
 } as const;
 
 /**
@@ -115,7 +123,7 @@ export const BEAM_MAX_EF = 1024;
 export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } as const;
 
 /** Bytes of a lane's control block; the lane's arrays follow it. */
-export const CONTROL_BYTES = 256;
+export const CONTROL_BYTES = 272;
 
 /** A neighbour list's count word: the degree in the low half, the access counter in the high half. */
 export const DEGREE_MASK = 0xffff;

@@ -14,6 +14,7 @@ import { CONTROL, WALK_END } from '../kernels/control-block.js';
 import { type FusedCalls, instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
 import type { Segment } from '../tiered/segment.js';
+import { RUNS_PER_SCAN } from '../tiered/value-runs.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import type { Accountant } from './accounting.js';
 import { FILTER_PLAN, type QueryState } from './query-state.js';
@@ -212,6 +213,7 @@ export class FusedTraversal {
     put(CONTROL.filter, this.copyFilter(st.filter!));
     put(CONTROL.nodes, idx.meta.count);
     put(CONTROL.scanCap, cap);
+    this.putRuns(st.runs);
     this.calls.scanMatches(b);
     const n = dv.getUint32(b + CONTROL.beamN, true);
     const dAt = dv.getUint32(b + CONTROL.beam, true) >>> 2;
@@ -224,9 +226,20 @@ export class FusedTraversal {
     m.size = n;
     const scored = dv.getUint32(b + CONTROL.dist, true);
     st.stats[STAT.scanned]! += scored;
+    st.stats[STAT.fromRuns]! += dv.getUint32(b + CONTROL.runScored, true);
     for (let left = scored; left > 0; left -= idx.batchMax)
       st.owedNs += this.acct.reads(st.stats, this.what, seg.tier, Math.min(left, idx.batchMax), this.travStride);
     return true;
+  }
+
+  /** Copies the scan's value runs into the lane (as many as it holds; the bitset scan covers the rest). */
+  private putRuns(runs: Uint32Array | null): void {
+    const b = this.at;
+    const n = runs === null ? 0 : Math.min(runs[0]!, RUNS_PER_SCAN);
+    const at = b + this.fused.lanes.runsAt;
+    if (n > 0) this.u32.set(runs!.subarray(1, 1 + 3 * n), at >>> 2);
+    this.dv.setUint32(b + CONTROL.runs, at, true);
+    this.dv.setUint32(b + CONTROL.runCount, n, true);
   }
 
   /** Copies a query's bitset into the lane (words past its end read as no match); returns its address. */

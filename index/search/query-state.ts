@@ -118,6 +118,8 @@ export class QueryState {
   /** A filtered query's bitset of matching nodes (bit n of word n >> 5), or null. */
   filter: Uint32Array | null = null;
   plan: number = FILTER_PLAN.NONE;
+  /** The scan's value runs (index/tiered/value-runs.ts): their count, then three words a run; null: none. */
+  runs: Uint32Array | null = null;
   /** Matching nodes in the bitset: the walk falls back to the scan when it finds fewer than k of them. */
   matched = 0;
   /** The filtered walk's beam width (walk-ef.ts): ef, widened where the filter is scarce at the entry. */

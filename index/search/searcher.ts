@@ -30,6 +30,8 @@ export interface NodeFilter {
   bits: Uint32Array;
   matched: number;
   plan: number;
+  /** Value runs holding the matches (index/tiered/value-runs.ts): their count, then three words a run. */
+  runs?: Uint32Array | null;
 }
 
 export interface SearchResult {
@@ -96,7 +98,7 @@ export class Searcher {
     const trav = this.traversal;
     const scorer = this.scorer;
     const staged = this.staged;
-    trav.begin(st, q, k, ef, rerank, pruneByBound, filter?.bits ?? null, filter?.plan ?? FILTER_PLAN.NONE, filter?.matched ?? 0);
+    trav.begin(st, q, k, ef, rerank, pruneByBound, filter?.bits ?? null, filter?.plan ?? FILTER_PLAN.NONE, filter?.matched ?? 0, filter?.runs ?? null);
     const epoch = scorer.nextEpoch();
     st.epoch = epoch;
     while (trav.next(st)) {

@@ -41,8 +41,10 @@ export const STAT = {
   bridges: 26,
   /** GRAPH_OR_SCAN queries that scanned: their walk's entry showed the matches scarce near the query. */
   scarceScans: 27,
+  /** Of `scanned`, the matches scored from value runs (index/tiered/value-runs.ts), not where they lie. */
+  fromRuns: 28,
 } as const;
-export const STAT_FIELDS = 28;
+export const STAT_FIELDS = 29;
 
 export interface TierPair {
   dram: number;
@@ -76,6 +78,7 @@ export interface SearchStats {
   scanFallbacks: number;
   scarceScans: number;
   bridges: number;
+  fromRuns: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
@@ -112,6 +115,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     scanFallbacks: s[STAT.scanFallbacks]! / q,
     scarceScans: s[STAT.scarceScans]! / q,
     bridges: s[STAT.bridges]! / q,
+    fromRuns: s[STAT.fromRuns]! / q,
   };
 }
 
@@ -153,5 +157,6 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     scanFallbacks: sum((s) => s.scanFallbacks),
     scarceScans: sum((s) => s.scarceScans),
     bridges: sum((s) => s.bridges),
+    fromRuns: sum((s) => s.fromRuns),
   };
 }

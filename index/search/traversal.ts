@@ -64,6 +64,7 @@ export class Traversal {
     filter: Uint32Array | null = null,
     plan: number = FILTER_PLAN.NONE,
     matched = 0,
+    runs: Uint32Array | null = null,
   ): void {
     st.pruneByBound = pruneByBound;
     st.query = q;
@@ -87,6 +88,7 @@ export class Traversal {
     st.scanIfScarce = filter !== null && plan === FILTER_PLAN.GRAPH_OR_SCAN;
     st.plan = filter === null ? FILTER_PLAN.NONE : st.scanIfScarce ? FILTER_PLAN.GRAPH : plan;
     st.matched = matched;
+    st.runs = runs;
     // The fused traversal walks the GRAPH plan too (its lane permitting); the other plans run here.
     if (st.plan !== FILTER_PLAN.NONE && !(st.plan === FILTER_PLAN.GRAPH && this.fused?.filtered === true)) st.fusedPending = false;
     if (st.plan === FILTER_PLAN.SCAN) this.startScan(st);

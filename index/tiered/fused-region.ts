@@ -8,6 +8,7 @@
 // upper layers, in DRAM: copies of CXL lists and their lookup table.
 import { CONTROL_BYTES } from '../kernels/control-block.js';
 import { BEAM_MAX_EF } from '../kernels/control-block.js';
+import { RUNS_PER_SCAN } from './value-runs.js';
 import { addressesReadable, viewAddress } from '../../tiers/numa.js';
 import { allocateRegion, MAX_REGION_BYTES, type SharedRegion } from '../../tiers/shared-region.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
@@ -41,6 +42,8 @@ export interface LaneLayout {
   /** Its frontier: frontierCap f32 distances, then frontierCap u32 ids; 0 entries: filtered walks run in JS. */
   frontierAt: number;
   frontierCap: number;
+  /** The scan's value runs: RUNS_PER_SCAN descriptors of three u32 (value-runs.ts). */
+  runsAt: number;
 }
 
 /** No lanes (an index without a fused region): what the promotion pool watches then. */
@@ -56,6 +59,7 @@ export const NO_LANES: LaneLayout = {
   filterAt: 0,
   frontierAt: 0,
   frontierCap: 0,
+  runsAt: 0,
 };
 
 /** Where the promotion pool's arrays are in the region (byte offsets), and their sizes. */
@@ -79,6 +83,8 @@ export interface FusedHandle {
   lanes: LaneLayout;
   laneLocks: Int32Array;
   pool: PoolLayout | null;
+  /** The value runs' area (value-runs.ts): byte offset and capacity; bytes 0: none. */
+  runs: { at: number; bytes: number };
 }
 
 /** The pool's arrays laid out from byte `at`; returns the layout and the end. */
@@ -108,8 +114,9 @@ export function laneLayout(count: number, maxDegree: number, lanes: number, lane
   const filterAt = align(scratchAt + 6 * 4 * maxDegree, 64);
   const frontierAt = align(filterAt + (filtered ? 4 * Math.ceil(count / 32) : 0), 64);
   const frontierCap = filtered ? Math.min(count, FUSED_MAX_FRONTIER) : 0;
-  const laneBytes = align(frontierAt + 8 * frontierCap, 4096);
-  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap };
+  const runsAt = align(frontierAt + 8 * frontierCap, 64);
+  const laneBytes = align(runsAt + 12 * RUNS_PER_SCAN, 4096);
+  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap, runsAt };
 }
 
 export interface FusedPlan {
@@ -120,6 +127,8 @@ export interface FusedPlan {
   /** Byte offset of each segment run, per store, in NodeStore.runs order. */
   bases: Map<string, number[]>;
   lanes: LaneLayout;
+  /** The value runs' area, after the lanes (value-runs.ts). */
+  runs: { at: number; bytes: number };
 }
 
 /**
@@ -136,6 +145,8 @@ export function planFused(
   pool: { slots: number; adjStride: number; split: number } | null = null,
   /** Offset of the first range: what brings it onto a huge-page boundary of the address space. */
   base = 0,
+  /** Bytes for the value runs (value-runs.ts), left out when the region cannot hold them. */
+  runBytes = 0,
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
   let at = base;
@@ -165,7 +176,9 @@ export function planFused(
   let lane = laneLayout(count, maxDegree, lanes, at);
   if (!fits(lane)) lane = laneLayout(count, maxDegree, lanes, at, false);
   if (!fits(lane)) return null;
-  return { bytes: at + lanes * lane.laneBytes, upperAt, pool: poolAt, bases, lanes: lane };
+  const runsAt = at + lanes * lane.laneBytes;
+  const runs = { at: runsAt, bytes: runsAt + runBytes <= MAX_REGION_BYTES - 65536 ? runBytes : 0 };
+  return { bytes: runsAt + runs.bytes, upperAt, pool: poolAt, bases, lanes: lane, runs };
 }
 
 const upperSpan = (u: UpperLayers): number =>

@@ -19,6 +19,8 @@ export interface LayoutInput {
   codec: Codec | null;
   /** Threads that encode the codes (encode-rows.ts; default 1). */
   threads?: number;
+  /** DRAM for value runs (value-runs.ts; default none). */
+  runBytes?: number;
 }
 
 /** Upper layers renumbered: nodes of level ≥ 1 in new-id order, their links translated. */
@@ -65,6 +67,7 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
     vectorsInDram: input.vectorsInDram,
     poolLists: input.poolLists ?? 0,
     code: codec ? codec.spec : null,
+    ...(input.runBytes ? { runBytes: input.runBytes } : {}),
   };
   const index = TieredIndex.allocate(
     {

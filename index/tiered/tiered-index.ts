@@ -16,6 +16,7 @@ import { ListPool } from './list-pool.js';
 import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
+import { ValueRuns } from './value-runs.js';
 
 export type TierKind = 'dram' | 'cxl';
 export const TIER_KINDS: readonly TierKind[] = ['dram', 'cxl'];
@@ -60,6 +61,8 @@ export interface LayoutPlan {
   poolLists: number;
   /** The code every node has in DRAM, or null: the traversal then runs on full vectors. */
   code: CodeSpec | null;
+  /** DRAM for value runs (value-runs.ts), reserved in the fused region; absent: none. */
+  runBytes?: number;
 }
 
 export interface TieredIndexParts {
@@ -157,6 +160,7 @@ export class TieredIndex {
   readonly pool: ListPool | null;
   private readonly poolHandle: PoolHandle | null;
   private labelView: Float64Array | null = null;
+  private runs: ValueRuns | null | undefined;
 
   private constructor(
     parts: TieredIndexParts,
@@ -188,6 +192,22 @@ export class TieredIndex {
       segments: all.flatMap((s) => s.segments.filter((g) => g.tier === index)),
       binding: bindings?.[index] ?? unbound(),
     }));
+  }
+
+  /**
+   * The value runs of this base (value-runs.ts), placed by the thread that resolves filters; null
+   * without a fused region with room for them, or when the scan's records are not one DRAM segment.
+   */
+  get valueRuns(): ValueRuns | null {
+    if (this.runs !== undefined) return this.runs;
+    const f = this.fused;
+    const trav = this.codes ?? this.vectors;
+    const dram = trav.segments.length === 1 && trav.segments[0]!.tier === 0 ? trav.segments[0]! : null;
+    this.runs =
+      f !== null && f.runs.bytes > 0 && dram !== null && dram.region.memory === f.memory
+        ? new ValueRuns(new Uint8Array(f.memory.buffer), f.runs.at, f.runs.bytes, dram.layout.recordOffset, trav.shape.stride)
+        : null;
+    return this.runs;
   }
 
   static shapes(parts: TieredIndexParts, codec: Codec | null, slots: number): Record<StoreKind, SegmentShape | null> {
@@ -240,7 +260,7 @@ export class TieredIndex {
     const poolWant = poolSlots > 0 ? { slots: poolSlots, adjStride: shapes.adjacency!.stride, split: adjSplit } : null;
     const placed =
       opts.kernels !== 'js' && kernelModule() !== null
-        ? allocateFused((base) => planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, poolWant, base))
+        ? allocateFused((base) => planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, poolWant, base, p.runBytes ?? 0))
         : null;
     const fusedPlan = placed?.plan ?? null;
     const built = placed ? buildFused(placed.plan, placed.region, fusedStores, m.count, parts.upper) : null;
@@ -260,7 +280,13 @@ export class TieredIndex {
     };
     const fused: FusedHandle | null =
       built && fusedPlan
-        ? { memory: built.region.memory, lanes: fusedPlan.lanes, laneLocks: new Int32Array(new SharedArrayBuffer(4 * lanes)), pool: fusedPlan.pool }
+        ? {
+            memory: built.region.memory,
+            lanes: fusedPlan.lanes,
+            laneLocks: new Int32Array(new SharedArrayBuffer(4 * lanes)),
+            pool: fusedPlan.pool,
+            runs: fusedPlan.runs,
+          }
         : null;
     // Without a fused region the pool has a memory of its own: the JS steps still serve (and count)
     // its lists as DRAM, so both drivers price a search alike.

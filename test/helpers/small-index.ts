@@ -30,6 +30,9 @@ export interface SmallIndexSpec {
   /** rq codes' rotation (default: the builder's). */
   rotation?: RotationKind;
   seed?: number;
+  /** Codes worth value runs, and the budget share they may take (planner.ts). */
+  runRows?: number;
+  runShare?: number;
 }
 
 export function buildSmallIndex(spec: SmallIndexSpec = {}, alloc: AllocateOptions = {}): SmallIndex {
@@ -48,6 +51,8 @@ export function buildSmallIndex(spec: SmallIndexSpec = {}, alloc: AllocateOption
     codes: spec.codes ?? 'none',
     seed,
     ...(spec.rotation ? { rotation: spec.rotation } : {}),
+    ...(spec.runRows !== undefined ? { runRows: spec.runRows } : {}),
+    ...(spec.runShare !== undefined ? { runShare: spec.runShare } : {}),
     ...alloc,
   });
   const info: ManifestInfo = {

@@ -1,7 +1,7 @@
 // buildIndex given payloads in memory (what a compaction has: the live points' payloads by label and
 // the collection's payload indexes) writes them into the index's payload file; a shard set refuses
 // them, since it splits the input's rows itself; a JSONL input without payloads gets no payload file.
-import { payloadIndexBytes } from '../../../index/payload-index/index-bytes.js';
+import { payloadIndexSizing } from '../../../index/payload-index/index-bytes.js';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../../datasets/index.js';
@@ -39,10 +39,10 @@ describe('buildIndex with basePayloads', () => {
     expect(s.payloads?.points).toBe(entries.length);
     // The planner set the two indexes' DRAM aside, measured over these payloads.
     expect(s.plan.dram.payloadIndexes).toBe(
-      payloadIndexBytes(entries, [
+      payloadIndexSizing(entries, [
         { field: 'i', params: { type: 'integer' } },
         { field: 'body', params: { type: 'text', tokenizer: 'whitespace', lowercase: false } },
-      ]),
+      ]).bytes,
     );
     expect(s.plan.dram.payloadIndexes).toBeGreaterThan(0);
     expect(readBasePayloads(out)).toEqual({

@@ -1,6 +1,7 @@
 // Placement and the DRAM budget planner: each policy's ranking, the renumbering that makes the hot
 // nodes an id prefix (BFS order inside each group), and the planner's byte arithmetic (codes first,
 // then neighbour lists, then vectors; whole records without a code), recomputed here by hand.
+import { runBytes } from '../../../index/tiered/value-runs.js';
 import { describe, expect, it } from 'vitest';
 import { graphFullPrecisionBytes } from '../../../index/build/place-and-layout.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
@@ -205,6 +206,23 @@ describe('planBudget', () => {
     const over = planBudget({ ...input(upperBytes + 10, 'auto'), payloadIndexBytes: 11 });
     expect([over.code, over.adjacencyInDram, over.vectorsInDram]).toEqual([null, 0, 0]);
     expect(over.reason).toContain('11 bytes of payload indexes set aside first, 1 over the budget');
+  });
+
+  it('gives value runs their rows (records and ids) before the lists, up to their share of the budget', () => {
+    const budget = Math.floor(full * 0.3);
+    const flat = planBudget(input(budget, 'rq3'));
+    const row = rowBytes('rq3', 'l2');
+    const p = planBudget({ ...input(budget, 'rq3'), runRows: 64 });
+    expect(p.dram.runs).toBe(runBytes(64, row));
+    expect(p.dram.total).toBeLessThanOrEqual(budget);
+    expect(flat.adjacencyInDram - p.adjacencyInDram).toBe(Math.ceil((p.dram.runs - (budget - flat.dram.total)) / ADJ));
+    expect(p.reason).toContain(`${p.dram.runs} bytes of value runs`);
+    // More rows than the share: the share.
+    const capped = planBudget({ ...input(budget, 'rq3'), runRows: n, runShare: 0.05 });
+    expect(capped.dram.runs).toBe(Math.floor(0.05 * budget));
+    // No code, or no rows: none.
+    expect(planBudget({ ...input(budget, 'none'), runRows: n }).dram.runs).toBe(0);
+    expect(planBudget(input(budget, 'rq3')).dram.runs).toBe(0);
   });
 
   it('gives the promotion pool its share of the list budget, its table and counters inside the budget', () => {

@@ -11,6 +11,7 @@ import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
 import { laneLayout } from '../../../index/tiered/fused-region.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { RUN_MIN_NODES } from '../../../index/tiered/value-runs.js';
 import { costModel } from '../../../tiers/cost-model.js';
 import { handGraph } from '../../helpers/hand-graph.js';
 import type { Metric as StrataMetric } from '../../../common/metric.js';
@@ -32,7 +33,7 @@ function makeSet(metric: Metric) {
 
 const sets = { l2: makeSet('l2'), cosine: makeSet('cosine') };
 
-function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: { fusedLanes?: number } = {}): TieredIndex {
+function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: { fusedLanes?: number; runRows?: number; runShare?: number } = {}): TieredIndex {
   const { graph } = sets[metric];
   return placeAndLayout(graph, metric, null, {
     budgetBytes: Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * share)),
@@ -420,6 +421,41 @@ describe('fused scan (the SCAN plan in one WASM call)', () => {
           expect(r.scans).toEqual(Array(20).fill(true));
           expect(r.fused[STAT.scanned]).toBeGreaterThan(0);
           expect(r.fused[STAT.adjReadsDram]! + r.fused[STAT.adjReadsCxl]!).toBe(0);
+        }
+      }
+    }
+  });
+
+  it("reads value runs first and scores each match once: stale runs, overlapping runs and matches in no run keep the JS scan's answers", () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      for (const codes of ['sq8', 'rq3', 'rq2'] as const) {
+        const index = place(metric, 0.6, codes, { runRows: 4000, runShare: 0.6 });
+        const runs = index.valueRuns!;
+        expect(runs).not.toBeNull();
+        const filter = scanFilter(index, randomRows(0.4, 5));
+        const n = index.meta.count;
+        const has = (node: number): boolean => ((filter.bits[node >>> 5]! >>> (node & 31)) & 1) === 1;
+        // Run a: every other node of the first 2400, matching or not (payloads written since it was
+        // copied). Run b: the nodes from 1000 on, overlapping a. Odd matches below 1000 are in neither.
+        const a = Uint32Array.from({ length: 1200 }, (_, i) => 2 * i);
+        const b = Uint32Array.from({ length: n - 1000 }, (_, i) => 1000 + i);
+        expect(a.filter(has).length).toBeLessThan(a.length);
+        const ra = runs.runOf(`a-${metric}-${codes}`, () => a)!;
+        const rb = runs.runOf(`b-${metric}-${codes}`, () => b)!;
+        expect(rb.rows).toBeGreaterThanOrEqual(RUN_MIN_NODES);
+        expect(Array.from({ length: 500 }, (_, i) => 2 * i + 1).some(has)).toBe(true);
+        filter.runs = Uint32Array.of(2, ra.codesAt, ra.idsAt, ra.rows, rb.codesAt, rb.idsAt, rb.rows);
+        const queries = sets[metric].queries.subarray(0, 20 * sets[metric].dim);
+        for (const rerank of [undefined, 0]) {
+          // The JS steps know no runs: the same answers, distances and counts (each match scored once).
+          const r = compare(index, queries, { ef: 48, prefetch: true, rerank, filter });
+          expect(r.scans).toEqual(Array(20).fill(true));
+          expect(r.fused[STAT.scanned]).toBe(20 * filter.matched);
+          // Every match in a run came from its run: the rest were scattered.
+          const inRuns = new Set([...a, ...b].filter(has)).size;
+          expect(r.fused[STAT.fromRuns]).toBe(20 * inRuns);
+          expect(inRuns).toBeLessThan(filter.matched);
+          expect(r.js[STAT.fromRuns]).toBe(0);
         }
       }
     }
