@@ -12,6 +12,7 @@ import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
+import { keywordValueCounts } from '../index/payload-index/index-bytes.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
@@ -411,6 +412,11 @@ export class PointPayloads {
     if (index?.facet === undefined)
       throw invalidArgument('key', `${quoted(key)} needs a keyword, uuid, integer or bool payload index to be faceted (PUT …/index)`);
     return index.facet(filter === undefined ? null : this.match(filter).rows);
+  }
+
+  /** Points per value of every keyword index (value runs are sized by them: index/tiered/value-runs.ts). */
+  keywordValueCounts(): number[] {
+    return keywordValueCounts(this.indexes);
   }
 
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */

@@ -24,6 +24,8 @@ export interface CompactJob {
   poolShare: number;
   /** The collection's recorded live queries (count × dim), profiling the new placement; absent: a sample of the data. */
   profile: SharedArrayBuffer | null;
+  /** Codes worth value runs, from the collection's keyword indexes (index/tiered/value-runs.ts runRows). */
+  runRows: number;
 }
 
 const job = workerData as CompactJob;
@@ -41,6 +43,7 @@ buildIndex({
   placement: job.placement,
   codes: job.codes,
   poolShare: job.poolShare,
+  runRows: job.runRows,
   // A compaction runs beside searches of the same process: one thread, so that they keep the rest.
   threads: 1,
   ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),

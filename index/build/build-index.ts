@@ -75,6 +75,11 @@ export interface BuildIndexOptions {
    * and the payload indexes with their full parameters (added to any `indexFields`).
    */
   basePayloads?: { entries: Iterable<BasePayload>; indexes: readonly IndexSpec[] };
+  /**
+   * Codes worth value runs (index/tiered/value-runs.ts runRows), when the payloads' keyword values are
+   * counted elsewhere (a compaction's are in the collection); else counted over the build's payloads.
+   */
+  runRows?: number;
 }
 
 export interface BuildSummary {
@@ -221,7 +226,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
     payloadIndexBytes: sizing.bytes,
-    runRows: runRows(sizing.valueCounts, graph.count),
+    runRows: o.runRows ?? runRows(sizing.valueCounts, graph.count),
     policy,
     profile: profile.accesses,
     codes,

@@ -22,7 +22,12 @@ export function payloadIndexSizing(payloads: Iterable<readonly [unknown, Payload
   for (const [, payload] of payloads) indexes.add(row++, payload);
   let bytes = 0;
   for (const b of indexes.bytes().values()) bytes += b;
-  const valueCounts: number[] = [];
-  for (const [, index] of indexes.entries()) if (index.schema === 'keyword') for (const [, n] of index.facet?.(null) ?? []) valueCounts.push(n);
-  return { bytes, valueCounts };
+  return { bytes, valueCounts: keywordValueCounts(indexes) };
+}
+
+/** Points per value of every keyword index (what value runs are sized by). */
+export function keywordValueCounts(indexes: FieldIndexes): number[] {
+  const counts: number[] = [];
+  for (const [, index] of indexes.entries()) if (index.schema === 'keyword') for (const [, n] of index.facet?.(null) ?? []) counts.push(n);
+  return counts;
 }

@@ -80,7 +80,7 @@ describe('value runs in a collection', () => {
     }
   }, 60_000);
 
-  it('answer from the payloads as written since, not as copied', async () => {
+  it('answer from the payloads as written since, not as copied, and come back after a compaction', async () => {
     const engine = await Engine.open([{ dir: built, name: 'r' }], { searchThreads: 1, memory: { mode: 'emulate' }, dataDir: tmp.path('data') });
     try {
       const c = engine.collection('r');
@@ -92,14 +92,26 @@ describe('value runs in a collection', () => {
       await c.setPayload(moved, { tag: 'c3' }, false);
       await c.setPayload(joined, { tag: 'a' }, false);
       const tag = (id: number): string => (moved.includes(id) ? 'c3' : joined.includes(id) ? 'a' : tagOf(id));
-      for (const filter of FILTERS.slice(0, 2))
-        for (let q = 0; q < 12; q++) {
-          const vector = set.queries.subarray(q * DIM, (q + 1) * DIM);
-          const got = await c.search({ vector, k: 10, ef: 64, filter, filterPlan: 'scan', rerank: 400 });
-          const exact = await c.search({ vector, k: 10, exact: true, filter });
-          expect(got.hits.map((h) => h.id)).toEqual(exact.hits.map((h) => h.id));
-          for (const h of got.hits) expect(['a', 'c3']).toContain(tag(h.id));
-        }
+      const check = async (): Promise<number> => {
+        let fromRuns = 0;
+        for (const filter of FILTERS.slice(0, 2))
+          for (let q = 0; q < 12; q++) {
+            const vector = set.queries.subarray(q * DIM, (q + 1) * DIM);
+            const got = await c.search({ vector, k: 10, ef: 64, filter, filterPlan: 'scan', rerank: 400 });
+            const exact = await c.search({ vector, k: 10, exact: true, filter });
+            expect(got.hits.map((h) => h.id)).toEqual(exact.hits.map((h) => h.id));
+            for (const h of got.hits) expect(['a', 'c3']).toContain(tag(h.id));
+            fromRuns += got.stats.fromRuns;
+          }
+        return fromRuns;
+      };
+      expect(await check()).toBeGreaterThan(0);
+      // The compaction's base reserves runs from the collection's keyword values, and places them anew.
+      await engine.compact('r');
+      expect(c.index!.plan.runBytes).toBeGreaterThan(0);
+      expect(c.index!.valueRuns!.count).toBe(0);
+      expect(await check()).toBeGreaterThan(0);
+      expect(c.index!.valueRuns!.count).toBeGreaterThan(0);
     } finally {
       await engine.close();
     }
