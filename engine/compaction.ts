@@ -110,7 +110,11 @@ export class Compactions {
     };
   }
 
-  /** Compacts a live collection (the protocol above); a compaction running already is joined. */
+  /**
+   * Compacts a live collection (the protocol above). A compaction running already took its cut before
+   * this call: it is joined, and what was written since gets a compaction of its own after it (or
+   * joins one started meanwhile), so that the call holds everything written before it.
+   */
   compact(c: Collection): Promise<CompactionReport> {
     const h = this.host;
     if (h.isClosing()) return Promise.reject(new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down', {}));
@@ -118,7 +122,11 @@ export class Compactions {
     if (h.dataDir === null || live === null)
       return Promise.reject(readOnly(`collection ${quoted(c.name)}`, 'no-data-dir', 'there is nothing to compact', { allow: 'GET' }));
     if (!h.canSwap) return Promise.reject(invalidArgument('compact', 'compaction with near-data tier workers (--mode ndp) is not supported yet'));
-    if (c.compacting) return c.compacting as Promise<CompactionReport>;
+    const running = c.compacting as Promise<CompactionReport> | null;
+    if (running !== null)
+      return running.then((r) =>
+        c.compacting !== null ? (c.compacting as Promise<CompactionReport>) : live.fresh.size + live.tombstones.size > 0 ? this.compact(c) : r,
+      );
     return c.trackCompaction(this.run(c, live, h.dataDir));
   }
 

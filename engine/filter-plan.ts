@@ -35,6 +35,7 @@ import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import { bitsetWords, type FilterArena, filterWords } from './filter-arena.js';
 import { runsFor, writeRuns } from './filter-runs.js';
+import { RUN_CODE_COST } from '../index/tiered/value-runs.js';
 import { bitsOf, popcount } from '../index/payload-index/dense-bits.js';
 import type { FilterPlan } from './types.js';
 import { RangePrefix } from '../index/payload-index/range-prefix.js';
@@ -103,6 +104,8 @@ export interface ResolvedFilter {
   readonly freshIds: readonly number[];
   readonly estimate: FilterPlan['estimated'];
   readonly residual: boolean;
+  /** Rows of the value runs its scan reads first (index/tiered/value-runs.ts), 0: none. */
+  readonly runRows: number;
 }
 
 interface Cached {
@@ -113,15 +116,24 @@ interface Cached {
 
 /**
  * The plan for a filter matching `baseMatched` nodes of a base of `index` at beam width ef (or the one
- * asked for), by the base's measured walk when its manifest has one.
+ * asked for), by the base's measured walk when its manifest has one. Matches the scan reads from
+ * value runs (up to `runRows` of them) count at RUN_CODE_COST of one read where it lies.
  */
-export function choosePlan(baseMatched: number, index: TieredIndex, ef: number, forced?: FilterPlan['plan'], walk?: FilterWalkEntry | null): number {
+export function choosePlan(
+  baseMatched: number,
+  index: TieredIndex,
+  ef: number,
+  forced?: FilterPlan['plan'],
+  walk?: FilterWalkEntry | null,
+  runRows = 0,
+): number {
   if (baseMatched === 0) return FILTER_PLAN.NONE;
   if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
   const n = index.meta.count;
   const limit = walk ? profiledScanLimit(walk, ef, n) : scanLimit(ef, index.meta.maxM0, n);
-  if (baseMatched <= limit) return FILTER_PLAN.SCAN;
-  return baseMatched <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
+  const cost = baseMatched - (1 - RUN_CODE_COST) * Math.min(baseMatched, runRows);
+  if (cost <= limit) return FILTER_PLAN.SCAN;
+  return cost <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
 }
 
 /** FILTER_PLAN's values by name (the ones a request may force, and report: GRAPH_OR_SCAN reports the one that ran). */
@@ -243,7 +255,8 @@ export class FilterResolver {
       at = -1;
     }
     if (at >= 0) writeRuns(words, at + bitsetWords(index!.meta.count), runs);
-    return { at, baseMatched, freshIds, estimate, residual: m.residual };
+    const runRows = at >= 0 ? runs.reduce((a, r) => a + r.rows, 0) : 0;
+    return { at, baseMatched, freshIds, estimate, residual: m.residual, runRows };
   }
 
   /**
@@ -284,9 +297,9 @@ export class FilterResolver {
     const freshIds = freshRows.map((row) => payloads.idOfRow(row));
     if (at >= 0 && baseMatched === 0) {
       this.arena.release(at);
-      return { at: -1, baseMatched, freshIds, estimate, residual: false };
+      return { at: -1, baseMatched, freshIds, estimate, residual: false, runRows: 0 };
     }
-    return { at, baseMatched, freshIds, estimate, residual: false };
+    return { at, baseMatched, freshIds, estimate, residual: false, runRows: 0 };
   }
 
   /** The field's prefix bitsets for this state of its index and of the nodes, built when either changed. */

@@ -69,7 +69,7 @@ export async function searchFiltered(
   const version = payloads.version;
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
-    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile);
+    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile, r.runRows);
     if (plan === FILTER_PLAN.NONE) {
       const hits = freshHits(host.live, job, r);
       return { hits, stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode, filter: planInfo(r, plan) };

@@ -16,6 +16,13 @@ export const RUNS_PER_SCAN = 16;
 export const RUN_MIN_NODES = 1024;
 /** Above this share of the base a value's filter is walked, not scanned (engine/filter-plan.ts). */
 export const RUN_MAX_SHARE = 0.25;
+/**
+ * A code the scan reads from a run, in codes read where they lie: what the planner weighs a covered
+ * filter's scan by (engine/filter-plan.ts). Measured with the filtered bench's --runs-off and the
+ * scan micro-measures of docs/benchmarks-filtered.md.
+ */
+export const RUN_CODE_COST = 0.5;
+
 /** Most of the DRAM budget the planner gives runs (index/placement/planner.ts), before hot lists. */
 export const RUN_BUDGET_SHARE = 0.1;
 

@@ -151,6 +151,30 @@ describe('compaction of a live collection', () => {
     }
   }, 120_000);
 
+  it('holds everything written before the call when a compaction was running already: it waits for that one, then compacts the rest', async () => {
+    const dataDir = tmp.path('data-join');
+    const model = baseModel();
+    const engine = await Engine.open([{ dir: built, name: 'b' }], { searchThreads: 0, memory: { mode: 'emulate' }, dataDir, compactAt: 0 });
+    try {
+      const c = engine.collection('b');
+      const first = Array.from({ length: 100 }, (_, i) => 70_000 + i);
+      await c.upsert(first.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      const running = engine.compact('b');
+      // Written after the running compaction's cut: only a compaction of its own holds them.
+      const later = Array.from({ length: 40 }, (_, i) => 80_000 + i);
+      await c.upsert(later.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      for (const id of [...first, ...later]) model.set(id, vec(id));
+      const asked = await engine.compact('b');
+      expect((await running).before.fresh).toBe(first.length);
+      expect(asked).toMatchObject({ compacted: true, before: { fresh: later.length } });
+      expect(c.live!.fresh.size).toBe(0);
+      expect(c.compactions).toBe(2);
+      await agrees(c, model);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
   it('gives a collection created over the API its first base, searched on the search threads, after a restart too', async () => {
     const dataDir = tmp.path('data-created');
     const model = new Map<number, Float32Array>();

@@ -8,6 +8,7 @@ import { Engine } from '../../engine/engine.js';
 import { choosePlan, profiledScanLimit, SCAN_CODE_COST, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
 import type { FilterWalkEntry } from '../../index/format/manifest.js';
 import { walkDistances } from '../../index/search/walk-profile.js';
+import { RUN_CODE_COST } from '../../index/tiered/value-runs.js';
 import { FILTER_PLAN } from '../../index/search/query-state.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { buildModelBase } from '../helpers/seeded-vectors.js';
@@ -118,6 +119,16 @@ describe('the filtered-search planner', () => {
     expect(SCAN_CODE_COST * (limit + 1)).toBeGreaterThan(walkDistances(dear, (limit + 1) / nodes, 64));
     expect(choosePlan(limit, index, 64, undefined, dear)).toBe(FILTER_PLAN.SCAN);
     expect(choosePlan(limit + 1, index, 64, undefined, dear)).not.toBe(FILTER_PLAN.SCAN);
+    // Matches read from value runs cost RUN_CODE_COST of one read where it lies: a covered filter
+    // scans that many more.
+    const covered = Math.floor(limit / RUN_CODE_COST);
+    expect(choosePlan(covered, index, 64, undefined, dear, covered)).toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(covered + 2, index, 64, undefined, dear, covered + 2)).not.toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(covered, index, 64, undefined, dear, 0)).not.toBe(FILTER_PLAN.SCAN);
+    // Partly covered: 100 matches over the limit, paid for by the runs' saving on just enough of them.
+    const enough = 100 / (1 - RUN_CODE_COST);
+    expect(choosePlan(limit + 100, index, 64, undefined, dear, enough)).toBe(FILTER_PLAN.SCAN);
+    expect(choosePlan(limit + 100, index, 64, undefined, dear, enough - 2)).not.toBe(FILTER_PLAN.SCAN);
     // A wider beam walks further: the scan takes more.
     expect(profiledScanLimit(dear, 256, nodes)).toBeGreaterThan(limit);
     // Without a measured walk, the formula.
