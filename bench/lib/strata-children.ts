@@ -190,8 +190,6 @@ export interface ServeOptions {
   nodeFlags?: string[];
   /** CPUs to pin the server to (taskset -c). */
   cpus?: string;
-  /** More `strata serve` flags. */
-  extra?: readonly string[];
 }
 
 export function serve(index: string, o: ServeOptions): Promise<Served> {
@@ -212,7 +210,7 @@ export function serveDataDir(dataDir: string, o: ServeOptions): Promise<Served> 
 /** `strata serve <args>` on free ports, silent, with the bench's threads. */
 function serveWith(args: readonly string[], o: ServeOptions): Promise<Served> {
   const ports = ['--port', '0', '--grpc-port', '0', '--qdrant-grpc-port', '0'];
-  const argv = ['serve', ...args, ...ports, '--search-threads', String(o.threads), '--log-level', 'silent', ...(o.extra ?? [])];
+  const argv = ['serve', ...args, ...ports, '--search-threads', String(o.threads), '--log-level', 'silent'];
   return listening(nodeArgv(o.nodeFlags ?? [], argv, o.cpus), 'strata serve', true);
 }
 
