@@ -1,6 +1,7 @@
 // Filtered search in process, plan by plan, on a filtered set (`strata fetch glove-100 --attributes`
 // or the filtered bench's clustered set): for every family, each plan run on the same queries and
-// filters side by side — the scan of matching codes fused in WASM and as JS steps, the graph walk
+// filters side by side — the scan of matching codes fused in WASM (reading value runs first, and
+// not) and as JS steps, the graph walk
 // fused in WASM and as JS steps, ACORN's two-hop walk, the walk that scans where its entry is scarce
 // in matches (graph or scan) — and the plan the planner picks, with recall@10 against exact filtered
 // search, CPU time per query, distances and CXL bytes per query; and the unfiltered search at the
@@ -21,6 +22,9 @@ import { openIndex } from '../index/open-index.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../index/search/searcher.js';
 import { STAT } from '../index/search/stats.js';
+import { coverOf } from '../index/filter/cover.js';
+import { filterToJson } from '../index/filter/to-json.js';
+import { RUN_MAX_SHARE, RUNS_PER_SCAN, runRows } from '../index/tiered/value-runs.js';
 
 const o = new Command()
   .option('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
@@ -56,7 +60,27 @@ if (o.clustered !== undefined) {
 if (o.dir === undefined) throw new Error('give --dir or --clustered');
 const dir = o.dir;
 const out = join(tmp, 'index');
-await buildIndex({ input: join(dir, 'base.fvecs'), out, metric: o.metric, dramBudget: o.dramBudget });
+const payloads = readFileSync(join(dir, 'payloads.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l !== '')
+  .map((l) => JSON.parse(l) as Record<string, unknown>);
+const cases = JSON.parse(readFileSync(join(dir, 'filters.json'), 'utf8')) as {
+  fields: Record<string, { type: string }>;
+  families: Array<{ name: string; filters: Array<unknown | null> }>;
+};
+// Value runs for the keyword fields, as a base built with their payload indexes reserves them.
+const valueCounts = new Map<string, number>();
+for (const p of payloads)
+  for (const [field, spec] of Object.entries(cases.fields))
+    if (spec.type === 'keyword')
+      for (const v of [p[field]].flat()) if (typeof v === 'string') valueCounts.set(`${field}\0${v}`, (valueCounts.get(`${field}\0${v}`) ?? 0) + 1);
+await buildIndex({
+  input: join(dir, 'base.fvecs'),
+  out,
+  metric: o.metric,
+  dramBudget: o.dramBudget,
+  runRows: runRows(valueCounts.values(), payloads.length),
+});
 const opened = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 });
 const index = opened.index;
 /** The walk the build measured: what the planner weighs its plans by. */
@@ -64,11 +88,6 @@ const walk = opened.manifest.plan.filterWalk ?? null;
 const queries = await readDataset(join(dir, 'query.fvecs'));
 if (o.metric === 'cosine') normalizeRows(queries.vectors, queries.dim);
 const dim = queries.dim;
-const payloads = readFileSync(join(dir, 'payloads.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l !== '')
-  .map((l) => JSON.parse(l) as Record<string, unknown>);
-const cases = JSON.parse(readFileSync(join(dir, 'filters.json'), 'utf8')) as { families: Array<{ name: string; filters: Array<unknown | null> }> };
 const fused = new Searcher(index);
 const js = new Searcher(index, { fused: false });
 const n = index.meta.count;
@@ -88,6 +107,30 @@ function nodeFilter(json: unknown): { bits: Uint32Array; matched: number } {
   return { bits, matched };
 }
 
+const nodeOfRow = new Int32Array(n);
+for (let node = 0; node < n; node++) nodeOfRow[index.labels[node]!] = node;
+
+/** The value runs a filter's scan reads first (engine/filter-runs.ts, over the bench's payloads): their count, then three words a run. */
+function runsOf(json: unknown): Uint32Array {
+  const runs = index.valueRuns;
+  const cover = runs === null ? null : coverOf(parseFilter(json));
+  if (runs === null || cover === null || cover.length > RUNS_PER_SCAN) return Uint32Array.of(0);
+  const words = [0];
+  for (const leaf of cover) {
+    const run = runs.runOf(JSON.stringify(filterToJson({ must: [leaf] })), () => {
+      const test = compile({ must: [leaf] });
+      const nodes: number[] = [];
+      payloads.forEach((payload, row) => {
+        if (test({ id: row, payload })) nodes.push(nodeOfRow[row]!);
+      });
+      return nodes.length <= RUN_MAX_SHARE * n ? Uint32Array.from(nodes).sort() : null;
+    });
+    if (run !== null) words.push(run.codesAt, run.idsAt, run.rows);
+  }
+  words[0] = (words.length - 1) / 3;
+  return Uint32Array.from(words);
+}
+
 interface Run {
   ms: number;
   recall: number;
@@ -96,6 +139,8 @@ interface Run {
   short: number;
   /** Queries whose walk's entry was scarce in matches and that scanned instead (GRAPH_OR_SCAN). */
   scarceScans: number;
+  /** Matches scored from value runs, per query. */
+  fromRuns: number;
 }
 
 function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: number[][] | null): { run: Run; answers: number[][] } {
@@ -104,6 +149,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
   let cxl = 0;
   let short = 0;
   let scarce = 0;
+  let fromRuns = 0;
   const t0 = process.cpuUsage();
   for (let q = 0; q < nq; q++) {
     const f = filters[q]!;
@@ -113,6 +159,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
     cxl += r.stats[STAT.adjBytesCxl]! + r.stats[STAT.vecBytesCxl]! + r.stats[STAT.codeBytesCxl]!;
     if (f !== null && r.ids.length < Math.min(K, f.matched)) short++;
     scarce += r.stats[STAT.scarceScans]!;
+    fromRuns += r.stats[STAT.fromRuns]!;
   }
   const t = process.cpuUsage(t0);
   let hit = 0;
@@ -124,7 +171,15 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
       hit += t.filter((id) => got.has(id)).length;
     });
   return {
-    run: { ms: (t.user + t.system) / 1000 / nq, recall: want > 0 ? hit / want : 1, distances: distances / nq, cxlBytes: cxl / nq, short, scarceScans: scarce },
+    run: {
+      ms: (t.user + t.system) / 1000 / nq,
+      recall: want > 0 ? hit / want : 1,
+      distances: distances / nq,
+      cxlBytes: cxl / nq,
+      short,
+      scarceScans: scarce,
+      fromRuns: fromRuns / nq,
+    },
     answers,
   };
 }
@@ -134,13 +189,13 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
  * other (a plan run after the scan of half the codes found colder caches); its time is the median of
  * its rounds, its counts those of its first (they do not change).
  */
-function sideBySide(list: Array<[string, Searcher, number]>, once: (s: Searcher, plan: number) => Run): Record<string, Run> {
+function sideBySide(list: Array<[string, Searcher, number, boolean?]>, once: (s: Searcher, plan: number, runs: boolean) => Run): Record<string, Run> {
   const first = new Map<string, Run>();
   const times = new Map<string, number[]>(list.map(([name]) => [name, []]));
   for (let rep = 0; rep < o.reps; rep++)
     for (let j = 0; j < list.length; j++) {
-      const [name, s, plan] = list[(j + rep) % list.length]!;
-      const r = once(s, plan);
+      const [name, s, plan, runs] = list[(j + rep) % list.length]!;
+      const r = once(s, plan, runs ?? false);
       if (!first.has(name)) first.set(name, r);
       times.get(name)!.push(r.ms);
     }
@@ -158,7 +213,7 @@ const rows: Array<{ family: string; selectivity: number; chosen: string; plans: 
 for (const fam of cases.families) {
   if (wanted && !wanted.includes(fam.name)) continue;
   const filters: Array<NodeFilter | null> = [];
-  const byJson = new Map<string, { bits: Uint32Array; matched: number }>();
+  const byJson = new Map<string, { bits: Uint32Array; matched: number; runs: Uint32Array }>();
   let selectivity = 0;
   for (let q = 0; q < nq; q++) {
     const json = fam.filters[q % fam.filters.length] ?? null;
@@ -169,7 +224,7 @@ for (const fam of cases.families) {
     const key = JSON.stringify(json);
     let f = byJson.get(key);
     if (f === undefined) {
-      f = nodeFilter(json);
+      f = { ...nodeFilter(json), runs: runsOf(json) };
       byJson.set(key, f);
     }
     selectivity += f.matched / n / nq;
@@ -177,9 +232,10 @@ for (const fam of cases.families) {
   }
   // Exact filtered search: every matching full vector scored.
   const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
-  const withPlan = (plan: number) => filters.map((f) => (f === null ? null : { ...f, plan }));
+  const withPlan = (plan: number, runs: boolean) => filters.map((f) => (f === null ? null : { ...f, plan, runs: runs ? f.runs! : null }));
   const plans = sideBySide(
     [
+      ['scan, value runs', fused, FILTER_PLAN.SCAN, true],
       ['scan', fused, FILTER_PLAN.SCAN],
       ['scan (JS)', js, FILTER_PLAN.SCAN],
       ['graph (WASM)', fused, FILTER_PLAN.GRAPH],
@@ -187,13 +243,13 @@ for (const fam of cases.families) {
       ['two_hop', fused, FILTER_PLAN.TWO_HOP],
       ['graph or scan', fused, FILTER_PLAN.GRAPH_OR_SCAN],
     ],
-    (s, plan) => run(s, withPlan(plan), truth).run,
+    (s, plan, runs) => run(s, withPlan(plan, runs), truth).run,
   );
   const plan = choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef, undefined, walk);
   const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? 'graph or scan' : PLAN_NAMES[plan]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>
-    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}`;
+    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}${r.fromRuns > 0 ? ` runs=${r.fromRuns.toFixed(0)}` : ''}`;
   console.log(
     `${fam.name} (${(100 * selectivity).toFixed(2)}%, planner: ${chosen}) | ${Object.entries(plans)
       .map(([k, r]) => cell(k, r))
