@@ -24,7 +24,7 @@ import { type NodeFilter, Searcher } from '../index/search/searcher.js';
 import { STAT } from '../index/search/stats.js';
 import { coverOf } from '../index/filter/cover.js';
 import { filterToJson } from '../index/filter/to-json.js';
-import { RUN_MAX_SHARE, RUNS_PER_SCAN, runRows } from '../index/tiered/value-runs.js';
+import { RUN_MAX_SHARE, RUNS_PER_SCAN, runValues } from '../index/tiered/value-runs.js';
 
 const o = new Command()
   .option('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
@@ -79,7 +79,7 @@ await buildIndex({
   out,
   metric: o.metric,
   dramBudget: o.dramBudget,
-  runRows: runRows(valueCounts.values(), payloads.length),
+  runValues: runValues(valueCounts.values(), payloads.length),
 });
 const opened = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 });
 const index = opened.index;

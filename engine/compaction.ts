@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage, invalidArgument, quoted, readOnly, StrataError } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
-import { runRows } from '../index/tiered/value-runs.js';
+import { runValues } from '../index/tiered/value-runs.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
@@ -192,7 +192,7 @@ export class Compactions {
       codes: c.shape?.codes ?? (m ? (m.plan.code?.kind ?? 'none') : 'auto'),
       poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
       profile: null,
-      runRows: runRows(c.payloads.keywordValueCounts(), ids.byteLength / 8),
+      runValues: runValues(c.payloads.keywordValueCounts(), ids.byteLength / 8),
     };
     // The placement follows the live load: profiled with the queries the collection has been asked,
     // when there are enough of them; otherwise with a sample of its own points, as strata build does.

@@ -24,8 +24,8 @@ export interface CompactJob {
   poolShare: number;
   /** The collection's recorded live queries (count × dim), profiling the new placement; absent: a sample of the data. */
   profile: SharedArrayBuffer | null;
-  /** Codes worth value runs, from the collection's keyword indexes (index/tiered/value-runs.ts runRows). */
-  runRows: number;
+  /** Points of each keyword value worth a run, from the collection's keyword indexes (index/tiered/value-runs.ts runValues). */
+  runValues: number[];
 }
 
 const job = workerData as CompactJob;
@@ -43,7 +43,7 @@ buildIndex({
   placement: job.placement,
   codes: job.codes,
   poolShare: job.poolShare,
-  runRows: job.runRows,
+  runValues: job.runValues,
   // A compaction runs beside searches of the same process: one thread, so that they keep the rest.
   threads: 1,
   ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),

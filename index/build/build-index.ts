@@ -18,7 +18,7 @@ import { type CodeKind, parseCodeKind } from '../codes/index.js';
 import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
 import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
 import { payloadIndexSizing } from '../payload-index/index-bytes.js';
-import { runRows } from '../tiered/value-runs.js';
+import { runValues } from '../tiered/value-runs.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
@@ -76,10 +76,10 @@ export interface BuildIndexOptions {
    */
   basePayloads?: { entries: Iterable<BasePayload>; indexes: readonly IndexSpec[] };
   /**
-   * Codes worth value runs (index/tiered/value-runs.ts runRows), when the payloads' keyword values are
+   * Points of each keyword value worth a run (index/tiered/value-runs.ts runValues), when they are
    * counted elsewhere (a compaction's are in the collection); else counted over the build's payloads.
    */
-  runRows?: number;
+  runValues?: readonly number[];
 }
 
 export interface BuildSummary {
@@ -226,7 +226,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
     payloadIndexBytes: sizing.bytes,
-    runRows: o.runRows ?? runRows(sizing.valueCounts, graph.count),
+    runValues: o.runValues ?? runValues(sizing.valueCounts, graph.count),
     policy,
     profile: profile.accesses,
     codes,

@@ -23,8 +23,8 @@ export interface PlaceOptions extends AllocateOptions {
   poolShare?: number;
   /** DRAM the payload indexes take (index-bytes.ts), set aside before the graph's parts are placed. */
   payloadIndexBytes?: number;
-  /** Codes worth a value run (index/tiered/value-runs.ts runRows): the planner gives them DRAM before hot lists. */
-  runRows?: number;
+  /** Points of each keyword value worth a run (index/tiered/value-runs.ts runValues): the planner gives runs DRAM before hot lists. */
+  runValues?: readonly number[];
   /** Most of the budget value runs take (planner.ts; default RUN_BUDGET_SHARE). */
   runShare?: number;
   seed: number;
@@ -67,7 +67,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     codes: o.codes,
     poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
     payloadIndexBytes: o.payloadIndexBytes ?? 0,
-    runRows: o.runRows ?? 0,
+    runValues: o.runValues ?? [],
     ...(o.runShare !== undefined ? { runShare: o.runShare } : {}),
   });
   const prio = rankNodes(g, o.policy, o.profile, o.seed);

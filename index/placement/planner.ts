@@ -1,6 +1,7 @@
 // The DRAM budget planner. Given a budget it (1) keeps the upper layers, which every search starts
 // in, (2) picks the most precise code whose rows for every node fit what is left (with the wider
-// padding of codeDims when those rows fit too), and (3) spends the
+// padding of codeDims when those rows fit too), (3) keeps whole value runs of the keyword values worth
+// them (index/tiered/value-runs.ts), and (4) spends the
 // rest on the neighbour lists of the most visited nodes, then, only once every list is in DRAM, on
 // full vectors. A share of the list budget (poolShare) is a promotion pool instead of a fixed
 // prefix: slots that live re-tiering (list-pool.ts) refills with whichever CXL lists the real load
@@ -9,7 +10,7 @@
 // as CXL-ANNS places it: the full-precision baseline.
 import { StrataError } from '../../common/errors.js';
 import { type CodeKind, codeCentroids, codeDims, codeHeadBytes, codeRowBytes, MIN_CENTROIDS } from '../codes/index.js';
-import { RUN_BUDGET_SHARE, runBytes } from '../tiered/value-runs.js';
+import { RUN_BUDGET_SHARE, reservedRunBytes } from '../tiered/value-runs.js';
 
 /** Codes from the most precise to the smallest: auto takes the first that fits. */
 export const CODE_PREFERENCE: readonly CodeKind[] = ['sq8', 'rq4', 'rq3', 'rq2'];
@@ -27,8 +28,8 @@ export interface PlannerInput {
   poolShare?: number;
   /** Bytes of the payload indexes the base is built with: hot (every filter reads them), so always in DRAM. */
   payloadIndexBytes?: number;
-  /** Codes worth a value run (index/tiered/value-runs.ts): copies of one indexed value's codes side by side, for the scan. */
-  runRows?: number;
+  /** Points of each keyword value worth a run (index/tiered/value-runs.ts runValues): its codes side by side, for the scan. */
+  runValues?: readonly number[];
   /** Most of the budget value runs take (default RUN_BUDGET_SHARE). */
   runShare?: number;
 }
@@ -136,12 +137,9 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   const codesDram = code ? codeBytes(code, wide) : 0;
   const centroids = code ? centroidsFor(code, wide) : 0;
   let left = free - codesDram;
-  // Value runs come before the hot lists, up to RUN_BUDGET_SHARE of the budget: a filter scan reads
-  // a run's codes in one stream, at about half the time of the same codes scattered.
-  const runs =
-    code !== null && (i.runRows ?? 0) > 0
-      ? Math.max(0, Math.min(runBytes(i.runRows!, rowBytes), Math.floor((i.runShare ?? RUN_BUDGET_SHARE) * i.budgetBytes), left))
-      : 0;
+  // Value runs come before the hot lists, whole ones up to RUN_BUDGET_SHARE of the budget: a filter
+  // scan reads a run's codes in one stream, at about half the time of the same codes scattered.
+  const runs = code !== null ? reservedRunBytes(i.runValues ?? [], rowBytes, Math.min(Math.floor((i.runShare ?? RUN_BUDGET_SHARE) * i.budgetBytes), left)) : 0;
   left -= runs;
   let hot: number;
   let vectorsInDram: number;

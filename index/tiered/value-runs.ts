@@ -33,11 +33,24 @@ export interface ValueRun {
   readonly rows: number;
 }
 
-/** Rows of runs worth keeping for a base of `count` nodes whose indexed values hold `valueCounts` points each. */
-export function runRows(valueCounts: Iterable<number>, count: number): number {
-  let rows = 0;
-  for (const c of valueCounts) if (c >= RUN_MIN_NODES && c <= RUN_MAX_SHARE * count) rows += c;
-  return rows;
+/** The values worth a run (their points each), for a base of `count` nodes whose indexed values hold `valueCounts` points each. */
+export function runValues(valueCounts: Iterable<number>, count: number): number[] {
+  const out: number[] = [];
+  for (const c of valueCounts) if (c >= RUN_MIN_NODES && c <= RUN_MAX_SHARE * count) out.push(c);
+  return out;
+}
+
+/**
+ * Bytes to reserve for runs of `values` within `cap`: the largest values' runs first, each whole
+ * (a run takes its value's every code or none, so bytes less than the smallest run serve nothing).
+ */
+export function reservedRunBytes(values: readonly number[], stride: number, cap: number): number {
+  let bytes = 0;
+  for (const v of [...values].sort((a, b) => b - a)) {
+    const b = runBytes(v, stride);
+    if (bytes + b <= cap) bytes += b;
+  }
+  return bytes;
 }
 
 /** Bytes a run of `rows` records of `stride` bytes takes in the area (records, then ids, each 64-aligned). */

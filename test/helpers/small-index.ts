@@ -31,7 +31,7 @@ export interface SmallIndexSpec {
   rotation?: RotationKind;
   seed?: number;
   /** Codes worth value runs, and the budget share they may take (planner.ts). */
-  runRows?: number;
+  runValues?: readonly number[];
   runShare?: number;
 }
 
@@ -51,7 +51,7 @@ export function buildSmallIndex(spec: SmallIndexSpec = {}, alloc: AllocateOption
     codes: spec.codes ?? 'none',
     seed,
     ...(spec.rotation ? { rotation: spec.rotation } : {}),
-    ...(spec.runRows !== undefined ? { runRows: spec.runRows } : {}),
+    ...(spec.runValues !== undefined ? { runValues: spec.runValues } : {}),
     ...(spec.runShare !== undefined ? { runShare: spec.runShare } : {}),
     ...alloc,
   });

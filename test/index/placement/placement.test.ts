@@ -212,16 +212,15 @@ describe('planBudget', () => {
     const budget = Math.floor(full * 0.3);
     const flat = planBudget(input(budget, 'rq3'));
     const row = rowBytes('rq3', 'l2');
-    const p = planBudget({ ...input(budget, 'rq3'), runRows: 64 });
+    const p = planBudget({ ...input(budget, 'rq3'), runValues: [64] });
     expect(p.dram.runs).toBe(runBytes(64, row));
     expect(p.dram.total).toBeLessThanOrEqual(budget);
     expect(flat.adjacencyInDram - p.adjacencyInDram).toBe(Math.ceil((p.dram.runs - (budget - flat.dram.total)) / ADJ));
     expect(p.reason).toContain(`${p.dram.runs} bytes of value runs`);
-    // More rows than the share: the share.
-    const capped = planBudget({ ...input(budget, 'rq3'), runRows: n, runShare: 0.05 });
-    expect(capped.dram.runs).toBe(Math.floor(0.05 * budget));
-    // No code, or no rows: none.
-    expect(planBudget({ ...input(budget, 'none'), runRows: n }).dram.runs).toBe(0);
+    // A run larger than the share: none (a run is whole or not at all).
+    expect(planBudget({ ...input(budget, 'rq3'), runValues: [64], runShare: (runBytes(64, row) - 1) / budget }).dram.runs).toBe(0);
+    // No code, or no values: none.
+    expect(planBudget({ ...input(budget, 'none'), runValues: [64] }).dram.runs).toBe(0);
     expect(planBudget(input(budget, 'rq3')).dram.runs).toBe(0);
   });
 
@@ -268,6 +267,7 @@ describe('planBudget', () => {
           upper: upperBytes,
           payloadIndexes: 0,
           codes: codeDram,
+          runs: 0,
           adjacency: p.adjacencyInDram * ADJ,
           pool: 0,
           vectors: p.vectorsInDram * VEC,

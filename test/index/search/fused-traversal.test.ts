@@ -33,7 +33,12 @@ function makeSet(metric: Metric) {
 
 const sets = { l2: makeSet('l2'), cosine: makeSet('cosine') };
 
-function place(metric: Metric, share: number, codes: CodeKind | 'none', extra: { fusedLanes?: number; runRows?: number; runShare?: number } = {}): TieredIndex {
+function place(
+  metric: Metric,
+  share: number,
+  codes: CodeKind | 'none',
+  extra: { fusedLanes?: number; runValues?: number[]; runShare?: number } = {},
+): TieredIndex {
   const { graph } = sets[metric];
   return placeAndLayout(graph, metric, null, {
     budgetBytes: Math.max(graphUpperBytes(graph), Math.floor(graphFullPrecisionBytes(graph) * share)),
@@ -429,7 +434,7 @@ describe('fused scan (the SCAN plan in one WASM call)', () => {
   it("reads value runs first and scores each match once: stale runs, overlapping runs and matches in no run keep the JS scan's answers", () => {
     for (const metric of ['l2', 'cosine'] as const) {
       for (const codes of ['sq8', 'rq3', 'rq2'] as const) {
-        const index = place(metric, 0.6, codes, { runRows: 4000, runShare: 0.6 });
+        const index = place(metric, 0.6, codes, { runValues: [2000, 1200], runShare: 0.6 });
         const runs = index.valueRuns!;
         expect(runs).not.toBeNull();
         const filter = scanFilter(index, randomRows(0.4, 5));

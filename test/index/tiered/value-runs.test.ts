@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadIndex } from '../../../index/format/load-index.js';
 import { writeIndex } from '../../../index/format/write-index.js';
-import { RUN_MAX_SHARE, RUN_MIN_NODES, runBytes, runRows } from '../../../index/tiered/value-runs.js';
+import { RUN_MAX_SHARE, RUN_MIN_NODES, reservedRunBytes, runBytes, runValues } from '../../../index/tiered/value-runs.js';
 import { buildSmallIndex } from '../../helpers/small-index.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
@@ -9,17 +9,23 @@ describe('value runs (codes of one value side by side, for the scan)', () => {
   const tmp = makeTempDir();
   afterAll(() => tmp.cleanup());
 
-  it('counts the rows of the values worth a run: enough nodes, and few enough to be scanned', () => {
+  it('keeps the values worth a run (enough nodes, few enough to be scanned), and reserves whole runs, the largest first', () => {
     const n = 100_000;
-    expect(runRows([RUN_MIN_NODES - 1, RUN_MIN_NODES, 5000, RUN_MAX_SHARE * n, RUN_MAX_SHARE * n + 1], n)).toBe(RUN_MIN_NODES + 5000 + RUN_MAX_SHARE * n);
+    expect(runValues([RUN_MIN_NODES - 1, RUN_MIN_NODES, 5000, RUN_MAX_SHARE * n, RUN_MAX_SHARE * n + 1], n)).toEqual([RUN_MIN_NODES, 5000, RUN_MAX_SHARE * n]);
     expect(runBytes(3, 40)).toBe(128 + 64);
+    const [big, mid, small] = [runBytes(4000, 40), runBytes(3000, 40), runBytes(2000, 40)];
+    // The largest fits, the next does not, the smallest does.
+    expect(reservedRunBytes([2000, 4000, 3000], 40, big + small + 100)).toBe(big + small);
+    expect(reservedRunBytes([2000, 4000, 3000], 40, big + mid + small)).toBe(big + mid + small);
+    // Less than the smallest run: nothing, the bytes would serve no run.
+    expect(reservedRunBytes([2000, 4000], 40, small - 1)).toBe(0);
   });
 
   it("copies each node's record and id into the area once per key, and refuses small values and an area that is full", () => {
-    const s = buildSmallIndex({ count: 3000, codes: 'sq8', dramShare: 0.6, runRows: 2600, runShare: 0.5 });
+    const s = buildSmallIndex({ count: 3000, codes: 'sq8', dramShare: 0.6, runValues: [1500], runShare: 0.5 });
     const runs = s.index.valueRuns!;
     const reserved = s.index.plan.runBytes!;
-    expect(reserved).toBe(runBytes(2600, s.index.codes!.shape.stride));
+    expect(reserved).toBe(runBytes(1500, s.index.codes!.shape.stride));
     const codes = s.index.codes!.segments[0]!;
     const region = new Uint8Array(s.index.fused!.memory.buffer);
     const stride = s.index.codes!.shape.stride;
@@ -47,7 +53,7 @@ describe('value runs (codes of one value side by side, for the scan)', () => {
   });
 
   it('keeps its DRAM through the manifest, and an index without it has no runs', () => {
-    const s = buildSmallIndex({ count: 3000, codes: 'sq8', dramShare: 0.6, runRows: 2600, runShare: 0.5 });
+    const s = buildSmallIndex({ count: 3000, codes: 'sq8', dramShare: 0.6, runValues: [1500], runShare: 0.5 });
     const dir = tmp.path('runs');
     const m = writeIndex(s.index, dir, s.info);
     expect(m.plan.runBytes).toBe(s.index.plan.runBytes);
