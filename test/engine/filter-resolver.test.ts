@@ -2,7 +2,7 @@
 // rows; every other filter goes through the row bitmap. Both must give the same nodes, counts and
 // fresh points.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FilterArena } from '../../engine/filter-arena.js';
 import { FilterResolver, type ResolvedFilter } from '../../engine/filter-plan.js';
 import { parseFilter } from '../../index/filter/parse.js';
@@ -106,5 +106,33 @@ describe('the filter resolver', () => {
       else if (step % 4 === 2) p.upsert(id, { price: rnd() * 100 });
       else p.placeAll((x) => (x % 5 === 0 ? -1 : (x * 7919) % n));
     }
+  });
+
+  it('keeps a family of filters that differ per query cached, within its share of the arena', () => {
+    const n = 300;
+    const p = new PointPayloads(
+      (id) => (typeof id === 'number' ? id : null),
+      (id) => id,
+    );
+    p.createIndex({ field: 'k', params: { type: 'keyword' } });
+    for (let id = 0; id < n; id++) p.upsert(id, { k: `v${id % 100}` });
+    p.placeAll((id) => id);
+    const index = { meta: { count: n }, valueRuns: null } as unknown as TieredIndex;
+    const family = Array.from({ length: 200 }, (_, i) => parseFilter({ must: [{ key: 'k', match: { any: [`v${i % 100}`, `v${(i * 7 + 1) % 100}`] } }] }));
+    /** Resolutions that went to the payload indexes in a second pass over the family. */
+    const misses = (arenaBytes: number): number => {
+      const resolver = new FilterResolver(new FilterArena(arenaBytes));
+      for (const f of family) resolver.release(resolver.resolve(f, p, index, 0));
+      const match = vi.spyOn(p, 'match');
+      for (const f of family) resolver.release(resolver.resolve(f, p, index, 0));
+      const calls = match.mock.calls.length;
+      match.mockRestore();
+      return calls;
+    };
+    // Room for every answer: none resolved again.
+    expect(misses(1 << 20)).toBe(0);
+    // An arena that holds every answer (eleven words each), but whose eighth holds 90: the family
+    // cycles through them, and the rest of the arena stays for the searches in flight.
+    expect(misses(4 * 8000)).toBe(family.length);
   });
 });
