@@ -22,9 +22,8 @@ import { openIndex } from '../index/open-index.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../index/search/searcher.js';
 import { STAT } from '../index/search/stats.js';
-import { coverOf } from '../index/filter/cover.js';
-import { filterToJson } from '../index/filter/to-json.js';
-import { RUN_MAX_SHARE, RUNS_PER_SCAN, runValues } from '../index/tiered/value-runs.js';
+import { runsFor, writeRuns } from '../engine/filter-runs.js';
+import { runValues } from '../index/tiered/value-runs.js';
 
 const o = new Command()
   .option('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
@@ -112,23 +111,17 @@ for (let node = 0; node < n; node++) nodeOfRow[index.labels[node]!] = node;
 
 /** The value runs a filter's scan reads first (engine/filter-runs.ts, over the bench's payloads): their count, then three words a run. */
 function runsOf(json: unknown): Uint32Array {
-  const runs = index.valueRuns;
-  const cover = runs === null ? null : coverOf(parseFilter(json));
-  if (runs === null || cover === null || cover.length > RUNS_PER_SCAN) return Uint32Array.of(0);
-  const words = [0];
-  for (const leaf of cover) {
-    const run = runs.runOf(JSON.stringify(filterToJson({ must: [leaf] })), () => {
-      const test = compile({ must: [leaf] });
-      const nodes: number[] = [];
-      payloads.forEach((payload, row) => {
-        if (test({ id: row, payload })) nodes.push(nodeOfRow[row]!);
-      });
-      return nodes.length <= RUN_MAX_SHARE * n ? Uint32Array.from(nodes).sort() : null;
+  const runs = runsFor(parseFilter(json), index, (leaf) => {
+    const test = compile({ must: [leaf] });
+    const nodes: number[] = [];
+    payloads.forEach((payload, row) => {
+      if (test({ id: row, payload })) nodes.push(nodeOfRow[row]!);
     });
-    if (run !== null) words.push(run.codesAt, run.idsAt, run.rows);
-  }
-  words[0] = (words.length - 1) / 3;
-  return Uint32Array.from(words);
+    return Uint32Array.from(nodes).sort();
+  });
+  const words = new Uint32Array(1 + 3 * runs.length);
+  writeRuns(words, 0, runs);
+  return words;
 }
 
 interface Run {

@@ -34,9 +34,9 @@ import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import { bitsetWords, type FilterArena, filterWords } from './filter-arena.js';
-import { runsFor, writeRuns } from './filter-runs.js';
+import { payloadNodes, runsFor, writeRuns } from './filter-runs.js';
 import { RUN_CODE_COST } from '../index/tiered/value-runs.js';
-import { bitsOf, popcount } from '../index/payload-index/dense-bits.js';
+import { bitsOf, forEachBit, popcount } from '../index/payload-index/dense-bits.js';
 import type { FilterPlan } from './types.js';
 import { RangePrefix } from '../index/payload-index/range-prefix.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
@@ -234,22 +234,16 @@ export class FilterResolver {
     let baseMatched = 0;
     let at = -1;
     const words = this.arena.words;
-    const runs = this.valueRuns && index !== null && m.rows.size > 0 ? runsFor(filter, payloads, index) : [];
+    const runs = this.valueRuns && index !== null && m.rows.size > 0 ? runsFor(filter, index, payloadNodes(payloads)) : [];
     if (index !== null && m.rows.size > 0) at = this.alloc(filterWords(index.meta.count, runs.length));
-    for (let w = 0; w < rows.length; w++) {
-      let x = rows[w]!;
-      while (x !== 0) {
-        const low = x & -x;
-        x ^= low;
-        const row = (w << 5) | (31 - Math.clz32(low));
-        const node = nodes[row]!;
-        if (node < 0) freshIds.push(payloads.idOfRow(row));
-        else if (at >= 0) {
-          words[at + (node >>> 5)]! |= 1 << (node & 31);
-          baseMatched++;
-        }
+    forEachBit(rows, (row) => {
+      const node = nodes[row]!;
+      if (node < 0) freshIds.push(payloads.idOfRow(row));
+      else if (at >= 0) {
+        words[at + (node >>> 5)]! |= 1 << (node & 31);
+        baseMatched++;
       }
-    }
+    });
     if (at >= 0 && baseMatched === 0) {
       this.arena.release(at);
       at = -1;

@@ -54,10 +54,10 @@ import { distances, heapPop, heapPush } from './traverse.as';
 }
 
 /**
- * Scores the runs' nodes still set in the bitset, clearing them; the heap's new size. Adds the
- * nodes scored to the u32 at `scored`.
+ * Scores the runs' nodes still set in the bitset, clearing them; the heap's new size. The nodes
+ * scored go to B_RUN_SCORED.
  */
-function scanRuns(b: usize, bits: usize, heapD: usize, heapI: usize, cap: i32, scored: usize): i32 {
+function scanRuns(b: usize, bits: usize, heapD: usize, heapI: usize, cap: i32): i32 {
   const runs = <usize>load<u32>(b, B_RUNS);
   const count = load<u32>(b, B_RUN_COUNT);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
@@ -101,7 +101,6 @@ function scanRuns(b: usize, bits: usize, heapD: usize, heapI: usize, cap: i32, s
     }
   }
   store<u32>(q, back, P_HEAD_BACK);
-  store<u32>(scored, load<u32>(scored) + total);
   store<u32>(b + B_RUN_SCORED, total);
   return n;
 }
@@ -124,11 +123,10 @@ export function scanMatches(b: usize): void {
   const heapD = <usize>load<u32>(b, B_BEAM);
   const heapI = heapD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
   const base0 = <usize>load<u32>(b, B_BASE0);
-  store<u32>(b + B_DIST, 0);
   store<u32>(b + B_RUN_SCORED, 0);
-  let n: i32 = load<u32>(b, B_RUN_COUNT) > 0 ? scanRuns(b, bits, heapD, heapI, cap, b + B_DIST) : 0;
+  let n: i32 = load<u32>(b, B_RUN_COUNT) > 0 ? scanRuns(b, bits, heapD, heapI, cap) : 0;
   let m: i32 = 0;
-  let scored: u32 = load<u32>(b, B_DIST);
+  let scored: u32 = load<u32>(b, B_RUN_SCORED);
   for (let w: u32 = 0; w < words; w++) {
     let mask = load<u32>(bits + (<usize>w << 2));
     while (mask != 0) {

@@ -16,6 +16,18 @@ const ARRAY_MAX = 4096;
 /** 32-bit words per container's bitset (2^16 bits). */
 const CONTAINER_WORDS = 2048;
 
+/** Calls `fn` with each set bit of a dense bitset, ascending. */
+export function forEachBit(dense: Uint32Array, fn: (bit: number) => void): void {
+  for (let w = 0; w < dense.length; w++) {
+    let x = dense[w]!;
+    while (x !== 0) {
+      const low = x & -x;
+      x ^= low;
+      fn((w << 5) | (31 - Math.clz32(low)));
+    }
+  }
+}
+
 /** The set bits of `b` in a dense bitset of at least `bits` bits (`out` is reused when given, and cleared). */
 export function bitsOf(b: Bitmap, bits: number, out?: Uint32Array): Uint32Array {
   const words = Math.max((bits + 31) >>> 5, b.size === 0 ? 0 : (b.maximum() >>> 5) + 1);
