@@ -1,12 +1,13 @@
 // `strata build` beside hnswlib-node's own build, side by side in one process on the same vectors
 // (issue 37's build bar): per round and in turn, hnswlib-node alone (the same M, ef_construction,
-// seed and insertion order), then `strata build` on one thread and on every core. For each: wall
-// time per phase (hnswlib's graph, the fill after it, the layout), the ratio to hnswlib-node in the same round, and recall@10 at a fixed ef of the
-// built index, so that a faster build is seen not to cost recall.
+// seed and insertion order), then `strata build` on one thread (hnswlib's graph) and on every core,
+// with Strata's parallel graph and with hnswlib's. For each: wall time per phase (the graph, the fill
+// after it, the layout), the ratio to hnswlib-node in the same round, and recall@10 at a fixed ef of
+// the built index, so that a faster build is seen not to cost recall.
 import { availableParallelism, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildIndex, DEFAULT_BUILD } from '../index/build/build-index.js';
+import { buildIndex, DEFAULT_BUILD, type GraphBuilder } from '../index/build/build-index.js';
 import { buildHnswlib } from '../index/build/hnsw-build.js';
 import { openIndex } from '../index/open-index.js';
 import { runBatch } from '../index/search/batch.js';
@@ -42,15 +43,29 @@ try {
     buildHnswlib(base.vectors, base.dim, { metric: o.metric, m, efConstruction, seed });
     runs.push({ name: 'hnswlib-node', round, seconds: (performance.now() - t) / 1000, phases: null, recall: null });
     log(`round ${round}: hnswlib-node ${runs.at(-1)!.seconds.toFixed(1)} s`);
-    for (const threads of o.threads) {
+    for (const [threads, builder] of o.threads.flatMap(
+      (n): Array<[number, GraphBuilder]> =>
+        n > 1
+          ? [
+              [n, 'strata'],
+              [n, 'hnswlib'],
+            ]
+          : [[n, 'hnswlib']],
+    )) {
       const out = join(scratch, `t${threads}`);
       t = performance.now();
-      const s = await buildIndex({ input, out, metric: o.metric, dramBudget: o.dramBudget, threads, force: true });
+      const s = await buildIndex({ input, out, metric: o.metric, dramBudget: o.dramBudget, threads, builder, force: true });
       const seconds = (performance.now() - t) / 1000;
       const opened = openIndex(out);
       const r = runBatch(opened.index, queries.vectors, { k: 10, ef: o.ef });
       const recall = recallAtK({ k: 10, results: r.labels, resultDistances: r.distances, metric: o.metric, ...truth }).mean;
-      runs.push({ name: `strata build, ${threads} thread${threads > 1 ? 's' : ''}`, round, seconds, phases: s.seconds, recall });
+      runs.push({
+        name: `strata build, ${threads} thread${threads > 1 ? 's' : ''}, ${builder === 'strata' ? "Strata's graph" : "hnswlib's graph"}`,
+        round,
+        seconds,
+        phases: s.seconds,
+        recall,
+      });
       log(`round ${round}: ${runs.at(-1)!.name} ${seconds.toFixed(1)} s, recall ${recall.toFixed(4)}`);
     }
   }
@@ -59,7 +74,7 @@ try {
 }
 
 console.log(`${base.count} × ${base.dim} (${o.metric}), M ${m}, ef_construction ${efConstruction}, DRAM budget ${o.dramBudget}; recall@10 at ef ${o.ef}`);
-console.log('| round | build | seconds | × hnswlib-node (same round) | graph (hnswlib) | fill | layout | recall@10 |');
+console.log('| round | build | seconds | × hnswlib-node (same round) | graph | fill | layout | recall@10 |');
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of runs) {
   const ref = runs.find((x) => x.round === r.round && x.name === 'hnswlib-node')!.seconds;

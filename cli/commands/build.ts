@@ -1,6 +1,6 @@
 // `strata build <input> --out <dir>`
 import type { Command } from 'commander';
-import { type BuildPhase, buildIndex, DEFAULT_BUILD } from '../../index/build/build-index.js';
+import { type BuildPhase, buildIndex, DEFAULT_BUILD, GRAPH_BUILDERS, type GraphBuilder } from '../../index/build/build-index.js';
 import { DEFAULT_FILL_ALPHA } from '../../index/build/fill-free-slots.js';
 import { buildShards, MAX_SHARDS } from '../../index/build/build-shards.js';
 import type { DatasetFormat } from '../../datasets/index.js';
@@ -23,6 +23,7 @@ interface BuildFlags {
   metric?: Metric;
   m: number;
   efConstruction: number;
+  builder?: GraphBuilder;
   seed: number;
   dramBudget: string;
   placement: PlacementPolicy;
@@ -100,6 +101,11 @@ export function registerBuild(program: Command): void {
       DEFAULT_FILL_ALPHA,
     )
     .option('--threads <n>', "threads for the build's parallel passes (default: every core)", intOption('--threads', 1, 256))
+    .option(
+      '--builder <who>',
+      'who builds the HNSW graph: strata (on every thread) | hnswlib (hnswlib-node, one thread; the reference) (default: strata with 2+ threads, else hnswlib)',
+      choiceOption('--builder', GRAPH_BUILDERS),
+    )
     .option('--payloads <file>', 'JSON Lines, line i the payload object of row i (for inputs other than JSONL, whose rows carry a "payload" member)')
     .option(
       '--index-field <key:type>',
@@ -127,6 +133,7 @@ export function registerBuild(program: Command): void {
         keepUnreachable: f.keepUnreachable ?? false,
         fillAlpha: f.fillAlpha,
         ...(f.threads ? { threads: f.threads } : {}),
+        ...(f.builder ? { builder: f.builder } : {}),
         indexFields: f.indexField,
         ...(f.payloads ? { payloads: f.payloads } : {}),
         ...(f.format ? { format: f.format } : {}),
@@ -171,6 +178,7 @@ export function registerBuild(program: Command): void {
       const lines = [
         `built ${summary.out}: ${summary.count} vectors x ${summary.dim} (${summary.metric}), M ${f.m}, efConstruction ${f.efConstruction}`,
         `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, ${summary.payloads ? `payloads ${s.payloads.toFixed(1)}, ` : ''}graph ${s.graph.toFixed(1)}, fill ${s.fill.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
+        `graph built by ${summary.builder === 'strata' ? 'Strata (on every thread)' : 'hnswlib-node (one thread)'}; peak RSS ${(summary.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${Math.round(summary.peakRssBytes / Math.max(1, summary.count))} B per vector)`,
         ...planLines(summary.plan, summary.count),
         `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
         ...(summary.filled

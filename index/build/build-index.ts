@@ -1,4 +1,4 @@
-// `strata build`: dataset file -> payloads judged -> HNSW graph (hnswlib) -> profile -> budget plan,
+// `strata build`: dataset file -> payloads judged -> HNSW graph (Strata's or hnswlib's) -> profile -> budget plan,
 // code, placement -> tiered layout -> index directory (with its payload file). Each phase reports
 // progress through one callback so the CLI decides how to show it.
 import { profileWalks, WALK_PROFILE } from '../search/walk-profile.js';
@@ -23,11 +23,15 @@ import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
 import { buildGraph } from './hnsw-build.js';
+import { buildGraphParallel } from './parallel-graph.js';
 import { parseIndexFields } from './index-fields.js';
 import { basePayloadEntries, checkPayloadInput, checkPayloadsOption, type PayloadInput } from './payload-input.js';
 import { profileGraph, sampleRows } from './profile.js';
 
-/** The build's phases; `fill` is what follows hnswlib's graph: the free slots filled, the unreachable linked in. */
+export const GRAPH_BUILDERS = ['strata', 'hnswlib'] as const;
+export type GraphBuilder = (typeof GRAPH_BUILDERS)[number];
+
+/** The build's phases; `fill` is what follows the graph: the free slots filled, the unreachable linked in. */
 export type BuildPhase = 'read' | 'payloads' | 'graph' | 'fill' | 'profile' | 'layout' | 'write';
 
 export interface BuildIndexOptions {
@@ -59,8 +63,14 @@ export interface BuildIndexOptions {
   keepUnreachable?: boolean;
   /** α for filling the free level-0 slots (fill-free-slots.ts; default DEFAULT_FILL_ALPHA); 0 leaves them empty. */
   fillAlpha?: number;
-  /** Threads for the build's parallel passes (the slot fill, the codes' encoding; default every core). */
+  /** Threads for the build's parallel passes (the graph, the slot fill, the codes' encoding; default every core). */
   threads?: number;
+  /**
+   * Who builds the HNSW graph: `strata` (parallel-graph.ts, on every thread) or `hnswlib`
+   * (hnswlib-node, one thread: the reference). Default: strata with two threads or more, hnswlib
+   * with one, where hnswlib's own insertion is the faster.
+   */
+  builder?: GraphBuilder;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
   /** The rows, already read (a shard of `input`: build-shards.ts); `input` then only names the source. */
   dataset?: Dataset;
@@ -89,6 +99,10 @@ export interface BuildSummary {
   metric: Metric;
   seconds: Record<BuildPhase | 'total', number>;
   vectorsPerSecond: number;
+  /** Who built the graph (`builder` in BuildIndexOptions). */
+  builder: GraphBuilder;
+  /** The process's peak resident memory at the end of the build (its worker threads included). */
+  peakRssBytes: number;
   tiers: Array<{ kind: string; bytes: number }>;
   placement: Manifest['placement'];
   plan: BudgetPlan;
@@ -184,9 +198,12 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const payloadInput = o.basePayloads ? null : o.payloadInput ? o.payloadInput.input : await readPayloadInput(o, ds);
   lap('payloads');
 
-  const graph = buildGraph(ds.vectors, ds.dim, { metric, m, efConstruction, seed, onProgress: (d, t) => progress('graph', d, t) });
-  lap('graph');
   const threads = o.threads ?? availableParallelism();
+  const builder = o.builder ?? (threads > 1 ? 'strata' : 'hnswlib');
+  const graphOptions = { metric, m, efConstruction, seed, onProgress: (d: number, t: number) => progress('graph', d, t) };
+  const graph =
+    builder === 'strata' ? await buildGraphParallel(ds.vectors, ds.dim, { ...graphOptions, threads }) : buildGraph(ds.vectors, ds.dim, graphOptions);
+  lap('graph');
   const filled = fillAlpha > 0 ? await fillFreeSlots(graph, metric, fillAlpha, threads) : null;
   const connected = o.keepUnreachable ? unconnected(graph) : connectUnreachable(graph, metric);
   lap('fill');
@@ -262,7 +279,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
         efConstruction,
         seed,
         seconds: (performance.now() - t0) / 1000,
-        builder: `hnswlib-node 3.0.0 (hnswlib 0.8.0)${filled ? `, free level-0 slots filled at alpha ${fillAlpha}` : ''}`,
+        builder: `${builder === 'strata' ? `strata (HNSW on ${threads} threads)` : 'hnswlib-node 3.0.0 (hnswlib 0.8.0)'}${filled ? `, free level-0 slots filled at alpha ${fillAlpha}` : ''}`,
       },
       placement: { policy, profileQueries: nq, predictedDramShare: nq > 0 ? placed.predictedDramShare : null },
       plan: {
@@ -290,6 +307,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     metric,
     seconds,
     vectorsPerSecond: ds.count / (seconds.graph + seconds.fill),
+    builder,
+    // maxRSS is in kilobytes (getrusage's unit).
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
     tiers: manifest.tiers.map((t) => ({ kind: t.kind, bytes: t.bytes })),
     placement: manifest.placement,
     plan: placed.plan,

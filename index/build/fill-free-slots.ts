@@ -57,6 +57,7 @@ export function fillPart(p: FillPart, scorer: RowScorer): { added: number; befor
   const cand = new Uint32Array(maxM0 * maxM0);
   const order = new Uint32Array(maxM0 * maxM0);
   const candD = new Float32Array(maxM0 * maxM0);
+  const cutD = new Float32Array(maxM0 * maxM0);
   const sel = new Uint32Array(maxM0);
   let added = 0;
   let before = 0;
@@ -82,10 +83,18 @@ export function fillPart(p: FillPart, scorer: RowScorer): { added: number; befor
       }
       if (n === 0) continue;
       candD.set(scorer.scoreRows(u, cand, n, kind));
-      for (let i = 0; i < n; i++) order[i] = i;
-      const byDistance = order.subarray(0, n).sort((a, b) => candD[a]! - candD[b]! || cand[a]! - cand[b]!);
+      // Only the nearest `tries` are wanted in order: the cut found by a native sort of the distances
+      // alone, then those within it sorted (distance, then id). A comparator sort of all n cost the
+      // fill a fifth of its time.
+      const take = Math.min(n, tries);
+      const cut = cutD.subarray(0, n);
+      cut.set(candD.subarray(0, n));
+      const last = cut.sort()[take - 1]!;
+      let within = 0;
+      for (let i = 0; i < n; i++) if (candD[i]! <= last) order[within++] = i;
+      const byDistance = order.subarray(0, within).sort((a, b) => candD[a]! - candD[b]! || cand[a]! - cand[b]!);
       let m = deg;
-      for (let t = 0; t < Math.min(n, tries) && m < maxM0; t++) {
+      for (let t = 0; t < take && m < maxM0; t++) {
         const w = cand[byDistance[t]!]!;
         const dw = candD[byDistance[t]!]!;
         const toListed = scorer.scoreRows(w, sel, m, kind);

@@ -59,6 +59,10 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['WALK_END_OVERFLOW', 'u32', control.WALK_END.overflow],
   ['WALK_END_SCARCE', 'u32', control.WALK_END.scarce],
 ]);
+const insert = await loadTable('insert-control');
+generate('insert-control', "A build thread's level-0 search block (byte offsets), shared by the WASM search and the HNSW insertion.", 'I', insert.INSERT, [
+  ['INSERT_BYTES', 'usize', insert.INSERT_BYTES],
+]);
 const prepared = await loadTable('prepared-query');
 generate('prepared-query', "The prepared query header's layout (byte offsets) the code kernel shares with JS.", 'P', prepared.PREPARED, []);
 

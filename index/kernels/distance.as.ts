@@ -9,3 +9,4 @@ export { codeBatch } from './code-kernel.as';
 export { traverse } from './traverse.as';
 export { scanMatches } from './scan.as';
 export { rqPrepare } from './rq-prepare.as';
+export { searchLevel0 } from './hnsw-search.as';

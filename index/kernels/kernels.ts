@@ -53,6 +53,14 @@ export function instantiateKernels(memory: WebAssembly.Memory): KernelSet {
   return { kind: 'wasm-simd', l2Batch: ex.l2Batch, ipBatch: ex.ipBatch, codeBatch: ex.codeBatch };
 }
 
+/** The level-0 search of an HNSW insertion over a build thread's block (hnsw-search.as.ts), or null without WASM SIMD. */
+export function instantiateGraphSearch(memory: WebAssembly.Memory): ((block: number) => number) | null {
+  const mod = kernelModule();
+  if (mod === null) return null;
+  const inst = new WebAssembly.Instance(mod, { env: { memory } });
+  return (inst.exports as unknown as { searchLevel0: (block: number) => number }).searchLevel0;
+}
+
 /** The fused calls over a lane's control block: the traversal (traverse.as.ts) and the scan (scan.as.ts). */
 export interface FusedCalls {
   readonly traverse: (control: number) => void;

@@ -20,19 +20,25 @@ export interface SharedRows {
   readonly scratchAt: number;
   readonly scratchBytes: number;
   readonly threads: number;
+  /** Where the caller's extra block starts (shareRows' extraBytes), 16-byte aligned. */
+  readonly extraAt: number;
 }
 
 const a16 = (x: number): number => Math.ceil(x / 16) * 16;
 
-/** Copies rows into a new shared memory with room for `threads` scorers picking up to `pick` rows at once. */
-export function shareRows(rows: Float32Array, dim: number, pick: number, threads: number): SharedRows {
+/**
+ * Copies rows into a new shared memory with room for `threads` scorers picking up to `pick` rows at
+ * once, and `extraBytes` more for the caller's own use in the same memory (at extraAt).
+ */
+export function shareRows(rows: Float32Array, dim: number, pick: number, threads: number, extraBytes = 0): SharedRows {
   const rowsAt = 0;
   const scratchAt = a16(rows.byteLength);
   // Each thread: its query, then its distances, then its picked ids.
   const scratchBytes = a16(4 * dim) + 2 * a16(4 * pick);
-  const region = allocateRegion(scratchAt + threads * scratchBytes + 64);
+  const extraAt = a16(scratchAt + threads * scratchBytes);
+  const region = allocateRegion(extraAt + extraBytes + 64);
   new Float32Array(region.buffer, rowsAt, rows.length).set(rows);
-  return { memory: region.memory, dim, rows: rows.length / dim, rowsAt, pick, scratchAt, scratchBytes, threads };
+  return { memory: region.memory, dim, rows: rows.length / dim, rowsAt, pick, scratchAt, scratchBytes, threads, extraAt };
 }
 
 /** Thread `thread`'s place in shared rows. */

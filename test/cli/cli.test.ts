@@ -257,6 +257,26 @@ describe('strata build --json', () => {
     expect(bad.stderr).toMatch(/--retier-pool/);
   });
 
+  it("names who built the graph (Strata's own on two threads, hnswlib-node with --builder hnswlib) and the peak RSS", () => {
+    const build = (name: string, extra: string[]): ReturnType<typeof strata> =>
+      strata(['build', join(data, 'base.fvecs'), '--out', tmp.path(name), '--m', '8', '--ef-construction', '64', '--json', ...extra]);
+    const ours = build('ours.idx', ['--threads', '2']);
+    const theirs = build('theirs.idx', ['--threads', '2', '--builder', 'hnswlib']);
+    expectOk(ours);
+    expectOk(theirs);
+    const manifestBuilder = (name: string): string => JSON.parse(readFileSync(join(tmp.path(name), 'manifest.json'), 'utf8')).build.builder;
+    expect(jsonLine<{ builder: string }>(ours).builder).toBe('strata');
+    expect(manifestBuilder('ours.idx')).toMatch(/^strata \(HNSW on 2 threads\)/);
+    expect(jsonLine<{ builder: string }>(theirs).builder).toBe('hnswlib');
+    expect(manifestBuilder('theirs.idx')).toMatch(/^hnswlib-node/);
+    // The process held at least the vectors themselves.
+    expect(jsonLine<{ peakRssBytes: number }>(ours).peakRssBytes).toBeGreaterThan(COUNT * DIM * 4);
+    const bad = build('bad-builder.idx', ['--builder', 'faiss']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/--builder/);
+    expect(existsSync(tmp.path('bad-builder.idx'))).toBe(false);
+  });
+
   it('fills the free level-0 slots by default, not with --fill-alpha 0, and refuses an α below 1 naming the flag', () => {
     const filled = jsonLine<BuildJson & { filled: { alpha: number; linksAdded: number } | null }>(built);
     expect(filled.filled?.alpha).toBe(1.1);

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../../datasets/index.js';
 import { buildGraph } from '../../../index/build/hnsw-build.js';
+import { buildGraphParallel } from '../../../index/build/parallel-graph.js';
+import type { GraphImage } from '../../../index/graph/graph-image.js';
+import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
 import { placeAndLayout } from '../../../index/build/place-and-layout.js';
 import { FILTER_PLAN } from '../../../index/search/query-state.js';
 import { Searcher } from '../../../index/search/searcher.js';
@@ -31,9 +34,19 @@ function truth(q: Float32Array, k: number, keep: (row: number) => boolean): numb
   return all.slice(0, k).map(([, r]) => r);
 }
 
-describe('the HNSW build', () => {
-  const graph = buildGraph(sorted, dim, { metric: 'l2', m: 8, efConstruction: 60, seed: 3 });
-  const index = placeAndLayout(graph, 'l2', null, { budgetBytes: 1 << 24, policy: 'hops', codes: 'none', seed: 1 }).index;
+const graphOptions = { metric: 'l2' as const, m: 8, efConstruction: 60, seed: 3 };
+const builders: Array<[string, () => Promise<GraphImage>]> = [
+  ['hnswlib-node', async () => buildGraph(sorted, dim, graphOptions)],
+  ["Strata's parallel", () => buildGraphParallel(sorted, dim, { ...graphOptions, threads: 2 })],
+];
+
+describe.each(builders)('the HNSW build (%s)', (_name, build) => {
+  let graph: GraphImage;
+  let index: TieredIndex;
+  beforeAll(async () => {
+    graph = await build();
+    index = placeAndLayout(graph, 'l2', null, { budgetBytes: 1 << 24, policy: 'hops', codes: 'none', seed: 1 }).index;
+  });
 
   it('keeps every row, each node labelled with its own row', () => {
     const rows = Array.from(graph.rows).sort((a, b) => a - b);
