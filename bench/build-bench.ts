@@ -20,8 +20,9 @@ const o = texmexSetCommand()
   .option('--ef <n>', 'ef of the recall check', Number, 64)
   .option('--threads <list>', "strata build's thread counts", numberList, [1, availableParallelism()])
   .option('--dram-budget <b>', "strata build's DRAM budget", '10%')
+  .option('--builders <list>', "graph builders of strata build's multi-threaded runs: strata, hnswlib", (v: string) => v.split(','), ['strata', 'hnswlib'])
   .parse(process.argv)
-  .opts<{ dir: string; metric: Metric; rounds: number; ef: number; threads: number[]; dramBudget: string; json?: string }>();
+  .opts<{ dir: string; metric: Metric; rounds: number; ef: number; threads: number[]; dramBudget: string; builders: GraphBuilder[]; json?: string }>();
 
 const log = (line: string): void => void process.stderr.write(`build: ${line}\n`);
 const { base, queries, truth } = await readTexmexSet(o.dir, o.metric);
@@ -44,13 +45,7 @@ try {
     runs.push({ name: 'hnswlib-node', round, seconds: (performance.now() - t) / 1000, phases: null, recall: null });
     log(`round ${round}: hnswlib-node ${runs.at(-1)!.seconds.toFixed(1)} s`);
     for (const [threads, builder] of o.threads.flatMap(
-      (n): Array<[number, GraphBuilder]> =>
-        n > 1
-          ? [
-              [n, 'strata'],
-              [n, 'hnswlib'],
-            ]
-          : [[n, 'hnswlib']],
+      (n): Array<[number, GraphBuilder]> => (n > 1 ? o.builders.map((b): [number, GraphBuilder] => [n, b]) : [[n, 'hnswlib']]),
     )) {
       const out = join(scratch, `t${threads}`);
       t = performance.now();

@@ -136,6 +136,9 @@ export function checkBuildOptions(o: BuildIndexOptions): {
 } {
   const budgetText = o.dramBudget ?? DEFAULT_BUILD.dramBudget;
   parseBudget(budgetText, 0);
+  if (o.builder !== undefined && !GRAPH_BUILDERS.includes(o.builder)) {
+    throw invalidArgument('builder', `must be one of ${GRAPH_BUILDERS.join(', ')}, got ${String(o.builder)}`);
+  }
   const codes = parseCodeKind(o.codes ?? 'auto');
   const samples = o.profileSamples ?? DEFAULT_BUILD.profileSamples;
   if (!Number.isInteger(samples) || samples < 0) throw invalidArgument('profile-samples', `must be a whole number, got ${samples}`);

@@ -12,7 +12,8 @@ import { fromWorker } from '../../common/worker-errors.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import { type SharedRows, shareRows } from '../kernels/row-scorer.js';
 import { type GraphBuildOptions, validateBuildOptions } from './hnsw-build.js';
-import { MAX_BATCH, type SharedGraph, STATE, STATE_SLOTS, threadBlockBytes } from './hnsw-insert.js';
+import { MAX_BATCH, type SharedGraph, STATE, STATE_SLOTS } from './hnsw-insert.js';
+import { threadBlockBytes } from './insert-block.js';
 
 export interface ParallelBuildOptions extends GraphBuildOptions {
   /** Threads inserting (default: every core). */
