@@ -8,7 +8,7 @@ import { type GraphWorkerInput, graphPick } from './parallel-graph.js';
 const input = workerData as GraphWorkerInput;
 try {
   const { graph, shared, thread, js } = input;
-  new Inserter(graph, new RowScorer({ shared, thread }, shared.dim, graphPick(graph.maxM0)), shared, thread, js).run(thread);
+  new Inserter(graph, new RowScorer({ shared, thread }, shared.dim, graphPick(graph.maxM0)), shared, thread, js).run();
   parentPort!.postMessage({ done: true });
 } catch (e) {
   throw toWire(e);

@@ -93,7 +93,7 @@ export class Inserter {
     private readonly g: SharedGraph,
     private readonly scorer: RowScorer,
     rows: SharedRows,
-    thread: number,
+    private readonly thread: number,
     js = false,
   ) {
     const bound = bindLevel0(g, rows, thread);
@@ -123,12 +123,10 @@ export class Inserter {
     return level === 0 ? node * (1 + g.maxM0) : g.upperOffset[node]! + (level - 1) * (1 + g.maxM);
   }
 
-  /**
-   * Takes this thread's part in every batch until the order is done; thread 0 also moves the entry
-   * and calls tick with the nodes in place after each batch.
-   */
-  run(thread: number, tick?: (done: number) => void): void {
+  /** Takes this thread's part in every batch until the order is done; thread 0 also moves the entry. */
+  run(): void {
     const g = this.g;
+    const thread = this.thread;
     const { state, order, count, threads } = g;
     for (let start = 1; start < count; ) {
       const end = batchEnd(start, count);
@@ -149,7 +147,6 @@ export class Inserter {
           }
         }
         Atomics.store(state, STATE.next, end);
-        tick?.(end);
       }
       barrier(state, threads);
       start = end;
