@@ -23,13 +23,24 @@ import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
 import { buildGraph } from './hnsw-build.js';
-import { buildGraphParallel } from './parallel-graph.js';
+import { buildGraphParallel, graphRegionBytes, graphThreads } from './parallel-graph.js';
+import { MAX_REGION_BYTES } from '../../tiers/shared-region.js';
 import { parseIndexFields } from './index-fields.js';
 import { basePayloadEntries, checkPayloadInput, checkPayloadsOption, type PayloadInput } from './payload-input.js';
 import { profileGraph, sampleRows } from './profile.js';
 
 export const GRAPH_BUILDERS = ['strata', 'hnswlib'] as const;
 export type GraphBuilder = (typeof GRAPH_BUILDERS)[number];
+
+/** Whether Strata's graph build fits its one wasm32 memory (the vectors, level 0, its threads' work). */
+export function strataGraphFits(count: number, dim: number, m: number, efConstruction: number, threads: number): boolean {
+  return graphRegionBytes(count, dim, m, efConstruction, graphThreads(count, threads)) <= MAX_REGION_BYTES;
+}
+
+/** Who builds the graph when the caller does not say: Strata's on two threads or more where it fits, else hnswlib's. */
+export function defaultBuilder(count: number, dim: number, m: number, efConstruction: number, threads: number): GraphBuilder {
+  return threads > 1 && strataGraphFits(count, dim, m, efConstruction, threads) ? 'strata' : 'hnswlib';
+}
 
 /** The build's phases; `fill` is what follows the graph: the free slots filled, the unreachable linked in. */
 export type BuildPhase = 'read' | 'payloads' | 'graph' | 'fill' | 'profile' | 'layout' | 'write';
@@ -67,8 +78,8 @@ export interface BuildIndexOptions {
   threads?: number;
   /**
    * Who builds the HNSW graph: `strata` (parallel-graph.ts, on every thread) or `hnswlib`
-   * (hnswlib-node, one thread: the reference). Default: strata with two threads or more, hnswlib
-   * with one, where hnswlib's own insertion is the faster.
+   * (hnswlib-node, one thread: the reference). Default: defaultBuilder (strata with two threads or
+   * more while its memory fits, hnswlib with one, where hnswlib's own insertion is the faster).
    */
   builder?: GraphBuilder;
   onProgress?: (phase: BuildPhase, done: number, total: number) => void;
@@ -202,7 +213,13 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   lap('payloads');
 
   const threads = o.threads ?? availableParallelism();
-  const builder = o.builder ?? (threads > 1 ? 'strata' : 'hnswlib');
+  const builder = o.builder ?? defaultBuilder(ds.count, ds.dim, m, efConstruction, threads);
+  if (builder === 'strata' && !strataGraphFits(ds.count, ds.dim, m, efConstruction, threads)) {
+    throw invalidArgument(
+      'builder',
+      `strata keeps the vectors, level 0 and its threads' work in one wasm32 memory of at most 4 GiB, too small for ${ds.count} vectors of ${ds.dim} dimensions: use hnswlib`,
+    );
+  }
   const graphOptions = { metric, m, efConstruction, seed, onProgress: (d: number, t: number) => progress('graph', d, t) };
   const graph =
     builder === 'strata' ? await buildGraphParallel(ds.vectors, ds.dim, { ...graphOptions, threads }) : buildGraph(ds.vectors, ds.dim, graphOptions);

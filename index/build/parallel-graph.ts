@@ -10,7 +10,7 @@ import { StrataError } from '../../common/errors.js';
 import { distWorker } from '../../common/run-worker.js';
 import { fromWorker } from '../../common/worker-errors.js';
 import type { GraphImage } from '../graph/graph-image.js';
-import { type SharedRows, shareRows } from '../kernels/row-scorer.js';
+import { type SharedRows, sharedRowsBytes, shareRows } from '../kernels/row-scorer.js';
 import { type GraphBuildOptions, validateBuildOptions } from './hnsw-build.js';
 import { MAX_BATCH, type SharedGraph, STATE, STATE_SLOTS } from './hnsw-insert.js';
 import { threadBlockBytes } from './insert-block.js';
@@ -53,14 +53,27 @@ function drawLevels(count: number, m: number, seed: number): Uint8Array {
   return levels;
 }
 
+/** The threads a graph of count nodes is built on, of those asked: a small graph does not keep two busy. */
+export const graphThreads = (count: number, asked: number): number => Math.max(1, Math.min(asked, Math.ceil(count / 1024)));
+
+const level0Bytes = (count: number, maxM0: number): number => Math.ceil((4 * count * (1 + maxM0)) / 16) * 16;
+
+/**
+ * The one wasm32 memory Strata's graph build needs: the vectors, level 0 and every thread's block.
+ * Past MAX_REGION_BYTES it cannot run, and hnswlib's build must.
+ */
+export function graphRegionBytes(count: number, dim: number, m: number, efConstruction: number, threads: number): number {
+  const extra = level0Bytes(count, 2 * m) + threads * threadBlockBytes(count, efConstruction, 2 * m);
+  return sharedRowsBytes(4 * count * dim, dim, graphPick(2 * m), threads, extra);
+}
+
 /** The graph's arrays; level 0 and the threads' blocks in the rows' memory, where the WASM search reads them. */
 function allocateGraph(vectors: Float32Array, dim: number, o: GraphBuildOptions, threads: number): { g: SharedGraph; rows: SharedRows } {
   const count = vectors.length / dim;
   const maxM = o.m;
   const maxM0 = 2 * o.m;
-  const level0Bytes = Math.ceil((4 * count * (1 + maxM0)) / 16) * 16;
   const blockBytes = threadBlockBytes(count, o.efConstruction, maxM0);
-  const rows = shareRows(vectors, dim, graphPick(maxM0), threads, level0Bytes + threads * blockBytes);
+  const rows = shareRows(vectors, dim, graphPick(maxM0), threads, level0Bytes(count, maxM0) + threads * blockBytes);
   const levels = drawLevels(count, o.m, o.seed);
   const upperOffset = new Int32Array(shared(4 * count));
   let upper = 0;
@@ -89,7 +102,7 @@ function allocateGraph(vectors: Float32Array, dim: number, o: GraphBuildOptions,
     topLevel,
     picks: new Uint32Array(shared(4 * MAX_BATCH * (topLevel + 1) * (1 + maxM))),
     order,
-    blocksAt: rows.extraAt + level0Bytes,
+    blocksAt: rows.extraAt + level0Bytes(count, maxM0),
     blockBytes,
   };
   return { g, rows };
@@ -129,7 +142,7 @@ function runGraphWorkers(inputs: GraphWorkerInput[]): Promise<void> {
 export async function buildGraphParallel(vectors: Float32Array, dim: number, o: ParallelBuildOptions): Promise<GraphImage> {
   validateBuildOptions(o);
   const count = vectors.length / dim;
-  const threads = Math.max(1, Math.min(o.threads ?? availableParallelism(), Math.ceil(count / 1024)));
+  const threads = graphThreads(count, o.threads ?? availableParallelism());
   const { g, rows } = allocateGraph(vectors, dim, o, threads);
   const js = o.js ?? false;
   if (count > 0) {

@@ -26,16 +26,25 @@ export interface SharedRows {
 
 const a16 = (x: number): number => Math.ceil(x / 16) * 16;
 
+function sharedLayout(rowsBytes: number, dim: number, pick: number, threads: number): { scratchAt: number; scratchBytes: number; extraAt: number } {
+  const scratchAt = a16(rowsBytes);
+  // Each thread: its query, then its distances, then its picked ids.
+  const scratchBytes = a16(4 * dim) + 2 * a16(4 * pick);
+  return { scratchAt, scratchBytes, extraAt: a16(scratchAt + threads * scratchBytes) };
+}
+
+/** The bytes shareRows allocates for rowsBytes of rows (the rest as its arguments). */
+export function sharedRowsBytes(rowsBytes: number, dim: number, pick: number, threads: number, extraBytes = 0): number {
+  return sharedLayout(rowsBytes, dim, pick, threads).extraAt + extraBytes + 64;
+}
+
 /**
  * Copies rows into a new shared memory with room for `threads` scorers picking up to `pick` rows at
  * once, and `extraBytes` more for the caller's own use in the same memory (at extraAt).
  */
 export function shareRows(rows: Float32Array, dim: number, pick: number, threads: number, extraBytes = 0): SharedRows {
   const rowsAt = 0;
-  const scratchAt = a16(rows.byteLength);
-  // Each thread: its query, then its distances, then its picked ids.
-  const scratchBytes = a16(4 * dim) + 2 * a16(4 * pick);
-  const extraAt = a16(scratchAt + threads * scratchBytes);
+  const { scratchAt, scratchBytes, extraAt } = sharedLayout(rows.byteLength, dim, pick, threads);
   const region = allocateRegion(extraAt + extraBytes + 64);
   new Float32Array(region.buffer, rowsAt, rows.length).set(rows);
   return { memory: region.memory, dim, rows: rows.length / dim, rowsAt, pick, scratchAt, scratchBytes, threads, extraAt };
