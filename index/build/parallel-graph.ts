@@ -38,12 +38,6 @@ const PROGRESS_MS = 200;
 
 const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(Math.max(4, bytes));
 
-function sharedCopy(a: Float32Array): Float32Array {
-  const out = new Float32Array(shared(a.byteLength), 0, a.length);
-  out.set(a);
-  return out;
-}
-
 /** HNSW's level draw: floor(-ln U / ln M), from the seed. */
 function drawLevels(count: number, m: number, seed: number): Uint8Array {
   const levels = new Uint8Array(shared(count));
@@ -175,13 +169,13 @@ export async function buildGraphParallel(vectors: Float32Array, dim: number, o: 
     entry: count > 0 ? g.state[STATE.entry]! : 0,
     maxLevel: count > 0 ? g.state[STATE.maxLevel]! : 0,
     levels: g.levels,
-    // Copied out of the build's memory, which is then let go.
-    level0: g.level0.slice(),
+    // Level 0 and the vectors stay where the build wrote them, in its shared memory (which never
+    // grows, so the views stay valid): shared, as the later parallel passes need them
+    // (encode-rows.ts), and not copied again.
+    level0: g.level0,
     upperOffset: g.upperOffset,
     upperLinks: g.upperLinks,
-    // Shared, as hnswlib's parser gives them, so that the build's parallel passes (encode-rows.ts)
-    // read the vectors without a copy each.
-    vectors: vectors.buffer instanceof SharedArrayBuffer ? vectors : sharedCopy(vectors),
+    vectors: new Float32Array(rows.memory.buffer, rows.rowsAt, count * dim),
     rows: rowIds,
   };
 }

@@ -33,6 +33,8 @@ beforeAll(async () => {
 afterAll(() => tmp.cleanup());
 
 const vec = (id: number): Float32Array => Float32Array.from({ length: DIM }, (_, i) => Math.fround(Math.sin(id * 1.7 + i) * 8));
+/** Upserts the points `ids`, each with its vec(id) and no payload. */
+const upsertIds = (c: Collection, ids: readonly number[]): Promise<unknown> => c.upsert(ids.map((id) => ({ key: id, vector: vec(id), payload: null })));
 const l2 = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0);
 
 /** The collection answers exact searches, gets and counts as the model does. */
@@ -110,7 +112,7 @@ describe('compaction of a live collection', () => {
       expect(recoverLog(logFile).records).toEqual([]);
       await agrees(c, model);
       const after = [30_000, 30_001];
-      await c.upsert(after.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, after);
       for (const id of after) model.set(id, vec(id));
     } finally {
       await engine.close();
@@ -158,11 +160,11 @@ describe('compaction of a live collection', () => {
     try {
       const c = engine.collection('b');
       const first = Array.from({ length: 100 }, (_, i) => 70_000 + i);
-      await c.upsert(first.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, first);
       const running = engine.compact('b');
       // Written after the running compaction's cut: only a compaction of its own holds them.
       const later = Array.from({ length: 40 }, (_, i) => 80_000 + i);
-      await c.upsert(later.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, later);
       for (const id of [...first, ...later]) model.set(id, vec(id));
       const asked = await engine.compact('b');
       expect((await running).before.fresh).toBe(first.length);
@@ -188,7 +190,7 @@ describe('compaction of a live collection', () => {
     try {
       const c = await engine.createCollection({ name: 'made', dim: DIM, metric: 'l2', m: 8, efConstruction: 40 });
       const ids = Array.from({ length: 400 }, (_, i) => i * 2);
-      await c.upsert(ids.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, ids);
       for (const id of ids) model.set(id, vec(id));
       expect(c.index).toBeNull();
       const r = await engine.compact('made');
@@ -220,10 +222,10 @@ describe('compaction of a live collection', () => {
       const c = engine.collection('b');
       // 30% of a 600-point base is 180 changes: below it nothing happens, past it a compaction starts.
       const ids = Array.from({ length: 150 }, (_, i) => 40_000 + i);
-      await c.upsert(ids.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, ids);
       expect(c.compacting).toBeNull();
       const more = Array.from({ length: 40 }, (_, i) => 50_000 + i);
-      await c.upsert(more.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, more);
       for (const id of [...ids, ...more]) model.set(id, vec(id));
       expect(c.compacting).not.toBeNull();
       await c.compacting;
@@ -232,7 +234,7 @@ describe('compaction of a live collection', () => {
       // Started and abandoned: the engine closes while the build runs (the late writes are far
       // below the threshold: only the call below starts it).
       const late = Array.from({ length: 20 }, (_, i) => 60_000 + i);
-      await c.upsert(late.map((id) => ({ key: id, vector: vec(id), payload: null })));
+      await upsertIds(c, late);
       for (const id of late) model.set(id, vec(id));
       const abandoned = engine.compact('b').catch((e: Error) => e);
       await engine.close();

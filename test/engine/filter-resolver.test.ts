@@ -26,6 +26,13 @@ function bitsOf(arena: FilterArena, r: ResolvedFilter, words: number): number[] 
   return out;
 }
 
+/** Payloads of points whose ids are their numbers (no UUIDs). */
+const numberedPayloads = (): PointPayloads =>
+  new PointPayloads(
+    (id) => (typeof id === 'number' ? id : null),
+    (id) => id,
+  );
+
 describe('the filter resolver', () => {
   it('resolves one range on a numeric index into the same nodes, counts and fresh points as the general path', () => {
     fc.assert(
@@ -35,10 +42,7 @@ describe('the filter resolver', () => {
         fc.array(fc.nat(), { maxLength: 20 }),
         fc.record({ gt: bound, gte: bound, lt: bound, lte: bound }),
         (points, type, deletes, range) => {
-          const p = new PointPayloads(
-            (id) => (typeof id === 'number' ? id : null),
-            (id) => id,
-          );
+          const p = numberedPayloads();
           p.createIndex({ field: 'v', params: { type } });
           const used = new Set<number>();
           points.forEach(([v, node], id) => {
@@ -73,10 +77,7 @@ describe('the filter resolver', () => {
 
   it('answers wide ranges of a one-value field from prefix bitsets that follow every write and placement', () => {
     const n = 9000;
-    const p = new PointPayloads(
-      (id) => (typeof id === 'number' ? id : null),
-      (id) => id,
-    );
+    const p = numberedPayloads();
     p.createIndex({ field: 'price', params: { type: 'float' } });
     const rnd = mulberry32(5);
     for (let id = 0; id < n; id++) {
@@ -110,10 +111,7 @@ describe('the filter resolver', () => {
 
   it('keeps a family of filters that differ per query cached, within its share of the arena', () => {
     const n = 300;
-    const p = new PointPayloads(
-      (id) => (typeof id === 'number' ? id : null),
-      (id) => id,
-    );
+    const p = numberedPayloads();
     p.createIndex({ field: 'k', params: { type: 'keyword' } });
     for (let id = 0; id < n; id++) p.upsert(id, { k: `v${id % 100}` });
     p.placeAll((id) => id);
