@@ -15,6 +15,7 @@ import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
 import { choosePlan, PLAN_NAMES } from '../engine/filter-plan.js';
 import { buildIndex } from '../index/build/build-index.js';
+import { linkCover } from '../index/filter-links/link-cover.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseFilter } from '../index/filter/parse.js';
 import { normalizeRows } from '../index/kernels/reference.js';
@@ -34,6 +35,8 @@ const o = new Command()
   .option('--ef <n>', 'beam width', Number, 64)
   .option('--reps <n>', 'rounds of every plan (the time is their median)', Number, 3)
   .option('--families <list>', 'only these families (comma-separated names)')
+  .option('--plans <list>', 'only these plans (comma-separated column names)')
+  .option('--payload-m <n>', 'payload_m: build the base with its payload indexes and filter links, and run the linked plan (0: none)', Number, 0)
   .option('--json <file>', 'also write the rows as JSON')
   .parse(process.argv)
   .opts<{
@@ -45,6 +48,8 @@ const o = new Command()
     ef: number;
     reps: number;
     families?: string;
+    plans?: string;
+    payloadM: number;
     json?: string;
   }>();
 
@@ -79,6 +84,9 @@ await buildIndex({
   metric: o.metric,
   dramBudget: o.dramBudget,
   runValues: runValues(valueCounts.values(), payloads.length),
+  ...(o.payloadM > 0
+    ? { payloadM: o.payloadM, payloads: join(dir, 'payloads.jsonl'), indexFields: Object.entries(cases.fields).map(([k, f]) => `${k}:${f.type}`) }
+    : {}),
 });
 const opened = openIndex(out, { mode: 'emulate' }, { slots: 4, fusedLanes: 4 });
 const index = opened.index;
@@ -182,13 +190,16 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
  * other (a plan run after the scan of half the codes found colder caches); its time is the median of
  * its rounds, its counts those of its first (they do not change).
  */
-function sideBySide(list: Array<[string, Searcher, number, boolean?]>, once: (s: Searcher, plan: number, runs: boolean) => Run): Record<string, Run> {
+function sideBySide(
+  list: Array<[string, Searcher, number, boolean?]>,
+  once: (s: Searcher, plan: number, runs: boolean, name: string) => Run,
+): Record<string, Run> {
   const first = new Map<string, Run>();
   const times = new Map<string, number[]>(list.map(([name]) => [name, []]));
   for (let rep = 0; rep < o.reps; rep++)
     for (let j = 0; j < list.length; j++) {
       const [name, s, plan, runs] = list[(j + rep) % list.length]!;
-      const r = once(s, plan, runs ?? false);
+      const r = once(s, plan, runs ?? false, name);
       if (!first.has(name)) first.set(name, r);
       times.get(name)!.push(r.ms);
     }
@@ -206,7 +217,7 @@ const rows: Array<{ family: string; selectivity: number; chosen: string; plans: 
 for (const fam of cases.families) {
   if (wanted && !wanted.includes(fam.name)) continue;
   const filters: Array<NodeFilter | null> = [];
-  const byJson = new Map<string, { bits: Uint32Array; matched: number; runs: Uint32Array }>();
+  const byJson = new Map<string, { bits: Uint32Array; matched: number; runs: Uint32Array; links: Uint32Array | null }>();
   let selectivity = 0;
   for (let q = 0; q < nq; q++) {
     const json = fam.filters[q % fam.filters.length] ?? null;
@@ -217,7 +228,8 @@ for (const fam of cases.families) {
     const key = JSON.stringify(json);
     let f = byJson.get(key);
     if (f === undefined) {
-      f = { ...nodeFilter(json), runs: runsOf(json) };
+      const cover = index.links ? linkCover(parseFilter(json), index.links.blocks) : null;
+      f = { ...nodeFilter(json), runs: runsOf(json), links: cover ? Uint32Array.from(cover.blocks) : null };
       byJson.set(key, f);
     }
     selectivity += f.matched / n / nq;
@@ -225,21 +237,35 @@ for (const fam of cases.families) {
   }
   // Exact filtered search: every matching full vector scored.
   const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
-  const withPlan = (plan: number, runs: boolean) => filters.map((f) => (f === null ? null : { ...f, plan, runs: runs ? f.runs! : null }));
+  // Only the linked columns are given the filter's link blocks: the others run as a base without links.
+  const withPlan = (plan: number, runs: boolean, links: boolean) =>
+    filters.map((f) => (f === null ? null : { ...f, plan, runs: runs ? f.runs! : null, links: links ? (f.links ?? null) : null }));
+  const covered = filters.every((f) => f === null || (f.links ?? null) !== null);
+  const wantedPlans = o.plans?.split(',');
   const plans = sideBySide(
-    [
-      ['scan, value runs', fused, FILTER_PLAN.SCAN, true],
-      ['scan', fused, FILTER_PLAN.SCAN],
-      ['scan (JS)', js, FILTER_PLAN.SCAN],
-      ['graph (WASM)', fused, FILTER_PLAN.GRAPH],
-      ['graph (JS)', js, FILTER_PLAN.GRAPH],
-      ['two_hop', fused, FILTER_PLAN.TWO_HOP],
-      ['graph or scan', fused, FILTER_PLAN.GRAPH_OR_SCAN],
-    ],
-    (s, plan, runs) => run(s, withPlan(plan, runs), truth).run,
+    (
+      [
+        ['scan, value runs', fused, FILTER_PLAN.SCAN, true],
+        ['scan', fused, FILTER_PLAN.SCAN],
+        ['scan (JS)', js, FILTER_PLAN.SCAN],
+        ['graph (WASM)', fused, FILTER_PLAN.GRAPH],
+        ['graph (JS)', js, FILTER_PLAN.GRAPH],
+        ['two_hop', fused, FILTER_PLAN.TWO_HOP],
+        ['graph or scan', fused, FILTER_PLAN.GRAPH_OR_SCAN],
+        ...(covered
+          ? ([
+              ['linked (JS)', fused, FILTER_PLAN.LINKED],
+              ['graph or linked', fused, FILTER_PLAN.GRAPH_OR_SCAN],
+            ] as Array<[string, Searcher, number]>)
+          : []),
+      ] as Array<[string, Searcher, number, boolean?]>
+    ).filter(([name]) => wantedPlans === undefined || wantedPlans.includes(name)),
+    (s, plan, runs, name) => run(s, withPlan(plan, runs, name.includes('linked')), truth).run,
   );
-  const plan = choosePlan(filters.find((f) => f !== null)?.matched ?? 0, index, o.ef, undefined, walk);
-  const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? 'graph or scan' : PLAN_NAMES[plan]!;
+  const first = filters.find((f) => f !== null);
+  const cover = first?.links && index.links ? first.links.reduce((a, b) => a + index.links!.blocks[b]!.count, 0) : 0;
+  const plan = choosePlan(first?.matched ?? 0, index, o.ef, undefined, walk, 0, cover);
+  const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? (cover > 0 ? 'graph or linked' : 'graph or scan') : PLAN_NAMES[plan]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>
     `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}${r.fromRuns > 0 ? ` runs=${r.fromRuns.toFixed(0)}` : ''}`;

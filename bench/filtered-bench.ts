@@ -41,6 +41,7 @@ const o = new Command()
   .option('--warmup <n>', 'untimed requests per step', Number, 200)
   .option('--target-recall <r>', 'the recall both must reach for the QPS comparison', Number, 0.95)
   .option('--threads <n>', "Strata's --search-threads", Number, 1)
+  .option('--payload-m <n>', "the collection's hnsw_config.payload_m: filter links within each block of its payload indexes (0: none)", Number, 16)
   .option('--cache <dir>', "where GloVe's npm package is kept", join(tmpdir(), 'strata-glove-download'))
   .option('--json <file>', 'write the figures as JSON', 'docs/bench/filtered.json')
   .option('--md <file>', 'write the markdown tables', 'docs/bench/filtered.md')
@@ -56,6 +57,7 @@ const o = new Command()
     warmup: number;
     targetRecall: number;
     threads: number;
+    payloadM: number;
     cache: string;
     json: string;
     md: string;
@@ -118,7 +120,7 @@ async function loadStrata(s: Served, set: WrittenFilteredSet, distance: string, 
   const base = await readFvecsMatrix(set.base);
   const payloads = readPayloadLines(set.payloads, base.count);
   const before = { rss: await metric(s, 'process_resident_memory_bytes'), heap: await metric(s, 'nodejs_heap_size_used_bytes') };
-  await call(s, 'PUT', `/collections/${COLLECTION}`, { vectors: { size: base.dim, distance } });
+  await call(s, 'PUT', `/collections/${COLLECTION}`, { vectors: { size: base.dim, distance }, hnsw_config: { payload_m: o.payloadM } });
   const t0 = performance.now();
   for (let at = 0; at < base.count; at += UPSERT_BATCH) {
     const points = [];

@@ -15,7 +15,7 @@ export interface ReportedCollection {
   /** Its one vector's name ('' unnamed). */
   readonly vectorName: string;
   /** Build settings of a created collection (its config), or null (served from an index directory). */
-  readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number; codes?: 'sq8' | 'none' } | null;
+  readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number; codes?: 'sq8' | 'none'; payloadM?: number } | null;
   /** Fresh + hidden points past which it compacts itself (0: never). */
   autoCompactAt(): number;
   readonly refusing: boolean;
@@ -88,7 +88,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
       placement: { policy: 'none', dramBudgetBytes: 0, predictedDramShare: null, promotionPool: null },
       code: null,
       build: { m: shape.m, efConstruction: shape.efConstruction, source: null },
-      config: configInfo(c, shape),
+      config: configInfo(c, shape, 0),
       memory: { mode: 'emulated', reason: 'no base index yet: every point is in the fresh layer, in DRAM' },
       live,
       ...payloadInfo(c),
@@ -121,7 +121,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
     },
     code: m.plan.code ? { kind: m.plan.code.kind, bytesPerVector: m.plan.code.stride } : null,
     build: { m: m.build.m, efConstruction: m.build.efConstruction, source: m.build.source },
-    config: configInfo(c, m.build),
+    config: configInfo(c, m.build, m.filterLinks?.payloadM ?? 0),
     memory: { mode: opened.memory.mode, reason: opened.memory.reason },
     live,
     ...payloadInfo(c),
@@ -136,7 +136,7 @@ function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema
  * What the next compaction builds with (a created collection's config, else the base's build) and
  * the automatic compaction threshold in Qdrant's unit, kilobytes of float32 vectors.
  */
-function configInfo(c: ReportedCollection, built: { m: number; efConstruction: number }): CollectionInfo['config'] {
+function configInfo(c: ReportedCollection, built: { m: number; efConstruction: number }, builtPayloadM: number): CollectionInfo['config'] {
   // A collection that takes no writes never compacts: Qdrant's 0, indexing off.
   const points = c.live === null ? 0 : c.autoCompactAt();
   return {
@@ -144,6 +144,7 @@ function configInfo(c: ReportedCollection, built: { m: number; efConstruction: n
     efConstruction: c.shape?.efConstruction ?? built.efConstruction,
     indexingThresholdKb: c.shape?.indexingThresholdKb ?? Math.ceil((points * 4 * c.dim) / 1024),
     codes: c.shape?.codes ?? null,
+    payloadM: c.shape?.payloadM ?? builtPayloadM,
   };
 }
 

@@ -83,6 +83,8 @@ export interface LiveShape {
   codes?: 'sq8' | 'none';
   /** See CollectionConfig.vectorName. */
   vectorName?: string;
+  /** See CollectionConfig.payloadM. */
+  payloadM?: number;
 }
 
 /** An order_by: the key, the direction, and the value to start from (a number, or an RFC 3339 datetime). */

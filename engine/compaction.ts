@@ -193,6 +193,7 @@ export class Compactions {
       poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
       profile: null,
       runValues: runValues(c.payloads.keywordValueCounts(), ids.byteLength / 8),
+      ...linkJob(c, ids, c.shape?.payloadM ?? m?.filterLinks?.payloadM ?? 0),
     };
     // The placement follows the live load: profiled with the queries the collection has been asked,
     // when there are enough of them; otherwise with a sample of its own points, as strata build does.
@@ -218,4 +219,13 @@ export class Compactions {
       });
     });
   }
+}
+
+/** The filter links a compaction builds (index/filter-links/): payload_m and the blocks over its input positions. */
+function linkJob(c: Collection, ids: SharedArrayBuffer, payloadM: number): Pick<CompactJob, 'payloadM' | 'linkBlocks'> {
+  if (payloadM === 0) return { payloadM: 0, linkBlocks: [] };
+  const labels = new Float64Array(ids);
+  const at = new Map<number, number>();
+  for (let i = 0; i < labels.length; i++) at.set(labels[i]!, i);
+  return { payloadM, linkBlocks: c.payloads.linkBlocks((id) => at.get(id) ?? -1, labels.length) };
 }

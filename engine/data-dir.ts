@@ -141,6 +141,7 @@ export class DataDir {
       ...(u.m !== undefined ? { m: u.m } : {}),
       ...(u.efConstruction !== undefined ? { efConstruction: u.efConstruction } : {}),
       ...(u.indexingThresholdKb !== undefined ? { indexingThresholdKb: u.indexingThresholdKb } : {}),
+      ...(u.payloadM !== undefined ? { payloadM: u.payloadM } : {}),
     };
     if (u.codes !== undefined) next.codes = u.codes;
     writeConfig(dir, next);
@@ -172,5 +173,6 @@ function shapeOf(cfg: CollectionConfig): LiveShape {
     ...(cfg.indexingThresholdKb !== undefined ? { indexingThresholdKb: cfg.indexingThresholdKb } : {}),
     ...(cfg.codes !== undefined ? { codes: cfg.codes } : {}),
     ...(cfg.vectorName !== undefined ? { vectorName: cfg.vectorName } : {}),
+    ...(cfg.payloadM !== undefined ? { payloadM: cfg.payloadM } : {}),
   };
 }

@@ -7,10 +7,11 @@ import { StrataError } from '../common/errors.js';
 
 /**
  * A filter's allocation: the bitset (a word per 32 base nodes), then its value runs
- * (index/tiered/value-runs.ts) as their count and three words each, which the scan reads first.
+ * (index/tiered/value-runs.ts) as their count and three words each, which the scan reads first,
+ * then the filter-link blocks covering it (index/filter-links/) as their count and one word each.
  */
-export function filterWords(nodes: number, runs: number): number {
-  return bitsetWords(nodes) + 1 + 3 * runs;
+export function filterWords(nodes: number, runs: number, links = 0): number {
+  return bitsetWords(nodes) + 1 + 3 * runs + 1 + links;
 }
 
 export const bitsetWords = (nodes: number): number => (nodes + 31) >>> 5;
@@ -19,6 +20,21 @@ export const bitsetWords = (nodes: number): number => (nodes + 31) >>> 5;
 export function runsOf(words: Uint32Array, at: number, nodes: number): Uint32Array {
   const r = at + bitsetWords(nodes);
   return words.subarray(r, r + 1 + 3 * words[r]!);
+}
+
+/** The link blocks of the allocation at `at` (after its runs block). */
+export function linksOf(words: Uint32Array, at: number, nodes: number): Uint32Array {
+  const r = at + bitsetWords(nodes);
+  const l = r + 1 + 3 * words[r]!;
+  return words.subarray(l + 1, l + 1 + words[l]!);
+}
+
+/** Writes the link blocks after the runs block already written at `at`. */
+export function writeLinks(words: Uint32Array, at: number, nodes: number, blocks: readonly number[]): void {
+  const r = at + bitsetWords(nodes);
+  const l = r + 1 + 3 * words[r]!;
+  words[l] = blocks.length;
+  words.set(blocks, l + 1);
 }
 
 /** The arena's default size: a bitset of a 10M-point base is 1.25 MB, so dozens in flight. */

@@ -33,7 +33,8 @@ import { filterToJson } from '../index/filter/to-json.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
-import { bitsetWords, type FilterArena, filterWords } from './filter-arena.js';
+import { bitsetWords, type FilterArena, filterWords, writeLinks } from './filter-arena.js';
+import { linkCover } from '../index/filter-links/link-cover.js';
 import { payloadNodes, runsFor, writeRuns } from './filter-runs.js';
 import { RUN_CODE_COST } from '../index/tiered/value-runs.js';
 import { bitsOf, forEachBit, popcount } from '../index/payload-index/dense-bits.js';
@@ -106,6 +107,8 @@ export interface ResolvedFilter {
   readonly residual: boolean;
   /** Rows of the value runs its scan reads first (index/tiered/value-runs.ts), 0: none. */
   readonly runRows: number;
+  /** Points of the filter-link blocks covering it (index/filter-links/link-cover.ts), 0: no cover. */
+  readonly coverPoints: number;
 }
 
 interface Cached {
@@ -126,18 +129,30 @@ export function choosePlan(
   forced?: FilterPlan['plan'],
   walk?: FilterWalkEntry | null,
   runRows = 0,
+  coverPoints = 0,
 ): number {
   if (baseMatched === 0) return FILTER_PLAN.NONE;
+  if (forced === 'linked') return coverPoints > 0 ? FILTER_PLAN.LINKED : FILTER_PLAN.GRAPH;
   if (forced !== undefined && forced !== 'none') return PLAN_NAMES.indexOf(forced);
   const n = index.meta.count;
   const limit = walk ? profiledScanLimit(walk, ef, n) : scanLimit(ef, index.meta.maxM0, n);
   const cost = baseMatched - (1 - RUN_CODE_COST) * Math.min(baseMatched, runRows);
   if (cost <= limit) return FILTER_PLAN.SCAN;
+  // With filter links covering the matches closely, a walk whose entry is scarce in matches takes
+  // them (traversal.ts), whatever the share: the scan would score every match, the walk travel
+  // through the non-matches to reach them.
+  if (coverPoints > 0 && coverPoints <= LINK_COVER_SLACK * baseMatched) return FILTER_PLAN.GRAPH_OR_SCAN;
   return cost <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
 }
 
+/**
+ * The most points a filter's link cover may hold per match for its walk to take the links: beyond
+ * it the walk would cross more of the cover's non-matching points than the links save.
+ */
+export const LINK_COVER_SLACK = 2;
+
 /** FILTER_PLAN's values by name (the ones a request may force, and report: GRAPH_OR_SCAN reports the one that ran). */
-export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop'] as const satisfies readonly FilterPlan['plan'][];
+export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop', 'linked'] as const satisfies readonly FilterPlan['plan'][];
 
 export class FilterResolver {
   private readonly cache = new Map<string, Cached>();
@@ -223,7 +238,7 @@ export class FilterResolver {
 
   private compute(filter: Filter, payloads: PointPayloads, index: TieredIndex | null): ResolvedFilter {
     const range = payloads.rangeRows(filter);
-    if (range !== null) return this.computeRange(range, payloads, index);
+    if (range !== null) return this.computeRange(filter, range, payloads, index);
     const m = payloads.match(filter);
     const estimate = { min: m.estimate.min, exp: m.estimate.exp, max: m.estimate.max };
     const nodes = payloads.nodeOfRow;
@@ -235,7 +250,8 @@ export class FilterResolver {
     let at = -1;
     const words = this.arena.words;
     const runs = this.valueRuns && index !== null && m.rows.size > 0 ? runsFor(filter, index, payloadNodes(payloads)) : [];
-    if (index !== null && m.rows.size > 0) at = this.alloc(filterWords(index.meta.count, runs.length));
+    const cover = index?.links && m.rows.size > 0 ? linkCover(filter, index.links.blocks) : null;
+    if (index !== null && m.rows.size > 0) at = this.alloc(filterWords(index.meta.count, runs.length, cover?.blocks.length ?? 0));
     forEachBit(rows, (row) => {
       const node = nodes[row]!;
       if (node < 0) freshIds.push(payloads.idOfRow(row));
@@ -248,9 +264,12 @@ export class FilterResolver {
       this.arena.release(at);
       at = -1;
     }
-    if (at >= 0) writeRuns(words, at + bitsetWords(index!.meta.count), runs);
+    if (at >= 0) {
+      writeRuns(words, at + bitsetWords(index!.meta.count), runs);
+      writeLinks(words, at, index!.meta.count, cover?.blocks ?? []);
+    }
     const runRows = at >= 0 ? runs.reduce((a, r) => a + r.rows, 0) : 0;
-    return { at, baseMatched, freshIds, estimate, residual: m.residual, runRows };
+    return { at, baseMatched, freshIds, estimate, residual: m.residual, runRows, coverPoints: at >= 0 ? (cover?.points ?? 0) : 0 };
   }
 
   /**
@@ -261,6 +280,7 @@ export class FilterResolver {
    * other sets its nodes' bits one by one, each row once however many of its values are in range.
    */
   private computeRange(
+    filter: Filter,
     r: { field: string; pairs: RangePairs; estimate: FilterPlan['estimated'] },
     payloads: PointPayloads,
     index: TieredIndex | null,
@@ -270,7 +290,8 @@ export class FilterResolver {
     const nodes = payloads.nodeOfRow;
     const words = this.arena.words;
     const count = index?.meta.count ?? 0;
-    const at = index !== null && to > from ? this.alloc(filterWords(count, 0)) : -1;
+    const cover = index?.links && to > from ? linkCover(filter, index.links.blocks) : null;
+    const at = index !== null && to > from ? this.alloc(filterWords(count, 0, cover?.blocks.length ?? 0)) : -1;
     let freshRows: number[];
     if (at >= 0 && single && to - from >= PREFIX_FROM) {
       const prefix = this.prefixOf(r.field, ids, payloads, count);
@@ -291,9 +312,13 @@ export class FilterResolver {
     const freshIds = freshRows.map((row) => payloads.idOfRow(row));
     if (at >= 0 && baseMatched === 0) {
       this.arena.release(at);
-      return { at: -1, baseMatched, freshIds, estimate, residual: false, runRows: 0 };
+      return { at: -1, baseMatched, freshIds, estimate, residual: false, runRows: 0, coverPoints: 0 };
     }
-    return { at, baseMatched, freshIds, estimate, residual: false, runRows: 0 };
+    if (at >= 0) {
+      writeRuns(words, at + bitsetWords(count), []);
+      writeLinks(words, at, count, cover?.blocks ?? []);
+    }
+    return { at, baseMatched, freshIds, estimate, residual: false, runRows: 0, coverPoints: at >= 0 ? (cover?.points ?? 0) : 0 };
   }
 
   /** The field's prefix bitsets for this state of its index and of the nodes, built when either changed. */

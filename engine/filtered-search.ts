@@ -31,9 +31,13 @@ export interface SearchControl {
   signal?: AbortSignal;
 }
 
-/** The plan that ran: GRAPH_OR_SCAN ran the scan where its walk's entry was scarce in matches. */
+/**
+ * The plan that ran: GRAPH_OR_SCAN ran the scan, or the links' walk, where its walk's entry was
+ * scarce in matches; LINKED without the links (a base built without them) walked as GRAPH.
+ */
 function ranPlan(plan: number, stats: SearchResponse['stats'] | null): number {
-  if (plan !== FILTER_PLAN.GRAPH_OR_SCAN) return plan;
+  if (plan !== FILTER_PLAN.GRAPH_OR_SCAN && plan !== FILTER_PLAN.LINKED) return plan;
+  if (stats !== null && stats.linkedWalks > 0) return FILTER_PLAN.LINKED;
   return stats !== null && stats.scarceScans > 0 ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
 }
 
@@ -69,7 +73,7 @@ export async function searchFiltered(
   const version = payloads.version;
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
-    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile, r.runRows);
+    const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile, r.runRows, r.coverPoints);
     if (plan === FILTER_PLAN.NONE) {
       const hits = freshHits(host.live, job, r);
       return { hits, stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode, filter: planInfo(r, plan) };

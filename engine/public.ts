@@ -25,6 +25,7 @@ export { STAT } from '../index/search/stats.js';
 
 // Which shard a point id belongs to: the router must agree with the shard map `strata build --shards` wrote.
 export { shardOf } from '../index/build/build-shards.js';
+export { MAX_PAYLOAD_M } from '../index/build/link-blocks.js';
 
 // Filters and payload selectors: parsed once at the edge, into the types the engine takes.
 export type { Filter } from '../index/filter/ast.js';

@@ -5,7 +5,7 @@ import { Searcher, type SearcherOptions } from '../index/search/searcher.js';
 import { STAT_FIELDS } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { NdpRunner } from './ndp/ndp-runner.js';
-import { bitsetWords, runsOf } from './filter-arena.js';
+import { bitsetWords, linksOf, runsOf } from './filter-arena.js';
 import { emptyResult, type QueryTask, type TaskResult } from './task.js';
 
 export interface SearchContext {
@@ -49,7 +49,15 @@ function writeOne(ctx: SearchContext, t: QueryTask, out: TaskResult, q: number, 
   const at = t.filterAt[q]!;
   const nodes = ctx.index.meta.count;
   const filter =
-    at < 0 ? null : { bits: ctx.filters.subarray(at, at + bitsetWords(nodes)), matched: t.matched[q]!, plan: t.plan[q]!, runs: runsOf(ctx.filters, at, nodes) };
+    at < 0
+      ? null
+      : {
+          bits: ctx.filters.subarray(at, at + bitsetWords(nodes)),
+          matched: t.matched[q]!,
+          plan: t.plan[q]!,
+          runs: runsOf(ctx.filters, at, nodes),
+          links: linksOf(ctx.filters, at, nodes),
+        };
   const r = t.exact[q] ? ctx.searcher.exact(v, t.k[q]!, filter) : ctx.searcher.search(v, t.k[q]!, t.ef[q]!, t.rerank[q]!, t.prune[q] === 1, filter);
   const labels = ctx.index.labels;
   for (let j = 0; j < r.ids.length; j++) {

@@ -30,7 +30,7 @@ export interface SearchRequest {
   /** Only points whose payload (and id) match: Qdrant's filter, parsed (index/filter/parse.ts). */
   filter?: Filter;
   /** The plan a filtered search runs instead of the planner's choice (benchmarks and tests compare them). */
-  filterPlan?: 'scan' | 'graph' | 'two_hop';
+  filterPlan?: 'scan' | 'graph' | 'two_hop' | 'linked';
   /** Milliseconds from submission; the request fails with STRATA_DEADLINE_EXCEEDED after it. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -59,7 +59,7 @@ export interface SearchResponse {
  * searched.
  */
 export interface FilterPlan {
-  plan: 'scan' | 'graph' | 'two_hop' | 'none';
+  plan: 'scan' | 'graph' | 'two_hop' | 'linked' | 'none';
   /** The payload indexes' estimate of matching points, before the exact count. */
   estimated: { min: number; exp: number; max: number };
   /** Points that match, exactly: in the base index and in the fresh layer. */
@@ -80,6 +80,8 @@ export interface CollectionUpdate {
   indexingThresholdKb?: number;
   /** The code compactions keep in DRAM (CollectionConfig.codes). */
   codes?: 'sq8' | 'none';
+  /** The filter links compactions build (CollectionConfig.payloadM). */
+  payloadM?: number;
 }
 
 /** The points a write selects: listed ids, or every point a filter matches when the write is taken. */
@@ -142,7 +144,7 @@ export interface CollectionInfo {
   build: { m: number; efConstruction: number; source: string | null };
   /** What the next compaction builds with, and the automatic compaction threshold (kilobytes of float32 vectors; 0: never). */
   /** codes: the code a quantization_config asked compactions to keep (null: the planner's choice). */
-  config: { m: number; efConstruction: number; indexingThresholdKb: number; codes: 'sq8' | 'none' | null };
+  config: { m: number; efConstruction: number; indexingThresholdKb: number; codes: 'sq8' | 'none' | null; payloadM: number };
   memory: { mode: 'numa' | 'emulated'; reason: string };
   /**
    * The writable part, or null (read-only): points in the fresh layer, base points hidden (deleted

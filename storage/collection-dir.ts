@@ -37,6 +37,11 @@ export interface CollectionConfig {
   codes?: 'sq8' | 'none';
   /** The name its one vector was created with (Qdrant's named vectors); absent: unnamed. */
   vectorName?: string;
+  /**
+   * Qdrant's hnsw_config.payload_m: the filter links compactions build within each block of the
+   * payload indexes (index/filter-links/); absent or 0: none.
+   */
+  payloadM?: number;
 }
 
 /** The directory of collection `name` under dataDir. */
@@ -49,7 +54,18 @@ function body(c: CollectionConfig): string {
   const threshold = c.indexingThresholdKb !== undefined ? { indexingThresholdKb: c.indexingThresholdKb } : {};
   const codes = c.codes !== undefined ? { codes: c.codes } : {};
   const vectorName = c.vectorName !== undefined ? { vectorName: c.vectorName } : {};
-  return JSON.stringify({ name: c.name, dim: c.dim, metric: c.metric, m: c.m, efConstruction: c.efConstruction, ...threshold, ...codes, ...vectorName });
+  const payloadM = c.payloadM !== undefined ? { payloadM: c.payloadM } : {};
+  return JSON.stringify({
+    name: c.name,
+    dim: c.dim,
+    metric: c.metric,
+    m: c.m,
+    efConstruction: c.efConstruction,
+    ...threshold,
+    ...codes,
+    ...vectorName,
+    ...payloadM,
+  });
 }
 
 export function writeConfig(dir: string, c: CollectionConfig): void {

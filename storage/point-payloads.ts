@@ -13,6 +13,7 @@ import type { Cardinality, FacetValue } from '../index/payload-index/field-index
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { keywordValueCounts } from '../index/payload-index/index-bytes.js';
+import { type BlockRows, chooseBlocks } from '../index/filter-links/blocks.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
@@ -417,6 +418,14 @@ export class PointPayloads {
   /** Points per value of every keyword index (value runs are sized by them: index/tiered/value-runs.ts). */
   keywordValueCounts(): number[] {
     return keywordValueCounts(this.indexes);
+  }
+
+  /**
+   * The filter-link blocks of the payload indexes now (index/filter-links/blocks.ts) over the points
+   * of a build: `positionOf` maps a point id to its position there, or -1 (not in the build).
+   */
+  linkBlocks(positionOf: (id: number) => number, positions: number): BlockRows[] {
+    return chooseBlocks(this.indexes, (row) => positionOf(this.idOfRow(row)), positions);
   }
 
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */

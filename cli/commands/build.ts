@@ -1,5 +1,6 @@
 // `strata build <input> --out <dir>`
 import type { Command } from 'commander';
+import { MAX_PAYLOAD_M } from '../../index/build/link-blocks.js';
 import { type BuildPhase, buildIndex, DEFAULT_BUILD, GRAPH_BUILDERS, type GraphBuilder } from '../../index/build/build-index.js';
 import { DEFAULT_FILL_ALPHA } from '../../index/build/fill-free-slots.js';
 import { buildShards, MAX_SHARDS } from '../../index/build/build-shards.js';
@@ -41,6 +42,7 @@ interface BuildFlags {
   shards?: number;
   payloads?: string;
   indexField: string[];
+  payloadM?: number;
   json?: boolean;
 }
 
@@ -113,6 +115,11 @@ export function registerBuild(program: Command): void {
       (v: string, all: string[]) => [...all, v],
       [] as string[],
     )
+    .option(
+      '--payload-m <n>',
+      "Qdrant's payload_m: link each block of the payload indexes (a keyword value, a range of a number) within itself, 2n links a point, so that filters walk their matches only (0: none)",
+      intOption('--payload-m', 0, MAX_PAYLOAD_M),
+    )
     .option('--force', 'replace an existing index directory')
     .option('--json', 'print the summary as JSON')
     .action(async (input: string, f: BuildFlags) => {
@@ -135,6 +142,7 @@ export function registerBuild(program: Command): void {
         ...(f.threads ? { threads: f.threads } : {}),
         ...(f.builder ? { builder: f.builder } : {}),
         indexFields: f.indexField,
+        ...(f.payloadM !== undefined ? { payloadM: f.payloadM } : {}),
         ...(f.payloads ? { payloads: f.payloads } : {}),
         ...(f.format ? { format: f.format } : {}),
         ...(f.metric ? { metric: f.metric } : {}),
@@ -177,7 +185,7 @@ export function registerBuild(program: Command): void {
       const p = summary.placement;
       const lines = [
         `built ${summary.out}: ${summary.count} vectors x ${summary.dim} (${summary.metric}), M ${f.m}, efConstruction ${f.efConstruction}`,
-        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, ${summary.payloads ? `payloads ${s.payloads.toFixed(1)}, ` : ''}graph ${s.graph.toFixed(1)}, fill ${s.fill.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
+        `time ${s.total.toFixed(1)} s (read ${s.read.toFixed(1)}, ${summary.payloads ? `payloads ${s.payloads.toFixed(1)}, ` : ''}graph ${s.graph.toFixed(1)}, fill ${s.fill.toFixed(1)}, profile ${s.profile.toFixed(1)}, layout ${s.layout.toFixed(1)}, ${summary.links ? `links ${s.links.toFixed(1)}, ` : ''}write ${s.write.toFixed(1)}); ${Math.round(summary.vectorsPerSecond)} vectors/s`,
         `graph built by ${summary.builder === 'strata' ? 'Strata (on every thread)' : 'hnswlib-node (one thread)'}; peak RSS ${(summary.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${Math.round(summary.peakRssBytes / Math.max(1, summary.count))} B per vector)`,
         ...planLines(summary.plan, summary.count),
         `placement ${p.policy}: predicted share of neighbour-list reads from DRAM ${p.predictedDramShare === null ? 'n/a' : (100 * p.predictedDramShare).toFixed(1) + '%'} (${p.profileQueries} profiling queries)`,
@@ -192,6 +200,11 @@ export function registerBuild(program: Command): void {
         ...(summary.payloads
           ? [
               `payloads: ${summary.payloads.points} points with a payload; indexes ${summary.payloads.indexes.map((x) => `${x.field}:${x.params.type}`).join(', ') || 'none'}`,
+            ]
+          : []),
+        ...(summary.links
+          ? [
+              `filter links: ${summary.links.blocks} blocks, ${summary.links.members} memberships; DRAM ${mib(summary.links.dramBytes)}, CXL ${mib(summary.links.cxlBytes)} (${perVector(summary.links.cxlBytes, summary.count)})`,
             ]
           : []),
         ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),

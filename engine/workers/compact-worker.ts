@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../../common/worker-errors.js';
 import type { CodeKind } from '../../index/codes/index.js';
 import { buildIndex } from '../../index/build/build-index.js';
+import type { BlockRows } from '../../index/filter-links/blocks.js';
 import type { Metric } from '../../index/kernels/kernels.js';
 import type { PlacementPolicy } from '../../index/placement/placement.js';
 
@@ -26,6 +27,9 @@ export interface CompactJob {
   profile: SharedArrayBuffer | null;
   /** Points of each keyword value worth a run, from the collection's keyword indexes (index/tiered/value-runs.ts runValues). */
   runValues: number[];
+  /** payload_m, and the filter-link blocks over the input positions (index/filter-links/blocks.ts); 0 and none: no links. */
+  payloadM: number;
+  linkBlocks: BlockRows[];
 }
 
 const job = workerData as CompactJob;
@@ -44,6 +48,8 @@ buildIndex({
   codes: job.codes,
   poolShare: job.poolShare,
   runValues: job.runValues,
+  payloadM: job.payloadM,
+  linkBlocks: job.linkBlocks,
   // A compaction runs beside searches of the same process: one thread, so that they keep the rest.
   threads: 1,
   ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),

@@ -23,6 +23,10 @@ import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
 import { type ConnectResult, connectUnreachable, unconnected } from './connect-unreachable.js';
 import { DEFAULT_FILL_ALPHA, type FillResult, fillFreeSlots } from './fill-free-slots.js';
 import { buildGraph } from './hnsw-build.js';
+import type { GraphImage } from '../graph/graph-image.js';
+import type { BlockRows } from '../filter-links/blocks.js';
+import { LINK_EF_CONSTRUCTION } from '../filter-links/build-links.js';
+import { blocksOfPayloads, checkPayloadM, linkBlocks } from './link-blocks.js';
 import { buildGraphParallel, graphRegionBytes, graphThreads } from './parallel-graph.js';
 import { MAX_REGION_BYTES } from '../../tiers/shared-region.js';
 import { parseIndexFields } from './index-fields.js';
@@ -43,7 +47,7 @@ export function defaultBuilder(count: number, dim: number, m: number, efConstruc
 }
 
 /** The build's phases; `fill` is what follows the graph: the free slots filled, the unreachable linked in. */
-export type BuildPhase = 'read' | 'payloads' | 'graph' | 'fill' | 'profile' | 'layout' | 'write';
+export type BuildPhase = 'read' | 'payloads' | 'graph' | 'fill' | 'profile' | 'layout' | 'links' | 'write';
 
 export interface BuildIndexOptions {
   input: string;
@@ -101,6 +105,13 @@ export interface BuildIndexOptions {
    * counted elsewhere (a compaction's are in the collection); else counted over the build's payloads.
    */
   runValues?: readonly number[];
+  /**
+   * Qdrant's payload_m: links per point within each block of its payload indexes
+   * (index/filter-links/; 2 × payload_m on the block's graph level 0). 0 or absent: none.
+   */
+  payloadM?: number;
+  /** The blocks over input rows, when chosen elsewhere (a compaction's, from the collection's indexes); else from the build's payloads. */
+  linkBlocks?: readonly BlockRows[];
 }
 
 export interface BuildSummary {
@@ -124,6 +135,8 @@ export interface BuildSummary {
   filled: FillResult | null;
   /** Points given a payload and the payload indexes recorded, or null: no payload file. */
   payloads: { points: number; indexes: IndexSpec[] } | null;
+  /** The filter links built (index/filter-links/), or null: payload_m 0, or no block to link. */
+  links: { blocks: number; members: number; dramBytes: number; cxlBytes: number } | null;
   manifest: Manifest;
 }
 
@@ -158,6 +171,7 @@ export function checkBuildOptions(o: BuildIndexOptions): {
   const parsed = parseIndexFields(o.indexFields ?? []);
   const indexFields = o.basePayloads ? checkIndexFields([...parsed, ...o.basePayloads.indexes], 'basePayloads.indexes') : parsed;
   if (o.dataset === undefined) checkPayloadsOption(o, o.format ?? detectFormat(o.input));
+  if (o.payloadM !== undefined) checkPayloadM(o.payloadM, 'payload-m');
   return { budgetText, codes, samples, fillAlpha, indexFields };
 }
 
@@ -184,7 +198,7 @@ export function readBuildInput(o: BuildIndexOptions): Promise<Dataset> {
 
 export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const t0 = performance.now();
-  const seconds: Record<BuildPhase | 'total', number> = { read: 0, payloads: 0, graph: 0, fill: 0, profile: 0, layout: 0, write: 0, total: 0 };
+  const seconds: Record<BuildPhase | 'total', number> = { read: 0, payloads: 0, graph: 0, fill: 0, profile: 0, layout: 0, links: 0, write: 0, total: 0 };
   let mark = t0;
   const lap = (p: BuildPhase): void => {
     const now = performance.now();
@@ -277,6 +291,29 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const filterWalk = profileWalks(index, profQ.length >= ds.dim ? profQ : sampleRows(ds.vectors, ds.dim, WALK_PROFILE.queries, seed), seed);
   progress('layout', 1, 1);
   lap('layout');
+  const payloadM = o.payloadM ?? 0;
+  const blocks = payloadM > 0 ? (o.linkBlocks ?? blocksOfPayloads(entriesOf() ?? [], indexFields, ds.ids, ds.count)) : [];
+  if (blocks.length > 0) {
+    const linkGraph = (vectors: Float32Array, lm: number): Promise<GraphImage> => {
+      const lo = { metric, m: lm, efConstruction: Math.min(efConstruction, LINK_EF_CONSTRUCTION), seed };
+      const n = vectors.length / ds.dim;
+      return builder === 'strata' && strataGraphFits(n, ds.dim, lm, lo.efConstruction, threads)
+        ? buildGraphParallel(vectors, ds.dim, { ...lo, threads })
+        : Promise.resolve(buildGraph(vectors, ds.dim, lo));
+    };
+    index.attachLinks(
+      await linkBlocks(blocks, {
+        payloadM,
+        dim: ds.dim,
+        vectors: ds.vectors,
+        graphRows: graph.rows,
+        order: placed.order,
+        build: linkGraph,
+        onProgress: (d, t) => progress('links', d, t),
+      }),
+    );
+  }
+  lap('links');
 
   const payloadEntries = entriesOf();
   const withPayloadFile = payloadEntries !== null || indexFields.length > 0;
@@ -337,6 +374,12 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     connected,
     filled,
     payloads: withPayloadFile ? { points: pointsWritten, indexes: indexFields } : null,
+    links: index.links && {
+      blocks: index.links.blocks.length,
+      members: index.links.members.length,
+      dramBytes: index.links.bytes().dram,
+      cxlBytes: index.links.bytes().cxl,
+    },
     manifest,
   };
 }

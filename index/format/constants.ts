@@ -21,6 +21,9 @@ export const PAYLOAD_FILE = 'payloads.jsonl';
 export const GRAPH_MAGIC = 'STRGRAPH';
 export const CODES_MAGIC = 'STRCODES';
 export const STORE_MAGIC = 'STRSTORE';
+/** A base's filter links (links-file.ts); only when it has them. */
+export const LINKS_FILE = 'links.bin';
+export const LINKS_MAGIC = 'STRLINKS';
 export const HEADER_BYTES = 64;
 
 export function storeFileName(kind: string, tierKind: string): string {

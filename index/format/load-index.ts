@@ -7,7 +7,9 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { StrataError } from '../../common/errors.js';
 import { TieredIndex, type AllocateOptions, type Tier } from '../tiered/tiered-index.js';
-import { CODES_FILE, CODES_MAGIC, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, MANIFEST, READ_VERSIONS, STORE_MAGIC } from './constants.js';
+import { CODES_FILE, CODES_MAGIC, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, LINKS_FILE, LINKS_MAGIC, MANIFEST, READ_VERSIONS, STORE_MAGIC } from './constants.js';
+import { readLinks } from './links-file.js';
+import type { FilterLinks } from '../filter-links/filter-links.js';
 import { linkErrors } from './graph-check.js';
 import { checkManifest, type FileEntry, type Manifest } from './manifest.js';
 import type { CodeSpec } from '../codes/index.js';
@@ -262,6 +264,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       });
     }
   }
+  if (manifest.filterLinks !== undefined) index.attachLinks(loadLinks(dir, manifest));
   return { index, manifest, dir };
 }
 
@@ -283,4 +286,15 @@ function readStore(path: string, entry: FileEntry, segments: Segment[], expect: 
   for (let i = 0; i < expect.length; i++) {
     if (dv.getInt32(12 + 4 * i, true) !== expect[i]) throw corrupt(path, 'header disagrees with the manifest (store, tier, node range or record size)');
   }
+}
+
+/** links.bin, checked whole: its checksum, header and every member and link in range. */
+function loadLinks(dir: string, manifest: Manifest): FilterLinks {
+  const path = join(dir, LINKS_FILE);
+  const entry = manifest.files[LINKS_FILE];
+  if (!entry) throw corrupt(join(dir, MANIFEST), `has filterLinks but does not list ${LINKS_FILE}`);
+  const buf = readFileSync(path);
+  if (createHash('sha256').update(buf).digest('hex') !== entry.sha256) throw corrupt(path, 'SHA-256 mismatch (the file is damaged)');
+  const dv = checkHeader(path, buf, LINKS_MAGIC, manifest.version);
+  return readLinks(path, dv, buf.subarray(HEADER_BYTES), manifest.filterLinks!, manifest.count);
 }

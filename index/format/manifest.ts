@@ -1,4 +1,5 @@
 // The manifest: what a reader needs before touching any data file, and the checksums it verifies.
+import { checkLinksEntry, type FilterLinksEntry } from './links-file.js';
 import { StrataError } from '../../common/errors.js';
 import type { Metric } from '../kernels/kernels.js';
 import { PLACEMENT_POLICIES, type PlacementPolicy } from '../placement/placement.js';
@@ -81,6 +82,8 @@ export interface Manifest {
   tiers: TierEntry[];
   stores: StoreEntry[];
   files: Record<string, FileEntry>;
+  /** The base's filter links in links.bin (links-file.ts); absent: built without them. */
+  filterLinks?: FilterLinksEntry;
 }
 
 /**
@@ -190,6 +193,7 @@ export function checkManifest(raw: unknown, file: string): Manifest {
     }
   }
 
+  if (m['filterLinks'] !== undefined) m['filterLinks'] = checkLinksEntry(m['filterLinks'], fail);
   const files = object(m['files'], 'files');
   for (const [name, f] of Object.entries(files)) {
     fileName(name, 'files key');

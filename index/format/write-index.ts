@@ -13,6 +13,8 @@ import {
   FORMAT_VERSION,
   GRAPH_FILE,
   GRAPH_MAGIC,
+  LINKS_FILE,
+  LINKS_MAGIC,
   HEADER_BYTES,
   MANIFEST,
   PAYLOAD_FILE,
@@ -25,6 +27,7 @@ import { CODE_KIND_CODES, METRIC_CODES, STORE_KIND_CODES } from './header-codes.
 import type { FileEntry, Manifest } from './manifest.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import { checkOutput } from './output-path.js';
+import { linksEntry, linksHeaderFields } from './links-file.js';
 import { type BasePayload, writeBasePayloads } from './payload-file.js';
 import type { IndexSpec } from '../payload-index/params.js';
 import { installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
@@ -40,7 +43,10 @@ function header(magic: string, fields: number[]): Uint8Array {
 
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-export type ManifestInfo = Omit<Manifest, 'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'stores' | 'files' | 'createdAt' | 'graph' | 'plan'> & {
+export type ManifestInfo = Omit<
+  Manifest,
+  'format' | 'version' | 'dim' | 'metric' | 'count' | 'tiers' | 'stores' | 'files' | 'createdAt' | 'graph' | 'plan' | 'filterLinks'
+> & {
   graph: { unreachable: number };
   plan: Omit<Manifest['plan'], 'code' | 'adjacencyInDram' | 'vectorsInDram' | 'poolLists' | 'runBytes'>;
 };
@@ -116,6 +122,14 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
         stores.push({ kind, tier, start, count, stride: store.shape.stride, file: name });
       }
     }
+    const links = index.links;
+    if (links !== null) {
+      const l = new HashedFile(join(tmp, LINKS_FILE));
+      l.write(header(LINKS_MAGIC, linksHeaderFields(links)));
+      l.write(bytesOf(links.members));
+      l.write(bytesOf(links.lists));
+      files[LINKS_FILE] = l.finish();
+    }
     if (opts.payloads) {
       const p = opts.payloads;
       const written = writeBasePayloads(tmp, p.entries, p.indexes, p.onProgress);
@@ -148,6 +162,7 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
       tiers,
       stores,
       files,
+      ...(links !== null ? { filterLinks: linksEntry(links) } : {}),
     };
     const mf = new HashedFile(join(tmp, MANIFEST));
     mf.write(Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));

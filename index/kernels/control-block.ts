@@ -36,7 +36,10 @@ export const CONTROL = {
   epoch: 76,
   /** The fused scan (scanMatches): how many of the best matches it keeps (at most beamCap). */
   scanCap: 80,
-  /** 1: a filtered walk whose entry is scarce in matches (walk-ef.ts) stops before walking (WALK_END.scarce). */
+  /**
+   * 0, or a divisor d: a filtered walk whose entry is d times scarcer in matches than the index
+   * (walk-ef.ts) stops before walking (WALK_END.scarce), and one that is not walks at its ef.
+   */
   scanIfScarce: 84,
   /** The beam: beamCap f32 distances, then beamCap u32 ids. */
   beam: 88,

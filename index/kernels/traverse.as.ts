@@ -315,7 +315,7 @@ let frontN: i32 = 0;
 
 /**
  * The walk's ef from the matches' share at its entry, start and its level-0 list, or -1 where they
- * are scarce there and the caller asked to scan instead (index/search/walk-ef.ts's entryScarce and
+ * are scarce there (by the caller's divisor) and the caller asked to scan instead (index/search/walk-ef.ts's entryScarce and
  * walkEf, with Traversal.startLevel0, are the twin).
  */
 function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
@@ -325,8 +325,9 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
   for (let j: usize = 1; j <= <usize>deg; j++) if (matches(bits, load<u32>(list + (j << 2)))) local += 1;
   const matched = <f64>load<u32>(b, B_MATCHED);
   const nodes = <f64>load<u32>(b, B_NODES);
+  const ask = load<u32>(b, B_SCAN_IF_SCARCE);
+  if (ask != 0) return local * nodes * <f64>ask < matched * <f64>(deg + 1) ? -1 : ef;
   if (local * nodes * WALK_SCARCE >= matched * <f64>(deg + 1)) return ef;
-  if (load<u32>(b, B_SCAN_IF_SCARCE) != 0) return -1;
   const wide = <i32>Math.floor((<f64>ef * <f64>WALK_BOOST * matched) / nodes);
   return max(ef, min(BEAM_MAX_EF, wide));
 }

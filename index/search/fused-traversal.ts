@@ -147,7 +147,7 @@ export class FusedTraversal {
     const filtered = st.plan === FILTER_PLAN.GRAPH;
     put(CONTROL.filter, filtered ? this.copyFilter(st.filter!) : 0);
     put(CONTROL.matched, st.matched);
-    put(CONTROL.scanIfScarce, filtered && st.scanIfScarce ? 1 : 0);
+    put(CONTROL.scanIfScarce, filtered && st.scanIfScarce ? st.scarceDivisor : 0);
     put(CONTROL.nodes, idx.meta.count);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + CONTROL.epoch]! + 1;

@@ -38,10 +38,15 @@ export const FILTER_PLAN = {
   /** The graph walk on matches only, crossing non-matching nodes by their lists (ACORN's two-hop expansion). */
   TWO_HOP: 3,
   /**
+   * The walk on matches only, through the matching part of each list and the filter links of the
+   * blocks covering the filter (index/filter-links/), seeded by the blocks' entries as well.
+   */
+  LINKED: 4,
+  /**
    * GRAPH, unless the walk's entry shows the matches scarce near the query (walk-ef.ts): then SCAN,
    * which costs the same wherever the matches lie, where the walk would widen and travel to them.
    */
-  GRAPH_OR_SCAN: 4,
+  GRAPH_OR_SCAN: 5,
 } as const;
 
 /** Which records a request's distances come from. */
@@ -120,12 +125,18 @@ export class QueryState {
   plan: number = FILTER_PLAN.NONE;
   /** The scan's value runs (index/tiered/value-runs.ts): their count, then three words a run; null: none. */
   runs: Uint32Array | null = null;
+  /** The LINKED walk's blocks (index/filter-links/link-cover.ts), null: none. */
+  links: Uint32Array | null = null;
+  /** The LINKED walk has yet to request its blocks' entries. */
+  linkSeeds = false;
   /** Matching nodes in the bitset: the walk falls back to the scan when it finds fewer than k of them. */
   matched = 0;
   /** The filtered walk's beam width (walk-ef.ts): ef, widened where the filter is scarce at the entry. */
   walkEf = 0;
-  /** A GRAPH_OR_SCAN query (plan holds GRAPH): a scarce entry turns its walk into the scan. */
+  /** A GRAPH_OR_SCAN query (plan holds GRAPH): a scarce entry turns its walk into the scan, or the links' walk. */
   scanIfScarce = false;
+  /** How much scarcer than in the index the matches must be at the entry to count as scarce (walk-ef.ts). */
+  scarceDivisor = 0;
   /** The scan's word of the bitset, and its bits not yet sent. */
   scanWord = 0;
   scanMask = 0;

@@ -32,6 +32,8 @@ export interface NodeFilter {
   plan: number;
   /** Value runs holding the matches (index/tiered/value-runs.ts): their count, then three words a run. */
   runs?: Uint32Array | null;
+  /** The filter-link blocks covering the filter (the LINKED plan), or none. */
+  links?: Uint32Array | null;
 }
 
 export interface SearchResult {
@@ -98,7 +100,19 @@ export class Searcher {
     const trav = this.traversal;
     const scorer = this.scorer;
     const staged = this.staged;
-    trav.begin(st, q, k, ef, rerank, pruneByBound, filter?.bits ?? null, filter?.plan ?? FILTER_PLAN.NONE, filter?.matched ?? 0, filter?.runs ?? null);
+    trav.begin(
+      st,
+      q,
+      k,
+      ef,
+      rerank,
+      pruneByBound,
+      filter?.bits ?? null,
+      filter?.plan ?? FILTER_PLAN.NONE,
+      filter?.matched ?? 0,
+      filter?.runs ?? null,
+      filter?.links ?? null,
+    );
     const epoch = scorer.nextEpoch();
     st.epoch = epoch;
     while (trav.next(st)) {

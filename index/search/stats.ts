@@ -43,8 +43,10 @@ export const STAT = {
   scarceScans: 27,
   /** Of `scanned`, the matches scored from value runs (index/tiered/value-runs.ts), not where they lie. */
   fromRuns: 28,
+  /** Filtered walks on the filter links (FILTER_PLAN.LINKED, chosen or taken where the entry was scarce in matches). */
+  linkedWalks: 29,
 } as const;
-export const STAT_FIELDS = 29;
+export const STAT_FIELDS = 30;
 
 export interface TierPair {
   dram: number;
@@ -79,6 +81,7 @@ export interface SearchStats {
   scarceScans: number;
   bridges: number;
   fromRuns: number;
+  linkedWalks: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
@@ -116,6 +119,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     scarceScans: s[STAT.scarceScans]! / q,
     bridges: s[STAT.bridges]! / q,
     fromRuns: s[STAT.fromRuns]! / q,
+    linkedWalks: s[STAT.linkedWalks]! / q,
   };
 }
 
@@ -158,5 +162,6 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     scarceScans: sum((s) => s.scarceScans),
     bridges: sum((s) => s.bridges),
     fromRuns: sum((s) => s.fromRuns),
+    linkedWalks: sum((s) => s.linkedWalks),
   };
 }

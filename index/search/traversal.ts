@@ -20,14 +20,14 @@ import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
-import { DEGREE_MASK } from '../kernels/control-block.js';
+import { DEGREE_MASK, WALK_SCARCE } from '../kernels/control-block.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
 import { FILTER_PLAN, PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
-import { entryScarce, walkEf, walkEfCap } from './walk-ef.js';
+import { entryScarce, LINK_SCARCE, walkEf, walkEfCap } from './walk-ef.js';
 
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
 const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
@@ -65,6 +65,7 @@ export class Traversal {
     plan: number = FILTER_PLAN.NONE,
     matched = 0,
     runs: Uint32Array | null = null,
+    links: Uint32Array | null = null,
   ): void {
     st.pruneByBound = pruneByBound;
     st.query = q;
@@ -87,6 +88,12 @@ export class Traversal {
     st.filter = filter;
     st.scanIfScarce = filter !== null && plan === FILTER_PLAN.GRAPH_OR_SCAN;
     st.plan = filter === null ? FILTER_PLAN.NONE : st.scanIfScarce ? FILTER_PLAN.GRAPH : plan;
+    // A LINKED plan needs the base's links and a cover; without either it walks as GRAPH. With them,
+    // a GRAPH_OR_SCAN walk whose entry is scarce in matches takes the links rather than the scan.
+    const linkable = filter !== null && this.index.links !== null && links !== null && links.length > 0;
+    st.links = linkable && (plan === FILTER_PLAN.LINKED || plan === FILTER_PLAN.GRAPH_OR_SCAN) ? links : null;
+    if (st.plan === FILTER_PLAN.LINKED && st.links === null) st.plan = FILTER_PLAN.GRAPH;
+    st.scarceDivisor = st.links !== null ? LINK_SCARCE : WALK_SCARCE;
     st.matched = matched;
     st.runs = runs;
     // The fused traversal walks the GRAPH plan too (its lane permitting); the other plans run here.
@@ -132,7 +139,11 @@ export class Traversal {
             const ran = this.fused!.run(st);
             if (ran === FUSED_RUN.done) continue;
             if (ran === FUSED_RUN.scarce) {
-              this.scanScarce(st);
+              if (st.links !== null) {
+                // The links' walk runs in the steps here, from a descent of their own.
+                st.plan = FILTER_PLAN.LINKED;
+                st.phase = PHASE.START;
+              } else this.scanScarce(st);
               continue;
             }
             // Its frontier overflowed: the steps here walk again from the start, priced as their own
@@ -297,8 +308,9 @@ export class Traversal {
     st.visited.clear();
     st.visited.add(st.cur);
     st.foreseen = -1;
-    if (st.plan === FILTER_PLAN.GRAPH || st.plan === FILTER_PLAN.TWO_HOP) {
+    if (st.plan === FILTER_PLAN.GRAPH || st.plan === FILTER_PLAN.TWO_HOP || st.plan === FILTER_PLAN.LINKED) {
       st.phase = PHASE.FILTERED;
+      st.linkSeeds = st.plan === FILTER_PLAN.LINKED;
       this.resetMatches(st);
       st.frontier.size = 0;
       st.frontier.push(st.curDist, st.cur);
@@ -307,12 +319,17 @@ export class Traversal {
       st.walkEf = st.ef;
       if (st.plan === FILTER_PLAN.GRAPH) {
         const [local, seen] = this.entryMatches(st, c);
-        if (st.scanIfScarce && entryScarce(st.matched, this.index.meta.count, local, seen)) {
+        const scarce = st.scanIfScarce && entryScarce(st.matched, this.index.meta.count, local, seen, st.scarceDivisor);
+        if (scarce && st.links === null) {
           this.scanScarce(st);
           return;
         }
-        st.walkEf = walkEf(st.ef, st.matched, this.index.meta.count, local, seen);
+        if (scarce) {
+          st.plan = FILTER_PLAN.LINKED;
+          st.linkSeeds = true;
+        } else st.walkEf = walkEf(st.ef, st.matched, this.index.meta.count, local, seen);
       }
+      if (st.plan === FILTER_PLAN.LINKED) st.stats[STAT.linkedWalks]!++;
       return;
     }
     st.phase = PHASE.LEVEL0;
@@ -354,6 +371,10 @@ export class Traversal {
     const words = this.adjWords;
     const frontier = st.frontier;
     const m = st.matches;
+    if (st.linkSeeds) {
+      st.linkSeeds = false;
+      if (this.requestSeeds(st)) return true;
+    }
     while (frontier.size > 0) {
       const c = frontier.i[0]!;
       if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
@@ -364,7 +385,13 @@ export class Traversal {
       const n = u32[at]! & DEGREE_MASK;
       st.stats[STAT.hops]!++;
       st.owedNs += this.acct.adjacency(st.stats, this.listServedFrom(st, c, seg.tier), 4 * (1 + n), false);
-      if (st.plan === FILTER_PLAN.TWO_HOP ? this.requestMatching(st, u32, at, n) : this.requestUnvisited(st, u32, at, n)) return true;
+      const more =
+        st.plan === FILTER_PLAN.TWO_HOP
+          ? this.requestMatching(st, u32, at, n)
+          : st.plan === FILTER_PLAN.LINKED
+            ? this.requestLinked(st, u32, at, n, c)
+            : this.requestUnvisited(st, u32, at, n);
+      if (more) return true;
     }
     return false;
   }
@@ -399,6 +426,56 @@ export class Traversal {
       for (let i = 1; i <= bn && m < cap; i++) {
         const nb = b32[bAt + i]!;
         if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
+      }
+    }
+    if (m === 0) return false;
+    st.n = m;
+    st.scorer = SCORER.TRAVERSE;
+    return true;
+  }
+
+  /** The LINKED walk's first request: its blocks' entries, so that it starts among the cover whatever the descent found. */
+  private requestSeeds(st: QueryState): boolean {
+    const links = this.index.links!;
+    const blocks = st.links!;
+    const ids = st.ids;
+    let m = 0;
+    for (let j = 0; j < blocks.length && m < ids.length; j++) {
+      const e = links.blocks[blocks[j]!]!.entry;
+      if (st.visited.add(e)) ids[m++] = e;
+    }
+    if (m === 0) return false;
+    st.n = m;
+    st.scorer = SCORER.TRAVERSE;
+    return true;
+  }
+
+  /**
+   * The LINKED expansion: the list's unvisited matching neighbours, then c's links in each covering
+   * block it belongs to (points of the cover, matching or not: the walk crosses the cover through
+   * them). A block's list is cold, read from CXL. Up to a request's worth; the rest stay unvisited.
+   */
+  private requestLinked(st: QueryState, u32: Uint32Array, at: number, n: number, c: number): boolean {
+    const visited = st.visited;
+    const bits = st.filter!;
+    const ids = st.ids;
+    const cap = ids.length;
+    let m = 0;
+    for (let j = 1; j <= n && m < cap; j++) {
+      const nb = u32[at + j]!;
+      if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
+    }
+    const links = this.index.links!;
+    const lists = links.lists;
+    const blocks = st.links!;
+    for (let b = 0; b < blocks.length && m < cap; b++) {
+      const r = links.listOf(blocks[b]!, c);
+      if (r < 0) continue;
+      const deg = lists[r]!;
+      st.owedNs += this.acct.adjacency(st.stats, 1, 4 * (1 + deg), false);
+      for (let j = 1; j <= deg && m < cap; j++) {
+        const nb = lists[r + j]!;
+        if (visited.add(nb)) ids[m++] = nb;
       }
     }
     if (m === 0) return false;

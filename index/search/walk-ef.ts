@@ -16,12 +16,19 @@ export function walkEfCap(ef: number): number {
 }
 
 /**
- * Whether the matches are scarce at the entry: `local` of `seen` nodes there (itself and its level-0
- * list) match, under 1/WALK_SCARCE of the share `matched` of `nodes` in the index.
+ * Where a walk may take the filter links instead (index/filter-links/), the entry counts as scarce
+ * in matches already at under 1/LINK_SCARCE of their share: there a walk through non-matches costs
+ * several times the links' walk, which costs little more than the walk where the matches are even.
  */
-export function entryScarce(matched: number, nodes: number, local: number, seen: number): boolean {
-  // local / seen < (matched / nodes) / WALK_SCARCE, cross-multiplied (exact: the products stay below 2^53).
-  return local * nodes * WALK_SCARCE < matched * seen;
+export const LINK_SCARCE = 2;
+
+/**
+ * Whether the matches are scarce at the entry: `local` of `seen` nodes there (itself and its level-0
+ * list) match, under 1/divisor (WALK_SCARCE unless given) of the share `matched` of `nodes` in the index.
+ */
+export function entryScarce(matched: number, nodes: number, local: number, seen: number, divisor: number = WALK_SCARCE): boolean {
+  // local / seen < (matched / nodes) / divisor, cross-multiplied (exact: the products stay below 2^53).
+  return local * nodes * divisor < matched * seen;
 }
 
 /** The walk's ef from the query's, given the matches at the entry (entryScarce's arguments). */

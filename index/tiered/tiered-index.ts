@@ -17,6 +17,7 @@ import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
 import { ValueRuns } from './value-runs.js';
+import { FilterLinks, type LinkBlockEntry } from '../filter-links/filter-links.js';
 
 export type TierKind = 'dram' | 'cxl';
 export const TIER_KINDS: readonly TierKind[] = ['dram', 'cxl'];
@@ -113,6 +114,16 @@ export interface SharedIndexHandle {
   fused: FusedHandle | null;
   pool: PoolHandle | null;
   bindings: TierBinding[];
+  links: LinksHandle | null;
+}
+
+/** The filter links (index/filter-links/filter-links.ts) over shared memory. */
+interface LinksHandle {
+  degree: number;
+  payloadM: number;
+  blocks: readonly LinkBlockEntry[];
+  members: Uint32Array;
+  lists: Uint32Array;
 }
 
 /** The promotion pool's memory (the fused region's, or its own without one) and layout. */
@@ -161,6 +172,7 @@ export class TieredIndex {
   private readonly poolHandle: PoolHandle | null;
   private labelView: Float64Array | null = null;
   private runs: ValueRuns | null | undefined;
+  private linksValue: FilterLinks | null = null;
 
   private constructor(
     parts: TieredIndexParts,
@@ -192,6 +204,16 @@ export class TieredIndex {
       segments: all.flatMap((s) => s.segments.filter((g) => g.tier === index)),
       binding: bindings?.[index] ?? unbound(),
     }));
+  }
+
+  /** The base's filter links (index/filter-links/), or null: it was built without them. */
+  get links(): FilterLinks | null {
+    return this.linksValue;
+  }
+
+  /** Gives the base its filter links (the build's, or its directory's), before it is shared. */
+  attachLinks(links: FilterLinks | null): void {
+    this.linksValue = links;
   }
 
   /**
@@ -333,7 +355,16 @@ export class TieredIndex {
       fused: this.fused,
       pool: this.poolHandle,
       bindings: this.tiers.map((t) => t.binding),
+      links: this.shareLinks(),
     };
+  }
+
+  private shareLinks(): LinksHandle | null {
+    const l = this.linksValue;
+    if (l === null) return null;
+    const h = { degree: l.degree, payloadM: l.payloadM, blocks: l.blocks, members: toShared(l.members), lists: toShared(l.lists) };
+    this.linksValue = new FilterLinks(h.degree, h.payloadM, h.blocks, h.members, h.lists);
+    return h;
   }
 
   /** The same index, in another thread, over the memory of a handle from share(). */
@@ -354,7 +385,18 @@ export class TieredIndex {
       codes: store(h.stores['codes']),
       labels: store(h.stores['labels']),
     };
-    return new TieredIndex({ meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams }, stores, codec, h.slotLocks, h.fused, h.pool, h.bindings);
+    const index = new TieredIndex(
+      { meta: h.meta, plan: h.plan, upper: h.upper, codeParams: h.codeParams },
+      stores,
+      codec,
+      h.slotLocks,
+      h.fused,
+      h.pool,
+      h.bindings,
+    );
+    const l = h.links;
+    if (l !== null) index.attachLinks(new FilterLinks(l.degree, l.payloadM, l.blocks, l.members, l.lists));
+    return index;
   }
 
   /** External labels by node (a view of the label store when it is one segment). */
@@ -417,7 +459,7 @@ export class TieredIndex {
   }
 
   /** Record bytes per tier and per kind (upper layers and the promotion pool counted in DRAM). */
-  tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper' | 'pool', [number, number]> } {
+  tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper' | 'pool' | 'links', [number, number]> } {
     const upper = this.upper.ids.byteLength + this.upper.levels.byteLength + this.upper.offsets.byteLength + this.upper.links.byteLength;
     const pl = this.poolHandle?.layout;
     const byKind = {
@@ -428,6 +470,8 @@ export class TieredIndex {
       codes: this.codes ? codeStoreBytes(this.codes) : ([0, 0] as [number, number]),
       labels: this.labelStore.recordBytes(),
       upper: [upper, 0] as [number, number],
+      // The members are searched per expansion (DRAM); the lists are cold, read as CXL.
+      links: this.linksValue ? ([this.linksValue.bytes().dram, this.linksValue.bytes().cxl] as [number, number]) : ([0, 0] as [number, number]),
     };
     let dram = 0;
     let cxl = 0;
@@ -441,7 +485,7 @@ export class TieredIndex {
   /** Resident bytes (whole regions, scratch included) per tier. */
   residentBytes(): number[] {
     const lanes = this.fused ? this.fused.lanes.lanes * this.fused.lanes.laneBytes : 0;
-    const { upper, pool } = this.tierBytes().byKind;
-    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes : 0));
+    const { upper, pool, links } = this.tierBytes().byKind;
+    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes : 0) + links[t.index]!);
   }
 }

@@ -80,7 +80,7 @@ export interface QdrantCollectionView {
       write_consistency_factor: number;
       on_disk_payload: boolean;
     };
-    hnsw_config: { m: number; ef_construct: number; full_scan_threshold: number; max_indexing_threads: number; on_disk: boolean };
+    hnsw_config: { m: number; ef_construct: number; full_scan_threshold: number; max_indexing_threads: number; on_disk: boolean; payload_m: number };
     optimizer_config: {
       deleted_threshold: number;
       vacuum_min_vector_number: number;
@@ -140,7 +140,14 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         on_disk_payload: false,
       },
       // The settings the next compaction builds with (PATCH changes them); the base's own are strata.build.
-      hnsw_config: { m: info.config.m, ef_construct: info.config.efConstruction, full_scan_threshold: 0, max_indexing_threads: 0, on_disk: false },
+      hnsw_config: {
+        m: info.config.m,
+        ef_construct: info.config.efConstruction,
+        full_scan_threshold: 0,
+        max_indexing_threads: 0,
+        on_disk: false,
+        payload_m: info.config.payloadM,
+      },
       // Strata's one optimiser is the compaction: indexing_threshold is when it starts by itself.
       optimizer_config: {
         deleted_threshold: 0,

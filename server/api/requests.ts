@@ -111,7 +111,7 @@ export function rerankFor(a: RerankAsk, k: number): number | undefined {
 
 /** `params`: {hnsw_ef, exact, rerank, quantization: {ignore, rescore, oversampling}, filter_plan}. */
 /** Strata's `params.filter_plan`: the plan a filtered search runs instead of the planner's choice. */
-export const FILTER_PLANS = ['scan', 'graph', 'two_hop'] as const satisfies ReadonlyArray<NonNullable<SearchRequest['filterPlan']>>;
+export const FILTER_PLANS = ['scan', 'graph', 'two_hop', 'linked'] as const satisfies ReadonlyArray<NonNullable<SearchRequest['filterPlan']>>;
 export type FilterPlanAsk = (typeof FILTER_PLANS)[number];
 
 function filterPlanAt(v: unknown, field: string): FilterPlanAsk | undefined {

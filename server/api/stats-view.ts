@@ -38,8 +38,9 @@ export interface StrataSearchStats {
 /**
  * The plan a filtered search ran (scan: only the matching points scored, no graph walk, for few
  * matches or where the walk's entry showed them scarce near the query; graph: the
- * walk, each candidate checked against the matches first; two_hop: ACORN's walk on matches, only
- * when asked for; none: nothing matched), the indexes'
+ * walk, each candidate checked against the matches first; linked: the walk on matches only, through
+ * the filter links (hnsw_config.payload_m), where they cover the filter and the walk's entry showed
+ * the matches scarce; two_hop: ACORN's walk on matches, only when asked for; none: nothing matched), the indexes'
  * estimate of the matches and the exact count, in the base and the fresh layer; `residual`: part of
  * the filter was checked per point, no payload index answering it.
  */

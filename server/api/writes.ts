@@ -10,6 +10,7 @@ import {
   type CollectionUpdate,
   type CompactionReport,
   type KeyedPoint,
+  MAX_PAYLOAD_M,
   type Metric,
   type Payload,
   type PointKey,
@@ -124,18 +125,30 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
     efConstruction: hnsw.efConstruction ?? 100,
     ...(codes !== undefined ? { codes } : {}),
     ...(vectorName !== undefined ? { vectorName } : {}),
+    ...(hnsw.payloadM !== undefined ? { payloadM: hnsw.payloadM } : {}),
   };
 }
 
-/** `hnsw_config`'s m and ef_construct, the HNSW settings Strata builds with; any other member is refused. */
-function hnswAt(v: unknown, when: string): { m?: number; efConstruction?: number } {
+/**
+ * `hnsw_config`'s m, ef_construct and payload_m (the filter links within each block of the payload
+ * indexes: index/filter-links/), the HNSW settings Strata builds with; any other member is refused.
+ */
+function hnswAt(v: unknown, when: string): { m?: number; efConstruction?: number; payloadM?: number } {
   if (isAbsent(v)) return {};
   const hnsw = objectAt(v, 'hnsw_config');
-  onlyMembers(hnsw, ['m', 'ef_construct'], 'hnsw_config', when);
+  onlyMembers(hnsw, ['m', 'ef_construct', 'payload_m'], 'hnsw_config', when);
   return {
     ...(isAbsent(hnsw['m']) ? {} : { m: intAt(hnsw['m'], 'hnsw_config.m', 2, 128) }),
     ...(isAbsent(hnsw['ef_construct']) ? {} : { efConstruction: intAt(hnsw['ef_construct'], 'hnsw_config.ef_construct', 4, 4096) }),
+    ...(isAbsent(hnsw['payload_m']) ? {} : { payloadM: payloadMAt(hnsw['payload_m']) }),
   };
+}
+
+/** payload_m: 0 (no filter links) or 2..MAX_PAYLOAD_M (a block graph of one link a point links nothing). */
+function payloadMAt(v: unknown): number {
+  const n = intAt(v, 'hnsw_config.payload_m', 0, MAX_PAYLOAD_M);
+  if (n === 1) throw invalidArgument('hnsw_config.payload_m', `must be 0 (no filter links) or in 2..${MAX_PAYLOAD_M}, got 1`);
+  return n;
 }
 
 /** Largest indexing_threshold taken (kilobytes): past it, a collection would never compact by itself anyway. */

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_RERANK } from '../../engine/public.js';
+import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK } from '../../engine/public.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { FILTER_PLANS, MAX_FACET_LIMIT, MAX_PREFETCH_DEPTH, MAX_PREFETCHES } from '../api/requests.js';
 import {
@@ -431,9 +431,9 @@ function schemas(): Obj {
         filter: {
           type: 'object',
           description:
-            "A filtered search's plan (absent without a filter): scan (only the matching points scored, no graph walk), graph (the walk, each candidate checked against the matches before any CXL read) two_hop (ACORN's walk on matches through non-matching neighbours' lists, only when params.filter_plan asks for it) or none (nothing matched); the payload indexes' estimate of the matches, the exact count (base and fresh layer), and residual: part of the filter checked per point.",
+            "A filtered search's plan (absent without a filter): scan (only the matching points scored, no graph walk), graph (the walk, each candidate checked against the matches before any CXL read), linked (the walk on matches only through the filter links of hnsw_config.payload_m), two_hop (ACORN's walk on matches through non-matching neighbours' lists, only when params.filter_plan asks for it) or none (nothing matched); the payload indexes' estimate of the matches, the exact count (base and fresh layer), and residual: part of the filter checked per point.",
           properties: {
-            plan: { enum: ['scan', 'graph', 'two_hop', 'none'] },
+            plan: { enum: ['scan', 'graph', 'linked', 'two_hop', 'none'] },
             estimated: { type: 'object', properties: { min: { type: 'number' }, exp: { type: 'number' }, max: { type: 'number' } } },
             matched: { type: 'integer' },
             base: { type: 'integer' },
@@ -476,7 +476,7 @@ function schemas(): Obj {
               type: 'object',
               properties: { vectors: { type: 'object', properties: { size: { type: 'integer' }, distance: { enum: ['Euclid', 'Dot', 'Cosine'] } } } },
             },
-            hnsw_config: { type: 'object', properties: { m: { type: 'integer' }, ef_construct: { type: 'integer' } } },
+            hnsw_config: { type: 'object', properties: { m: { type: 'integer' }, ef_construct: { type: 'integer' }, payload_m: { type: 'integer' } } },
           },
         },
         strata: {
@@ -704,10 +704,7 @@ function livePaths(C: string): Obj {
                 required: ['size', 'distance'],
                 properties: { size: { type: 'integer', minimum: 1 }, distance: { enum: ['Cosine', 'Euclid', 'Dot'] } },
               },
-              hnsw_config: {
-                type: 'object',
-                properties: { m: { type: 'integer', minimum: 2, maximum: 128 }, ef_construct: { type: 'integer', minimum: 4, maximum: 4096 } },
-              },
+              hnsw_config: HNSW_CONFIG,
               quantization_config: ref('ScalarInt8'),
             },
           }),
@@ -727,10 +724,7 @@ function livePaths(C: string): Obj {
           content: content({
             type: 'object',
             properties: {
-              hnsw_config: {
-                type: 'object',
-                properties: { m: { type: 'integer', minimum: 2, maximum: 128 }, ef_construct: { type: 'integer', minimum: 4, maximum: 4096 } },
-              },
+              hnsw_config: HNSW_CONFIG,
               optimizers_config: {
                 type: 'object',
                 properties: {
@@ -938,6 +932,21 @@ function notServedPaths(): Obj {
   }
   return paths;
 }
+
+/** A create's or an update's hnsw_config: the HNSW build of the next compaction. */
+const HNSW_CONFIG = {
+  type: 'object',
+  properties: {
+    m: { type: 'integer', minimum: 2, maximum: 128 },
+    ef_construct: { type: 'integer', minimum: 4, maximum: 4096 },
+    payload_m: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_PAYLOAD_M,
+      description: 'filter links within each block of the payload indexes, built at compaction (0: none)',
+    },
+  },
+};
 
 export function openApiDocument(): Obj {
   const C = '/collections/{collection_name}';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
-import { choosePlan, profiledScanLimit, SCAN_CODE_COST, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
+import { choosePlan, LINK_COVER_SLACK, profiledScanLimit, SCAN_CODE_COST, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
 import type { FilterWalkEntry } from '../../index/format/manifest.js';
 import { walkDistances } from '../../index/search/walk-profile.js';
 import { RUN_CODE_COST } from '../../index/tiered/value-runs.js';
@@ -66,6 +66,22 @@ describe('the filtered-search planner', () => {
       expect(r.hits.length).toBe(Math.min(10, t));
       for (const h of r.hits) expect(h.id).toBeLessThan(t);
     }
+  });
+
+  it('takes the graph-or-links plan past the scan wherever filter links cover the matches closely, and never below it', () => {
+    const c = engine.collection('b');
+    const ef = 16;
+    const walk = c.walkProfile!;
+    const limit = profiledScanLimit(walk, ef, c.index!.meta.count);
+    const many = SCARCE_SCAN * limit + 1;
+    expect(choosePlan(many, c.index!, ef, undefined, walk, 0, many)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(many, c.index!, ef, undefined, walk, 0, LINK_COVER_SLACK * many)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    // A cover holding many more points than match: its walk would cross them, so no links.
+    expect(choosePlan(many, c.index!, ef, undefined, walk, 0, LINK_COVER_SLACK * many + 1)).toBe(FILTER_PLAN.GRAPH);
+    expect(choosePlan(limit, c.index!, ef, undefined, walk, 0, limit)).toBe(FILTER_PLAN.SCAN);
+    // Asked for, the links' walk runs only with a cover; without, the graph walk.
+    expect(choosePlan(limit, c.index!, ef, 'linked', walk, 0, limit)).toBe(FILTER_PLAN.LINKED);
+    expect(choosePlan(limit, c.index!, ef, 'linked', walk, 0, 0)).toBe(FILTER_PLAN.GRAPH);
   });
 
   it('between the crossover and SCARCE_SCAN times it, scans where the entry is scarce in matches, and walks where it is not', async () => {

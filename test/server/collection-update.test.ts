@@ -98,7 +98,8 @@ describe('collection update', () => {
     };
     expect(await refused({ params: { replication_factor: 2 } })).toMatch(/^params/);
     expect(await refused({ optimizers_config: { deleted_threshold: 0.2 } })).toMatch(/optimizers_config\.deleted_threshold/);
-    expect(await refused({ hnsw_config: { payload_m: 4 } })).toMatch(/hnsw_config\.payload_m/);
+    expect(await refused({ hnsw_config: { payload_m: 1 } })).toMatch(/hnsw_config\.payload_m/);
+    expect(await refused({ hnsw_config: { full_scan_threshold: 4 } })).toMatch(/hnsw_config\.full_scan_threshold/);
     expect(await refused({ hnsw_config: { m: 1 } })).toMatch(/hnsw_config\.m/);
     expect(await refused({ quantization_config: { scalar: { type: 'int8', quantile: 0.99 } } })).toMatch(/^quantization_config\.scalar\.quantile: /);
     expect(await refused({ quantization_config: { product: { compression: 'x16' } } })).toMatch(/^quantization_config\.product: /);

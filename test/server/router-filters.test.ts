@@ -133,7 +133,7 @@ describe('the router with filters', () => {
       const info = await http(s.url, 'GET', `/collections/${NAME}`);
       expect((info.body as { result: { config: { hnsw_config: object } } }).result.config.hnsw_config).toMatchObject({ m: 8, ef_construct: 40 });
     }
-    const refused = await http(url, 'PATCH', `/collections/${NAME}`, { hnsw_config: { payload_m: 4 } });
+    const refused = await http(url, 'PATCH', `/collections/${NAME}`, { hnsw_config: { payload_m: 1 } });
     expect(refused.status).toBe(400);
   });
 

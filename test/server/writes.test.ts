@@ -204,7 +204,8 @@ describe('collections created over the API', () => {
       [{ vectors: { ...vectors, on_disk: true } }, 'vectors.on_disk'],
       [{ vectors: { ...vectors, datatype: 'float16' } }, 'vectors.datatype'],
       [{ vectors: { dense: vectors, sparse: vectors } }, 'vectors.sparse'],
-      [{ vectors, hnsw_config: { m: 8, payload_m: 16 } }, 'hnsw_config.payload_m'],
+      [{ vectors, hnsw_config: { m: 8, payload_m: 65 } }, 'hnsw_config.payload_m'],
+      [{ vectors, hnsw_config: { m: 8, full_scan_threshold: 10 } }, 'hnsw_config.full_scan_threshold'],
     ];
     for (const [body, field] of refused) {
       const r = await http(srv.url, 'PUT', '/collections/refused-settings', body);

@@ -19,6 +19,7 @@ import {
   GetCollectionInfoResponseSchema,
   HealthCheckReplySchema,
   HealthCheckRequestSchema,
+  type HnswConfigDiff,
   HnswConfigDiffSchema,
   OptimizersConfigDiffSchema,
   UpdateCollectionSchema,
@@ -88,6 +89,18 @@ function indexParams(e: PayloadSchemaView): IndexParamsInit | undefined {
   return undefined;
 }
 
+/** The HnswConfigDiff members Strata builds with (REST's hnsw_config); any other is refused. */
+const HNSW_FIELDS = ['m', 'ef_construct', 'payload_m'];
+
+/** An HnswConfigDiff as REST's hnsw_config, unset members left out; the parser checks the values. */
+function hnswJson(h: HnswConfigDiff): Record<string, unknown> {
+  return {
+    m: intOf(h.m, 'hnsw_config.m'),
+    ef_construct: intOf(h.efConstruct, 'hnsw_config.ef_construct'),
+    payload_m: intOf(h.payloadM, 'hnsw_config.payload_m'),
+  };
+}
+
 /** A QuantizationConfig (create) or QuantizationConfigDiff (update) as REST's quantization_config; the parser decides what it takes. */
 function quantizationJson(q: QuantizationConfig | QuantizationConfigDiff | undefined): unknown {
   const v = q?.quantization;
@@ -135,7 +148,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
           writeConsistencyFactor: params.write_consistency_factor,
           vectorsConfig: vectorsConfigOf(params.vectors),
         },
-        hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct) },
+        hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct), payloadM: BigInt(hnsw_config.payload_m) },
         optimizerConfig: { indexingThreshold: BigInt(optimizer_config.indexing_threshold) },
         walConfig: {},
         ...(v.config.quantization_config
@@ -173,10 +186,10 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
         ? one(vc.value, 'vectors_config.params.')
         : Object.fromEntries(Object.entries(vc.value.map).map(([n, p]) => [n, one(p, `vectors_config.params_map.${n}.`)]));
     const hnsw = req.hnswConfig;
-    if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, ['m', 'ef_construct'], 'hnsw_config.');
+    if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, HNSW_FIELDS, 'hnsw_config.');
     const cfg = parseCreateCollection(req.collectionName, {
       vectors,
-      hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
+      hnsw_config: hnsw ? hnswJson(hnsw) : undefined,
       quantization_config: quantizationJson(req.quantizationConfig),
     });
     await ctx.engine.createCollection(cfg);
@@ -187,11 +200,11 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     const t0 = performance.now();
     onlyFields(UpdateCollectionSchema, req, ['collection_name', 'hnsw_config', 'optimizers_config', 'quantization_config', 'timeout']);
     const hnsw = req.hnswConfig;
-    if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, ['m', 'ef_construct'], 'hnsw_config.');
+    if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, HNSW_FIELDS, 'hnsw_config.');
     const opt = req.optimizersConfig;
     if (opt) onlyFields(OptimizersConfigDiffSchema, opt, ['indexing_threshold'], 'optimizers_config.');
     const u = parseCollectionUpdate({
-      hnsw_config: hnsw ? { m: intOf(hnsw.m, 'hnsw_config.m'), ef_construct: intOf(hnsw.efConstruct, 'hnsw_config.ef_construct') } : undefined,
+      hnsw_config: hnsw ? hnswJson(hnsw) : undefined,
       optimizers_config: opt ? { indexing_threshold: intOf(opt.indexingThreshold, 'optimizers_config.indexing_threshold') } : undefined,
       quantization_config: quantizationJson(req.quantizationConfig),
     });

@@ -1,0 +1,88 @@
+// Which points get filter links of their own: the blocks of a payload index that a filter can be
+// covered by. A keyword or bool value with enough points is a block; an integer or float index is
+// cut, in value order, into RANGE_BLOCKS blocks of about equal size (equal values in one block), so
+// that every indexed point is in a block of each numeric field. Each block's points are linked among
+// themselves at build (build-links.ts), and a filter whose matches the blocks cover is walked on
+// matches alone (link-cover.ts, index/search/traversal.ts).
+import type { FacetValue } from '../payload-index/field-index.js';
+import type { FieldIndexes } from '../payload-index/field-indexes.js';
+import { FloatIndex } from '../payload-index/float-index.js';
+import { IntegerIndex } from '../payload-index/integer-index.js';
+import { bitsOf, forEachBit } from '../payload-index/dense-bits.js';
+import { parseKeyPath } from '../filter/key-path.js';
+
+/** A block's points share a value, or a value range of a numeric field (both bounds inclusive). */
+export type LinkBlock =
+  | { readonly kind: 'value'; readonly field: string; readonly value: string | boolean }
+  | { readonly kind: 'range'; readonly field: string; readonly gte: number; readonly lte: number };
+
+/** Fewest points a block may have: a smaller value is scanned faster than its links would walk. */
+export const LINK_MIN_POINTS = 1024;
+
+/** Blocks a numeric field is cut into. */
+export const RANGE_BLOCKS = 8;
+
+/** A block and its points as build positions (the rows of the vectors being indexed), ascending. */
+export interface BlockRows {
+  readonly block: LinkBlock;
+  readonly rows: Uint32Array;
+}
+
+/**
+ * The blocks of every keyword, bool, integer and float index in `indexes`, over build positions:
+ * `positionOf` maps an index row to its position among the `positions` being built, or -1 (a point
+ * not in this build). A block needs LINK_MIN_POINTS points and fewer than all of them.
+ */
+export function chooseBlocks(indexes: FieldIndexes, positionOf: (row: number) => number, positions: number): BlockRows[] {
+  const out: BlockRows[] = [];
+  const keep = (block: LinkBlock, rows: number[]): void => {
+    if (rows.length >= LINK_MIN_POINTS && rows.length < positions) out.push({ block, rows: Uint32Array.from(rows).sort() });
+  };
+  for (const [field, index] of indexes.entries()) {
+    if (index instanceof IntegerIndex || index instanceof FloatIndex) {
+      // All or none: a range is covered only by blocks holding every point of the field.
+      const blocks = rangeBlocks(field, index, positionOf);
+      if (blocks.length > 1) for (const [block, rows] of blocks) out.push({ block, rows: Uint32Array.from(rows).sort() });
+      continue;
+    }
+    if (index.schema !== 'keyword' && index.schema !== 'bool') continue;
+    const key = parseKeyPath(field, 'field');
+    for (const [value] of index.facet?.(null) ?? []) {
+      if (typeof value === 'number') continue;
+      const answer = indexes.query({ must: [{ kind: 'match_value', key, value }] });
+      if (answer.residual !== undefined) continue;
+      const rows: number[] = [];
+      forEachBit(bitsOf(answer.bitmap, 0), (row) => {
+        const p = positionOf(row);
+        if (p >= 0) rows.push(p);
+      });
+      keep(valueBlock(field, value), rows);
+    }
+  }
+  return out;
+}
+
+const valueBlock = (field: string, value: FacetValue): LinkBlock => ({ kind: 'value', field, value: value as string | boolean });
+
+/**
+ * A numeric index's points in value order, cut at about every 1/RANGE_BLOCKS of them (at least
+ * LINK_MIN_POINTS), never between equal values; a short last block joins the one before.
+ */
+function rangeBlocks(field: string, index: IntegerIndex | FloatIndex, positionOf: (row: number) => number): Array<[LinkBlock, number[]]> {
+  const pairs = index.ordered({});
+  const kept: number[] = [];
+  for (let i = pairs.from; i < pairs.to; i++) if (positionOf(pairs.ids[i]!) >= 0) kept.push(i);
+  const blocks: Array<[LinkBlock, number[]]> = [];
+  const size = Math.max(LINK_MIN_POINTS, Math.ceil(kept.length / RANGE_BLOCKS));
+  let start = 0;
+  while (start < kept.length) {
+    let end = Math.min(kept.length, start + size);
+    while (end < kept.length && pairs.keys[kept[end]!] === pairs.keys[kept[end - 1]!]) end++;
+    if (kept.length - end < size / 2) end = kept.length;
+    const rows = new Set<number>();
+    for (let j = start; j < end; j++) rows.add(positionOf(pairs.ids[kept[j]!]!));
+    blocks.push([{ kind: 'range', field, gte: pairs.keys[kept[start]!]!, lte: pairs.keys[kept[end - 1]!]! }, [...rows]]);
+    start = end;
+  }
+  return blocks;
+}

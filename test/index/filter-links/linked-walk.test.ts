@@ -1,0 +1,174 @@
+// The filter links end to end: a base built with payload indexes and payload_m, written and loaded,
+// then searched. The data is clustered, and `side` orders the points along a direction through the
+// clusters, so that "side < median" leaves out the half nearest to the queries drawn from the other
+// half: the anti-correlated filter on which a walk over every node travels far through non-matches.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateClustered } from '../../../datasets/index.js';
+import { buildIndex } from '../../../index/build/build-index.js';
+import type { LinkBlockEntry } from '../../../index/filter-links/filter-links.js';
+import { linkCover } from '../../../index/filter-links/link-cover.js';
+import { parseFilter } from '../../../index/filter/parse.js';
+import { LINKS_FILE } from '../../../index/format/constants.js';
+import { loadIndex } from '../../../index/format/load-index.js';
+import { FILTER_PLAN } from '../../../index/search/query-state.js';
+import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
+import { STAT } from '../../../index/search/stats.js';
+import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { expectStrataError, makeTempDir } from '../../helpers/temp.js';
+
+const dim = 16;
+const count = 6000;
+const set = generateClustered({ count, dim, clusters: 12, seed: 11 }, 300);
+const along = (v: Float32Array, r: number): number => {
+  let s = 0;
+  for (let j = 0; j < dim; j++) s += v[r * dim + j]! * (j % 3 === 0 ? 1 : -0.5);
+  return s;
+};
+const sideOf = Float64Array.from({ length: count }, (_, r) => along(set.base, r));
+const median = Float64Array.from(sideOf).sort()[count >> 1]!;
+const payloadOf = (r: number) => ({ side: Math.round(sideOf[r]! * 1000), tag: (r * 2654435761) % 2 === 0 ? 'a' : 'b' });
+const cut = Math.round(median * 1000);
+// Queries from the far side of the cut: for them, "side < cut" is anti-correlated.
+const far = Array.from({ length: 300 }, (_, q) => q)
+  .filter((q) => along(set.queries, q) > median + 1)
+  .slice(0, 60);
+
+const tmp = makeTempDir('strata-links-');
+afterAll(() => tmp.cleanup());
+
+async function build(dir: string, payloadM: number): Promise<TieredIndex> {
+  await buildIndex({
+    input: 'generated',
+    out: tmp.path(dir),
+    dataset: { file: 'generated', format: 'fvecs', dim, count, vectors: Float32Array.from(set.base), ids: null, metric: null },
+    metric: 'l2',
+    m: 8,
+    efConstruction: 64,
+    dramBudget: '30%',
+    threads: 2,
+    basePayloads: {
+      entries: Array.from({ length: count }, (_, r) => [r, payloadOf(r)] as [number, Record<string, unknown>]),
+      indexes: [
+        { field: 'side', params: { type: 'integer' } },
+        { field: 'tag', params: { type: 'keyword' } },
+      ],
+    },
+    payloadM,
+  });
+  return loadIndex(tmp.path(dir)).index;
+}
+
+const linked = await build('links', 8);
+const plain = await build('plain', 0);
+
+function filterOf(index: TieredIndex, json: unknown, keep: (row: number) => boolean): Omit<NodeFilter, 'plan'> {
+  const bits = new Uint32Array((index.meta.count + 31) >>> 5);
+  let matched = 0;
+  for (let n = 0; n < index.meta.count; n++) {
+    if (!keep(index.labels[n]!)) continue;
+    bits[n >>> 5]! |= 1 << (n & 31);
+    matched++;
+  }
+  const cover = index.links ? linkCover(parseFilter(json), index.links.blocks) : null;
+  return { bits, matched, links: cover ? Uint32Array.from(cover.blocks) : null };
+}
+
+const below = { json: { must: [{ key: 'side', range: { lt: cut } }] }, keep: (r: number) => payloadOf(r).side < cut };
+
+/** Mean recall@10 and distances over the far queries for one plan. */
+function measure(index: TieredIndex, plan: number, f: { json: unknown; keep: (r: number) => boolean }, ef = 64) {
+  const s = new Searcher(index);
+  const nf = { ...filterOf(index, f.json, f.keep), plan };
+  let recall = 0;
+  let distances = 0;
+  let linkedWalks = 0;
+  for (const q of far) {
+    const v = set.queries.subarray(q * dim, (q + 1) * dim);
+    const truth = new Set(s.exact(v, 10, nf).ids);
+    const r = s.search(v, 10, ef, 50, true, nf);
+    recall += [...r.ids].filter((id) => truth.has(id)).length / 10;
+    distances += r.stats[STAT.distances]!;
+    linkedWalks += r.stats[STAT.linkedWalks]!;
+  }
+  return { recall: recall / far.length, distances: distances / far.length, linkedWalks };
+}
+
+describe('filter links', () => {
+  it('link each block of a payload index within itself: every list holds members of its own block only', () => {
+    const l = linked.links!;
+    expect(l.degree).toBe(16);
+    expect(l.blocks.some((b) => b.block.kind === 'value' && b.block.value === 'a')).toBe(true);
+    expect(l.blocks.filter((b) => b.block.field === 'side').length).toBeGreaterThan(1);
+    for (const b of l.blocks) {
+      const members = new Set(l.members.subarray(b.from, b.from + b.count));
+      expect(members.has(b.entry)).toBe(true);
+      let linksSeen = 0;
+      for (const node of members) {
+        const at = l.listOf(l.blocks.indexOf(b), node);
+        expect(at).toBeGreaterThanOrEqual(0);
+        const deg = l.lists[at]!;
+        linksSeen += deg;
+        for (let j = 1; j <= deg; j++) expect(members.has(l.lists[at + j]!)).toBe(true);
+      }
+      expect(linksSeen / b.count).toBeGreaterThan(4);
+    }
+  });
+
+  it("hold exactly the points of each block's value or range, as the payloads say", () => {
+    const l = linked.links!;
+    const labels = linked.labels;
+    for (const b of l.blocks) {
+      const k = b.block;
+      const want = [];
+      for (let n = 0; n < count; n++) {
+        const p = payloadOf(labels[n]!);
+        if (k.kind === 'value' ? p.tag === k.value : p.side >= k.gte && p.side <= k.lte) want.push(n);
+      }
+      expect(Array.from(l.members.subarray(b.from, b.from + b.count)), JSON.stringify(k)).toEqual(want);
+    }
+  });
+
+  it('walk an anti-correlated filter on matches only, past the recall bound, for a fraction of the distances of the walk through every node', () => {
+    const graph = measure(linked, FILTER_PLAN.GRAPH, below);
+    const walk = measure(linked, FILTER_PLAN.LINKED, below, 128);
+    expect(walk.recall).toBeGreaterThan(0.93);
+    expect(walk.distances).toBeLessThan(0.7 * graph.distances);
+    expect(walk.linkedWalks).toBe(far.length);
+  });
+
+  it('are taken by a graph-or-scan walk whose entry is scarce in matches, and not where matches are even', () => {
+    const anti = measure(linked, FILTER_PLAN.GRAPH_OR_SCAN, below, 128);
+    expect(anti.linkedWalks).toBeGreaterThan(far.length / 2);
+    expect(anti.recall).toBeGreaterThan(0.93);
+    const even = measure(linked, FILTER_PLAN.GRAPH_OR_SCAN, { json: { must: [{ key: 'tag', match: { value: 'a' } }] }, keep: (r) => payloadOf(r).tag === 'a' });
+    expect(even.linkedWalks).toBeLessThan(far.length / 4);
+  });
+
+  it('leave a base built without them to walk a LINKED plan as the graph walk', () => {
+    expect(plain.links).toBeNull();
+    const g = measure(plain, FILTER_PLAN.GRAPH, below);
+    const asked = measure(plain, FILTER_PLAN.LINKED, below);
+    expect(asked).toEqual(g);
+    expect(asked.linkedWalks).toBe(0);
+  });
+
+  it('refuse a damaged links file, and a manifest whose blocks disagree with it', () => {
+    const file = tmp.path('links', LINKS_FILE);
+    const bytes = readFileSync(file);
+    const damaged = Buffer.from(bytes);
+    damaged[damaged.length - 5]! ^= 0xff;
+    writeFileSync(file, damaged);
+    expectStrataError(() => loadIndex(tmp.path('links')), 'STRATA_INDEX_CORRUPT');
+    writeFileSync(file, bytes);
+    const manifestFile = join(tmp.path('links'), 'manifest.json');
+    const manifest = readFileSync(manifestFile, 'utf8');
+    const m = JSON.parse(manifest) as { filterLinks: { blocks: LinkBlockEntry[] } };
+    (m.filterLinks.blocks[0] as { from: number }).from = 1;
+    writeFileSync(manifestFile, JSON.stringify(m));
+    expectStrataError(() => loadIndex(tmp.path('links')), 'STRATA_INDEX_CORRUPT');
+    writeFileSync(manifestFile, manifest);
+    expect(loadIndex(tmp.path('links')).index.links!.blocks.length).toBe(linked.links!.blocks.length);
+  });
+});
