@@ -14,6 +14,11 @@
 //          (index/search/walk-ef.ts), then the scan. A filter anti-correlated with the query leaves
 //          the walk far to travel, widened, through non-matches: measured, the scan was cheaper for
 //          those queries up to about SCARCE_SCAN × the scan's limit, the walk beyond.
+// - linked: the walk on matches only, through the matching part of each list and the filter links
+//          of the payload-index blocks covering the filter (index/filter-links/, hnsw_config.payload_m).
+//          A GRAPH_OR_SCAN query takes it where its entry shows the matches scarce (at half their
+//          share, not the scan's thirty-second: walk-ef.ts LINK_SCARCE), and a closely covered
+//          filter always gets GRAPH_OR_SCAN past the scan, whatever its share.
 // - two_hop: ACORN's walk on matches only, bridging gaps through non-matching nodes' lists. Never
 //          chosen: at equal recall it lost to one of the other two at every selectivity measured
 //          (docs/benchmarks.md); a request may still ask for it (SearchRequest.filterPlan).

@@ -114,6 +114,43 @@ describe('strata build with payloads', () => {
     for (let i = 0; i < COUNT; i++) expect(got.get(i)).toStrictEqual(JSON.parse(payloadText(i)));
   });
 
+  it('with --payload-m: filter links over the indexed fields, reported in the summary, verified; a bad value refused by name', async () => {
+    const n = 2600;
+    const big = generateClustered({ count: n, dim: DIM, clusters: 4, seed: 5 }, 1);
+    const input = tmp.path('links.fvecs');
+    await writeFvecs(input, big.base, DIM);
+    const file = tmp.path('links-payloads.jsonl');
+    writeFileSync(file, Array.from({ length: n }, (_, i) => JSON.stringify({ color: i % 2 === 0 ? 'red' : 'blue', price: i })).join('\n') + '\n');
+    const out = tmp.path('links');
+    const args = [
+      'build',
+      input,
+      '--out',
+      out,
+      ...FAST,
+      '--payloads',
+      file,
+      '--index-field',
+      'color:keyword',
+      '--index-field',
+      'price:integer',
+      '--payload-m',
+      '4',
+    ];
+    const r = strata([...args, '--json']);
+    expectOk(r);
+    const summary = jsonLine<{ links: { blocks: number; members: number; cxlBytes: number } }>(r);
+    // Two colours, and the prices cut into value ranges holding every point once.
+    expect(summary.links.members).toBe(2 * n);
+    expect(summary.links.blocks).toBeGreaterThan(3);
+    expect(summary.links.cxlBytes).toBe(2 * n * 4 * (1 + 8));
+    expect(jsonLine<{ ok: boolean }>(strata(['verify', out])).ok).toBe(true);
+    const text = strata([...args, '--force']);
+    expectOk(text);
+    expect(text.stdout).toContain(`filter links: ${summary.links.blocks} blocks, ${2 * n} memberships`);
+    expectFailure(strata([...args.slice(0, -1), '1', '--force']), 'payload-m: must be 0');
+  });
+
   it('into a shard set: each shard holds the payloads of its own rows', () => {
     const file = tmp.path('payloads-shards.jsonl');
     writeFileSync(file, Array.from({ length: COUNT }, (_, i) => payloadText(i)).join('\n') + '\n');

@@ -146,6 +146,22 @@ describe('filter links', () => {
     expect(even.linkedWalks).toBeLessThan(far.length / 4);
   });
 
+  it('end a scarce graph-or-scan walk in the links alike in WASM and in the JS steps', () => {
+    const fused = new Searcher(linked);
+    const js = new Searcher(linked, { fused: false });
+    const nf = { ...filterOf(linked, below.json, below.keep), plan: FILTER_PLAN.GRAPH_OR_SCAN };
+    let walks = 0;
+    for (const q of far) {
+      const v = set.queries.subarray(q * dim, (q + 1) * dim);
+      const a = fused.search(v, 10, 64, 50, true, nf);
+      const b = js.search(v, 10, 64, 50, true, nf);
+      expect(Array.from(a.ids)).toEqual(Array.from(b.ids));
+      expect(a.stats[STAT.linkedWalks]).toBe(b.stats[STAT.linkedWalks]);
+      walks += a.stats[STAT.linkedWalks]!;
+    }
+    expect(walks).toBeGreaterThan(0);
+  });
+
   it('leave a base built without them to walk a LINKED plan as the graph walk', () => {
     expect(plain.links).toBeNull();
     const g = measure(plain, FILTER_PLAN.GRAPH, below);
