@@ -157,7 +157,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
     const r = searcher.search(queries.vectors.subarray(q * dim, (q + 1) * dim), K, o.ef, 5 * K, true, f);
     answers.push(Array.from(r.ids));
     distances += r.stats[STAT.distances]!;
-    cxl += r.stats[STAT.adjBytesCxl]! + r.stats[STAT.vecBytesCxl]! + r.stats[STAT.codeBytesCxl]!;
+    cxl += r.stats[STAT.adjBytesCxl]! + r.stats[STAT.vecBytesCxl]! + r.stats[STAT.codeBytesCxl]! + r.stats[STAT.filterLinkBytes]!;
     if (f !== null && r.ids.length < Math.min(K, f.matched)) short++;
     scarce += r.stats[STAT.scarceScans]!;
     fromRuns += r.stats[STAT.fromRuns]!;

@@ -335,7 +335,9 @@ try {
     if (!SETS.includes(name)) throw new Error(`--sets: no set "${name}" (${SETS.join(', ')})`);
     const { set, distance } = await writeSet(name, join(tmp, name));
     const cases = JSON.parse(readFileSync(set.filters, 'utf8')) as FilterCases;
-    const server = await serveDataDir(join(tmp, `${name}-data`), { threads: o.threads });
+    // Re-tiering by compaction off: each family runs for seconds, and a layout moved to one family's
+    // load (a compaction beside the searches) would be measured under the next families.
+    const server = await serveDataDir(join(tmp, `${name}-data`), { threads: o.threads }, ['--retier-drop', '0']);
     let strata: LoadgenReport;
     let loaded: Loaded;
     try {

@@ -202,9 +202,9 @@ export function serveDemo(dataDir: string, o: ServeOptions): Promise<Served> {
   return serveWith(['--demo', '--data-dir', dataDir], o);
 }
 
-/** `strata serve` with a data directory and no index: collections are created and filled over REST. */
-export function serveDataDir(dataDir: string, o: ServeOptions): Promise<Served> {
-  return serveWith(['--data-dir', dataDir], o);
+/** `strata serve` with a data directory and no index: collections are created and filled over REST; `extra` more flags. */
+export function serveDataDir(dataDir: string, o: ServeOptions, extra: readonly string[] = []): Promise<Served> {
+  return serveWith(['--data-dir', dataDir, ...extra], o);
 }
 
 /** `strata serve <args>` on free ports, silent, with the bench's threads. */

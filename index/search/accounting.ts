@@ -42,6 +42,13 @@ export class Accountant {
     return this.latencies(st, tier, reads, bytes);
   }
 
+  /** One list of the filter links (index/filter-links/): cold, read from the CXL tier, a dependent access. */
+  filterLinks(st: Float64Array, bytes: number): number {
+    st[STAT.filterLinkReads]! += 1;
+    st[STAT.filterLinkBytes]! += bytes;
+    return this.latencies(st, 1, 1, bytes);
+  }
+
   /**
    * `count` record reads of one tier made in batches, where `groups` is the sum over the batches of
    * ceil(batch / mlp): what as many reads() calls would record and return.

@@ -45,8 +45,14 @@ export const STAT = {
   fromRuns: 28,
   /** Filtered walks on the filter links (FILTER_PLAN.LINKED, chosen or taken where the entry was scarce in matches). */
   linkedWalks: 29,
+  /**
+   * Filter links' lists the linked walk read, and their bytes (always the CXL tier): apart from the
+   * neighbour lists, whose DRAM share re-tiering watches (a placement cannot move these).
+   */
+  filterLinkReads: 30,
+  filterLinkBytes: 31,
 } as const;
-export const STAT_FIELDS = 30;
+export const STAT_FIELDS = 32;
 
 export interface TierPair {
   dram: number;
@@ -82,13 +88,15 @@ export interface SearchStats {
   bridges: number;
   fromRuns: number;
   linkedWalks: number;
+  filterLinkReads: number;
+  filterLinkBytes: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
   const q = queries > 0 ? queries : 1;
   const pair = (d: number, c: number): TierPair => ({ dram: s[d]! / q, cxl: s[c]! / q });
   const accD = s[STAT.adjReadsDram]! + s[STAT.vecReadsDram]! + s[STAT.codeReadsDram]!;
-  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]!;
+  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]! + s[STAT.filterLinkReads]!;
   const distD = s[STAT.vecReadsDram]! + s[STAT.codeReadsDram]!;
   const distC = s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]!;
   return {
@@ -97,7 +105,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     accesses: { dram: accD / q, cxl: accC / q },
     bytes: {
       dram: (s[STAT.adjBytesDram]! + s[STAT.vecBytesDram]! + s[STAT.codeBytesDram]!) / q,
-      cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]! + s[STAT.codeBytesCxl]!) / q,
+      cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]! + s[STAT.codeBytesCxl]! + s[STAT.filterLinkBytes]!) / q,
     },
     neighbourListReads: pair(STAT.adjReadsDram, STAT.adjReadsCxl),
     vectorReads: pair(STAT.vecReadsDram, STAT.vecReadsCxl),
@@ -120,6 +128,8 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     bridges: s[STAT.bridges]! / q,
     fromRuns: s[STAT.fromRuns]! / q,
     linkedWalks: s[STAT.linkedWalks]! / q,
+    filterLinkReads: s[STAT.filterLinkReads]! / q,
+    filterLinkBytes: s[STAT.filterLinkBytes]! / q,
   };
 }
 
@@ -163,5 +173,7 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     bridges: sum((s) => s.bridges),
     fromRuns: sum((s) => s.fromRuns),
     linkedWalks: sum((s) => s.linkedWalks),
+    filterLinkReads: sum((s) => s.filterLinkReads),
+    filterLinkBytes: sum((s) => s.filterLinkBytes),
   };
 }

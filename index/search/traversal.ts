@@ -472,7 +472,7 @@ export class Traversal {
       const r = links.listOf(blocks[b]!, c);
       if (r < 0) continue;
       const deg = lists[r]!;
-      st.owedNs += this.acct.adjacency(st.stats, 1, 4 * (1 + deg), false);
+      st.owedNs += this.acct.filterLinks(st.stats, 4 * (1 + deg));
       for (let j = 1; j <= deg && m < cap; j++) {
         const nb = lists[r + j]!;
         if (visited.add(nb)) ids[m++] = nb;

@@ -84,6 +84,9 @@ function measure(index: TieredIndex, plan: number, f: { json: unknown; keep: (r:
   let recall = 0;
   let distances = 0;
   let linkedWalks = 0;
+  let listReads = 0;
+  let hops = 0;
+  let linkReads = 0;
   for (const q of far) {
     const v = set.queries.subarray(q * dim, (q + 1) * dim);
     const truth = new Set(s.exact(v, 10, nf).ids);
@@ -91,8 +94,11 @@ function measure(index: TieredIndex, plan: number, f: { json: unknown; keep: (r:
     recall += [...r.ids].filter((id) => truth.has(id)).length / 10;
     distances += r.stats[STAT.distances]!;
     linkedWalks += r.stats[STAT.linkedWalks]!;
+    listReads += r.stats[STAT.adjReadsDram]! + r.stats[STAT.adjReadsCxl]!;
+    hops += r.stats[STAT.hops]!;
+    linkReads += r.stats[STAT.filterLinkReads]!;
   }
-  return { recall: recall / far.length, distances: distances / far.length, linkedWalks };
+  return { recall: recall / far.length, distances: distances / far.length, linkedWalks, listReads, hops, linkReads };
 }
 
 describe('filter links', () => {
@@ -136,6 +142,10 @@ describe('filter links', () => {
     expect(walk.recall).toBeGreaterThan(0.93);
     expect(walk.distances).toBeLessThan(0.7 * graph.distances);
     expect(walk.linkedWalks).toBe(far.length);
+    // The links' lists are counted on their own: re-tiering watches the neighbour lists' DRAM share,
+    // which no placement of the base could raise by moving lists it does not hold.
+    expect(walk.linkReads).toBeGreaterThan(walk.hops / 2);
+    expect(walk.listReads).toBe(walk.hops);
   });
 
   it('are taken by a graph-or-scan walk whose entry is scarce in matches, and not where matches are even', () => {
