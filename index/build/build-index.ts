@@ -274,14 +274,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
   const sizing = indexFields.length > 0 ? payloadIndexSizing(entriesOf() ?? [], indexFields) : { bytes: 0, valueCounts: [] };
   const budgetBytes = parseBudget(budgetText, graphFullPrecisionBytes(graph));
-  // The filter links' members are read per expansion of a linked walk: DRAM, set aside with the
-  // payload indexes (their lists are cold, CXL).
-  const payloadM = o.payloadM ?? 0;
-  const blocks = payloadM > 0 ? (o.linkBlocks ?? blocksOfPayloads(entriesOf() ?? [], indexFields, ds.ids, ds.count)) : [];
-  const linkMemberBytes = 4 * blocks.reduce((a, b) => a + b.rows.length, 0);
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
-    payloadIndexBytes: sizing.bytes + linkMemberBytes,
+    payloadIndexBytes: sizing.bytes,
     runValues: o.runValues ?? runValues(sizing.valueCounts, graph.count),
     policy,
     profile: profile.accesses,
@@ -296,6 +291,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const filterWalk = profileWalks(index, profQ.length >= ds.dim ? profQ : sampleRows(ds.vectors, ds.dim, WALK_PROFILE.queries, seed), seed);
   progress('layout', 1, 1);
   lap('layout');
+  const payloadM = o.payloadM ?? 0;
+  const blocks = payloadM > 0 ? (o.linkBlocks ?? blocksOfPayloads(entriesOf() ?? [], indexFields, ds.ids, ds.count)) : [];
   if (blocks.length > 0) {
     const linkGraph = (vectors: Float32Array, lm: number): Promise<GraphImage> => {
       const lo = { metric, m: lm, efConstruction: Math.min(efConstruction, LINK_EF_CONSTRUCTION), seed };
