@@ -22,17 +22,21 @@ export function runsOf(words: Uint32Array, at: number, nodes: number): Uint32Arr
   return words.subarray(r, r + 1 + 3 * words[r]!);
 }
 
-/** The link blocks of the allocation at `at` (after its runs block). */
-export function linksOf(words: Uint32Array, at: number, nodes: number): Uint32Array {
+/** Where the link blocks of the allocation at `at` start: after its runs block, already written. */
+function linksAt(words: Uint32Array, at: number, nodes: number): number {
   const r = at + bitsetWords(nodes);
-  const l = r + 1 + 3 * words[r]!;
+  return r + 1 + 3 * words[r]!;
+}
+
+/** The link blocks of the allocation at `at`: their ids. */
+export function linksOf(words: Uint32Array, at: number, nodes: number): Uint32Array {
+  const l = linksAt(words, at, nodes);
   return words.subarray(l + 1, l + 1 + words[l]!);
 }
 
 /** Writes the link blocks after the runs block already written at `at`. */
 export function writeLinks(words: Uint32Array, at: number, nodes: number, blocks: readonly number[]): void {
-  const r = at + bitsetWords(nodes);
-  const l = r + 1 + 3 * words[r]!;
+  const l = linksAt(words, at, nodes);
   words[l] = blocks.length;
   words.set(blocks, l + 1);
 }

@@ -39,7 +39,8 @@ import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import { bitsetWords, type FilterArena, filterWords, writeLinks } from './filter-arena.js';
-import { linkCover } from '../index/filter-links/link-cover.js';
+import { type LinkCover, linkCover } from '../index/filter-links/link-cover.js';
+import type { ValueRun } from '../index/tiered/value-runs.js';
 import { payloadNodes, runsFor, writeRuns } from './filter-runs.js';
 import { RUN_CODE_COST } from '../index/tiered/value-runs.js';
 import { bitsOf, forEachBit, popcount } from '../index/payload-index/dense-bits.js';
@@ -269,10 +270,7 @@ export class FilterResolver {
       this.arena.release(at);
       at = -1;
     }
-    if (at >= 0) {
-      writeRuns(words, at + bitsetWords(index!.meta.count), runs);
-      writeLinks(words, at, index!.meta.count, cover?.blocks ?? []);
-    }
+    if (at >= 0) this.writeTail(at, index!.meta.count, runs, cover);
     const runRows = at >= 0 ? runs.reduce((a, r) => a + r.rows, 0) : 0;
     return { at, baseMatched, freshIds, estimate, residual: m.residual, runRows, coverPoints: at >= 0 ? (cover?.points ?? 0) : 0 };
   }
@@ -319,11 +317,15 @@ export class FilterResolver {
       this.arena.release(at);
       return { at: -1, baseMatched, freshIds, estimate, residual: false, runRows: 0, coverPoints: 0 };
     }
-    if (at >= 0) {
-      writeRuns(words, at + bitsetWords(count), []);
-      writeLinks(words, at, count, cover?.blocks ?? []);
-    }
+    if (at >= 0) this.writeTail(at, count, [], cover);
     return { at, baseMatched, freshIds, estimate, residual: false, runRows: 0, coverPoints: at >= 0 ? (cover?.points ?? 0) : 0 };
+  }
+
+  /** What follows a filter's bitset at `at`: its value runs, then the link blocks covering it. */
+  private writeTail(at: number, nodes: number, runs: readonly ValueRun[], cover: LinkCover | null): void {
+    const words = this.arena.words;
+    writeRuns(words, at + bitsetWords(nodes), runs);
+    writeLinks(words, at, nodes, cover?.blocks ?? []);
   }
 
   /** The field's prefix bitsets for this state of its index and of the nodes, built when either changed. */

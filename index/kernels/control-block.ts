@@ -115,7 +115,8 @@ export const WALK_SCARCE = 32;
 /**
  * How a fused traversal ended (CONTROL.overflow): done; a filtered walk whose frontier was full
  * (walked again in JS); a filtered walk whose entry was scarce in matches, stopped before walking
- * as scanIfScarce asked (the caller scans instead).
+ * as scanIfScarce asked, its entry (the descent's node and distance) left in the beam's first entry
+ * (the caller scans instead, or walks the filter links from there).
  */
 export const WALK_END = { done: 0, overflow: 1, scarce: 2 } as const;
 

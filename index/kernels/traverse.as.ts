@@ -338,7 +338,7 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
  * until it is farther than the ef-th match or none is left; a scored node enters the frontier while
  * the matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Every
  * list read pays its latency (the JS walk does not foresee). Leaves the matches' heap in the beam's
- * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set (WALK_END), and so does a scarce entry where the caller asked to scan.
+ * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set (WALK_END), and so does a scarce entry where the caller asked to scan (the descent's node then in the beam's first entry).
  */
 function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
@@ -358,6 +358,11 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const cap = load<i32>(b, B_FRONTIER_CAP);
   const ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
   if (ef < 0) {
+    // The descent's node goes back in the beam's first entry: a caller walking the links from it
+    // need not descend again.
+    const beam = <usize>load<u32>(b, B_BEAM);
+    store<f32>(beam, startDist);
+    store<u32>(beam + (<usize>load<u32>(b, B_BEAM_CAP) << 2), start);
     store<i32>(b + B_BEAM_N, 0);
     store<u32>(b + B_OVERFLOW, WALK_END_SCARCE);
     return;

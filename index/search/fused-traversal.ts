@@ -21,7 +21,7 @@ import { FILTER_PLAN, type QueryState } from './query-state.js';
 import type { Scorer } from './scorer.js';
 import { STAT } from './stats.js';
 
-/** How run() ended: the answer is in st; the frontier overflowed (walk again in JS); the walk's entry was scarce in matches (scan instead). */
+/** How run() ended: the answer is in st; the frontier overflowed (walk again in JS); the walk's entry was scarce in matches (scan, or walk the filter links from it: scarceEntry). */
 export const FUSED_RUN = WALK_END;
 
 export class FusedTraversal {
@@ -132,7 +132,7 @@ export class FusedTraversal {
    * leaves its matches in st.matches instead (sized by the caller), as the JS walk would (`done`).
    * A walk whose frontier overflowed ends `overflow`: nothing is priced or kept, and the JS steps walk
    * again. A GRAPH_OR_SCAN walk whose entry is scarce in matches ends `scarce`, its descent priced and
-   * no match kept: the caller scans.
+   * no match kept: the caller scans, or walks the filter links from the descent's node (scarceEntry).
    */
   run(st: QueryState): number {
     const idx = this.index;
@@ -193,6 +193,14 @@ export class FusedTraversal {
     st.sortedBeam = n;
     this.price(st);
     return FUSED_RUN.done;
+  }
+
+  /** Where a walk that ended `scarce` stood: the descent's node and its distance. */
+  scarceEntry(): { node: number; dist: number } {
+    const b = this.at;
+    const dAt = this.dv.getUint32(b + CONTROL.beam, true) >>> 2;
+    const iAt = dAt + this.dv.getUint32(b + CONTROL.beamCap, true);
+    return { node: this.u32[iAt]!, dist: this.f32[dAt]! };
   }
 
   /**

@@ -140,9 +140,12 @@ export class Traversal {
             if (ran === FUSED_RUN.done) continue;
             if (ran === FUSED_RUN.scarce) {
               if (st.links !== null) {
-                // The links' walk runs in the steps here, from a descent of their own.
+                // The links' walk runs in the steps here, from the node the WASM descent reached.
+                const e = this.fused!.scarceEntry();
+                st.cur = e.node;
+                st.curDist = e.dist;
                 st.plan = FILTER_PLAN.LINKED;
-                st.phase = PHASE.START;
+                this.startLevel0(st);
               } else this.scanScarce(st);
               continue;
             }
@@ -356,10 +359,7 @@ export class Traversal {
     }
     st.scanWord = w;
     st.scanMask = mask;
-    if (m === 0) return false;
-    st.n = m;
-    st.scorer = SCORER.TRAVERSE;
-    return true;
+    return this.send(st, m);
   }
 
   /**
@@ -409,11 +409,7 @@ export class Traversal {
     const want = this.index.meta.maxM0;
     const adj = this.index.adjacency;
     const words = this.adjWords;
-    let m = 0;
-    for (let j = 1; j <= n; j++) {
-      const nb = u32[at + j]!;
-      if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
-    }
+    let m = this.matchingUnvisited(st, u32, at, n);
     for (let j = 1; j <= n && m < want; j++) {
       const bridge = u32[at + j]!;
       if ((bits[bridge >>> 5]! >>> (bridge & 31)) & 1 || !visited.add(bridge)) continue;
@@ -428,10 +424,7 @@ export class Traversal {
         if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
       }
     }
-    if (m === 0) return false;
-    st.n = m;
-    st.scorer = SCORER.TRAVERSE;
-    return true;
+    return this.send(st, m);
   }
 
   /** The LINKED walk's first request: its blocks' entries, so that it starts among the cover whatever the descent found. */
@@ -444,10 +437,7 @@ export class Traversal {
       const e = links.blocks[blocks[j]!]!.entry;
       if (st.visited.add(e)) ids[m++] = e;
     }
-    if (m === 0) return false;
-    st.n = m;
-    st.scorer = SCORER.TRAVERSE;
-    return true;
+    return this.send(st, m);
   }
 
   /**
@@ -457,14 +447,9 @@ export class Traversal {
    */
   private requestLinked(st: QueryState, u32: Uint32Array, at: number, n: number, c: number): boolean {
     const visited = st.visited;
-    const bits = st.filter!;
     const ids = st.ids;
     const cap = ids.length;
-    let m = 0;
-    for (let j = 1; j <= n && m < cap; j++) {
-      const nb = u32[at + j]!;
-      if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
-    }
+    let m = this.matchingUnvisited(st, u32, at, n);
     const links = this.index.links!;
     const lists = links.lists;
     const blocks = st.links!;
@@ -478,10 +463,7 @@ export class Traversal {
         if (visited.add(nb)) ids[m++] = nb;
       }
     }
-    if (m === 0) return false;
-    st.n = m;
-    st.scorer = SCORER.TRAVERSE;
-    return true;
+    return this.send(st, m);
   }
 
   /**
@@ -497,6 +479,27 @@ export class Traversal {
     return slot >= 0 ? 0 : tier;
   }
 
+  /** Appends the list's unvisited matching neighbours to the request (marking them); how many there are now. */
+  private matchingUnvisited(st: QueryState, u32: Uint32Array, at: number, n: number): number {
+    const visited = st.visited;
+    const bits = st.filter!;
+    const ids = st.ids;
+    let m = 0;
+    for (let j = 1; j <= n; j++) {
+      const nb = u32[at + j]!;
+      if ((bits[nb >>> 5]! >>> (nb & 31)) & 1 && visited.add(nb)) ids[m++] = nb;
+    }
+    return m;
+  }
+
+  /** Makes the m ids gathered the request, on the traversal records; false when there are none. */
+  private send(st: QueryState, m: number): boolean {
+    if (m === 0) return false;
+    st.n = m;
+    st.scorer = SCORER.TRAVERSE;
+    return true;
+  }
+
   /** The list's unvisited neighbours become the request; false when there are none. */
   private requestUnvisited(st: QueryState, u32: Uint32Array, at: number, n: number): boolean {
     const visited = st.visited;
@@ -506,10 +509,7 @@ export class Traversal {
       const nb = u32[at + j]!;
       if (visited.add(nb)) ids[m++] = nb;
     }
-    if (m === 0) return false;
-    st.n = m;
-    st.scorer = SCORER.TRAVERSE;
-    return true;
+    return this.send(st, m);
   }
 
   /** A GRAPH_OR_SCAN query whose entry is scarce in matches scans instead of walking. */

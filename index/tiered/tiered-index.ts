@@ -359,6 +359,11 @@ export class TieredIndex {
     };
   }
 
+  private linksBytes(): [number, number] {
+    const b = this.linksValue?.bytes();
+    return b ? [b.dram, b.cxl] : [0, 0];
+  }
+
   private shareLinks(): LinksHandle | null {
     const l = this.linksValue;
     if (l === null) return null;
@@ -471,7 +476,7 @@ export class TieredIndex {
       labels: this.labelStore.recordBytes(),
       upper: [upper, 0] as [number, number],
       // The members are searched per expansion (DRAM); the lists are cold, read as CXL.
-      links: this.linksValue ? ([this.linksValue.bytes().dram, this.linksValue.bytes().cxl] as [number, number]) : ([0, 0] as [number, number]),
+      links: this.linksBytes(),
     };
     let dram = 0;
     let cxl = 0;
