@@ -337,7 +337,7 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
  * requestUnvisited and apply's FILTERED case are the twin): the nearest frontier node is expanded
  * until it is farther than the ef-th match or none is left; a scored node enters the frontier while
  * the matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Every
- * list read pays its latency (the JS walk does not foresee). Leaves the matches' heap in the beam's
+ * list is foreseen as the beam's are (the frontier's nearest fetched a step ahead). Leaves the matches' heap in the beam's
  * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set (WALK_END), and so does a scarce entry where the caller asked to scan (the descent's node then in the beam's first entry).
  */
 function filteredWalk(b: usize, start: u32, startDist: f32): void {
@@ -377,22 +377,69 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   heapPush(frontD, frontI, frontN++, startDist, start);
   if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
   let overflow: u32 = 0;
-  while (frontN > 0) {
-    const c = load<u32>(frontI);
-    if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
-    heapPop(frontD, frontI, --frontN);
+  const prefetch = load<u32>(b, B_PREFETCH) != 0;
+  let foreseen: i64 = -1;
+  let foreseenD: f32 = 0;
+  let foreseenList: usize = 0;
+  let foreseenTier: usize = 0;
+  let sink: u32 = 0;
+  for (;;) {
+    // The node taken one step ahead is expanded first (relaxed order: Traversal.expandFiltered is
+    // the twin), unless it is beyond the ef-th match by now; then the frontier's nearest.
+    let c: u32 = 0;
+    let hit = false;
+    if (foreseen >= 0) {
+      if (matchN < ef || foreseenD <= -load<f32>(matchD)) {
+        c = <u32>foreseen;
+        hit = true;
+      } else addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+      foreseen = -1;
+    }
+    if (!hit) {
+      if (frontN == 0) break;
+      c = load<u32>(frontI);
+      if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
+      heapPop(frontD, frontI, --frontN);
+    }
     addU32(b + B_HOPS, 1);
-    const list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-    const tier = listTier;
+    let list = foreseenList;
+    let tier = foreseenTier;
+    if (!hit) {
+      list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      tier = listTier;
+    }
     const word = load<u32>(list);
     const deg = word & DEGREE_MASK;
     if (countLists && c >= adjSplit && word < 0xffff0000) {
       store<u32>(list, word + 0x10000);
       if (tier == 1) addU32(b + B_COUNTED, 1);
     }
-    addU32(b + B_MISS + (tier << 2), 1);
-    addU32(b + B_MISS_BYTES + (tier << 2), (deg + 1) << 2);
+    const bytes = (deg + 1) << 2;
+    if (hit) {
+      addU32(b + B_HITS, 1);
+      addU32(b + B_HIDDEN + (tier << 2), 1);
+      addU32(b + B_HIDDEN_BYTES + (tier << 2), bytes);
+    } else {
+      addU32(b + B_MISS + (tier << 2), 1);
+      addU32(b + B_MISS_BYTES + (tier << 2), bytes);
+    }
+    if (prefetch && frontN > 0) {
+      // Traversal.foreseeFrontier is the twin: the frontier's nearest is taken now, its list fetched
+      // while this step scores.
+      const f = load<u32>(frontI);
+      foreseen = <i64>f;
+      foreseenD = load<f32>(frontD);
+      heapPop(frontD, frontI, --frontN);
+      foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+      foreseenTier = listTier;
+      addU32(b + B_ISSUED, 1);
+    }
     const m = requestUnvisited(list, deg, visited, epoch, order);
+    if (foreseen >= 0) {
+      // As the beam's walk: touch the foreseen record's lines just before the scoring.
+      for (let off: usize = 0; off < adjStride; off += 64) sink ^= load<u8>(foreseenList + off);
+      sink ^= load<u8>(foreseenList + adjStride - 1);
+    }
     if (m == 0) continue;
     score(b, <i32>m);
     for (let jj: usize = 0; jj < m; jj++) {
@@ -411,6 +458,8 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
     }
     if (overflow != 0) break;
   }
+  if (foreseen >= 0) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+  keepLoads(sink);
   store<i32>(b + B_BEAM_N, matchN);
   store<u32>(b + B_OVERFLOW, overflow);
 }

@@ -375,16 +375,30 @@ export class Traversal {
       st.linkSeeds = false;
       if (this.requestSeeds(st)) return true;
     }
-    while (frontier.size > 0) {
-      const c = frontier.i[0]!;
-      if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
-      frontier.pop();
+    for (;;) {
+      // The node taken one step ahead is expanded first (relaxed order, as Traversal.expand), unless
+      // it is beyond the ef-th match by now: then no strict order would expand it either.
+      let c = st.foreseen;
+      let hit = false;
+      if (c >= 0) {
+        st.foreseen = -1;
+        if (m.size < st.walkEf || st.foreseenD <= m.d[0]!) hit = true;
+        else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
+      }
+      if (!hit) {
+        if (frontier.size === 0) return false;
+        c = frontier.i[0]!;
+        if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
+        frontier.pop();
+      }
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;
       const at = seg.recordBase + (c - seg.start) * words;
       const n = u32[at]! & DEGREE_MASK;
       st.stats[STAT.hops]!++;
-      st.owedNs += this.acct.adjacency(st.stats, this.listServedFrom(st, c, seg.tier), 4 * (1 + n), false);
+      const tier = this.listServedFrom(st, c, seg.tier);
+      if (this.prefetch) this.foreseeFrontier(st, tier, n, hit);
+      else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
       const more =
         st.plan === FILTER_PLAN.TWO_HOP
           ? this.requestMatching(st, u32, at, n)
@@ -393,7 +407,6 @@ export class Traversal {
             : this.requestUnvisited(st, u32, at, n);
       if (more) return true;
     }
-    return false;
   }
 
   /**
@@ -613,6 +626,26 @@ export class Traversal {
     const next = beam.i[k]!;
     st.foreseen = next;
     st.foreseenD = beam.d[k]!;
+    const seg = this.index.adjacency.segmentOf(next);
+    const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
+    this.touchSink ^= deg;
+    st.foreseenBytes = 4 * (1 + deg);
+    st.stats[STAT.prefetchIssued]!++;
+  }
+
+  /**
+   * foresee's twin for the filtered walk: charges the expanded list's read, then takes the
+   * frontier's nearest and fetches its list ahead (traverse.as.ts's filteredWalk is the twin).
+   */
+  private foreseeFrontier(st: QueryState, tier: number, degree: number, hit: boolean): void {
+    if (hit) st.stats[STAT.prefetchHits]!++;
+    st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
+    const frontier = st.frontier;
+    if (frontier.size === 0) return;
+    const next = frontier.i[0]!;
+    st.foreseen = next;
+    st.foreseenD = frontier.d[0]!;
+    frontier.pop();
     const seg = this.index.adjacency.segmentOf(next);
     const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
     this.touchSink ^= deg;

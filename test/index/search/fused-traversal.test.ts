@@ -310,6 +310,8 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
           expect(r.runs).toEqual(r.runs.map(() => true));
           expect(r.runs.length).toBe(queries.length / sets[metric].dim);
           expect(r.fused[STAT.hops]).toBeGreaterThan(0);
+          // The walk foresees as the beam does: most lists it expands were fetched a step ahead.
+          expect(r.fused[STAT.prefetchHits]).toBeGreaterThan(r.fused[STAT.hops]! / 2);
           if (share < 1) expect(r.fused[STAT.adjReadsCxl]).toBeGreaterThan(0);
         }
       }
