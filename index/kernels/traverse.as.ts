@@ -263,6 +263,37 @@ let listTier: usize = 0;
   return m;
 }
 
+/**
+ * Counts a level-0 list read at `list` (served from `tier`; `hit`: foreseen, its latency hidden) and
+ * returns its degree. A counted list (sampled query, CXL-range node) is counted where it lives: the
+ * slot copy (DRAM) or the home record (a CXL line dirtied).
+ */
+@inline function readList(b: usize, list: usize, tier: usize, counted: bool, hit: bool): u32 {
+  const word = load<u32>(list);
+  const deg = word & DEGREE_MASK;
+  if (counted && word < 0xffff0000) {
+    store<u32>(list, word + 0x10000);
+    if (tier == 1) addU32(b + B_COUNTED, 1);
+  }
+  const bytes = (deg + 1) << 2;
+  if (hit) {
+    addU32(b + B_HITS, 1);
+    addU32(b + B_HIDDEN + (tier << 2), 1);
+    addU32(b + B_HIDDEN_BYTES + (tier << 2), bytes);
+  } else {
+    addU32(b + B_MISS + (tier << 2), 1);
+    addU32(b + B_MISS_BYTES + (tier << 2), bytes);
+  }
+  return deg;
+}
+
+/** Loads every line of a record of `stride` bytes (see the beam's foreseeing); returns them folded. */
+@inline function touchRecord(list: usize, stride: usize): u32 {
+  let sink: u32 = 0;
+  for (let off: usize = 0; off < stride; off += 64) sink ^= load<u8>(list + off);
+  return sink ^ load<u8>(list + stride - 1);
+}
+
 // The filtered walk's two heaps, both MinHeap of index/search/heaps.ts over lane memory (the same
 // pushes and pops with the same comparisons, so that equal distances leave in the same order). The
 // frontier holds distances, the nearest on top; the matches, in the beam's arrays, hold them negated:
@@ -408,21 +439,7 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
       list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
       tier = listTier;
     }
-    const word = load<u32>(list);
-    const deg = word & DEGREE_MASK;
-    if (countLists && c >= adjSplit && word < 0xffff0000) {
-      store<u32>(list, word + 0x10000);
-      if (tier == 1) addU32(b + B_COUNTED, 1);
-    }
-    const bytes = (deg + 1) << 2;
-    if (hit) {
-      addU32(b + B_HITS, 1);
-      addU32(b + B_HIDDEN + (tier << 2), 1);
-      addU32(b + B_HIDDEN_BYTES + (tier << 2), bytes);
-    } else {
-      addU32(b + B_MISS + (tier << 2), 1);
-      addU32(b + B_MISS_BYTES + (tier << 2), bytes);
-    }
+    const deg = readList(b, list, tier, c >= adjSplit && countLists, hit);
     if (prefetch && frontN > 0) {
       // Traversal.foreseeFrontier is the twin: the frontier's nearest is taken now, its list fetched
       // while this step scores.
@@ -437,8 +454,7 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
     const m = requestUnvisited(list, deg, visited, epoch, order);
     if (foreseen >= 0) {
       // As the beam's walk: touch the foreseen record's lines just before the scoring.
-      for (let off: usize = 0; off < adjStride; off += 64) sink ^= load<u8>(foreseenList + off);
-      sink ^= load<u8>(foreseenList + adjStride - 1);
+      sink ^= touchRecord(foreseenList, adjStride);
     }
     if (m == 0) continue;
     score(b, <i32>m);
@@ -562,22 +578,7 @@ export function traverse(b: usize): void {
       list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
       tier = listTier;
     }
-    const word = load<u32>(list);
-    const deg = word & DEGREE_MASK;
-    if (countLists && c >= adjSplit && word < 0xffff0000) {
-      // Counted where the list lives: the slot copy (DRAM) or the home record (a CXL line dirtied).
-      store<u32>(list, word + 0x10000);
-      if (tier == 1) addU32(b + B_COUNTED, 1);
-    }
-    const bytes = (deg + 1) << 2;
-    if (hit) {
-      addU32(b + B_HITS, 1);
-      addU32(b + B_HIDDEN + (tier << 2), 1);
-      addU32(b + B_HIDDEN_BYTES + (tier << 2), bytes);
-    } else {
-      addU32(b + B_MISS + (tier << 2), 1);
-      addU32(b + B_MISS_BYTES + (tier << 2), bytes);
-    }
+    const deg = readList(b, list, tier, c >= adjSplit && countLists, hit);
     const k = prefetch ? untakenFrom(beamCursor) : beamN;
     if (k < beamN) {
       // CXL-ANNS foreseeing (Traversal.foresee is the twin): the next candidate is taken now and
@@ -597,8 +598,7 @@ export function traverse(b: usize): void {
       // the reorder buffer fills, so these go out just before the scoring touches its rows: the
       // misses then overlap one another instead of stalling the hop twice. Reading the degree first
       // to touch only the list's own lines made every later instruction wait for the miss.
-      for (let off: usize = 0; off < adjStride; off += 64) sink ^= load<u8>(foreseenList + off);
-      sink ^= load<u8>(foreseenList + adjStride - 1);
+      sink ^= touchRecord(foreseenList, adjStride);
     }
     if (m == 0) continue;
     score(b, <i32>m);
