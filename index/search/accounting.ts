@@ -42,11 +42,14 @@ export class Accountant {
     return this.latencies(st, tier, reads, bytes);
   }
 
-  /** One list of the filter links (index/filter-links/): cold, read from the CXL tier, a dependent access. */
-  filterLinks(st: Float64Array, bytes: number): number {
+  /**
+   * One list of the filter links (index/filter-links/): cold, read from the CXL tier, a dependent
+   * access unless it was foreseen with its node.
+   */
+  filterLinks(st: Float64Array, bytes: number, latencyHidden = false): number {
     st[STAT.filterLinkReads]! += 1;
     st[STAT.filterLinkBytes]! += bytes;
-    return this.latencies(st, 1, 1, bytes);
+    return latencyHidden ? this.bytesOnly(st, 1, bytes) : this.latencies(st, 1, 1, bytes);
   }
 
   /**

@@ -383,7 +383,7 @@ export class Traversal {
       if (c >= 0) {
         st.foreseen = -1;
         if (m.size < st.walkEf || st.foreseenD <= m.d[0]!) hit = true;
-        else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
+        else this.dropForeseen(st, c);
       }
       if (!hit) {
         if (frontier.size === 0) return false;
@@ -397,13 +397,19 @@ export class Traversal {
       const n = u32[at]! & DEGREE_MASK;
       st.stats[STAT.hops]!++;
       const tier = this.listServedFrom(st, c, seg.tier);
+      if (hit && st.plan === FILTER_PLAN.LINKED) {
+        // c's link lists were located when it was foreseen; the next foreseen node takes the other array.
+        const t = st.expandLinks;
+        st.expandLinks = st.foreseenLinks;
+        st.foreseenLinks = t;
+      }
       if (this.prefetch) this.foreseeFrontier(st, tier, n, hit);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
       const more =
         st.plan === FILTER_PLAN.TWO_HOP
           ? this.requestMatching(st, u32, at, n)
           : st.plan === FILTER_PLAN.LINKED
-            ? this.requestLinked(st, u32, at, n, c)
+            ? this.requestLinked(st, u32, at, n, c, hit)
             : this.requestUnvisited(st, u32, at, n);
       if (more) return true;
     }
@@ -458,7 +464,7 @@ export class Traversal {
    * block it belongs to (points of the cover, matching or not: the walk crosses the cover through
    * them). A block's list is cold, read from CXL. Up to a request's worth; the rest stay unvisited.
    */
-  private requestLinked(st: QueryState, u32: Uint32Array, at: number, n: number, c: number): boolean {
+  private requestLinked(st: QueryState, u32: Uint32Array, at: number, n: number, c: number, hit: boolean): boolean {
     const visited = st.visited;
     const ids = st.ids;
     const cap = ids.length;
@@ -467,10 +473,10 @@ export class Traversal {
     const lists = links.lists;
     const blocks = st.links!;
     for (let b = 0; b < blocks.length && m < cap; b++) {
-      const r = links.listOf(blocks[b]!, c);
+      const r = hit ? st.expandLinks[b]! : links.listOf(blocks[b]!, c);
       if (r < 0) continue;
       const deg = lists[r]!;
-      st.owedNs += this.acct.filterLinks(st.stats, 4 * (1 + deg));
+      st.owedNs += this.acct.filterLinks(st.stats, 4 * (1 + deg), hit);
       for (let j = 1; j <= deg && m < cap; j++) {
         const nb = lists[r + j]!;
         if (visited.add(nb)) ids[m++] = nb;
@@ -651,12 +657,36 @@ export class Traversal {
     this.touchSink ^= deg;
     st.foreseenBytes = 4 * (1 + deg);
     st.stats[STAT.prefetchIssued]!++;
+    if (st.plan === FILTER_PLAN.LINKED) this.foreseeLinks(st, next);
+  }
+
+  /** Locates the foreseen node's list in each covering block (fetched with its neighbour list). */
+  private foreseeLinks(st: QueryState, node: number): void {
+    const blocks = st.links!;
+    if (st.foreseenLinks.length < blocks.length) {
+      st.foreseenLinks = new Int32Array(blocks.length);
+      st.expandLinks = new Int32Array(blocks.length);
+    }
+    const links = this.index.links;
+    for (let b = 0; b < blocks.length; b++) st.foreseenLinks[b] = links === null ? -1 : links.listOf(blocks[b]!, node);
+  }
+
+  /** A foreseen node not expanded: its lists (and its link lists in a LINKED walk) still cost their bytes. */
+  private dropForeseen(st: QueryState, node: number): void {
+    st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(node), st.foreseenBytes);
+    const links = this.index.links;
+    if (st.plan !== FILTER_PLAN.LINKED || links === null) return;
+    const blocks = st.links!;
+    for (let b = 0; b < blocks.length; b++) {
+      const r = st.foreseenLinks[b]!;
+      if (r >= 0) st.owedNs += this.acct.bytesOnly(st.stats, 1, 4 * (1 + links.lists[r]!));
+    }
   }
 
   /** Charges what a level-0 walk left owing: a foreseen list never expanded, the counted lines' write-backs. */
   private closeWalk(st: QueryState): void {
     if (st.foreseen >= 0) {
-      st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(st.foreseen), st.foreseenBytes);
+      this.dropForeseen(st, st.foreseen);
       st.foreseen = -1;
     }
     // Each counted read of a list in CXL dirtied a line there: its write-back is CXL traffic, no wait.

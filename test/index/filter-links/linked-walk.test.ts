@@ -4,7 +4,7 @@
 // half: the anti-correlated filter on which a walk over every node travels far through non-matches.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { generateClustered } from '../../../datasets/index.js';
 import { buildIndex } from '../../../index/build/build-index.js';
 import type { LinkBlockEntry } from '../../../index/filter-links/filter-links.js';
@@ -12,6 +12,7 @@ import { linkCover } from '../../../index/filter-links/link-cover.js';
 import { parseFilter } from '../../../index/filter/parse.js';
 import { LINKS_FILE } from '../../../index/format/constants.js';
 import { loadIndex } from '../../../index/format/load-index.js';
+import { Accountant } from '../../../index/search/accounting.js';
 import { FILTER_PLAN } from '../../../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
@@ -154,6 +155,25 @@ describe('filter links', () => {
     expect(anti.recall).toBeGreaterThan(0.93);
     const even = measure(linked, FILTER_PLAN.GRAPH_OR_SCAN, { json: { must: [{ key: 'tag', match: { value: 'a' } }] }, keep: (r) => payloadOf(r).tag === 'a' });
     expect(even.linkedWalks).toBeLessThan(far.length / 4);
+  });
+
+  it("fetch a foreseen node's link lists with its neighbour list: most are read without waiting", () => {
+    const reads = vi.spyOn(Accountant.prototype, 'filterLinks');
+    try {
+      const s = new Searcher(linked, { prefetch: true });
+      const nf = { ...filterOf(linked, below.json, below.keep), plan: FILTER_PLAN.LINKED };
+      for (const q of far) s.search(set.queries.subarray(q * dim, (q + 1) * dim), 10, 64, 50, true, nf);
+      const hidden = reads.mock.calls.filter((c) => c[2] === true).length;
+      expect(reads.mock.calls.length).toBeGreaterThan(10 * far.length);
+      expect(hidden).toBeGreaterThan(reads.mock.calls.length / 2);
+      // Without foreseeing every one waits.
+      reads.mockClear();
+      const strict = new Searcher(linked, { prefetch: false });
+      for (const q of far) strict.search(set.queries.subarray(q * dim, (q + 1) * dim), 10, 64, 50, true, nf);
+      expect(reads.mock.calls.filter((c) => c[2] === true)).toEqual([]);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('end a scarce graph-or-scan walk in the links alike in WASM and in the JS steps', () => {
