@@ -294,6 +294,38 @@ let listTier: usize = 0;
   return sink ^ load<u8>(list + stride - 1);
 }
 
+// The node a level-0 loop took one step ahead (CXL-ANNS foreseeing), -1: none; its distance, and
+// its list's address and tier (looked up when taken: a pool slot cannot be refilled while a
+// traversal runs). The beam and the filtered walk both keep it here.
+let foreseen: i64 = -1;
+let foreseenD: f32 = 0;
+let foreseenList: usize = 0;
+let foreseenTier: usize = 0;
+
+/** Takes node f (at distance d) one step ahead: its list is looked up now and fetched while this step scores. */
+@inline function foresee(b: usize, f: u32, d: f32, adjSplit: u32, adj0: usize, adj1: usize, adjStride: usize, poolTable: usize, poolCap: u32, poolLists: usize): void {
+  foreseen = <i64>f;
+  foreseenD = d;
+  foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+  foreseenTier = listTier;
+  addU32(b + B_ISSUED, 1);
+}
+
+/** Ends the foreseen node's turn: expanded now where `keep`, else dropped, its list's bytes moved for nothing. */
+@inline function takeForeseen(b: usize, keep: bool): bool {
+  if (foreseen < 0) return false;
+  if (!keep) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+  foreseen = -1;
+  return keep;
+}
+
+/** The list of node c to read: the foreseen one's when hit, else looked up (listTier set either way). */
+@inline function listToRead(hit: bool, c: u32, adjSplit: u32, adj0: usize, adj1: usize, adjStride: usize, poolTable: usize, poolCap: u32, poolLists: usize): usize {
+  if (!hit) return listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+  listTier = foreseenTier;
+  return foreseenList;
+}
+
 // The filtered walk's two heaps, both MinHeap of index/search/heaps.ts over lane memory (the same
 // pushes and pops with the same comparisons, so that equal distances leave in the same order). The
 // frontier holds distances, the nearest on top; the matches, in the beam's arrays, hold them negated:
@@ -409,23 +441,14 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
   let overflow: u32 = 0;
   const prefetch = load<u32>(b, B_PREFETCH) != 0;
-  let foreseen: i64 = -1;
-  let foreseenD: f32 = 0;
-  let foreseenList: usize = 0;
-  let foreseenTier: usize = 0;
+  foreseen = -1;
   let sink: u32 = 0;
   for (;;) {
     // The node taken one step ahead is expanded first (relaxed order: Traversal.expandFiltered is
     // the twin), unless it is beyond the ef-th match by now; then the frontier's nearest.
-    let c: u32 = 0;
-    let hit = false;
-    if (foreseen >= 0) {
-      if (matchN < ef || foreseenD <= -load<f32>(matchD)) {
-        c = <u32>foreseen;
-        hit = true;
-      } else addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
-      foreseen = -1;
-    }
+    const f = foreseen;
+    const hit = takeForeseen(b, matchN < ef || foreseenD <= -load<f32>(matchD));
+    let c: u32 = hit ? <u32>f : 0;
     if (!hit) {
       if (frontN == 0) break;
       c = load<u32>(frontI);
@@ -433,29 +456,18 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
       heapPop(frontD, frontI, --frontN);
     }
     addU32(b + B_HOPS, 1);
-    let list = foreseenList;
-    let tier = foreseenTier;
-    if (!hit) {
-      list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-      tier = listTier;
-    }
-    const deg = readList(b, list, tier, c >= adjSplit && countLists, hit);
+    const list = listToRead(hit, c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+    const deg = readList(b, list, listTier, c >= adjSplit && countLists, hit);
     if (prefetch && frontN > 0) {
-      // Traversal.foreseeFrontier is the twin: the frontier's nearest is taken now, its list fetched
-      // while this step scores.
-      const f = load<u32>(frontI);
-      foreseen = <i64>f;
-      foreseenD = load<f32>(frontD);
+      // Traversal.foreseeFrontier is the twin: the frontier's nearest is taken now.
+      const next = load<u32>(frontI);
+      const nextD = load<f32>(frontD);
       heapPop(frontD, frontI, --frontN);
-      foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-      foreseenTier = listTier;
-      addU32(b + B_ISSUED, 1);
+      foresee(b, next, nextD, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
     }
     const m = requestUnvisited(list, deg, visited, epoch, order);
-    if (foreseen >= 0) {
-      // As the beam's walk: touch the foreseen record's lines just before the scoring.
-      sink ^= touchRecord(foreseenList, adjStride);
-    }
+    // As the beam's walk: touch the foreseen record's lines just before the scoring.
+    if (foreseen >= 0) sink ^= touchRecord(foreseenList, adjStride);
     if (m == 0) continue;
     score(b, <i32>m);
     for (let jj: usize = 0; jj < m; jj++) {
@@ -474,7 +486,7 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
     }
     if (overflow != 0) break;
   }
-  if (foreseen >= 0) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+  takeForeseen(b, false);
   keepLoads(sink);
   store<i32>(b + B_BEAM_N, matchN);
   store<u32>(b + B_OVERFLOW, overflow);
@@ -546,23 +558,14 @@ export function traverse(b: usize): void {
   const poolCap = load<u32>(b, B_POOL_CAP);
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
   const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
-  let foreseen: i64 = -1;
-  let foreseenD: f32 = 0;
-  let foreseenList: usize = 0;
-  let foreseenTier: usize = 0;
+  foreseen = -1;
   let sink: u32 = 0;
   for (;;) {
     // The candidate taken one step ahead is expanded first (relaxed order: Traversal.expand is the
     // twin), unless the strict order would never expand it; then the first entry not taken.
-    let c: u32 = 0;
-    let hit = false;
-    if (foreseen >= 0) {
-      if (foreseenD <= lowerBound) {
-        c = <u32>foreseen;
-        hit = true;
-      } else addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
-      foreseen = -1;
-    }
+    const f = foreseen;
+    const hit = takeForeseen(b, foreseenD <= lowerBound);
+    let c: u32 = hit ? <u32>f : 0;
     if (!hit) {
       beamCursor = untakenFrom(beamCursor);
       if (beamCursor >= beamN) break;
@@ -570,26 +573,14 @@ export function traverse(b: usize): void {
       store<u32>(beamI + (<usize>beamCursor << 2), c | TAKEN);
     }
     addU32(b + B_HOPS, 1);
-    // A foreseen list was looked up when it was taken (its slot cannot be refilled while this
-    // traversal runs): only a list not foreseen is looked up here.
-    let list = foreseenList;
-    let tier = foreseenTier;
-    if (!hit) {
-      list = listOf(c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-      tier = listTier;
-    }
-    const deg = readList(b, list, tier, c >= adjSplit && countLists, hit);
+    const list = listToRead(hit, c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+    const deg = readList(b, list, listTier, c >= adjSplit && countLists, hit);
     const k = prefetch ? untakenFrom(beamCursor) : beamN;
     if (k < beamN) {
-      // CXL-ANNS foreseeing (Traversal.foresee is the twin): the next candidate is taken now and
-      // its list fetched while this step scores.
-      const f = load<u32>(beamI + (<usize>k << 2));
-      store<u32>(beamI + (<usize>k << 2), f | TAKEN);
-      foreseen = <i64>f;
-      foreseenD = load<f32>(beamD + (<usize>k << 2));
-      foreseenList = listOf(f, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-      foreseenTier = listTier;
-      addU32(b + B_ISSUED, 1);
+      // CXL-ANNS foreseeing (Traversal.foresee is the twin): the next candidate is taken now.
+      const next = load<u32>(beamI + (<usize>k << 2));
+      store<u32>(beamI + (<usize>k << 2), next | TAKEN);
+      foresee(b, next, load<f32>(beamD + (<usize>k << 2)), adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
     }
     const m = requestUnvisited(list, deg, visited, epoch, order);
     if (foreseen >= 0) {
@@ -610,7 +601,7 @@ export function traverse(b: usize): void {
       }
     }
   }
-  if (prefetch && foreseen >= 0) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+  takeForeseen(b, false);
   keepLoads(sink);
   store<u32>(b + B_OVERFLOW, 0);
   // The beam leaves sorted, nearest first: only the TAKEN marks go.

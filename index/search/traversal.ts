@@ -598,7 +598,7 @@ export class Traversal {
       if (c >= 0) {
         st.foreseen = -1;
         if (st.foreseenD <= beam.last()) hit = true;
-        else st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(c), st.foreseenBytes);
+        else this.dropForeseen(st, c);
       }
       if (!hit) {
         const k = beam.take();
@@ -624,14 +624,22 @@ export class Traversal {
    * is then dropped still pays its bytes.
    */
   private foresee(st: QueryState, tier: number, degree: number, hit: boolean): void {
-    if (hit) st.stats[STAT.prefetchHits]!++;
-    st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
+    this.chargeExpanded(st, tier, degree, hit);
     const beam = st.beam;
     const k = beam.take();
-    if (k < 0) return;
-    const next = beam.i[k]!;
+    if (k >= 0) this.takeAhead(st, beam.i[k]!, beam.d[k]!);
+  }
+
+  /** The expanded list's read: its latency hidden when it was foreseen. */
+  private chargeExpanded(st: QueryState, tier: number, degree: number, hit: boolean): void {
+    if (hit) st.stats[STAT.prefetchHits]!++;
+    st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
+  }
+
+  /** Takes `next` (at distance d) one step ahead and touches its list, which is fetched meanwhile. */
+  private takeAhead(st: QueryState, next: number, d: number): void {
     st.foreseen = next;
-    st.foreseenD = beam.d[k]!;
+    st.foreseenD = d;
     const seg = this.index.adjacency.segmentOf(next);
     const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
     this.touchSink ^= deg;
@@ -644,19 +652,12 @@ export class Traversal {
    * frontier's nearest and fetches its list ahead (traverse.as.ts's filteredWalk is the twin).
    */
   private foreseeFrontier(st: QueryState, tier: number, degree: number, hit: boolean): void {
-    if (hit) st.stats[STAT.prefetchHits]!++;
-    st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + degree), hit);
+    this.chargeExpanded(st, tier, degree, hit);
     const frontier = st.frontier;
     if (frontier.size === 0) return;
     const next = frontier.i[0]!;
-    st.foreseen = next;
-    st.foreseenD = frontier.d[0]!;
+    this.takeAhead(st, next, frontier.d[0]!);
     frontier.pop();
-    const seg = this.index.adjacency.segmentOf(next);
-    const deg = seg.u32[seg.recordBase + (next - seg.start) * this.adjWords]! & DEGREE_MASK;
-    this.touchSink ^= deg;
-    st.foreseenBytes = 4 * (1 + deg);
-    st.stats[STAT.prefetchIssued]!++;
     if (st.plan === FILTER_PLAN.LINKED) this.foreseeLinks(st, next);
   }
 
