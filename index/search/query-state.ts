@@ -110,11 +110,13 @@ export class QueryState {
   foreseenD = 0;
   foreseenBytes = 0;
   /**
-   * A LINKED walk fetches a foreseen node's filter-link lists with its neighbour list: where each
-   * covering block's list of it starts (-1: not a member), and those of the node being expanded.
+   * A LINKED walk fetches a foreseen node's filter-link lists with its neighbour list: where its
+   * lists in the covering blocks start (FilterLinks.listsIn), and those of the node being expanded.
    */
   foreseenLinks = new Int32Array(0);
+  foreseenLinkN = 0;
   expandLinks = new Int32Array(0);
+  expandLinkN = 0;
   /** Live re-tiering: the query counts its CXL-range list reads (list-pool.ts), and how many dirtied a CXL line. */
   countLists = false;
   counted = 0;

@@ -402,6 +402,7 @@ export class Traversal {
         const t = st.expandLinks;
         st.expandLinks = st.foreseenLinks;
         st.foreseenLinks = t;
+        st.expandLinkN = st.foreseenLinkN;
       }
       if (this.prefetch) this.foreseeFrontier(st, tier, n, hit);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
@@ -471,10 +472,12 @@ export class Traversal {
     let m = this.matchingUnvisited(st, u32, at, n);
     const links = this.index.links!;
     const lists = links.lists;
-    const blocks = st.links!;
-    for (let b = 0; b < blocks.length && m < cap; b++) {
-      const r = hit ? st.expandLinks[b]! : links.listOf(blocks[b]!, c);
-      if (r < 0) continue;
+    if (!hit) {
+      this.linkRoom(st, links.maxMemberships);
+      st.expandLinkN = links.listsIn(st.links!, c, st.expandLinks);
+    }
+    for (let b = 0; b < st.expandLinkN && m < cap; b++) {
+      const r = st.expandLinks[b]!;
       const deg = lists[r]!;
       st.owedNs += this.acct.filterLinks(st.stats, 4 * (1 + deg), hit);
       for (let j = 1; j <= deg && m < cap; j++) {
@@ -483,6 +486,15 @@ export class Traversal {
       }
     }
     return this.send(st, m);
+  }
+
+  /** Room for a node's lists in the covering blocks, in both the foreseen and the expanded arrays. */
+  private linkRoom(st: QueryState, most: number): void {
+    if (st.foreseenLinks.length >= most && st.expandLinks.length >= most) return;
+    st.foreseenLinks = new Int32Array(most);
+    st.expandLinks = new Int32Array(most);
+    st.foreseenLinkN = 0;
+    st.expandLinkN = 0;
   }
 
   /**
@@ -661,15 +673,15 @@ export class Traversal {
     if (st.plan === FILTER_PLAN.LINKED) this.foreseeLinks(st, next);
   }
 
-  /** Locates the foreseen node's list in each covering block (fetched with its neighbour list). */
+  /** Locates the foreseen node's lists in the covering blocks (fetched with its neighbour list). */
   private foreseeLinks(st: QueryState, node: number): void {
-    const blocks = st.links!;
-    if (st.foreseenLinks.length < blocks.length) {
-      st.foreseenLinks = new Int32Array(blocks.length);
-      st.expandLinks = new Int32Array(blocks.length);
-    }
     const links = this.index.links;
-    for (let b = 0; b < blocks.length; b++) st.foreseenLinks[b] = links === null ? -1 : links.listOf(blocks[b]!, node);
+    if (links === null) {
+      st.foreseenLinkN = 0;
+      return;
+    }
+    this.linkRoom(st, links.maxMemberships);
+    st.foreseenLinkN = links.listsIn(st.links!, node, st.foreseenLinks);
   }
 
   /** A foreseen node not expanded: its lists (and its link lists in a LINKED walk) still cost their bytes. */
@@ -677,11 +689,7 @@ export class Traversal {
     st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(node), st.foreseenBytes);
     const links = this.index.links;
     if (st.plan !== FILTER_PLAN.LINKED || links === null) return;
-    const blocks = st.links!;
-    for (let b = 0; b < blocks.length; b++) {
-      const r = st.foreseenLinks[b]!;
-      if (r >= 0) st.owedNs += this.acct.bytesOnly(st.stats, 1, 4 * (1 + links.lists[r]!));
-    }
+    for (let b = 0; b < st.foreseenLinkN; b++) st.owedNs += this.acct.bytesOnly(st.stats, 1, 4 * (1 + links.lists[st.foreseenLinks[b]!]!));
   }
 
   /** Charges what a level-0 walk left owing: a foreseen list never expanded, the counted lines' write-backs. */
