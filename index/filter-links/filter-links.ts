@@ -15,17 +15,23 @@ export interface LinkBlockEntry {
   readonly count: number;
 }
 
+/**
+ * Each node's memberships, the members inverted: node c's are [nodeFrom[c], nodeFrom[c + 1]) of
+ * memberBlock (ascending) and memberList (the list's word offset); and each block's entry node. A
+ * walk finds a node's lists in the covering blocks from its few memberships, not by a search of
+ * every covering block.
+ */
+export interface LinkLookup {
+  readonly nodeFrom: Uint32Array;
+  readonly memberBlock: Uint32Array;
+  readonly memberList: Uint32Array;
+  readonly entries: Uint32Array;
+}
+
 export class FilterLinks {
   /** u32 words per list record: the degree, then `degree` base node ids. */
   readonly stride: number;
-  /**
-   * Each node's memberships, the members inverted: node c's are [nodeFrom[c], nodeFrom[c + 1]) of
-   * memberBlock (ascending) and memberList (the list's word offset). A walk finds a node's lists in
-   * the covering blocks from its few memberships, not by a search of every covering block.
-   */
-  private readonly nodeFrom: Uint32Array;
-  private readonly memberBlock: Uint32Array;
-  private readonly memberList: Uint32Array;
+  readonly lookup: LinkLookup;
   /** The most blocks one node is a member of (what listsIn may write). */
   readonly maxMemberships: number;
 
@@ -36,34 +42,46 @@ export class FilterLinks {
     readonly blocks: readonly LinkBlockEntry[],
     readonly members: Uint32Array,
     readonly lists: Uint32Array,
+    /** The members' inversion, where another thread made it already (over shared memory). */
+    lookup?: LinkLookup,
   ) {
     this.stride = 1 + degree;
-    let top = 0;
-    for (let i = 0; i < members.length; i++) top = Math.max(top, members[i]! + 1);
-    const from = new Uint32Array(top + 1);
-    for (let i = 0; i < members.length; i++) from[members[i]! + 1]!++;
-    for (let c = 0; c < top; c++) from[c + 1]! += from[c]!;
-    const fill = from.slice(0, top);
-    this.memberBlock = new Uint32Array(members.length);
-    this.memberList = new Uint32Array(members.length);
-    // Blocks in order, so each node's memberships come out ascending by block.
-    blocks.forEach((e, b) => {
-      for (let i = e.from; i < e.from + e.count; i++) {
-        const at = fill[members[i]!]!++;
-        this.memberBlock[at] = b;
-        this.memberList[at] = i * this.stride;
-      }
-    });
-    this.nodeFrom = from;
+    this.lookup = lookup ?? invert(blocks, members, this.stride);
+    const from = this.lookup.nodeFrom;
     let most = 0;
-    for (let c = 0; c < top; c++) most = Math.max(most, from[c + 1]! - from[c]!);
+    for (let c = 0; c + 1 < from.length; c++) most = Math.max(most, from[c + 1]! - from[c]!);
     this.maxMemberships = most;
+  }
+
+  /** Bytes placeIn takes: the lists and the lookup, each on a cache line. */
+  regionBytes(): number {
+    const k = this.lookup;
+    return [this.lists, k.nodeFrom, k.memberBlock, k.memberList, k.entries].reduce((a, x) => a + align64(x.byteLength), 0);
+  }
+
+  /**
+   * The same links with their lists and lookup copied into `buffer` from byte `at` (regionBytes of
+   * room): the fused region, where the WASM traversal reads them (index/kernels/traverse.as.ts).
+   */
+  placeIn(buffer: ArrayBufferLike, at: number): FilterLinks {
+    let next = at;
+    const place = (a: Uint32Array): Uint32Array => {
+      const out = new Uint32Array(buffer, next, a.length);
+      out.set(a);
+      next += align64(a.byteLength);
+      return out;
+    };
+    const lists = place(this.lists);
+    const k = this.lookup;
+    const lookup = { nodeFrom: place(k.nodeFrom), memberBlock: place(k.memberBlock), memberList: place(k.memberList), entries: place(k.entries) };
+    return new FilterLinks(this.degree, this.payloadM, this.blocks, this.members, lists, lookup);
   }
 
   /** The word offset of node's list in block b's records, or -1 when node is not in the block. */
   listOf(b: number, node: number): number {
-    if (node + 1 >= this.nodeFrom.length) return -1;
-    for (let k = this.nodeFrom[node]!, end = this.nodeFrom[node + 1]!; k < end; k++) if (this.memberBlock[k] === b) return this.memberList[k]!;
+    const { nodeFrom, memberBlock, memberList } = this.lookup;
+    if (node + 1 >= nodeFrom.length) return -1;
+    for (let k = nodeFrom[node]!, end = nodeFrom[node + 1]!; k < end; k++) if (memberBlock[k] === b) return memberList[k]!;
     return -1;
   }
 
@@ -72,21 +90,45 @@ export class FilterLinks {
    * from `at`; how many it wrote. out must hold the node's memberships (at most one per block field).
    */
   listsIn(cover: Uint32Array, node: number, out: Int32Array, at = 0): number {
-    if (node + 1 >= this.nodeFrom.length) return 0;
+    const { nodeFrom, memberBlock, memberList } = this.lookup;
+    if (node + 1 >= nodeFrom.length) return 0;
     let n = 0;
-    for (let k = this.nodeFrom[node]!, end = this.nodeFrom[node + 1]!; k < end; k++) {
-      if (hasBlock(cover, this.memberBlock[k]!)) out[at + n++] = this.memberList[k]!;
+    for (let k = nodeFrom[node]!, end = nodeFrom[node + 1]!; k < end; k++) {
+      if (hasBlock(cover, memberBlock[k]!)) out[at + n++] = memberList[k]!;
     }
     return n;
   }
 
   /** DRAM (the members and their inversion, searched per expansion) and CXL (the lists) bytes. */
   bytes(): { dram: number; cxl: number } {
+    const k = this.lookup;
     return {
-      dram: this.members.byteLength + this.nodeFrom.byteLength + this.memberBlock.byteLength + this.memberList.byteLength,
+      dram: this.members.byteLength + k.nodeFrom.byteLength + k.memberBlock.byteLength + k.memberList.byteLength + k.entries.byteLength,
       cxl: this.lists.byteLength,
     };
   }
+}
+
+const align64 = (x: number): number => Math.ceil(x / 64) * 64;
+
+/** The members inverted (LinkLookup), each node's memberships ascending by block. */
+function invert(blocks: readonly LinkBlockEntry[], members: Uint32Array, stride: number): LinkLookup {
+  let top = 0;
+  for (let i = 0; i < members.length; i++) top = Math.max(top, members[i]! + 1);
+  const nodeFrom = new Uint32Array(top + 1);
+  for (let i = 0; i < members.length; i++) nodeFrom[members[i]! + 1]!++;
+  for (let c = 0; c < top; c++) nodeFrom[c + 1]! += nodeFrom[c]!;
+  const fill = nodeFrom.slice(0, top);
+  const memberBlock = new Uint32Array(members.length);
+  const memberList = new Uint32Array(members.length);
+  blocks.forEach((e, b) => {
+    for (let i = e.from; i < e.from + e.count; i++) {
+      const at = fill[members[i]!]!++;
+      memberBlock[at] = b;
+      memberList[at] = i * stride;
+    }
+  });
+  return { nodeFrom, memberBlock, memberList, entries: Uint32Array.from(blocks, (e) => e.entry) };
 }
 
 /** Whether the ascending ids hold b. */

@@ -186,6 +186,8 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   let codes: HashedReader | null = null;
   let codeParams: Float32Array | null = null;
   let index: TieredIndex;
+  // The links first: the fused region keeps them room, so that the WASM traversal walks them.
+  const links = manifest.filterLinks !== undefined ? loadLinks(dir, manifest) : null;
   try {
     if (plan.code) {
       const entryC = manifest.files[CODES_FILE];
@@ -211,7 +213,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
         upper,
         codeParams,
       },
-      opts,
+      links !== null ? { ...opts, linkBytes: links.regionBytes() } : opts,
     );
     for (const tier of index.tiers) opts.prepareTier?.(tier);
     if (codes && index.codes) {
@@ -264,7 +266,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       });
     }
   }
-  if (manifest.filterLinks !== undefined) index.attachLinks(loadLinks(dir, manifest));
+  if (links !== null) index.attachLinks(links);
   return { index, manifest, dir };
 }
 

@@ -103,6 +103,34 @@ export const CONTROL = {
   runCount: 260,
   /** Output: the nodes the scan scored from its runs. */
   runScored: 264,
+  /** Most ids one request holds (the JS steps' batch): a linked expansion stops adding at it. */
+  requestCap: 268,
+  /**
+   * The filter links (index/filter-links/filter-links.ts) in the region: their lists (u32 records:
+   * the degree, then base nodes), each node's memberships (linkFrom: linkNodes + 1
+   * u32 bounds into linkBlock, the block of each, and linkList, its list's word offset), and each
+   * block's entry node (linkEntries).
+   */
+  linkLists: 272,
+  linkFrom: 280,
+  linkNodes: 284,
+  linkBlock: 288,
+  linkList: 292,
+  linkEntries: 296,
+  /**
+   * 0, or a walk whose entry is scarce (scanIfScarce) walks the links instead (FILTER_PLAN.LINKED):
+   * the address of the covering blocks' ids (ascending), and their count.
+   */
+  cover: 300,
+  coverN: 304,
+  /** Output: 1 where the links' walk ran. */
+  linked: 308,
+  /** Output: the link-list reads whose latency was paid, and their bytes; those foreseen; bytes of foreseen ones never used. */
+  linkMiss: 312,
+  linkMissBytes: 316,
+  linkHidden: 320,
+  linkHiddenBytes: 324,
+  linkWasteBytes: 328,
 } as const;
 
 /**
@@ -126,8 +154,14 @@ export const BEAM_MAX_EF = 1024;
 /** The outputs, [beamN, counted], zeroed by the traversal when it starts (overflow is written when it ends). */
 export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } as const;
 
+/** The links' walk's outputs, zeroed by the traversal when it starts too. */
+export const CONTROL_LINK_OUTPUTS = { from: CONTROL.linked, to: CONTROL.linkWasteBytes + 4 } as const;
+
 /** Bytes of a lane's control block; the lane's arrays follow it. */
-export const CONTROL_BYTES = 272;
+export const CONTROL_BYTES = 336;
+
+/** Most covering blocks a fused links' walk takes (the lane's room for their ids); more walk in the JS steps. */
+export const COVER_MAX = 1024;
 
 /** A neighbour list's count word: the degree in the low half, the access counter in the high half. */
 export const DEGREE_MASK = 0xffff;

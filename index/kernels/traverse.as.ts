@@ -66,6 +66,23 @@ import {
   B_UP_OFFSETS,
   B_VISITED,
   B_WASTE_BYTES,
+  B_REQUEST_CAP,
+  B_LINK_LISTS,
+  B_LINK_FROM,
+  B_LINK_NODES,
+  B_LINK_BLOCK,
+  B_LINK_LIST,
+  B_LINK_ENTRIES,
+  B_COVER,
+  B_COVER_N,
+  B_LINKED,
+  B_LINK_MISS,
+  B_LINK_MISS_BYTES,
+  B_LINK_HIDDEN,
+  B_LINK_HIDDEN_BYTES,
+  B_LINK_WASTE_BYTES,
+  CONTROL_LINK_OUTPUTS_FROM,
+  CONTROL_LINK_OUTPUTS_TO,
   CONTROL_OUTPUTS_FROM,
   CONTROL_OUTPUTS_TO,
   DEGREE_MASK,
@@ -420,6 +437,11 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const bits = <usize>load<u32>(b, B_FILTER);
   const cap = load<i32>(b, B_FRONTIER_CAP);
   const ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
+  if (ef < 0 && load<u32>(b, B_COVER_N) > 0) {
+    store<u8>(visited + <usize>start, epoch);
+    linkedWalk(b, start, startDist);
+    return;
+  }
   if (ef < 0) {
     // The descent's node goes back in the beam's first entry: a caller walking the links from it
     // need not descend again.
@@ -470,22 +492,179 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
     if (foreseen >= 0) sink ^= touchRecord(foreseenList, adjStride);
     if (m == 0) continue;
     score(b, <i32>m);
-    for (let jj: usize = 0; jj < m; jj++) {
-      const d = load<f32>(dist + (jj << 2));
-      if (matchN >= ef && d >= -load<f32>(matchD)) continue;
-      if (frontN >= cap) {
-        overflow = WALK_END_OVERFLOW;
-        break;
-      }
-      const id = load<u32>(order + (jj << 2));
-      heapPush(frontD, frontI, frontN++, d, id);
-      if (matches(bits, id)) {
-        heapPush(matchD, matchI, matchN++, -d, id);
-        if (matchN > ef) heapPop(matchD, matchI, --matchN);
-      }
-    }
+    overflow = applyWalk(m, ef, cap, bits, order, dist);
     if (overflow != 0) break;
   }
+  takeForeseen(b, false);
+  keepLoads(sink);
+  store<i32>(b + B_BEAM_N, matchN);
+  store<u32>(b + B_OVERFLOW, overflow);
+}
+
+/**
+ * A walk's scored request (apply's FILTERED case is the twin): a node enters the frontier while the
+ * matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Returns
+ * WALK_END_OVERFLOW where the frontier (cap entries) is full, else 0.
+ */
+function applyWalk(m: usize, ef: i32, cap: i32, bits: usize, order: usize, dist: usize): u32 {
+  for (let jj: usize = 0; jj < m; jj++) {
+    const d = load<f32>(dist + (jj << 2));
+    if (matchN >= ef && d >= -load<f32>(matchD)) continue;
+    if (frontN >= cap) return WALK_END_OVERFLOW;
+    const id = load<u32>(order + (jj << 2));
+    heapPush(frontD, frontI, frontN++, d, id);
+    if (matches(bits, id)) {
+      heapPush(matchD, matchI, matchN++, -d, id);
+      if (matchN > ef) heapPop(matchD, matchI, --matchN);
+    }
+  }
+  return 0;
+}
+
+/** Whether the ascending ids at `ids` (n of them) hold v. */
+@inline function holds(ids: usize, n: i32, v: u32): bool {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const x = load<u32>(ids + (<usize>mid << 2));
+    if (x == v) return true;
+    if (x < v) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * Node c's lists in the covering blocks, each: its word offset in linkLists is written to `out`
+ * (FilterLinks.listsIn is the twin); how many.
+ */
+function linksIn(b: usize, c: u32, out: usize): i32 {
+  if (c >= load<u32>(b, B_LINK_NODES)) return 0;
+  const from = <usize>load<u32>(b, B_LINK_FROM);
+  const block = <usize>load<u32>(b, B_LINK_BLOCK);
+  const list = <usize>load<u32>(b, B_LINK_LIST);
+  const cover = <usize>load<u32>(b, B_COVER);
+  const coverN = load<i32>(b, B_COVER_N);
+  let n = 0;
+  for (let k = <usize>load<u32>(from + (<usize>c << 2)), end = <usize>load<u32>(from + ((<usize>c + 1) << 2)); k < end; k++) {
+    if (!holds(cover, coverN, load<u32>(block + (k << 2)))) continue;
+    store<u32>(out + (<usize>n << 2), load<u32>(list + (k << 2)));
+    n++;
+  }
+  return n;
+}
+
+/** Bytes of c's lists in the covering blocks (a foreseen node dropped: fetched for nothing). */
+function linkBytesOf(b: usize, c: u32, scratch: usize): u32 {
+  const lists = <usize>load<u32>(b, B_LINK_LISTS);
+  const n = linksIn(b, c, scratch);
+  let bytes: u32 = 0;
+  for (let j = 0; j < n; j++) bytes += (load<u32>(lists + (<usize>load<u32>(scratch + (<usize>j << 2)) << 2)) + 1) << 2;
+  return bytes;
+}
+
+/**
+ * The links' walk (FILTER_PLAN.LINKED) from the descent's node, where the filtered walk found its
+ * entry scarce in matches (Traversal.startLevel0's LINKED case, expandFiltered, requestSeeds and
+ * requestLinked are the twin): the covering blocks' entries first, then the nearest frontier node's
+ * matching neighbours and its links in the covering blocks, matching or not, up to requestCap ids a
+ * step. A foreseen node's link lists come with its neighbour list (their reads hidden), and a
+ * dropped one's are moved for nothing. Ends as the filtered walk does.
+ */
+function linkedWalk(b: usize, start: u32, startDist: f32): void {
+  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
+  const order = <usize>load<u32>(b, B_SCRATCH);
+  const dist = order + 5 * (maxDeg << 2);
+  // Scratch 1 (the per-segment ids, free between requests) holds a node's link offsets.
+  const offsets = order + (maxDeg << 2);
+  const adjSplit = load<u32>(b, B_ADJ_SPLIT);
+  const adj0 = <usize>load<u32>(b, B_ADJ0);
+  const adj1 = <usize>load<u32>(b, B_ADJ1);
+  const adjStride = <usize>load<u32>(b, B_ADJ_STRIDE);
+  const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
+  const poolCap = load<u32>(b, B_POOL_CAP);
+  const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
+  const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
+  const visited = <usize>load<u32>(b, B_VISITED);
+  const epoch = load<u8>(b, B_EPOCH);
+  const bits = <usize>load<u32>(b, B_FILTER);
+  const cap = load<i32>(b, B_FRONTIER_CAP);
+  const reqCap = <usize>load<u32>(b, B_REQUEST_CAP);
+  const lists = <usize>load<u32>(b, B_LINK_LISTS);
+  const entries = <usize>load<u32>(b, B_LINK_ENTRIES);
+  const cover = <usize>load<u32>(b, B_COVER);
+  const coverN = load<i32>(b, B_COVER_N);
+  const ef = load<i32>(b, B_EF);
+  store<u32>(b + B_LINKED, 1);
+  matchD = <usize>load<u32>(b, B_BEAM);
+  matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
+  matchN = 0;
+  frontD = <usize>load<u32>(b, B_FRONTIER);
+  frontI = frontD + (<usize>cap << 2);
+  frontN = 0;
+  heapPush(frontD, frontI, frontN++, startDist, start);
+  if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
+  let overflow: u32 = 0;
+  // The blocks' entries (requestSeeds).
+  let m: usize = 0;
+  for (let j = 0; j < coverN && m < reqCap; j++) {
+    m = visit(entries + (<usize>load<u32>(cover + (<usize>j << 2)) << 2), visited, epoch, order, m);
+  }
+  if (m > 0) {
+    score(b, <i32>m);
+    overflow = applyWalk(m, ef, cap, bits, order, dist);
+  }
+  const prefetch = load<u32>(b, B_PREFETCH) != 0;
+  foreseen = -1;
+  let sink: u32 = 0;
+  while (overflow == 0) {
+    const f = foreseen;
+    const keep = matchN < ef || foreseenD <= -load<f32>(matchD);
+    if (f >= 0 && !keep) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>f, offsets));
+    const hit = takeForeseen(b, keep);
+    let c: u32 = hit ? <u32>f : 0;
+    if (!hit) {
+      if (frontN == 0) break;
+      c = load<u32>(frontI);
+      if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
+      heapPop(frontD, frontI, --frontN);
+    }
+    addU32(b + B_HOPS, 1);
+    const list = listToRead(hit, c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+    const deg = readList(b, list, listTier, c >= adjSplit && countLists, hit);
+    if (prefetch && frontN > 0) {
+      const next = load<u32>(frontI);
+      const nextD = load<f32>(frontD);
+      heapPop(frontD, frontI, --frontN);
+      foresee(b, next, nextD, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
+    }
+    // requestLinked: the matching unvisited neighbours, then c's links while the request has room.
+    m = 0;
+    for (let j: usize = 1; j <= <usize>deg; j++) {
+      const at = list + (j << 2);
+      if (matches(bits, load<u32>(at))) m = visit(at, visited, epoch, order, m);
+    }
+    const nl = linksIn(b, c, offsets);
+    for (let k = 0; k < nl && m < reqCap; k++) {
+      const r = lists + (<usize>load<u32>(offsets + (<usize>k << 2)) << 2);
+      const ld = load<u32>(r);
+      const bytes = (ld + 1) << 2;
+      if (hit) {
+        addU32(b + B_LINK_HIDDEN, 1);
+        addU32(b + B_LINK_HIDDEN_BYTES, bytes);
+      } else {
+        addU32(b + B_LINK_MISS, 1);
+        addU32(b + B_LINK_MISS_BYTES, bytes);
+      }
+      for (let j: usize = 1; j <= <usize>ld && m < reqCap; j++) m = visit(r + (j << 2), visited, epoch, order, m);
+    }
+    if (foreseen >= 0) sink ^= touchRecord(foreseenList, adjStride);
+    if (m == 0) continue;
+    score(b, <i32>m);
+    overflow = applyWalk(m, ef, cap, bits, order, dist);
+  }
+  if (foreseen >= 0) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>foreseen, offsets));
   takeForeseen(b, false);
   keepLoads(sink);
   store<i32>(b + B_BEAM_N, matchN);
@@ -495,6 +674,7 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
 /** Runs the traversal described by the control block at b; the answer is the beam, sorted, or the filtered walk's matches (see the block). */
 export function traverse(b: usize): void {
   for (let o: usize = CONTROL_OUTPUTS_FROM; o < CONTROL_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
+  for (let o: usize = CONTROL_LINK_OUTPUTS_FROM; o < CONTROL_LINK_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
   const order = <usize>load<u32>(b, B_SCRATCH);
   const dist = order + 5 * (maxDeg << 2);

@@ -47,9 +47,15 @@ export class Accountant {
    * access unless it was foreseen with its node.
    */
   filterLinks(st: Float64Array, bytes: number, latencyHidden = false): number {
-    st[STAT.filterLinkReads]! += 1;
+    return this.filterLinksMany(st, 1, bytes, latencyHidden);
+  }
+
+  /** `reads` link-list reads, `bytes` in all: what as many filterLinks() calls would record and return (the fused walk's). */
+  filterLinksMany(st: Float64Array, reads: number, bytes: number, latencyHidden: boolean): number {
+    if (reads === 0) return 0;
+    st[STAT.filterLinkReads]! += reads;
     st[STAT.filterLinkBytes]! += bytes;
-    return latencyHidden ? this.bytesOnly(st, 1, bytes) : this.latencies(st, 1, 1, bytes);
+    return latencyHidden ? this.bytesOnly(st, 1, bytes) : this.latencies(st, 1, reads, bytes);
   }
 
   /**

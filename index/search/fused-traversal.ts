@@ -10,7 +10,7 @@
 // matches, and the JS steps end it as their own walk (endFiltered: the pool, or the scan fallback).
 // The SCAN plan has a call of its own on the same lane (scan: index/kernels/scan.as.ts), which
 // leaves the best matches in st.matches as the JS scan would.
-import { CONTROL, WALK_END } from '../kernels/control-block.js';
+import { CONTROL, COVER_MAX, WALK_END } from '../kernels/control-block.js';
 import { type FusedCalls, instantiateTraverse } from '../kernels/kernels.js';
 import type { FusedHandle } from '../tiered/fused-region.js';
 import type { Segment } from '../tiered/segment.js';
@@ -120,6 +120,7 @@ export class FusedTraversal {
     put(CONTROL.upOffsets, idx.upper.offsets.byteOffset);
     put(CONTROL.upLinks, idx.upper.links.byteOffset);
     put(CONTROL.maxM, idx.meta.maxM);
+    put(CONTROL.requestCap, idx.batchMax);
     const pool = this.fused.pool;
     put(CONTROL.poolTable, pool ? pool.tableAt : 0);
     put(CONTROL.poolCap, pool ? pool.capacity : 0);
@@ -149,6 +150,7 @@ export class FusedTraversal {
     put(CONTROL.matched, st.matched);
     put(CONTROL.scanIfScarce, filtered && st.scanIfScarce ? st.scarceDivisor : 0);
     put(CONTROL.nodes, idx.meta.count);
+    put(CONTROL.coverN, filtered && st.scanIfScarce ? this.putCover(st.links) : 0);
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + CONTROL.epoch]! + 1;
     if (epoch > 255) epoch = 1;
@@ -178,6 +180,10 @@ export class FusedTraversal {
       }
       m.size = n;
       st.frontier.size = 0;
+      if (dv.getUint32(b + CONTROL.linked, true) !== 0) {
+        st.plan = FILTER_PLAN.LINKED;
+        st.stats[STAT.linkedWalks]!++;
+      }
       this.price(st);
       return end;
     }
@@ -240,6 +246,28 @@ export class FusedTraversal {
     return true;
   }
 
+  /**
+   * Where the links lie in this region, writes their addresses and copies the covering blocks into
+   * the lane: a scarce entry then walks the links in WASM. Returns how many blocks (0: it cannot).
+   */
+  private putCover(cover: Uint32Array | null): number {
+    const l = this.index.links;
+    if (cover === null || cover.length === 0 || cover.length > COVER_MAX || l === null || l.lists.buffer !== this.fused.memory.buffer) return 0;
+    const b = this.at;
+    const put = (off: number, v: number): void => this.dv.setUint32(b + off, v >>> 0, true);
+    const k = l.lookup;
+    put(CONTROL.linkLists, l.lists.byteOffset);
+    put(CONTROL.linkFrom, k.nodeFrom.byteOffset);
+    put(CONTROL.linkNodes, k.nodeFrom.length - 1);
+    put(CONTROL.linkBlock, k.memberBlock.byteOffset);
+    put(CONTROL.linkList, k.memberList.byteOffset);
+    put(CONTROL.linkEntries, k.entries.byteOffset);
+    const at = b + this.fused.lanes.coverAt;
+    this.u32.set(cover, at >>> 2);
+    put(CONTROL.cover, at);
+    return cover.length;
+  }
+
   /** Copies the scan's value runs into the lane (as many as it holds; the bitset scan covers the rest). */
   private putRuns(runs: Uint32Array | null): void {
     const b = this.at;
@@ -281,6 +309,10 @@ export class FusedTraversal {
       if (waste > 0) owed += acct.bytesOnly(stats, t, waste);
       owed += acct.readsMany(stats, this.what, t, get(CONTROL.dist + 4 * t), dv.getFloat64(b + CONTROL.groups + 8 * t, true), this.travStride);
     }
+    owed += acct.filterLinksMany(stats, get(CONTROL.linkMiss), get(CONTROL.linkMissBytes), false);
+    owed += acct.filterLinksMany(stats, get(CONTROL.linkHidden), get(CONTROL.linkHiddenBytes), true);
+    const linkWaste = get(CONTROL.linkWasteBytes);
+    if (linkWaste > 0) owed += acct.bytesOnly(stats, 1, linkWaste);
     st.owedNs += owed;
   }
 }

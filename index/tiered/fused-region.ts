@@ -6,7 +6,7 @@
 // tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the beam,
 // the hop's id lists, and the filtered walk's bitset and frontier; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
 // upper layers, in DRAM: copies of CXL lists and their lookup table.
-import { CONTROL_BYTES } from '../kernels/control-block.js';
+import { CONTROL_BYTES, COVER_MAX } from '../kernels/control-block.js';
 import { BEAM_MAX_EF } from '../kernels/control-block.js';
 import { RUNS_PER_SCAN } from './value-runs.js';
 import { addressesReadable, viewAddress } from '../../tiers/numa.js';
@@ -44,6 +44,8 @@ export interface LaneLayout {
   frontierCap: number;
   /** The scan's value runs: RUNS_PER_SCAN descriptors of three u32 (value-runs.ts). */
   runsAt: number;
+  /** The links' walk's covering blocks: up to COVER_MAX u32 ids, copied in per query. */
+  coverAt: number;
 }
 
 /** No lanes (an index without a fused region): what the promotion pool watches then. */
@@ -60,6 +62,7 @@ export const NO_LANES: LaneLayout = {
   frontierAt: 0,
   frontierCap: 0,
   runsAt: 0,
+  coverAt: 0,
 };
 
 /** Where the promotion pool's arrays are in the region (byte offsets), and their sizes. */
@@ -85,6 +88,8 @@ export interface FusedHandle {
   pool: PoolLayout | null;
   /** The value runs' area (value-runs.ts): byte offset and capacity; bytes 0: none. */
   runs: { at: number; bytes: number };
+  /** The filter links' area (FilterLinks.placeIn): byte offset and capacity; bytes 0: none. */
+  links: { at: number; bytes: number };
 }
 
 /** The pool's arrays laid out from byte `at`; returns the layout and the end. */
@@ -115,8 +120,9 @@ export function laneLayout(count: number, maxDegree: number, lanes: number, lane
   const frontierAt = align(filterAt + (filtered ? 4 * Math.ceil(count / 32) : 0), 64);
   const frontierCap = filtered ? Math.min(count, FUSED_MAX_FRONTIER) : 0;
   const runsAt = align(frontierAt + 8 * frontierCap, 64);
-  const laneBytes = align(runsAt + 12 * RUNS_PER_SCAN, 4096);
-  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap, runsAt };
+  const coverAt = align(runsAt + 12 * RUNS_PER_SCAN, 64);
+  const laneBytes = align(coverAt + 4 * COVER_MAX, 4096);
+  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap, runsAt, coverAt };
 }
 
 export interface FusedPlan {
@@ -129,6 +135,8 @@ export interface FusedPlan {
   lanes: LaneLayout;
   /** The value runs' area, after the lanes (value-runs.ts). */
   runs: { at: number; bytes: number };
+  /** The filter links' area, after the runs. */
+  links: { at: number; bytes: number };
 }
 
 /**
@@ -147,6 +155,8 @@ export function planFused(
   base = 0,
   /** Bytes for the value runs (value-runs.ts), left out when the region cannot hold them. */
   runBytes = 0,
+  /** Bytes for the filter links (FilterLinks.regionBytes), left out when the region cannot hold them. */
+  linkBytes = 0,
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
   let at = base;
@@ -178,7 +188,9 @@ export function planFused(
   if (!fits(lane)) return null;
   const runsAt = at + lanes * lane.laneBytes;
   const runs = { at: runsAt, bytes: runsAt + runBytes <= MAX_REGION_BYTES - 65536 ? runBytes : 0 };
-  return { bytes: runsAt + runs.bytes, upperAt, pool: poolAt, bases, lanes: lane, runs };
+  const linksAt = align(runsAt + runs.bytes, 64);
+  const links = { at: linksAt, bytes: linksAt + linkBytes <= MAX_REGION_BYTES - 65536 ? linkBytes : 0 };
+  return { bytes: linksAt + links.bytes, upperAt, pool: poolAt, bases, lanes: lane, runs, links };
 }
 
 const upperSpan = (u: UpperLayers): number =>

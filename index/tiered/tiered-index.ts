@@ -17,7 +17,7 @@ import { NodeStore, type StoreLayout } from './node-store.js';
 import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './segment.js';
 import type { UpperLayers } from './upper-layers.js';
 import { ValueRuns } from './value-runs.js';
-import { FilterLinks, type LinkBlockEntry } from '../filter-links/filter-links.js';
+import { FilterLinks, type LinkBlockEntry, type LinkLookup } from '../filter-links/filter-links.js';
 
 export type TierKind = 'dram' | 'cxl';
 export const TIER_KINDS: readonly TierKind[] = ['dram', 'cxl'];
@@ -87,6 +87,8 @@ export interface AllocateOptions {
    * 0 keeps every store in regions of its own, and every search on the JS beam.
    */
   fusedLanes?: number;
+  /** Bytes of the filter links to place in the fused region (FilterLinks.regionBytes), so that the WASM traversal walks them. */
+  linkBytes?: number;
 }
 
 /** Lanes by default: one per thread that searches on a small host, and the engine's main thread. */
@@ -124,6 +126,7 @@ interface LinksHandle {
   blocks: readonly LinkBlockEntry[];
   members: Uint32Array;
   lists: Uint32Array;
+  lookup: LinkLookup;
 }
 
 /** The promotion pool's memory (the fused region's, or its own without one) and layout. */
@@ -211,9 +214,13 @@ export class TieredIndex {
     return this.linksValue;
   }
 
-  /** Gives the base its filter links (the build's, or its directory's), before it is shared. */
+  /**
+   * Gives the base its filter links (the build's, or its directory's), before it is shared: copied
+   * into the fused region where it kept them room, so that the WASM traversal walks them too.
+   */
   attachLinks(links: FilterLinks | null): void {
-    this.linksValue = links;
+    const f = this.fused;
+    this.linksValue = links !== null && f !== null && f.links.bytes >= links.regionBytes() ? links.placeIn(f.memory.buffer, f.links.at) : links;
   }
 
   /**
@@ -282,7 +289,9 @@ export class TieredIndex {
     const poolWant = poolSlots > 0 ? { slots: poolSlots, adjStride: shapes.adjacency!.stride, split: adjSplit } : null;
     const placed =
       opts.kernels !== 'js' && kernelModule() !== null
-        ? allocateFused((base) => planFused(fusedStores, m.count, Math.max(m.maxM0, m.maxM), lanes, parts.upper, poolWant, base, p.runBytes ?? 0))
+        ? allocateFused((base) =>
+            planFused(fusedStores, m.count, shapes.adjacency!.batchMax, lanes, parts.upper, poolWant, base, p.runBytes ?? 0, opts.linkBytes ?? 0),
+          )
         : null;
     const fusedPlan = placed?.plan ?? null;
     const built = placed ? buildFused(placed.plan, placed.region, fusedStores, m.count, parts.upper) : null;
@@ -308,6 +317,7 @@ export class TieredIndex {
             laneLocks: new Int32Array(new SharedArrayBuffer(4 * lanes)),
             pool: fusedPlan.pool,
             runs: fusedPlan.runs,
+            links: fusedPlan.links,
           }
         : null;
     // Without a fused region the pool has a memory of its own: the JS steps still serve (and count)
@@ -367,8 +377,10 @@ export class TieredIndex {
   private shareLinks(): LinksHandle | null {
     const l = this.linksValue;
     if (l === null) return null;
-    const h = { degree: l.degree, payloadM: l.payloadM, blocks: l.blocks, members: toShared(l.members), lists: toShared(l.lists) };
-    this.linksValue = new FilterLinks(h.degree, h.payloadM, h.blocks, h.members, h.lists);
+    const k = l.lookup;
+    const lookup = { nodeFrom: toShared(k.nodeFrom), memberBlock: toShared(k.memberBlock), memberList: toShared(k.memberList), entries: toShared(k.entries) };
+    const h = { degree: l.degree, payloadM: l.payloadM, blocks: l.blocks, members: toShared(l.members), lists: toShared(l.lists), lookup };
+    this.linksValue = new FilterLinks(h.degree, h.payloadM, h.blocks, h.members, h.lists, lookup);
     return h;
   }
 
@@ -400,7 +412,8 @@ export class TieredIndex {
       h.bindings,
     );
     const l = h.links;
-    if (l !== null) index.attachLinks(new FilterLinks(l.degree, l.payloadM, l.blocks, l.members, l.lists));
+    // The arrays are the sharing thread's, in the fused region where it placed them: used as they are.
+    if (l !== null) index.linksValue = new FilterLinks(l.degree, l.payloadM, l.blocks, l.members, l.lists, l.lookup);
     return index;
   }
 

@@ -6,6 +6,7 @@ import {
   BEAM_MAX_EF,
   CONTROL,
   CONTROL_BYTES,
+  CONTROL_LINK_OUTPUTS,
   CONTROL_OUTPUTS,
   COUNT_SHIFT,
   DEGREE_MASK,
@@ -21,6 +22,8 @@ describe('control block layout', () => {
     const expected = new Map<string, number>(Object.entries(CONTROL).map(([field, at]) => [asName('B', field), at]));
     expected.set('CONTROL_OUTPUTS_FROM', CONTROL_OUTPUTS.from);
     expected.set('CONTROL_OUTPUTS_TO', CONTROL_OUTPUTS.to);
+    expected.set('CONTROL_LINK_OUTPUTS_FROM', CONTROL_LINK_OUTPUTS.from);
+    expected.set('CONTROL_LINK_OUTPUTS_TO', CONTROL_LINK_OUTPUTS.to);
     expected.set('CONTROL_BYTES', CONTROL_BYTES);
     expected.set('DEGREE_MASK', DEGREE_MASK);
     expected.set('COUNT_SHIFT', COUNT_SHIFT);
@@ -46,7 +49,9 @@ describe('control block layout', () => {
     }
     expect(CONTROL_OUTPUTS.from).toBeLessThan(CONTROL_OUTPUTS.to);
     // The zeroed outputs must not reach an input the caller wrote.
-    const inputs = fields.filter((f) => f.at < CONTROL_OUTPUTS.from || f.at >= CONTROL_OUTPUTS.to);
-    for (const f of inputs) expect(f.at >= CONTROL_OUTPUTS.to || f.at + f.bytes <= CONTROL_OUTPUTS.from, f.field).toBe(true);
+    for (const out of [CONTROL_OUTPUTS, CONTROL_LINK_OUTPUTS]) {
+      const inputs = fields.filter((f) => f.at < out.from || f.at >= out.to);
+      for (const f of inputs) expect(f.at >= out.to || f.at + f.bytes <= out.from, f.field).toBe(true);
+    }
   });
 });
