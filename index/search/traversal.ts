@@ -32,7 +32,6 @@ import { entryScarce, LINK_SCARCE, walkEf, walkEfCap } from './walk-ef.js';
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
 const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
 
-const SEED_HOPS = Number(process.env['SEED_HOPS'] ?? 0);
 
 export class Traversal {
   private readonly adjWords: number;
@@ -454,35 +453,10 @@ export class Traversal {
     const links = this.index.links!;
     const blocks = st.links!;
     const ids = st.ids;
-    const visited = st.visited;
-    const bits = st.filter!;
     let m = 0;
     for (let j = 0; j < blocks.length && m < ids.length; j++) {
       const e = links.blocks[blocks[j]!]!.entry;
-      if (visited.add(e)) ids[m++] = e;
-    }
-    const idx = this.index;
-    if (idx.meta.maxLevel >= 1 && SEED_HOPS > 0) {
-      const up = idx.upper;
-      const ul = up.links;
-      const at = upperBlock(up, st.cur, 1, idx.meta.maxM);
-      const n = ul[at]!;
-      st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + n), false);
-      for (let j = 1; j <= n && m < ids.length; j++) {
-        const v = ul[at + j]!;
-        if ((bits[v >>> 5]! >>> (v & 31)) & 1) {
-          if (visited.add(v)) ids[m++] = v;
-          continue;
-        }
-        if (SEED_HOPS < 2) continue;
-        const bt = upperBlock(up, v, 1, idx.meta.maxM);
-        const bn = ul[bt]!;
-        st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + bn), false);
-        for (let i = 1; i <= bn && m < ids.length; i++) {
-          const w = ul[bt + i]!;
-          if ((bits[w >>> 5]! >>> (w & 31)) & 1 && visited.add(w)) ids[m++] = w;
-        }
-      }
+      if (st.visited.add(e)) ids[m++] = e;
     }
     return this.send(st, m);
   }
