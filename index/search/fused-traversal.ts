@@ -8,6 +8,8 @@
 // JS: it is a few requests per query, and in near-data mode they go to the tier workers. A filtered
 // query (FILTER_PLAN.GRAPH) copies its bitset into the lane first; it comes back with the walk's
 // matches, and the JS steps end it as their own walk (endFiltered: the pool, or the scan fallback).
+// A GRAPH_OR_SCAN walk also copies its covering filter-link blocks in, where the links lie in the
+// region: a scarce entry then walks the links in the same call (LINKED) instead of ending `scarce`.
 // The SCAN plan has a call of its own on the same lane (scan: index/kernels/scan.as.ts), which
 // leaves the best matches in st.matches as the JS scan would.
 import { CONTROL, COVER_MAX, WALK_END } from '../kernels/control-block.js';
@@ -253,6 +255,8 @@ export class FusedTraversal {
   private putCover(cover: Uint32Array | null): number {
     const l = this.index.links;
     if (cover === null || cover.length === 0 || cover.length > COVER_MAX || l === null || l.lists.buffer !== this.fused.memory.buffer) return 0;
+    // The kernel gathers a node's list offsets in a scratch array of maxDegree words.
+    if (l.maxMemberships > this.fused.lanes.maxDegree) return 0;
     const b = this.at;
     const put = (off: number, v: number): void => this.dv.setUint32(b + off, v >>> 0, true);
     const k = l.lookup;

@@ -32,7 +32,6 @@ import { entryScarce, LINK_SCARCE, walkEf, walkEfCap } from './walk-ef.js';
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
 const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
 
-
 export class Traversal {
   private readonly adjWords: number;
   /** Queries begun: every COUNT_EVERY-th counts its list reads. */

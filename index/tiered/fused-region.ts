@@ -5,7 +5,8 @@
 // they were: each segment is a range of the region starting on a huge-page boundary, bound to its
 // tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the beam,
 // the hop's id lists, and the filtered walk's bitset and frontier; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
-// upper layers, in DRAM: copies of CXL lists and their lookup table.
+// upper layers, in DRAM: copies of CXL lists and their lookup table. After the lanes: the value runs'
+// area, then the filter links' (their cold lists and DRAM lookup, FilterLinks.placeIn).
 import { CONTROL_BYTES, COVER_MAX } from '../kernels/control-block.js';
 import { BEAM_MAX_EF } from '../kernels/control-block.js';
 import { RUNS_PER_SCAN } from './value-runs.js';
