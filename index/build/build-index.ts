@@ -376,7 +376,7 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     payloads: withPayloadFile ? { points: pointsWritten, indexes: indexFields } : null,
     links: index.links && {
       blocks: index.links.blocks.length,
-      members: index.links.members.length,
+      members: index.links.memberCount,
       dramBytes: index.links.bytes().dram,
       cxlBytes: index.links.bytes().cxl,
     },

@@ -4,6 +4,7 @@
 // these lists and the matching part of the base's own lists (index/search/traversal.ts LINKED): the
 // block's links keep the matches connected where the base graph reaches them only through
 // non-matching points. Members are DRAM (the lookup); the lists are cold and priced as CXL reads.
+import { StrataError } from '../../common/errors.js';
 import type { LinkBlock } from './blocks.js';
 
 export interface LinkBlockEntry {
@@ -35,18 +36,24 @@ export class FilterLinks {
   /** The most blocks one node is a member of (what listsIn may write). */
   readonly maxMemberships: number;
 
+  /** The members as built or read; null once placed (membersOf derives them from the lookup). */
+  readonly heldMembers: Uint32Array | null;
+
   constructor(
     /** Links each list can hold (2 × payload_m). */
     readonly degree: number,
     readonly payloadM: number,
     readonly blocks: readonly LinkBlockEntry[],
-    readonly members: Uint32Array,
+    /** Every block's members, ascending per block; null where the lookup is given (they follow from it). */
+    members: Uint32Array | null,
     readonly lists: Uint32Array,
-    /** The members' inversion, where another thread made it already (over shared memory). */
+    /** The members' inversion, where it was made already (placeIn, or another thread's). */
     lookup?: LinkLookup,
   ) {
     this.stride = 1 + degree;
-    this.lookup = lookup ?? invert(blocks, members, this.stride);
+    this.heldMembers = members;
+    if (lookup === undefined && members === null) throw new StrataError('STRATA_INTERNAL', 'filter links need their members or their lookup', {});
+    this.lookup = lookup ?? invert(blocks, members!, this.stride);
     const from = this.lookup.nodeFrom;
     let most = 0;
     for (let c = 0; c + 1 < from.length; c++) most = Math.max(most, from[c + 1]! - from[c]!);
@@ -54,6 +61,23 @@ export class FilterLinks {
   }
 
   /** Bytes placeIn takes: the lists and the lookup, each on a cache line. */
+  /** How many memberships the blocks hold in all. */
+  get memberCount(): number {
+    return this.lookup.memberBlock.length;
+  }
+
+  /**
+   * Every block's members, ascending per block (what links.bin stores): the held array, else made
+   * afresh from the lookup (for writing and checking, never on a search's path).
+   */
+  get members(): Uint32Array {
+    if (this.heldMembers !== null) return this.heldMembers;
+    const { nodeFrom, memberList } = this.lookup;
+    const out = new Uint32Array(this.memberCount);
+    for (let c = 0; c + 1 < nodeFrom.length; c++) for (let k = nodeFrom[c]!; k < nodeFrom[c + 1]!; k++) out[memberList[k]! / this.stride] = c;
+    return out;
+  }
+
   regionBytes(): number {
     const k = this.lookup;
     return [this.lists, k.nodeFrom, k.memberBlock, k.memberList, k.entries].reduce((a, x) => a + align64(x.byteLength), 0);
@@ -62,6 +86,7 @@ export class FilterLinks {
   /**
    * The same links with their lists and lookup copied into `buffer` from byte `at` (regionBytes of
    * room): the fused region, where the WASM traversal reads them (index/kernels/traverse.as.ts).
+   * The members stay behind: the lookup holds them.
    */
   placeIn(buffer: ArrayBufferLike, at: number): FilterLinks {
     let next = at;
@@ -74,7 +99,7 @@ export class FilterLinks {
     const lists = place(this.lists);
     const k = this.lookup;
     const lookup = { nodeFrom: place(k.nodeFrom), memberBlock: place(k.memberBlock), memberList: place(k.memberList), entries: place(k.entries) };
-    return new FilterLinks(this.degree, this.payloadM, this.blocks, this.members, lists, lookup);
+    return new FilterLinks(this.degree, this.payloadM, this.blocks, null, lists, lookup);
   }
 
   /** The word offset of node's list in block b's records, or -1 when node is not in the block. */
@@ -99,11 +124,11 @@ export class FilterLinks {
     return n;
   }
 
-  /** DRAM (the members and their inversion, searched per expansion) and CXL (the lists) bytes. */
+  /** DRAM (the lookup, searched per expansion, and the members where held) and CXL (the lists) bytes. */
   bytes(): { dram: number; cxl: number } {
     const k = this.lookup;
     return {
-      dram: this.members.byteLength + k.nodeFrom.byteLength + k.memberBlock.byteLength + k.memberList.byteLength + k.entries.byteLength,
+      dram: (this.heldMembers?.byteLength ?? 0) + k.nodeFrom.byteLength + k.memberBlock.byteLength + k.memberList.byteLength + k.entries.byteLength,
       cxl: this.lists.byteLength,
     };
   }

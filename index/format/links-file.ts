@@ -16,7 +16,7 @@ export interface FilterLinksEntry {
 
 /** The header's fields, after the magic and version. */
 export function linksHeaderFields(l: FilterLinks): number[] {
-  return [l.blocks.length, l.degree, l.payloadM, l.members.length, l.lists.length];
+  return [l.blocks.length, l.degree, l.payloadM, l.memberCount, l.lists.length];
 }
 
 export function linksEntry(l: FilterLinks): FilterLinksEntry {

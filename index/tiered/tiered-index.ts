@@ -124,7 +124,7 @@ interface LinksHandle {
   degree: number;
   payloadM: number;
   blocks: readonly LinkBlockEntry[];
-  members: Uint32Array;
+  members: Uint32Array | null;
   lists: Uint32Array;
   lookup: LinkLookup;
 }
@@ -379,7 +379,8 @@ export class TieredIndex {
     if (l === null) return null;
     const k = l.lookup;
     const lookup = { nodeFrom: toShared(k.nodeFrom), memberBlock: toShared(k.memberBlock), memberList: toShared(k.memberList), entries: toShared(k.entries) };
-    const h = { degree: l.degree, payloadM: l.payloadM, blocks: l.blocks, members: toShared(l.members), lists: toShared(l.lists), lookup };
+    const members = l.heldMembers === null ? null : toShared(l.heldMembers);
+    const h = { degree: l.degree, payloadM: l.payloadM, blocks: l.blocks, members, lists: toShared(l.lists), lookup };
     this.linksValue = new FilterLinks(h.degree, h.payloadM, h.blocks, h.members, h.lists, lookup);
     return h;
   }

@@ -35,4 +35,15 @@ describe('filter links lookup', () => {
     expect(b.cxl).toBe(members.length * 3 * 4);
     expect(b.dram).toBeGreaterThan(members.length * 4 * 3);
   });
+
+  it('leaves the members behind when placed in a region, and derives the same ones from the lookup', () => {
+    const region = new ArrayBuffer(links.regionBytes() + 64);
+    const placed = links.placeIn(region, 64);
+    expect(placed.heldMembers).toBeNull();
+    expect([...placed.members]).toEqual(members);
+    expect(placed.memberCount).toBe(members.length);
+    expect(placed.lists.buffer).toBe(region);
+    expect(placed.bytes().dram).toBe(links.bytes().dram - 4 * members.length);
+    expect(placed.listOf(1, 4)).toBe(links.listOf(1, 4));
+  });
 });
