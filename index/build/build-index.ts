@@ -27,7 +27,6 @@ import type { GraphImage } from '../graph/graph-image.js';
 import type { BlockRows } from '../filter-links/blocks.js';
 import { LINK_EF_CONSTRUCTION } from '../filter-links/build-links.js';
 import { blocksOfPayloads, checkPayloadM, linkBlocks } from './link-blocks.js';
-import { linkLookupBytes } from '../filter-links/filter-links.js';
 import { buildGraphParallel, graphRegionBytes, graphThreads } from './parallel-graph.js';
 import { MAX_REGION_BYTES } from '../../tiers/shared-region.js';
 import { parseIndexFields } from './index-fields.js';
@@ -275,16 +274,9 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
     (payloadInput === null || payloadInput.points === 0 ? null : basePayloadEntries(payloadInput, ds.ids, o.payloadInput?.rows ?? null));
   const sizing = indexFields.length > 0 ? payloadIndexSizing(entriesOf() ?? [], indexFields) : { bytes: 0, valueCounts: [] };
   const budgetBytes = parseBudget(budgetText, graphFullPrecisionBytes(graph));
-  const payloadM = o.payloadM ?? 0;
-  const blocks = payloadM > 0 ? (o.linkBlocks ?? blocksOfPayloads(entriesOf() ?? [], indexFields, ds.ids, ds.count)) : [];
-  // The links' lookup is DRAM the walk reads on every hop: set aside with the payload indexes.
-  const lookupBytes = linkLookupBytes(
-    blocks.map((b) => b.rows.length),
-    ds.count,
-  );
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
-    payloadIndexBytes: sizing.bytes + lookupBytes,
+    payloadIndexBytes: sizing.bytes,
     runValues: o.runValues ?? runValues(sizing.valueCounts, graph.count),
     policy,
     profile: profile.accesses,
@@ -299,6 +291,8 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const filterWalk = profileWalks(index, profQ.length >= ds.dim ? profQ : sampleRows(ds.vectors, ds.dim, WALK_PROFILE.queries, seed), seed);
   progress('layout', 1, 1);
   lap('layout');
+  const payloadM = o.payloadM ?? 0;
+  const blocks = payloadM > 0 ? (o.linkBlocks ?? blocksOfPayloads(entriesOf() ?? [], indexFields, ds.ids, ds.count)) : [];
   if (blocks.length > 0) {
     const linkGraph = (vectors: Float32Array, lm: number): Promise<GraphImage> => {
       const lo = { metric, m: lm, efConstruction: Math.min(efConstruction, LINK_EF_CONSTRUCTION), seed };

@@ -21,7 +21,7 @@ export interface PlaceOptions extends AllocateOptions {
   rotation?: RotationKind;
   /** Share of the list budget that live re-tiering moves (planner.ts; default DEFAULT_POOL_SHARE). */
   poolShare?: number;
-  /** DRAM the payload indexes take (index-bytes.ts), and the filter links' lookup, set aside before the graph's parts are placed. */
+  /** DRAM the payload indexes take (index-bytes.ts), set aside before the graph's parts are placed. */
   payloadIndexBytes?: number;
   /** Points of each keyword value worth a run (index/tiered/value-runs.ts runValues): the planner gives runs DRAM before hot lists. */
   runValues?: readonly number[];

@@ -136,16 +136,6 @@ export class FilterLinks {
 
 const align64 = (x: number): number => Math.ceil(x / 64) * 64;
 
-/**
- * The DRAM the lookup of links over `nodes` nodes takes, given each block's member count (what
- * invert makes: bounds per node, a block and a list offset per membership, an entry per block): the
- * build sets it aside from the DRAM budget before it places the graph, as it does the payload indexes.
- */
-export function linkLookupBytes(blockSizes: readonly number[], nodes: number): number {
-  const memberships = blockSizes.reduce((a, b) => a + b, 0);
-  return blockSizes.length === 0 ? 0 : 4 * (nodes + 1) + 8 * memberships + 4 * blockSizes.length;
-}
-
 /** The members inverted (LinkLookup), each node's memberships ascending by block. */
 function invert(blocks: readonly LinkBlockEntry[], members: Uint32Array, stride: number): LinkLookup {
   let top = 0;
