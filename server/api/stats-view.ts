@@ -51,9 +51,20 @@ export interface FilterPlanView {
   base: number;
   fresh: number;
   residual: boolean;
+  /** Matching codes the scan scored, and of them those read from a keyword value's run. */
+  scanned: number;
+  from_runs: number;
+  /** Walks whose entry showed the matches scarce and scanned instead, and walks that found fewer than k and scanned after. */
+  scarce_scans: number;
+  scan_fallbacks: number;
+  /** Walks that took the filter links, and the link lists they read (CXL), with their bytes. */
+  linked_walks: number;
+  filter_link_reads: number;
+  filter_link_bytes: number;
 }
 
-export function filterPlanView(f: FilterPlan): FilterPlanView {
+/** The plan a filtered search ran, with its stats' filter counters (per query). */
+export function filterPlanView(f: FilterPlan, s: SearchStats): FilterPlanView {
   return {
     plan: f.plan,
     estimated: { min: f.estimated.min, exp: f.estimated.exp, max: f.estimated.max },
@@ -61,6 +72,13 @@ export function filterPlanView(f: FilterPlan): FilterPlanView {
     base: f.base,
     fresh: f.fresh,
     residual: f.residual,
+    scanned: s.scanned,
+    from_runs: s.fromRuns,
+    scarce_scans: s.scarceScans,
+    scan_fallbacks: s.scanFallbacks,
+    linked_walks: s.linkedWalks,
+    filter_link_reads: s.filterLinkReads,
+    filter_link_bytes: s.filterLinkBytes,
   };
 }
 
@@ -81,6 +99,6 @@ export function strataStats(s: SearchStats, mode: ExecutionMode, filter?: Filter
     distance_dram_share: s.distanceDramShare,
     stalled_ns: s.stalledNs,
   };
-  if (filter !== undefined) view.filter = filterPlanView(filter);
+  if (filter !== undefined) view.filter = filterPlanView(filter, s);
   return view;
 }

@@ -137,11 +137,23 @@ function writeTierCounts(o: Out, field: number, t: TierCounts): void {
 }
 
 // FilterPlan {plan = 1; estimated = 2 (FilterEstimate {min = 1; exp = 2; max = 3}); matched = 3;
-// base = 4; fresh = 5; residual = 6 (false, the default, left out)}
+// base = 4; fresh = 5; residual = 6 (false, the default, left out); scanned = 7; from_runs = 8;
+// scarce_scans = 9; scan_fallbacks = 10; linked_walks = 11; filter_link_reads = 12; filter_link_bytes = 13}
 const ESTIMATE_SIZE = 27;
 
+/** FilterPlan's counters of what the plan did, with their field numbers. */
+const FILTER_COUNTERS = [
+  ['scanned', 7],
+  ['from_runs', 8],
+  ['scarce_scans', 9],
+  ['scan_fallbacks', 10],
+  ['linked_walks', 11],
+  ['filter_link_reads', 12],
+  ['filter_link_bytes', 13],
+] as const;
+
 function filterPlanSize(f: FilterPlanView): number {
-  return framed(Buffer.byteLength(f.plan)) + framed(ESTIMATE_SIZE) + 3 * 9 + (f.residual ? 2 : 0);
+  return framed(Buffer.byteLength(f.plan)) + framed(ESTIMATE_SIZE) + (3 + FILTER_COUNTERS.length) * 9 + (f.residual ? 2 : 0);
 }
 
 function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
@@ -159,6 +171,7 @@ function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
     o.tag(6, VARINT);
     o.varint(1);
   }
+  for (const [key, field] of FILTER_COUNTERS) o.double(field, f[key]);
 }
 
 // SearchStats {mode = 1; hops = 2; distance_computations = 3; accesses = 4; bytes = 5; dram_share = 6;

@@ -47,6 +47,13 @@ function stats(i: number): StrataSearchStats {
             base: 2 * i,
             fresh: i,
             residual: i % 4 === 1,
+            scanned: i % 2 ? 0 : 3 * i,
+            from_runs: i,
+            scarce_scans: 0,
+            scan_fallbacks: 1,
+            linked_walks: i % 2,
+            filter_link_reads: 17.5,
+            filter_link_bytes: 2 ** 33,
           },
         }
       : {}),

@@ -156,7 +156,22 @@ describe('gRPC filters', () => {
         with_stats: true,
         filter_json: JSON.stringify(fc.filter),
       });
-      expect((r['strata'] as { filter: { plan: string } }).filter.plan).toBe(plan);
+      const f = (r['strata'] as { filter: Record<string, unknown> }).filter;
+      expect(f['plan']).toBe(plan);
+      // What the plan did: the scan scores every matching base code, the walks none.
+      expect(Number(f['scanned']), plan).toBe(plan === 'scan' ? Number(f['base']) : 0);
+      expect(Number(f['linked_walks'])).toBe(0);
+      // The same counters as REST's with_stats for the same search.
+      const rest = await http(srv.url, 'POST', `/collections/${NAME}/points/search`, {
+        vector: query,
+        limit: 3,
+        params: { filter_plan: plan },
+        with_stats: true,
+        filter: fc.filter,
+      });
+      const rf = (rest.body as { strata: { filter: Record<string, unknown> } }).strata.filter;
+      for (const k of ['scanned', 'from_runs', 'scarce_scans', 'scan_fallbacks', 'linked_walks', 'filter_link_reads', 'filter_link_bytes'])
+        expect(Number(f[k]), `${plan} ${k}`).toBe(rf[k]);
     }
   });
 
