@@ -104,10 +104,8 @@ export class FilterLinks {
 
   /** The word offset of node's list in block b's records, or -1 when node is not in the block. */
   listOf(b: number, node: number): number {
-    const { nodeFrom, memberBlock, memberList } = this.lookup;
-    if (node + 1 >= nodeFrom.length) return -1;
-    for (let k = nodeFrom[node]!, end = nodeFrom[node + 1]!; k < end; k++) if (memberBlock[k] === b) return memberList[k]!;
-    return -1;
+    const out = new Int32Array(1);
+    return this.listsIn(Uint32Array.of(b), node, out) > 0 ? out[0]! : -1;
   }
 
   /**

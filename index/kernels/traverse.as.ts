@@ -418,13 +418,20 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
  * requestUnvisited and apply's FILTERED case are the twin): the nearest frontier node is expanded
  * until it is farther than the ef-th match or none is left; a scored node enters the frontier while
  * the matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Every
- * list is foreseen as the beam's are (the frontier's nearest fetched a step ahead). Leaves the matches' heap in the beam's
- * arrays (distances negated); a frontier that would outgrow its capacity stops the walk with overflow set (WALK_END), and so does a scarce entry where the caller asked to scan (the descent's node then in the beam's first entry).
+ * list is foreseen as the beam's are (the frontier's nearest fetched a step ahead). Where the entry
+ * is scarce in matches and the caller gave covering blocks, it is the links' walk (LINKED: the
+ * blocks' entries first, then each node's matching neighbours and its links in the cover; a foreseen
+ * node's link lists come with its neighbour list); where it gave none and asked to scan, it stops
+ * at once (WALK_END_SCARCE, the descent's node in the beam's first entry). Leaves the matches' heap
+ * in the beam's arrays (distances negated); a frontier that would outgrow its capacity stops the
+ * walk with overflow set (WALK_END).
  */
 function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
   const order = <usize>load<u32>(b, B_SCRATCH);
   const dist = order + 5 * (maxDeg << 2);
+  // Scratch 1 (the per-segment ids, free between requests) holds a node's link offsets.
+  const offsets = order + (maxDeg << 2);
   const adjSplit = load<u32>(b, B_ADJ_SPLIT);
   const adj0 = <usize>load<u32>(b, B_ADJ0);
   const adj1 = <usize>load<u32>(b, B_ADJ1);
@@ -437,13 +444,9 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const epoch = load<u8>(b, B_EPOCH);
   const bits = <usize>load<u32>(b, B_FILTER);
   const cap = load<i32>(b, B_FRONTIER_CAP);
-  const ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
-  if (ef < 0 && load<u32>(b, B_COVER_N) > 0) {
-    store<u8>(visited + <usize>start, epoch);
-    linkedWalk(b, start, startDist);
-    return;
-  }
-  if (ef < 0) {
+  let ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
+  const linked = ef < 0 && load<u32>(b, B_COVER_N) > 0;
+  if (ef < 0 && !linked) {
     // The descent's node goes back in the beam's first entry: a caller walking the links from it
     // need not descend again.
     const beam = <usize>load<u32>(b, B_BEAM);
@@ -452,6 +455,11 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
     store<i32>(b + B_BEAM_N, 0);
     store<u32>(b + B_OVERFLOW, WALK_END_SCARCE);
     return;
+  }
+  if (linked) {
+    // The links' walk keeps the query's ef (Traversal.startLevel0).
+    ef = load<i32>(b, B_EF);
+    store<u32>(b + B_LINKED, 1);
   }
   matchD = <usize>load<u32>(b, B_BEAM);
   matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
@@ -463,14 +471,24 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   heapPush(frontD, frontI, frontN++, startDist, start);
   if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
   let overflow: u32 = 0;
+  if (linked) {
+    const m = requestSeeds(b, visited, epoch, order);
+    if (m > 0) {
+      score(b, <i32>m);
+      overflow = applyWalk(m, ef, cap, bits, order, dist);
+    }
+  }
   const prefetch = load<u32>(b, B_PREFETCH) != 0;
   foreseen = -1;
   let sink: u32 = 0;
-  for (;;) {
+  while (overflow == 0) {
     // The node taken one step ahead is expanded first (relaxed order: Traversal.expandFiltered is
-    // the twin), unless it is beyond the ef-th match by now; then the frontier's nearest.
+    // the twin), unless it is beyond the ef-th match by now; then the frontier's nearest. A dropped
+    // node's link lists were fetched for nothing too (Traversal.dropForeseen).
     const f = foreseen;
-    const hit = takeForeseen(b, matchN < ef || foreseenD <= -load<f32>(matchD));
+    const keep = matchN < ef || foreseenD <= -load<f32>(matchD);
+    if (linked && f >= 0 && !keep) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>f, offsets));
+    const hit = takeForeseen(b, keep);
     let c: u32 = hit ? <u32>f : 0;
     if (!hit) {
       if (frontN == 0) break;
@@ -488,14 +506,14 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
       heapPop(frontD, frontI, --frontN);
       foresee(b, next, nextD, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
     }
-    const m = requestUnvisited(list, deg, visited, epoch, order);
+    const m = linked ? requestLinked(b, list, deg, c, hit, bits, visited, epoch, order, offsets) : requestUnvisited(list, deg, visited, epoch, order);
     // As the beam's walk: touch the foreseen record's lines just before the scoring.
     if (foreseen >= 0) sink ^= touchRecord(foreseenList, adjStride);
     if (m == 0) continue;
     score(b, <i32>m);
     overflow = applyWalk(m, ef, cap, bits, order, dist);
-    if (overflow != 0) break;
   }
+  if (linked && foreseen >= 0) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>foreseen, offsets));
   takeForeseen(b, false);
   keepLoads(sink);
   store<i32>(b + B_BEAM_N, matchN);
@@ -565,111 +583,45 @@ function linkBytesOf(b: usize, c: u32, scratch: usize): u32 {
   return bytes;
 }
 
-/**
- * The links' walk (FILTER_PLAN.LINKED) from the descent's node, where the filtered walk found its
- * entry scarce in matches (Traversal.startLevel0's LINKED case, expandFiltered, requestSeeds and
- * requestLinked are the twin): the covering blocks' entries first, then the nearest frontier node's
- * matching neighbours and its links in the covering blocks, matching or not, up to requestCap ids a
- * step. A foreseen node's link lists come with its neighbour list (their reads hidden), and a
- * dropped one's are moved for nothing. Ends as the filtered walk does.
- */
-function linkedWalk(b: usize, start: u32, startDist: f32): void {
-  const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
-  const order = <usize>load<u32>(b, B_SCRATCH);
-  const dist = order + 5 * (maxDeg << 2);
-  // Scratch 1 (the per-segment ids, free between requests) holds a node's link offsets.
-  const offsets = order + (maxDeg << 2);
-  const adjSplit = load<u32>(b, B_ADJ_SPLIT);
-  const adj0 = <usize>load<u32>(b, B_ADJ0);
-  const adj1 = <usize>load<u32>(b, B_ADJ1);
-  const adjStride = <usize>load<u32>(b, B_ADJ_STRIDE);
-  const poolTable = <usize>load<u32>(b, B_POOL_TABLE);
-  const poolCap = load<u32>(b, B_POOL_CAP);
-  const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
-  const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
-  const visited = <usize>load<u32>(b, B_VISITED);
-  const epoch = load<u8>(b, B_EPOCH);
-  const bits = <usize>load<u32>(b, B_FILTER);
-  const cap = load<i32>(b, B_FRONTIER_CAP);
+/** The links' walk's first request (Traversal.requestSeeds): the covering blocks' entries, unvisited, up to requestCap. */
+function requestSeeds(b: usize, visited: usize, epoch: u8, order: usize): usize {
   const reqCap = <usize>load<u32>(b, B_REQUEST_CAP);
-  const lists = <usize>load<u32>(b, B_LINK_LISTS);
   const entries = <usize>load<u32>(b, B_LINK_ENTRIES);
   const cover = <usize>load<u32>(b, B_COVER);
   const coverN = load<i32>(b, B_COVER_N);
-  const ef = load<i32>(b, B_EF);
-  store<u32>(b + B_LINKED, 1);
-  matchD = <usize>load<u32>(b, B_BEAM);
-  matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
-  matchN = 0;
-  frontD = <usize>load<u32>(b, B_FRONTIER);
-  frontI = frontD + (<usize>cap << 2);
-  frontN = 0;
-  heapPush(frontD, frontI, frontN++, startDist, start);
-  if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
-  let overflow: u32 = 0;
-  // The blocks' entries (requestSeeds).
   let m: usize = 0;
-  for (let j = 0; j < coverN && m < reqCap; j++) {
-    m = visit(entries + (<usize>load<u32>(cover + (<usize>j << 2)) << 2), visited, epoch, order, m);
+  for (let j = 0; j < coverN && m < reqCap; j++) m = visit(entries + (<usize>load<u32>(cover + (<usize>j << 2)) << 2), visited, epoch, order, m);
+  return m;
+}
+
+/**
+ * The links' expansion of c (Traversal.requestLinked): its list's matching unvisited neighbours,
+ * then its links in the covering blocks, matching or not, while the request has room (requestCap);
+ * each link list read counted, its latency hidden where c was foreseen.
+ */
+function requestLinked(b: usize, list: usize, deg: u32, c: u32, hit: bool, bits: usize, visited: usize, epoch: u8, order: usize, offsets: usize): usize {
+  const reqCap = <usize>load<u32>(b, B_REQUEST_CAP);
+  const lists = <usize>load<u32>(b, B_LINK_LISTS);
+  let m: usize = 0;
+  for (let j: usize = 1; j <= <usize>deg; j++) {
+    const at = list + (j << 2);
+    if (matches(bits, load<u32>(at))) m = visit(at, visited, epoch, order, m);
   }
-  if (m > 0) {
-    score(b, <i32>m);
-    overflow = applyWalk(m, ef, cap, bits, order, dist);
+  const nl = linksIn(b, c, offsets);
+  for (let k = 0; k < nl && m < reqCap; k++) {
+    const r = lists + (<usize>load<u32>(offsets + (<usize>k << 2)) << 2);
+    const ld = load<u32>(r);
+    const bytes = (ld + 1) << 2;
+    if (hit) {
+      addU32(b + B_LINK_HIDDEN, 1);
+      addU32(b + B_LINK_HIDDEN_BYTES, bytes);
+    } else {
+      addU32(b + B_LINK_MISS, 1);
+      addU32(b + B_LINK_MISS_BYTES, bytes);
+    }
+    for (let j: usize = 1; j <= <usize>ld && m < reqCap; j++) m = visit(r + (j << 2), visited, epoch, order, m);
   }
-  const prefetch = load<u32>(b, B_PREFETCH) != 0;
-  foreseen = -1;
-  let sink: u32 = 0;
-  while (overflow == 0) {
-    const f = foreseen;
-    const keep = matchN < ef || foreseenD <= -load<f32>(matchD);
-    if (f >= 0 && !keep) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>f, offsets));
-    const hit = takeForeseen(b, keep);
-    let c: u32 = hit ? <u32>f : 0;
-    if (!hit) {
-      if (frontN == 0) break;
-      c = load<u32>(frontI);
-      if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
-      heapPop(frontD, frontI, --frontN);
-    }
-    addU32(b + B_HOPS, 1);
-    const list = listToRead(hit, c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-    const deg = readList(b, list, listTier, c >= adjSplit && countLists, hit);
-    if (prefetch && frontN > 0) {
-      const next = load<u32>(frontI);
-      const nextD = load<f32>(frontD);
-      heapPop(frontD, frontI, --frontN);
-      foresee(b, next, nextD, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
-    }
-    // requestLinked: the matching unvisited neighbours, then c's links while the request has room.
-    m = 0;
-    for (let j: usize = 1; j <= <usize>deg; j++) {
-      const at = list + (j << 2);
-      if (matches(bits, load<u32>(at))) m = visit(at, visited, epoch, order, m);
-    }
-    const nl = linksIn(b, c, offsets);
-    for (let k = 0; k < nl && m < reqCap; k++) {
-      const r = lists + (<usize>load<u32>(offsets + (<usize>k << 2)) << 2);
-      const ld = load<u32>(r);
-      const bytes = (ld + 1) << 2;
-      if (hit) {
-        addU32(b + B_LINK_HIDDEN, 1);
-        addU32(b + B_LINK_HIDDEN_BYTES, bytes);
-      } else {
-        addU32(b + B_LINK_MISS, 1);
-        addU32(b + B_LINK_MISS_BYTES, bytes);
-      }
-      for (let j: usize = 1; j <= <usize>ld && m < reqCap; j++) m = visit(r + (j << 2), visited, epoch, order, m);
-    }
-    if (foreseen >= 0) sink ^= touchRecord(foreseenList, adjStride);
-    if (m == 0) continue;
-    score(b, <i32>m);
-    overflow = applyWalk(m, ef, cap, bits, order, dist);
-  }
-  if (foreseen >= 0) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>foreseen, offsets));
-  takeForeseen(b, false);
-  keepLoads(sink);
-  store<i32>(b + B_BEAM_N, matchN);
-  store<u32>(b + B_OVERFLOW, overflow);
+  return m;
 }
 
 /** Runs the traversal described by the control block at b; the answer is the beam, sorted, or the filtered walk's matches (see the block). */
