@@ -3,7 +3,8 @@
 // the block alone, build-links.ts). A filter the blocks cover is walked on its matches only, through
 // these lists and the matching part of the base's own lists (index/search/traversal.ts LINKED): the
 // block's links keep the matches connected where the base graph reaches them only through
-// non-matching points. Members are DRAM (the lookup); the lists are cold and priced as CXL reads.
+// non-matching points. Only linked walks read them, so the lists and the lookup (each node's
+// memberships) are cold, priced as CXL reads; the blocks' entries, which seed a walk, stay in DRAM.
 import { StrataError } from '../../common/errors.js';
 import type { LinkBlock } from './blocks.js';
 
@@ -60,7 +61,6 @@ export class FilterLinks {
     this.maxMemberships = most;
   }
 
-  /** Bytes placeIn takes: the lists and the lookup, each on a cache line. */
   /** How many memberships the blocks hold in all. */
   get memberCount(): number {
     return this.lookup.memberBlock.length;
@@ -78,18 +78,22 @@ export class FilterLinks {
     return out;
   }
 
-  regionBytes(): number {
+  /**
+   * Bytes placeIn takes, each array on a cache line: in DRAM the blocks' entries (a walk's seeds),
+   * and cold the lists and the lookup (a range of their own, which a CXL host binds to its node).
+   */
+  regionBytes(): { dram: number; cold: number } {
     const k = this.lookup;
-    return [this.lists, k.nodeFrom, k.memberBlock, k.memberList, k.entries].reduce((a, x) => a + align64(x.byteLength), 0);
+    return { dram: align64(k.entries.byteLength), cold: [this.lists, k.nodeFrom, k.memberBlock, k.memberList].reduce((a, x) => a + align64(x.byteLength), 0) };
   }
 
   /**
-   * The same links with their lists and lookup copied into `buffer` from byte `at` (regionBytes of
-   * room): the fused region, where the WASM traversal reads them (index/kernels/traverse.as.ts).
-   * The members stay behind: the lookup holds them.
+   * The same links copied into `buffer` (regionBytes of room at each offset): the entries from byte
+   * `at`, the lists and the lookup from `coldAt`. That is the fused region, where the WASM traversal
+   * reads them (index/kernels/traverse.as.ts). The members stay behind: the lookup holds them.
    */
-  placeIn(buffer: ArrayBufferLike, at: number): FilterLinks {
-    let next = at;
+  placeIn(buffer: ArrayBufferLike, at: number, coldAt: number): FilterLinks {
+    let next = coldAt;
     const place = (a: Uint32Array): Uint32Array => {
       const out = new Uint32Array(buffer, next, a.length);
       out.set(a);
@@ -98,7 +102,11 @@ export class FilterLinks {
     };
     const lists = place(this.lists);
     const k = this.lookup;
-    const lookup = { nodeFrom: place(k.nodeFrom), memberBlock: place(k.memberBlock), memberList: place(k.memberList), entries: place(k.entries) };
+    const nodeFrom = place(k.nodeFrom);
+    const memberBlock = place(k.memberBlock);
+    const memberList = place(k.memberList);
+    next = at;
+    const lookup = { nodeFrom, memberBlock, memberList, entries: place(k.entries) };
     return new FilterLinks(this.degree, this.payloadM, this.blocks, null, lists, lookup);
   }
 
@@ -122,12 +130,26 @@ export class FilterLinks {
     return n;
   }
 
-  /** DRAM (the lookup, searched per expansion, and the members where held) and CXL (the lists) bytes. */
+  /**
+   * Bytes a linked hop reads of node's lookup: its two bounds, then its memberships (traverse.as.ts's
+   * lookupBytesOf is the twin); 0 for a node the links do not reach.
+   */
+  lookupBytes(node: number): number {
+    const from = this.lookup.nodeFrom;
+    if (node + 1 >= from.length) return 0;
+    return 8 + 8 * (from[node + 1]! - from[node]!);
+  }
+
+  /**
+   * DRAM (the blocks' entries, and the members where held: a base built in this process) and CXL
+   * (the lists, and the lookup a linked hop reads with them) bytes. Only linked walks read either,
+   * so both are cold: the DRAM budget keeps its room for what every search reads.
+   */
   bytes(): { dram: number; cxl: number } {
     const k = this.lookup;
     return {
-      dram: (this.heldMembers?.byteLength ?? 0) + k.nodeFrom.byteLength + k.memberBlock.byteLength + k.memberList.byteLength + k.entries.byteLength,
-      cxl: this.lists.byteLength,
+      dram: (this.heldMembers?.byteLength ?? 0) + k.entries.byteLength,
+      cxl: this.lists.byteLength + k.nodeFrom.byteLength + k.memberBlock.byteLength + k.memberList.byteLength,
     };
   }
 }

@@ -60,6 +60,7 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['BEAM_MAX_EF', 'i32', control.BEAM_MAX_EF],
   ['WALK_END_OVERFLOW', 'u32', control.WALK_END.overflow],
   ['WALK_END_SCARCE', 'u32', control.WALK_END.scarce],
+  ['LINK_LOOKUP_READS', 'u32', control.LINK_LOOKUP_READS],
 ]);
 const insert = await loadTable('insert-control');
 generate('insert-control', "A build thread's level-0 search block (byte offsets), shared by the WASM search and the HNSW insertion.", 'I', insert.INSERT, [

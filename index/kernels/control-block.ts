@@ -160,6 +160,12 @@ export const CONTROL_LINK_OUTPUTS = { from: CONTROL.linked, to: CONTROL.linkWast
 /** Bytes of a lane's control block; the lane's arrays follow it. */
 export const CONTROL_BYTES = 336;
 
+/**
+ * Reads of the CXL tier a linked hop's lookup of its node takes: the node's two bounds, then the
+ * memberships they point to (dependent, so two latencies where the node was not foreseen).
+ */
+export const LINK_LOOKUP_READS = 2;
+
 /** Most covering blocks a fused links' walk takes (the lane's room for their ids); more walk in the JS steps. */
 export const COVER_MAX = 1024;
 

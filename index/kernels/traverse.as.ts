@@ -31,6 +31,7 @@ import {
   B_MATCHED,
   B_NODES,
   BEAM_MAX_EF,
+  LINK_LOOKUP_READS,
   WALK_BOOST,
   WALK_END_OVERFLOW,
   WALK_END_SCARCE,
@@ -574,11 +575,21 @@ function linksIn(b: usize, c: u32, out: usize): i32 {
   return n;
 }
 
-/** Bytes of c's lists in the covering blocks (a foreseen node dropped: fetched for nothing). */
+/**
+ * Bytes of c's lookup in the links (its two bounds, then its memberships: two dependent reads of
+ * the CXL tier, FilterLinks.lookupBytes is the twin); 0 for a node the links do not reach.
+ */
+function lookupBytesOf(b: usize, c: u32): u32 {
+  if (c >= load<u32>(b, B_LINK_NODES)) return 0;
+  const from = <usize>load<u32>(b, B_LINK_FROM);
+  return 8 + ((load<u32>(from + ((<usize>c + 1) << 2)) - load<u32>(from + (<usize>c << 2))) << 3);
+}
+
+/** Bytes of c's lookup and its lists in the covering blocks (a foreseen node dropped: fetched for nothing). */
 function linkBytesOf(b: usize, c: u32, scratch: usize): u32 {
   const lists = <usize>load<u32>(b, B_LINK_LISTS);
   const n = linksIn(b, c, scratch);
-  let bytes: u32 = 0;
+  let bytes: u32 = lookupBytesOf(b, c);
   for (let j = 0; j < n; j++) bytes += (load<u32>(lists + (<usize>load<u32>(scratch + (<usize>j << 2)) << 2)) + 1) << 2;
   return bytes;
 }
@@ -597,7 +608,7 @@ function requestSeeds(b: usize, visited: usize, epoch: u8, order: usize): usize 
 /**
  * The links' expansion of c (Traversal.requestLinked): its list's matching unvisited neighbours,
  * then its links in the covering blocks, matching or not, while the request has room (requestCap);
- * each link list read counted, its latency hidden where c was foreseen.
+ * its lookup and each link list read counted, their latency hidden where c was foreseen.
  */
 function requestLinked(b: usize, list: usize, deg: u32, c: u32, hit: bool, bits: usize, visited: usize, epoch: u8, order: usize, offsets: usize): usize {
   const reqCap = <usize>load<u32>(b, B_REQUEST_CAP);
@@ -606,6 +617,17 @@ function requestLinked(b: usize, list: usize, deg: u32, c: u32, hit: bool, bits:
   for (let j: usize = 1; j <= <usize>deg; j++) {
     const at = list + (j << 2);
     if (matches(bits, load<u32>(at))) m = visit(at, visited, epoch, order, m);
+  }
+  // c's lookup first (two reads: its bounds, then its memberships), hidden where c was foreseen.
+  const lookup = lookupBytesOf(b, c);
+  if (lookup > 0) {
+    if (hit) {
+      addU32(b + B_LINK_HIDDEN, LINK_LOOKUP_READS);
+      addU32(b + B_LINK_HIDDEN_BYTES, lookup);
+    } else {
+      addU32(b + B_LINK_MISS, LINK_LOOKUP_READS);
+      addU32(b + B_LINK_MISS_BYTES, lookup);
+    }
   }
   const nl = linksIn(b, c, offsets);
   for (let k = 0; k < nl && m < reqCap; k++) {

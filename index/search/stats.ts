@@ -46,8 +46,9 @@ export const STAT = {
   /** Filtered walks on the filter links (FILTER_PLAN.LINKED, chosen or taken where the entry was scarce in matches). */
   linkedWalks: 29,
   /**
-   * Filter links' lists the linked walk read, and their bytes (always the CXL tier): apart from the
-   * neighbour lists, whose DRAM share re-tiering watches (a placement cannot move these).
+   * Reads of the filter links the linked walk made (each hop's lookup, then its lists), and their
+   * bytes (always the CXL tier): apart from the neighbour lists, whose DRAM share re-tiering watches
+   * (a placement cannot move these).
    */
   filterLinkReads: 30,
   filterLinkBytes: 31,

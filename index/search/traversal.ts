@@ -20,7 +20,7 @@ import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
-import { DEGREE_MASK, WALK_SCARCE } from '../kernels/control-block.js';
+import { DEGREE_MASK, LINK_LOOKUP_READS, WALK_SCARCE } from '../kernels/control-block.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
@@ -463,7 +463,8 @@ export class Traversal {
   /**
    * The LINKED expansion: the list's unvisited matching neighbours, then c's links in each covering
    * block it belongs to (points of the cover, matching or not: the walk crosses the cover through
-   * them). A block's list is cold, read from CXL. Up to a request's worth; the rest stay unvisited.
+   * them). c's lookup and a block's list are cold, read from CXL. Up to a request's worth; the rest
+   * stay unvisited.
    */
   private requestLinked(st: QueryState, u32: Uint32Array, at: number, n: number, c: number, hit: boolean): boolean {
     const visited = st.visited;
@@ -476,6 +477,9 @@ export class Traversal {
       this.linkRoom(st, links.maxMemberships);
       st.expandLinkN = links.listsIn(st.links!, c, st.expandLinks);
     }
+    // c's lookup (its bounds, then its memberships) comes from the CXL tier before its lists do.
+    const lookup = links.lookupBytes(c);
+    if (lookup > 0) st.owedNs += this.acct.filterLinksMany(st.stats, LINK_LOOKUP_READS, lookup, hit);
     for (let b = 0; b < st.expandLinkN && m < cap; b++) {
       const r = st.expandLinks[b]!;
       const deg = lists[r]!;
@@ -689,6 +693,7 @@ export class Traversal {
     st.owedNs += this.acct.bytesOnly(st.stats, this.index.listTier(node), st.foreseenBytes);
     const links = this.index.links;
     if (st.plan !== FILTER_PLAN.LINKED || links === null) return;
+    st.owedNs += this.acct.bytesOnly(st.stats, 1, links.lookupBytes(node));
     for (let b = 0; b < st.foreseenLinkN; b++) st.owedNs += this.acct.bytesOnly(st.stats, 1, 4 * (1 + links.lists[st.foreseenLinks[b]!]!));
   }
 

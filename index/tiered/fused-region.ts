@@ -6,7 +6,8 @@
 // tier's NUMA node on its own (memory-binding.ts binds ranges), and priced by its tier. Lanes are per-searcher scratch: a visited tag per node, the beam,
 // the hop's id lists, and the filtered walk's bitset and frontier; they count as DRAM. The promotion pool (list-pool.ts) sits beside the
 // upper layers, in DRAM: copies of CXL lists and their lookup table. After the lanes: the value runs'
-// area, then the filter links' (their cold lists and DRAM lookup, FilterLinks.placeIn).
+// area, then the filter links' blocks' entries, and last, from a huge page of their own, the links'
+// lists and lookup: cold, a range of the CXL tier (FilterLinks.placeIn).
 import { CONTROL_BYTES, COVER_MAX } from '../kernels/control-block.js';
 import { BEAM_MAX_EF } from '../kernels/control-block.js';
 import { RUNS_PER_SCAN } from './value-runs.js';
@@ -89,8 +90,20 @@ export interface FusedHandle {
   pool: PoolLayout | null;
   /** The value runs' area (value-runs.ts): byte offset and capacity; bytes 0: none. */
   runs: { at: number; bytes: number };
-  /** The filter links' area (FilterLinks.placeIn): byte offset and capacity; bytes 0: none. */
-  links: { at: number; bytes: number };
+  /** The filter links' areas (FilterLinks.placeIn), each a byte offset and capacity; bytes 0: none. */
+  links: LinksArea;
+}
+
+/**
+ * Where the filter links lie in the region: their DRAM part (the blocks' entries) after the value
+ * runs, and their cold part (lists and lookup) from a huge-page boundary, whole pages of it, so that
+ * a CXL host binds that range to its node without moving anything else (memory-binding.ts).
+ */
+export interface LinksArea {
+  at: number;
+  bytes: number;
+  coldAt: number;
+  coldBytes: number;
 }
 
 /** The pool's arrays laid out from byte `at`; returns the layout and the end. */
@@ -110,6 +123,8 @@ export const poolBytes = (p: PoolLayout): number => p.slots * (4 * p.words + 8 *
 const align = (x: number, a: number): number => Math.ceil(x / a) * a;
 /** A transparent huge page (x86-64, and arm64 with 4 KiB pages). */
 export const HUGE_PAGE = 2 << 20;
+/** A base page: a bound range is whole pages, so that its policy holds on every one it touches. */
+const PAGE = 4096;
 
 /** A lane's arrays; `filtered` false leaves out the filtered walk's bitset and frontier. */
 export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, filtered = true): LaneLayout {
@@ -122,7 +137,7 @@ export function laneLayout(count: number, maxDegree: number, lanes: number, lane
   const frontierCap = filtered ? Math.min(count, FUSED_MAX_FRONTIER) : 0;
   const runsAt = align(frontierAt + 8 * frontierCap, 64);
   const coverAt = align(runsAt + 12 * RUNS_PER_SCAN, 64);
-  const laneBytes = align(coverAt + 4 * COVER_MAX, 4096);
+  const laneBytes = align(coverAt + 4 * COVER_MAX, PAGE);
   return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap, runsAt, coverAt };
 }
 
@@ -136,8 +151,8 @@ export interface FusedPlan {
   lanes: LaneLayout;
   /** The value runs' area, after the lanes (value-runs.ts). */
   runs: { at: number; bytes: number };
-  /** The filter links' area, after the runs. */
-  links: { at: number; bytes: number };
+  /** The filter links' areas, after the runs. */
+  links: LinksArea;
 }
 
 /**
@@ -157,7 +172,7 @@ export function planFused(
   /** Bytes for the value runs (value-runs.ts), left out when the region cannot hold them. */
   runBytes = 0,
   /** Bytes for the filter links (FilterLinks.regionBytes), left out when the region cannot hold them. */
-  linkBytes = 0,
+  linkBytes: { dram: number; cold: number } = { dram: 0, cold: 0 },
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
   let at = base;
@@ -190,8 +205,11 @@ export function planFused(
   const runsAt = at + lanes * lane.laneBytes;
   const runs = { at: runsAt, bytes: runsAt + runBytes <= MAX_REGION_BYTES - 65536 ? runBytes : 0 };
   const linksAt = align(runsAt + runs.bytes, 64);
-  const links = { at: linksAt, bytes: linksAt + linkBytes <= MAX_REGION_BYTES - 65536 ? linkBytes : 0 };
-  return { bytes: linksAt + links.bytes, upperAt, pool: poolAt, bases, lanes: lane, runs, links };
+  const coldAt = onHugePage(linksAt + linkBytes.dram);
+  const coldBytes = align(linkBytes.cold, PAGE);
+  const fitsLinks = linkBytes.cold > 0 && coldAt + coldBytes <= MAX_REGION_BYTES - 65536;
+  const links = fitsLinks ? { at: linksAt, bytes: linkBytes.dram, coldAt, coldBytes } : { at: linksAt, bytes: 0, coldAt: linksAt, coldBytes: 0 };
+  return { bytes: links.coldAt + links.coldBytes, upperAt, pool: poolAt, bases, lanes: lane, runs, links };
 }
 
 const upperSpan = (u: UpperLayers): number =>

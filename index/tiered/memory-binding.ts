@@ -49,7 +49,7 @@ export function resolveMemoryPlan(req: MemoryRequest = {}): MemoryPlan {
 export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Tier) => void {
   return (tier) => {
     const node = plan.nodes[tier.index] ?? null;
-    const pages = tier.segments.reduce((a, s) => a + Math.ceil(s.dataView().byteLength / 4096), 0);
+    const pages = viewsOf(tier).reduce((a, v) => a + Math.ceil(v.byteLength / 4096), 0);
     if (node === null) {
       tier.binding =
         tier.kind === 'cxl'
@@ -63,7 +63,7 @@ export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Ti
       let bound = 0;
       // Move as well as bind: a segment's pages may already be resident elsewhere (an allocation
       // the heap had touched before), and strict alone then fails with EIO on a real NUMA host.
-      for (const s of tier.segments) bound += bindToNode(s.dataView(), node, { strict: true, move: true }).pages;
+      for (const v of viewsOf(tier)) bound += bindToNode(v, node, { strict: true, move: true }).pages;
       tier.binding = { mode: 'numa', node, pages: bound, pagesOnNode: null, pagesElsewhere: null, note: `bound to node ${node} (${plan.reason})` };
     } catch (e) {
       if (!req.allowEmulation) throw e;
@@ -72,6 +72,11 @@ export function tierBinder(plan: MemoryPlan, req: MemoryRequest = {}): (tier: Ti
       tier.binding = { mode: 'emulated', node: null, pages, pagesOnNode: null, pagesElsewhere: null, note: msg };
     }
   };
+}
+
+/** A tier's memory: its segments, and the other ranges of the fused region it holds. */
+function viewsOf(tier: Tier): Uint8Array[] {
+  return [...tier.segments.map((s) => s.dataView()), ...tier.ranges];
 }
 
 /**
@@ -86,18 +91,22 @@ export function verifyBindings(index: TieredIndex): void {
     let on = 0;
     let elsewhere = 0;
     let checked = 0;
-    for (const s of tier.segments) {
-      const policy = checkBindPolicy(s.dataView(), b.node);
+    const named = [
+      ...tier.segments.map((s) => ({ view: s.dataView(), what: `segment ${s.start}..` })),
+      ...tier.ranges.map((view) => ({ view, what: 'the filter links' })),
+    ];
+    for (const { view, what } of named) {
+      const policy = checkBindPolicy(view, b.node);
       if (policy.mismatched > 0) {
         throw new StrataError(
           'STRATA_NUMA_BIND',
-          `tier ${tier.kind}: ${policy.mismatched} of ${policy.pages} pages of segment ${s.start}.. do not carry MPOL_BIND to node ${b.node} (first: page ${policy.firstMismatch})`,
+          `tier ${tier.kind}: ${policy.mismatched} of ${policy.pages} pages of ${what} do not carry MPOL_BIND to node ${b.node} (first: page ${policy.firstMismatch})`,
           { node: b.node, tier: tier.kind, pages: policy.pages, mismatched: policy.mismatched },
         );
       }
       checked += policy.pages;
-      touchPages(s.dataView());
-      const p = verifyPlacement(s.dataView());
+      touchPages(view);
+      const p = verifyPlacement(view);
       for (const [node, count] of Object.entries(p.byNode)) {
         if (Number(node) === b.node) on += count;
         else elsewhere += count;

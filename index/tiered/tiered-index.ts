@@ -38,6 +38,8 @@ export interface Tier {
   readonly kind: TierKind;
   /** Every segment of every store that lives in this tier. */
   readonly segments: Segment[];
+  /** Other ranges of the fused region in this tier, bound and verified with its segments: the filter links' cold part. */
+  readonly ranges: Uint8Array[];
   binding: TierBinding;
 }
 
@@ -88,7 +90,7 @@ export interface AllocateOptions {
    */
   fusedLanes?: number;
   /** Bytes of the filter links to place in the fused region (FilterLinks.regionBytes), so that the WASM traversal walks them. */
-  linkBytes?: number;
+  linkBytes?: { dram: number; cold: number };
 }
 
 /** Lanes by default: one per thread that searches on a small host, and the engine's main thread. */
@@ -205,6 +207,8 @@ export class TieredIndex {
       index,
       kind,
       segments: all.flatMap((s) => s.segments.filter((g) => g.tier === index)),
+      ranges:
+        index === 1 && fused !== null && fused.links.coldBytes > 0 ? [new Uint8Array(fused.memory.buffer, fused.links.coldAt, fused.links.coldBytes)] : [],
       binding: bindings?.[index] ?? unbound(),
     }));
   }
@@ -220,7 +224,11 @@ export class TieredIndex {
    */
   attachLinks(links: FilterLinks | null): void {
     const f = this.fused;
-    this.linksValue = links !== null && f !== null && f.links.bytes >= links.regionBytes() ? links.placeIn(f.memory.buffer, f.links.at) : links;
+    const need = links?.regionBytes();
+    this.linksValue =
+      links !== null && f !== null && need !== undefined && f.links.bytes >= need.dram && f.links.coldBytes >= need.cold
+        ? links.placeIn(f.memory.buffer, f.links.at, f.links.coldAt)
+        : links;
   }
 
   /**
@@ -290,7 +298,7 @@ export class TieredIndex {
     const placed =
       opts.kernels !== 'js' && kernelModule() !== null
         ? allocateFused((base) =>
-            planFused(fusedStores, m.count, shapes.adjacency!.batchMax, lanes, parts.upper, poolWant, base, p.runBytes ?? 0, opts.linkBytes ?? 0),
+            planFused(fusedStores, m.count, shapes.adjacency!.batchMax, lanes, parts.upper, poolWant, base, p.runBytes ?? 0, opts.linkBytes),
           )
         : null;
     const fusedPlan = placed?.plan ?? null;

@@ -444,7 +444,10 @@ function schemas(): Obj {
             scarce_scans: { type: 'number', description: 'Walks whose entry showed the matches scarce, which scanned instead.' },
             scan_fallbacks: { type: 'number', description: 'Walks that found fewer than the limit of more matches, which scanned after.' },
             linked_walks: { type: 'number', description: 'Walks that took the filter links (hnsw_config.payload_m).' },
-            filter_link_reads: { type: 'number', description: 'Filter-link lists those walks read from the CXL tier.' },
+            filter_link_reads: {
+              type: 'number',
+              description: "Reads of the filter links those walks made from the CXL tier (each hop's lookup, then its lists).",
+            },
             filter_link_bytes: { type: 'number', description: 'Their bytes.' },
           },
         },

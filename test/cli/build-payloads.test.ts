@@ -143,7 +143,9 @@ describe('strata build with payloads', () => {
     // Two colours, and the prices cut into value ranges holding every point once.
     expect(summary.links.members).toBe(2 * n);
     expect(summary.links.blocks).toBeGreaterThan(3);
-    expect(summary.links.cxlBytes).toBe(2 * n * 4 * (1 + 8));
+    // The lists (a record of 1 + 2 × payload_m words per membership), and the lookup: 8 bytes per
+    // membership and 4 per point, plus one.
+    expect(summary.links.cxlBytes).toBe(2 * n * 4 * (1 + 8) + 2 * n * 8 + 4 * (n + 1));
     expect(jsonLine<{ ok: boolean }>(strata(['verify', out])).ok).toBe(true);
     const text = strata([...args, '--force']);
     expectOk(text);

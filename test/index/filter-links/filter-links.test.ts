@@ -30,19 +30,37 @@ describe('filter links lookup', () => {
     expect(links.listsIn(Uint32Array.from([0]), 99, out)).toBe(0);
   });
 
-  it('counts the inversion with the members as DRAM, the lists as CXL', () => {
+  it("prices a node's lookup as its two bounds and its memberships, and none beyond the links' nodes", () => {
+    expect(links.lookupBytes(4)).toBe(8 + 2 * 8);
+    expect(links.lookupBytes(9)).toBe(8 + 8);
+    expect(links.lookupBytes(5)).toBe(8);
+    expect(links.lookupBytes(10)).toBe(0);
+  });
+
+  it("counts the lists and the lookup as CXL, the blocks' entries and the members while held as DRAM", () => {
     const b = links.bytes();
-    expect(b.cxl).toBe(members.length * 3 * 4);
-    expect(b.dram).toBeGreaterThan(members.length * 4 * 3);
+    const nodes = 10;
+    expect(b.cxl).toBe(members.length * 3 * 4 + 4 * (nodes + 1) + 8 * members.length);
+    expect(b.dram).toBe(4 * members.length + 4 * entries.length);
   });
 
   it('leaves the members behind when placed in a region, and derives the same ones from the lookup', () => {
-    const region = new ArrayBuffer(links.regionBytes() + 64);
-    const placed = links.placeIn(region, 64);
+    const need = links.regionBytes();
+    expect(need.dram).toBe(64);
+    const coldAt = 4096;
+    const region = new ArrayBuffer(coldAt + need.cold);
+    const placed = links.placeIn(region, 64, coldAt);
     expect(placed.heldMembers).toBeNull();
     expect([...placed.members]).toEqual(members);
     expect(placed.memberCount).toBe(members.length);
-    expect(placed.lists.buffer).toBe(region);
+    // The entries in the DRAM part, the lists and the lookup in the cold one.
+    expect(placed.lookup.entries.byteOffset).toBe(64);
+    expect(placed.lists.byteOffset).toBe(coldAt);
+    for (const a of [placed.lists, placed.lookup.nodeFrom, placed.lookup.memberBlock, placed.lookup.memberList]) {
+      expect(a.buffer).toBe(region);
+      expect(a.byteOffset).toBeGreaterThanOrEqual(coldAt);
+      expect(a.byteOffset + a.byteLength).toBeLessThanOrEqual(coldAt + need.cold);
+    }
     expect(placed.bytes().dram).toBe(links.bytes().dram - 4 * members.length);
     expect(placed.listOf(1, 4)).toBe(links.listOf(1, 4));
   });

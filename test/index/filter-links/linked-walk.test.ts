@@ -11,12 +11,15 @@ import type { LinkBlockEntry } from '../../../index/filter-links/filter-links.js
 import { linkCover } from '../../../index/filter-links/link-cover.js';
 import { parseFilter } from '../../../index/filter/parse.js';
 import { LINKS_FILE } from '../../../index/format/constants.js';
+import { LINK_LOOKUP_READS } from '../../../index/kernels/control-block.js';
 import { loadIndex } from '../../../index/format/load-index.js';
+import { openIndex } from '../../../index/open-index.js';
 import { Accountant } from '../../../index/search/accounting.js';
 import { FILTER_PLAN } from '../../../index/search/query-state.js';
 import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { checkBindPolicy, numaSupport } from '../../../tiers/numa.js';
 import { expectStrataError, makeTempDir } from '../../helpers/temp.js';
 
 const dim = 16;
@@ -177,6 +180,63 @@ describe('filter links', () => {
     } finally {
       reads.mockRestore();
     }
+  });
+
+  it("read each linked hop's lookup from the CXL tier, with its lists, and keep no DRAM for either", () => {
+    const l = linked.links!;
+    // Placed in the fused region, only the blocks' entries stay in DRAM.
+    expect(l.bytes().dram).toBe(4 * l.blocks.length);
+    expect(l.bytes().cxl).toBeGreaterThan(l.lists.byteLength + 8 * l.memberCount);
+    const lists = vi.spyOn(Accountant.prototype, 'filterLinks');
+    const located = vi.spyOn(Object.getPrototypeOf(l) as typeof l, 'listsIn');
+    try {
+      // Without foreseeing, each linked hop locates its node's lists once, when it expands it.
+      const s = new Searcher(linked, { prefetch: false });
+      const nf = { ...filterOf(linked, below.json, below.keep), plan: FILTER_PLAN.LINKED };
+      let bytes = 0;
+      let reads = 0;
+      for (const q of far) {
+        const r = s.search(set.queries.subarray(q * dim, (q + 1) * dim), 10, 64, 50, true, nf);
+        bytes += r.stats[STAT.filterLinkBytes]!;
+        reads += r.stats[STAT.filterLinkReads]!;
+      }
+      s.close();
+      const hopped = located.mock.calls.map((c) => c[1]);
+      const lookups = hopped.map((n) => l.lookupBytes(n));
+      expect(hopped.length).toBeGreaterThan(10 * far.length);
+      expect(lookups.every((b) => b >= 8)).toBe(true);
+      const listBytes = lists.mock.calls.reduce((a, c) => a + c[1], 0);
+      expect(bytes - listBytes).toBe(lookups.reduce((a, b) => a + b, 0));
+      expect(reads - lists.mock.calls.length).toBe(LINK_LOOKUP_READS * hopped.length);
+    } finally {
+      lists.mockRestore();
+      located.mockRestore();
+    }
+  });
+
+  it.skipIf(!numaSupport().available)("are bound with the CXL tier's memory and verified page by page, apart from the DRAM tier", () => {
+    // One node here: the DRAM and CXL tiers both bind to it, and the policy of every page shows it.
+    const opened = openIndex(tmp.path('links'), { mode: 'numa', dramNode: 0, cxlNode: 0 });
+    const l = opened.index.links!;
+    const cxl = opened.index.tiers[1]!;
+    expect(opened.index.tiers[0]!.ranges).toEqual([]);
+    expect(cxl.ranges.length).toBe(1);
+    const range = cxl.ranges[0]!;
+    for (const a of [l.lists, l.lookup.nodeFrom, l.lookup.memberBlock, l.lookup.memberList]) {
+      expect(a.buffer).toBe(range.buffer);
+      expect(a.byteOffset).toBeGreaterThanOrEqual(range.byteOffset);
+      expect(a.byteOffset + a.byteLength).toBeLessThanOrEqual(range.byteOffset + range.byteLength);
+    }
+    const policy = checkBindPolicy(range, 0);
+    expect(policy.pages).toBe(range.byteLength / 4096);
+    expect(policy.mismatched).toBe(0);
+    const segmentPages = cxl.segments.reduce((a, g) => a + Math.ceil(g.dataView().byteLength / 4096), 0);
+    expect(cxl.binding.mode).toBe('numa');
+    expect(cxl.binding.pages).toBe(segmentPages + policy.pages);
+    expect(cxl.binding.pagesElsewhere).toBe(0);
+    // The blocks' entries, which seed a walk, stay outside the bound range.
+    const e = l.lookup.entries;
+    expect(e.byteOffset + e.byteLength).toBeLessThanOrEqual(range.byteOffset);
   });
 
   it('walk the links from a scarce entry alike in WASM and in the JS steps: answers, distances and every count', () => {

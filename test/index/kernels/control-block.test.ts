@@ -11,6 +11,7 @@ import {
   COUNT_SHIFT,
   DEGREE_MASK,
   WALK_BOOST,
+  LINK_LOOKUP_READS,
   WALK_END,
   WALK_SCARCE,
 } from '../../../index/kernels/control-block.js';
@@ -32,6 +33,7 @@ describe('control block layout', () => {
     expected.set('BEAM_MAX_EF', BEAM_MAX_EF);
     expected.set('WALK_END_OVERFLOW', WALK_END.overflow);
     expected.set('WALK_END_SCARCE', WALK_END.scarce);
+    expected.set('LINK_LOOKUP_READS', LINK_LOOKUP_READS);
     expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(expected));
   });
 

@@ -53,6 +53,25 @@ describe('the fused region in the address space', () => {
     }
   });
 
+  it("gives the filter links' cold part whole huge pages of the CXL tier, apart from the DRAM lanes and entries", () => {
+    const links = { dram: 192, cold: 300_001 };
+    const withLinks = (base: number): FusedPlan | null => planFused(stores, count, 32, 2, upper, null, base, 0, links);
+    for (const at of [0x7f00_001b_0000, 0x7f00_0020_0000]) {
+      const placed = allocateFused(withLinks, () => at)!;
+      const l = placed.plan.links;
+      expect(l.bytes).toBe(links.dram);
+      expect(l.coldBytes).toBeGreaterThanOrEqual(links.cold);
+      expect(l.coldBytes % 4096).toBe(0);
+      expect(placed.plan.bytes).toBeLessThanOrEqual(placed.region.bytes);
+      const lanes = placed.plan.lanes.laneBase;
+      expectOwnHugePages([
+        ...rangesOf(placed.plan, at),
+        { tier: 0, start: at + lanes, bytes: l.at + l.bytes - lanes },
+        { tier: 1, start: at + l.coldAt, bytes: l.coldBytes },
+      ]);
+    }
+  });
+
   it('plans from offset 0 where addresses cannot be read (nothing is bound there)', () => {
     const placed = allocateFused(replan, null)!;
     expect(placed.plan.bases.get('adjacency')![0]).toBe(0);
