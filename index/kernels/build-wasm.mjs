@@ -57,6 +57,7 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['COUNT_SHIFT', 'u32', control.COUNT_SHIFT],
   ['WALK_BOOST', 'i32', control.WALK_BOOST],
   ['WALK_SCARCE', 'f64', control.WALK_SCARCE],
+  ['SEED_MIN_SHARE', 'f64', control.SEED_MIN_SHARE],
   ['BEAM_MAX_EF', 'i32', control.BEAM_MAX_EF],
   ['WALK_END_OVERFLOW', 'u32', control.WALK_END.overflow],
   ['WALK_END_SCARCE', 'u32', control.WALK_END.scarce],

@@ -131,6 +131,8 @@ export const CONTROL = {
   linkHidden: 320,
   linkHiddenBytes: 324,
   linkWasteBytes: 328,
+  /** Output: 1 where a walk whose entry was scarce was seeded by a walk on level 1 (PHASE.SEED of traversal.ts). */
+  seeded: 332,
 } as const;
 
 /**
@@ -140,6 +142,13 @@ export const CONTROL = {
  */
 export const WALK_BOOST = 8;
 export const WALK_SCARCE = 32;
+/**
+ * Such a walk is seeded from level 1 instead (traversal.ts, PHASE.SEED) where the filter holds at
+ * least this share of the index: then the matches around the gap are connected among themselves,
+ * and a walk may leave out the non-matches nearer than its nearest match. A sparse filter's matches
+ * are not, and its walk needs those non-matches to steer.
+ */
+export const SEED_MIN_SHARE = 0.5;
 /**
  * How a fused traversal ended (CONTROL.overflow): done; a filtered walk whose frontier was full
  * (walked again in JS); a filtered walk whose entry was scarce in matches, stopped before walking
@@ -154,8 +163,8 @@ export const BEAM_MAX_EF = 1024;
 /** The outputs, [beamN, counted], zeroed by the traversal when it starts (overflow is written when it ends). */
 export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } as const;
 
-/** The links' walk's outputs, zeroed by the traversal when it starts too. */
-export const CONTROL_LINK_OUTPUTS = { from: CONTROL.linked, to: CONTROL.linkWasteBytes + 4 } as const;
+/** The links' walk's outputs (and whether the walk was seeded), zeroed by the traversal when it starts too. */
+export const CONTROL_LINK_OUTPUTS = { from: CONTROL.linked, to: CONTROL.seeded + 4 } as const;
 
 /** Bytes of a lane's control block; the lane's arrays follow it. */
 export const CONTROL_BYTES = 336;

@@ -32,6 +32,8 @@ import {
   B_NODES,
   BEAM_MAX_EF,
   LINK_LOOKUP_READS,
+  B_SEEDED,
+  SEED_MIN_SHARE,
   WALK_BOOST,
   WALK_END_OVERFLOW,
   WALK_END_SCARCE,
@@ -355,6 +357,11 @@ let matchN: i32 = 0;
 let frontD: usize = 0;
 let frontI: usize = 0;
 let frontN: i32 = 0;
+/** Whether walkEf found the entry scarce in a filter of most points (SEED_MIN_SHARE): the walk is seeded. */
+let walkScarce = false;
+/** A seeded walk leaves out non-matches nearer than its nearest match (`nearestD`) (Traversal.apply's hole). */
+let holeOn = false;
+let nearestD: f32 = Infinity;
 
 /** Adds (dist, id) to the heap of n entries at d (distances) and i (ids). */
 @inline export function heapPush(d: usize, i: usize, n: i32, dist: f32, id: u32): void {
@@ -401,6 +408,7 @@ let frontN: i32 = 0;
  * walkEf, with Traversal.startLevel0, are the twin).
  */
 function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
+  walkScarce = false;
   const ef = load<i32>(b, B_EF);
   const deg = load<u32>(list) & DEGREE_MASK;
   let local: f64 = matches(bits, start) ? 1 : 0;
@@ -410,6 +418,7 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
   const ask = load<u32>(b, B_SCAN_IF_SCARCE);
   if (ask != 0) return local * nodes * <f64>ask < matched * <f64>(deg + 1) ? -1 : ef;
   if (local * nodes * WALK_SCARCE >= matched * <f64>(deg + 1)) return ef;
+  walkScarce = matched >= SEED_MIN_SHARE * nodes;
   const wide = <i32>Math.floor((<f64>ef * <f64>WALK_BOOST * matched) / nodes);
   return max(ef, min(BEAM_MAX_EF, wide));
 }
@@ -423,7 +432,9 @@ function walkEf(b: usize, bits: usize, start: u32, list: usize): i32 {
  * is scarce in matches and the caller gave covering blocks, it is the links' walk (LINKED: the
  * blocks' entries first, then each node's matching neighbours and its links in the cover; a foreseen
  * node's link lists come with its neighbour list); where it gave none and asked to scan, it stops
- * at once (WALK_END_SCARCE, the descent's node in the beam's first entry). Leaves the matches' heap
+ * at once (WALK_END_SCARCE, the descent's node in the beam's first entry); where it did neither and
+ * the filter holds most points, the walk is seeded by a walk on level 1 (seedWalk) and steps around
+ * the gap from there. Leaves the matches' heap
  * in the beam's arrays (distances negated); a frontier that would outgrow its capacity stops the
  * walk with overflow set (WALK_END).
  */
@@ -470,8 +481,22 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   frontN = 0;
   store<u8>(visited + <usize>start, epoch);
   heapPush(frontD, frontI, frontN++, startDist, start);
-  if (matches(bits, start)) heapPush(matchD, matchI, matchN++, -startDist, start);
+  holeOn = false;
+  nearestD = Infinity;
+  if (matches(bits, start)) {
+    heapPush(matchD, matchI, matchN++, -startDist, start);
+    nearestD = startDist;
+  }
   let overflow: u32 = 0;
+  if (!linked && walkScarce && load<i32>(b, B_MAX_LEVEL) > 0) {
+    // The descent's node is on level 1: the walk there finds the matches beyond the gap, and the
+    // level-0 walk starts from them (Traversal.expandSeed and endSeed are the twin).
+    store<u32>(b + B_SEEDED, 1);
+    overflow = seedWalk(b, load<i32>(b, B_EF), cap, bits, order, dist, visited, epoch);
+    frontN = 0;
+    for (let j = 0; j < matchN; j++) heapPush(frontD, frontI, frontN++, -load<f32>(matchD + (<usize>j << 2)), load<u32>(matchI + (<usize>j << 2)));
+    holeOn = true;
+  }
   if (linked) {
     const m = requestSeeds(b, visited, epoch, order);
     if (m > 0) {
@@ -523,22 +548,57 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
 
 /**
  * A walk's scored request (apply's FILTERED case is the twin): a node enters the frontier while the
- * matches are fewer than ef or it beats the ef-th, and the matches when its bit is set. Returns
- * WALK_END_OVERFLOW where the frontier (cap entries) is full, else 0.
+ * matches are fewer than ef or it beats the ef-th (in a seeded walk, a non-match only where it is no
+ * nearer than the nearest match), and the matches when its bit is set. Returns WALK_END_OVERFLOW
+ * where the frontier (cap entries) is full, else 0.
  */
 function applyWalk(m: usize, ef: i32, cap: i32, bits: usize, order: usize, dist: usize): u32 {
   for (let jj: usize = 0; jj < m; jj++) {
     const d = load<f32>(dist + (jj << 2));
     if (matchN >= ef && d >= -load<f32>(matchD)) continue;
-    if (frontN >= cap) return WALK_END_OVERFLOW;
     const id = load<u32>(order + (jj << 2));
+    const match = matches(bits, id);
+    if (!match && holeOn && d < nearestD) continue;
+    if (frontN >= cap) return WALK_END_OVERFLOW;
     heapPush(frontD, frontI, frontN++, d, id);
-    if (matches(bits, id)) {
+    if (match) {
       heapPush(matchD, matchI, matchN++, -d, id);
       if (matchN > ef) heapPop(matchD, matchI, --matchN);
+      if (d < nearestD) nearestD = d;
     }
   }
   return 0;
+}
+
+/**
+ * A seeded walk's level-1 part (Traversal.expandSeed is the twin): from the frontier and matches
+ * as the walk starts them, the filtered walk on the upper layers' level-1 lists (always DRAM,
+ * nothing foreseen) at the query's ef. Returns what applyWalk does.
+ */
+function seedWalk(b: usize, ef: i32, cap: i32, bits: usize, order: usize, dist: usize, visited: usize, epoch: u8): u32 {
+  const upIds = <usize>load<u32>(b, B_UP_IDS);
+  const upCount = load<i32>(b, B_UP_COUNT);
+  const upOffsets = <usize>load<u32>(b, B_UP_OFFSETS);
+  const upLinks = <usize>load<u32>(b, B_UP_LINKS);
+  let overflow: u32 = 0;
+  while (overflow == 0) {
+    if (frontN == 0) break;
+    const c = load<u32>(frontI);
+    if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
+    heapPop(frontD, frontI, --frontN);
+    addU32(b + B_HOPS, 1);
+    // Level 1 is each upper node's first block.
+    const at = upLinks + (<usize>load<u32>(upOffsets + (<usize>upperIndex(upIds, upCount, c) << 2)) << 2);
+    const n = load<u32>(at);
+    addU32(b + B_MISS, 1);
+    addU32(b + B_MISS_BYTES, (n + 1) << 2);
+    let m: usize = 0;
+    for (let j: usize = 1; j <= <usize>n; j++) m = visit(at + (j << 2), visited, epoch, order, m);
+    if (m == 0) continue;
+    score(b, <i32>m);
+    overflow = applyWalk(m, ef, cap, bits, order, dist);
+  }
+  return overflow;
 }
 
 /** Whether the ascending ids at `ids` (n of them) hold v. */

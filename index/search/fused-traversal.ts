@@ -186,6 +186,7 @@ export class FusedTraversal {
         st.plan = FILTER_PLAN.LINKED;
         st.stats[STAT.linkedWalks]!++;
       }
+      st.stats[STAT.seededWalks]! += dv.getUint32(b + CONTROL.seeded, true);
       this.price(st);
       return end;
     }

@@ -26,6 +26,11 @@ export const PHASE = {
   SCAN: 6,
   /** Filtered, many matches: the level-0 walk through every node, answers only from matches. */
   FILTERED: 7,
+  /**
+   * A GRAPH walk's level-1 part, where its entry is scarce in matches: the filtered walk on the upper
+   * layers' level 1 (in DRAM), whose matches seed the level-0 walk.
+   */
+  SEED: 8,
 } as const;
 
 /** How a filtered query runs (the engine's planner decides; traversal.ts runs it). */
@@ -141,6 +146,11 @@ export class QueryState {
   matched = 0;
   /** The filtered walk's beam width (walk-ef.ts): ef, widened where the filter is scarce at the entry. */
   walkEf = 0;
+  /** A seeded walk's level-0 ef (walkEf is the level-1 walk's meanwhile). */
+  seedEf = 0;
+  /** A seeded level-0 walk: non-matches nearer than its nearest match (`nearestMatch`) are left out. */
+  hole = false;
+  nearestMatch = Number.POSITIVE_INFINITY;
   /** A GRAPH_OR_SCAN query (plan holds GRAPH): a scarce entry turns its walk into the scan, or the links' walk. */
   scanIfScarce = false;
   /** How much scarcer than in the index the matches must be at the entry to count as scarce (walk-ef.ts). */

@@ -52,8 +52,10 @@ export const STAT = {
    */
   filterLinkReads: 30,
   filterLinkBytes: 31,
+  /** GRAPH walks whose entry was scarce in matches, seeded by a filtered walk on level 1 (traversal.ts, PHASE.SEED). */
+  seededWalks: 32,
 } as const;
-export const STAT_FIELDS = 32;
+export const STAT_FIELDS = 33;
 
 export interface TierPair {
   dram: number;
@@ -91,6 +93,7 @@ export interface SearchStats {
   linkedWalks: number;
   filterLinkReads: number;
   filterLinkBytes: number;
+  seededWalks: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
@@ -131,6 +134,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     linkedWalks: s[STAT.linkedWalks]! / q,
     filterLinkReads: s[STAT.filterLinkReads]! / q,
     filterLinkBytes: s[STAT.filterLinkBytes]! / q,
+    seededWalks: s[STAT.seededWalks]! / q,
   };
 }
 
@@ -176,5 +180,6 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     linkedWalks: sum((s) => s.linkedWalks),
     filterLinkReads: sum((s) => s.filterLinkReads),
     filterLinkBytes: sum((s) => s.filterLinkBytes),
+    seededWalks: sum((s) => s.seededWalks),
   };
 }

@@ -16,11 +16,15 @@
 // node is farther than the ef-th match. A walk that ends with fewer than k matches while more exist
 // (the matches sit where the walk did not reach) finishes as a scan: never fewer than k. GRAPH_OR_SCAN
 // is the walk, unless its entry is scarce in matches (walk-ef.ts): then the scan, before any walking.
+// A GRAPH walk whose entry is scarce in a filter of most points (it leaves out the query's own
+// neighbourhood) is seeded instead: a filtered walk on level 1 (the upper layers, in DRAM) finds
+// matches beyond the gap, and the level-0 walk starts from them, leaving out non-matches nearer than
+// its nearest match.
 import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
-import { DEGREE_MASK, LINK_LOOKUP_READS, WALK_SCARCE } from '../kernels/control-block.js';
+import { DEGREE_MASK, LINK_LOOKUP_READS, SEED_MIN_SHARE, WALK_SCARCE } from '../kernels/control-block.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
@@ -184,6 +188,10 @@ export class Traversal {
           if (this.expand(st)) return true;
           this.endLevel0(st);
           continue;
+        case PHASE.SEED:
+          if (this.expandSeed(st)) return true;
+          this.endSeed(st);
+          continue;
         case PHASE.FILTERED:
           if (this.expandFiltered(st)) return true;
           this.endFiltered(st);
@@ -257,6 +265,7 @@ export class Traversal {
         }
         return;
       }
+      case PHASE.SEED:
       case PHASE.FILTERED: {
         const ef = st.walkEf;
         const m = st.matches;
@@ -266,10 +275,14 @@ export class Traversal {
           const d = st.dist[j]!;
           if (m.size >= ef && d >= m.d[0]!) continue;
           const id = ids[j]!;
+          const match = ((bits[id >>> 5]! >>> (id & 31)) & 1) !== 0;
+          // A seeded walk steps around the region the filter leaves out, not through it.
+          if (!match && st.hole && d < st.nearestMatch) continue;
           st.frontier.push(d, id);
-          if ((bits[id >>> 5]! >>> (id & 31)) & 1) {
+          if (match) {
             m.push(d, id);
             if (m.size > ef) m.pop();
+            if (d < st.nearestMatch) st.nearestMatch = d;
           }
         }
         return;
@@ -320,9 +333,12 @@ export class Traversal {
       const c = st.cur;
       if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
       st.walkEf = st.ef;
+      st.hole = false;
+      st.nearestMatch = st.matches.size > 0 ? st.curDist : Number.POSITIVE_INFINITY;
       if (st.plan === FILTER_PLAN.GRAPH) {
         const [local, seen] = this.entryMatches(st, c);
-        const scarce = st.scanIfScarce && entryScarce(st.matched, this.index.meta.count, local, seen, st.scarceDivisor);
+        const nodes = this.index.meta.count;
+        const scarce = st.scanIfScarce && entryScarce(st.matched, nodes, local, seen, st.scarceDivisor);
         if (scarce && st.links === null) {
           this.scanScarce(st);
           return;
@@ -330,13 +346,59 @@ export class Traversal {
         if (scarce) {
           st.plan = FILTER_PLAN.LINKED;
           st.linkSeeds = true;
-        } else st.walkEf = walkEf(st.ef, st.matched, this.index.meta.count, local, seen);
+        } else if (!st.scanIfScarce && this.index.meta.maxLevel > 0 && st.matched >= SEED_MIN_SHARE * nodes && entryScarce(st.matched, nodes, local, seen)) {
+          // The descent's node is on level 1: the walk there finds the matches beyond the gap.
+          st.phase = PHASE.SEED;
+          st.seedEf = walkEf(st.ef, st.matched, nodes, local, seen);
+          st.stats[STAT.seededWalks]!++;
+        } else st.walkEf = walkEf(st.ef, st.matched, nodes, local, seen);
       }
       if (st.plan === FILTER_PLAN.LINKED) st.stats[STAT.linkedWalks]!++;
       return;
     }
     st.phase = PHASE.LEVEL0;
     st.beam.insert(st.curDist, st.cur, st.ef);
+  }
+
+  /**
+   * The level-1 walk's next request (expandFiltered's order and stop rule, on the upper layers'
+   * lists, always in DRAM, nothing foreseen); false once it is done.
+   */
+  private expandSeed(st: QueryState): boolean {
+    const idx = this.index;
+    const frontier = st.frontier;
+    const m = st.matches;
+    const links = idx.upper.links;
+    for (;;) {
+      if (frontier.size === 0) return false;
+      const c = frontier.i[0]!;
+      if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
+      frontier.pop();
+      const block = upperBlock(idx.upper, c, 1, idx.meta.maxM);
+      const n = links[block]!;
+      st.stats[STAT.hops]!++;
+      st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + n), false);
+      let k = 0;
+      for (let j = 0; j < n; j++) {
+        const nb = links[block + 1 + j]!;
+        if (st.visited.add(nb)) st.ids[k++] = nb;
+      }
+      if (this.send(st, k)) return true;
+    }
+  }
+
+  /**
+   * The level-1 walk's matches become the level-0 walk's frontier, at the widened ef; the nodes it
+   * visited stay visited (its non-matches mostly lie in the gap the level-0 walk steps around).
+   */
+  private endSeed(st: QueryState): void {
+    const m = st.matches;
+    const frontier = st.frontier;
+    frontier.size = 0;
+    for (let j = 0; j < m.size; j++) frontier.push(m.d[j]!, m.i[j]!);
+    st.walkEf = st.seedEf;
+    st.hole = true;
+    st.phase = PHASE.FILTERED;
   }
 
   /** The scan's next request: up to batchMax matching nodes, in node order; false once all were sent. */

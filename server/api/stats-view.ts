@@ -61,6 +61,8 @@ export interface FilterPlanView {
   linked_walks: number;
   filter_link_reads: number;
   filter_link_bytes: number;
+  /** Walks whose entry showed the matches scarce, seeded by a walk on the upper layers' level 1. */
+  seeded_walks: number;
 }
 
 /** The plan a filtered search ran, with its stats' filter counters (per query). */
@@ -79,6 +81,7 @@ export function filterPlanView(f: FilterPlan, s: SearchStats): FilterPlanView {
     linked_walks: s.linkedWalks,
     filter_link_reads: s.filterLinkReads,
     filter_link_bytes: s.filterLinkBytes,
+    seeded_walks: s.seededWalks,
   };
 }
 

@@ -138,7 +138,8 @@ function writeTierCounts(o: Out, field: number, t: TierCounts): void {
 
 // FilterPlan {plan = 1; estimated = 2 (FilterEstimate {min = 1; exp = 2; max = 3}); matched = 3;
 // base = 4; fresh = 5; residual = 6 (false, the default, left out); scanned = 7; from_runs = 8;
-// scarce_scans = 9; scan_fallbacks = 10; linked_walks = 11; filter_link_reads = 12; filter_link_bytes = 13}
+// scarce_scans = 9; scan_fallbacks = 10; linked_walks = 11; filter_link_reads = 12; filter_link_bytes = 13;
+// seeded_walks = 14}
 const ESTIMATE_SIZE = 27;
 
 /** FilterPlan's counters of what the plan did, with their field numbers. */
@@ -150,6 +151,7 @@ const FILTER_COUNTERS = [
   ['linked_walks', 11],
   ['filter_link_reads', 12],
   ['filter_link_bytes', 13],
+  ['seeded_walks', 14],
 ] as const;
 
 function filterPlanSize(f: FilterPlanView): number {

@@ -449,6 +449,7 @@ function schemas(): Obj {
               description: "Reads of the filter links those walks made from the CXL tier (each hop's lookup, then its lists).",
             },
             filter_link_bytes: { type: 'number', description: 'Their bytes.' },
+            seeded_walks: { type: 'number', description: "Walks whose entry showed the matches scarce, seeded by a walk on the upper layers' level 1." },
           },
         },
       },

@@ -8,7 +8,7 @@ import { projectRoot } from '../../common/paths.js';
 export function generatedConstants(name: string): Map<string, number> {
   const text = readFileSync(join(projectRoot(), 'index', 'kernels', `${name}.generated.as.ts`), 'utf8');
   const out = new Map<string, number>();
-  for (const m of text.matchAll(/^(?:@inline )?export const (\w+): \w+ = (\d+);$/gm)) out.set(m[1]!, Number(m[2]));
+  for (const m of text.matchAll(/^(?:@inline )?export const (\w+): \w+ = (\d+(?:\.\d+)?);$/gm)) out.set(m[1]!, Number(m[2]));
   return out;
 }
 

@@ -54,6 +54,7 @@ function stats(i: number): StrataSearchStats {
             linked_walks: i % 2,
             filter_link_reads: 17.5,
             filter_link_bytes: 2 ** 33,
+            seeded_walks: i % 3,
           },
         }
       : {}),

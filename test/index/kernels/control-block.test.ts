@@ -12,6 +12,7 @@ import {
   DEGREE_MASK,
   WALK_BOOST,
   LINK_LOOKUP_READS,
+  SEED_MIN_SHARE,
   WALK_END,
   WALK_SCARCE,
 } from '../../../index/kernels/control-block.js';
@@ -34,6 +35,7 @@ describe('control block layout', () => {
     expected.set('WALK_END_OVERFLOW', WALK_END.overflow);
     expected.set('WALK_END_SCARCE', WALK_END.scarce);
     expected.set('LINK_LOOKUP_READS', LINK_LOOKUP_READS);
+    expected.set('SEED_MIN_SHARE', SEED_MIN_SHARE);
     expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(expected));
   });
 

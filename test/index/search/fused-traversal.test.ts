@@ -6,7 +6,8 @@ import type { CodeKind } from '../../../index/codes/index.js';
 import { normalizeRows } from '../../../index/kernels/reference.js';
 import { runBatch } from '../../../index/search/batch.js';
 import { FUSED_RUN } from '../../../index/search/fused-traversal.js';
-import { FILTER_PLAN } from '../../../index/search/query-state.js';
+import { FILTER_PLAN, PHASE, type QueryState } from '../../../index/search/query-state.js';
+import { Traversal } from '../../../index/search/traversal.js';
 import { type NodeFilter, Searcher } from '../../../index/search/searcher.js';
 import { STAT, STAT_FIELDS } from '../../../index/search/stats.js';
 import { laneLayout } from '../../../index/tiered/fused-region.js';
@@ -28,7 +29,7 @@ function makeSet(metric: Metric) {
     normalizeRows(queries, dim);
   }
   const graph = buildGraph(base, dim, { metric: metric === 'l2' ? 'l2' : 'ip', m: 10, efConstruction: 80, seed: 4 });
-  return { dim, base, queries, graph };
+  return { dim, base, queries, graph, clusters: 'clusters' in set ? set.clusters : null };
 }
 
 const sets = { l2: makeSet('l2'), cosine: makeSet('cosine') };
@@ -94,6 +95,7 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
       STAT.reranked,
       STAT.scanned,
       STAT.scanFallbacks,
+      STAT.seededWalks,
     ];
     for (const j of counted) expect(sumF[j], `stat ${j}`).toBe(sumJ[j]);
     for (const j of [STAT.modelledNs, STAT.modelledDramOnlyNs, STAT.injectedNs])
@@ -350,6 +352,54 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
       js.close();
       expect(hits / (10 * inside.length)).toBeGreaterThanOrEqual(0.88);
     }
+  });
+
+  it("seeds a walk whose filter leaves out the query's own cluster from level 1, and scores little of the cluster it steps around", () => {
+    const index = place('l2', 0.3, 'sq8');
+    const { dim, queries: all } = sets.l2;
+    const clusters = sets.l2.clusters!;
+    // The largest cluster, and the queries drawn from it.
+    const sizes = new Map<number, number>();
+    for (const c of clusters.base) sizes.set(c, (sizes.get(c) ?? 0) + 1);
+    const own = [...sizes].sort((a, b) => b[1] - a[1])[0]![0];
+    const picked = Array.from(clusters.queries.keys()).filter((q) => clusters.queries[q] === own);
+    const queries = new Float32Array(picked.length * dim);
+    picked.forEach((q, i) => queries.set(all.subarray(q * dim, (q + 1) * dim), i * dim));
+    const filter = graphFilter(index, (row) => clusters.base[row] !== own);
+    const gap = Array.from({ length: index.meta.count }, (_, node) => clusters.base[index.labels[node]!] === own);
+    const gapNodes = gap.filter(Boolean).length;
+    expect(picked.length).toBeGreaterThan(3);
+    const r = compare(index, queries, { ef: 10, prefetch: true, filter });
+    expect(r.fused[STAT.seededWalks]).toBeGreaterThan(picked.length / 2);
+    // Which nodes of the query's cluster each walk scored (the JS steps, whose requests are visible).
+    const apply = Traversal.prototype.apply;
+    let ids: number[] = [];
+    Traversal.prototype.apply = function (this: Traversal, st: QueryState): void {
+      if (st.phase === PHASE.SEED || st.phase === PHASE.FILTERED) for (let j = 0; j < st.n; j++) ids.push(st.ids[j]!);
+      apply.call(this, st);
+    };
+    const js = new Searcher(index, { fused: false });
+    let seeded = 0;
+    let hits = 0;
+    try {
+      for (let i = 0; i < picked.length; i++) {
+        ids = [];
+        const q = queries.subarray(i * dim, (i + 1) * dim);
+        const got = js.search(q, 10, 10, undefined, true, filter);
+        if (got.stats[STAT.seededWalks] !== 1) continue;
+        seeded++;
+        // A walk through the cluster scores it whole; one around it, its few level-1 nodes and its rim.
+        const seen = new Set(ids.filter((node) => gap[node]));
+        expect(seen.size, `query ${i}: ${seen.size} of the cluster's ${gapNodes} nodes`).toBeLessThan(gapNodes / 4);
+        const truth = new Set(js.exact(q, 10, filter).ids);
+        hits += Array.from(got.ids).filter((id) => truth.has(id)).length;
+      }
+    } finally {
+      Traversal.prototype.apply = apply;
+      js.close();
+    }
+    expect(seeded).toBe(r.js[STAT.seededWalks]);
+    expect(hits / (10 * seeded)).toBeGreaterThanOrEqual(0.9);
   });
 
   it('scans alike where a GRAPH_OR_SCAN walk meets an entry scarce in matches, and walks alike where it does not', () => {
