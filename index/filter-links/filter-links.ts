@@ -6,6 +6,7 @@
 // non-matching points. Only linked walks read them, so the lists and the lookup (each node's
 // memberships) are cold, priced as CXL reads; the blocks' entries, which seed a walk, stay in DRAM.
 import { StrataError } from '../../common/errors.js';
+import { lowerBound } from '../../common/lower-bound.js';
 import type { LinkBlock } from './blocks.js';
 
 export interface LinkBlockEntry {
@@ -178,14 +179,6 @@ function invert(blocks: readonly LinkBlockEntry[], members: Uint32Array, stride:
 
 /** Whether the ascending ids hold b. */
 function hasBlock(ids: Uint32Array, b: number): boolean {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === b) return true;
-    if (v < b) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  const i = lowerBound(ids.length, (j) => ids[j]!, b);
+  return i < ids.length && ids[i] === b;
 }

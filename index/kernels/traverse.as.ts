@@ -237,18 +237,33 @@ let listTier: usize = 0;
   return adj1 + <usize>(node - split) * stride;
 }
 
-/** Position of node in the sorted upper ids (upperIndexOf in upper-layers.ts is the twin). */
-@inline function upperIndex(ids: usize, count: i32, node: u32): i32 {
+/**
+ * Position of v in the ascending u32 ids at `ids` (count of them), or -1: a node's place in the
+ * upper ids (upperIndexOf in upper-layers.ts is the twin), a block in the cover.
+ */
+@inline function indexIn(ids: usize, count: i32, v: u32): i32 {
   let lo = 0;
   let hi = count - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const v = load<u32>(ids + (<usize>mid << 2));
-    if (v == node) return mid;
-    if (v < node) lo = mid + 1;
+    const x = load<u32>(ids + (<usize>mid << 2));
+    if (x == v) return mid;
+    if (x < v) lo = mid + 1;
     else hi = mid - 1;
   }
   return -1;
+}
+
+/**
+ * The address of node's list on an upper level (upperBlock in upper-layers.ts is the twin), its read
+ * counted as a hop and a DRAM list read: the upper layers always live in DRAM.
+ */
+@inline function readUpper(b: usize, upIds: usize, upCount: i32, upOffsets: usize, upLinks: usize, maxM: usize, node: u32, level: i32): usize {
+  const at = upLinks + ((<usize>load<u32>(upOffsets + (<usize>indexIn(upIds, upCount, node) << 2)) + <usize>(level - 1) * (1 + maxM)) << 2);
+  addU32(b + B_HOPS, 1);
+  addU32(b + B_MISS, 1);
+  addU32(b + B_MISS_BYTES, (load<u32>(at) + 1) << 2);
+  return at;
 }
 
 /** Bytes of the level-0 list at `list` (its degree word and neighbours). */
@@ -580,18 +595,15 @@ function seedWalk(b: usize, ef: i32, cap: i32, bits: usize, order: usize, dist: 
   const upCount = load<i32>(b, B_UP_COUNT);
   const upOffsets = <usize>load<u32>(b, B_UP_OFFSETS);
   const upLinks = <usize>load<u32>(b, B_UP_LINKS);
+  const maxM = <usize>load<u32>(b, B_MAX_M);
   let overflow: u32 = 0;
   while (overflow == 0) {
     if (frontN == 0) break;
     const c = load<u32>(frontI);
     if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
     heapPop(frontD, frontI, --frontN);
-    addU32(b + B_HOPS, 1);
-    // Level 1 is each upper node's first block.
-    const at = upLinks + (<usize>load<u32>(upOffsets + (<usize>upperIndex(upIds, upCount, c) << 2)) << 2);
+    const at = readUpper(b, upIds, upCount, upOffsets, upLinks, maxM, c, 1);
     const n = load<u32>(at);
-    addU32(b + B_MISS, 1);
-    addU32(b + B_MISS_BYTES, (n + 1) << 2);
     let m: usize = 0;
     for (let j: usize = 1; j <= <usize>n; j++) m = visit(at + (j << 2), visited, epoch, order, m);
     if (m == 0) continue;
@@ -601,19 +613,6 @@ function seedWalk(b: usize, ef: i32, cap: i32, bits: usize, order: usize, dist: 
   return overflow;
 }
 
-/** Whether the ascending ids at `ids` (n of them) hold v. */
-@inline function holds(ids: usize, n: i32, v: u32): bool {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const x = load<u32>(ids + (<usize>mid << 2));
-    if (x == v) return true;
-    if (x < v) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
 
 /**
  * Node c's lists in the covering blocks, each: its word offset in linkLists is written to `out`
@@ -628,7 +627,7 @@ function linksIn(b: usize, c: u32, out: usize): i32 {
   const coverN = load<i32>(b, B_COVER_N);
   let n = 0;
   for (let k = <usize>load<u32>(from + (<usize>c << 2)), end = <usize>load<u32>(from + ((<usize>c + 1) << 2)); k < end; k++) {
-    if (!holds(cover, coverN, load<u32>(block + (k << 2)))) continue;
+    if (indexIn(cover, coverN, load<u32>(block + (k << 2))) < 0) continue;
     store<u32>(out + (<usize>n << 2), load<u32>(list + (k << 2)));
     n++;
   }
@@ -725,12 +724,8 @@ export function traverse(b: usize): void {
   const upLinks = <usize>load<u32>(b, B_UP_LINKS);
   const maxM = <usize>load<u32>(b, B_MAX_M);
   for (let level = load<i32>(b, B_MAX_LEVEL); level > 0; ) {
-    const at = upLinks + ((<usize>load<u32>(upOffsets + (<usize>upperIndex(upIds, upCount, cur) << 2)) + <usize>(level - 1) * (1 + maxM)) << 2);
+    const at = readUpper(b, upIds, upCount, upOffsets, upLinks, maxM, cur, level);
     const n = load<u32>(at);
-    addU32(b + B_HOPS, 1);
-    // Upper layers always live in DRAM.
-    addU32(b + B_MISS, 1);
-    addU32(b + B_MISS_BYTES, (n + 1) << 2);
     if (n == 0) {
       level--;
       continue;

@@ -43,6 +43,8 @@ export class FusedTraversal {
   readonly filtered: boolean;
   /** The lane can scan: it has the bitset's room, and the traversal records are one DRAM segment. */
   readonly scans: boolean;
+  /** Whether a scarce entry may walk the filter links in WASM here (fixed once the links are attached). */
+  private readonly linksWalkable: boolean;
 
   private constructor(
     private readonly index: TieredIndex,
@@ -66,6 +68,10 @@ export class FusedTraversal {
     this.travCxl = trav.segments.find((s) => s.tier === 1);
     this.filtered = fused.lanes.frontierCap > 0;
     this.scans = this.filtered && this.travCxl === undefined && this.travDram !== undefined;
+    // The links lie in this region, and the kernel gathers a node's list offsets in a scratch
+    // array of maxDegree words.
+    const l = index.links;
+    this.linksWalkable = l !== null && l.lists.buffer === fused.memory.buffer && l.maxMemberships <= fused.lanes.maxDegree;
     this.writeFixed();
   }
 
@@ -127,6 +133,17 @@ export class FusedTraversal {
     put(CONTROL.poolTable, pool ? pool.tableAt : 0);
     put(CONTROL.poolCap, pool ? pool.capacity : 0);
     put(CONTROL.poolLists, pool ? pool.listsAt : 0);
+    // The filter links are attached before any searcher opens: their addresses are fixed too.
+    const l = idx.links;
+    if (!this.linksWalkable || l === null) return;
+    const k = l.lookup;
+    put(CONTROL.linkLists, l.lists.byteOffset);
+    put(CONTROL.linkFrom, k.nodeFrom.byteOffset);
+    put(CONTROL.linkNodes, k.nodeFrom.length - 1);
+    put(CONTROL.linkBlock, k.memberBlock.byteOffset);
+    put(CONTROL.linkList, k.memberList.byteOffset);
+    put(CONTROL.linkEntries, k.entries.byteOffset);
+    put(CONTROL.cover, b + L.coverAt);
   }
 
   /**
@@ -250,26 +267,12 @@ export class FusedTraversal {
   }
 
   /**
-   * Where the links lie in this region, writes their addresses and copies the covering blocks into
-   * the lane: a scarce entry then walks the links in WASM. Returns how many blocks (0: it cannot).
+   * Copies the covering blocks into the lane where the links are walkable here: a scarce entry then
+   * walks the links in WASM. Returns how many blocks (0: it cannot).
    */
   private putCover(cover: Uint32Array | null): number {
-    const l = this.index.links;
-    if (cover === null || cover.length === 0 || cover.length > COVER_MAX || l === null || l.lists.buffer !== this.fused.memory.buffer) return 0;
-    // The kernel gathers a node's list offsets in a scratch array of maxDegree words.
-    if (l.maxMemberships > this.fused.lanes.maxDegree) return 0;
-    const b = this.at;
-    const put = (off: number, v: number): void => this.dv.setUint32(b + off, v >>> 0, true);
-    const k = l.lookup;
-    put(CONTROL.linkLists, l.lists.byteOffset);
-    put(CONTROL.linkFrom, k.nodeFrom.byteOffset);
-    put(CONTROL.linkNodes, k.nodeFrom.length - 1);
-    put(CONTROL.linkBlock, k.memberBlock.byteOffset);
-    put(CONTROL.linkList, k.memberList.byteOffset);
-    put(CONTROL.linkEntries, k.entries.byteOffset);
-    const at = b + this.fused.lanes.coverAt;
-    this.u32.set(cover, at >>> 2);
-    put(CONTROL.cover, at);
+    if (!this.linksWalkable || cover === null || cover.length === 0 || cover.length > COVER_MAX) return 0;
+    this.u32.set(cover, (this.at + this.fused.lanes.coverAt) >>> 2);
     return cover.length;
   }
 

@@ -169,12 +169,9 @@ export class Traversal {
           st.phase = PHASE.ENTRY;
           return true;
         case PHASE.UPPER: {
-          const block = upperBlock(idx.upper, st.cur, st.level, meta.maxM);
+          const block = this.readUpper(st, st.cur, st.level);
           const links = idx.upper.links;
           const n = links[block]!;
-          st.stats[STAT.hops]!++;
-          // Upper layers always live in DRAM.
-          st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + n), false);
           if (n === 0) {
             this.descend(st);
             continue;
@@ -361,6 +358,19 @@ export class Traversal {
   }
 
   /**
+   * The offset of node's list on an upper level in the upper layers' links (readUpper in
+   * traverse.as.ts is the twin), its read counted as a hop and priced: the upper layers always live
+   * in DRAM.
+   */
+  private readUpper(st: QueryState, node: number, level: number): number {
+    const idx = this.index;
+    const block = upperBlock(idx.upper, node, level, idx.meta.maxM);
+    st.stats[STAT.hops]!++;
+    st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + idx.upper.links[block]!), false);
+    return block;
+  }
+
+  /**
    * The level-1 walk's next request (expandFiltered's order and stop rule, on the upper layers'
    * lists, always in DRAM, nothing foreseen); false once it is done.
    */
@@ -374,10 +384,8 @@ export class Traversal {
       const c = frontier.i[0]!;
       if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
       frontier.pop();
-      const block = upperBlock(idx.upper, c, 1, idx.meta.maxM);
+      const block = this.readUpper(st, c, 1);
       const n = links[block]!;
-      st.stats[STAT.hops]!++;
-      st.owedNs += this.acct.adjacency(st.stats, 0, 4 * (1 + n), false);
       let k = 0;
       for (let j = 0; j < n; j++) {
         const nb = links[block + 1 + j]!;
