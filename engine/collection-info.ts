@@ -5,6 +5,7 @@ import type { Metric } from '../index/kernels/kernels.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
+import type { SparseParams } from '../storage/collection-dir.js';
 import type { CollectionHealth, CollectionInfo, TierInfo } from './types.js';
 
 /** What the reports read of a collection (collection.ts). */
@@ -14,6 +15,8 @@ export interface ReportedCollection {
   readonly metric: Metric;
   /** Its one vector's name ('' unnamed). */
   readonly vectorName: string;
+  /** Its sparse vectors by name. */
+  readonly sparseVectors: Readonly<Record<string, SparseParams>>;
   /** Build settings of a created collection (its config), or null (served from an index directory). */
   readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number; codes?: 'sq8' | 'none'; payloadM?: number } | null;
   /** Fresh + hidden points past which it compacts itself (0: never). */
@@ -82,6 +85,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
       dim: c.dim,
       metric: c.metric,
       vectorName: c.vectorName,
+      sparseVectors: { ...c.sparseVectors },
       count,
       indexed: count,
       tiers: [],
@@ -103,6 +107,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
     dim: m.dim,
     metric: m.metric,
     vectorName: c.vectorName,
+    sparseVectors: { ...c.sparseVectors },
     count,
     indexed: count - m.graph.unreachable,
     tiers: index.tiers.map((t, i) => ({
@@ -128,8 +133,9 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
   };
 }
 
-function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema' | 'payloadBytes'> {
-  return { payloadSchema: c.payloadSchema(), payloadBytes: c.payloadBytes() };
+function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema' | 'payloadBytes' | 'sparseBytes'> {
+  const sparseBytes = Object.fromEntries([...(c.live?.sparse ?? new Map())].map(([name, col]) => [name, col.bytes()]));
+  return { payloadSchema: c.payloadSchema(), payloadBytes: c.payloadBytes(), sparseBytes };
 }
 
 /**

@@ -7,7 +7,10 @@ import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory.js';
 import { invalidArgument, pointNotFound, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite } from '../storage/live-store.js';
+import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite, VectorsWrite } from '../storage/live-store.js';
+import type { SparseParams } from '../storage/collection-dir.js';
+import type { SparseHit } from '../index/sparse/sparse-column.js';
+import type { SparseVector } from '../index/sparse/sparse-vector.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
 import { checkEf, checkK, checkQueryVector, checkRerank, defaultRerank, MAX_K } from '../index/search/bounds.js';
@@ -85,6 +88,8 @@ export interface LiveShape {
   vectorName?: string;
   /** See CollectionConfig.payloadM. */
   payloadM?: number;
+  /** See CollectionConfig.sparse. */
+  sparse?: Record<string, SparseParams>;
 }
 
 /** An order_by: the key, the direction, and the value to start from (a number, or an RFC 3339 datetime). */
@@ -149,6 +154,11 @@ export class Collection implements FilteredHost {
   /** The name of the collection's one vector: '' when unnamed (always, for an index directory). */
   get vectorName(): string {
     return this.shaped?.vectorName ?? '';
+  }
+
+  /** The collection's sparse vectors by name, with their settings (none for an index directory). */
+  get sparseVectors(): Readonly<Record<string, SparseParams>> {
+    return this.shaped?.sparse ?? {};
   }
 
   /** Takes updated build settings (Engine.updateCollection wrote them to the config first). */
@@ -417,29 +427,59 @@ export class Collection implements FilteredHost {
       // Behind a shared log a new UUID is numbered when applied (-1 here), in log order, alike on
       // every replica; otherwise at once, so that two writes of it in flight agree.
       const id = uuid === null ? (p.key as number) : (live.idOfUuid(uuid, !live.replicated) ?? -1);
-      return { id, uuid, vector, payload: p.payload };
+      return { id, uuid, vector, payload: p.payload, ...(p.sparse !== undefined ? { sparse: p.sparse } : {}) };
     });
     return this.written(live.upsert(writes, writeId));
   }
 
   /**
-   * Replaces the vectors of existing points, keeping their payloads (Qdrant's update_vectors); a
-   * point that does not exist is a 404 and nothing is written.
+   * Replaces the given vectors of existing points (the dense one, sparse ones by name), keeping the
+   * others and their payloads (Qdrant's update_vectors); a point that does not exist is a 404 and
+   * nothing is written.
    */
-  updateVectors(points: ReadonlyArray<{ key: PointKey; vector: Float32Array }>, writeId?: string): Promise<bigint> {
+  updateVectors(
+    points: ReadonlyArray<{ key: PointKey; vector?: Float32Array; sparse?: Readonly<Record<string, SparseVector>> }>,
+    writeId?: string,
+  ): Promise<bigint> {
     const live = this.writable();
-    const ids = points.map((p) => {
+    const writes: VectorsWrite[] = points.map((p) => {
       const id = this.resolveKey(p.key);
       if (id === null || !live.exists(id)) throw pointNotFound(this.name, String(p.key));
-      return id;
+      const w: VectorsWrite = { id, ...(p.sparse !== undefined ? { sparse: p.sparse } : {}) };
+      if (p.vector !== undefined) {
+        // Stored as searched: unit-normalised for cosine, and never the caller's buffer.
+        w.vector = p.vector.slice();
+        if (this.metric === 'cosine') normalizeRows(w.vector, this.dim);
+      }
+      return w;
     });
-    // Stored as searched: unit-normalised for cosine, and never the caller's buffer.
-    const vectors = points.map((p) => {
-      const v = p.vector.slice();
-      if (this.metric === 'cosine') normalizeRows(v, this.dim);
-      return v;
-    });
-    return this.written(live.updateVectors(ids, vectors, writeId));
+    return this.written(live.updateVectors(writes, writeId));
+  }
+
+  /** Removes the named sparse vectors from the selected points (the dense vector cannot be: the edge refuses it). */
+  deleteVectors(target: PointKey[] | PointSelector, names: readonly string[], writeId?: string): Promise<bigint> {
+    return this.written(this.writable().deleteVectors(this.targetIds(target), names, writeId));
+  }
+
+  /**
+   * The best `k` points by the named sparse vector's score against `query` (exact, through its
+   * inverted index), among those matching `filter`; only points sharing a dimension with the query.
+   */
+  searchSparse(name: string, query: SparseVector, k: number, filter?: Filter): SparseHit[] {
+    if (this.refused) throw this.refused;
+    const col = this.live?.sparse.get(name);
+    if (col === undefined) return [];
+    return col.search(query, k, filter === undefined ? undefined : this.payloads.predicate(filter));
+  }
+
+  /** A point's score by its named sparse vector against `query` (as searchSparse scores it), or null when it has none. */
+  sparseScore(id: number, name: string, query: SparseVector): number | null {
+    return this.live?.sparse.get(name)?.score(id, query) ?? null;
+  }
+
+  /** A point's named sparse vector, or null (none, or no such point). */
+  sparseVector(id: number, name: string): SparseVector | null {
+    return this.live?.sparse.get(name)?.get(id) ?? null;
   }
 
   deletePoints(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {

@@ -104,6 +104,7 @@ export class DataDir {
       compacted,
       null,
       this.host.payloadMemory(),
+      cfg.sparse ?? {},
     );
     this.host.attachLive(c, store);
     await this.follow(cfg.name, store, created);
@@ -174,5 +175,6 @@ function shapeOf(cfg: CollectionConfig): LiveShape {
     ...(cfg.codes !== undefined ? { codes: cfg.codes } : {}),
     ...(cfg.vectorName !== undefined ? { vectorName: cfg.vectorName } : {}),
     ...(cfg.payloadM !== undefined ? { payloadM: cfg.payloadM } : {}),
+    ...(cfg.sparse !== undefined ? { sparse: cfg.sparse } : {}),
   };
 }

@@ -10,7 +10,7 @@ export type { AliasAction } from './aliases.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';
 
 // Collections and points as storage keeps them: the config, ids, payloads, where UUID ids are numbered from.
-export type { CollectionConfig } from '../storage/collection-dir.js';
+export type { CollectionConfig, SparseParams } from '../storage/collection-dir.js';
 export type { KeyedPoint, Payload, PointKey } from '../storage/live-store.js';
 export { UUID_ID_BASE } from '../storage/live-store.js';
 
@@ -26,6 +26,11 @@ export { STAT } from '../index/search/stats.js';
 // Which shard a point id belongs to: the router must agree with the shard map `strata build --shards` wrote.
 export { shardOf } from '../index/build/build-shards.js';
 export { MAX_PAYLOAD_M } from '../index/build/link-blocks.js';
+
+// Sparse vectors (Qdrant's sparse_vectors): checked once at the edge, searched by the collection.
+export type { SparseVector } from '../index/sparse/sparse-vector.js';
+export { MAX_SPARSE_NONZEROS, sparseVectorAt } from '../index/sparse/sparse-vector.js';
+export type { SparseHit } from '../index/sparse/sparse-column.js';
 
 // Filters and payload selectors: parsed once at the edge, into the types the engine takes.
 export type { Filter } from '../index/filter/ast.js';

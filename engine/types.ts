@@ -5,6 +5,7 @@ import type { FieldSchema } from '../index/payload-index/field-index.js';
 import type { PayloadIndexParams } from '../index/payload-index/params.js';
 import type { PointKey } from '../storage/live-store.js';
 import type { PayloadBytes } from '../storage/point-payloads.js';
+import type { SparseParams } from '../storage/collection-dir.js';
 
 export type { PayloadIndexParams };
 import type { SearchStats } from '../index/search/stats.js';
@@ -124,6 +125,8 @@ export interface CollectionInfo {
   metric: Metric;
   /** The name of its one vector ('' unnamed: Qdrant's default vector). */
   vectorName: string;
+  /** Its sparse vectors by name (Qdrant's sparse_vectors), with their settings. */
+  sparseVectors: Record<string, SparseParams>;
   count: number;
   /** Points the graph search can reach from its entry point (the others only exact search finds). */
   indexed: number;
@@ -157,6 +160,8 @@ export interface CollectionInfo {
   /** Bytes of the payload values (columnar store) and of each payload index (DRAM), by key. */
   /** The payload values (CXL tier, placed as valuesPlacement says), the rows' bookkeeping and each index (DRAM). */
   payloadBytes: PayloadBytes;
+  /** Bytes of each sparse vector's column (its vectors and inverted index, in DRAM), by name. */
+  sparseBytes: Record<string, number>;
 }
 
 export interface EngineOptions {

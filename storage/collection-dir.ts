@@ -42,6 +42,13 @@ export interface CollectionConfig {
    * payload indexes (index/filter-links/); absent or 0: none.
    */
   payloadM?: number;
+  /** Qdrant's sparse_vectors: each named sparse vector and its weighting; absent: none. */
+  sparse?: Record<string, SparseParams>;
+}
+
+/** A named sparse vector's settings: Qdrant's `modifier` (idf: each dimension weighted by its inverse document frequency). */
+export interface SparseParams {
+  modifier: 'none' | 'idf';
 }
 
 /** The directory of collection `name` under dataDir. */
@@ -55,6 +62,7 @@ function body(c: CollectionConfig): string {
   const codes = c.codes !== undefined ? { codes: c.codes } : {};
   const vectorName = c.vectorName !== undefined ? { vectorName: c.vectorName } : {};
   const payloadM = c.payloadM !== undefined ? { payloadM: c.payloadM } : {};
+  const sparse = c.sparse !== undefined ? { sparse: c.sparse } : {};
   return JSON.stringify({
     name: c.name,
     dim: c.dim,
@@ -65,6 +73,7 @@ function body(c: CollectionConfig): string {
     ...codes,
     ...vectorName,
     ...payloadM,
+    ...sparse,
   });
 }
 

@@ -19,6 +19,10 @@ import { type PayloadSelector, selectorPaths } from '../index/payload/selector.j
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type BasePayloadSource, PointPayloads } from './point-payloads.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
+import { SparseColumn } from '../index/sparse/sparse-column.js';
+import type { SparseVector } from '../index/sparse/sparse-vector.js';
+import type { SparseParams } from './collection-dir.js';
+import { entriesOf, type SparseRecord, type SparseState, sparseByPosition, sparseRecordOf, sparseStateOf } from './sparse-records.js';
 
 export type Payload = Record<string, unknown>;
 
@@ -30,6 +34,8 @@ export interface KeyedPoint {
   key: PointKey;
   vector: Float32Array;
   payload: Payload | null;
+  /** Its sparse vectors by name (absent: none). */
+  sparse?: Readonly<Record<string, SparseVector>>;
 }
 
 export type { BasePayloadSource };
@@ -45,6 +51,15 @@ export interface PointWrite {
   /** dim floats, unit-normalised for cosine (the edge checks and normalises). */
   vector: Float32Array;
   payload: Payload | null;
+  /** Its sparse vectors by name: an upsert replaces the point whole, so a name left out has none after it. */
+  sparse?: Readonly<Record<string, SparseVector>>;
+}
+
+/** A vector update: a new dense vector and/or sparse vectors by name; the point's other vectors and payload stay. */
+export interface VectorsWrite {
+  id: number;
+  vector?: Float32Array;
+  sparse?: Readonly<Record<string, SparseVector>>;
 }
 
 /** What the live store needs of the collection's base index: which ids it holds, and at which node. */
@@ -65,6 +80,8 @@ export interface LiveState {
   uuids: Array<[string, number]>;
   nextUuidId: number;
   sharedSeq: number;
+  /** The sparse vectors (absent in states saved before there were any). */
+  sparse?: SparseState;
 }
 
 /**
@@ -89,7 +106,17 @@ export function emptyLiveState(): LiveState {
 }
 
 /** Log record types (verify-live.ts reads them too). */
-export const REC = { upsert: 1, delete: 2, setPayload: 3, origin: 4, deletePayload: 5, clearPayload: 6, payloadIndex: 7, updateVectors: 8 } as const;
+export const REC = {
+  upsert: 1,
+  delete: 2,
+  setPayload: 3,
+  origin: 4,
+  deletePayload: 5,
+  clearPayload: 6,
+  payloadIndex: 7,
+  updateVectors: 8,
+  deleteVectors: 9,
+} as const;
 const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));
 
 /**
@@ -141,12 +168,21 @@ interface UpsertRecord extends Logged {
   vectors: Uint8Array;
   payloads?: Array<Payload | null>;
   payloadsJson?: string;
+  sparse?: SparseRecord;
 }
 /** New vectors for existing points, their payloads kept (a point gone when it applies is skipped). */
 interface VectorsRecord extends Logged {
   ids: number[];
-  /** float32 little-endian, one after another. */
+  /** float32 little-endian, one after another: of every id, or of the positions in denseAt. */
   vectors: Uint8Array;
+  /** Positions in ids whose dense vector is new (absent: every id's). */
+  denseAt?: number[];
+  sparse?: SparseRecord;
+}
+/** Sparse vectors removed from existing points. */
+interface DeleteVectorsRecord extends Logged {
+  ids: number[];
+  names: string[];
 }
 interface DeleteRecord extends Logged {
   ids: number[];
@@ -169,7 +205,7 @@ interface IndexRecord extends Logged {
   /** The index to create; absent: drop the field's index. */
   params?: PayloadIndexParams;
 }
-type AnyRecord = UpsertRecord | VectorsRecord | DeleteRecord | PayloadRecord | PayloadKeysRecord | IndexRecord;
+type AnyRecord = UpsertRecord | VectorsRecord | DeleteVectorsRecord | DeleteRecord | PayloadRecord | PayloadKeysRecord | IndexRecord;
 
 export const WAL_FILE = WAL_LOG_FILE;
 
@@ -182,6 +218,8 @@ export class LiveStore {
   private touched: Set<number> | null = null;
   /** Payload values and payload indexes, by row (point-payloads.ts). */
   readonly payloads: PointPayloads;
+  /** The sparse vectors, by name (index/sparse/): searched exactly through their inverted indexes. */
+  readonly sparse: Map<string, SparseColumn>;
   /** Highest log sequence number applied. */
   appliedLsn = 0n;
   /** Writes applied since open (replayed ones included), for metrics. */
@@ -206,8 +244,10 @@ export class LiveStore {
     private base: BaseIds | null,
     private readonly freshOptions: FreshOptions,
     payloadMemory: ChunkMemory,
+    sparse: Readonly<Record<string, SparseParams>>,
   ) {
     this.fresh = new FreshLayer(dim, metric, freshOptions);
+    this.sparse = new Map(Object.entries(sparse).map(([name, p]) => [name, new SparseColumn(p.modifier)]));
     this.payloads = new PointPayloads(
       (pid) => (typeof pid === 'number' ? pid : this.idOfUuid(pid, false)),
       (id) => this.uuidOf(id) ?? id,
@@ -230,6 +270,7 @@ export class LiveStore {
     compacted: { cutLsn: bigint; state: LiveState } | null = null,
     basePayloads: BasePayloadSource | null = null,
     payloadMemory: ChunkMemory = new ChunkMemory(),
+    sparse: Readonly<Record<string, SparseParams>> = {},
   ): Promise<{ store: LiveStore; report: RecoveryReport }> {
     createDir(dir);
     const { wal, records, report, cutAt } = await WriteAheadLog.open(join(dir, WAL_FILE));
@@ -242,7 +283,7 @@ export class LiveStore {
         { file: wal.file, cutAt: String(cutAt) },
       );
     }
-    const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory);
+    const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory, sparse);
     if (compacted) {
       store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
@@ -276,6 +317,7 @@ export class LiveStore {
       uuids: [...this.uuidIds],
       nextUuidId: this.nextUuidId,
       sharedSeq: this.sharedSeq,
+      ...(this.sparse.size > 0 ? { sparse: sparseStateOf(this.sparse) } : {}),
     };
   }
 
@@ -285,6 +327,11 @@ export class LiveStore {
     for (const [uuid, id] of s.uuids) this.mapUuid(uuid, id);
     this.nextUuidId = Math.max(this.nextUuidId, s.nextUuidId);
     this.sharedSeq = Math.max(this.sharedSeq, s.sharedSeq);
+    for (const [name, saved] of Object.entries(s.sparse ?? {})) {
+      const col = this.sparse.get(name);
+      // A name the config no longer has is left out (none can be dropped today).
+      if (col !== undefined) this.sparse.set(name, SparseColumn.fromEntries(col.modifier, entriesOf(saved)));
+    }
   }
 
   /**
@@ -339,16 +386,28 @@ export class LiveStore {
     points.forEach((p, i) => f.set(p.vector, i * this.dim));
     const rec: UpsertRecord = { ids: points.map((p) => p.id), vectors, payloadsJson: JSON.stringify(points.map((p) => p.payload)) };
     if (points.some((p) => p.uuid)) rec.uuids = points.map((p) => p.uuid ?? null);
+    const sparse = sparseRecordOf(points.map((p) => p.sparse));
+    if (sparse !== undefined) rec.sparse = sparse;
     return this.log(REC.upsert, rec, writeId);
   }
 
-  /** Replaces the vectors of the existing points among ids (unit-normalised for cosine), keeping their payloads. */
-  updateVectors(ids: readonly number[], vectors: readonly Float32Array[], writeId?: string): Promise<bigint> {
-    const bytes = new Uint8Array(ids.length * this.dim * 4);
+  /** Replaces the given vectors of the existing points among the writes (unit-normalised for cosine), keeping the rest and their payloads. */
+  updateVectors(writes: readonly VectorsWrite[], writeId?: string): Promise<bigint> {
+    const denseAt = writes.flatMap((w, i) => (w.vector !== undefined ? [i] : []));
+    const bytes = new Uint8Array(denseAt.length * this.dim * 4);
     const f = new Float32Array(bytes.buffer);
-    vectors.forEach((v, i) => f.set(v, i * this.dim));
-    const rec: VectorsRecord = { ids: [...ids], vectors: bytes };
+    denseAt.forEach((i, j) => f.set(writes[i]!.vector!, j * this.dim));
+    const rec: VectorsRecord = { ids: writes.map((w) => w.id), vectors: bytes };
+    if (denseAt.length < writes.length) rec.denseAt = denseAt;
+    const sparse = sparseRecordOf(writes.map((w) => w.sparse));
+    if (sparse !== undefined) rec.sparse = sparse;
     return this.log(REC.updateVectors, rec, writeId);
+  }
+
+  /** Removes the named sparse vectors from the existing points among ids. */
+  deleteVectors(ids: readonly number[], names: readonly string[], writeId?: string): Promise<bigint> {
+    const rec: DeleteVectorsRecord = { ids: [...ids], names: [...names] };
+    return this.log(REC.deleteVectors, rec, writeId);
   }
 
   delete(ids: readonly number[], writeId?: string): Promise<bigint> {
@@ -536,6 +595,7 @@ export class LiveStore {
       // The bytes come from a decoder's buffer: copy them to an aligned array before viewing floats.
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
       const payloads = r.payloadsJson !== undefined ? (JSON.parse(r.payloadsJson) as Array<Payload | null>) : (r.payloads ?? []);
+      const sparse = sparseByPosition(r.sparse, r.ids.length);
       r.ids.forEach((given, i) => {
         const uuid = r.uuids?.[i];
         // -1: a UUID numbered here, in log order, so every replica gives it the same number.
@@ -545,6 +605,12 @@ export class LiveStore {
         if (this.base?.has(id)) this.tombstones.add(id);
         this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
         this.payloads.upsert(id, payloads[i] ?? null);
+        // The point is replaced whole: a sparse vector it does not give is gone.
+        for (const [name, col] of this.sparse) {
+          const v = sparse[i]!.get(name);
+          if (v === undefined) col.delete(id);
+          else col.set(id, v);
+        }
         // Its vector is served from the fresh layer now.
         this.payloads.placeNode(id, -1);
       });
@@ -552,15 +618,24 @@ export class LiveStore {
     } else if (type === REC.updateVectors) {
       const r = rec as VectorsRecord;
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
+      const sparse = sparseByPosition(r.sparse, r.ids.length);
+      const denseAt = r.denseAt ?? r.ids.map((_, i) => i);
+      const slot = new Map(denseAt.map((i, j) => [i, j]));
       r.ids.forEach((id, i) => {
         if (!this.exists(id)) return;
+        for (const [name, v] of sparse[i]!) this.sparse.get(name)?.set(id, v);
+        const j = slot.get(i);
+        if (j === undefined) return;
         this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
-        this.fresh.upsert(id, all.slice(i * this.dim, (i + 1) * this.dim));
+        this.fresh.upsert(id, all.slice(j * this.dim, (j + 1) * this.dim));
         // The payload stays; the vector is served from the fresh layer now.
         this.payloads.placeNode(id, -1);
       });
       this.applied.upserted += r.ids.length;
+    } else if (type === REC.deleteVectors) {
+      const r = rec as DeleteVectorsRecord;
+      for (const id of r.ids) if (this.exists(id)) for (const name of r.names) this.sparse.get(name)?.delete(id);
     } else if (type === REC.delete) {
       const r = rec as DeleteRecord;
       for (const id of r.ids) {
@@ -568,6 +643,7 @@ export class LiveStore {
         this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);
         this.payloads.remove(id);
+        for (const col of this.sparse.values()) col.delete(id);
       }
       this.applied.deleted += r.ids.length;
     } else if (type === REC.origin) {

@@ -12,9 +12,10 @@ import { COMPACTED_FILE } from './compacted.js';
 import { REC, WAL_FILE } from './live-store.js';
 import { checkLog } from './wal.js';
 import { errorMessage } from '../common/errors.js';
+import { sparseRecordProblem } from './sparse-records.js';
 
 /** Records that change no point's presence (payloads, indexes, the shared log's origin). */
-const PAYLOAD_ONLY: ReadonlySet<number> = new Set([REC.setPayload, REC.origin, REC.deletePayload, REC.clearPayload, REC.payloadIndex]);
+const PAYLOAD_ONLY: ReadonlySet<number> = new Set([REC.setPayload, REC.origin, REC.deletePayload, REC.clearPayload, REC.payloadIndex, REC.deleteVectors]);
 
 export interface LiveCheck {
   dir: string;
@@ -55,15 +56,24 @@ export function verifyCollectionDir(dir: string): LiveCheck {
     out.tornReason = report.reason;
     const live = new Set<number>();
     for (const r of records) {
-      const rec = unpack(r.payload) as { ids?: unknown; vectors?: Uint8Array; payloads?: unknown[]; payloadsJson?: string };
+      const rec = unpack(r.payload) as {
+        ids?: unknown;
+        vectors?: Uint8Array;
+        payloads?: unknown[];
+        payloadsJson?: string;
+        denseAt?: unknown[];
+        sparse?: unknown;
+      };
       if (r.type === REC.payloadIndex || r.type === REC.origin) continue;
       if (!isIdList(rec.ids)) throw new Error(`record ${r.lsn}: ids are not a list of unsigned integers`);
+      const sparse = sparseRecordProblem(rec.sparse, rec.ids.length);
+      if (sparse !== null) throw new Error(`record ${r.lsn}: ${sparse}`);
       if (r.type === REC.upsert) {
         const payloads = rec.payloadsJson !== undefined ? (JSON.parse(rec.payloadsJson) as unknown) : rec.payloads;
         checkVectorBytes(r.lsn, rec.vectors, rec.ids.length, cfg?.dim);
         if (!Array.isArray(payloads) || payloads.length !== rec.ids.length) throw new Error(`record ${r.lsn}: payloads do not match the ids`);
         for (const id of rec.ids) live.add(id);
-      } else if (r.type === REC.updateVectors) checkVectorBytes(r.lsn, rec.vectors, rec.ids.length, cfg?.dim);
+      } else if (r.type === REC.updateVectors) checkVectorBytes(r.lsn, rec.vectors, rec.denseAt?.length ?? rec.ids.length, cfg?.dim);
       else if (r.type === REC.delete) for (const id of rec.ids) live.delete(id);
       else if (!PAYLOAD_ONLY.has(r.type)) throw new Error(`record ${r.lsn}: unknown type ${r.type}`);
     }

@@ -1,11 +1,11 @@
 // Qdrant's batch update (`POST …/points/batch`): a list of point and payload writes, every one
 // parsed and checked before any is logged (a bad one anywhere is a 400 naming it, and nothing is
-// written), then written in order, one after another. Deleting a vector is refused (writes.ts).
+// written), then written in order, one after another. Deleting the dense vector is refused (writes.ts).
 import type { VectorSpace } from './vector-space.js';
 import { invalidArgument, isStrataError, StrataError } from '../../common/errors.js';
 import type { Collection } from '../../engine/public.js';
 import { arrayAt, type Fields, objectAt } from './fields.js';
-import { parseDeletePayload, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert, refuseDeleteVectors } from './writes.js';
+import { parseDeletePayload, parseDeleteVectors, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert } from './writes.js';
 
 /** Most operations in one batch. */
 export const MAX_BATCH_OPERATIONS = 1000;
@@ -38,8 +38,10 @@ function parseOne(kind: (typeof KINDS)[number], body: Fields, space: VectorSpace
       const points = parseUpdateVectors(body, space);
       return (c, id) => c.updateVectors(points, id);
     }
-    case 'delete_vectors':
-      return refuseDeleteVectors(body, space);
+    case 'delete_vectors': {
+      const w = parseDeleteVectors(body, space);
+      return (c, id) => c.deleteVectors(w.target, w.names, id);
+    }
     case 'clear_payload': {
       const target = parsePointSelector(body, 'whose payload to clear');
       return (c, id) => c.clearPayload(target, id);

@@ -75,6 +75,8 @@ export interface QdrantCollectionView {
     params: {
       /** The unnamed vector's params, or {name: params} for a named one. */
       vectors: VectorParamsView | Record<string, VectorParamsView>;
+      /** Its sparse vectors by name, when it has any. */
+      sparse_vectors?: Record<string, { modifier?: 'idf' }>;
       shard_number: number;
       replication_factor: number;
       write_consistency_factor: number;
@@ -106,6 +108,8 @@ export interface QdrantCollectionView {
      * the rows' bookkeeping and of each payload index by key path (both in DRAM).
      */
     payload: { values_bytes: number; values_tier: ValuesTierView; rows_bytes: number; index_bytes: Record<string, number> };
+    /** Bytes of each sparse vector (its vectors and inverted index, in DRAM), by name. */
+    sparse_bytes: Record<string, number>;
     placement: {
       policy: string;
       dram_budget_bytes: number;
@@ -124,6 +128,13 @@ export interface QdrantCollectionView {
   };
 }
 
+/** sparse_vectors as Qdrant shows them (absent when there are none; modifier only when idf). */
+function sparseVectorsView(s: CollectionInfo['sparseVectors']): { sparse_vectors?: Record<string, { modifier?: 'idf' }> } {
+  const names = Object.keys(s);
+  if (names.length === 0) return {};
+  return { sparse_vectors: Object.fromEntries(names.map((n) => [n, s[n]!.modifier === 'idf' ? { modifier: 'idf' as const } : {}])) };
+}
+
 export function collectionView(info: CollectionInfo): QdrantCollectionView {
   return {
     status: info.health.status,
@@ -134,6 +145,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
     config: {
       params: {
         vectors: namedOut({ size: info.dim, distance: qdrantDistance(info.metric), on_disk: false }, info.vectorName),
+        ...sparseVectorsView(info.sparseVectors),
         shard_number: 1,
         replication_factor: 1,
         write_consistency_factor: 1,
@@ -185,6 +197,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         rows_bytes: info.payloadBytes.rows,
         index_bytes: { ...info.payloadBytes.indexes },
       },
+      sparse_bytes: { ...info.sparseBytes },
       placement: {
         policy: info.placement.policy,
         dram_budget_bytes: info.placement.dramBudgetBytes,

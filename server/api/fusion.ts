@@ -35,10 +35,10 @@ function spread(list: readonly Ranked[], sign: number): Float64Array {
  * The lists fused, best first (ties by id). `smallerBetter[i]`: list i's scores are distances, whose
  * normalisation DBSF turns round so that a nearer point counts more.
  */
-export function fuse(lists: readonly (readonly Ranked[])[], f: FusionAsk, smallerBetter: boolean): Ranked[] {
+export function fuse(lists: readonly (readonly Ranked[])[], f: FusionAsk, smallerBetter: readonly boolean[]): Ranked[] {
   const score = new Map<number, number>();
   lists.forEach((list, i) => {
-    const terms = f.method === 'rrf' ? list.map((_, r) => rrfTerm(r, f.k, f.weights?.[i] ?? 1)) : spread(list, smallerBetter ? -1 : 1);
+    const terms = f.method === 'rrf' ? list.map((_, r) => rrfTerm(r, f.k, f.weights?.[i] ?? 1)) : spread(list, smallerBetter[i] ? -1 : 1);
     list.forEach((p, r) => score.set(p.id, (score.get(p.id) ?? 0) + terms[r]!));
   });
   return [...score].map(([id, s]) => ({ id, score: s })).sort((a, b) => b.score - a.score || a.id - b.id);

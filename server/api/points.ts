@@ -1,8 +1,8 @@
 // The read operations both protocols serve, over one collection: search (with Qdrant's offset,
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
-import { pointNotFound } from '../../common/errors.js';
-import type { Collection, Payload, PointKey } from '../../engine/public.js';
+import { invalidArgument, pointNotFound } from '../../common/errors.js';
+import type { Collection, Payload, PointKey, SparseVector } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
@@ -22,6 +22,8 @@ export interface ScoredHit {
   payload: Payload | null;
   /** The stored vector (unit-normalised for Cosine), when asked for. */
   vector: Float32Array | null;
+  /** The sparse vectors asked for, by name (absent: none asked for). */
+  sparse?: Record<string, SparseVector>;
   /** The value it was ordered by (a query by order_by), else absent. */
   orderValue?: number;
 }
@@ -37,6 +39,7 @@ export interface PointRecord {
   id: PointKey;
   payload: Payload | null;
   vector: Float32Array | null;
+  sparse?: Record<string, SparseVector>;
   /** The value it was ordered by (a scroll with order_by), else absent. */
   orderValue?: number;
 }
@@ -45,7 +48,60 @@ export function storedVector(c: Collection, id: number): Float32Array | null {
   return c.getPoint(id)?.vector ?? null;
 }
 
+/**
+ * The point's sparse vectors among `names` (those it has); undefined when no vector is asked for
+ * (`asked`: with_vector named any) or the collection has no sparse vector, so that its points are
+ * answered by name, as Qdrant answers a collection of several vectors.
+ */
+export function storedSparse(c: Collection, id: number, names: readonly string[], asked: boolean): Record<string, SparseVector> | undefined {
+  if (!asked || Object.keys(c.sparseVectors).length === 0) return undefined;
+  const out: Record<string, SparseVector> = {};
+  for (const n of names) {
+    const v = c.sparseVector(id, n);
+    if (v !== null) out[n] = v;
+  }
+  return out;
+}
+
+/** A sparse search's vector: the one given, or the named point's (which the answer then leaves out). */
+function sparseQuery(c: Collection, p: SearchPlan): { vector: SparseVector; exclude: number | null } {
+  const s = p.sparse!;
+  if ('vector' in s.input) return { vector: s.input.vector, exclude: null };
+  const { id } = getPointOrThrow(c, s.input.id, String(s.input.id));
+  const v = c.sparseVector(id, s.name);
+  if (v === null) throw invalidArgument(p.vectorField, `point ${String(s.input.id).slice(0, 64)} has no sparse vector ${JSON.stringify(s.name.slice(0, 40))}`);
+  return { vector: v, exclude: id };
+}
+
+/**
+ * A search by a sparse vector: exact, larger scores better (a dot product), whatever the dense
+ * vector's distance. It runs on the event loop, each in a turn of its own, so that a batch of them
+ * leaves other requests their turns.
+ */
+async function searchSparsePoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
+  await new Promise((resolve) => setImmediate(resolve));
+  ctl.signal?.throwIfAborted();
+  const { vector, exclude } = sparseQuery(c, p);
+  const k = p.limit + p.offset + (exclude === null ? 0 : 1);
+  const found = c.searchSparse(p.sparse!.name, vector, k, p.filter).filter((h) => h.id !== exclude);
+  const withPayload = wantsPayload(p.withPayload);
+  const hits: ScoredHit[] = [];
+  for (const h of found.slice(p.offset, p.offset + p.limit)) {
+    if (p.scoreThreshold !== undefined && h.score < p.scoreThreshold) break;
+    const sparse = storedSparse(c, h.id, p.withSparse, p.withVector || p.withSparse.length > 0);
+    hits.push({
+      id: c.externalId(h.id),
+      score: h.score,
+      payload: withPayload ? c.payload(h.id, p.withPayload) : null,
+      vector: p.withVector ? storedVector(c, h.id) : null,
+      ...(sparse !== undefined ? { sparse } : {}),
+    });
+  }
+  return { hits, withPayload, stats: null };
+}
+
 export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
+  if (p.sparse !== undefined) return searchSparsePoints(c, p, ctl);
   const k = p.limit + p.offset;
   const rerank = rerankFor(p.rerank, k);
   const r = await c.search({
@@ -69,11 +125,13 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     const score = scoreOf(metric, h.distance);
     // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
     if (!passesThreshold(metric, score, p.scoreThreshold)) break;
+    const sparse = storedSparse(c, h.id, p.withSparse, p.withVector || p.withSparse.length > 0);
     hits.push({
       id: c.externalId(h.id),
       score,
       payload: withPayload ? c.payload(h.id, p.withPayload) : null,
       vector: p.withVector ? storedVector(c, h.id) : null,
+      ...(sparse !== undefined ? { sparse } : {}),
     });
   }
   return { hits, withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
@@ -107,7 +165,14 @@ export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
     if (id === null || seen.has(id)) continue;
     seen.add(id);
     const pt = c.getPoint(id);
-    if (pt) out.push({ id: key!, payload: wantsPayload(p.withPayload) ? c.payload(id, p.withPayload) : null, vector: p.withVector ? pt.vector : null });
+    if (!pt) continue;
+    const sparse = storedSparse(c, id, p.withSparse, p.withVector || p.withSparse.length > 0);
+    out.push({
+      id: key!,
+      payload: wantsPayload(p.withPayload) ? c.payload(id, p.withPayload) : null,
+      vector: p.withVector ? pt.vector : null,
+      ...(sparse !== undefined ? { sparse } : {}),
+    });
   }
   return out;
 }
@@ -121,11 +186,15 @@ export function getPointOrThrow(c: Collection, key: PointKey | null, shown: stri
 
 export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: PointKey | null } {
   const withPayload = wantsPayload(p.withPayload);
-  const recordOf = (id: number, vector: Float32Array | null): PointRecord => ({
-    id: c.externalId(id),
-    payload: withPayload ? c.payload(id, p.withPayload) : null,
-    vector: p.withVector ? vector : null,
-  });
+  const recordOf = (id: number, vector: Float32Array | null): PointRecord => {
+    const sparse = storedSparse(c, id, p.withSparse, p.withVector || p.withSparse.length > 0);
+    return {
+      id: c.externalId(id),
+      payload: withPayload ? c.payload(id, p.withPayload) : null,
+      vector: p.withVector ? vector : null,
+      ...(sparse !== undefined ? { sparse } : {}),
+    };
+  };
   if (p.orderBy !== undefined) {
     // Ordered by a payload value, there is no id to continue from: Qdrant's next page offset is null then.
     const ordered = c.orderBy(p.orderBy, p.limit, p.filter, 'order_by');

@@ -6,16 +6,16 @@
 // (mmr.ts). Discovery and context queries score their candidates (discovery.ts): the prefetches'
 // answers, or with params.exact every point. Only the root's answer is given payloads and vectors.
 import { invalidArgument } from '../../common/errors.js';
-import { type Collection, distanceRef, type Filter } from '../../engine/public.js';
+import { type Collection, distanceRef, type Filter, type SparseVector } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
 import { fuse, type Ranked } from './fusion.js';
 import { mmrOrder } from './mmr.js';
-import { type CallControl, type SearchAnswer, searchPoints, storedVector } from './points.js';
+import { type CallControl, getPointOrThrow, type SearchAnswer, searchPoints, storedSparse, storedVector } from './points.js';
 import { namedIds, type QuerySource, type VectorSource } from './query-input.js';
 import { contextScore, discoveryScore } from './discovery.js';
 import { inputVector, sourceVector } from './query-vector.js';
 import type { QueryPlan } from './requests.js';
-import { passesThreshold, scoreOf, similarity } from './scores.js';
+import { scoreOf, similarity } from './scores.js';
 
 /** A query (parseQuery, parseRecommend): one search, or its stages. */
 export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
@@ -34,6 +34,7 @@ export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl)
     score: r.score,
     payload: withPayload ? c.payload(r.id, p.withPayload) : null,
     vector: p.withVector ? storedVector(c, r.id) : null,
+    ...sparseOf(c, r.id, p.withSparse, p.withVector || p.withSparse.length > 0),
     ...(r.orderValue !== undefined ? { orderValue: r.orderValue } : {}),
   }));
   return { hits, withPayload, stats: null };
@@ -45,7 +46,8 @@ export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl)
  */
 async function plainQuery(c: Collection, p: QueryPlan, ctl: CallControl): Promise<SearchAnswer> {
   const s = p.source as VectorSource;
-  if (s.kind === 'nearest' && 'vector' in s.input) return searchPoints(c, p, ctl);
+  // A sparse search leaves out the point it searches by itself.
+  if (p.sparse !== undefined || (s.kind === 'nearest' && 'vector' in s.input)) return searchPoints(c, p, ctl);
   const named = namedIds(s);
   const a = await searchPoints(c, { ...p, vector: sourceVector(c, s), offset: 0, limit: p.offset + p.limit + named.length }, ctl);
   const excluded = new Set(named.map((k) => c.externalId(c.resolveKey(k)!)));
@@ -64,9 +66,24 @@ function both(a: Filter | undefined, b: Filter | undefined): Filter | undefined 
   };
 }
 
-/** Best first by the collection's score (a distance for Euclid), ties by id. */
-function byScore(c: Collection, list: Ranked[]): Ranked[] {
-  const sign = c.metric === 'l2' ? 1 : -1;
+/** The sparse vectors asked for, as a hit's member (none: nothing). */
+function sparseOf(c: Collection, id: number, names: readonly string[], asked: boolean): { sparse?: Record<string, SparseVector> } {
+  const sparse = storedSparse(c, id, names, asked);
+  return sparse === undefined ? {} : { sparse };
+}
+
+/**
+ * Whether a stage's scores are distances (smaller better): a dense search's on a Euclid collection.
+ * Sparse scores, fusions' and discovery's are larger-better whatever the collection's distance.
+ */
+function smallerBetter(c: Collection, p: QueryPlan): boolean {
+  const k = p.source.kind;
+  return c.metric === 'l2' && p.sparse === undefined && (k === 'nearest' || k === 'recommend');
+}
+
+/** Best first by the stage's score (a distance for a Euclid collection's dense search), ties by id. */
+function byScore(smaller: boolean, list: Ranked[]): Ranked[] {
+  const sign = smaller ? 1 : -1;
   return list.sort((a, b) => sign * (a.score - b.score) || a.id - b.id);
 }
 
@@ -102,16 +119,45 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
   } else {
     const lists = await Promise.all(p.prefetch.map((q, i) => stage(c, q, filter, q.limit, ctl, `${at}prefetch[${i}].`)));
     if (s.kind === 'fusion') {
-      ranked = fuse(lists, s.fusion, c.metric === 'l2');
+      ranked = fuse(
+        lists,
+        s.fusion,
+        p.prefetch.map((q) => smallerBetter(c, q)),
+      );
       const t = p.scoreThreshold;
       // A fused score is larger-better whatever the metric.
       return (t === undefined ? ranked : ranked.filter((r) => r.score >= t)).slice(0, want);
     }
-    ranked = rescore(c, s, lists);
+    ranked = p.sparse !== undefined ? rescoreSparse(c, p, lists) : rescore(c, s, lists);
   }
   if (s.kind === 'nearest' && s.mmr !== undefined) ranked = pickMmr(c, s, s.mmr.diversity, ranked, want);
   const t = p.scoreThreshold;
-  return (t === undefined ? ranked : ranked.filter((r) => passesThreshold(c.metric, r.score, t))).slice(0, want);
+  const smaller = smallerBetter(c, p);
+  return (t === undefined ? ranked : ranked.filter((r) => (smaller ? r.score <= t : r.score >= t))).slice(0, want);
+}
+
+/** The prefetches' points (each once) that hold the stage's sparse vector, scored exactly against its query. */
+function rescoreSparse(c: Collection, p: QueryPlan, lists: readonly (readonly Ranked[])[]): Ranked[] {
+  const { name, input } = p.sparse!;
+  let query: SparseVector;
+  let excluded: number | null = null;
+  if ('vector' in input) query = input.vector;
+  else {
+    excluded = getPointOrThrow(c, input.id, String(input.id)).id;
+    const v = c.sparseVector(excluded, name);
+    if (v === null) throw invalidArgument(p.vectorField, `point ${String(input.id).slice(0, 64)} has no sparse vector ${JSON.stringify(name.slice(0, 40))}`);
+    query = v;
+  }
+  const seen = new Set<number>();
+  const out: Ranked[] = [];
+  for (const list of lists)
+    for (const { id } of list) {
+      if (seen.has(id) || id === excluded) continue;
+      seen.add(id);
+      const score = c.sparseScore(id, name, query);
+      if (score !== null) out.push({ id, score });
+    }
+  return byScore(false, out);
 }
 
 /** The prefetches' points (each once, the source's named points left out), scored exactly against the source's vector. */
@@ -127,7 +173,7 @@ function rescore(c: Collection, s: VectorSource, lists: readonly (readonly Ranke
       const score = exactScore(c, v, id);
       if (score !== null) out.push({ id, score });
     }
-  return byScore(c, out);
+  return byScore(c.metric === 'l2', out);
 }
 
 /** `want` of the candidates in MMR's order, each with its exact score against the query. */

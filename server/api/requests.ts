@@ -2,7 +2,7 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Known fields with the
 // wrong type or range are a 400 naming the field. A query's members are all checked, since Qdrant's
 // query API has many that Strata does not run; elsewhere unknown fields are ignored, as Qdrant does.
-import { searchVectorAt, usingAt, type VectorSpace, withVectorAt } from './vector-space.js';
+import { queryUsingAt, searchVectorAt, usingAt, type VectorSpace, withSparseAt, withVectorAt } from './vector-space.js';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import {
   checkEf,
@@ -16,6 +16,8 @@ import {
   type PayloadSelector,
   type PointKey,
   type SearchRequest,
+  type SparseVector,
+  sparseVectorAt,
 } from '../../engine/public.js';
 import { MAX_IDS } from '../options.js';
 import { checkMmrWork } from './mmr.js';
@@ -37,6 +39,7 @@ import {
   filterAt,
   noShardKey,
   isAbsent,
+  isPlainObject,
   numberAt,
   objectAt,
   optionalBool,
@@ -49,8 +52,17 @@ import {
   type Fields,
 } from './fields.js';
 
+/** A search by a named sparse vector: the vector given, or the one a stored point holds. */
+export interface SparseAsk {
+  readonly name: string;
+  readonly input: { readonly vector: SparseVector } | { readonly id: PointKey };
+}
+
 export interface SearchPlan {
+  /** The dense vector searched with (empty for a sparse search). */
   vector: Float32Array;
+  /** Set for a search by a sparse vector (exact, through its inverted index), instead of `vector`. */
+  sparse: SparseAsk | undefined;
   /** The request field the vector came from: the engine checks its length and values, naming it. */
   vectorField: string;
   limit: number;
@@ -62,6 +74,8 @@ export interface SearchPlan {
   /** The filtered search's plan, when the request names one (Strata's `params.filter_plan`). */
   filterPlan: FilterPlanAsk | undefined;
   withVector: boolean;
+  /** The sparse vectors with_vector asks for. */
+  withSparse: readonly string[];
   withPayload: PayloadSelector;
   /** Only points that match (absent: every point). */
   filter: Filter | undefined;
@@ -74,6 +88,7 @@ export interface RetrievePlan {
   /** Integer ids or canonical UUIDs; null: an integer past 2^53, which never matches. */
   ids: Array<PointKey | null>;
   withVector: boolean;
+  withSparse: readonly string[];
   withPayload: PayloadSelector;
 }
 
@@ -83,6 +98,7 @@ export interface ScrollPlan {
   orderBy: OrderBy | undefined;
   limit: number;
   withVector: boolean;
+  withSparse: readonly string[];
   withPayload: PayloadSelector;
   filter: Filter | undefined;
 }
@@ -162,6 +178,7 @@ function plan(
   at: string,
   defaultLimit: number | null,
   withPayloadDefault: boolean,
+  sparse?: SparseAsk,
 ): SearchPlan {
   const filter = filterAt(b['filter'], `${at}filter`);
   noShardKey(b, at);
@@ -169,8 +186,10 @@ function plan(
   const { ef, exact, rerank, filterPlan } = searchParams(b['params'], at);
   if (filterPlan !== undefined && filter === undefined) throw invalidArgument(`${at}params.filter_plan`, 'applies to a filtered search only: give a filter');
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
+  if (sparse !== undefined) onlyExactParams(b, at);
   return {
     vector,
+    sparse,
     vectorField,
     limit,
     offset,
@@ -179,6 +198,7 @@ function plan(
     rerank,
     filterPlan,
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, space, false),
+    withSparse: withSparseAt(b['with_vector'], space, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
     filter,
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
@@ -186,11 +206,23 @@ function plan(
   };
 }
 
+/**
+ * A sparse search is exact, through its inverted index: of `params` it takes only `exact`, and it
+ * reports no traversal (with_stats); the rest is refused, naming it.
+ */
+function onlyExactParams(b: Fields, at: string): void {
+  if (!isAbsent(b['params'])) onlyMembers(objectAt(b['params'], `${at}params`), ['exact'], `${at}params`, 'in a sparse search (always exact)');
+  if (optionalBool(b['with_stats'], `${at}with_stats`) === true)
+    throw invalidArgument(`${at}with_stats`, "Strata's stats describe a graph search: leave with_stats out of a sparse search");
+}
+
 /** POST …/points/search (and each of search/batch's `searches`, with `at` = "searches[i]."). */
 export function parseSearch(body: Fields, space: VectorSpace, at = ''): SearchPlan {
   if (isAbsent(body['vector'])) throw invalidArgument(`${at}vector`, `required: an array of ${space.dim} numbers`);
+  const v = searchVectorAt(body['vector'], `${at}vector`, space);
   // Qdrant's search requires limit; default payload is off unless asked for.
-  return plan(body, space, searchVectorAt(body['vector'], `${at}vector`, space), `${at}vector`, at, null, false);
+  if (v instanceof Float32Array) return plan(body, space, v, `${at}vector`, at, null, false);
+  return plan(body, space, new Float32Array(0), `${at}vector`, at, null, false, { name: v.name, input: { vector: v.vector } });
 }
 
 /**
@@ -272,6 +304,8 @@ function parseStage(body: Fields, space: VectorSpace, at: string, depth: number)
   const prefetch = list.map((p, i) => parseStage(objectAt(p, `${at}prefetch[${i}]`), space, `${at}prefetch[${i}].`, depth + 1));
   const q = body['query'];
   const field = `${at}query`;
+  const sparseName = isAbsent(q) ? undefined : queryUsingAt(body['using'], `${at}using`, space);
+  if (sparseName !== undefined) return sparseStage(body, space, at, sparseName, prefetch);
   if (isAbsent(q))
     throw invalidArgument(
       field,
@@ -329,6 +363,33 @@ function parseStage(body: Fields, space: VectorSpace, at: string, depth: number)
   return { ...p, source, prefetch };
 }
 
+/**
+ * A query stage whose `using` names a sparse vector: its query is a sparse vector ({indices,
+ * values}, or {nearest: it}) or a point id (that point's sparse vector), searched exactly; with
+ * prefetch, their candidates are scored against it. Other query kinds are for dense vectors.
+ */
+function sparseStage(body: Fields, space: VectorSpace, at: string, name: string, prefetch: QueryPlan[]): QueryPlan {
+  const field = `${at}query`;
+  let q = body['query'];
+  let inField = field;
+  if (isPlainObject(q) && !isAbsent(q['nearest'])) {
+    onlyMembers(q, ['nearest'], field, 'beside nearest (for a sparse vector: no mmr)');
+    q = q['nearest'];
+    inField = `${field}.nearest`;
+  }
+  let input: SparseAsk['input'];
+  if (typeof q === 'number' || typeof q === 'string') input = { id: pointKeyAt(q, inField) ?? Number.MAX_SAFE_INTEGER };
+  else if (isPlainObject(q) && ('indices' in q || 'values' in q)) input = { vector: sparseVectorAt(q, inField) };
+  else
+    throw invalidArgument(
+      field,
+      `using names the sparse vector ${JSON.stringify(name.slice(0, 40))}: give a sparse vector {"indices", "values"}, {"nearest": it} or a point id`,
+    );
+  const p = plan(body, space, new Float32Array(0), inField, at, 10, false, { name, input });
+  const source: QuerySource = { kind: 'nearest', input: 'id' in input ? { id: input.id } : { vector: new Float32Array(0) } };
+  return { ...p, source, prefetch };
+}
+
 /** The classic routes' `using` (the collection's vector) and `lookup_from` (refused: examples from this collection only). */
 function usingNotLookup(body: Fields, at: string, space: VectorSpace): void {
   usingAt(body['using'], `${at}using`, space);
@@ -372,6 +433,7 @@ export function parseRetrieve(body: Fields, space: VectorSpace): RetrievePlan {
   return {
     ids,
     withVector: withVectorAt(body['with_vector'], 'with_vector', space, false),
+    withSparse: withSparseAt(body['with_vector'], space, false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
   };
 }
@@ -406,6 +468,7 @@ export function parseScroll(body: Fields, space: VectorSpace): ScrollPlan {
     orderBy,
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
     withVector: withVectorAt(body['with_vector'], 'with_vector', space, false),
+    withSparse: withSparseAt(body['with_vector'], space, false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
     filter,
   };

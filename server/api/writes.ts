@@ -3,7 +3,7 @@
 // or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with
 // errors naming its path; the engine trusts what it gets (it copies vectors before keeping them: a
 // MessagePack Float32Array is a view of the request's buffer).
-import { checkVectorName, MAX_VECTOR_NAME, storedVectorAt, type VectorSpace } from './vector-space.js';
+import { checkVectorName, isSparseName, MAX_VECTOR_NAME, pointVectorsAt, type VectorSpace } from './vector-space.js';
 import { invalidArgument } from '../../common/errors.js';
 import {
   type CollectionConfig,
@@ -16,6 +16,9 @@ import {
   type PointKey,
   type PointSelector,
   selectorPaths,
+  type SparseParams,
+  type SparseVector,
+  sparseVectorAt,
   UUID_ID_BASE,
 } from '../../engine/public.js';
 import {
@@ -84,10 +87,45 @@ function quantizationAt(v: unknown, when: string): 'sq8' | 'none' | undefined {
   return 'sq8';
 }
 
+/** Most sparse vectors one collection may name. */
+export const MAX_SPARSE_VECTORS = 16;
+
+/**
+ * Qdrant's sparse_vectors: {name: {index?: {on_disk?, datatype?}, modifier?: "none" | "idf"}}. Strata
+ * keeps every inverted index in memory as float32 and always searches it (exactly), so on_disk true,
+ * another datatype and full_scan_threshold are refused, naming them.
+ */
+function sparseVectorsAt(v: unknown, denseName: string): Record<string, SparseParams> | undefined {
+  if (isAbsent(v)) return undefined;
+  const o = objectAt(v, 'sparse_vectors');
+  const names = Object.keys(o);
+  if (names.length > MAX_SPARSE_VECTORS) throw invalidArgument('sparse_vectors', `at most ${MAX_SPARSE_VECTORS} sparse vectors, got ${names.length}`);
+  const out: Record<string, SparseParams> = {};
+  for (const name of names) {
+    const at = `sparse_vectors.${name.slice(0, 40)}`;
+    if (name === '' || name.length > MAX_VECTOR_NAME) throw invalidArgument(at, `a sparse vector's name has 1 to ${MAX_VECTOR_NAME} characters`);
+    if (name === denseName) throw invalidArgument(at, 'names the dense vector too: give the sparse vector a name of its own');
+    const p = isAbsent(o[name]) ? {} : objectAt(o[name], at);
+    onlyMembers(p, ['index', 'modifier'], at, 'in a sparse vector');
+    if (!isAbsent(p['index'])) {
+      const index = objectAt(p['index'], `${at}.index`);
+      onlyMembers(index, ['on_disk', 'datatype'], `${at}.index`, '(Strata always searches the inverted index, exactly: leave full_scan_threshold out)');
+      if (!isAbsent(index['on_disk']) && index['on_disk'] !== false)
+        throw invalidArgument(`${at}.index.on_disk`, 'Strata keeps inverted indexes in memory: leave it out or false');
+      if (!isAbsent(index['datatype']) && index['datatype'] !== 'float32')
+        throw invalidArgument(`${at}.index.datatype`, `Strata stores sparse values as float32, got ${describe(index['datatype'])}`);
+    }
+    const m = p['modifier'];
+    if (!isAbsent(m) && m !== 'none' && m !== 'idf') throw invalidArgument(`${at}.modifier`, `must be "none" or "idf", got ${describe(m)}`);
+    out[name] = { modifier: m === 'idf' ? 'idf' : 'none' };
+  }
+  return out;
+}
+
 export function parseCreateCollection(name: string, body: Fields): CollectionConfig {
   onlyMembers(
     body,
-    ['vectors', 'hnsw_config', 'quantization_config', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload'],
+    ['vectors', 'sparse_vectors', 'hnsw_config', 'quantization_config', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload'],
     '',
     'when a collection is created',
   );
@@ -117,6 +155,7 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
   if (metric === undefined) throw invalidArgument(`${at}.distance`, `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
   const hnsw = hnswAt(body['hnsw_config'], 'when a collection is created');
   const codes = quantizationAt(body['quantization_config'], 'when a collection is created');
+  const sparse = sparseVectorsAt(body['sparse_vectors'], vectorName ?? '');
   return {
     name,
     dim,
@@ -126,6 +165,7 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
     ...(codes !== undefined ? { codes } : {}),
     ...(vectorName !== undefined ? { vectorName } : {}),
     ...(hnsw.payloadM !== undefined ? { payloadM: hnsw.payloadM } : {}),
+    ...(sparse !== undefined ? { sparse } : {}),
   };
 }
 
@@ -207,69 +247,110 @@ export function parseUpsert(body: Fields, space: VectorSpace): KeyedPoint[] {
     if (!isAbsent(body['batch'])) throw invalidArgument('batch', 'give either points or batch, not both');
     arrayAt(body['points'], 'points', MAX_UPSERT).forEach((raw, i) => {
       const p = objectAt(raw, `points[${i}]`);
+      const v = pointVectorsAt(p['vector'], `points[${i}].vector`, space, true);
       add({
         key: writeIdAt(p['id'], `points[${i}].id`),
-        vector: storedVectorAt(p['vector'], `points[${i}].vector`, space),
+        vector: v.vector!,
         payload: payloadAt(p['payload'], `points[${i}].payload`),
+        ...(v.sparse !== undefined ? { sparse: v.sparse } : {}),
       });
     });
     return out;
   }
   const b = objectAt(body['batch'], 'batch');
   const ids = arrayAt(b['ids'], 'batch.ids', MAX_UPSERT);
-  const vectors = arrayAt(batchVectorsAt(b['vectors'], space), 'batch.vectors', MAX_UPSERT);
-  if (vectors.length !== ids.length) throw invalidArgument('batch.vectors', `${vectors.length} vectors for ${ids.length} ids`);
+  const columns = batchVectorsAt(b['vectors'], space);
+  const vectors = arrayAt(columns.dense, `batch.vectors${columns.at}`, MAX_UPSERT);
+  if (vectors.length !== ids.length) throw invalidArgument(`batch.vectors${columns.at}`, `${vectors.length} vectors for ${ids.length} ids`);
+  const sparse = batchSparseAt(columns.sparse, ids.length);
   const payloads = isAbsent(b['payloads']) ? null : arrayAt(b['payloads'], 'batch.payloads', MAX_UPSERT);
   if (payloads && payloads.length !== ids.length) throw invalidArgument('batch.payloads', `${payloads.length} payloads for ${ids.length} ids`);
   ids.forEach((id, i) => {
     add({
       key: writeIdAt(id, `batch.ids[${i}]`),
-      vector: vectorAt(vectors[i], `batch.vectors[${i}]`, space.dim),
+      vector: vectorAt(vectors[i], `batch.vectors${columns.at}[${i}]`, space.dim),
       payload: payloads ? payloadAt(payloads[i], `batch.payloads[${i}]`) : null,
+      ...(sparse[i] !== undefined ? { sparse: sparse[i] } : {}),
     });
   });
   return out;
 }
 
-/** A columnar upsert's vectors: a list of vectors, or Qdrant's {name: list of vectors}. */
-function batchVectorsAt(v: unknown, space: VectorSpace): unknown {
+/**
+ * A columnar upsert's vectors: a list of vectors, or Qdrant's {name: list of vectors}, where each
+ * sparse name holds a list of {indices, values} (null: that point has none). `at`: the dense
+ * column's path below batch.vectors.
+ */
+function batchVectorsAt(v: unknown, space: VectorSpace): { dense: unknown; at: string; sparse: Map<string, unknown> } {
+  const sparse = new Map<string, unknown>();
   if (!isPlainObject(v)) {
     if (space.name !== '' && !isAbsent(v)) checkVectorName('', space, 'batch.vectors');
-    return v;
+    return { dense: v, at: '', sparse };
   }
-  const names = Object.keys(v);
-  if (names.length !== 1) throw invalidArgument('batch.vectors', `must hold the collection's one vector, got ${names.length} names`);
-  checkVectorName(names[0]!, space, `batch.vectors.${names[0]}`);
-  return v[names[0]!];
+  let dense: unknown;
+  for (const name of Object.keys(v)) {
+    if (isSparseName(name, space)) sparse.set(name, v[name]);
+    else {
+      checkVectorName(name, space, `batch.vectors.${name}`);
+      dense = v[name];
+    }
+  }
+  const at = space.name === '' ? '[""]' : `.${space.name}`;
+  if (dense === undefined) throw invalidArgument(`batch.vectors${at}`, "required: a point holds the collection's dense vector");
+  return { dense, at, sparse };
 }
 
-/** Qdrant's update-vectors body: {points: [{id, vector}]}; a repeated id keeps its last vector. */
-export function parseUpdateVectors(body: Fields, space: VectorSpace): Array<{ key: PointKey; vector: Float32Array }> {
+/** Each point's sparse vectors of a columnar upsert, by position (undefined: none). */
+function batchSparseAt(columns: ReadonlyMap<string, unknown>, points: number): Array<Record<string, SparseVector> | undefined> {
+  const out: Array<Record<string, SparseVector> | undefined> = new Array(points).fill(undefined);
+  for (const [name, raw] of columns) {
+    const list = arrayAt(raw, `batch.vectors.${name}`, MAX_UPSERT);
+    if (list.length !== points) throw invalidArgument(`batch.vectors.${name}`, `${list.length} vectors for ${points} ids`);
+    list.forEach((v, i) => {
+      if (isAbsent(v)) return;
+      out[i] = { ...out[i], [name]: sparseVectorAt(v, `batch.vectors.${name}[${i}]`) };
+    });
+  }
+  return out;
+}
+
+/** A vector update: the dense vector and/or sparse vectors by name. */
+export interface VectorUpdate {
+  key: PointKey;
+  vector?: Float32Array;
+  sparse?: Record<string, SparseVector>;
+}
+
+/** Qdrant's update-vectors body: {points: [{id, vector}]}; a repeated id keeps its last vectors. */
+export function parseUpdateVectors(body: Fields, space: VectorSpace): VectorUpdate[] {
   noShardKey(body, '');
-  const byKey = new Map<PointKey, Float32Array>();
+  const byKey = new Map<PointKey, VectorUpdate>();
   arrayAt(body['points'], 'points', MAX_UPSERT).forEach((raw, i) => {
     const p = objectAt(raw, `points[${i}]`);
     onlyMembers(p, ['id', 'vector'], `points[${i}]`, 'in a vector update');
     const key = writeIdAt(p['id'], `points[${i}].id`);
+    const v = pointVectorsAt(p['vector'], `points[${i}].vector`, space, false);
     byKey.delete(key);
-    byKey.set(key, storedVectorAt(p['vector'], `points[${i}].vector`, space));
+    byKey.set(key, { key, ...(v.vector !== undefined ? { vector: v.vector } : {}), ...(v.sparse !== undefined ? { sparse: v.sparse } : {}) });
   });
-  return [...byKey].map(([key, vector]) => ({ key, vector }));
+  return [...byKey.values()];
 }
 
 /**
- * Qdrant's delete-vectors body ({points | filter, vector: [names]}) is always refused, naming
- * `vector`: a Strata point has exactly one vector, so deleting it would leave a point no search
- * can find (delete the point instead). A name that is not the collection's vector is refused as such.
+ * Qdrant's delete-vectors body ({points | filter, vector: [names]}): sparse vectors are removed; the
+ * dense vector is refused, naming it, since a Strata point without it no search could find (delete
+ * the point instead). A name the collection does not have is refused as such.
  */
-export function refuseDeleteVectors(body: Fields, space: VectorSpace): never {
-  parsePointSelector(body, 'whose vectors to delete');
+export function parseDeleteVectors(body: Fields, space: VectorSpace): { target: PointSelector; names: string[] } {
+  const target = parsePointSelector(body, 'whose vectors to delete');
   const names = arrayAt(body['vector'], 'vector', 1000).map((n, i) => {
     if (typeof n !== 'string') throw invalidArgument(`vector[${i}]`, `must be a vector name, got ${describe(n)}`);
-    return n;
+    if (isSparseName(n, space)) return n;
+    checkVectorName(n, space, `vector[${i}]`);
+    throw invalidArgument(`vector[${i}]`, "a point's dense vector cannot be deleted (no search could find the point): delete the point instead");
   });
-  names.forEach((n, i) => checkVectorName(n, space, `vector[${i}]`));
-  throw invalidArgument('vector', "a point's one vector cannot be deleted (no search could find the point): delete the point instead");
+  if (names.length === 0) throw invalidArgument('vector', 'required: the names of the sparse vectors to delete');
+  return { target, names: [...new Set(names)] };
 }
 
 /**

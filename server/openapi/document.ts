@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK } from '../../engine/public.js';
+import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK, MAX_SPARSE_NONZEROS } from '../../engine/public.js';
+import { MAX_SPARSE_VECTORS } from '../api/writes.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { FILTER_PLANS, MAX_FACET_LIMIT, MAX_PREFETCH_DEPTH, MAX_PREFETCHES } from '../api/requests.js';
 import {
@@ -163,13 +164,38 @@ function schemas(): Obj {
     filter: ref('Filter'),
     params: ref('SearchParams'),
     with_payload: ref('WithPayload'),
-    with_vector: { type: 'boolean', default: false },
+    with_vector: {
+      oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
+      default: false,
+      description: 'true: every vector of the point; or the names of the vectors to answer with (dense and sparse).',
+    },
     score_threshold: { type: 'number', description: 'Euclid: keep score <= threshold; Dot and Cosine: keep score >= threshold.' },
     with_stats: { type: 'boolean', default: false, description: "Answer with Strata's cost of the search in the envelope's `strata` field." },
+  };
+  const USING: Obj = {
+    type: 'string',
+    description:
+      'The vector the query searches: the dense one by its name (default ""), or a sparse one (its query a sparse vector, {"nearest": it} or a point id).',
   };
   const tierCounts: Obj = { type: 'object', properties: { dram: { type: 'number' }, cxl: { type: 'number' } } };
   return {
     Vector: vector,
+    SparseVector: {
+      type: 'object',
+      required: ['indices', 'values'],
+      additionalProperties: false,
+      description: 'A sparse vector: unique dimension indices (unsigned 32-bit) and their values, as many of each.',
+      properties: {
+        indices: { type: 'array', maxItems: MAX_SPARSE_NONZEROS, items: { type: 'integer', minimum: 0, maximum: 4294967295 } },
+        values: { type: 'array', maxItems: MAX_SPARSE_NONZEROS, items: { type: 'number' } },
+      },
+    },
+    NamedVectors: {
+      type: 'object',
+      description:
+        'A point\'s vectors by name: the dense vector under its name ("" when unnamed) and each sparse vector of the collection\'s sparse_vectors as {indices, values}.',
+      additionalProperties: { oneOf: [ref('Vector'), ref('SparseVector')] },
+    },
     SearchParams: params,
     ...filterSchemas(),
     ExtendedPointId: {
@@ -178,7 +204,25 @@ function schemas(): Obj {
         { type: 'string', format: 'uuid', description: 'The id of a point written with a UUID (--data-dir); built indexes have integer ids.' },
       ],
     },
-    SearchRequest: { type: 'object', required: ['vector', 'limit'], properties: { vector: ref('Vector'), ...windowProps, ...common } },
+    SearchRequest: {
+      type: 'object',
+      required: ['vector', 'limit'],
+      properties: {
+        vector: {
+          oneOf: [
+            ref('Vector'),
+            {
+              type: 'object',
+              required: ['name', 'vector'],
+              description: 'A named vector: the dense one by its name, or a sparse one, searched exactly through its inverted index (params: exact only).',
+              properties: { name: { type: 'string' }, vector: { oneOf: [ref('Vector'), ref('SparseVector')] } },
+            },
+          ],
+        },
+        ...windowProps,
+        ...common,
+      },
+    },
     SearchGroupsRequest: {
       type: 'object',
       required: ['vector', 'group_by'],
@@ -201,6 +245,7 @@ function schemas(): Obj {
       properties: {
         query: ref('Query'),
         prefetch: ref('Prefetches'),
+        using: USING,
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 10 },
         offset: windowProps['offset']!,
         ...common,
@@ -216,6 +261,7 @@ function schemas(): Obj {
       properties: {
         query: ref('Query'),
         prefetch: ref('Prefetches'),
+        using: USING,
         filter: ref('Filter'),
         params: ref('SearchParams'),
         score_threshold: common['score_threshold']!,
@@ -231,6 +277,7 @@ function schemas(): Obj {
     Query: {
       oneOf: [
         ref('VectorInput'),
+        { ...ref('SparseVector'), description: 'With `using` naming a sparse vector: searched exactly through its inverted index.' },
         {
           type: 'object',
           required: ['nearest'],
@@ -560,6 +607,11 @@ function schemas(): Obj {
                 index_bytes: { type: 'object', additionalProperties: { type: 'integer' } },
               },
             },
+            sparse_bytes: {
+              type: 'object',
+              additionalProperties: { type: 'integer' },
+              description: 'Bytes of each sparse vector (its vectors and inverted index, in DRAM), by name.',
+            },
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
             live: {
               type: ['object', 'null'],
@@ -699,6 +751,15 @@ function livePaths(C: string): Obj {
       key: { type: 'string', description: 'Merge the payload into the object at this key path instead of the top level.' },
     },
   };
+  /** Points to write: each an id and its vectors (a dense list, or by name with sparse ones), with `extra` members. */
+  const pointList = (extra: Obj): Obj => ({
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['id', 'vector'],
+      properties: { id: writeId, vector: { oneOf: [ref('Vector'), ref('NamedVectors')] }, ...extra },
+    },
+  });
   return {
     [C]: {
       put: {
@@ -714,6 +775,19 @@ function livePaths(C: string): Obj {
                 type: 'object',
                 required: ['size', 'distance'],
                 properties: { size: { type: 'integer', minimum: 1 }, distance: { enum: ['Cosine', 'Euclid', 'Dot'] } },
+              },
+              sparse_vectors: {
+                type: 'object',
+                maxProperties: MAX_SPARSE_VECTORS,
+                description:
+                  'Named sparse vectors, each searched exactly through an inverted index kept in memory; index.on_disk true, another datatype and full_scan_threshold are refused.',
+                additionalProperties: {
+                  type: 'object',
+                  properties: {
+                    modifier: { enum: ['none', 'idf'], description: 'idf: each dimension weighted by ln(1 + (N − n + 0.5) / (n + 0.5)).' },
+                    index: { type: 'object', properties: { on_disk: { const: false }, datatype: { const: 'float32' } } },
+                  },
+                },
               },
               hnsw_config: HNSW_CONFIG,
               quantization_config: ref('ScalarInt8'),
@@ -762,45 +836,44 @@ function livePaths(C: string): Obj {
       put: write('Upsert points: rows (points) or columns (batch); a point id is an unsigned integer (below the UUID range) or a UUID', {
         type: 'object',
         properties: {
-          points: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['id', 'vector'],
-              properties: { id: writeId, vector: ref('Vector'), payload: { type: ['object', 'null'] } },
-            },
-          },
+          points: pointList({ payload: { type: ['object', 'null'] } }),
           batch: {
             type: 'object',
             required: ['ids', 'vectors'],
-            properties: { ids, vectors: { type: 'array', items: ref('Vector') }, payloads: { type: 'array' } },
+            properties: {
+              ids,
+              vectors: {
+                oneOf: [
+                  { type: 'array', items: ref('Vector') },
+                  {
+                    type: 'object',
+                    description: 'By name: the dense vectors, and per sparse vector a list of {indices, values} or null.',
+                    additionalProperties: { type: 'array' },
+                  },
+                ],
+              },
+              payloads: { type: 'array' },
+            },
           },
         },
       }),
     },
     [`${C}/points/delete`]: { post: write('Delete points by id or by filter', { type: 'object', oneOf: oneSelector, properties: selector }) },
     [`${C}/points/vectors`]: {
-      put: write('Replace the vectors of existing points, their payloads kept (a point that does not exist is a 404, and nothing is written)', {
-        type: 'object',
-        required: ['points'],
-        properties: {
-          points: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['id', 'vector'],
-              properties: {
-                id: writeId,
-                vector: { oneOf: [ref('Vector'), { type: 'object', properties: { '': ref('Vector') }, additionalProperties: false }] },
-              },
-            },
+      put: write(
+        'Replace the given vectors of existing points (dense, sparse by name), their other vectors and payloads kept (a point that does not exist is a 404, and nothing is written)',
+        {
+          type: 'object',
+          required: ['points'],
+          properties: {
+            points: pointList({}),
           },
         },
-      }),
+      ),
     },
     [`${C}/points/vectors/delete`]: {
       post: write(
-        "Refused with a 400 naming `vector`: a point's one vector cannot be deleted (delete the point); a name that is not the collection's is refused as such",
+        'Delete the named sparse vectors of the selected points; the dense vector is refused with a 400 naming it (delete the point), as is a name the collection does not have',
         {
           type: 'object',
           oneOf: oneSelector,

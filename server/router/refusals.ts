@@ -40,3 +40,21 @@ export function noStats(b: Fields, at = ''): void {
   if (b['with_stats'] === true)
     throw invalidArgument(`${at}with_stats`, "the shards' stats do not add up to one search's: leave with_stats out through the router, or ask a shard server");
 }
+
+const SPARSE_AT_SHARDS =
+  'the router does not merge searches by a sparse vector yet (their scores are dot products whatever the dense distance): ask the shard servers';
+
+/**
+ * A search or query by one of the collection's sparse vectors (`vector.name` or `using`), refused
+ * under `at`: merged by the collection's dense distance it would come out in the wrong order, and
+ * a query by point id would be given the point's dense vector.
+ */
+export function noSparse(b: Fields, sparse: readonly string[], at = ''): void {
+  const v = b['vector'];
+  if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v)) {
+    const name = (v as Fields)['name'];
+    if (typeof name === 'string' && sparse.includes(name)) throw invalidArgument(`${at}vector.name`, SPARSE_AT_SHARDS);
+  }
+  const using = b['using'];
+  if (typeof using === 'string' && sparse.includes(using)) throw invalidArgument(`${at}using`, SPARSE_AT_SHARDS);
+}

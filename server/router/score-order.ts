@@ -14,6 +14,8 @@ interface VectorParams {
   size: number;
   /** The vector's name ('' unnamed). */
   name: string;
+  /** The names of the collection's sparse vectors. */
+  sparse: string[];
 }
 
 export class ScoreOrder {
@@ -25,8 +27,9 @@ export class ScoreOrder {
     let p = this.paramsOf.get(name);
     if (p === undefined) {
       const { answers } = await this.calls.fanOut('GET', collectionPath(name));
-      const v = vectorParamsOf(resultOf<QdrantCollectionView>(answers[0]!).config.params.vectors);
-      p = { distance: String(v.params.distance), size: Number(v.params.size), name: v.name };
+      const params = resultOf<QdrantCollectionView>(answers[0]!).config.params;
+      const v = vectorParamsOf(params.vectors);
+      p = { distance: String(v.params.distance), size: Number(v.params.size), name: v.name, sparse: Object.keys(params.sparse_vectors ?? {}) };
       this.paramsOf.set(name, p);
     }
     return p;
@@ -50,7 +53,7 @@ export class ScoreOrder {
   /** Collection `name`'s vector as the server's parsers take it. */
   async space(name: string): Promise<VectorSpace> {
     const p = await this.params(name);
-    return { dim: p.size, name: p.name };
+    return { dim: p.size, name: p.name, sparse: p.sparse };
   }
 
   /** A collection made again under its name may have another distance: forget the remembered one. */

@@ -330,3 +330,39 @@ describe('the router against one server holding every point', () => {
     await same('/collections/l2/points/search/matrix/pairs', { sample: 1 });
   });
 });
+
+describe('sparse vectors through the router', () => {
+  it('takes their writes to the shards, and refuses their searches naming the field rather than merge them by the dense distance', async () => {
+    const body = { vectors: { size: DIM, distance: 'Euclid' }, sparse_vectors: { text: {} } };
+    expect((await http(url, 'PUT', '/collections/hyb', body)).status).toBe(200);
+    const w = await http(url, 'PUT', '/collections/hyb/points?wait=true', {
+      points: points.slice(0, 30).map((p) => ({ id: p.id, vector: { '': p.vector, text: { indices: [p.id % 5], values: [p.id] } } })),
+    });
+    expect(w.status, w.text).toBe(200);
+    const sparse = { indices: [1], values: [1] };
+    const refusals: Array<[string, unknown, RegExp]> = [
+      ['/points/search', { vector: { name: 'text', vector: sparse }, limit: 3 }, /^vector\.name: the router does not merge searches by a sparse vector/],
+      ['/points/query', { query: sparse, using: 'text' }, /^using: the router does not merge/],
+      [
+        '/points/search/batch',
+        {
+          searches: [
+            { vector: query(1), limit: 3 },
+            { vector: { name: 'text', vector: sparse }, limit: 3 },
+          ],
+        },
+        /^searches\[1\]\.vector\.name: /,
+      ],
+      ['/points/search/groups', { vector: { name: 'text', vector: sparse }, group_by: 'city', limit: 3 }, /^vector\.name: /],
+    ];
+    for (const [path, b, message] of refusals) {
+      const r = await http(url, 'POST', `/collections/hyb${path}`, b);
+      expect([r.status, (r.body as { status: { error: string } }).status.error]).toEqual([400, expect.stringMatching(message)]);
+    }
+    // The dense search still goes through, and each shard holds its points' sparse vectors.
+    const dense = await http(url, 'POST', '/collections/hyb/points/search', { vector: vectorOf(3), limit: 1, params: exact });
+    expect((dense.body as { result: Array<{ id: number }> }).result[0]!.id).toBe(3);
+    const got = await http(url, 'POST', '/collections/hyb/points', { ids: [7], with_vector: ['text'] });
+    expect((got.body as { result: Array<{ vector: unknown }> }).result[0]!.vector).toEqual({ text: { indices: [2], values: [7] } });
+  });
+});

@@ -1,7 +1,7 @@
 // Vector updates (Qdrant's update_vectors) through the official REST and gRPC clients against a real
 // `strata serve --data-dir`: new vectors for existing points, searched at once with their payloads
 // kept, also inside a batch; refused whole when a point does not exist, a vector has the wrong size
-// or a name; deleting a vector refused, naming `vector`; the updates kept through a compaction and a
+// or a name; deleting the dense vector refused, naming it; the updates kept through a compaction and a
 // SIGKILL restart.
 import type { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
 import { QdrantClient } from '@qdrant/js-client-rest';
@@ -74,9 +74,9 @@ describe('vector updates', () => {
     ]);
   });
 
-  it("refuses to delete a point's vector, naming the field", async () => {
+  it("refuses to delete a point's dense vector, naming the field", async () => {
     const r = await refusal(client.deleteVectors(NAME, { points: [3], vector: [''] }));
-    expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vector: a point's one vector cannot be deleted/)]);
+    expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vector\[0\]: a point's dense vector cannot be deleted/)]);
     const named = await refusal(client.deleteVectors(NAME, { points: [3], vector: ['image'] }));
     expect(named.error).toMatch(/^vector\[0\]: no vector named "image"/);
     expect((await nearest(client, FAR)).id).toBe(3);
@@ -96,7 +96,7 @@ describe('vector updates', () => {
         pointsSelector: { pointsSelectorOneOf: { case: 'points', value: { ids: [{ pointIdOptions: { case: 'num', value: 20n } }] } } },
         vectors: { names: [''] },
       } as never),
-    ).rejects.toThrow(/vector: a point's one vector cannot be deleted/);
+    ).rejects.toThrow(/vector\[0\]: a point's dense vector cannot be deleted/);
   });
 
   it('keeps the updates through a compaction and a restart after SIGKILL', async () => {

@@ -104,7 +104,7 @@ describe('collections created over the API', () => {
       operations: [{ delete: { points: [1] } }, { delete_vectors: { points: [2], vector: [''] } }],
     });
     expect(vectors.status).toBe(400);
-    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[1\]\.delete_vectors\.vector: a point's one vector cannot be deleted/);
+    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[1\]\.delete_vectors\.vector\[0\]: a point's dense vector cannot be deleted/);
     expect((await client.count(col)).count).toBe(3);
     expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
   });
@@ -196,7 +196,7 @@ describe('collections created over the API', () => {
     const vectors = { size: 8, distance: 'Cosine' };
     const refused: Array<[Record<string, unknown>, string]> = [
       [{ vectors, quantization_config: { binary: { always_ram: true } } }, 'quantization_config.binary'],
-      [{ vectors, sparse_vectors: { text: {} } }, 'sparse_vectors'],
+      [{ vectors, sparse_vectors: { text: { index: { full_scan_threshold: 10 } } } }, 'sparse_vectors.text.index.full_scan_threshold'],
       [{ vectors, optimizers_config: { indexing_threshold: 0 } }, 'optimizers_config'],
       [{ vectors, on_disk_payload: true }, 'on_disk_payload'],
       [{ vectors, shard_number: 2 }, 'shard_number'],

@@ -14,6 +14,7 @@ import {
   CollectionStatus,
   CreateCollectionSchema,
   DeleteCollectionSchema,
+  Datatype,
   Distance,
   GetCollectionInfoRequestSchema,
   GetCollectionInfoResponseSchema,
@@ -21,6 +22,7 @@ import {
   HealthCheckRequestSchema,
   type HnswConfigDiff,
   HnswConfigDiffSchema,
+  Modifier,
   OptimizersConfigDiffSchema,
   UpdateCollectionSchema,
   ListAliasesRequestSchema,
@@ -36,6 +38,9 @@ import {
   ReplicaState,
   TokenizerType,
   type VectorParams,
+  SparseIndexConfigSchema,
+  type SparseVectorConfig,
+  SparseVectorParamsSchema,
   VectorParamsSchema,
   type VectorsConfigSchema,
 } from '@qdrant/js-client-grpc';
@@ -147,6 +152,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
           replicationFactor: params.replication_factor,
           writeConsistencyFactor: params.write_consistency_factor,
           vectorsConfig: vectorsConfigOf(params.vectors),
+          ...(params.sparse_vectors ? { sparseVectorsConfig: sparseConfigOf(params.sparse_vectors) } : {}),
         },
         hnswConfig: { m: BigInt(hnsw_config.m), efConstruct: BigInt(hnsw_config.ef_construct), payloadM: BigInt(hnsw_config.payload_m) },
         optimizerConfig: { indexingThreshold: BigInt(optimizer_config.indexing_threshold) },
@@ -173,7 +179,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
 
   r.unary(svc, 'Create', CreateCollectionSchema, CollectionOperationResponseSchema, async (req) => {
     const t0 = performance.now();
-    onlyFields(CreateCollectionSchema, req, ['collection_name', 'vectors_config', 'hnsw_config', 'quantization_config']);
+    onlyFields(CreateCollectionSchema, req, ['collection_name', 'vectors_config', 'sparse_vectors_config', 'hnsw_config', 'quantization_config']);
     const vc = req.vectorsConfig?.config;
     if (vc === undefined || vc.case === undefined) throw invalidArgument('vectors_config', 'required: vectors_config.params with size and distance');
     // REST's shapes, so that one parser checks both: {size, distance}, or {name: {size, distance}}.
@@ -189,6 +195,7 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     if (hnsw) onlyFields(HnswConfigDiffSchema, hnsw, HNSW_FIELDS, 'hnsw_config.');
     const cfg = parseCreateCollection(req.collectionName, {
       vectors,
+      sparse_vectors: sparseJson(req.sparseVectorsConfig),
       hnsw_config: hnsw ? hnswJson(hnsw) : undefined,
       quantization_config: quantizationJson(req.quantizationConfig),
     });
@@ -248,6 +255,38 @@ export function bindCollections(r: QdrantRouter, svc: DescService, health: DescS
     onlyFields(DeleteCollectionSchema, req, ['collection_name']);
     return { result: await ctx.engine.deleteCollection(req.collectionName), time: secondsSince(t0) };
   });
+}
+
+/** sparse_vectors_config as REST's sparse_vectors (REST's parser checks it; fields REST has no name for are refused here). */
+function sparseJson(c: SparseVectorConfig | undefined): Record<string, unknown> | undefined {
+  if (c === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(c.map).map(([name, p]) => {
+      const at = `sparse_vectors_config.map.${name.slice(0, 40)}.`;
+      onlyFields(SparseVectorParamsSchema, p, ['index', 'modifier'], at);
+      const index = p.index;
+      if (index) onlyFields(SparseIndexConfigSchema, index, ['on_disk', 'datatype'], `${at}index.`);
+      return [
+        name,
+        {
+          ...(p.modifier !== undefined ? { modifier: p.modifier === Modifier.Idf ? 'idf' : 'none' } : {}),
+          ...(index
+            ? {
+                index: {
+                  ...(index.onDisk !== undefined ? { on_disk: index.onDisk } : {}),
+                  ...(index.datatype !== undefined && index.datatype !== Datatype.Default ? { datatype: Datatype[index.datatype]?.toLowerCase() } : {}),
+                },
+              }
+            : {}),
+        },
+      ];
+    }),
+  );
+}
+
+/** A collection's sparse vectors as its info's sparse_vectors_config. */
+function sparseConfigOf(sparse: NonNullable<QdrantCollectionView['config']['params']['sparse_vectors']>): { map: Record<string, { modifier: Modifier }> } {
+  return { map: Object.fromEntries(Object.entries(sparse).map(([n, p]) => [n, { modifier: p.modifier === 'idf' ? Modifier.Idf : Modifier.None }])) };
 }
 
 /** The vectors config of a collection's info: `params` for the unnamed vector, `params_map` for a named one. */

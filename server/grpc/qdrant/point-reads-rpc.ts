@@ -2,7 +2,7 @@
 // plan → execute path: each request becomes the REST body of the same operation (points-json.ts,
 // filter-json.ts), parsed by the REST parsers (server/api/requests.ts) and run by the same
 // operations (server/api/points.ts). Fields Strata does not honour are refused.
-import { checkVectorName, spaceOf, type VectorSpace } from '../../api/vector-space.js';
+import { checkVectorName, isSparseName, type SparseJson, spaceOf, type VectorSpace } from '../../api/vector-space.js';
 import type { DescService } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import {
@@ -48,6 +48,7 @@ import {
   type SearchParams,
   SearchParamsSchema,
   type SearchPoints,
+  type SparseIndices,
   SearchBatchPointsSchema,
   SearchBatchResponseSchema,
   SearchGroupsResponseSchema,
@@ -93,8 +94,16 @@ function readDefault(r: ReadConsistency | undefined, at = ''): void {
   if (v.case === 'type' && !(v.value in ReadConsistencyType)) throw invalidArgument(`${at}read_consistency.type`, `unknown type ${v.value}`);
 }
 
-/** A search's vector and vector_name as REST's `vector`: the list, or {name, vector}, the name checked here to name its field. */
-function searchVectorJson(vector: number[], name: string | undefined, space: VectorSpace, field: string): unknown {
+/**
+ * A search's vector, vector_name and sparse_indices as REST's `vector`: the list, or {name, vector},
+ * the name checked here to name its field; with sparse_indices, the named sparse vector {indices, values}.
+ */
+function searchVectorJson(vector: number[], name: string | undefined, space: VectorSpace, field: string, sparse?: SparseIndices): unknown {
+  if (sparse !== undefined) {
+    if (!isSparseName(name ?? '', space))
+      throw invalidArgument('sparse_indices', `vector_name must name one of the collection's sparse vectors (${space.sparse.join(', ') || 'it has none'})`);
+    return { name, vector: { indices: sparse.data, values: vector } };
+  }
   if (name === undefined || name === '') return vector;
   checkVectorName(name, space, field);
   return { name, vector };
@@ -117,6 +126,7 @@ const SEARCH_FIELDS = [
   'score_threshold',
   'offset',
   'vector_name',
+  'sparse_indices',
   'with_vectors',
   'read_consistency',
   'timeout',
@@ -127,7 +137,7 @@ function searchBody(s: SearchPoints, at: string, space: VectorSpace): Fields {
   onlyFields(SearchPointsSchema, s, SEARCH_FIELDS, at);
   readDefault(s.readConsistency, at);
   return {
-    vector: searchVectorJson(s.vector, s.vectorName, space, `${at}vector_name`),
+    vector: searchVectorJson(s.vector, s.vectorName, space, `${at}vector_name`, s.sparseIndices),
     filter: s.filter ? filterJson(s.filter, `${at}filter`) : undefined,
     limit: intOf(s.limit, `${at}limit`),
     offset: intOf(s.offset, `${at}offset`),
@@ -149,12 +159,13 @@ const STRATEGIES: Readonly<Record<number, string>> = {
   [RecommendStrategy.SumScores]: 'sum_scores',
 };
 
-/** A query's VectorInput as REST spells it: a dense vector or a point id; other inputs are refused, naming them. */
-function inputJson(v: VectorInput, at: string): number[] | number | string {
+/** A query's VectorInput as REST spells it: a dense vector, a sparse one or a point id; other inputs are refused, naming them. */
+function inputJson(v: VectorInput, at: string): number[] | number | string | SparseJson {
   const x = v.variant;
   if (x.case === 'dense') return x.value.data;
+  if (x.case === 'sparse') return { indices: x.value.indices, values: x.value.values };
   if (x.case === 'id') return idJson(x.value, `${at}.id`);
-  throw invalidArgument(`${at}.${x.case ?? 'dense'}`, 'only a dense vector or a point id is supported (not sparse, multi or inference input)');
+  throw invalidArgument(`${at}.${x.case ?? 'dense'}`, 'only a dense or sparse vector or a point id is supported (not multi or inference input)');
 }
 
 /** The fields QueryPoints and QueryPointGroups share, all honoured (queryBody). */
@@ -512,7 +523,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     const c = collectionOf(ctx, req.collectionName);
     const g = parseSearchGroups(
       {
-        vector: searchVectorJson(req.vector, req.vectorName, spaceOf(c), 'vector_name'),
+        vector: searchVectorJson(req.vector, req.vectorName, spaceOf(c), 'vector_name', req.sparseIndices),
         filter: req.filter ? filterJson(req.filter) : undefined,
         limit: req.limit,
         with_payload: withPayloadJson(req.withPayload),

@@ -40,7 +40,7 @@ import type { Collection } from '../../../engine/public.js';
 import { parseBatchWrites } from '../../api/batch-writes.js';
 import type { Fields } from '../../api/fields.js';
 import { parseCreateIndex } from '../../api/payload-index.js';
-import { parseDeletePayload, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert, refuseDeleteVectors } from '../../api/writes.js';
+import { parseDeletePayload, parseDeleteVectors, parsePayload, parsePointSelector, parseUpdateVectors, parseUpsert } from '../../api/writes.js';
 import type { GrpcContext } from '../calls.js';
 import { collectionOf, type QdrantRouter, secondsSince } from './calls.js';
 import { fieldSchemaJson } from './index-json.js';
@@ -172,7 +172,10 @@ export function bindPointWrites(r: QdrantRouter, svc: DescService, ctx: GrpcCont
     onlyFields(DeletePointVectorsSchema, req, [...WRITE, 'points_selector', 'vectors']);
     return write(
       req.collectionName,
-      (c) => refuseDeleteVectors({ vector: req.vectors?.names ?? [], ...selectorJson(req.pointsSelector, 'points_selector') }, spaceOf(c)),
+      (c) => {
+        const w = parseDeleteVectors({ vector: req.vectors?.names ?? [], ...selectorJson(req.pointsSelector, 'points_selector') }, spaceOf(c));
+        return c.deleteVectors(w.target, w.names);
+      },
       req.wait,
       req.ordering,
     );

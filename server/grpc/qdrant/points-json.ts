@@ -1,7 +1,7 @@
 // Qdrant's point messages (ids, vectors, payload and vector selectors, point selectors) as the REST
 // bodies' JSON, and Strata's answers back as Qdrant's point messages. One dense vector per point,
-// unnamed or named, is what Strata stores (the REST parsers check a name): sparse and multi
-// vectors are refused naming the field.
+// unnamed or named, and named sparse vectors are what Strata stores (the REST parsers check the
+// names): multi and inference vectors are refused naming the field.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   Direction,
@@ -12,29 +12,40 @@ import {
   type ScoredPointSchema,
   type Vector,
   type Vectors,
+  type VectorOutputSchema,
   type WithPayloadSelector,
   type WithVectorsSelector,
 } from '@qdrant/js-client-grpc';
 import { invalidArgument } from '../../../common/errors.js';
+import type { SparseVector } from '../../../engine/public.js';
 import type { PointRecord, ScoredHit } from '../../api/points.js';
+import type { SparseJson } from '../../api/vector-space.js';
 import { filterJson } from './filter-json.js';
 import { idJson, pointIdMessage } from './point-id.js';
 import { jsonMap } from './value-json.js';
 
 /**
- * The dense vector of a point as REST's: a list, or {name: list} for named ones (`data` is the
- * field older clients fill, `dense` the newer one).
+ * The vectors of a point as REST's: a list, or {name: list or {indices, values}} for named ones
+ * (`data` and `indices` are the fields older clients fill, `dense` and `sparse` the newer ones).
  */
-export function vectorJson(v: Vectors | undefined, field: string): number[] | Record<string, number[]> | undefined {
+export function vectorJson(v: Vectors | undefined, field: string): number[] | Record<string, number[] | SparseJson> | undefined {
   const o = v?.vectorsOptions;
   if (o === undefined || o.case === undefined) return undefined;
-  if (o.case === 'vectors') return Object.fromEntries(Object.entries(o.value.vectors).map(([name, vec]) => [name, denseJson(vec, `${field}.vectors.${name}`)]));
+  if (o.case === 'vectors') return Object.fromEntries(Object.entries(o.value.vectors).map(([name, vec]) => [name, namedJson(vec, `${field}.vectors.${name}`)]));
   return denseJson(o.value, `${field}.vector`);
+}
+
+/** A named vector: sparse as {indices, values}, else dense. */
+function namedJson(vec: Vector, field: string): number[] | SparseJson {
+  if (vec.vector.case === 'sparse') return { indices: vec.vector.value.indices, values: vec.vector.value.values };
+  if (vec.indices !== undefined) return { indices: vec.indices.data, values: vec.data };
+  return denseJson(vec, field);
 }
 
 /** One Vector message's dense values; sparse, multi and inference vectors are refused, naming them under `field`. */
 export function denseJson(vec: Vector, field: string): number[] {
-  if (vec.indices !== undefined || vec.vector.case === 'sparse') throw invalidArgument(`${field}.sparse`, 'sparse vectors are not supported');
+  if (vec.indices !== undefined || vec.vector.case === 'sparse')
+    throw invalidArgument(`${field}.sparse`, 'a sparse vector is given by its name (vectors.vectors)');
   if (vec.vectorsCount !== undefined || vec.vector.case === 'multiDense') throw invalidArgument(`${field}.multi_dense`, 'multi vectors are not supported');
   if (vec.vector.case === 'dense') return vec.vector.value.data;
   if (vec.vector.case !== undefined) throw invalidArgument(`${field}.${vec.vector.case}`, 'only dense vectors are supported (no inference)');
@@ -69,10 +80,24 @@ export function selectorJson(s: PointsSelector | undefined, field: string): Reco
  * oneof left unset): clients that only know `data` read it, and the newer clients' helpers
  * (toDenseVector and its kin) fall back to it.
  */
-function vectorsOut(v: Float32Array | null, name: string): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
-  if (v === null) return undefined;
-  const value = { data: Array.from(v) };
-  return name === '' ? { vectorsOptions: { case: 'vector', value } } : { vectorsOptions: { case: 'vectors', value: { vectors: { [name]: value } } } };
+function vectorsOut(
+  v: Float32Array | null,
+  name: string,
+  sparse: Readonly<Record<string, SparseVector>> | undefined,
+): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
+  if (v === null && sparse === undefined) return undefined;
+  const value = v === null ? null : { data: Array.from(v) };
+  if (sparse === undefined && name === '') return { vectorsOptions: { case: 'vector', value: value! } };
+  const vectors: Record<string, MessageInitShape<typeof VectorOutputSchema>> = value === null ? {} : { [name]: value };
+  for (const [n, s] of Object.entries(sparse ?? {})) vectors[n] = sparseOut(s);
+  return { vectorsOptions: { case: 'vectors', value: { vectors } } };
+}
+
+/** A sparse vector in the `sparse` case, and in `data` and `indices` for clients that read only those. */
+function sparseOut(s: SparseVector): MessageInitShape<typeof VectorOutputSchema> {
+  const indices = Array.from(s.indices);
+  const values = Array.from(s.values);
+  return { data: values, indices: { data: indices }, vector: { case: 'sparse', value: { indices, values } } };
 }
 
 /** An order_by value as Qdrant's OrderValue: an int64 when integral, else a double. */
@@ -88,7 +113,7 @@ export function scoredPoint(h: ScoredHit, withPayload: boolean, vectorName: stri
     score: h.score,
     version: 0n,
     payload: withPayload && h.payload ? jsonMap(h.payload) : {},
-    vectors: vectorsOut(h.vector, vectorName),
+    vectors: vectorsOut(h.vector, vectorName, h.sparse),
     orderValue: orderValueOut(h.orderValue),
   };
 }
@@ -97,7 +122,7 @@ export function retrievedPoint(p: PointRecord, vectorName: string): MessageInitS
   return {
     id: pointIdMessage(p.id),
     payload: p.payload ? jsonMap(p.payload) : {},
-    vectors: vectorsOut(p.vector, vectorName),
+    vectors: vectorsOut(p.vector, vectorName, p.sparse),
     orderValue: orderValueOut(p.orderValue),
   };
 }

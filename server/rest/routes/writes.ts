@@ -19,7 +19,7 @@ import {
   parsePointSelector,
   parseUpdateVectors,
   parseUpsert,
-  refuseDeleteVectors,
+  parseDeleteVectors,
   WRITE_ID_HEADER,
   waitFlag,
   writeIdOf,
@@ -116,7 +116,10 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RestContext): voi
   });
   // Qdrant's vector update: new vectors for existing points, payloads kept; deleting a vector is refused (writes.ts).
   pointWrite('PUT', `${c}/points/vectors`, '', (col, body, writeId) => col.updateVectors(parseUpdateVectors(body, spaceOf(col)), writeId));
-  pointWrite('POST', `${c}/points/vectors/delete`, '', (col, body) => refuseDeleteVectors(body, spaceOf(col)));
+  pointWrite('POST', `${c}/points/vectors/delete`, '', (col, body, writeId) => {
+    const w = parseDeleteVectors(body, spaceOf(col));
+    return col.deleteVectors(w.target, w.names, writeId);
+  });
   pointWrite('POST', `${c}/points/delete`, '', (col, body, writeId) => col.deletePoints(parsePointSelector(body), writeId));
   // Set (POST: merged into what each point has) or overwrite (PUT: replacing it), by ids or filter.
   for (const [method, overwrite] of [

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { bodyObject, type Fields, isAbsent } from '../../api/fields.js';
 import { type Matrix, matrixOffsets, matrixPairs, matrixRows, parseSearchMatrix } from '../../api/search-matrix.js';
-import { storedVectorAt } from '../../api/vector-space.js';
+import { pointVectorsAt } from '../../api/vector-space.js';
 import type { PointKey } from '../../../engine/public.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer, partialFields } from '../answer.js';
@@ -63,7 +63,10 @@ export function registerMatrixRoutes(app: FastifyInstance, ctx: RouterContext): 
           });
           const ids = resultOf<{ ids: PointKey[] }>(m).ids.slice(0, n);
           const got = await calls.one(s, 'POST', collectionPath(name, '/points'), { ids, with_payload: false, with_vector: true });
-          return resultOf<Array<{ id: PointKey; vector: unknown }>>(got).map((p) => ({ id: p.id, vector: storedVectorAt(p.vector, 'vector', space) }));
+          return resultOf<Array<{ id: PointKey; vector: unknown }>>(got).map((p) => ({
+            id: p.id,
+            vector: pointVectorsAt(p.vector, 'vector', space, true).vector!,
+          }));
         }),
       );
       const sample = parts.flat();

@@ -10,7 +10,7 @@ import { type Hit, mergeHits } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
-import { nearestOnly, noStats } from '../refusals.js';
+import { nearestOnly, noSparse, noStats } from '../refusals.js';
 import { queryById, withoutNamed } from '../examples.js';
 import { MAX_LIMIT } from '../../options.js';
 
@@ -41,10 +41,11 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
   ): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
+      const name = req.params.collection_name;
+      noSparse(b, (await scoreOrder.space(name)).sparse);
       check(b);
       noStats(b);
       const { limit, offset } = window(b, '', defaultLimit);
-      const name = req.params.collection_name;
       const { body, named } = await queryById(ctx, name, b);
       const k = Math.min(MAX_LIMIT, limit + offset + named.size);
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...body, limit: k, offset: 0 });
@@ -77,12 +78,14 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
+      const name = req.params.collection_name;
+      const { sparse } = await scoreOrder.space(name);
       searches.forEach((s, i) => {
+        noSparse(s, sparse, `searches[${i}].`);
         check(s, `searches[${i}].`);
         noStats(s, `searches[${i}].`);
       });
       const windows = searches.map((s, i) => window(s, `searches[${i}].`, defaultLimit));
-      const name = req.params.collection_name;
       // Each member naming a point gets its stored vector (one fetch per member's point).
       const members = await Promise.all(searches.map((s) => queryById(ctx, name, s)));
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), {

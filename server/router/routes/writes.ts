@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arrayAt, bodyObject, type Fields, objectAt } from '../../api/fields.js';
 import { MAX_BATCH_OPERATIONS, parseBatchWrites } from '../../api/batch-writes.js';
-import { refuseDeleteVectors } from '../../api/writes.js';
+import { parseDeleteVectors } from '../../api/writes.js';
 import type { VectorSpace } from '../../api/vector-space.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer } from '../answer.js';
@@ -67,9 +67,9 @@ export function registerWriteRoutes(app: FastifyInstance, ctx: RouterContext): v
   write('PUT', '/points/payload', selectionParts);
   write('POST', '/points/payload/delete', selectionParts);
   write('POST', '/points/payload/clear', selectionParts);
-  // The server refuses every vector delete (a point's one vector cannot go), whichever points it
-  // selects: so does the router, before any shard gets it.
-  write('POST', '/points/vectors/delete', selectionParts, refuseDeleteVectors);
+  // The server refuses to delete a point's dense vector, whichever points it selects: so does the
+  // router, before any shard gets it; sparse vectors' deletes go to the shards as other selections.
+  write('POST', '/points/vectors/delete', selectionParts, parseDeleteVectors);
 
   // Qdrant's batch update: checked whole by the server's own parser (with the collection's
   // dimension) before any shard gets a part, so a bad operation anywhere is the server's 400 naming

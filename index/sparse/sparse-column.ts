@@ -1,0 +1,282 @@
+// One named sparse vector of a collection: every point's vector (slot-store.ts) and the inverted
+// index from dimension to posting list (posting.ts), answering exact top-k dot-product searches.
+// Nothing here is per point on the V8 heap: ids map to slots in an IdMap, vectors and postings sit
+// in typed arrays, and the heap holds one Posting per distinct dimension.
+//
+// Writes only append to postings (and count): a replaced or deleted vector leaves dead entries behind,
+// which search skips. Once dead entries or dead slots are more than half of all, the column is
+// rebuilt from its live vectors, so the work of compaction is paid for by the writes that made the
+// dead ones. Document frequencies (`Posting.live`) are kept exact on every write, so the IDF weight
+// is always that of the live points.
+import { IdMap } from '../../common/id-map.js';
+import { invalidArgument } from '../../common/errors.js';
+import { Posting } from './posting.js';
+import { SlotStore } from './slot-store.js';
+import type { SparseVector } from './sparse-vector.js';
+import { type SparseHit, TopK } from './top-k.js';
+
+export type { SparseHit } from './top-k.js';
+
+export type SparseModifier = 'none' | 'idf';
+
+/** All points of a column, concatenated in `ids` order: point i's entries are its `lengths[i]` after those of the points before. */
+export interface SparseEntries {
+  ids: number[];
+  lengths: number[];
+  indices: Uint32Array;
+  values: Float32Array;
+}
+
+export class SparseColumn {
+  private store = new SlotStore();
+  private postings = new Map<number, Posting>();
+  private readonly slotOf = new IdMap();
+  private deadSlots = 0;
+  private deadEntries = 0;
+  /** Search scratch, one entry per slot: the running score, whether touched, the touched slots. */
+  private acc = new Float64Array(0);
+  private seen = new Uint8Array(0);
+  private touched = new Uint32Array(0);
+
+  constructor(readonly modifier: SparseModifier) {}
+
+  /** Replaces any vector `id` had; the column keeps copies of v's arrays. */
+  set(id: number, v: SparseVector): void {
+    checkId(id, 'id');
+    checkVector(v, 'vector');
+    const old = this.slotOf.get(id);
+    if (old !== undefined) this.kill(old);
+    this.slotOf.set(id, this.append(id, v.indices, v.values));
+    this.compactIfSparse();
+  }
+
+  /** True if `id` had a vector. */
+  delete(id: number): boolean {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return false;
+    this.kill(slot);
+    this.slotOf.delete(id);
+    this.compactIfSparse();
+    return true;
+  }
+
+  /** A copy of id's vector, or null. */
+  get(id: number): SparseVector | null {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return null;
+    const from = this.store.start(slot);
+    const to = from + this.store.length(slot);
+    return { indices: this.store.indices.slice(from, to), values: this.store.values.slice(from, to) };
+  }
+
+  has(id: number): boolean {
+    return this.slotOf.has(id);
+  }
+
+  /** Points holding a vector. */
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  /** Every live vector, ids ascending: what persistence writes. */
+  entries(): SparseEntries {
+    const slots: number[] = [];
+    for (let s = 0; s < this.store.count; s++) if (this.store.isLive(s)) slots.push(s);
+    slots.sort((a, b) => this.store.idAt(a) - this.store.idAt(b));
+    let total = 0;
+    for (const s of slots) total += this.store.length(s);
+    const out: SparseEntries = { ids: [], lengths: [], indices: new Uint32Array(total), values: new Float32Array(total) };
+    let at = 0;
+    for (const s of slots) {
+      const from = this.store.start(s);
+      const n = this.store.length(s);
+      out.ids.push(this.store.idAt(s));
+      out.lengths.push(n);
+      out.indices.set(this.store.indices.subarray(from, from + n), at);
+      out.values.set(this.store.values.subarray(from, from + n), at);
+      at += n;
+    }
+    return out;
+  }
+
+  static fromEntries(modifier: SparseModifier, e: SparseEntries): SparseColumn {
+    checkEntries(e);
+    const column = new SparseColumn(modifier);
+    let at = 0;
+    for (let i = 0; i < e.ids.length; i++) {
+      const n = e.lengths[i]!;
+      column.set(e.ids[i]!, { indices: e.indices.subarray(at, at + n), values: e.values.subarray(at, at + n) });
+      at += n;
+    }
+    return column;
+  }
+
+  /**
+   * Top `k` by score, best first, ties by smaller id first; only points sharing at least one
+   * non-zero dimension with the query and for which accept(id) is true (accept undefined: all). Exact.
+   */
+  search(query: SparseVector, k: number, accept?: (id: number) => boolean): SparseHit[] {
+    checkVector(query, 'query');
+    if (!(k >= 1)) return [];
+    const n = this.accumulate(query);
+    const top = new TopK(Math.min(Math.floor(k), n));
+    try {
+      for (let t = 0; t < n; t++) {
+        const slot = this.touched[t]!;
+        const id = this.store.idAt(slot);
+        if (accept === undefined || accept(id)) top.offer(this.acc[slot]!, id);
+      }
+    } finally {
+      this.clearScratch(n);
+    }
+    return top.drain();
+  }
+
+  /** Exact score of one stored point against the query (same weighting as search), or null if id has no vector. */
+  score(id: number, query: SparseVector): number | null {
+    const slot = this.slotOf.get(id);
+    checkVector(query, 'query');
+    if (slot === undefined) return null;
+    const idx = this.store.indices;
+    const end = this.store.start(slot) + this.store.length(slot);
+    let i = this.store.start(slot);
+    let j = 0;
+    let sum = 0;
+    while (i < end && j < query.indices.length) {
+      const x = idx[i]!;
+      const y = query.indices[j]!;
+      if (x === y) sum += query.values[j++]! * this.weight(this.postings.get(x)!) * this.store.values[i++]!;
+      else if (x < y) i++;
+      else j++;
+    }
+    return sum;
+  }
+
+  /** Bytes held by the typed arrays (their capacity): vectors, postings, the id map, search scratch. */
+  bytes(): number {
+    let postings = 0;
+    for (const p of this.postings.values()) postings += p.bytes();
+    const scratch = this.acc.byteLength + this.seen.byteLength + this.touched.byteLength;
+    return this.store.bytes() + postings + this.slotOf.bytes() + scratch;
+  }
+
+  /** Qdrant's IDF for a dimension held by `p.live` of the column's points; 1 without the modifier. */
+  private weight(p: Posting): number {
+    if (this.modifier === 'none') return 1;
+    const n = p.live;
+    return Math.log(1 + (this.size - n + 0.5) / (n + 0.5));
+  }
+
+  /** Adds the query's products into the scratch per live slot it reaches; returns how many slots it touched. */
+  private accumulate(query: SparseVector): number {
+    this.fitScratch();
+    const { acc, seen, touched, store } = this;
+    let n = 0;
+    for (let j = 0; j < query.indices.length; j++) {
+      const p = this.postings.get(query.indices[j]!);
+      if (p === undefined || p.live === 0) continue;
+      const qw = query.values[j]! * this.weight(p);
+      for (let e = 0; e < p.length; e++) {
+        const slot = p.slots[e]!;
+        if (!store.isLive(slot)) continue;
+        if (seen[slot] === 0) {
+          seen[slot] = 1;
+          touched[n++] = slot;
+        }
+        acc[slot] = acc[slot]! + qw * p.values[e]!;
+      }
+    }
+    return n;
+  }
+
+  private fitScratch(): void {
+    if (this.acc.length >= this.store.count) return;
+    const n = Math.max(this.store.count, 2 * this.acc.length);
+    this.acc = new Float64Array(n);
+    this.seen = new Uint8Array(n);
+    this.touched = new Uint32Array(n);
+  }
+
+  private clearScratch(n: number): void {
+    for (let t = 0; t < n; t++) {
+      const slot = this.touched[t]!;
+      this.acc[slot] = 0;
+      this.seen[slot] = 0;
+    }
+  }
+
+  private append(id: number, indices: Uint32Array, values: Float32Array): number {
+    const slot = this.store.append(id, indices, values);
+    for (let i = 0; i < indices.length; i++) {
+      let p = this.postings.get(indices[i]!);
+      if (p === undefined) {
+        p = new Posting();
+        this.postings.set(indices[i]!, p);
+      }
+      p.push(slot, values[i]!);
+    }
+    return slot;
+  }
+
+  /** Marks a slot dead: its postings' entries stay (search skips them), its dimensions' counts drop. */
+  private kill(slot: number): void {
+    const from = this.store.start(slot);
+    const n = this.store.length(slot);
+    for (let i = from; i < from + n; i++) this.postings.get(this.store.indices[i]!)!.live--;
+    this.store.kill(slot);
+    this.deadSlots++;
+    this.deadEntries += n;
+  }
+
+  private compactIfSparse(): void {
+    if (2 * this.deadEntries > this.store.entries || 2 * this.deadSlots > this.store.count) this.compact();
+  }
+
+  /** Rebuilds vectors and postings from the live slots alone, in slot order. */
+  private compact(): void {
+    const old = this.store;
+    this.store = new SlotStore(old.count - this.deadSlots, old.entries - this.deadEntries);
+    this.postings = new Map();
+    for (let s = 0; s < old.count; s++) {
+      if (!old.isLive(s)) continue;
+      const from = old.start(s);
+      const to = from + old.length(s);
+      const id = old.idAt(s);
+      this.slotOf.set(id, this.append(id, old.indices.subarray(from, to), old.values.subarray(from, to)));
+    }
+    this.deadSlots = 0;
+    this.deadEntries = 0;
+    // the scratch was sized to the old slot count: let the next search size it anew
+    this.acc = new Float64Array(0);
+    this.seen = new Uint8Array(0);
+    this.touched = new Uint32Array(0);
+  }
+}
+
+function checkId(id: number, field: string): void {
+  if (!Number.isSafeInteger(id) || id < 0) throw invalidArgument(field, `a point id must be a non-negative safe integer, not ${id}`);
+}
+
+/** What sparseVectorAt guarantees, checked again cheaply: the column's merges rely on it. */
+function checkVector(v: SparseVector, field: string): void {
+  if (v.values.length !== v.indices.length)
+    throw invalidArgument(`${field}.values`, `the lengths differ: ${v.indices.length} indices but ${v.values.length} values`);
+  for (let i = 1; i < v.indices.length; i++) {
+    if (v.indices[i]! <= v.indices[i - 1]!) throw invalidArgument(`${field}.indices[${i}]`, 'indices must be unique and ascending');
+  }
+}
+
+function checkEntries(e: SparseEntries): void {
+  if (e.lengths.length !== e.ids.length) throw invalidArgument('entries.lengths', `${e.lengths.length} lengths for ${e.ids.length} ids`);
+  if (e.values.length !== e.indices.length)
+    throw invalidArgument('entries.values', `the lengths differ: ${e.indices.length} indices but ${e.values.length} values`);
+  let total = 0;
+  for (let i = 0; i < e.ids.length; i++) {
+    checkId(e.ids[i]!, `entries.ids[${i}]`);
+    if (i > 0 && e.ids[i]! <= e.ids[i - 1]!) throw invalidArgument(`entries.ids[${i}]`, 'ids must be unique and ascending');
+    const n = e.lengths[i]!;
+    if (!Number.isSafeInteger(n) || n < 0) throw invalidArgument(`entries.lengths[${i}]`, `a length must be a non-negative integer, not ${n}`);
+    total += n;
+  }
+  if (total !== e.indices.length) throw invalidArgument('entries.indices', `${e.indices.length} entries, but the lengths add up to ${total}`);
+}
