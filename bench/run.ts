@@ -38,6 +38,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     about: 'payload memory per point (4 fields): the old Map of objects vs payload rows, with and without indexes',
   },
   dashboard: { module: './dashboard-bench.js', about: "the dashboard's page captures (docs/dashboard/), and QPS with and without its live page polling" },
+  sparse: { module: './sparse-bench.js', about: 'sparse vectors in process: inverted index vs scoring every vector, CPU per query, bytes a point' },
   replication: { module: './replication-bench.js', about: "upserts through a shared NATS write log vs a collection's own log, and replica lag" },
 };
 

@@ -152,6 +152,11 @@ export class SparseColumn {
     return sum;
   }
 
+  /** Points whose vector holds dimension `dim` (the postings a query term reads). */
+  documentFrequency(dim: number): number {
+    return this.postings.get(dim)?.live ?? 0;
+  }
+
   /** Bytes held by the typed arrays (their capacity): vectors, postings, the id map, search scratch. */
   bytes(): number {
     let postings = 0;
