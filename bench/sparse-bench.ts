@@ -2,7 +2,8 @@
 // vocabulary, tens of terms a document, IDF-weighted values), searched through the inverted index
 // (index/sparse/sparse-column.ts) and, side by side in the same run, by scoring every stored vector
 // (what a store without postings does): CPU per query at p50 and p99, with and without a filter of a
-// tenth of the points, the answers checked equal, and the bytes a point costs.
+// tenth of the points, the postings the query's terms hold against the entries the pruned search
+// read (what pruning saved), the answers checked equal, and the bytes a point costs.
 import { Command } from 'commander';
 import { mulberry32 } from '../common/random.js';
 import { SparseColumn } from '../index/sparse/sparse-column.js';
@@ -104,12 +105,14 @@ for (const qt of o.queryTerms.split(',').map(Number)) {
   ] as const) {
     const times: number[] = [];
     let touched = 0;
+    const reads0 = col.reads;
     for (const q of queries) {
       const t0 = performance.now();
       col.search(q, 10, accept);
       times.push(performance.now() - t0);
       for (let j = 0; j < q.indices.length; j++) touched += col.documentFrequency(q.indices[j]!);
     }
+    const reads = (col.reads - reads0) / queries.length;
     const scanTimes: number[] = [];
     let same = 0;
     for (const q of queries.slice(0, o.scanQueries)) {
@@ -124,6 +127,7 @@ for (const qt of o.queryTerms.split(',').map(Number)) {
       queryTerms: qt,
       filter: label,
       postingsPerQuery: Math.round(touched / queries.length),
+      readsPerQuery: Math.round(reads),
       p50Ms: p50,
       p99Ms: percentile(times, 0.99),
       scanP50Ms: percentile(scanTimes, 0.5),
@@ -132,7 +136,7 @@ for (const qt of o.queryTerms.split(',').map(Number)) {
     };
     rows.push(row);
     console.log(
-      `${qt} terms, ${label}: ${row.postingsPerQuery} postings a query; index p50 ${p50.toFixed(3)} ms, p99 ${row.p99Ms.toFixed(3)} ms; full scan p50 ${row.scanP50Ms.toFixed(2)} ms (${row.scanOverIndex.toFixed(0)}×); same answers ${row.sameAnswers}`,
+      `${qt} terms, ${label}: ${row.postingsPerQuery} postings a query, ${row.readsPerQuery} read; index p50 ${p50.toFixed(3)} ms, p99 ${row.p99Ms.toFixed(3)} ms; full scan p50 ${row.scanP50Ms.toFixed(2)} ms (${row.scanOverIndex.toFixed(0)}×); same answers ${row.sameAnswers}`,
     );
   }
 }

@@ -12,6 +12,9 @@ export class Posting {
   length = 0;
   /** Entries whose slot is live: the vectors holding this dimension now. */
   live = 0;
+  /** The largest and smallest value ever pushed: bounds of every live one (a compaction tightens them). */
+  maxValue = Number.NEGATIVE_INFINITY;
+  minValue = Number.POSITIVE_INFINITY;
 
   push(slot: number, value: number): void {
     if (this.length === this.slots.length) this.grow();
@@ -19,6 +22,8 @@ export class Posting {
     this.values[this.length] = value;
     this.length++;
     this.live++;
+    if (value > this.maxValue) this.maxValue = value;
+    if (value < this.minValue) this.minValue = value;
   }
 
   bytes(): number {

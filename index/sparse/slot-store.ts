@@ -63,6 +63,20 @@ export class SlotStore {
     return this.lengths[slot]!;
   }
 
+  /** Where `dim` sits among the slot's entries (an index into `indices` and `values`), or -1: a binary search, its indices ascending. */
+  find(slot: number, dim: number): number {
+    let lo = this.starts[slot]!;
+    let hi = lo + this.lengths[slot]! - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = this.indices[mid]!;
+      if (x === dim) return mid;
+      if (x < dim) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   bytes(): number {
     return this.ids.byteLength + this.starts.byteLength + this.lengths.byteLength + this.indices.byteLength + this.values.byteLength;
   }

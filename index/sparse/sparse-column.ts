@@ -13,7 +13,20 @@ import { invalidArgument } from '../../common/errors.js';
 import { Posting } from './posting.js';
 import { SlotStore } from './slot-store.js';
 import type { SparseVector } from './sparse-vector.js';
+import { type QueryTerm, queryTerms } from './query-terms.js';
 import { type SparseHit, TopK } from './top-k.js';
+
+/** A search's scratch mark of a slot: not reached yet, reached and accepted, reached and left out by the filter. */
+const UNSEEN = 0;
+const ACCEPTED = 1;
+const REJECTED = 2;
+/**
+ * Posting entries worth one lookup of a dimension in a slot's vector (a binary search over its few
+ * dozen entries, against a sequential read of the posting).
+ */
+const LOOKUP_COST = 8;
+/** Posting entries left to read per slot seen, below which checking whether the answer is settled costs more than it may save. */
+const CHECK_GAIN = 8;
 
 export type { SparseHit } from './top-k.js';
 
@@ -31,6 +44,8 @@ export class SparseColumn {
   private store = new SlotStore();
   private postings = new Map<number, Posting>();
   private readonly slotOf = new IdMap();
+  /** Posting entries and vector lookups searches have read, since the column was made (what pruning saves). */
+  reads = 0;
   private deadSlots = 0;
   private deadEntries = 0;
   /** Search scratch, one entry per slot: the running score, whether touched, the touched slots. */
@@ -118,18 +133,20 @@ export class SparseColumn {
   search(query: SparseVector, k: number, accept?: (id: number) => boolean): SparseHit[] {
     checkVector(query, 'query');
     if (!(k >= 1)) return [];
-    const n = this.accumulate(query);
-    const top = new TopK(Math.min(Math.floor(k), n));
+    const want = Math.floor(k);
+    this.fitScratch();
+    let n = 0;
     try {
+      n = this.accumulate(query, want, accept);
+      const top = new TopK(Math.min(want, n));
       for (let t = 0; t < n; t++) {
         const slot = this.touched[t]!;
-        const id = this.store.idAt(slot);
-        if (accept === undefined || accept(id)) top.offer(this.acc[slot]!, id);
+        if (this.seen[slot] === ACCEPTED) top.offer(this.acc[slot]!, this.store.idAt(slot));
       }
+      return top.drain();
     } finally {
       this.clearScratch(n);
     }
-    return top.drain();
   }
 
   /** Exact score of one stored point against the query (same weighting as search), or null if id has no vector. */
@@ -172,26 +189,121 @@ export class SparseColumn {
     return Math.log(1 + (this.size - n + 0.5) / (n + 0.5));
   }
 
-  /** Adds the query's products into the scratch per live slot it reaches; returns how many slots it touched. */
-  private accumulate(query: SparseVector): number {
-    this.fitScratch();
-    const { acc, seen, touched, store } = this;
+  /**
+   * Adds the query's products into the scratch of every live, accepted slot that holds one of its
+   * terms; returns how many slots it touched (rejected ones included, marked so). Terms are read most
+   * able to add first (query-terms.ts). Before each, if `k` accepted slots seen are sure to end above
+   * anything a point holding only the terms left could reach (their sum so far plus the least those
+   * terms can add, strictly above the most they can add), no new slot can enter the answer: the
+   * remaining terms are added to the slots seen only, by looking each up in its vector where that
+   * is cheaper than reading the posting. Exact: every answer's score is its full dot product.
+   */
+  private accumulate(query: SparseVector, k: number, accept: ((id: number) => boolean) | undefined): number {
+    const terms = queryTerms(
+      query.indices,
+      query.values,
+      (d) => this.postings.get(d),
+      (p) => this.weight(p),
+      this.store.count,
+    );
+    let most = 0;
+    let least = 0;
+    let left = 0;
+    for (const t of terms) {
+      most += t.most;
+      least += t.least;
+      left += t.posting.length;
+    }
     let n = 0;
-    for (let j = 0; j < query.indices.length; j++) {
-      const p = this.postings.get(query.indices[j]!);
-      if (p === undefined || p.live === 0) continue;
-      const qw = query.values[j]! * this.weight(p);
+    let open = true;
+    // The most any slot can hold so far: the terms read, each at its most.
+    let read = 0;
+    // A check costs a pass over the slots seen: it is made only where the postings left are longer
+    // than that pass, and after one fails, not again until the most left has halved.
+    let checkBelow = Number.POSITIVE_INFINITY;
+    for (const t of terms) {
+      // While no slot can be above the bar (the terms read bound every sum), there is nothing to check.
+      if (open && n >= k && left > CHECK_GAIN * n && most <= checkBelow && read - least > most) {
+        if (this.settled(n, k, least, most)) open = false;
+        else checkBelow = most / 2;
+      }
+      if (open) {
+        n = this.admit(t, n, accept);
+        read += t.most;
+      } else this.addToSeen(t, n);
+      most -= t.most;
+      least -= t.least;
+      left -= t.posting.length;
+    }
+    return n;
+  }
+
+  /** Reads the term's posting into the scratch, admitting new slots (each checked by accept once). */
+  private admit(t: QueryTerm, n: number, accept: ((id: number) => boolean) | undefined): number {
+    const { acc, seen, touched, store } = this;
+    const p = t.posting;
+    const w = t.weight;
+    this.reads += p.length;
+    if (accept === undefined) {
+      // Every slot is accepted: the loop without the filter's branches.
       for (let e = 0; e < p.length; e++) {
         const slot = p.slots[e]!;
         if (!store.isLive(slot)) continue;
-        if (seen[slot] === 0) {
-          seen[slot] = 1;
+        if (seen[slot] === UNSEEN) {
+          seen[slot] = ACCEPTED;
           touched[n++] = slot;
         }
-        acc[slot] = acc[slot]! + qw * p.values[e]!;
+        acc[slot] = acc[slot]! + w * p.values[e]!;
+      }
+    } else {
+      for (let e = 0; e < p.length; e++) {
+        const slot = p.slots[e]!;
+        if (!store.isLive(slot)) continue;
+        if (seen[slot] === UNSEEN) {
+          seen[slot] = accept(store.idAt(slot)) ? ACCEPTED : REJECTED;
+          touched[n++] = slot;
+        }
+        if (seen[slot] === ACCEPTED) acc[slot] = acc[slot]! + w * p.values[e]!;
       }
     }
     return n;
+  }
+
+  /** Adds the term to the accepted slots seen: by reading its posting, or by a lookup in each slot's vector, whichever reads less. */
+  private addToSeen(t: QueryTerm, n: number): void {
+    const { acc, seen, touched, store } = this;
+    const p = t.posting;
+    if (p.length <= n * LOOKUP_COST) {
+      this.reads += p.length;
+      for (let e = 0; e < p.length; e++) {
+        const slot = p.slots[e]!;
+        if (seen[slot] === ACCEPTED && store.isLive(slot)) acc[slot] = acc[slot]! + t.weight * p.values[e]!;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const slot = touched[i]!;
+      if (seen[slot] !== ACCEPTED) continue;
+      this.reads++;
+      const at = store.find(slot, t.dim);
+      if (at >= 0) acc[slot] = acc[slot]! + t.weight * store.values[at]!;
+    }
+  }
+
+  /**
+   * Whether `k` accepted slots seen score, whatever the terms left add (at least `least`), strictly
+   * above the most a slot not seen could reach with those terms alone (`most`).
+   */
+  private settled(n: number, k: number, least: number, most: number): boolean {
+    // k slots above the bar is the k-th best above it. The margin is for rounding: sums taken in
+    // another order must not decide a near tie.
+    const bar = most - least + 1e-9 * (Math.abs(most) + Math.abs(least) + 1);
+    let above = 0;
+    for (let i = 0; i < n && above < k; i++) {
+      const slot = this.touched[i]!;
+      if (this.seen[slot] === ACCEPTED && this.acc[slot]! > bar) above++;
+    }
+    return above >= k;
   }
 
   private fitScratch(): void {

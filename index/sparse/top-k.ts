@@ -27,6 +27,11 @@ export class TopK {
     }
   }
 
+  /** The worst score kept (the k-th best once k are kept). */
+  worst(): number {
+    return this.scores[0]!;
+  }
+
   /** The pairs kept, best first; empties the heap. */
   drain(): SparseHit[] {
     const out = new Array<SparseHit>(this.size);

@@ -123,6 +123,33 @@ describe('SparseColumn search against the brute-force model', () => {
     }
   }
 
+  it('skips the long postings of terms that cannot change the answer, and still answers as the model', () => {
+    for (const modifier of ['none', 'idf'] as const) {
+      const rnd = mulberry32(5);
+      const column = new SparseColumn(modifier);
+      const model = new Model(modifier);
+      // Every point holds the common dimensions 0 and 1 with small values; a few hold rare ones with large.
+      for (let id = 0; id < 3000; id++) {
+        const pairs: Record<number, number> = { 0: rnd() * 0.2, 1: rnd() * 0.2 - 0.1 };
+        if (id % 97 === 0) pairs[10 + (id % 5)] = 5 + rnd();
+        const v = sv(pairs);
+        column.set(id, v);
+        model.points.set(id, v);
+      }
+      const q = sv({ 0: 1, 1: 1, 10: 1, 11: 1 });
+      for (const k of [1, 3, 10, 60]) {
+        const before = column.reads;
+        expectSameHits(column.search(q, k), model.search(q, k));
+        const read = column.reads - before;
+        // Up to the rare points' count the common postings are looked up for the points seen only.
+        if (k <= 10) expect(read, `k ${k}`).toBeLessThan(3000);
+        else expect(read, `k ${k}`).toBeGreaterThanOrEqual(6000);
+        const odd = (id: number) => id % 2 === 1;
+        expectSameHits(column.search(q, k, odd), model.search(q, k, odd));
+      }
+    }
+  });
+
   it('returns tied scores by smaller id first, whatever the write order', () => {
     const column = new SparseColumn('none');
     for (const id of [9, 3, 7, 1, 5]) column.set(id, sv({ 4: 2 }));
