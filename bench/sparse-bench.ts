@@ -103,16 +103,27 @@ for (const qt of o.queryTerms.split(',').map(Number)) {
     ['all points', undefined],
     ['a tenth', tenth],
   ] as const) {
+    // Pruned and unpruned alternate query by query, so that both meet the same machine.
     const times: number[] = [];
+    const fullTimes: number[] = [];
     let touched = 0;
-    const reads0 = col.reads;
+    let reads = 0;
+    let fullReads = 0;
+    let sameAsFull = 0;
     for (const q of queries) {
-      const t0 = performance.now();
-      col.search(q, 10, accept);
+      let r0 = col.reads;
+      let t0 = performance.now();
+      const got = col.search(q, 10, accept);
       times.push(performance.now() - t0);
+      reads += col.reads - r0;
+      r0 = col.reads;
+      t0 = performance.now();
+      const full = col.search(q, 10, accept, false);
+      fullTimes.push(performance.now() - t0);
+      fullReads += col.reads - r0;
+      if (JSON.stringify(got.map((h) => h.id)) === JSON.stringify(full.map((h) => h.id))) sameAsFull++;
       for (let j = 0; j < q.indices.length; j++) touched += col.documentFrequency(q.indices[j]!);
     }
-    const reads = (col.reads - reads0) / queries.length;
     const scanTimes: number[] = [];
     let same = 0;
     for (const q of queries.slice(0, o.scanQueries)) {
@@ -127,16 +138,20 @@ for (const qt of o.queryTerms.split(',').map(Number)) {
       queryTerms: qt,
       filter: label,
       postingsPerQuery: Math.round(touched / queries.length),
-      readsPerQuery: Math.round(reads),
+      readsPerQuery: Math.round(reads / queries.length),
+      unprunedReadsPerQuery: Math.round(fullReads / queries.length),
       p50Ms: p50,
       p99Ms: percentile(times, 0.99),
+      unprunedP50Ms: percentile(fullTimes, 0.5),
+      prunedOverUnpruned: p50 / percentile(fullTimes, 0.5),
+      sameAsUnpruned: `${sameAsFull}/${queries.length}`,
       scanP50Ms: percentile(scanTimes, 0.5),
       scanOverIndex: percentile(scanTimes, 0.5) / p50,
       sameAnswers: `${same}/${scanTimes.length}`,
     };
     rows.push(row);
     console.log(
-      `${qt} terms, ${label}: ${row.postingsPerQuery} postings a query, ${row.readsPerQuery} read; index p50 ${p50.toFixed(3)} ms, p99 ${row.p99Ms.toFixed(3)} ms; full scan p50 ${row.scanP50Ms.toFixed(2)} ms (${row.scanOverIndex.toFixed(0)}×); same answers ${row.sameAnswers}`,
+      `${qt} terms, ${label}: ${row.postingsPerQuery} postings a query, ${row.readsPerQuery} read (unpruned ${row.unprunedReadsPerQuery}); index p50 ${p50.toFixed(3)} ms, p99 ${row.p99Ms.toFixed(3)} ms; unpruned p50 ${row.unprunedP50Ms.toFixed(3)} ms (pruned / unpruned ${row.prunedOverUnpruned.toFixed(2)}, same answers ${row.sameAsUnpruned}); full scan p50 ${row.scanP50Ms.toFixed(2)} ms (${row.scanOverIndex.toFixed(0)}×); same answers ${row.sameAnswers}`,
     );
   }
 }

@@ -63,7 +63,7 @@ export function scanLimit(ef: number, degree: number, nodes: number): number {
 /**
  * A code the fused scan scores, in walk distances: measured 20–30 ns a code against 50–90 ns a
  * distance of the fused walk (its list reads, visited set and heaps) on GloVe and the clustered set
- * (docs/benchmarks.md, section 7a).
+ * (docs/benchmarks-filter-plans.md).
  */
 export const SCAN_CODE_COST = 0.35;
 
@@ -85,7 +85,7 @@ export function profiledScanLimit(p: FilterWalkEntry, ef: number, nodes: number)
 
 /**
  * Up to this many times scanLimit, a walk whose entry is scarce in matches scans instead, set by
- * measurement (docs/benchmarks.md, section 7a): on GloVe-100k "rank < 50%" (2.5× the limit at ef
+ * measurement (docs/benchmarks-filter-plans.md): on GloVe-100k "rank < 50%" (2.5× the limit at ef
  * 64) the scan took 0.7× the walk's time for such queries; on the clustered set "NOT own cluster"
  * (4.9×) 2.8× its time.
  */

@@ -5,7 +5,7 @@
 // whole index, the walk is widened. Each extra match costs about 1/share distances to find, so the
 // widening is WALK_BOOST × ef scaled by the share: a broad filter (all but one cluster) is widened
 // almost WALK_BOOST times at little cost, a filter of half the points half as much (there, widening
-// by WALK_BOOST cost more than it gained: docs/benchmarks.md, section 7a). A milder scarcity keeps
+// by WALK_BOOST cost more than it gained: docs/benchmarks-filter-plans.md). A milder scarcity keeps
 // the query's ef. Twin: index/kernels/traverse.as.ts's walkEf (the same f64 operations in the same
 // order).
 import { BEAM_MAX_EF, WALK_BOOST, WALK_SCARCE } from '../kernels/control-block.js';

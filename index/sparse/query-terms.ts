@@ -18,9 +18,7 @@ export interface QueryTerm {
 
 /**
  * A posting holding more than this share of the points is long: long ones are read last, longest
- * first. Read after rarer terms, a long posting's entries are new slots or seen ones at random, and
- * the branch on it costs more than the reads; read longest first, the first marks nearly every slot
- * seen and the rest branch alike. Their order changes no answer.
+ * first (with IDF, those of common terms, which add least). Their order changes no answer.
  */
 export const LONG_POSTING_SHARE = 1 / 16;
 
