@@ -31,7 +31,7 @@ import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
 import { MaxHeap } from './heaps.js';
 import { FILTER_PLAN, PHASE, type QueryState, SCORER } from './query-state.js';
 import { STAT } from './stats.js';
-import { entryScarce, LINK_SCARCE, walkEf, walkEfCap } from './walk-ef.js';
+import { entryScarce, LINK_SCARCE, walkEf, walkEfCap, widenedEf } from './walk-ef.js';
 
 /** The share of a code's error bound (BOUND_SIGMAS) the re-rank prunes with (PRUNE_SIGMAS). */
 const PRUNE_SHARE = PRUNE_SIGMAS / BOUND_SIGMAS;
@@ -346,7 +346,7 @@ export class Traversal {
         } else if (!st.scanIfScarce && this.index.meta.maxLevel > 0 && st.matched >= SEED_MIN_SHARE * nodes && entryScarce(st.matched, nodes, local, seen)) {
           // The descent's node is on level 1: the walk there finds the matches beyond the gap.
           st.phase = PHASE.SEED;
-          st.seedEf = walkEf(st.ef, st.matched, nodes, local, seen);
+          st.seedEf = widenedEf(st.ef, st.matched, nodes);
           st.stats[STAT.seededWalks]!++;
         } else st.walkEf = walkEf(st.ef, st.matched, nodes, local, seen);
       }

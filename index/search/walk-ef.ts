@@ -33,6 +33,10 @@ export function entryScarce(matched: number, nodes: number, local: number, seen:
 
 /** The walk's ef from the query's, given the matches at the entry (entryScarce's arguments). */
 export function walkEf(ef: number, matched: number, nodes: number, local: number, seen: number): number {
-  if (!entryScarce(matched, nodes, local, seen)) return ef;
+  return entryScarce(matched, nodes, local, seen) ? widenedEf(ef, matched, nodes) : ef;
+}
+
+/** The ef of a walk whose entry is scarce in matches: WALK_BOOST × ef scaled by the matches' share. */
+export function widenedEf(ef: number, matched: number, nodes: number): number {
   return Math.max(ef, Math.min(BEAM_MAX_EF, Math.floor((ef * WALK_BOOST * matched) / nodes)));
 }

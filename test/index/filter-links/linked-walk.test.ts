@@ -10,7 +10,9 @@ import { buildIndex } from '../../../index/build/build-index.js';
 import type { LinkBlockEntry } from '../../../index/filter-links/filter-links.js';
 import { linkCover } from '../../../index/filter-links/link-cover.js';
 import { parseFilter } from '../../../index/filter/parse.js';
-import { LINKS_FILE } from '../../../index/format/constants.js';
+import { HEADER_BYTES, LINKS_FILE } from '../../../index/format/constants.js';
+import { readLinks } from '../../../index/format/links-file.js';
+import type { Manifest } from '../../../index/format/manifest.js';
 import { LINK_LOOKUP_READS } from '../../../index/kernels/control-block.js';
 import { loadIndex } from '../../../index/format/load-index.js';
 import { openIndex } from '../../../index/open-index.js';
@@ -287,6 +289,22 @@ describe('filter links', () => {
     const asked = measure(plain, FILTER_PLAN.LINKED, below);
     expect(asked).toEqual(g);
     expect(asked.linkedWalks).toBe(0);
+  });
+
+  it('are read in place from the file where its bytes are aligned, and copied where not: the same links either way', () => {
+    const file = tmp.path('links', LINKS_FILE);
+    const manifest = JSON.parse(readFileSync(join(tmp.path('links'), 'manifest.json'), 'utf8')) as Manifest;
+    const bytes = readFileSync(file);
+    const read = (buf: Buffer) =>
+      readLinks(file, new DataView(buf.buffer, buf.byteOffset, HEADER_BYTES), buf.subarray(HEADER_BYTES), manifest.filterLinks!, manifest.count);
+    const inPlace = read(bytes);
+    expect(inPlace.lists.buffer).toBe(bytes.buffer);
+    const shifted = Buffer.alloc(bytes.length + 1);
+    bytes.copy(shifted, 1);
+    const copied = read(shifted.subarray(1));
+    expect(copied.lists.buffer).not.toBe(shifted.buffer);
+    expect(Array.from(copied.lists)).toEqual(Array.from(inPlace.lists));
+    expect(Array.from(inPlace.lists)).toEqual(Array.from(linked.links!.lists));
   });
 
   it('refuse a damaged links file, and a manifest whose blocks disagree with it', () => {
