@@ -469,7 +469,7 @@ export class Collection implements FilteredHost {
     if (this.refused) throw this.refused;
     const col = this.live?.sparse.get(name);
     if (col === undefined) return [];
-    return col.search(query, k, filter === undefined ? undefined : this.payloads.predicate(filter));
+    return col.search(query, k, filter === undefined ? undefined : this.payloads.matcher(filter));
   }
 
   /** A point's score by its named sparse vector against `query` (as searchSparse scores it), or null when it has none. */

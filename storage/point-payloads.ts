@@ -437,6 +437,18 @@ export class PointPayloads {
     };
   }
 
+  /**
+   * Whether a point matches `filter`, answered from the filter's rows as the indexes give them
+   * (match, once): cheap per point, for a search that asks of many (a sparse search's candidates).
+   */
+  matcher(filter: Filter): (id: number) => boolean {
+    const { rows } = this.match(filter);
+    return (id) => {
+      const row = this.rows.get(id);
+      return row !== undefined && rows.has(row);
+    };
+  }
+
   /** The ids of the points matching `filter`, in ascending row order. */
   matchingIds(filter: Filter): number[] {
     const out: number[] = [];
