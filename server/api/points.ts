@@ -64,7 +64,7 @@ export function storedSparse(c: Collection, id: number, names: readonly string[]
 }
 
 /** A sparse search's vector: the one given, or the named point's (which the answer then leaves out). */
-function sparseQuery(c: Collection, p: SearchPlan): { vector: SparseVector; exclude: number | null } {
+export function sparseQuery(c: Collection, p: SearchPlan): { vector: SparseVector; exclude: number | null } {
   const s = p.sparse!;
   if ('vector' in s.input) return { vector: s.input.vector, exclude: null };
   const { id } = getPointOrThrow(c, s.input.id, String(s.input.id));

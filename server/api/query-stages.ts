@@ -10,7 +10,7 @@ import { type Collection, distanceRef, type Filter, type SparseVector } from '..
 import { wantsPayload } from './fields.js';
 import { fuse, type Ranked } from './fusion.js';
 import { mmrOrder } from './mmr.js';
-import { type CallControl, getPointOrThrow, type SearchAnswer, searchPoints, storedSparse, storedVector } from './points.js';
+import { type CallControl, type SearchAnswer, searchPoints, sparseQuery, storedSparse, storedVector } from './points.js';
 import { namedIds, type QuerySource, type VectorSource } from './query-input.js';
 import { contextScore, discoveryScore } from './discovery.js';
 import { inputVector, sourceVector } from './query-vector.js';
@@ -138,16 +138,8 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
 
 /** The prefetches' points (each once) that hold the stage's sparse vector, scored exactly against its query. */
 function rescoreSparse(c: Collection, p: QueryPlan, lists: readonly (readonly Ranked[])[]): Ranked[] {
-  const { name, input } = p.sparse!;
-  let query: SparseVector;
-  let excluded: number | null = null;
-  if ('vector' in input) query = input.vector;
-  else {
-    excluded = getPointOrThrow(c, input.id, String(input.id)).id;
-    const v = c.sparseVector(excluded, name);
-    if (v === null) throw invalidArgument(p.vectorField, `point ${String(input.id).slice(0, 64)} has no sparse vector ${JSON.stringify(name.slice(0, 40))}`);
-    query = v;
-  }
+  const { name } = p.sparse!;
+  const { vector: query, exclude: excluded } = sparseQuery(c, p);
   const seen = new Set<number>();
   const out: Ranked[] = [];
   for (const list of lists)
