@@ -11,3 +11,9 @@ export function lowerBound(n: number, at: (i: number) => number, x: number): num
   }
   return lo;
 }
+
+/** Position of x in the ascending sequence at(0..n), or -1 when it is not there. */
+export function sortedIndexOf(n: number, at: (i: number) => number, x: number): number {
+  const i = lowerBound(n, at, x);
+  return i < n && at(i) === x ? i : -1;
+}

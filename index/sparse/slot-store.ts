@@ -4,6 +4,7 @@
 // dead and its entries stay in the pool until the column compacts into a fresh store, so a posting
 // naming a slot can always tell whether the vector it points at is still live.
 
+import { sortedIndexOf } from '../../common/lower-bound.js';
 const DEAD = -1;
 const FIRST_CAPACITY = 16;
 
@@ -65,16 +66,10 @@ export class SlotStore {
 
   /** Where `dim` sits among the slot's entries (an index into `indices` and `values`), or -1: a binary search, its indices ascending. */
   find(slot: number, dim: number): number {
-    let lo = this.starts[slot]!;
-    let hi = lo + this.lengths[slot]! - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = this.indices[mid]!;
-      if (x === dim) return mid;
-      if (x < dim) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    const from = this.starts[slot]!;
+    const indices = this.indices;
+    const i = sortedIndexOf(this.lengths[slot]!, (j) => indices[from + j]!, dim);
+    return i < 0 ? -1 : from + i;
   }
 
   bytes(): number {

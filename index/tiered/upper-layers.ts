@@ -2,6 +2,7 @@
 // 1/M of them) have upper links, so they are indexed by a sorted id list rather than per-node arrays
 // over all nodes: 9 bytes per upper node instead of 5 bytes per node, which matters when a 10%
 // DRAM budget is ~60 bytes a vector.
+import { sortedIndexOf } from '../../common/lower-bound.js';
 
 export interface UpperLayers {
   /** Nodes of level ≥ 1, ascending. */
@@ -13,19 +14,10 @@ export interface UpperLayers {
   links: Uint32Array;
 }
 
-/** Position of node in ids, or -1 (level 0 only); upperIndex in index/kernels/traverse.as.ts is the twin. */
+/** Position of node in ids, or -1 (level 0 only); indexIn in index/kernels/traverse.as.ts is the twin. */
 export function upperIndexOf(u: UpperLayers, node: number): number {
   const ids = u.ids;
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = ids[mid]!;
-    if (v === node) return mid;
-    if (v < node) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  return sortedIndexOf(ids.length, (i) => ids[i]!, node);
 }
 
 export function levelOf(u: UpperLayers, node: number): number {

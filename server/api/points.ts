@@ -2,7 +2,7 @@
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
 import { invalidArgument, pointNotFound } from '../../common/errors.js';
-import type { Collection, Payload, PointKey, SparseVector } from '../../engine/public.js';
+import type { Collection, Payload, PayloadSelector, PointKey, SparseVector } from '../../engine/public.js';
 import { wantsPayload } from './fields.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
@@ -44,21 +44,46 @@ export interface PointRecord {
   orderValue?: number;
 }
 
-export function storedVector(c: Collection, id: number): Float32Array | null {
+function storedVector(c: Collection, id: number): Float32Array | null {
   return c.getPoint(id)?.vector ?? null;
 }
 
-/**
- * The point's sparse vectors among `names` (those it has); undefined when no vector is asked for
- * (`asked`: with_vector named any) or the collection has no sparse vector, so that its points are
- * answered by name, as Qdrant answers a collection of several vectors.
- */
-export function storedSparse(c: Collection, id: number, names: readonly string[], asked: boolean): Record<string, SparseVector> | undefined {
-  if (!asked || Object.keys(c.sparseVectors).length === 0) return undefined;
-  const out: Record<string, SparseVector> = {};
-  for (const n of names) {
-    const v = c.sparseVector(id, n);
-    if (v !== null) out[n] = v;
+/** What an answer shows of each point, decided once per answer from a plan's with_payload and with_vector. */
+export interface PointView {
+  withPayload: boolean;
+  selector: PayloadSelector;
+  vector: boolean;
+  /**
+   * The sparse vectors to show, or null: none asked for, or a collection without any. A collection
+   * with sparse vectors answers a point's vectors by name whenever any is asked for, as Qdrant
+   * answers a collection of several vectors.
+   */
+  sparse: readonly string[] | null;
+}
+
+export function pointView(c: Collection, p: { withPayload: PayloadSelector; withVector: boolean; withSparse: readonly string[] }): PointView {
+  const asked = p.withVector || p.withSparse.length > 0;
+  return {
+    withPayload: wantsPayload(p.withPayload),
+    selector: p.withPayload,
+    vector: p.withVector,
+    sparse: asked && Object.keys(c.sparseVectors).length > 0 ? p.withSparse : null,
+  };
+}
+
+/** The payload and vectors point `id` is answered with; `vector` when the caller holds the dense one already. */
+export function shownOf(c: Collection, id: number, v: PointView, vector?: Float32Array | null): Pick<PointRecord, 'payload' | 'vector' | 'sparse'> {
+  const out: Pick<PointRecord, 'payload' | 'vector' | 'sparse'> = {
+    payload: v.withPayload ? c.payload(id, v.selector) : null,
+    vector: v.vector ? (vector !== undefined ? vector : storedVector(c, id)) : null,
+  };
+  if (v.sparse !== null) {
+    const sparse: Record<string, SparseVector> = {};
+    for (const n of v.sparse) {
+      const s = c.sparseVector(id, n);
+      if (s !== null) sparse[n] = s;
+    }
+    out.sparse = sparse;
   }
   return out;
 }
@@ -84,20 +109,13 @@ async function searchSparsePoints(c: Collection, p: SearchPlan, ctl: CallControl
   const { vector, exclude } = sparseQuery(c, p);
   const k = p.limit + p.offset + (exclude === null ? 0 : 1);
   const found = c.searchSparse(p.sparse!.name, vector, k, p.filter).filter((h) => h.id !== exclude);
-  const withPayload = wantsPayload(p.withPayload);
+  const view = pointView(c, p);
   const hits: ScoredHit[] = [];
   for (const h of found.slice(p.offset, p.offset + p.limit)) {
     if (p.scoreThreshold !== undefined && h.score < p.scoreThreshold) break;
-    const sparse = storedSparse(c, h.id, p.withSparse, p.withVector || p.withSparse.length > 0);
-    hits.push({
-      id: c.externalId(h.id),
-      score: h.score,
-      payload: withPayload ? c.payload(h.id, p.withPayload) : null,
-      vector: p.withVector ? storedVector(c, h.id) : null,
-      ...(sparse !== undefined ? { sparse } : {}),
-    });
+    hits.push({ id: c.externalId(h.id), score: h.score, ...shownOf(c, h.id, view) });
   }
-  return { hits, withPayload, stats: null };
+  return { hits, withPayload: view.withPayload, stats: null };
 }
 
 export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
@@ -118,23 +136,16 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     ...(ctl.signal ? { signal: ctl.signal } : {}),
   });
   const metric = c.metric;
-  const withPayload = wantsPayload(p.withPayload);
+  const view = pointView(c, p);
   const hits: ScoredHit[] = [];
   for (let i = p.offset; i < r.hits.length; i++) {
     const h = r.hits[i]!;
     const score = scoreOf(metric, h.distance);
     // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
     if (!passesThreshold(metric, score, p.scoreThreshold)) break;
-    const sparse = storedSparse(c, h.id, p.withSparse, p.withVector || p.withSparse.length > 0);
-    hits.push({
-      id: c.externalId(h.id),
-      score,
-      payload: withPayload ? c.payload(h.id, p.withPayload) : null,
-      vector: p.withVector ? storedVector(c, h.id) : null,
-      ...(sparse !== undefined ? { sparse } : {}),
-    });
+    hits.push({ id: c.externalId(h.id), score, ...shownOf(c, h.id, view) });
   }
-  return { hits, withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
+  return { hits, withPayload: view.withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
 }
 
 /**
@@ -157,6 +168,7 @@ export function searchBatch(c: Collection, plans: readonly SearchPlan[], ctl: Ca
 }
 
 export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
+  const view = pointView(c, p);
   const out: PointRecord[] = [];
   const seen = new Set<number>();
   for (const key of p.ids) {
@@ -165,14 +177,7 @@ export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
     if (id === null || seen.has(id)) continue;
     seen.add(id);
     const pt = c.getPoint(id);
-    if (!pt) continue;
-    const sparse = storedSparse(c, id, p.withSparse, p.withVector || p.withSparse.length > 0);
-    out.push({
-      id: key!,
-      payload: wantsPayload(p.withPayload) ? c.payload(id, p.withPayload) : null,
-      vector: p.withVector ? pt.vector : null,
-      ...(sparse !== undefined ? { sparse } : {}),
-    });
+    if (pt) out.push({ id: key!, ...shownOf(c, id, view, pt.vector) });
   }
   return out;
 }
@@ -185,20 +190,12 @@ export function getPointOrThrow(c: Collection, key: PointKey | null, shown: stri
 }
 
 export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: PointKey | null } {
-  const withPayload = wantsPayload(p.withPayload);
-  const recordOf = (id: number, vector: Float32Array | null): PointRecord => {
-    const sparse = storedSparse(c, id, p.withSparse, p.withVector || p.withSparse.length > 0);
-    return {
-      id: c.externalId(id),
-      payload: withPayload ? c.payload(id, p.withPayload) : null,
-      vector: p.withVector ? vector : null,
-      ...(sparse !== undefined ? { sparse } : {}),
-    };
-  };
+  const view = pointView(c, p);
+  const recordOf = (id: number, vector?: Float32Array): PointRecord => ({ id: c.externalId(id), ...shownOf(c, id, view, vector) });
   if (p.orderBy !== undefined) {
     // Ordered by a payload value, there is no id to continue from: Qdrant's next page offset is null then.
     const ordered = c.orderBy(p.orderBy, p.limit, p.filter, 'order_by');
-    return { points: ordered.map((o) => ({ ...recordOf(o.id, p.withVector ? storedVector(c, o.id) : null), orderValue: o.value })), next: null };
+    return { points: ordered.map((o) => ({ ...recordOf(o.id), orderValue: o.value })), next: null };
   }
   // A UUID offset starts at its point (UUID points follow the integer ids, in the order they were
   // first written); one the collection does not know starts past every point: an empty page.

@@ -6,11 +6,10 @@
 // (mmr.ts). Discovery and context queries score their candidates (discovery.ts): the prefetches'
 // answers, or with params.exact every point. Only the root's answer is given payloads and vectors.
 import { invalidArgument } from '../../common/errors.js';
-import { type Collection, distanceRef, type Filter, type SparseVector } from '../../engine/public.js';
-import { wantsPayload } from './fields.js';
+import { type Collection, distanceRef, type Filter } from '../../engine/public.js';
 import { fuse, type Ranked } from './fusion.js';
 import { mmrOrder } from './mmr.js';
-import { type CallControl, type SearchAnswer, searchPoints, sparseQuery, storedSparse, storedVector } from './points.js';
+import { type CallControl, pointView, type SearchAnswer, searchPoints, shownOf, sparseQuery } from './points.js';
 import { namedIds, type QuerySource, type VectorSource } from './query-input.js';
 import { contextScore, discoveryScore } from './discovery.js';
 import { inputVector, sourceVector } from './query-vector.js';
@@ -28,16 +27,14 @@ export async function queryPoints(c: Collection, p: QueryPlan, ctl: CallControl)
       "Strata's stats describe one search: leave with_stats out of a query with prefetch, mmr, discover, context or order_by",
     );
   const ranked = await stage(c, p, undefined, p.offset + p.limit, ctl, '');
-  const withPayload = wantsPayload(p.withPayload);
+  const view = pointView(c, p);
   const hits = ranked.slice(p.offset).map((r) => ({
     id: c.externalId(r.id),
     score: r.score,
-    payload: withPayload ? c.payload(r.id, p.withPayload) : null,
-    vector: p.withVector ? storedVector(c, r.id) : null,
-    ...sparseOf(c, r.id, p.withSparse, p.withVector || p.withSparse.length > 0),
+    ...shownOf(c, r.id, view),
     ...(r.orderValue !== undefined ? { orderValue: r.orderValue } : {}),
   }));
-  return { hits, withPayload, stats: null };
+  return { hits, withPayload: view.withPayload, stats: null };
 }
 
 /**
@@ -64,12 +61,6 @@ function both(a: Filter | undefined, b: Filter | undefined): Filter | undefined 
       { kind: 'filter', filter: b },
     ],
   };
-}
-
-/** The sparse vectors asked for, as a hit's member (none: nothing). */
-function sparseOf(c: Collection, id: number, names: readonly string[], asked: boolean): { sparse?: Record<string, SparseVector> } {
-  const sparse = storedSparse(c, id, names, asked);
-  return sparse === undefined ? {} : { sparse };
 }
 
 /**
