@@ -178,7 +178,7 @@ describe('sparse vectors', () => {
     expectSame(rescored, modelSearch('text', q, POINTS, (id) => ids.has(id), true).slice(0, 20));
   });
 
-  it('are answered by name with with_vector, beside the dense vector', async () => {
+  it('are answered by name with with_vector and by GET of the point, beside the dense vector', async () => {
     const [p] = await client.retrieve(NAME, { ids: [2], with_vector: true });
     const m = model.get(2)!;
     const sorted = (v: Sparse): Sparse => {
@@ -186,6 +186,8 @@ describe('sparse vectors', () => {
       return { indices: order.map((i) => v.indices[i]!), values: order.map((i) => v.values[i]!) };
     };
     expect(p!.vector).toEqual({ '': m.dense, text: sorted(m.text!), tags: sorted(m.tags!) });
+    const got = (await (await fetch(`${s.rest}/collections/${NAME}/points/2`)).json()) as { result: { vector: unknown } };
+    expect(got.result.vector).toEqual({ '': m.dense, text: sorted(m.text!), tags: sorted(m.tags!) });
     const [only] = await client.retrieve(NAME, { ids: [2], with_vector: ['tags'] });
     expect(only!.vector).toEqual({ tags: sorted(m.tags!) });
     const [hit] = await client.search(NAME, { vector: { name: 'tags', vector: m.tags! }, limit: 1, with_vector: ['text'] } as never);

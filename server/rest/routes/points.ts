@@ -8,7 +8,17 @@ import { spaceOf, type VectorSpace } from '../../api/vector-space.js';
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
-import { type CallControl, getPointOrThrow, retrievePoints, runTogether, scrollPoints, searchPoints, type SearchAnswer } from '../../api/points.js';
+import {
+  type CallControl,
+  getPointOrThrow,
+  pointView,
+  retrievePoints,
+  runTogether,
+  type SearchAnswer,
+  scrollPoints,
+  searchPoints,
+  shownOf,
+} from '../../api/points.js';
 import { queryPoints } from '../../api/query-stages.js';
 import { matrixOffsets, matrixPairs, parseSearchMatrix, searchMatrix } from '../../api/search-matrix.js';
 import {
@@ -150,7 +160,9 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const c = ctx.engine.collection(req.params.collection_name);
     const pt = getPointOrThrow(c, pointKeyAt(req.params.id, 'id'), req.params.id);
     const codec = codecFor(req);
-    return send(reply, codec, ok(reply, record({ id: pt.key, vector: pt.vector, payload: c.payload(pt.id) }, true, codec, c.vectorName)));
+    // Qdrant's point: its payload and every vector it has.
+    const view = pointView(c, { withPayload: true, withVector: true, withSparse: spaceOf(c).sparse });
+    return send(reply, codec, ok(reply, record({ id: pt.key, ...shownOf(c, pt.id, view, pt.vector) }, true, codec, c.vectorName)));
   });
 
   app.post<PostRoute>(`${base}/scroll`, async (req, reply) => {
