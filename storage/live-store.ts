@@ -595,7 +595,7 @@ export class LiveStore {
       // The bytes come from a decoder's buffer: copy them to an aligned array before viewing floats.
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
       const payloads = r.payloadsJson !== undefined ? (JSON.parse(r.payloadsJson) as Array<Payload | null>) : (r.payloads ?? []);
-      const sparse = sparseByPosition(r.sparse, r.ids.length);
+      const sparse = sparseByPosition(r.sparse);
       r.ids.forEach((given, i) => {
         const uuid = r.uuids?.[i];
         // -1: a UUID numbered here, in log order, so every replica gives it the same number.
@@ -607,7 +607,7 @@ export class LiveStore {
         this.payloads.upsert(id, payloads[i] ?? null);
         // The point is replaced whole: a sparse vector it does not give is gone.
         for (const [name, col] of this.sparse) {
-          const v = sparse[i]!.get(name);
+          const v = sparse[i]?.get(name);
           if (v === undefined) col.delete(id);
           else col.set(id, v);
         }
@@ -618,13 +618,13 @@ export class LiveStore {
     } else if (type === REC.updateVectors) {
       const r = rec as VectorsRecord;
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
-      const sparse = sparseByPosition(r.sparse, r.ids.length);
-      const denseAt = r.denseAt ?? r.ids.map((_, i) => i);
-      const slot = new Map(denseAt.map((i, j) => [i, j]));
+      const sparse = sparseByPosition(r.sparse);
+      // Where each position's dense vector sits among the record's (every position's, without denseAt).
+      const slot = r.denseAt === undefined ? null : new Map(r.denseAt.map((i, j) => [i, j]));
       r.ids.forEach((id, i) => {
         if (!this.exists(id)) return;
-        for (const [name, v] of sparse[i]!) this.sparse.get(name)?.set(id, v);
-        const j = slot.get(i);
+        for (const [name, v] of sparse[i] ?? []) this.sparse.get(name)?.set(id, v);
+        const j = slot === null ? i : slot.get(i);
         if (j === undefined) return;
         this.touched?.add(id);
         if (this.base?.has(id)) this.tombstones.add(id);

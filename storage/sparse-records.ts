@@ -71,10 +71,15 @@ function forEachVector(
   });
 }
 
-/** A record's vectors by position: at[i] maps each name to point i's vector. */
-export function sparseByPosition(rec: SparseRecord | undefined, points: number): Array<Map<string, SparseVector>> {
-  const out = Array.from({ length: points }, () => new Map<string, SparseVector>());
-  for (const [name, c] of Object.entries(rec ?? {})) forEachVector(c.at, c.lengths, c.indices, c.values, (i, v) => out[i]!.set(name, v));
+/** A record's vectors by position: out[i] maps each name to point i's vector (absent: point i has none). */
+export function sparseByPosition(rec: SparseRecord | undefined): Array<Map<string, SparseVector> | undefined> {
+  const out: Array<Map<string, SparseVector> | undefined> = [];
+  for (const [name, c] of Object.entries(rec ?? {}))
+    forEachVector(c.at, c.lengths, c.indices, c.values, (i, v) => {
+      let m = out[i];
+      if (m === undefined) out[i] = m = new Map();
+      m.set(name, v);
+    });
   return out;
 }
 
