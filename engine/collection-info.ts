@@ -5,7 +5,7 @@ import type { Metric } from '../index/kernels/kernels.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
-import type { SparseParams } from '../storage/collection-dir.js';
+import type { SecondaryParams, SparseParams } from '../storage/collection-dir.js';
 import type { CollectionHealth, CollectionInfo, TierInfo } from './types.js';
 
 /** What the reports read of a collection (collection.ts). */
@@ -17,6 +17,8 @@ export interface ReportedCollection {
   readonly vectorName: string;
   /** Its sparse vectors by name. */
   readonly sparseVectors: Readonly<Record<string, SparseParams>>;
+  /** Its secondary dense vectors by name. */
+  readonly secondaryVectors: Readonly<Record<string, SecondaryParams>>;
   /** Build settings of a created collection (its config), or null (served from an index directory). */
   readonly shape: { m: number; efConstruction: number; indexingThresholdKb?: number; codes?: 'sq8' | 'none'; payloadM?: number } | null;
   /** Fresh + hidden points past which it compacts itself (0: never). */
@@ -86,6 +88,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
       metric: c.metric,
       vectorName: c.vectorName,
       sparseVectors: { ...c.sparseVectors },
+      secondaryVectors: { ...c.secondaryVectors },
       count,
       indexed: count,
       tiers: [],
@@ -108,6 +111,7 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
     metric: m.metric,
     vectorName: c.vectorName,
     sparseVectors: { ...c.sparseVectors },
+    secondaryVectors: { ...c.secondaryVectors },
     count,
     indexed: count - m.graph.unreachable,
     tiers: index.tiers.map((t, i) => ({
@@ -133,9 +137,10 @@ export function collectionInfo(c: ReportedCollection): CollectionInfo {
   };
 }
 
-function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema' | 'payloadBytes' | 'sparseBytes'> {
+function payloadInfo(c: ReportedCollection): Pick<CollectionInfo, 'payloadSchema' | 'payloadBytes' | 'sparseBytes' | 'secondaryBytes'> {
   const sparseBytes = Object.fromEntries([...(c.live?.sparse ?? new Map())].map(([name, col]) => [name, col.bytes()]));
-  return { payloadSchema: c.payloadSchema(), payloadBytes: c.payloadBytes(), sparseBytes };
+  const secondaryBytes = Object.fromEntries([...(c.live?.secondary ?? new Map())].map(([name, col]) => [name, col.bytes]));
+  return { payloadSchema: c.payloadSchema(), payloadBytes: c.payloadBytes(), sparseBytes, secondaryBytes };
 }
 
 /**

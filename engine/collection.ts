@@ -8,7 +8,8 @@ import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory
 import { invalidArgument, pointNotFound, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite, VectorsWrite } from '../storage/live-store.js';
-import type { SparseParams } from '../storage/collection-dir.js';
+import type { SecondaryParams, SparseParams } from '../storage/collection-dir.js';
+import type { DensePlan } from '../index/fresh/dense-column.js';
 import type { SparseHit } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
 import type { OpenedIndex } from '../index/open-index.js';
@@ -90,6 +91,8 @@ export interface LiveShape {
   payloadM?: number;
   /** See CollectionConfig.sparse. */
   sparse?: Record<string, SparseParams>;
+  /** See CollectionConfig.secondary. */
+  secondary?: Record<string, SecondaryParams>;
 }
 
 /** An order_by: the key, the direction, and the value to start from (a number, or an RFC 3339 datetime). */
@@ -159,6 +162,11 @@ export class Collection implements FilteredHost {
   /** The collection's sparse vectors by name, with their settings (none for an index directory). */
   get sparseVectors(): Readonly<Record<string, SparseParams>> {
     return this.shaped?.sparse ?? {};
+  }
+
+  /** The collection's secondary dense vectors by name (Qdrant's named vectors past the first), with their size and distance. */
+  get secondaryVectors(): Readonly<Record<string, SecondaryParams>> {
+    return this.shaped?.secondary ?? {};
   }
 
   /** Takes updated build settings (Engine.updateCollection wrote them to the config first). */
@@ -427,7 +435,14 @@ export class Collection implements FilteredHost {
       // Behind a shared log a new UUID is numbered when applied (-1 here), in log order, alike on
       // every replica; otherwise at once, so that two writes of it in flight agree.
       const id = uuid === null ? (p.key as number) : (live.idOfUuid(uuid, !live.replicated) ?? -1);
-      return { id, uuid, vector, payload: p.payload, ...(p.sparse !== undefined ? { sparse: p.sparse } : {}) };
+      return {
+        id,
+        uuid,
+        vector,
+        payload: p.payload,
+        ...(p.sparse !== undefined ? { sparse: p.sparse } : {}),
+        ...(p.secondary !== undefined ? { secondary: p.secondary } : {}),
+      };
     });
     return this.written(live.upsert(writes, writeId));
   }
@@ -438,14 +453,23 @@ export class Collection implements FilteredHost {
    * nothing is written.
    */
   updateVectors(
-    points: ReadonlyArray<{ key: PointKey; vector?: Float32Array; sparse?: Readonly<Record<string, SparseVector>> }>,
+    points: ReadonlyArray<{
+      key: PointKey;
+      vector?: Float32Array;
+      sparse?: Readonly<Record<string, SparseVector>>;
+      secondary?: Readonly<Record<string, Float32Array>>;
+    }>,
     writeId?: string,
   ): Promise<bigint> {
     const live = this.writable();
     const writes: VectorsWrite[] = points.map((p) => {
       const id = this.resolveKey(p.key);
       if (id === null || !live.exists(id)) throw pointNotFound(this.name, String(p.key));
-      const w: VectorsWrite = { id, ...(p.sparse !== undefined ? { sparse: p.sparse } : {}) };
+      const w: VectorsWrite = {
+        id,
+        ...(p.sparse !== undefined ? { sparse: p.sparse } : {}),
+        ...(p.secondary !== undefined ? { secondary: p.secondary } : {}),
+      };
       if (p.vector !== undefined) {
         // Stored as searched: unit-normalised for cosine, and never the caller's buffer.
         w.vector = p.vector.slice();
@@ -456,7 +480,7 @@ export class Collection implements FilteredHost {
     return this.written(live.updateVectors(writes, writeId));
   }
 
-  /** Removes the named sparse vectors from the selected points (the dense vector cannot be: the edge refuses it). */
+  /** Removes the named sparse and secondary vectors from the selected points (the tiered one cannot be: the edge refuses it). */
   deleteVectors(target: PointKey[] | PointSelector, names: readonly string[], writeId?: string): Promise<bigint> {
     return this.written(this.writable().deleteVectors(this.targetIds(target), names, writeId));
   }
@@ -470,6 +494,34 @@ export class Collection implements FilteredHost {
     const col = this.live?.sparse.get(name);
     if (col === undefined) return [];
     return col.search(query, k, filter === undefined ? undefined : this.payloads.matcher(filter));
+  }
+
+  /**
+   * The `k` nearest points by the named secondary dense vector, among those matching `filter`, in
+   * its graph (or every point scored, `exact`); distances in the base index's convention.
+   */
+  searchSecondary(
+    name: string,
+    query: Float32Array,
+    k: number,
+    o: { ef?: number; exact?: boolean; filter?: Filter; vectorField?: string },
+  ): { hits: Array<{ id: number; distance: number }>; plan: DensePlan } {
+    if (this.refused) throw this.refused;
+    const col = this.live?.secondary.get(name);
+    if (col === undefined) return { hits: [], plan: 'graph' };
+    checkQueryVector(query, col.dim, o.vectorField ?? 'vector');
+    const filter = o.filter === undefined ? undefined : this.payloads.matches(o.filter);
+    return col.search(query, k, { ef: o.ef ?? this.s.defaultEf, ...(filter !== undefined ? { filter } : {}), exact: o.exact === true });
+  }
+
+  /** A point's distance by its named secondary vector to `query`, or null when it has none. */
+  secondaryDistance(id: number, name: string, query: Float32Array): number | null {
+    return this.live?.secondary.get(name)?.distance(id, query) ?? null;
+  }
+
+  /** A point's named secondary vector (unit-normalised for cosine), or null (none, or no such point). */
+  secondaryVector(id: number, name: string): Float32Array | null {
+    return this.live?.secondary.get(name)?.get(id) ?? null;
   }
 
   /** A point's score by its named sparse vector against `query` (as searchSparse scores it), or null when it has none. */

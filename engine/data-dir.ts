@@ -104,7 +104,7 @@ export class DataDir {
       compacted,
       null,
       this.host.payloadMemory(),
-      cfg.sparse ?? {},
+      { ...(cfg.sparse !== undefined ? { sparse: cfg.sparse } : {}), ...(cfg.secondary !== undefined ? { secondary: cfg.secondary } : {}) },
     );
     this.host.attachLive(c, store);
     await this.follow(cfg.name, store, created);
@@ -176,5 +176,6 @@ function shapeOf(cfg: CollectionConfig): LiveShape {
     ...(cfg.vectorName !== undefined ? { vectorName: cfg.vectorName } : {}),
     ...(cfg.payloadM !== undefined ? { payloadM: cfg.payloadM } : {}),
     ...(cfg.sparse !== undefined ? { sparse: cfg.sparse } : {}),
+    ...(cfg.secondary !== undefined ? { secondary: cfg.secondary } : {}),
   };
 }

@@ -10,7 +10,7 @@ export type { AliasAction } from './aliases.js';
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './engine.js';
 
 // Collections and points as storage keeps them: the config, ids, payloads, where UUID ids are numbered from.
-export type { CollectionConfig, SparseParams } from '../storage/collection-dir.js';
+export type { CollectionConfig, SecondaryParams, SparseParams } from '../storage/collection-dir.js';
 export type { KeyedPoint, Payload, PointKey } from '../storage/live-store.js';
 export { UUID_ID_BASE } from '../storage/live-store.js';
 

@@ -138,12 +138,15 @@ export class Snapshots {
 }
 
 /** The settings a collection's config holds beyond its shape and build, as a snapshot carries them. */
-function settingsOf(s: Pick<CollectionConfig, 'indexingThresholdKb' | 'codes' | 'vectorName' | 'payloadM' | 'sparse'>): Partial<CollectionConfig> {
+function settingsOf(
+  s: Pick<CollectionConfig, 'indexingThresholdKb' | 'codes' | 'vectorName' | 'payloadM' | 'sparse' | 'secondary'>,
+): Partial<CollectionConfig> {
   return {
     ...(s.payloadM !== undefined ? { payloadM: s.payloadM } : {}),
     ...(s.indexingThresholdKb !== undefined ? { indexingThresholdKb: s.indexingThresholdKb } : {}),
     ...(s.codes !== undefined ? { codes: s.codes } : {}),
     ...(s.vectorName !== undefined ? { vectorName: s.vectorName } : {}),
     ...(s.sparse !== undefined ? { sparse: s.sparse } : {}),
+    ...(s.secondary !== undefined ? { secondary: s.secondary } : {}),
   };
 }

@@ -5,7 +5,7 @@ import type { FieldSchema } from '../index/payload-index/field-index.js';
 import type { PayloadIndexParams } from '../index/payload-index/params.js';
 import type { PointKey } from '../storage/live-store.js';
 import type { PayloadBytes } from '../storage/point-payloads.js';
-import type { SparseParams } from '../storage/collection-dir.js';
+import type { SecondaryParams, SparseParams } from '../storage/collection-dir.js';
 
 export type { PayloadIndexParams };
 import type { SearchStats } from '../index/search/stats.js';
@@ -127,6 +127,8 @@ export interface CollectionInfo {
   vectorName: string;
   /** Its sparse vectors by name (Qdrant's sparse_vectors), with their settings. */
   sparseVectors: Record<string, SparseParams>;
+  /** Its secondary dense vectors by name (Qdrant's named vectors past the first), with their size and distance. */
+  secondaryVectors: Record<string, SecondaryParams>;
   count: number;
   /** Points the graph search can reach from its entry point (the others only exact search finds). */
   indexed: number;
@@ -162,6 +164,8 @@ export interface CollectionInfo {
   payloadBytes: PayloadBytes;
   /** Bytes of each sparse vector's column (its vectors and inverted index, in DRAM), by name. */
   sparseBytes: Record<string, number>;
+  /** Bytes of each secondary dense vector's column (its vectors and graph, in DRAM), by name. */
+  secondaryBytes: Record<string, number>;
 }
 
 export interface EngineOptions {

@@ -44,11 +44,22 @@ export interface CollectionConfig {
   payloadM?: number;
   /** Qdrant's sparse_vectors: each named sparse vector and its weighting; absent: none. */
   sparse?: Record<string, SparseParams>;
+  /**
+   * Qdrant's named vectors past the first: each a dense vector of its own size and distance, held in
+   * a DRAM graph of its own beside the tiered index (index/fresh/dense-column.ts); absent: none.
+   */
+  secondary?: Record<string, SecondaryParams>;
 }
 
 /** A named sparse vector's settings: Qdrant's `modifier` (idf: each dimension weighted by its inverse document frequency). */
 export interface SparseParams {
   modifier: 'none' | 'idf';
+}
+
+/** A secondary dense vector's settings: its size and distance. */
+export interface SecondaryParams {
+  dim: number;
+  metric: Metric;
 }
 
 /** The directory of collection `name` under dataDir. */
@@ -63,6 +74,7 @@ function body(c: CollectionConfig): string {
   const vectorName = c.vectorName !== undefined ? { vectorName: c.vectorName } : {};
   const payloadM = c.payloadM !== undefined ? { payloadM: c.payloadM } : {};
   const sparse = c.sparse !== undefined ? { sparse: c.sparse } : {};
+  const secondary = c.secondary !== undefined ? { secondary: c.secondary } : {};
   return JSON.stringify({
     name: c.name,
     dim: c.dim,
@@ -74,6 +86,7 @@ function body(c: CollectionConfig): string {
     ...vectorName,
     ...payloadM,
     ...sparse,
+    ...secondary,
   });
 }
 

@@ -21,7 +21,9 @@ import { type BasePayloadSource, PointPayloads } from './point-payloads.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
 import { SparseColumn } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
-import type { SparseParams } from './collection-dir.js';
+import type { SecondaryParams, SparseParams } from './collection-dir.js';
+import { DenseColumn } from '../index/fresh/dense-column.js';
+import { type DenseRecord, type DenseState, denseByPosition, denseEntriesOf, denseRecordOf, denseStateOf } from './dense-records.js';
 import { entriesOf, type SparseRecord, type SparseState, sparseByPosition, sparseRecordOf, sparseStateOf } from './sparse-records.js';
 
 export type Payload = Record<string, unknown>;
@@ -36,6 +38,8 @@ export interface KeyedPoint {
   payload: Payload | null;
   /** Its sparse vectors by name (absent: none). */
   sparse?: Readonly<Record<string, SparseVector>>;
+  /** Its secondary dense vectors by name (absent: none). */
+  secondary?: Readonly<Record<string, Float32Array>>;
 }
 
 export type { BasePayloadSource };
@@ -53,13 +57,22 @@ export interface PointWrite {
   payload: Payload | null;
   /** Its sparse vectors by name: an upsert replaces the point whole, so a name left out has none after it. */
   sparse?: Readonly<Record<string, SparseVector>>;
+  /** Its secondary dense vectors by name, likewise. */
+  secondary?: Readonly<Record<string, Float32Array>>;
 }
 
-/** A vector update: a new dense vector and/or sparse vectors by name; the point's other vectors and payload stay. */
+/** A vector update: a new dense vector and/or sparse and secondary vectors by name; the point's other vectors and payload stay. */
 export interface VectorsWrite {
   id: number;
   vector?: Float32Array;
   sparse?: Readonly<Record<string, SparseVector>>;
+  secondary?: Readonly<Record<string, Float32Array>>;
+}
+
+/** A collection's vectors besides the tiered one, by name: sparse ones and secondary dense ones. */
+export interface SideVectors {
+  sparse?: Readonly<Record<string, SparseParams>>;
+  secondary?: Readonly<Record<string, SecondaryParams>>;
 }
 
 /** What the live store needs of the collection's base index: which ids it holds, and at which node. */
@@ -82,6 +95,8 @@ export interface LiveState {
   sharedSeq: number;
   /** The sparse vectors (absent in states saved before there were any). */
   sparse?: SparseState;
+  /** The secondary dense vectors (absent when the collection has none). */
+  secondary?: DenseState;
 }
 
 /**
@@ -169,6 +184,7 @@ interface UpsertRecord extends Logged {
   payloads?: Array<Payload | null>;
   payloadsJson?: string;
   sparse?: SparseRecord;
+  secondary?: DenseRecord;
 }
 /** New vectors for existing points, their payloads kept (a point gone when it applies is skipped). */
 interface VectorsRecord extends Logged {
@@ -178,8 +194,9 @@ interface VectorsRecord extends Logged {
   /** Positions in ids whose dense vector is new (absent: every id's). */
   denseAt?: number[];
   sparse?: SparseRecord;
+  secondary?: DenseRecord;
 }
-/** Sparse vectors removed from existing points. */
+/** Sparse or secondary vectors removed from existing points. */
 interface DeleteVectorsRecord extends Logged {
   ids: number[];
   names: string[];
@@ -220,6 +237,8 @@ export class LiveStore {
   readonly payloads: PointPayloads;
   /** The sparse vectors, by name (index/sparse/): searched exactly through their inverted indexes. */
   readonly sparse: Map<string, SparseColumn>;
+  /** The secondary dense vectors, by name (index/fresh/dense-column.ts): each in a graph of its own, in DRAM. */
+  readonly secondary: Map<string, DenseColumn>;
   /** Highest log sequence number applied. */
   appliedLsn = 0n;
   /** Writes applied since open (replayed ones included), for metrics. */
@@ -244,10 +263,11 @@ export class LiveStore {
     private base: BaseIds | null,
     private readonly freshOptions: FreshOptions,
     payloadMemory: ChunkMemory,
-    sparse: Readonly<Record<string, SparseParams>>,
+    side: SideVectors,
   ) {
     this.fresh = new FreshLayer(dim, metric, freshOptions);
-    this.sparse = new Map(Object.entries(sparse).map(([name, p]) => [name, new SparseColumn(p.modifier)]));
+    this.sparse = new Map(Object.entries(side.sparse ?? {}).map(([name, p]) => [name, new SparseColumn(p.modifier)]));
+    this.secondary = new Map(Object.entries(side.secondary ?? {}).map(([name, p]) => [name, new DenseColumn(p.dim, p.metric, freshOptions)]));
     this.payloads = new PointPayloads(
       (pid) => (typeof pid === 'number' ? pid : this.idOfUuid(pid, false)),
       (id) => this.uuidOf(id) ?? id,
@@ -270,7 +290,7 @@ export class LiveStore {
     compacted: { cutLsn: bigint; state: LiveState } | null = null,
     basePayloads: BasePayloadSource | null = null,
     payloadMemory: ChunkMemory = new ChunkMemory(),
-    sparse: Readonly<Record<string, SparseParams>> = {},
+    side: SideVectors = {},
   ): Promise<{ store: LiveStore; report: RecoveryReport }> {
     createDir(dir);
     const { wal, records, report, cutAt } = await WriteAheadLog.open(join(dir, WAL_FILE));
@@ -283,7 +303,7 @@ export class LiveStore {
         { file: wal.file, cutAt: String(cutAt) },
       );
     }
-    const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory, sparse);
+    const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory, side);
     if (compacted) {
       store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
@@ -318,6 +338,7 @@ export class LiveStore {
       nextUuidId: this.nextUuidId,
       sharedSeq: this.sharedSeq,
       ...(this.sparse.size > 0 ? { sparse: sparseStateOf(this.sparse) } : {}),
+      ...(this.secondary.size > 0 ? { secondary: denseStateOf(this.secondary) } : {}),
     };
   }
 
@@ -331,6 +352,10 @@ export class LiveStore {
       const col = this.sparse.get(name);
       // A name the config no longer has is left out (none can be dropped today).
       if (col !== undefined) this.sparse.set(name, SparseColumn.fromEntries(col.modifier, entriesOf(saved)));
+    }
+    for (const [name, saved] of Object.entries(s.secondary ?? {})) {
+      const col = this.secondary.get(name);
+      if (col !== undefined) this.secondary.set(name, DenseColumn.fromEntries(col.dim, col.metric, denseEntriesOf(saved)));
     }
   }
 
@@ -388,6 +413,8 @@ export class LiveStore {
     if (points.some((p) => p.uuid)) rec.uuids = points.map((p) => p.uuid ?? null);
     const sparse = sparseRecordOf(points.map((p) => p.sparse));
     if (sparse !== undefined) rec.sparse = sparse;
+    const secondary = denseRecordOf(points.map((p) => p.secondary));
+    if (secondary !== undefined) rec.secondary = secondary;
     return this.log(REC.upsert, rec, writeId);
   }
 
@@ -401,10 +428,12 @@ export class LiveStore {
     if (denseAt.length < writes.length) rec.denseAt = denseAt;
     const sparse = sparseRecordOf(writes.map((w) => w.sparse));
     if (sparse !== undefined) rec.sparse = sparse;
+    const secondary = denseRecordOf(writes.map((w) => w.secondary));
+    if (secondary !== undefined) rec.secondary = secondary;
     return this.log(REC.updateVectors, rec, writeId);
   }
 
-  /** Removes the named sparse vectors from the existing points among ids. */
+  /** Removes the named sparse and secondary vectors from the existing points among ids. */
   deleteVectors(ids: readonly number[], names: readonly string[], writeId?: string): Promise<bigint> {
     const rec: DeleteVectorsRecord = { ids: [...ids], names: [...names] };
     return this.log(REC.deleteVectors, rec, writeId);
@@ -596,6 +625,7 @@ export class LiveStore {
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
       const payloads = r.payloadsJson !== undefined ? (JSON.parse(r.payloadsJson) as Array<Payload | null>) : (r.payloads ?? []);
       const sparse = sparseByPosition(r.sparse);
+      const secondary = denseByPosition(r.secondary);
       r.ids.forEach((given, i) => {
         const uuid = r.uuids?.[i];
         // -1: a UUID numbered here, in log order, so every replica gives it the same number.
@@ -611,6 +641,11 @@ export class LiveStore {
           if (v === undefined) col.delete(id);
           else col.set(id, v);
         }
+        for (const [name, col] of this.secondary) {
+          const v = secondary[i]?.get(name);
+          if (v === undefined) col.delete(id);
+          else col.set(id, v);
+        }
         // Its vector is served from the fresh layer now.
         this.payloads.placeNode(id, -1);
       });
@@ -619,11 +654,13 @@ export class LiveStore {
       const r = rec as VectorsRecord;
       const all = new Float32Array(new Uint8Array(r.vectors).buffer);
       const sparse = sparseByPosition(r.sparse);
+      const secondary = denseByPosition(r.secondary);
       // Where each position's dense vector sits among the record's (every position's, without denseAt).
       const slot = r.denseAt === undefined ? null : new Map(r.denseAt.map((i, j) => [i, j]));
       r.ids.forEach((id, i) => {
         if (!this.exists(id)) return;
         for (const [name, v] of sparse[i] ?? []) this.sparse.get(name)?.set(id, v);
+        for (const [name, v] of secondary[i] ?? []) this.secondary.get(name)?.set(id, v);
         const j = slot === null ? i : slot.get(i);
         if (j === undefined) return;
         this.touched?.add(id);
@@ -635,7 +672,12 @@ export class LiveStore {
       this.applied.upserted += r.ids.length;
     } else if (type === REC.deleteVectors) {
       const r = rec as DeleteVectorsRecord;
-      for (const id of r.ids) if (this.exists(id)) for (const name of r.names) this.sparse.get(name)?.delete(id);
+      for (const id of r.ids)
+        if (this.exists(id))
+          for (const name of r.names) {
+            this.sparse.get(name)?.delete(id);
+            this.secondary.get(name)?.delete(id);
+          }
     } else if (type === REC.delete) {
       const r = rec as DeleteRecord;
       for (const id of r.ids) {
@@ -644,6 +686,7 @@ export class LiveStore {
         if (this.base?.has(id)) this.tombstones.add(id);
         this.payloads.remove(id);
         for (const col of this.sparse.values()) col.delete(id);
+        for (const col of this.secondary.values()) col.delete(id);
       }
       this.applied.deleted += r.ids.length;
     } else if (type === REC.origin) {

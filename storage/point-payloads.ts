@@ -9,6 +9,7 @@ import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
+import type { FilterMatches } from '../index/fresh/dense-column.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
@@ -442,18 +443,25 @@ export class PointPayloads {
    * (match, once): cheap per point, for a search that asks of many (a sparse search's candidates).
    */
   matcher(filter: Filter): (id: number) => boolean {
+    return this.matches(filter).accept;
+  }
+
+  /** The points matching `filter`, resolved once: a test by id, how many, and their ids (ascending row order). */
+  matches(filter: Filter): FilterMatches {
     const { rows } = this.match(filter);
-    return (id) => {
-      const row = this.rows.get(id);
-      return row !== undefined && rows.has(row);
+    return {
+      accept: (id) => {
+        const row = this.rows.get(id);
+        return row !== undefined && rows.has(row);
+      },
+      count: rows.size,
+      ids: () => Array.from(idsOf(rows), (row) => this.ids[row]!),
     };
   }
 
   /** The ids of the points matching `filter`, in ascending row order. */
   matchingIds(filter: Filter): number[] {
-    const out: number[] = [];
-    for (const row of idsOf(this.match(filter).rows)) out.push(this.ids[row]!);
-    return out;
+    return this.matches(filter).ids();
   }
 
   private rowFor(id: number): number {

@@ -3,6 +3,7 @@
 // concatenated as little-endian bytes (MessagePack packs byte arrays as binary, not number lists).
 import type { SparseEntries } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
+import { columnsByName } from './record-columns.js';
 
 /** One name's vectors in a record: `at` are positions in the record's ids. */
 export interface SparseColumnBytes {
@@ -38,15 +39,7 @@ function concat(vectors: readonly SparseVector[]): { lengths: number[]; indices:
 
 /** The record form of each point's sparse vectors (list[i]: point i's, by name, or none); undefined when no point has one. */
 export function sparseRecordOf(list: ReadonlyArray<Readonly<Record<string, SparseVector>> | undefined>): SparseRecord | undefined {
-  const byName = new Map<string, { at: number[]; vectors: SparseVector[] }>();
-  list.forEach((named, i) => {
-    for (const [name, v] of Object.entries(named ?? {})) {
-      const c = byName.get(name) ?? { at: [], vectors: [] };
-      byName.set(name, c);
-      c.at.push(i);
-      c.vectors.push(v);
-    }
-  });
+  const byName = columnsByName(list);
   if (byName.size === 0) return undefined;
   const out: SparseRecord = {};
   for (const [name, c] of byName) out[name] = { at: c.at, ...concat(c.vectors) };

@@ -13,6 +13,7 @@ import { REC, WAL_FILE } from './live-store.js';
 import { checkLog } from './wal.js';
 import { errorMessage } from '../common/errors.js';
 import { sparseRecordProblem } from './sparse-records.js';
+import { denseRecordProblem } from './dense-records.js';
 
 /** Records that change no point's presence (payloads, indexes, the shared log's origin). */
 const PAYLOAD_ONLY: ReadonlySet<number> = new Set([REC.setPayload, REC.origin, REC.deletePayload, REC.clearPayload, REC.payloadIndex, REC.deleteVectors]);
@@ -63,11 +64,14 @@ export function verifyCollectionDir(dir: string): LiveCheck {
         payloadsJson?: string;
         denseAt?: unknown[];
         sparse?: unknown;
+        secondary?: unknown;
       };
       if (r.type === REC.payloadIndex || r.type === REC.origin) continue;
       if (!isIdList(rec.ids)) throw new Error(`record ${r.lsn}: ids are not a list of unsigned integers`);
       const sparse = sparseRecordProblem(rec.sparse, rec.ids.length);
       if (sparse !== null) throw new Error(`record ${r.lsn}: ${sparse}`);
+      const secondary = denseRecordProblem(rec.secondary, rec.ids.length);
+      if (secondary !== null) throw new Error(`record ${r.lsn}: ${secondary}`);
       if (r.type === REC.upsert) {
         const payloads = rec.payloadsJson !== undefined ? (JSON.parse(rec.payloadsJson) as unknown) : rec.payloads;
         checkVectorBytes(r.lsn, rec.vectors, rec.ids.length, cfg?.dim);

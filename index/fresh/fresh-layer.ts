@@ -9,7 +9,8 @@
 // answering; writes made meanwhile go to both graphs, and the new one takes over when complete.
 import hnswlib from 'hnswlib-node';
 import type { Metric } from '../kernels/kernels.js';
-import { distanceRef } from '../kernels/reference.js';
+import { distanceRef, ipRef, l2Ref } from '../kernels/reference.js';
+import { TopK } from '../search/top-k.js';
 
 export interface FreshOptions {
   m: number;
@@ -44,6 +45,11 @@ class Graph {
   /** Nodes in the graph, deleted ones included. */
   get nodes(): number {
     return this.labels.size;
+  }
+
+  /** Nodes hnswlib has allocated room for (it grows by doubling). */
+  get room(): number {
+    return this.capacity;
   }
 
   upsert(id: number, v: Float32Array): void {
@@ -106,6 +112,11 @@ export class FreshLayer {
   /** Nodes of the serving graph, deleted ones included. */
   get graphNodes(): number {
     return this.graph.nodes;
+  }
+
+  /** Nodes the serving graph has room for. */
+  get graphRoom(): number {
+    return this.graph.room;
   }
 
   has(id: number): boolean {
@@ -174,18 +185,34 @@ export class FreshLayer {
     return out;
   }
 
-  /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
-  /** The k nearest of `ids` (those still here), exactly: a filtered search's fresh part. */
-  exactAmong(q: Float32Array, ids: readonly number[], k: number): Array<{ id: number; distance: number }> {
-    const out: Array<{ id: number; distance: number }> = [];
-    for (const id of ids) {
-      const v = this.vectors.get(id);
-      if (v !== undefined) out.push({ id, distance: Math.fround(distanceRef(this.metric, q, 0, v, 0, this.dim)) });
-    }
+  /**
+   * The k nearest points `accept` takes, by the graph walk (hnswlib skips the rest but walks through
+   * them): fewer than k when the walk runs out of accepted points it can reach.
+   */
+  searchAccepting(q: Float32Array, k: number, ef: number, accept: (id: number) => boolean): Array<{ id: number; distance: number }> {
+    const n = Math.min(k, this.vectors.size);
+    if (n === 0) return [];
+    const g = this.graph;
+    g.h.setEf(Math.max(ef, n));
+    const r = g.h.searchKnn(Array.from(q), n, (label) => accept(g.idOf(label)));
+    const out = r.neighbors.map((label, i) => ({ id: g.idOf(label), distance: r.distances[i]! }));
     out.sort((a, b) => a.distance - b.distance || a.id - b.id);
-    return out.slice(0, k);
+    return out;
   }
 
+  /** The k nearest of `ids` (those still here), exactly, nearest first: a filtered search's fresh part, a secondary vector's scan. */
+  exactAmong(q: Float32Array, ids: readonly number[], k: number): Array<{ id: number; distance: number }> {
+    // The k best in a bounded heap (a larger score is better: the negated distance), not a sort of every match.
+    const best = new TopK(Math.min(k, ids.length));
+    const l2 = this.metric === 'l2';
+    for (const id of ids) {
+      const v = this.vectors.get(id);
+      if (v !== undefined) best.offer(-Math.fround(l2 ? l2Ref(q, 0, v, 0, this.dim) : ipRef(q, 0, v, 0, this.dim)), id);
+    }
+    return best.drain().map((h) => ({ id: h.id, distance: -h.score }));
+  }
+
+  /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
   exact(q: Float32Array, k: number): Array<{ id: number; distance: number }> {
     const out: Array<{ id: number; distance: number }> = [];
     for (const [id, v] of this.vectors) out.push({ id, distance: Math.fround(distanceRef(this.metric, q, 0, v, 0, this.dim)) });

@@ -14,7 +14,7 @@ import { Posting } from './posting.js';
 import { SlotStore } from './slot-store.js';
 import type { SparseVector } from './sparse-vector.js';
 import { type QueryTerm, queryTerms } from './query-terms.js';
-import { type SparseHit, TopK } from './top-k.js';
+import { type SparseHit, TopK } from '../search/top-k.js';
 
 /** A search's scratch mark of a slot: not reached yet, reached and accepted, reached and left out by the filter. */
 const UNSEEN = 0;
@@ -28,7 +28,7 @@ const LOOKUP_COST = 64;
 /** Posting entries left to read per slot seen, below which checking whether the answer is settled costs more than it may save. */
 const CHECK_GAIN = 32;
 
-export type { SparseHit } from './top-k.js';
+export type { SparseHit } from '../search/top-k.js';
 
 export type SparseModifier = 'none' | 'idf';
 

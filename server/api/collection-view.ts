@@ -58,11 +58,21 @@ export interface VectorParamsView {
   on_disk: boolean;
 }
 
-/** The params of a collection's one vector, from either shape of `vectors`. */
-export function vectorParamsOf(vectors: QdrantCollectionView['config']['params']['vectors']): { name: string; params: VectorParamsView } {
-  if (typeof vectors['size'] === 'number') return { name: '', params: vectors as VectorParamsView };
-  const [name, params] = Object.entries(vectors as Record<string, VectorParamsView>)[0]!;
-  return { name, params };
+/**
+ * The params of a collection's primary vector (the first named, as a create gives them) and of its
+ * secondary ones, by name, from either shape of `vectors`.
+ */
+export function vectorParamsOf(vectors: QdrantCollectionView['config']['params']['vectors']): {
+  name: string;
+  params: VectorParamsView;
+  secondary: Record<string, VectorParamsView>;
+} {
+  if (typeof vectors['size'] === 'number') return { name: '', params: vectors as VectorParamsView, secondary: {} };
+  const [[name, params], ...rest] = Object.entries(vectors as Record<string, VectorParamsView>) as [
+    [string, VectorParamsView],
+    ...[string, VectorParamsView][],
+  ];
+  return { name, params, secondary: Object.fromEntries(rest) };
 }
 
 export interface QdrantCollectionView {
@@ -73,7 +83,7 @@ export interface QdrantCollectionView {
   segments_count: number;
   config: {
     params: {
-      /** The unnamed vector's params, or {name: params} for a named one. */
+      /** The unnamed vector's params, or {name: params} for named ones (the primary first). */
       vectors: VectorParamsView | Record<string, VectorParamsView>;
       /** Its sparse vectors by name, when it has any. */
       sparse_vectors?: Record<string, { modifier?: 'idf' }>;
@@ -110,6 +120,8 @@ export interface QdrantCollectionView {
     payload: { values_bytes: number; values_tier: ValuesTierView; rows_bytes: number; index_bytes: Record<string, number> };
     /** Bytes of each sparse vector (its vectors and inverted index, in DRAM), by name. */
     sparse_bytes: Record<string, number>;
+    /** Each secondary dense vector's bytes (its vectors and graph, in DRAM). */
+    secondary_bytes: Record<string, number>;
     placement: {
       policy: string;
       dram_budget_bytes: number;
@@ -135,6 +147,17 @@ function sparseVectorsView(s: CollectionInfo['sparseVectors']): { sparse_vectors
   return { sparse_vectors: Object.fromEntries(names.map((n) => [n, s[n]!.modifier === 'idf' ? { modifier: 'idf' as const } : {}])) };
 }
 
+/** `vectors` as Qdrant shows them: the unnamed vector's params, or {name: params}, the primary first. */
+function vectorsView(info: CollectionInfo): QdrantCollectionView['config']['params']['vectors'] {
+  const primary: VectorParamsView = { size: info.dim, distance: qdrantDistance(info.metric), on_disk: false };
+  const secondary = Object.entries(info.secondaryVectors);
+  if (secondary.length === 0) return namedOut(primary, info.vectorName);
+  return {
+    [info.vectorName]: primary,
+    ...Object.fromEntries(secondary.map(([n, p]) => [n, { size: p.dim, distance: qdrantDistance(p.metric), on_disk: false }])),
+  };
+}
+
 export function collectionView(info: CollectionInfo): QdrantCollectionView {
   return {
     status: info.health.status,
@@ -144,7 +167,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
     segments_count: info.segments,
     config: {
       params: {
-        vectors: namedOut({ size: info.dim, distance: qdrantDistance(info.metric), on_disk: false }, info.vectorName),
+        vectors: vectorsView(info),
         ...sparseVectorsView(info.sparseVectors),
         shard_number: 1,
         replication_factor: 1,
@@ -198,6 +221,7 @@ export function collectionView(info: CollectionInfo): QdrantCollectionView {
         index_bytes: { ...info.payloadBytes.indexes },
       },
       sparse_bytes: { ...info.sparseBytes },
+      secondary_bytes: { ...info.secondaryBytes },
       placement: {
         policy: info.placement.policy,
         dram_budget_bytes: info.placement.dramBudgetBytes,

@@ -3,6 +3,7 @@
 // each protocol decides how to put them on the wire.
 import { invalidArgument, pointNotFound } from '../../common/errors.js';
 import type { Collection, Payload, PayloadSelector, PointKey, SparseVector } from '../../engine/public.js';
+import type { NamedVectors } from './vector-space.js';
 import { wantsPayload } from './fields.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
 import { passesThreshold, scoreOf } from './scores.js';
@@ -22,8 +23,8 @@ export interface ScoredHit {
   payload: Payload | null;
   /** The stored vector (unit-normalised for Cosine), when asked for. */
   vector: Float32Array | null;
-  /** The sparse vectors asked for, by name (absent: none asked for). */
-  sparse?: Record<string, SparseVector>;
+  /** The sparse and secondary vectors asked for, by name (absent: none asked for). */
+  named?: NamedVectors;
   /** The value it was ordered by (a query by order_by), else absent. */
   orderValue?: number;
 }
@@ -39,7 +40,7 @@ export interface PointRecord {
   id: PointKey;
   payload: Payload | null;
   vector: Float32Array | null;
-  sparse?: Record<string, SparseVector>;
+  named?: NamedVectors;
   /** The value it was ordered by (a scroll with order_by), else absent. */
   orderValue?: number;
 }
@@ -54,36 +55,37 @@ export interface PointView {
   selector: PayloadSelector;
   vector: boolean;
   /**
-   * The sparse vectors to show, or null: none asked for, or a collection without any. A collection
-   * with sparse vectors answers a point's vectors by name whenever any is asked for, as Qdrant
-   * answers a collection of several vectors.
+   * The sparse and secondary vectors to show, or null: none asked for, or a collection without any.
+   * A collection of several vectors answers a point's vectors by name whenever any is asked for, as
+   * Qdrant does.
    */
-  sparse: readonly string[] | null;
+  named: readonly string[] | null;
 }
 
-export function pointView(c: Collection, p: { withPayload: PayloadSelector; withVector: boolean; withSparse: readonly string[] }): PointView {
-  const asked = p.withVector || p.withSparse.length > 0;
+export function pointView(c: Collection, p: { withPayload: PayloadSelector; withVector: boolean; withNamed: readonly string[] }): PointView {
+  const asked = p.withVector || p.withNamed.length > 0;
+  const several = Object.keys(c.sparseVectors).length + Object.keys(c.secondaryVectors).length > 0;
   return {
     withPayload: wantsPayload(p.withPayload),
     selector: p.withPayload,
     vector: p.withVector,
-    sparse: asked && Object.keys(c.sparseVectors).length > 0 ? p.withSparse : null,
+    named: asked && several ? p.withNamed : null,
   };
 }
 
 /** The payload and vectors point `id` is answered with; `vector` when the caller holds the dense one already. */
-export function shownOf(c: Collection, id: number, v: PointView, vector?: Float32Array | null): Pick<PointRecord, 'payload' | 'vector' | 'sparse'> {
-  const out: Pick<PointRecord, 'payload' | 'vector' | 'sparse'> = {
+export function shownOf(c: Collection, id: number, v: PointView, vector?: Float32Array | null): Pick<PointRecord, 'payload' | 'vector' | 'named'> {
+  const out: Pick<PointRecord, 'payload' | 'vector' | 'named'> = {
     payload: v.withPayload ? c.payload(id, v.selector) : null,
     vector: v.vector ? (vector !== undefined ? vector : storedVector(c, id)) : null,
   };
-  if (v.sparse !== null) {
-    const sparse: Record<string, SparseVector> = {};
-    for (const n of v.sparse) {
-      const s = c.sparseVector(id, n);
-      if (s !== null) sparse[n] = s;
+  if (v.named !== null) {
+    const named: NamedVectors = {};
+    for (const n of v.named) {
+      const s = c.sparseVector(id, n) ?? c.secondaryVector(id, n);
+      if (s !== null) named[n] = s;
     }
-    out.sparse = sparse;
+    out.named = named;
   }
   return out;
 }
@@ -118,8 +120,34 @@ async function searchSparsePoints(c: Collection, p: SearchPlan, ctl: CallControl
   return { hits, withPayload: view.withPayload, stats: null };
 }
 
+/**
+ * A search by a secondary dense vector, in its own graph in DRAM (or every point scored, `exact`).
+ * Like a sparse search it runs on the event loop, each in a turn of its own.
+ */
+async function searchSecondaryPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
+  await new Promise((resolve) => setImmediate(resolve));
+  ctl.signal?.throwIfAborted();
+  const name = p.secondary!;
+  const { metric } = c.secondaryVectors[name]!;
+  const r = c.searchSecondary(name, p.vector, p.limit + p.offset, {
+    vectorField: p.vectorField,
+    exact: p.exact,
+    ...(p.ef !== undefined ? { ef: p.ef } : {}),
+    ...(p.filter !== undefined ? { filter: p.filter } : {}),
+  });
+  const view = pointView(c, p);
+  const hits: ScoredHit[] = [];
+  for (const h of r.hits.slice(p.offset)) {
+    const score = scoreOf(metric, h.distance);
+    if (!passesThreshold(metric, score, p.scoreThreshold)) break;
+    hits.push({ id: c.externalId(h.id), score, ...shownOf(c, h.id, view) });
+  }
+  return { hits, withPayload: view.withPayload, stats: null };
+}
+
 export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
   if (p.sparse !== undefined) return searchSparsePoints(c, p, ctl);
+  if (p.secondary !== undefined) return searchSecondaryPoints(c, p, ctl);
   const k = p.limit + p.offset;
   const rerank = rerankFor(p.rerank, k);
   const r = await c.search({

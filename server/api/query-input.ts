@@ -6,7 +6,7 @@
 // which Strata's search does not, so they are refused. A nearest query may re-rank its candidates by
 // maximal marginal relevance (`mmr`); a fusion (`fusion`, `rrf`) merges a query's prefetch answers.
 import { invalidArgument, quoted } from '../../common/errors.js';
-import type { OrderBy, PointKey } from '../../engine/public.js';
+import { checkQueryVector, type OrderBy, type PointKey } from '../../engine/public.js';
 import { arrayAt, describe, type Fields, isAbsent, numbersAt, objectAt, onlyMembers, optionalInt, optionalNumber, pointKeyAt } from './fields.js';
 
 /** One vector a query takes. */
@@ -157,6 +157,14 @@ function inputsOf(s: QuerySource): VectorInput[] {
     case 'context':
       return s.pairs.flatMap((p) => [p.positive, p.negative]);
   }
+}
+
+/**
+ * Checks each vector a source gives (length and values) under `field`: the re-scoring, MMR and
+ * discovery read them directly, with no engine search to check them first.
+ */
+export function checkGivenVectors(s: QuerySource, dim: number, field: string): void {
+  for (const i of inputsOf(s)) if ('vector' in i) checkQueryVector(i.vector, dim, field);
 }
 
 /** The ids a source names (left out of its answer). */

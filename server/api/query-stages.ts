@@ -13,6 +13,7 @@ import { type CallControl, pointView, type SearchAnswer, searchPoints, shownOf, 
 import { namedIds, type QuerySource, type VectorSource } from './query-input.js';
 import { contextScore, discoveryScore } from './discovery.js';
 import { inputVector, sourceVector } from './query-vector.js';
+import { type DenseView, denseView } from './dense-view.js';
 import type { QueryPlan } from './requests.js';
 import { scoreOf, similarity } from './scores.js';
 
@@ -46,7 +47,7 @@ async function plainQuery(c: Collection, p: QueryPlan, ctl: CallControl): Promis
   // A sparse search leaves out the point it searches by itself.
   if (p.sparse !== undefined || (s.kind === 'nearest' && 'vector' in s.input)) return searchPoints(c, p, ctl);
   const named = namedIds(s);
-  const a = await searchPoints(c, { ...p, vector: sourceVector(c, s), offset: 0, limit: p.offset + p.limit + named.length }, ctl);
+  const a = await searchPoints(c, { ...p, vector: sourceVector(c, denseView(c, p.secondary), s), offset: 0, limit: p.offset + p.limit + named.length }, ctl);
   const excluded = new Set(named.map((k) => c.externalId(c.resolveKey(k)!)));
   return { ...a, hits: a.hits.filter((h) => !excluded.has(h.id)).slice(p.offset, p.offset + p.limit) };
 }
@@ -64,12 +65,12 @@ function both(a: Filter | undefined, b: Filter | undefined): Filter | undefined 
 }
 
 /**
- * Whether a stage's scores are distances (smaller better): a dense search's on a Euclid collection.
- * Sparse scores, fusions' and discovery's are larger-better whatever the collection's distance.
+ * Whether a stage's scores are distances (smaller better): a dense search's by a Euclid vector.
+ * Sparse scores, fusions' and discovery's are larger-better whatever the dense vectors' distance.
  */
 function smallerBetter(c: Collection, p: QueryPlan): boolean {
   const k = p.source.kind;
-  return c.metric === 'l2' && p.sparse === undefined && (k === 'nearest' || k === 'recommend');
+  return p.sparse === undefined && denseView(c, p.secondary).metric === 'l2' && (k === 'nearest' || k === 'recommend');
 }
 
 /** Best first by the stage's score (a distance for a Euclid collection's dense search), ties by id. */
@@ -78,10 +79,10 @@ function byScore(smaller: boolean, list: Ranked[]): Ranked[] {
   return list.sort((a, b) => sign * (a.score - b.score) || a.id - b.id);
 }
 
-/** The exact score of the stored point `id` against v, or null when it is gone. */
-function exactScore(c: Collection, v: Float32Array, id: number): number | null {
-  const pt = c.getPoint(id);
-  return pt === null ? null : scoreOf(c.metric, distanceRef(c.metric, v, 0, pt.vector, 0, c.dim));
+/** The exact score of the stored point `id` against v, or null when it is gone (or has no such vector). */
+function exactScore(d: DenseView, v: Float32Array, id: number): number | null {
+  const pt = d.vectorOf(id);
+  return pt === null ? null : scoreOf(d.metric, distanceRef(d.metric, v, 0, pt, 0, d.dim));
 }
 
 /** The stage's best `want` points, best first. */
@@ -97,7 +98,7 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
     const lists = await Promise.all(p.prefetch.map((q, i) => stage(c, q, filter, q.limit, ctl, `${at}prefetch[${i}].`)));
     // The parser asks for prefetch or params.exact: without prefetch, every matching point is a candidate.
     const candidates = p.prefetch.length > 0 ? [...new Set(lists.flatMap((l) => l.map((r) => r.id)))] : c.ids(filter);
-    ranked = await discover(c, s, candidates, ctl);
+    ranked = await discover(c, denseView(c, p.secondary), s, candidates, ctl);
     const t = p.scoreThreshold;
     return (t === undefined ? ranked : ranked.filter((r) => r.score >= t)).slice(0, want);
   }
@@ -119,9 +120,9 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
       // A fused score is larger-better whatever the metric.
       return (t === undefined ? ranked : ranked.filter((r) => r.score >= t)).slice(0, want);
     }
-    ranked = p.sparse !== undefined ? rescoreSparse(c, p, lists) : rescore(c, s, lists);
+    ranked = p.sparse !== undefined ? rescoreSparse(c, p, lists) : rescore(c, denseView(c, p.secondary), s, lists);
   }
-  if (s.kind === 'nearest' && s.mmr !== undefined) ranked = pickMmr(c, s, s.mmr.diversity, ranked, want);
+  if (s.kind === 'nearest' && s.mmr !== undefined) ranked = pickMmr(c, denseView(c, p.secondary), s, s.mmr.diversity, ranked, want);
   const t = p.scoreThreshold;
   const smaller = smallerBetter(c, p);
   return (t === undefined ? ranked : ranked.filter((r) => (smaller ? r.score <= t : r.score >= t))).slice(0, want);
@@ -144,8 +145,8 @@ function rescoreSparse(c: Collection, p: QueryPlan, lists: readonly (readonly Ra
 }
 
 /** The prefetches' points (each once, the source's named points left out), scored exactly against the source's vector. */
-function rescore(c: Collection, s: VectorSource, lists: readonly (readonly Ranked[])[]): Ranked[] {
-  const v = sourceVector(c, s);
+function rescore(c: Collection, d: DenseView, s: VectorSource, lists: readonly (readonly Ranked[])[]): Ranked[] {
+  const v = sourceVector(c, d, s);
   const excluded = new Set(namedIds(s).map((k) => c.resolveKey(k)));
   const seen = new Set<number>();
   const out: Ranked[] = [];
@@ -153,25 +154,25 @@ function rescore(c: Collection, s: VectorSource, lists: readonly (readonly Ranke
     for (const { id } of list) {
       if (seen.has(id) || excluded.has(id)) continue;
       seen.add(id);
-      const score = exactScore(c, v, id);
+      const score = exactScore(d, v, id);
       if (score !== null) out.push({ id, score });
     }
-  return byScore(c.metric === 'l2', out);
+  return byScore(d.metric === 'l2', out);
 }
 
 /** `want` of the candidates in MMR's order, each with its exact score against the query. */
-function pickMmr(c: Collection, s: VectorSource, diversity: number, candidates: readonly Ranked[], want: number): Ranked[] {
-  const v = sourceVector(c, s);
+function pickMmr(c: Collection, d: DenseView, s: VectorSource, diversity: number, candidates: readonly Ranked[], want: number): Ranked[] {
+  const v = sourceVector(c, d, s);
   const kept: Ranked[] = [];
   const vectors: Float32Array[] = [];
   for (const r of candidates) {
-    const pt = c.getPoint(r.id);
+    const pt = d.vectorOf(r.id);
     if (pt === null) continue;
-    vectors.push(pt.vector);
-    kept.push({ id: r.id, score: scoreOf(c.metric, distanceRef(c.metric, v, 0, pt.vector, 0, c.dim)) });
+    vectors.push(pt);
+    kept.push({ id: r.id, score: scoreOf(d.metric, distanceRef(d.metric, v, 0, pt, 0, d.dim)) });
   }
-  const relevance = kept.map((r) => (c.metric === 'l2' ? -r.score : r.score));
-  return mmrOrder(c.metric, c.dim, vectors, relevance, diversity, want).map((i) => kept[i]!);
+  const relevance = kept.map((r) => (d.metric === 'l2' ? -r.score : r.score));
+  return mmrOrder(d.metric, d.dim, vectors, relevance, diversity, want).map((i) => kept[i]!);
 }
 
 /** Points scored between yields to the event loop: an exact discovery scans every point. */
@@ -180,14 +181,15 @@ const DISCOVER_CHUNK = 2048;
 /** The candidates (the source's named points left out) scored by discovery or context, best first. */
 async function discover(
   c: Collection,
+  d: DenseView,
   s: Extract<QuerySource, { kind: 'discover' | 'context' }>,
   candidates: readonly number[],
   ctl: CallControl,
 ): Promise<Ranked[]> {
-  const pairs = s.pairs.map((p) => ({ positive: inputVector(c, p.positive), negative: inputVector(c, p.negative) }));
-  const target = s.kind === 'discover' ? inputVector(c, s.target) : null;
+  const pairs = s.pairs.map((p) => ({ positive: inputVector(c, d, p.positive), negative: inputVector(c, d, p.negative) }));
+  const target = s.kind === 'discover' ? inputVector(c, d, s.target) : null;
   const excluded = new Set(namedIds(s).map((k) => c.resolveKey(k)));
-  const sim = (a: Float32Array, b: Float32Array): number => similarity(c.metric, a, b, c.dim);
+  const sim = (a: Float32Array, b: Float32Array): number => similarity(d.metric, a, b, d.dim);
   const out: Ranked[] = [];
   for (let at = 0; at < candidates.length; at += DISCOVER_CHUNK) {
     if (at > 0) {
@@ -195,10 +197,10 @@ async function discover(
       ctl.signal?.throwIfAborted();
     }
     for (const id of candidates.slice(at, at + DISCOVER_CHUNK)) {
-      const pt = excluded.has(id) ? null : c.getPoint(id);
+      const pt = excluded.has(id) ? null : d.vectorOf(id);
       if (pt === null) continue;
-      const zones = pairs.map((p) => ({ positive: sim(pt.vector, p.positive), negative: sim(pt.vector, p.negative) }));
-      out.push({ id, score: target === null ? contextScore(zones) : discoveryScore(sim(pt.vector, target), zones) });
+      const zones = pairs.map((p) => ({ positive: sim(pt, p.positive), negative: sim(pt, p.negative) }));
+      out.push({ id, score: target === null ? contextScore(zones) : discoveryScore(sim(pt, target), zones) });
     }
   }
   return out.sort((a, b) => b.score - a.score || a.id - b.id);

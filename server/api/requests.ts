@@ -2,7 +2,7 @@
 // (JSON and MessagePack) and gRPC (whose messages use the same field names). Known fields with the
 // wrong type or range are a 400 naming the field. A query's members are all checked, since Qdrant's
 // query API has many that Strata does not run; elsewhere unknown fields are ignored, as Qdrant does.
-import { queryUsingAt, searchVectorAt, usingAt, type VectorSpace, withSparseAt, withVectorAt } from './vector-space.js';
+import { denseDim, queryUsingAt, searchVectorAt, usingAt, type VectorSpace, withNamedAt, withVectorAt } from './vector-space.js';
 import { invalidArgument, StrataError } from '../../common/errors.js';
 import {
   checkEf,
@@ -22,6 +22,7 @@ import {
 import { MAX_IDS } from '../options.js';
 import { checkMmrWork } from './mmr.js';
 import {
+  checkGivenVectors,
   contextAt,
   discoverAt,
   fusionAt,
@@ -63,6 +64,8 @@ export interface SearchPlan {
   vector: Float32Array;
   /** Set for a search by a sparse vector (exact, through its inverted index), instead of `vector`. */
   sparse: SparseAsk | undefined;
+  /** The secondary dense vector `vector` searches (in its own graph), or undefined for the primary. */
+  secondary: string | undefined;
   /** The request field the vector came from: the engine checks its length and values, naming it. */
   vectorField: string;
   limit: number;
@@ -74,8 +77,8 @@ export interface SearchPlan {
   /** The filtered search's plan, when the request names one (Strata's `params.filter_plan`). */
   filterPlan: FilterPlanAsk | undefined;
   withVector: boolean;
-  /** The sparse vectors with_vector asks for. */
-  withSparse: readonly string[];
+  /** The sparse and secondary vectors with_vector asks for. */
+  withNamed: readonly string[];
   withPayload: PayloadSelector;
   /** Only points that match (absent: every point). */
   filter: Filter | undefined;
@@ -88,7 +91,7 @@ export interface RetrievePlan {
   /** Integer ids or canonical UUIDs; null: an integer past 2^53, which never matches. */
   ids: Array<PointKey | null>;
   withVector: boolean;
-  withSparse: readonly string[];
+  withNamed: readonly string[];
   withPayload: PayloadSelector;
 }
 
@@ -98,7 +101,7 @@ export interface ScrollPlan {
   orderBy: OrderBy | undefined;
   limit: number;
   withVector: boolean;
-  withSparse: readonly string[];
+  withNamed: readonly string[];
   withPayload: PayloadSelector;
   filter: Filter | undefined;
 }
@@ -178,8 +181,9 @@ function plan(
   at: string,
   defaultLimit: number | null,
   withPayloadDefault: boolean,
-  sparse?: SparseAsk,
+  target: { sparse?: SparseAsk; secondary?: string | undefined } = {},
 ): SearchPlan {
+  const { sparse, secondary } = target;
   const filter = filterAt(b['filter'], `${at}filter`);
   noShardKey(b, at);
   const { limit, offset } = window(b, at, defaultLimit);
@@ -187,9 +191,11 @@ function plan(
   if (filterPlan !== undefined && filter === undefined) throw invalidArgument(`${at}params.filter_plan`, 'applies to a filtered search only: give a filter');
   if (rerank.rerank !== undefined) checkRerank(rerank.rerank, limit + offset, `${at}params.rerank`);
   if (sparse !== undefined) onlyExactParams(b, at);
+  if (secondary !== undefined) notTieredParams(b, at, filterPlan, rerank);
   return {
     vector,
     sparse,
+    secondary,
     vectorField,
     limit,
     offset,
@@ -198,7 +204,7 @@ function plan(
     rerank,
     filterPlan,
     withVector: withVectorAt(b['with_vector'], `${at}with_vector`, space, false),
-    withSparse: withSparseAt(b['with_vector'], space, false),
+    withNamed: withNamedAt(b['with_vector'], space, false),
     withPayload: withPayloadAt(b['with_payload'], `${at}with_payload`, withPayloadDefault),
     filter,
     scoreThreshold: optionalNumber(b['score_threshold'], `${at}score_threshold`),
@@ -216,13 +222,26 @@ function onlyExactParams(b: Fields, at: string): void {
     throw invalidArgument(`${at}with_stats`, "Strata's stats describe a graph search: leave with_stats out of a sparse search");
 }
 
+/**
+ * A secondary dense vector has its own graph, with no codes and no filtered-search plans of the
+ * tiered index: `rerank` and `filter_plan` name what it does not have, and with_stats describes the
+ * tiered search; each is refused, naming it. Qdrant's quantization knobs do nothing there (every
+ * distance is exact), as on a collection without codes.
+ */
+function notTieredParams(b: Fields, at: string, filterPlan: FilterPlanAsk | undefined, rerank: RerankAsk): void {
+  const why = 'applies to the primary vector (the tiered index) only, not to a secondary vector';
+  if (filterPlan !== undefined) throw invalidArgument(`${at}params.filter_plan`, why);
+  if (rerank.rerank !== undefined) throw invalidArgument(`${at}params.rerank`, why);
+  if (optionalBool(b['with_stats'], `${at}with_stats`) === true) throw invalidArgument(`${at}with_stats`, why);
+}
+
 /** POST …/points/search (and each of search/batch's `searches`, with `at` = "searches[i]."). */
 export function parseSearch(body: Fields, space: VectorSpace, at = ''): SearchPlan {
   if (isAbsent(body['vector'])) throw invalidArgument(`${at}vector`, `required: an array of ${space.dim} numbers`);
   const v = searchVectorAt(body['vector'], `${at}vector`, space);
   // Qdrant's search requires limit; default payload is off unless asked for.
-  if (v instanceof Float32Array) return plan(body, space, v, `${at}vector`, at, null, false);
-  return plan(body, space, new Float32Array(0), `${at}vector`, at, null, false, { name: v.name, input: { vector: v.vector } });
+  if ('secondary' in v) return plan(body, space, v.vector, `${at}vector`, at, null, false, { secondary: v.secondary });
+  return plan(body, space, new Float32Array(0), `${at}vector`, at, null, false, { sparse: { name: v.name, input: { vector: v.vector } } });
 }
 
 /**
@@ -293,7 +312,6 @@ const QUERY_ROOT_FIELDS = [
 const PREFETCH_FIELDS = ['query', 'prefetch', 'using', 'filter', 'params', 'score_threshold', 'limit'];
 
 function parseStage(body: Fields, space: VectorSpace, at: string, depth: number): QueryPlan {
-  const dim = space.dim;
   for (const k of ['lookup_from'] as const)
     if (!isAbsent(body[k])) throw invalidArgument(`${at}${k}`, 'examples from another collection are not supported: leave lookup_from out');
   onlyMembers(body, depth === 0 ? QUERY_ROOT_FIELDS : PREFETCH_FIELDS, at.replace(/\.$/, ''), depth === 0 ? 'in a query' : 'in a prefetch');
@@ -304,8 +322,12 @@ function parseStage(body: Fields, space: VectorSpace, at: string, depth: number)
   const prefetch = list.map((p, i) => parseStage(objectAt(p, `${at}prefetch[${i}]`), space, `${at}prefetch[${i}].`, depth + 1));
   const q = body['query'];
   const field = `${at}query`;
-  const sparseName = isAbsent(q) ? undefined : queryUsingAt(body['using'], `${at}using`, space);
-  if (sparseName !== undefined) return sparseStage(body, space, at, sparseName, prefetch);
+  // A fusion or an order_by reads no vector: without `using` it needs none (a collection of named vectors has no "").
+  const readsNone = isPlainObject(q) && ['fusion', 'rrf', 'order_by'].some((k) => !isAbsent(q[k]));
+  const use = isAbsent(q) || (readsNone && isAbsent(body['using'])) ? undefined : queryUsingAt(body['using'], `${at}using`, space);
+  if (use?.kind === 'sparse') return sparseStage(body, space, at, use.name, prefetch);
+  const secondary = use?.secondary;
+  const dim = denseDim(space, secondary);
   if (isAbsent(q))
     throw invalidArgument(
       field,
@@ -342,10 +364,9 @@ function parseStage(body: Fields, space: VectorSpace, at: string, depth: number)
       );
   } else source = { kind: 'nearest', input: vectorInputAt(q, field, dim) };
   const vector = source.kind === 'nearest' && 'vector' in source.input ? source.input.vector : new Float32Array(0);
-  // An order_by query reads no vector: Qdrant takes it without `using`.
-  if (source.kind !== 'order_by') usingAt(body['using'], `${at}using`, space);
-  // Qdrant's query defaults: limit 10, no payload.
-  const p = plan(body, space, vector, vectorField, at, 10, false);
+  // Qdrant's query defaults: limit 10, no payload. An order_by query reads no vector.
+  checkGivenVectors(source, dim, vectorField);
+  const p = plan(body, space, vector, vectorField, at, 10, false, { secondary: source.kind === 'order_by' ? undefined : secondary });
   if ((source.kind === 'discover' || source.kind === 'context') && prefetch.length === 0 && !p.exact)
     throw invalidArgument(
       `${at}params.exact`,
@@ -385,15 +406,15 @@ function sparseStage(body: Fields, space: VectorSpace, at: string, name: string,
       field,
       `using names the sparse vector ${JSON.stringify(name.slice(0, 40))}: give a sparse vector {"indices", "values"}, {"nearest": it} or a point id`,
     );
-  const p = plan(body, space, new Float32Array(0), inField, at, 10, false, { name, input });
+  const p = plan(body, space, new Float32Array(0), inField, at, 10, false, { sparse: { name, input } });
   const source: QuerySource = { kind: 'nearest', input: 'id' in input ? { id: input.id } : { vector: new Float32Array(0) } };
   return { ...p, source, prefetch };
 }
 
-/** The classic routes' `using` (the collection's vector) and `lookup_from` (refused: examples from this collection only). */
-function usingNotLookup(body: Fields, at: string, space: VectorSpace): void {
-  usingAt(body['using'], `${at}using`, space);
+/** The classic routes' `using` (one of the collection's dense vectors: the secondary it names, or undefined) and `lookup_from` (refused: examples from this collection only). */
+function usingNotLookup(body: Fields, at: string, space: VectorSpace): string | undefined {
   if (!isAbsent(body['lookup_from'])) throw invalidArgument(`${at}lookup_from`, 'examples from another collection are not supported: leave lookup_from out');
+  return usingAt(body['using'], `${at}using`, space);
 }
 
 /**
@@ -401,10 +422,12 @@ function usingNotLookup(body: Fields, at: string, space: VectorSpace): void {
  * offset, params, with_payload, with_vector, score_threshold}, as a query's recommendation.
  */
 export function parseRecommend(body: Fields, space: VectorSpace, at = ''): QueryPlan {
-  usingNotLookup(body, at, space);
-  const source = recommendAt(body, at, space.dim);
+  const secondary = usingNotLookup(body, at, space);
+  const dim = denseDim(space, secondary);
+  const source = recommendAt(body, at, dim);
+  checkGivenVectors(source, dim, `${at}positive`);
   // Qdrant's recommend requires limit, as search does; payload is off unless asked for.
-  return { ...plan(body, space, new Float32Array(0), `${at}positive`, at, null, false), source, prefetch: [] };
+  return { ...plan(body, space, new Float32Array(0), `${at}positive`, at, null, false, { secondary }), source, prefetch: [] };
 }
 
 /**
@@ -413,14 +436,15 @@ export function parseRecommend(body: Fields, space: VectorSpace, at = ''): Query
  * search. It scores every matching point, so it needs params.exact, as the query API's does without prefetch.
  */
 export function parseDiscover(body: Fields, space: VectorSpace, at = ''): QueryPlan {
-  usingNotLookup(body, at, space);
-  const dim = space.dim;
+  const secondary = usingNotLookup(body, at, space);
+  const dim = denseDim(space, secondary);
   const pairs = isAbsent(body['context']) ? [] : pairsAt(body['context'], `${at}context`, dim);
   let source: QuerySource;
   if (!isAbsent(body['target'])) source = { kind: 'discover', target: vectorInputAt(body['target'], `${at}target`, dim), pairs };
   else if (pairs.length > 0) source = { kind: 'context', pairs };
   else throw invalidArgument(`${at}target`, 'required (or context): a vector or a point id');
-  const p = plan(body, space, new Float32Array(0), `${at}target`, at, null, false);
+  checkGivenVectors(source, dim, `${at}target`);
+  const p = plan(body, space, new Float32Array(0), `${at}target`, at, null, false, { secondary });
   if (!p.exact)
     throw invalidArgument(`${at}params.exact`, 'discovery scores each point against its examples: give params.exact: true, or use the query API with prefetch');
   return { ...p, source, prefetch: [] };
@@ -433,7 +457,7 @@ export function parseRetrieve(body: Fields, space: VectorSpace): RetrievePlan {
   return {
     ids,
     withVector: withVectorAt(body['with_vector'], 'with_vector', space, false),
-    withSparse: withSparseAt(body['with_vector'], space, false),
+    withNamed: withNamedAt(body['with_vector'], space, false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
   };
 }
@@ -468,7 +492,7 @@ export function parseScroll(body: Fields, space: VectorSpace): ScrollPlan {
     orderBy,
     limit: optionalInt(body['limit'], 'limit', 1, MAX_IDS) ?? 10,
     withVector: withVectorAt(body['with_vector'], 'with_vector', space, false),
-    withSparse: withSparseAt(body['with_vector'], space, false),
+    withNamed: withNamedAt(body['with_vector'], space, false),
     withPayload: withPayloadAt(body['with_payload'], 'with_payload', true),
     filter,
   };

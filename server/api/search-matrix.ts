@@ -2,13 +2,16 @@
 // points (those matching a filter), and for each its `limit` nearest among the sample, scored by
 // the collection's distance. Strata computes it exactly over the sample's stored vectors, bounded by
 // the request work limit (work-limit.ts).
-import { usingAt, type VectorSpace } from './vector-space.js';
+import { denseDim, usingAt, type VectorSpace } from './vector-space.js';
+import { denseView } from './dense-view.js';
 import { type Collection, distanceRef, type Filter, type Metric, type PointKey } from '../../engine/public.js';
 import { type Fields, filterAt, noShardKey, optionalInt } from './fields.js';
 import { scoreOf } from './scores.js';
 import { checkWork } from './work-limit.js';
 
 export interface MatrixPlan {
+  /** The secondary vector it scores by (undefined: the primary). */
+  secondary: string | undefined;
   sample: number;
   limit: number;
   filter: Filter | undefined;
@@ -17,15 +20,15 @@ export interface MatrixPlan {
 /** Most points one matrix samples. */
 export const MAX_MATRIX_SAMPLE = 10_000;
 
-/** {sample = 10, limit = 3, filter, using}: `using` names the collection's vector. */
+/** {sample = 10, limit = 3, filter, using}: `using` names one of the collection's dense vectors. */
 export function parseSearchMatrix(body: Fields, space: VectorSpace): MatrixPlan {
   noShardKey(body, '');
-  usingAt(body['using'], 'using', space);
-  const dim = space.dim;
+  const secondary = usingAt(body['using'], 'using', space);
+  const dim = denseDim(space, secondary);
   const sample = optionalInt(body['sample'], 'sample', 2, MAX_MATRIX_SAMPLE) ?? 10;
   const limit = optionalInt(body['limit'], 'limit', 1, MAX_MATRIX_SAMPLE) ?? 3;
   checkWork(sample * sample * dim, 'sample', `a matrix of ${sample} × ${sample} points of ${dim} dimensions`);
-  return { sample, limit, filter: filterAt(body['filter'], 'filter') };
+  return { secondary, sample, limit, filter: filterAt(body['filter'], 'filter') };
 }
 
 /** One sampled point's nearest others: positions in the sample, with their scores. */
@@ -53,9 +56,11 @@ export function matrixRows(vectors: ArrayLike<number>[], metric: Metric, dim: nu
   });
 }
 
-/** The sample and each one's nearest others among it. */
+/** The sample (of the points holding the vector it scores by) and each one's nearest others among it. */
 export function searchMatrix(c: Collection, p: MatrixPlan): Matrix {
-  const all = c.ids(p.filter);
+  const d = denseView(c, p.secondary);
+  const matching = c.ids(p.filter);
+  const all = p.secondary === undefined ? matching : matching.filter((id) => d.vectorOf(id) !== null);
   // A uniform sample without replacement: a partial Fisher–Yates shuffle.
   const n = Math.min(p.sample, all.length);
   for (let i = 0; i < n; i++) {
@@ -63,8 +68,8 @@ export function searchMatrix(c: Collection, p: MatrixPlan): Matrix {
     [all[i], all[j]] = [all[j]!, all[i]!];
   }
   const picked = all.slice(0, n);
-  const vectors = picked.map((id) => c.getPoint(id)!.vector);
-  return { ids: picked.map((id) => c.externalId(id)), rows: matrixRows(vectors, c.metric, c.dim, p.limit) };
+  const vectors = picked.map((id) => d.vectorOf(id)!);
+  return { ids: picked.map((id) => c.externalId(id)), rows: matrixRows(vectors, d.metric, d.dim, p.limit) };
 }
 
 /** The matrix as …/matrix/pairs answers it. */

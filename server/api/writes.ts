@@ -3,7 +3,7 @@
 // or clear payloads (each by ids or by filter). Every field is checked here, at the edge, with
 // errors naming its path; the engine trusts what it gets (it copies vectors before keeping them: a
 // MessagePack Float32Array is a view of the request's buffer).
-import { checkVectorName, isSparseName, MAX_VECTOR_NAME, pointVectorsAt, type VectorSpace } from './vector-space.js';
+import { denseDim, denseNameAt, isSparseName, MAX_VECTOR_NAME, pointVectorsAt, type VectorSpace } from './vector-space.js';
 import { invalidArgument } from '../../common/errors.js';
 import {
   type CollectionConfig,
@@ -16,6 +16,7 @@ import {
   type PointKey,
   type PointSelector,
   selectorPaths,
+  type SecondaryParams,
   type SparseParams,
   type SparseVector,
   sparseVectorAt,
@@ -54,14 +55,15 @@ const DISTANCES: Readonly<Record<string, Metric>> = { Cosine: 'cosine', Euclid: 
  * Settings of Qdrant's create body that Strata meets only at one value (one shard per server, one
  * replica, payloads and vectors in memory as float32): that value is taken, any other refused.
  */
-const ONLY_AS: ReadonlyArray<readonly [string, string, unknown]> = [
-  ['', 'shard_number', 1],
-  ['', 'replication_factor', 1],
-  ['', 'write_consistency_factor', 1],
-  ['', 'on_disk_payload', false],
-  ['vectors.', 'on_disk', false],
-  ['vectors.', 'datatype', 'float32'],
+const ONLY_AS: ReadonlyArray<readonly [string, unknown]> = [
+  ['shard_number', 1],
+  ['replication_factor', 1],
+  ['write_consistency_factor', 1],
+  ['on_disk_payload', false],
 ];
+
+/** Most dense vectors (the primary and the secondary ones) one collection may name. */
+export const MAX_DENSE_VECTORS = 16;
 
 /**
  * Qdrant's quantization_config as the code a collection's compactions keep in DRAM: scalar int8 is
@@ -95,7 +97,7 @@ export const MAX_SPARSE_VECTORS = 16;
  * keeps every inverted index in memory as float32 and always searches it (exactly), so on_disk true,
  * another datatype and full_scan_threshold are refused, naming them.
  */
-function sparseVectorsAt(v: unknown, denseName: string): Record<string, SparseParams> | undefined {
+function sparseVectorsAt(v: unknown, denseNames: readonly string[]): Record<string, SparseParams> | undefined {
   if (isAbsent(v)) return undefined;
   const o = objectAt(v, 'sparse_vectors');
   const names = Object.keys(o);
@@ -104,7 +106,7 @@ function sparseVectorsAt(v: unknown, denseName: string): Record<string, SparsePa
   for (const name of names) {
     const at = `sparse_vectors.${name.slice(0, 40)}`;
     if (name === '' || name.length > MAX_VECTOR_NAME) throw invalidArgument(at, `a sparse vector's name has 1 to ${MAX_VECTOR_NAME} characters`);
-    if (name === denseName) throw invalidArgument(at, 'names the dense vector too: give the sparse vector a name of its own');
+    if (denseNames.includes(name)) throw invalidArgument(at, 'names the dense vector too: give the sparse vector a name of its own');
     const p = isAbsent(o[name]) ? {} : objectAt(o[name], at);
     onlyMembers(p, ['index', 'modifier'], at, 'in a sparse vector');
     if (!isAbsent(p['index'])) {
@@ -130,32 +132,24 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
     'when a collection is created',
   );
   const given = objectAt(body['vectors'], 'vectors');
-  // One dense vector per collection: unnamed, `{"vectors": {"size", "distance"}}`, or named,
-  // `{"vectors": {"<name>": {"size", "distance"}}}`.
-  const names = isAbsent(given['size']) ? Object.keys(given).filter((k) => typeof given[k] === 'object' && given[k] !== null) : [];
-  if (names.length > 1)
-    throw invalidArgument(`vectors.${names[1]}`, `a collection holds one vector: give one name, got ${names.length} (${names.slice(0, 4).join(', ')})`);
+  // Unnamed, `{"vectors": {"size", "distance"}}`, or named, `{"vectors": {"<name>": {"size",
+  // "distance"}, …}}`: the first name is the primary vector (the tiered index's), the others secondary.
+  const names = isAbsent(given['size']) && Object.values(given).some(isPlainObject) ? Object.keys(given) : [];
+  if (names.length > MAX_DENSE_VECTORS) throw invalidArgument('vectors', `at most ${MAX_DENSE_VECTORS} dense vectors, got ${names.length}`);
+  for (const name of names)
+    if (name.length > MAX_VECTOR_NAME) throw invalidArgument(`vectors.${name.slice(0, 40)}`, `a vector name has at most ${MAX_VECTOR_NAME} characters`);
+  if (names.length > 1 && names.includes('')) throw invalidArgument('vectors[""]', 'beside other names, every dense vector needs a name');
   const key = names[0];
-  if (key !== undefined && key.length > MAX_VECTOR_NAME)
-    throw invalidArgument(`vectors.${key.slice(0, 40)}`, `a vector name has at most ${MAX_VECTOR_NAME} characters`);
   const at = key === undefined ? 'vectors' : `vectors.${key}`;
-  if (key !== undefined) onlyMembers(given, [key], 'vectors', 'beside the named vector');
-  const vectors = key === undefined ? given : objectAt(given[key], at);
+  const { dim, metric } = denseParamsAt(key === undefined ? given : objectAt(given[key], at), at);
+  for (const [k, only] of ONLY_AS)
+    if (!isAbsent(body[k]) && body[k] !== only) throw invalidArgument(k, `Strata supports only ${JSON.stringify(only)} here, got ${describe(body[k])}`);
   // {"": params} is Qdrant's unnamed vector spelled as a map.
   const vectorName = key === '' ? undefined : key;
-  onlyMembers(vectors, ['size', 'distance', 'on_disk', 'datatype'], at, 'when a collection is created');
-  for (const [prefix, key, only] of ONLY_AS) {
-    const o = prefix === '' ? body : vectors;
-    const field = prefix === '' ? key : `${at}.${key}`;
-    if (!isAbsent(o[key]) && o[key] !== only) throw invalidArgument(field, `Strata supports only ${JSON.stringify(only)} here, got ${describe(o[key])}`);
-  }
-  const dim = intAt(vectors['size'], `${at}.size`, 1, MAX_DIM);
-  const d = vectors['distance'];
-  const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
-  if (metric === undefined) throw invalidArgument(`${at}.distance`, `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
+  const secondary = Object.fromEntries(names.slice(1).map((n) => [n, denseParamsAt(objectAt(given[n], `vectors.${n}`), `vectors.${n}`)]));
   const hnsw = hnswAt(body['hnsw_config'], 'when a collection is created');
   const codes = quantizationAt(body['quantization_config'], 'when a collection is created');
-  const sparse = sparseVectorsAt(body['sparse_vectors'], vectorName ?? '');
+  const sparse = sparseVectorsAt(body['sparse_vectors'], names);
   return {
     name,
     dim,
@@ -166,7 +160,23 @@ export function parseCreateCollection(name: string, body: Fields): CollectionCon
     ...(vectorName !== undefined ? { vectorName } : {}),
     ...(hnsw.payloadM !== undefined ? { payloadM: hnsw.payloadM } : {}),
     ...(sparse !== undefined ? { sparse } : {}),
+    ...(names.length > 1 ? { secondary } : {}),
   };
+}
+
+/** One dense vector's params at create: size and distance (on_disk false and datatype float32 only). */
+function denseParamsAt(v: Fields, at: string): SecondaryParams {
+  onlyMembers(v, ['size', 'distance', 'on_disk', 'datatype'], at, 'in a dense vector when a collection is created');
+  for (const [k, only] of [
+    ['on_disk', false],
+    ['datatype', 'float32'],
+  ] as const)
+    if (!isAbsent(v[k]) && v[k] !== only) throw invalidArgument(`${at}.${k}`, `Strata supports only ${JSON.stringify(only)} here, got ${describe(v[k])}`);
+  const dim = intAt(v['size'], `${at}.size`, 1, MAX_DIM);
+  const d = v['distance'];
+  const metric = typeof d === 'string' ? DISTANCES[d] : undefined;
+  if (metric === undefined) throw invalidArgument(`${at}.distance`, `must be one of Cosine, Euclid, Dot, got ${describe(d)}`);
+  return { dim, metric };
 }
 
 /**
@@ -253,6 +263,7 @@ export function parseUpsert(body: Fields, space: VectorSpace): KeyedPoint[] {
         vector: v.vector!,
         payload: payloadAt(p['payload'], `points[${i}].payload`),
         ...(v.sparse !== undefined ? { sparse: v.sparse } : {}),
+        ...(v.secondary !== undefined ? { secondary: v.secondary } : {}),
       });
     });
     return out;
@@ -262,7 +273,8 @@ export function parseUpsert(body: Fields, space: VectorSpace): KeyedPoint[] {
   const columns = batchVectorsAt(b['vectors'], space);
   const vectors = arrayAt(columns.dense, `batch.vectors${columns.at}`, MAX_UPSERT);
   if (vectors.length !== ids.length) throw invalidArgument(`batch.vectors${columns.at}`, `${vectors.length} vectors for ${ids.length} ids`);
-  const sparse = batchSparseAt(columns.sparse, ids.length);
+  const sparse = batchNamedAt(columns.sparse, ids.length, (v, at) => sparseVectorAt(v, at));
+  const secondary = batchNamedAt(columns.secondary, ids.length, (v, at, name) => vectorAt(v, at, denseDim(space, name)));
   const payloads = isAbsent(b['payloads']) ? null : arrayAt(b['payloads'], 'batch.payloads', MAX_UPSERT);
   if (payloads && payloads.length !== ids.length) throw invalidArgument('batch.payloads', `${payloads.length} payloads for ${ids.length} ids`);
   ids.forEach((id, i) => {
@@ -271,6 +283,7 @@ export function parseUpsert(body: Fields, space: VectorSpace): KeyedPoint[] {
       vector: vectorAt(vectors[i], `batch.vectors${columns.at}[${i}]`, space.dim),
       payload: payloads ? payloadAt(payloads[i], `batch.payloads[${i}]`) : null,
       ...(sparse[i] !== undefined ? { sparse: sparse[i] } : {}),
+      ...(secondary[i] !== undefined ? { secondary: secondary[i] } : {}),
     });
   });
   return out;
@@ -278,47 +291,51 @@ export function parseUpsert(body: Fields, space: VectorSpace): KeyedPoint[] {
 
 /**
  * A columnar upsert's vectors: a list of vectors, or Qdrant's {name: list of vectors}, where each
- * sparse name holds a list of {indices, values} (null: that point has none). `at`: the dense
- * column's path below batch.vectors.
+ * sparse name holds a list of {indices, values} and each secondary name a list of vectors (null:
+ * that point has none). `at`: the primary column's path below batch.vectors.
  */
-function batchVectorsAt(v: unknown, space: VectorSpace): { dense: unknown; at: string; sparse: Map<string, unknown> } {
+function batchVectorsAt(v: unknown, space: VectorSpace): { dense: unknown; at: string; sparse: Map<string, unknown>; secondary: Map<string, unknown> } {
   const sparse = new Map<string, unknown>();
+  const secondary = new Map<string, unknown>();
   if (!isPlainObject(v)) {
-    if (space.name !== '' && !isAbsent(v)) checkVectorName('', space, 'batch.vectors');
-    return { dense: v, at: '', sparse };
+    if (space.name !== '' && !isAbsent(v)) denseNameAt('', space, 'batch.vectors');
+    return { dense: v, at: '', sparse, secondary };
   }
   let dense: unknown;
   for (const name of Object.keys(v)) {
     if (isSparseName(name, space)) sparse.set(name, v[name]);
-    else {
-      checkVectorName(name, space, `batch.vectors.${name}`);
-      dense = v[name];
-    }
+    else if (denseNameAt(name, space, `batch.vectors.${name}`) !== undefined) secondary.set(name, v[name]);
+    else dense = v[name];
   }
   const at = space.name === '' ? '[""]' : `.${space.name}`;
-  if (dense === undefined) throw invalidArgument(`batch.vectors${at}`, "required: a point holds the collection's dense vector");
-  return { dense, at, sparse };
+  if (dense === undefined) throw invalidArgument(`batch.vectors${at}`, "required: a point holds the collection's primary dense vector");
+  return { dense, at, sparse, secondary };
 }
 
-/** Each point's sparse vectors of a columnar upsert, by position (undefined: none). */
-function batchSparseAt(columns: ReadonlyMap<string, unknown>, points: number): Array<Record<string, SparseVector> | undefined> {
-  const out: Array<Record<string, SparseVector> | undefined> = new Array(points).fill(undefined);
+/** Each point's vectors of a columnar upsert's other names (sparse, or secondary), by position (undefined: none). */
+function batchNamedAt<V>(
+  columns: ReadonlyMap<string, unknown>,
+  points: number,
+  one: (v: unknown, at: string, name: string) => V,
+): Array<Record<string, V> | undefined> {
+  const out: Array<Record<string, V> | undefined> = new Array(points).fill(undefined);
   for (const [name, raw] of columns) {
     const list = arrayAt(raw, `batch.vectors.${name}`, MAX_UPSERT);
     if (list.length !== points) throw invalidArgument(`batch.vectors.${name}`, `${list.length} vectors for ${points} ids`);
     list.forEach((v, i) => {
       if (isAbsent(v)) return;
-      out[i] = { ...out[i], [name]: sparseVectorAt(v, `batch.vectors.${name}[${i}]`) };
+      out[i] = { ...out[i], [name]: one(v, `batch.vectors.${name}[${i}]`, name) };
     });
   }
   return out;
 }
 
-/** A vector update: the dense vector and/or sparse vectors by name. */
+/** A vector update: the primary vector and/or other vectors by name. */
 export interface VectorUpdate {
   key: PointKey;
   vector?: Float32Array;
   sparse?: Record<string, SparseVector>;
+  secondary?: Record<string, Float32Array>;
 }
 
 /** Qdrant's update-vectors body: {points: [{id, vector}]}; a repeated id keeps its last vectors. */
@@ -331,25 +348,29 @@ export function parseUpdateVectors(body: Fields, space: VectorSpace): VectorUpda
     const key = writeIdAt(p['id'], `points[${i}].id`);
     const v = pointVectorsAt(p['vector'], `points[${i}].vector`, space, false);
     byKey.delete(key);
-    byKey.set(key, { key, ...(v.vector !== undefined ? { vector: v.vector } : {}), ...(v.sparse !== undefined ? { sparse: v.sparse } : {}) });
+    byKey.set(key, {
+      key,
+      ...(v.vector !== undefined ? { vector: v.vector } : {}),
+      ...(v.sparse !== undefined ? { sparse: v.sparse } : {}),
+      ...(v.secondary !== undefined ? { secondary: v.secondary } : {}),
+    });
   });
   return [...byKey.values()];
 }
 
 /**
- * Qdrant's delete-vectors body ({points | filter, vector: [names]}): sparse vectors are removed; the
- * dense vector is refused, naming it, since a Strata point without it no search could find (delete
- * the point instead). A name the collection does not have is refused as such.
+ * Qdrant's delete-vectors body ({points | filter, vector: [names]}): sparse and secondary vectors are
+ * removed; the primary vector is refused, naming it, since a Strata point without it no search could
+ * find (delete the point instead). A name the collection does not have is refused as such.
  */
 export function parseDeleteVectors(body: Fields, space: VectorSpace): { target: PointSelector; names: string[] } {
   const target = parsePointSelector(body, 'whose vectors to delete');
   const names = arrayAt(body['vector'], 'vector', 1000).map((n, i) => {
     if (typeof n !== 'string') throw invalidArgument(`vector[${i}]`, `must be a vector name, got ${describe(n)}`);
-    if (isSparseName(n, space)) return n;
-    checkVectorName(n, space, `vector[${i}]`);
-    throw invalidArgument(`vector[${i}]`, "a point's dense vector cannot be deleted (no search could find the point): delete the point instead");
+    if (isSparseName(n, space) || denseNameAt(n, space, `vector[${i}]`) !== undefined) return n;
+    throw invalidArgument(`vector[${i}]`, "a point's primary dense vector cannot be deleted (no search could find the point): delete the point instead");
   });
-  if (names.length === 0) throw invalidArgument('vector', 'required: the names of the sparse vectors to delete');
+  if (names.length === 0) throw invalidArgument('vector', 'required: the names of the sparse or secondary vectors to delete');
   return { target, names: [...new Set(names)] };
 }
 

@@ -2,7 +2,7 @@
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
 import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK, MAX_SPARSE_NONZEROS } from '../../engine/public.js';
-import { MAX_SPARSE_VECTORS } from '../api/writes.js';
+import { MAX_DENSE_VECTORS, MAX_SPARSE_VECTORS } from '../api/writes.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { FILTER_PLANS, MAX_FACET_LIMIT, MAX_PREFETCH_DEPTH, MAX_PREFETCHES } from '../api/requests.js';
 import {
@@ -180,6 +180,16 @@ function schemas(): Obj {
   const tierCounts: Obj = { type: 'object', properties: { dram: { type: 'number' }, cxl: { type: 'number' } } };
   return {
     Vector: vector,
+    DenseParams: {
+      type: 'object',
+      required: ['size', 'distance'],
+      properties: {
+        size: { type: 'integer', minimum: 1 },
+        distance: { enum: ['Cosine', 'Euclid', 'Dot'] },
+        on_disk: { const: false },
+        datatype: { const: 'float32' },
+      },
+    },
     SparseVector: {
       type: 'object',
       required: ['indices', 'values'],
@@ -193,7 +203,7 @@ function schemas(): Obj {
     NamedVectors: {
       type: 'object',
       description:
-        'A point\'s vectors by name: the dense vector under its name ("" when unnamed) and each sparse vector of the collection\'s sparse_vectors as {indices, values}.',
+        'A point\'s vectors by name: each dense vector under its name ("" when unnamed; the primary one required in an upsert, the secondary ones optional) and each sparse vector of the collection\'s sparse_vectors as {indices, values}.',
       additionalProperties: { oneOf: [ref('Vector'), ref('SparseVector')] },
     },
     SearchParams: params,
@@ -214,7 +224,8 @@ function schemas(): Obj {
             {
               type: 'object',
               required: ['name', 'vector'],
-              description: 'A named vector: the dense one by its name, or a sparse one, searched exactly through its inverted index (params: exact only).',
+              description:
+                'A named vector: a dense one by its name (a secondary one in its own graph, without params.rerank, params.filter_plan or with_stats), or a sparse one, searched exactly through its inverted index (params: exact only).',
               properties: { name: { type: 'string' }, vector: { oneOf: [ref('Vector'), ref('SparseVector')] } },
             },
           ],
@@ -612,6 +623,11 @@ function schemas(): Obj {
               additionalProperties: { type: 'integer' },
               description: 'Bytes of each sparse vector (its vectors and inverted index, in DRAM), by name.',
             },
+            secondary_bytes: {
+              type: 'object',
+              additionalProperties: { type: 'integer' },
+              description: 'Bytes of each secondary dense vector (its vectors and graph, in DRAM), by name.',
+            },
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
             live: {
               type: ['object', 'null'],
@@ -772,9 +788,16 @@ function livePaths(C: string): Obj {
             required: ['vectors'],
             properties: {
               vectors: {
-                type: 'object',
-                required: ['size', 'distance'],
-                properties: { size: { type: 'integer', minimum: 1 }, distance: { enum: ['Cosine', 'Euclid', 'Dot'] } },
+                oneOf: [
+                  ref('DenseParams'),
+                  {
+                    type: 'object',
+                    maxProperties: MAX_DENSE_VECTORS,
+                    description:
+                      "Named dense vectors: the first is the primary one (the tiered index's), the others secondary, each in a DRAM graph of its own.",
+                    additionalProperties: ref('DenseParams'),
+                  },
+                ],
               },
               sparse_vectors: {
                 type: 'object',
@@ -847,7 +870,8 @@ function livePaths(C: string): Obj {
                   { type: 'array', items: ref('Vector') },
                   {
                     type: 'object',
-                    description: 'By name: the dense vectors, and per sparse vector a list of {indices, values} or null.',
+                    description:
+                      'By name: the primary dense vectors, per secondary dense vector a list of vectors or null, and per sparse vector a list of {indices, values} or null.',
                     additionalProperties: { type: 'array' },
                   },
                 ],
@@ -861,7 +885,7 @@ function livePaths(C: string): Obj {
     [`${C}/points/delete`]: { post: write('Delete points by id or by filter', { type: 'object', oneOf: oneSelector, properties: selector }) },
     [`${C}/points/vectors`]: {
       put: write(
-        'Replace the given vectors of existing points (dense, sparse by name), their other vectors and payloads kept (a point that does not exist is a 404, and nothing is written)',
+        'Replace the given vectors of existing points (dense, secondary and sparse by name), their other vectors and payloads kept (a point that does not exist is a 404, and nothing is written)',
         {
           type: 'object',
           required: ['points'],
@@ -873,7 +897,7 @@ function livePaths(C: string): Obj {
     },
     [`${C}/points/vectors/delete`]: {
       post: write(
-        'Delete the named sparse vectors of the selected points; the dense vector is refused with a 400 naming it (delete the point), as is a name the collection does not have',
+        'Delete the named sparse and secondary vectors of the selected points; the primary dense vector is refused with a 400 naming it (delete the point), as is a name the collection does not have',
         {
           type: 'object',
           oneOf: oneSelector,

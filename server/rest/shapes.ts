@@ -27,7 +27,7 @@ export interface RecordJson {
 /** `vectorName`: the collection's ('' unnamed); a named vector is answered as {name: vector}. */
 export function scoredPoint(h: ScoredHit, withPayload: boolean, codec: Codec, vectorName: string): ScoredPointJson {
   const p: ScoredPointJson = { id: h.id, version: 0, score: h.score, payload: withPayload ? (h.payload ?? {}) : null };
-  const v = pointVectorsOut(h.vector && codec.vector(h.vector), vectorName, h.sparse);
+  const v = pointVectorsOut(h.vector && codec.vector(h.vector), vectorName, h.named, (f) => codec.vector(f));
   if (v !== undefined) p.vector = v;
   if (h.orderValue !== undefined) p.order_value = h.orderValue;
   return p;
@@ -35,7 +35,7 @@ export function scoredPoint(h: ScoredHit, withPayload: boolean, codec: Codec, ve
 
 export function record(r: PointRecord, withPayload: boolean, codec: Codec, vectorName: string): RecordJson {
   const p: RecordJson = { id: r.id, payload: withPayload ? (r.payload ?? {}) : null };
-  const v = pointVectorsOut(r.vector && codec.vector(r.vector), vectorName, r.sparse);
+  const v = pointVectorsOut(r.vector && codec.vector(r.vector), vectorName, r.named, (f) => codec.vector(f));
   if (v !== undefined) p.vector = v;
   if (r.orderValue !== undefined) p.order_value = r.orderValue;
   return p;

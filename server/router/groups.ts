@@ -5,7 +5,7 @@
 // hold some. So each such shard is asked, in one batch, for its best `group_size` hits of every
 // group it left out (the same search, filtered to the group's value of group_by), and those hits
 // merge into the groups: the answer is one server's over all the points.
-import { noSparse } from './refusals.js';
+import { noSideVectors, sideNames } from './refusals.js';
 import { type Fields, isAbsent, optionalInt } from '../api/fields.js';
 import { MAX_LIMIT } from '../options.js';
 import { collectionPath } from './collection-paths.js';
@@ -37,7 +37,7 @@ export function groupSearch(body: Fields, id: Group['id'], groupSize: number): F
 
 export async function groupsOverShards(ctx: RouterContext, g: GroupedSearch): Promise<{ groups: Group[]; missing: number[] }> {
   const { calls, scoreOrder } = ctx;
-  noSparse(g.body, (await scoreOrder.space(g.name)).sparse);
+  noSideVectors(g.body, sideNames(await scoreOrder.space(g.name)));
   const { answers, missing } = await calls.fanOut('POST', collectionPath(g.name, g.path), g.body);
   // Every shard took the body: its window is read here only now, so a bad one is the shards' 400.
   const groupSize = optionalInt(g.body['group_size'], 'group_size', 1, MAX_LIMIT) ?? 3;

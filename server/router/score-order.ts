@@ -3,7 +3,7 @@
 // Cosine similarities, higher is better), and its dimension (to check a body the router itself
 // reads before any shard gets it, as a batch of writes).
 import { type QdrantCollectionView, vectorParamsOf } from '../api/collection-view.js';
-import type { VectorSpace } from '../api/vector-space.js';
+import type { DenseSpec, VectorSpace } from '../api/vector-space.js';
 import { metricOfDistance } from '../api/scores.js';
 import type { Metric } from '../../engine/public.js';
 import { resultOf, type ShardCalls } from './shard-calls.js';
@@ -16,6 +16,8 @@ interface VectorParams {
   name: string;
   /** The names of the collection's sparse vectors. */
   sparse: string[];
+  /** Its secondary dense vectors. */
+  secondary: Record<string, DenseSpec>;
 }
 
 export class ScoreOrder {
@@ -29,7 +31,10 @@ export class ScoreOrder {
       const { answers } = await this.calls.fanOut('GET', collectionPath(name));
       const params = resultOf<QdrantCollectionView>(answers[0]!).config.params;
       const v = vectorParamsOf(params.vectors);
-      p = { distance: String(v.params.distance), size: Number(v.params.size), name: v.name, sparse: Object.keys(params.sparse_vectors ?? {}) };
+      const secondary = Object.fromEntries(
+        Object.entries(v.secondary).map(([n, s]) => [n, { dim: Number(s.size), metric: metricOfDistance(String(s.distance)) }]),
+      );
+      p = { distance: String(v.params.distance), size: Number(v.params.size), name: v.name, sparse: Object.keys(params.sparse_vectors ?? {}), secondary };
       this.paramsOf.set(name, p);
     }
     return p;
@@ -53,7 +58,7 @@ export class ScoreOrder {
   /** Collection `name`'s vector as the server's parsers take it. */
   async space(name: string): Promise<VectorSpace> {
     const p = await this.params(name);
-    return { dim: p.size, name: p.name, sparse: p.sparse };
+    return { dim: p.size, name: p.name, sparse: p.sparse, secondary: p.secondary };
   }
 
   /** A collection made again under its name may have another distance: forget the remembered one. */

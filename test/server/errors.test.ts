@@ -39,7 +39,7 @@ describe('REST bad input', () => {
       'a named vector',
       'search',
       { vector: { name: 'image', vector: v() }, limit: 3 },
-      /^vector.name: no vector named "image": this collection has one unnamed vector/,
+      /^vector.name: no vector named "image": this collection has one unnamed dense vector/,
     ],
     ['a missing limit', 'search', { vector: v() }, /^limit: must be a number, got nothing$/],
     ['limit 0', 'search', { vector: v(), limit: 0 }, /^limit: must be an integer in 1\.\.10000, got 0$/],

@@ -71,7 +71,7 @@ describe('a named vector', () => {
 
   it('refuses another name, and a vector given without its name, naming the field', async () => {
     const cases: Array<[() => Promise<unknown>, RegExp]> = [
-      [() => client.search(NAME, { vector: vec(1), limit: 1 }), /^vector: no vector named "": this collection has one vector, named "text-dense"/],
+      [() => client.search(NAME, { vector: vec(1), limit: 1 }), /^vector: no vector named "": this collection has one dense vector, named "text-dense"/],
       [() => client.search(NAME, { vector: { name: 'image', vector: vec(1) }, limit: 1 }), /^vector\.name: no vector named "image"/],
       [() => client.query(NAME, { query: vec(1), limit: 1 }), /^using: no vector named ""/],
       [() => client.query(NAME, { query: vec(1), using: 'image', limit: 1 }), /^using: no vector named "image"/],
@@ -89,9 +89,14 @@ describe('a named vector', () => {
     expect((p!.vector as Record<string, number[]>)[V]![3]).toBeGreaterThan(0);
   });
 
-  it('refuses a second name at create, naming it', async () => {
-    const r = await refusal(client.createCollection('two', { vectors: { a: { size: 4, distance: 'Dot' }, b: { size: 8, distance: 'Dot' } } }));
-    expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vectors\.b: a collection holds one vector/)]);
+  it('refuses at create more dense vectors than it takes, and a sparse vector named as a dense one', async () => {
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`v${i}`, { size: 4, distance: 'Dot' }]));
+    const r = await refusal(client.createCollection('two', { vectors: many } as never));
+    expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vectors: at most 16 dense vectors, got 17/)]);
+    const clash = await refusal(
+      client.createCollection('two', { vectors: { a: { size: 4, distance: 'Dot' }, b: { size: 8, distance: 'Dot' } }, sparse_vectors: { b: {} } }),
+    );
+    expect([clash.status, clash.error]).toEqual([400, expect.stringMatching(/^sparse_vectors\.b: names the dense vector too/)]);
     expect((await client.collectionExists('two')).exists).toBe(false);
   });
 

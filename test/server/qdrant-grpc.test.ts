@@ -677,7 +677,7 @@ describe('Qdrant gRPC client', () => {
         ],
       } as never),
     );
-    expect(bad.rawMessage).toMatch(/operations\[1\]\.delete_vectors\.vector\[0\]: a point's dense vector cannot be deleted/);
+    expect(bad.rawMessage).toMatch(/operations\[1\]\.delete_vectors\.vector\[0\]: a point's primary dense vector cannot be deleted/);
     expect((await p.get({ collectionName: NAME, ids: [id(900)] })).result).toHaveLength(1);
     await p.updateBatch({ collectionName: NAME, wait: true, operations: [{ operation: { case: 'deletePoints', value: { points: ids(900) } } }] } as never);
     expect((await p.get({ collectionName: NAME, ids: [id(900)] })).result).toHaveLength(0);

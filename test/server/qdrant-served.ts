@@ -3,7 +3,7 @@
 import { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { makeTempDir, type TempDir } from '../helpers/temp.js';
-import { type ServeChild, serveChild } from './serve-child.js';
+import { checkAfterRestart, type ServeChild, serveChild } from './serve-child.js';
 
 export interface QdrantServed {
   tmp: TempDir;
@@ -29,6 +29,20 @@ export async function serveForQdrantClients(prefix: string): Promise<QdrantServe
       tmp.cleanup();
     },
   };
+}
+
+/**
+ * Snapshots collection `name`, recovers the snapshot as `copy`, kills the server with SIGKILL and
+ * starts it again on the same data directory, then runs `check` with a client of the new server.
+ */
+export async function snapshotKillRestart(served: QdrantServed, name: string, check: (client: QdrantClient) => Promise<void>): Promise<void> {
+  const { rest: client, s, tmp } = served;
+  const snap = await client.createSnapshot(name);
+  const location = `${s.rest}/collections/${name}/snapshots/${snap!.name}`;
+  if (!(await client.recoverSnapshot('copy', { location, checksum: snap!.checksum! }))) throw new Error('the snapshot was not recovered');
+  s.child.kill('SIGKILL');
+  await s.exited;
+  await checkAfterRestart(tmp.path('data'), (rest) => check(new QdrantClient({ url: rest })));
 }
 
 /** The status and error of a REST client call that must be refused (it fails the test if it succeeds). */

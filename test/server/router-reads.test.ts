@@ -331,18 +331,20 @@ describe('the router against one server holding every point', () => {
   });
 });
 
-describe('sparse vectors through the router', () => {
-  it('takes their writes to the shards, and refuses their searches naming the field rather than merge them by the dense distance', async () => {
-    const body = { vectors: { size: DIM, distance: 'Euclid' }, sparse_vectors: { text: {} } };
+describe('sparse and secondary vectors through the router', () => {
+  it('takes their writes to the shards, and refuses their searches naming the field rather than merge them by the primary distance', async () => {
+    const body = { vectors: { dense: { size: DIM, distance: 'Euclid' }, image: { size: 2, distance: 'Dot' } }, sparse_vectors: { text: {} } };
     expect((await http(url, 'PUT', '/collections/hyb', body)).status).toBe(200);
     const w = await http(url, 'PUT', '/collections/hyb/points?wait=true', {
-      points: points.slice(0, 30).map((p) => ({ id: p.id, vector: { '': p.vector, text: { indices: [p.id % 5], values: [p.id] } } })),
+      points: points.slice(0, 30).map((p) => ({ id: p.id, vector: { dense: p.vector, image: [p.id, 1], text: { indices: [p.id % 5], values: [p.id] } } })),
     });
     expect(w.status, w.text).toBe(200);
     const sparse = { indices: [1], values: [1] };
     const refusals: Array<[string, unknown, RegExp]> = [
-      ['/points/search', { vector: { name: 'text', vector: sparse }, limit: 3 }, /^vector\.name: the router does not merge searches by a sparse vector/],
-      ['/points/query', { query: sparse, using: 'text' }, /^using: the router does not merge/],
+      ['/points/search', { vector: { name: 'text', vector: sparse }, limit: 3 }, /^vector\.name: the router merges searches by the primary dense vector only/],
+      ['/points/query', { query: sparse, using: 'text' }, /^using: the router merges searches by the primary/],
+      ['/points/search', { vector: { name: 'image', vector: [1, 0] }, limit: 3 }, /^vector\.name: the router merges searches by the primary/],
+      ['/points/query', { query: [1, 0], using: 'image' }, /^using: the router merges searches by the primary/],
       [
         '/points/search/batch',
         {
@@ -359,10 +361,10 @@ describe('sparse vectors through the router', () => {
       const r = await http(url, 'POST', `/collections/hyb${path}`, b);
       expect([r.status, (r.body as { status: { error: string } }).status.error]).toEqual([400, expect.stringMatching(message)]);
     }
-    // The dense search still goes through, and each shard holds its points' sparse vectors.
-    const dense = await http(url, 'POST', '/collections/hyb/points/search', { vector: vectorOf(3), limit: 1, params: exact });
+    // The primary search still goes through, and each shard holds its points' other vectors.
+    const dense = await http(url, 'POST', '/collections/hyb/points/search', { vector: { name: 'dense', vector: vectorOf(3) }, limit: 1, params: exact });
     expect((dense.body as { result: Array<{ id: number }> }).result[0]!.id).toBe(3);
-    const got = await http(url, 'POST', '/collections/hyb/points', { ids: [7], with_vector: ['text'] });
-    expect((got.body as { result: Array<{ vector: unknown }> }).result[0]!.vector).toEqual({ text: { indices: [2], values: [7] } });
+    const got = await http(url, 'POST', '/collections/hyb/points', { ids: [7], with_vector: ['text', 'image'] });
+    expect((got.body as { result: Array<{ vector: unknown }> }).result[0]!.vector).toEqual({ image: [7, 1], text: { indices: [2], values: [7] } });
   });
 });

@@ -5,18 +5,16 @@
 // naming the field with nothing written; the same answers over gRPC; and everything kept through a
 // compaction, a snapshot and a restart after SIGKILL.
 import type { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
-import type { TempDir } from '../helpers/temp.js';
-import { type QdrantServed, refusal, serveForQdrantClients } from './qdrant-served.js';
-import { checkAfterRestart, type ServeChild } from './serve-child.js';
+import { type QdrantServed, refusal, serveForQdrantClients, snapshotKillRestart } from './qdrant-served.js';
+import type { ServeChild } from './serve-child.js';
 
 const NAME = 'hybrid';
 const DIM = 4;
 const POINTS = 300;
 let served: QdrantServed;
-let tmp: TempDir;
 let s: ServeChild;
 let client: QdrantClient;
 let grpc: GrpcClient;
@@ -87,7 +85,7 @@ const search = (c: QdrantClient, name: string, q: Sparse, limit: number, filter?
 
 beforeAll(async () => {
   served = await serveForQdrantClients('strata-sparse-');
-  ({ tmp, s, rest: client, grpc } = served);
+  ({ s, rest: client, grpc } = served);
   await client.createCollection(NAME, {
     vectors: { size: DIM, distance: 'Euclid' },
     sparse_vectors: { text: { modifier: 'idf' }, tags: { index: { on_disk: false } } },
@@ -237,7 +235,7 @@ describe('sparse vectors', () => {
         () => client.upsert(NAME, { wait: true, points: [{ id: 5, vector: { '': denseOf(5), text: { indices: [-1], values: [1] } } }] } as never),
         /^points\[0\]\.vector\.text\.indices\[0\]/,
       ],
-      [() => client.deleteVectors(NAME, { points: [5], vector: [''] }), /^vector\[0\]: a point's dense vector cannot be deleted/],
+      [() => client.deleteVectors(NAME, { points: [5], vector: [''] }), /^vector\[0\]: a point's primary dense vector cannot be deleted/],
       [
         () => client.createCollection('x', { vectors: { size: 2, distance: 'Dot' }, sparse_vectors: { s: { index: { full_scan_threshold: 10 } } } } as never),
         /^sparse_vectors\.s\.index\.full_scan_threshold/,
@@ -326,13 +324,7 @@ describe('sparse vectors', () => {
     const late = { indices: [800], values: [5] };
     await client.updateVectors(NAME, { wait: true, points: [{ id: 14, vector: { text: late } }] } as never);
     model.get(14)!.text = late;
-    const snap = await client.createSnapshot(NAME);
-    const location = `${s.rest}/collections/${NAME}/snapshots/${snap!.name}`;
-    expect(await client.recoverSnapshot('copy', { location, checksum: snap!.checksum! })).toBe(true);
-    s.child.kill('SIGKILL');
-    await s.exited;
-    await checkAfterRestart(tmp.path('data'), async (rest) => {
-      const again = new QdrantClient({ url: rest });
+    await snapshotKillRestart(served, NAME, async (again) => {
       for (const c of [NAME, 'copy']) {
         for (const q of [...queries, late]) {
           const got = await again.search(c, { vector: { name: 'text', vector: q }, limit: 10 } as never);

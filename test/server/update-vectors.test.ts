@@ -70,13 +70,13 @@ describe('vector updates', () => {
     const named = await refusal(client.updateVectors(NAME, { points: [{ id: 11, vector: { image: [1, 2, 3, 4] } }] }));
     expect([named.status, named.error]).toEqual([
       400,
-      expect.stringMatching(/^points\[0\]\.vector\.image: no vector named "image": this collection has one unnamed vector/),
+      expect.stringMatching(/^points\[0\]\.vector\.image: no vector named "image": this collection has one unnamed dense vector/),
     ]);
   });
 
   it("refuses to delete a point's dense vector, naming the field", async () => {
     const r = await refusal(client.deleteVectors(NAME, { points: [3], vector: [''] }));
-    expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vector\[0\]: a point's dense vector cannot be deleted/)]);
+    expect([r.status, r.error]).toEqual([400, expect.stringMatching(/^vector\[0\]: a point's primary dense vector cannot be deleted/)]);
     const named = await refusal(client.deleteVectors(NAME, { points: [3], vector: ['image'] }));
     expect(named.error).toMatch(/^vector\[0\]: no vector named "image"/);
     expect((await nearest(client, FAR)).id).toBe(3);
@@ -96,7 +96,7 @@ describe('vector updates', () => {
         pointsSelector: { pointsSelectorOneOf: { case: 'points', value: { ids: [{ pointIdOptions: { case: 'num', value: 20n } }] } } },
         vectors: { names: [''] },
       } as never),
-    ).rejects.toThrow(/vector\[0\]: a point's dense vector cannot be deleted/);
+    ).rejects.toThrow(/vector\[0\]: a point's primary dense vector cannot be deleted/);
   });
 
   it('keeps the updates through a compaction and a restart after SIGKILL', async () => {

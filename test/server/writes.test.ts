@@ -104,7 +104,7 @@ describe('collections created over the API', () => {
       operations: [{ delete: { points: [1] } }, { delete_vectors: { points: [2], vector: [''] } }],
     });
     expect(vectors.status).toBe(400);
-    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[1\]\.delete_vectors\.vector\[0\]: a point's dense vector cannot be deleted/);
+    expect(JSON.parse(vectors.text).status.error).toMatch(/^operations\[1\]\.delete_vectors\.vector\[0\]: a point's primary dense vector cannot be deleted/);
     expect((await client.count(col)).count).toBe(3);
     expect((await http(srv.url, 'DELETE', `/collections/${col}`)).status).toBe(200);
   });
@@ -203,7 +203,8 @@ describe('collections created over the API', () => {
       [{ vectors: { ...vectors, multivector_config: { comparator: 'max_sim' } } }, 'vectors.multivector_config'],
       [{ vectors: { ...vectors, on_disk: true } }, 'vectors.on_disk'],
       [{ vectors: { ...vectors, datatype: 'float16' } }, 'vectors.datatype'],
-      [{ vectors: { dense: vectors, sparse: vectors } }, 'vectors.sparse'],
+      [{ vectors: { dense: vectors, other: { ...vectors, on_disk: true } } }, 'vectors.other.on_disk'],
+      [{ vectors: { dense: vectors, other: { ...vectors, quantization_config: { scalar: { type: 'int8' } } } } }, 'vectors.other.quantization_config'],
       [{ vectors, hnsw_config: { m: 8, payload_m: 65 } }, 'hnsw_config.payload_m'],
       [{ vectors, hnsw_config: { m: 8, full_scan_threshold: 10 } }, 'hnsw_config.full_scan_threshold'],
     ];

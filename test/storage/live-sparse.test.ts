@@ -31,7 +31,7 @@ function holdings(store: LiveStore): Record<string, Record<number, Array<[number
 }
 
 async function open(dir: string): Promise<LiveStore> {
-  return (await LiveStore.open(dir, 2, 'l2', null, undefined, null, null, undefined, SPARSE)).store;
+  return (await LiveStore.open(dir, 2, 'l2', null, undefined, null, null, undefined, { sparse: SPARSE })).store;
 }
 
 describe('sparse vectors in the live store', () => {
@@ -79,7 +79,7 @@ describe('sparse vectors in the live store', () => {
     expect(holdings(replayed)).toEqual(want);
     await replayed.close();
     const restoredDir = collectionDir(tmp.path('data'), 'restored');
-    const restored = (await LiveStore.open(restoredDir, 2, 'l2', null, undefined, { cutLsn: 0n, state }, null, undefined, SPARSE)).store;
+    const restored = (await LiveStore.open(restoredDir, 2, 'l2', null, undefined, { cutLsn: 0n, state }, null, undefined, { sparse: SPARSE })).store;
     expect(holdings(restored)).toEqual(want);
     // The restored column searches as the original did (IDF over the same document frequencies).
     expect(restored.sparse.get('text')!.search(sv([[1, 1]]), 5)).toEqual([{ id: 2, score: expect.closeTo(Math.log(1 + 0.5 / 1.5), 6) }]);

@@ -289,9 +289,11 @@ function sparseConfigOf(sparse: NonNullable<QdrantCollectionView['config']['para
   return { map: Object.fromEntries(Object.entries(sparse).map(([n, p]) => [n, { modifier: p.modifier === 'idf' ? Modifier.Idf : Modifier.None }])) };
 }
 
-/** The vectors config of a collection's info: `params` for the unnamed vector, `params_map` for a named one. */
+/** The vectors config of a collection's info: `params` for the unnamed vector, `params_map` for named ones. */
 function vectorsConfigOf(vectors: QdrantCollectionView['config']['params']['vectors']): MessageInitShape<typeof VectorsConfigSchema> {
-  const { name, params } = vectorParamsOf(vectors);
-  const value = { size: BigInt(params.size), distance: distanceOf(params.distance), onDisk: false };
-  return name === '' ? { config: { case: 'params', value } } : { config: { case: 'paramsMap', value: { map: { [name]: value } } } };
+  const { name, params, secondary } = vectorParamsOf(vectors);
+  const paramsOut = (p: typeof params) => ({ size: BigInt(p.size), distance: distanceOf(p.distance), onDisk: false });
+  if (name === '') return { config: { case: 'params', value: paramsOut(params) } };
+  const map = { [name]: paramsOut(params), ...Object.fromEntries(Object.entries(secondary).map(([n, p]) => [n, paramsOut(p)])) };
+  return { config: { case: 'paramsMap', value: { map } } };
 }

@@ -2,7 +2,7 @@
 // plan → execute path: each request becomes the REST body of the same operation (points-json.ts,
 // filter-json.ts), parsed by the REST parsers (server/api/requests.ts) and run by the same
 // operations (server/api/points.ts). Fields Strata does not honour are refused.
-import { checkVectorName, isSparseName, type SparseJson, spaceOf, type VectorSpace } from '../../api/vector-space.js';
+import { denseNameAt, isSparseName, type SparseJson, spaceOf, type VectorSpace } from '../../api/vector-space.js';
 import type { DescService } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import {
@@ -105,7 +105,7 @@ function searchVectorJson(vector: number[], name: string | undefined, space: Vec
     return { name, vector: { indices: sparse.data, values: vector } };
   }
   if (name === undefined || name === '') return vector;
-  checkVectorName(name, space, field);
+  denseNameAt(name, space, field);
   return { name, vector };
 }
 

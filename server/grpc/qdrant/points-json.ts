@@ -19,7 +19,7 @@ import {
 import { invalidArgument } from '../../../common/errors.js';
 import type { SparseVector } from '../../../engine/public.js';
 import type { PointRecord, ScoredHit } from '../../api/points.js';
-import type { SparseJson } from '../../api/vector-space.js';
+import type { NamedVectors, SparseJson } from '../../api/vector-space.js';
 import { filterJson } from './filter-json.js';
 import { idJson, pointIdMessage } from './point-id.js';
 import { jsonMap } from './value-json.js';
@@ -80,16 +80,12 @@ export function selectorJson(s: PointsSelector | undefined, field: string): Reco
  * oneof left unset): clients that only know `data` read it, and the newer clients' helpers
  * (toDenseVector and its kin) fall back to it.
  */
-function vectorsOut(
-  v: Float32Array | null,
-  name: string,
-  sparse: Readonly<Record<string, SparseVector>> | undefined,
-): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
-  if (v === null && sparse === undefined) return undefined;
+function vectorsOut(v: Float32Array | null, name: string, named: Readonly<NamedVectors> | undefined): MessageInitShape<typeof RetrievedPointSchema>['vectors'] {
+  if (v === null && named === undefined) return undefined;
   const value = v === null ? null : { data: Array.from(v) };
-  if (sparse === undefined && name === '') return { vectorsOptions: { case: 'vector', value: value! } };
+  if (named === undefined && name === '') return { vectorsOptions: { case: 'vector', value: value! } };
   const vectors: Record<string, MessageInitShape<typeof VectorOutputSchema>> = value === null ? {} : { [name]: value };
-  for (const [n, s] of Object.entries(sparse ?? {})) vectors[n] = sparseOut(s);
+  for (const [n, s] of Object.entries(named ?? {})) vectors[n] = s instanceof Float32Array ? { data: Array.from(s) } : sparseOut(s);
   return { vectorsOptions: { case: 'vectors', value: { vectors } } };
 }
 
@@ -113,7 +109,7 @@ export function scoredPoint(h: ScoredHit, withPayload: boolean, vectorName: stri
     score: h.score,
     version: 0n,
     payload: withPayload && h.payload ? jsonMap(h.payload) : {},
-    vectors: vectorsOut(h.vector, vectorName, h.sparse),
+    vectors: vectorsOut(h.vector, vectorName, h.named),
     orderValue: orderValueOut(h.orderValue),
   };
 }
@@ -122,7 +118,7 @@ export function retrievedPoint(p: PointRecord, vectorName: string): MessageInitS
   return {
     id: pointIdMessage(p.id),
     payload: p.payload ? jsonMap(p.payload) : {},
-    vectors: vectorsOut(p.vector, vectorName, p.sparse),
+    vectors: vectorsOut(p.vector, vectorName, p.named),
     orderValue: orderValueOut(p.orderValue),
   };
 }

@@ -4,7 +4,7 @@
 // The POST routes carry no fastify schema: bodies and `?timeout=` are checked by hand
 // (server/api/requests.ts, call-control.ts), and an extra ajv pass over path and query costs more
 // on these hot routes than the checks themselves.
-import { spaceOf, type VectorSpace } from '../../api/vector-space.js';
+import { spaceOf, type VectorSpace, withNamedAt } from '../../api/vector-space.js';
 import type { FastifyInstance } from 'fastify';
 import { answerBytes, checkAnswerSize, checkSearchAnswers } from '../../api/answer-size.js';
 import { bodyObject, type Fields, pointKeyAt, wantsPayload } from '../../api/fields.js';
@@ -161,7 +161,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const pt = getPointOrThrow(c, pointKeyAt(req.params.id, 'id'), req.params.id);
     const codec = codecFor(req);
     // Qdrant's point: its payload and every vector it has.
-    const view = pointView(c, { withPayload: true, withVector: true, withSparse: spaceOf(c).sparse });
+    const view = pointView(c, { withPayload: true, withVector: true, withNamed: withNamedAt(true, spaceOf(c), true) });
     return send(reply, codec, ok(reply, record({ id: pt.key, ...shownOf(c, pt.id, view, pt.vector) }, true, codec, c.vectorName)));
   });
 

@@ -10,7 +10,7 @@ import { type Hit, mergeHits } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
-import { nearestOnly, noSparse, noStats } from '../refusals.js';
+import { nearestOnly, noSideVectors, noStats, sideNames } from '../refusals.js';
 import { queryById, withoutNamed } from '../examples.js';
 import { MAX_LIMIT } from '../../options.js';
 
@@ -42,7 +42,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const name = req.params.collection_name;
-      noSparse(b, (await scoreOrder.space(name)).sparse);
+      noSideVectors(b, sideNames(await scoreOrder.space(name)));
       check(b);
       noStats(b);
       const { limit, offset } = window(b, '', defaultLimit);
@@ -79,9 +79,9 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
       const b = bodyObject(req.body);
       const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
       const name = req.params.collection_name;
-      const { sparse } = await scoreOrder.space(name);
+      const side = sideNames(await scoreOrder.space(name));
       searches.forEach((s, i) => {
-        noSparse(s, sparse, `searches[${i}].`);
+        noSideVectors(s, side, `searches[${i}].`);
         check(s, `searches[${i}].`);
         noStats(s, `searches[${i}].`);
       });

@@ -1,7 +1,7 @@
-// The k best (score, id) pairs of a sparse search, in a bounded binary heap over typed arrays whose
-// root is the worst kept. Unlike search/heaps.ts, order is total and depends on ids: a higher score
-// is better, and of equal scores the smaller id, as Qdrant answers; ids are float64 (a point id is
-// any safe integer), not int32.
+// The k best (score, id) pairs of an exact search over point ids (a sparse search, a secondary
+// vector's scan), in a bounded binary heap over typed arrays whose root is the worst kept. Unlike
+// heaps.ts, order is total and depends on ids: a higher score is better, and of equal scores the
+// smaller id, as Qdrant answers; ids are float64 (a point id is any safe integer), not int32.
 
 export interface SparseHit {
   id: number;

@@ -1,0 +1,143 @@
+// A collection's secondary dense vector (a named vector beside the one the tiered index holds): its
+// points in a mutable HNSW graph in DRAM (the fresh layer's), with the vectors they were written with.
+// It is not tiered: all of it counts against DRAM. A filtered search picks one of two plans by how
+// many points the filter matches: few are scored one by one (`scan`), many are found by the graph
+// walk skipping the rest (`graph`), which falls back to the scan when it reaches fewer than k.
+import type { Metric } from '../kernels/kernels.js';
+import { distanceRef, normalizeRows } from '../kernels/reference.js';
+import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
+
+/**
+ * Below this share of the column's points matching, scoring the matches costs less than a walk that
+ * skips the rest (secondary-bench measures both plans at several shares).
+ */
+const SCAN_BELOW = 0.1;
+/** A point's bytes besides its vectors and links: its typed array's objects, the map entries that find it, hnswlib's label map. */
+const PER_POINT_OVERHEAD = 400;
+
+export type DensePlan = 'graph' | 'scan' | 'exact';
+
+/** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids. */
+export interface FilterMatches {
+  accept(id: number): boolean;
+  readonly count: number;
+  ids(): number[];
+}
+
+export interface DenseSearch {
+  ef: number;
+  /** Only the points a filter matches (absent: every point). */
+  filter?: FilterMatches;
+  /** Every point scored. */
+  exact?: boolean;
+  /** The filtered plan to run instead of the sample's choice (benchmarks compare them). */
+  plan?: 'graph' | 'scan';
+}
+
+export interface DenseHit {
+  id: number;
+  /** In the base index's convention: 1 - dot (cosine on unit vectors, and dot), or squared L2. */
+  distance: number;
+}
+
+/** All points of a column: point i's vector is `vectors[i*dim, (i+1)*dim)`. */
+export interface DenseEntries {
+  ids: number[];
+  vectors: Float32Array;
+}
+
+export class DenseColumn {
+  private readonly layer: FreshLayer;
+  /** The plan each search ran, by name (tests and stats). */
+  readonly plans: Record<DensePlan, number> = { graph: 0, scan: 0, exact: 0 };
+
+  constructor(
+    readonly dim: number,
+    readonly metric: Metric,
+    private readonly o: FreshOptions = DEFAULT_FRESH,
+  ) {
+    this.layer = new FreshLayer(dim, metric, o);
+  }
+
+  get size(): number {
+    return this.layer.size;
+  }
+
+  /** A copy of `v` as the column keeps and compares it: unit-normalised for cosine. */
+  prepared(v: Float32Array): Float32Array {
+    const out = Float32Array.from(v);
+    if (this.metric === 'cosine') normalizeRows(out, this.dim);
+    return out;
+  }
+
+  /** Adds or replaces the vector of point `id` (of length dim: the edge checked it). */
+  set(id: number, v: Float32Array): void {
+    this.layer.upsert(id, this.prepared(v));
+  }
+
+  delete(id: number): void {
+    this.layer.delete(id);
+  }
+
+  /** The point's vector as kept (normalised for cosine), or null when it has none. */
+  get(id: number): Float32Array | null {
+    return this.layer.vector(id);
+  }
+
+  has(id: number): boolean {
+    return this.layer.has(id);
+  }
+
+  /** The point's distance to `query`, or null when it has no vector here. */
+  distance(id: number, query: Float32Array): number | null {
+    const v = this.layer.vector(id);
+    return v === null ? null : Math.fround(distanceRef(this.metric, this.prepared(query), 0, v, 0, this.dim));
+  }
+
+  /**
+   * The k nearest points to `query` (that `accept` takes, when given), nearest first: by the graph
+   * walk at `ef`, or every point scored when `exact`. Never fewer than k while k points match.
+   */
+  search(query: Float32Array, k: number, o: DenseSearch): { hits: DenseHit[]; plan: DensePlan } {
+    const { ef, filter } = o;
+    const q = this.prepared(query);
+    if (o.exact === true) return this.ran('exact', filter === undefined ? this.layer.exact(q, k) : this.layer.exactAmong(q, filter.ids(), k));
+    if (filter === undefined) return this.ran('graph', this.layer.search(q, k, ef));
+    const scan = o.plan === undefined ? filter.count < SCAN_BELOW * this.layer.size : o.plan === 'scan';
+    if (scan) return this.ran('scan', this.layer.exactAmong(q, filter.ids(), k));
+    const hits = this.layer.searchAccepting(q, k, ef, (id) => filter.accept(id));
+    // The walk reaches only what links lead to: short of k, the scan settles how many truly match.
+    if (hits.length < Math.min(k, filter.count, this.layer.size)) return this.ran('scan', this.layer.exactAmong(q, filter.ids(), k));
+    return this.ran('graph', hits);
+  }
+
+  private ran(plan: DensePlan, hits: DenseHit[]): { hits: DenseHit[]; plan: DensePlan } {
+    this.plans[plan]++;
+    return { hits, plan };
+  }
+
+  /**
+   * Bytes held, estimated from the settings: the graph's room (hnswlib allocates each node's vector,
+   * level 0's 2m links and its label ahead, growing by doubling), and per point the copy of its
+   * vector get and compaction read, with the objects and map entries around it (secondary-bench
+   * measures the estimate against the process's memory).
+   */
+  get bytes(): number {
+    // hnswlib's vector, level-0 links and label, its per-node lock, level and upper-layer pointer.
+    const node = 4 * this.dim + 4 * (2 * this.o.m + 1) + 8 + 52;
+    return this.layer.graphRoom * node + this.layer.graphNodes * (4 * this.dim + PER_POINT_OVERHEAD);
+  }
+
+  entries(): DenseEntries {
+    const ids = this.layer.ids();
+    const vectors = new Float32Array(ids.length * this.dim);
+    ids.forEach((id, i) => vectors.set(this.layer.vector(id)!, i * this.dim));
+    return { ids, vectors };
+  }
+
+  static fromEntries(dim: number, metric: Metric, e: DenseEntries): DenseColumn {
+    const c = new DenseColumn(dim, metric);
+    e.ids.forEach((id, i) => c.layer.upsert(id, e.vectors.slice(i * dim, (i + 1) * dim)));
+    return c;
+  }
+}
