@@ -39,6 +39,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   },
   dashboard: { module: './dashboard-bench.js', about: "the dashboard's page captures (docs/dashboard/), and QPS with and without its live page polling" },
   sparse: { module: './sparse-bench.js', about: 'sparse vectors in process: inverted index vs scoring every vector, CPU per query, bytes a point' },
+  secondary: {
+    module: './secondary-bench.js',
+    about: 'a secondary dense vector in process: bytes a point, recall and CPU per ef, filtered plans forced vs the planner',
+  },
   replication: { module: './replication-bench.js', about: "upserts through a shared NATS write log vs a collection's own log, and replica lag" },
 };
 

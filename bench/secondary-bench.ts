@@ -1,0 +1,175 @@
+// A secondary dense vector (a named vector past the first) in process: its column
+// (index/fresh/dense-column.ts) over embedding-like vectors (angular, anisotropic, uneven norms;
+// datasets/generate/embedding.ts), with what it costs and how it searches, side by side in one run:
+// - build time and bytes a point (all of it DRAM: the column is not tiered);
+// - recall@10 against brute force and CPU per query at each ef;
+// - filtered searches at several shares of matching points, the filter a band of one direction of
+//   the data (so it is correlated with where queries land): the planner's choice beside each plan
+//   forced (`scan`: the matches scored one by one; `graph`: the walk skipping the rest), taking turns
+//   query by query, with recall and CPU per query, which names what each plan gains where.
+import { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { mulberry32 } from '../common/random.js';
+import { generateEmbedding } from '../datasets/generate/embedding.js';
+import { DenseColumn, type DensePlan, type FilterMatches } from '../index/fresh/dense-column.js';
+import { distanceRef, normalizeRows } from '../index/kernels/reference.js';
+
+const o = new Command()
+  .option('--points <n>', 'vectors', Number, 100_000)
+  .option('--dim <n>', 'dimensions', Number, 100)
+  .option('--queries <n>', 'queries a row', Number, 200)
+  .option('--efs <list>', 'ef of each unfiltered row (comma-separated)', '16,32,64,128')
+  .option('--shares <list>', 'matching shares of the filtered rows (comma-separated)', '0.01,0.03,0.1,0.3,0.5')
+  .option('--json <file>', 'also write the results as JSON')
+  .parse(process.argv)
+  .opts<{ points: number; dim: number; queries: number; efs: string; shares: string; json?: string }>();
+
+const K = 10;
+const FILTERED_EF = 64;
+/** Queries each contender runs untimed before a row. */
+const WARM_UP = 20;
+const set = generateEmbedding({ count: o.points, dim: o.dim, seed: 21 }, o.queries);
+const { dim } = set;
+const rows = (buf: Float32Array, n: number): Float32Array[] => Array.from({ length: n }, (_, i) => buf.subarray(i * dim, (i + 1) * dim));
+const base = rows(set.base, o.points);
+const queries = rows(set.queries, o.queries);
+
+function rss(): number {
+  globalThis.gc?.();
+  return process.memoryUsage().rss;
+}
+const rss0 = rss();
+const t0 = performance.now();
+const col = new DenseColumn(dim, 'cosine');
+base.forEach((v, id) => col.set(id, v));
+const buildMs = performance.now() - t0;
+const measuredBytes = rss() - rss0;
+console.log(
+  `${o.points} × ${dim} cosine vectors: built in ${(buildMs / 1000).toFixed(1)} s (${((buildMs * 1000) / o.points).toFixed(0)} µs a point); DRAM a point: ${(col.bytes / o.points).toFixed(0)} B as the column estimates it, ${(measuredBytes / o.points).toFixed(0)} B of process memory measured (one float32 copy of the vector: ${4 * dim} B)`,
+);
+
+// Brute force over unit vectors: the recall oracle.
+const unit = base.map((v) => {
+  const u = Float32Array.from(v);
+  normalizeRows(u, dim);
+  return u;
+});
+function exact(q: Float32Array, accept?: (id: number) => boolean): number[] {
+  const u = Float32Array.from(q);
+  normalizeRows(u, dim);
+  const scored: Array<{ id: number; d: number }> = [];
+  for (let id = 0; id < unit.length; id++) if (accept === undefined || accept(id)) scored.push({ id, d: distanceRef('cosine', u, 0, unit[id]!, 0, dim) });
+  return scored
+    .sort((a, b) => a.d - b.d || a.id - b.id)
+    .slice(0, K)
+    .map((h) => h.id);
+}
+
+interface Row {
+  label: string;
+  recall: number;
+  p50Us: number;
+  p99Us: number;
+  plans: Partial<Record<DensePlan, number>>;
+}
+
+const order = mulberry32(5);
+/** 0 … n-1 in a random order (Fisher–Yates). */
+function shuffled(n: number): number[] {
+  const out = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(order() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+type Search = (q: Float32Array) => { hits: Array<{ id: number }>; plan: DensePlan };
+
+/**
+ * Each contender over every query, the contenders taking turns query by query (so that a noisy
+ * spell of the machine falls on all of them alike), in a random order: recall, CPU per query at p50
+ * and p99, plans run.
+ */
+function run(labels: readonly string[], searches: readonly Search[], truth: number[][]): Row[] {
+  const times = searches.map((): number[] => []);
+  const found = searches.map(() => 0);
+  const plans = searches.map((): Partial<Record<DensePlan, number>> => ({}));
+  let wanted = 0;
+  // Untimed: each contender compiled and warm, and the garbage of the ground truth collected, first.
+  for (const search of searches) for (const q of queries.slice(0, WARM_UP)) search(q);
+  globalThis.gc?.();
+  queries.forEach((q, i) => {
+    const want = new Set(truth[i]);
+    wanted += want.size;
+    // A fresh order each query: whoever runs after another reads what it left in cache, and a
+    // rotation would keep who follows whom.
+    for (const c of shuffled(searches.length)) {
+      const search = searches[c]!;
+      const t = process.hrtime.bigint();
+      const r = search(q);
+      times[c]!.push(Number(process.hrtime.bigint() - t) / 1000);
+      plans[c]![r.plan] = (plans[c]![r.plan] ?? 0) + 1;
+      found[c]! += r.hits.filter((h) => want.has(h.id)).length;
+    }
+  });
+  return labels.map((label, c) => {
+    const sorted = times[c]!.sort((a, b) => a - b);
+    const row = {
+      label,
+      recall: wanted === 0 ? 1 : found[c]! / wanted,
+      p50Us: sorted[Math.floor(sorted.length / 2)]!,
+      p99Us: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
+      plans: plans[c]!,
+    };
+    console.log(
+      `${label.padEnd(34)} recall@${K} ${row.recall.toFixed(3)}   p50 ${row.p50Us.toFixed(0).padStart(6)} µs   p99 ${row.p99Us.toFixed(0).padStart(6)} µs   plans ${JSON.stringify(row.plans)}`,
+    );
+    return row;
+  });
+}
+
+const results: Row[] = [];
+const truth = queries.map((q) => exact(q));
+const efs = o.efs.split(',').map(Number);
+results.push(
+  ...run(
+    efs.map((ef) => `unfiltered, ef ${ef}`),
+    efs.map((ef) => (q: Float32Array) => col.search(q, K, { ef })),
+    truth,
+  ),
+);
+
+// A band of one direction of the data: points whose projection on it falls in a quantile range.
+const direction = unit[0]!;
+const projection = unit.map((u) => distanceRef('ip', u, 0, direction, 0, dim));
+const sorted = [...projection].sort((a, b) => a - b);
+for (const share of o.shares.split(',').map(Number)) {
+  const lo = sorted[Math.floor(sorted.length * (0.5 - share / 2))]!;
+  const hi = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * (0.5 + share / 2)))]!;
+  const accept = (id: number): boolean => projection[id]! >= lo && projection[id]! < hi;
+  const matching = base.map((_, id) => id).filter(accept);
+  // As a payload index answers it: a test by id, the count, and the ids (listed again each search, as the engine does).
+  const filter: FilterMatches = { accept, count: matching.length, ids: () => matching.slice() };
+  const t = queries.map((q) => exact(q, accept));
+  const pct = `${(share * 100).toFixed(0)}%`;
+  results.push(
+    ...run(
+      [`filter ${pct}, planner`, `filter ${pct}, scan forced`, `filter ${pct}, graph forced`],
+      [
+        (q) => col.search(q, K, { ef: FILTERED_EF, filter }),
+        (q) => col.search(q, K, { ef: FILTERED_EF, filter, plan: 'scan' }),
+        (q) => col.search(q, K, { ef: FILTERED_EF, filter, plan: 'graph' }),
+      ],
+      t,
+    ),
+  );
+}
+
+if (o.json !== undefined) {
+  writeFileSync(
+    o.json,
+    `${JSON.stringify({ points: o.points, dim, buildMs, bytesPerPoint: col.bytes / o.points, measuredBytesPerPoint: measuredBytes / o.points, k: K, filteredEf: FILTERED_EF, rows: results }, null, 2)}\n`,
+  );
+  console.log(`wrote ${o.json}`);
+}
