@@ -68,6 +68,7 @@ function App() {
     addEventListener('hashchange', f);
     return () => removeEventListener('hashchange', f);
   }, []);
+  // Listed again on every move between pages: collections are created and deleted over the API meanwhile.
   useEffect(() => {
     call<{ collections: Array<{ name: string }> }>('GET', '/collections').then(
       (r) => {
@@ -80,7 +81,7 @@ function App() {
         else setError(e instanceof Error ? e.message : String(e));
       },
     );
-  }, [generation]);
+  }, [generation, route.page]);
   const collection = route.collection ?? names?.[0] ?? null;
   const go = (page: Page, c: string | null) => {
     location.hash = c === null || page === 'collections' ? `#/${page}` : `#/${page}/${encodeURIComponent(c)}`;

@@ -1,5 +1,6 @@
-// A collection's one vector as the API spells it: unnamed ({size, distance}, a point's vector a
-// list) or named ({name: {size, distance}}, a point's vector {name: list}).
+// A collection's dense vectors as the API spells them: unnamed ({size, distance}, a point's vector a
+// list) or named ({name: {size, distance}, …}, the primary first; a point's vector {name: list}).
+// Searches here use the primary: the tiered index's.
 export interface VectorParams {
   size: number;
   distance: string;
@@ -7,10 +8,15 @@ export interface VectorParams {
 
 export type VectorsConfig = VectorParams | Record<string, VectorParams>;
 
+/** Every dense vector, the primary first. */
+export function allVectors(v: VectorsConfig): Array<VectorParams & { name: string }> {
+  if (typeof v.size === 'number') return [{ name: '', ...(v as VectorParams) }];
+  return Object.entries(v as Record<string, VectorParams>).map(([name, p]) => ({ name, ...p }));
+}
+
+/** The primary vector: the tiered index's. */
 export function oneVector(v: VectorsConfig): VectorParams & { name: string } {
-  if (typeof v.size === 'number') return { name: '', ...(v as VectorParams) };
-  const [name, p] = Object.entries(v as Record<string, VectorParams>)[0]!;
-  return { name, ...p };
+  return allVectors(v)[0]!;
 }
 
 export function pointVector(v: number[] | Record<string, number[]> | undefined): { name: string; vector: number[] } | null {

@@ -153,6 +153,17 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
       .toEqual(hot.map((h) => String(h.point)));
   });
 
+  it('lists every dense vector of a collection, the tiered primary first', async () => {
+    await api('PUT', '/collections/multi', { vectors: { text: { size: 4, distance: 'Cosine' }, image: { size: 8, distance: 'Euclid' } } });
+    try {
+      await open('/collections');
+      const card = page.locator('section[data-collection="multi"]');
+      await expect.poll(() => card.getByTestId('vectors').textContent()).toBe('text: 4-d, Cosine (tiered); image: 8-d, Euclid (DRAM graph)');
+    } finally {
+      await api('DELETE', '/collections/multi');
+    }
+  });
+
   it('met no console error on any page', () => {
     expect(errors).toEqual([]);
   });

@@ -5,9 +5,12 @@ import { call } from '../api';
 import { bytes, count, share } from '../format';
 import type { CollectionView, Memory } from '../types';
 import { ErrorBox, Fields, Grid, useLoad } from '../ui';
-import { oneVector, type VectorParams } from '../vectors';
+import { allVectors, type VectorParams } from '../vectors';
 
 const vectorText = (p: VectorParams & { name: string }): string => `${p.name === '' ? '' : `${p.name}: `}${p.size}-d, ${p.distance}`;
+/** The primary vector (tiered), then each secondary one (a DRAM graph of its own). */
+const vectorsText = (all: Array<VectorParams & { name: string }>): string =>
+  all.map((p, i) => `${vectorText(p)}${all.length > 1 ? (i === 0 ? ' (tiered)' : ' (DRAM graph)') : ''}`).join('; ');
 
 interface Props {
   name: string;
@@ -61,7 +64,7 @@ export function CollectionCard({ name, onNeedsKey }: Props) {
         <Fields
           rows={[
             ['points', <span data-testid="points">{count(v.points_count)}</span>],
-            ['vectors', vectorText(oneVector(v.config.params.vectors))],
+            ['vectors', <span data-testid="vectors">{vectorsText(allVectors(v.config.params.vectors))}</span>],
             ['segments', count(v.segments_count)],
             ['code in DRAM', s?.code ? `${s.code.kind}, ${s.code.bytes_per_vector} B a vector` : 'none (full vectors)'],
             [
