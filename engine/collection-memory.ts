@@ -1,12 +1,12 @@
 // A collection's memory, part by part and tier by tier (GET /collections/{c}/memory): the base
 // index's stores as its manifest lays them out (codes, neighbour lists, full vectors, labels), the
 // upper layers, the code's parameters and the promotion pool's slots in DRAM, the fresh layer's
-// vectors (DRAM), and the payloads (values in the CXL tier where the memory plan has one; rows and
-// indexes in DRAM). What the dashboard draws.
+// vectors, each sparse and secondary vector's column (DRAM), and the payloads (values in the CXL
+// tier where the memory plan has one; rows and indexes in DRAM). What the dashboard draws.
 import type { ReportedCollection } from './collection-info.js';
 
 export interface MemoryPart {
-  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, fresh vectors, payload values, payload rows, payload index <key>. */
+  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, fresh vectors, sparse vector <name>, vector <name> (a secondary one), payload values, payload rows, payload index <key>. */
   part: string;
   dram: number;
   cxl: number;
@@ -42,7 +42,11 @@ export function collectionMemory(c: ReportedCollection): CollectionMemory {
     add('value runs', 'dram', m.plan.runBytes ?? 0);
   }
   const live = c.live;
-  if (live) add('fresh vectors', 'dram', live.fresh.size * c.dim * 4);
+  if (live) {
+    add('fresh vectors', 'dram', live.fresh.size * c.dim * 4);
+    for (const [name, col] of live.sparse) add(`sparse vector ${name}`, 'dram', col.bytes());
+    for (const [name, col] of live.secondary) add(`vector ${name}`, 'dram', col.bytes);
+  }
   const p = c.payloadBytes();
   add('payload values', p.valuesPlacement.tier, p.values);
   add('payload rows', 'dram', p.rows);

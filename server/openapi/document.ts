@@ -1305,7 +1305,7 @@ export function openApiDocument(): Obj {
     [`${C}/memory`]: {
       get: {
         summary:
-          "Strata's own: the collection's memory by part (codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, fresh vectors, payload values, rows and indexes) and tier",
+          "Strata's own: the collection's memory by part (codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, fresh vectors, each sparse and secondary vector, payload values, rows and indexes) and tier",
         parameters: [collectionName],
         responses: ok(
           'Bytes by part and tier',

@@ -106,6 +106,11 @@ describe('secondary dense vectors', () => {
     const bytes = (info as unknown as { strata: { secondary_bytes: Record<string, number> } }).strata.secondary_bytes;
     expect(Object.keys(bytes)).toEqual(['image']);
     expect(bytes['image']!).toBeGreaterThan(POINTS * 0.75 * IMAGE_DIM * 4);
+    // The memory by part counts it in DRAM, as the info does.
+    const memory = (await (await fetch(`${s.rest}/collections/${NAME}/memory`)).json()) as {
+      result: { parts: Array<{ part: string; dram: number; cxl: number }> };
+    };
+    expect(memory.result.parts.find((p) => p.part === 'vector image')).toEqual({ part: 'vector image', dram: bytes['image'], cxl: 0 });
     const g = await grpc.api('collections').get({ collectionName: NAME });
     const map = g.result?.config?.params?.vectorsConfig?.config;
     expect(map?.case).toBe('paramsMap');

@@ -115,6 +115,12 @@ describe('sparse vectors', () => {
     expect(Object.keys(bytes).sort()).toEqual(['tags', 'text']);
     // The text column holds more entries than the tags one: its bytes say so.
     expect(bytes['text']!).toBeGreaterThan(bytes['tags']!);
+    // The memory by part counts each column in DRAM, as the info does.
+    const memory = (await (await fetch(`${s.rest}/collections/${NAME}/memory`)).json()) as {
+      result: { parts: Array<{ part: string; dram: number; cxl: number }> };
+    };
+    for (const name of ['text', 'tags'])
+      expect(memory.result.parts.find((p) => p.part === `sparse vector ${name}`)).toEqual({ part: `sparse vector ${name}`, dram: bytes[name], cxl: 0 });
     const g = await grpc.api('collections').get({ collectionName: NAME });
     const map = g.result?.config?.params?.sparseVectorsConfig?.map ?? {};
     expect(Object.fromEntries(Object.entries(map).map(([n, p]) => [n, p.modifier ?? 0]))).toEqual({ text: 1, tags: 0 });
