@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { mulberry32 } from '../common/random.js';
 import { generateEmbedding } from '../datasets/generate/embedding.js';
-import { DenseColumn, type DensePlan, type FilterMatches } from '../index/fresh/dense-column.js';
+import { DenseColumn, type DensePlan, type FilteredPlan, type FilterMatches } from '../index/fresh/dense-column.js';
 import { distanceRef, normalizeRows } from '../index/kernels/reference.js';
 
 const o = new Command()
@@ -20,12 +20,14 @@ const o = new Command()
   .option('--queries <n>', 'queries a row', Number, 200)
   .option('--efs <list>', 'ef of each unfiltered row (comma-separated)', '16,32,64,128')
   .option('--shares <list>', 'matching shares of the filtered rows (comma-separated)', '0.01,0.03,0.1,0.3,0.5')
+  .option('--filtered-efs <list>', 'ef of the filtered rows, a set of rows each (comma-separated)', '64')
   .option('--json <file>', 'also write the results as JSON')
   .parse(process.argv)
-  .opts<{ points: number; dim: number; queries: number; efs: string; shares: string; json?: string }>();
+  .opts<{ points: number; dim: number; queries: number; efs: string; shares: string; filteredEfs: string; json?: string }>();
 
 const K = 10;
-const FILTERED_EF = 64;
+/** The filtered plans, each forced beside the planner's choice. */
+const PLANS: readonly FilteredPlan[] = ['scan', 'graph'];
 /** Queries each contender runs untimed before a row. */
 const WARM_UP = 20;
 const set = generateEmbedding({ count: o.points, dim: o.dim, seed: 21 }, o.queries);
@@ -123,7 +125,7 @@ function run(labels: readonly string[], searches: readonly Search[], truth: numb
       plans: plans[c]!,
     };
     console.log(
-      `${label.padEnd(34)} recall@${K} ${row.recall.toFixed(3)}   p50 ${row.p50Us.toFixed(0).padStart(6)} µs   p99 ${row.p99Us.toFixed(0).padStart(6)} µs   plans ${JSON.stringify(row.plans)}`,
+      `${label.padEnd(40)} recall@${K} ${row.recall.toFixed(3)}   p50 ${row.p50Us.toFixed(0).padStart(6)} µs   p99 ${row.p99Us.toFixed(0).padStart(6)} µs   plans ${JSON.stringify(row.plans)}`,
     );
     return row;
   });
@@ -153,23 +155,22 @@ for (const share of o.shares.split(',').map(Number)) {
   const filter: FilterMatches = { accept, count: matching.length, ids: () => matching.slice() };
   const t = queries.map((q) => exact(q, accept));
   const pct = `${(share * 100).toFixed(0)}%`;
-  results.push(
-    ...run(
-      [`filter ${pct}, planner`, `filter ${pct}, scan forced`, `filter ${pct}, graph forced`],
-      [
-        (q) => col.search(q, K, { ef: FILTERED_EF, filter }),
-        (q) => col.search(q, K, { ef: FILTERED_EF, filter, plan: 'scan' }),
-        (q) => col.search(q, K, { ef: FILTERED_EF, filter, plan: 'graph' }),
-      ],
-      t,
-    ),
-  );
+  for (const ef of o.filteredEfs.split(',').map(Number)) {
+    const at = `filter ${pct}, ef ${ef}`;
+    results.push(
+      ...run(
+        [`${at}, planner`, ...PLANS.map((plan) => `${at}, ${plan} forced`)],
+        [(q) => col.search(q, K, { ef, filter }), ...PLANS.map((plan) => (q: Float32Array) => col.search(q, K, { ef, filter, plan }))],
+        t,
+      ),
+    );
+  }
 }
 
 if (o.json !== undefined) {
   writeFileSync(
     o.json,
-    `${JSON.stringify({ points: o.points, dim, buildMs, bytesPerPoint: col.bytes / o.points, measuredBytesPerPoint: measuredBytes / o.points, k: K, filteredEf: FILTERED_EF, rows: results }, null, 2)}\n`,
+    `${JSON.stringify({ points: o.points, dim, buildMs, bytesPerPoint: col.bytes / o.points, measuredBytesPerPoint: measuredBytes / o.points, k: K, rows: results }, null, 2)}\n`,
   );
   console.log(`wrote ${o.json}`);
 }

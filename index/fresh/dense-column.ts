@@ -12,10 +12,13 @@ import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
  * skips the rest (secondary-bench measures both plans at several shares).
  */
 const SCAN_BELOW = 0.1;
-/** A point's bytes besides its vectors and links: its typed array's objects, the map entries that find it, hnswlib's label map. */
-const PER_POINT_OVERHEAD = 400;
+/** A point's bytes besides its vectors and links: the map entries that find it here and in hnswlib's label map. */
+const PER_POINT_OVERHEAD = 150;
 
 export type DensePlan = 'graph' | 'scan' | 'exact';
+
+/** The filtered plans a search may be given instead of the planner's choice. */
+export type FilteredPlan = Exclude<DensePlan, 'exact'>;
 
 /** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids. */
 export interface FilterMatches {
@@ -30,8 +33,8 @@ export interface DenseSearch {
   filter?: FilterMatches;
   /** Every point scored. */
   exact?: boolean;
-  /** The filtered plan to run instead of the sample's choice (benchmarks compare them). */
-  plan?: 'graph' | 'scan';
+  /** The filtered plan to run instead of the planner's choice (benchmarks compare them). */
+  plan?: FilteredPlan;
 }
 
 export interface DenseHit {
@@ -118,14 +121,14 @@ export class DenseColumn {
 
   /**
    * Bytes held, estimated from the settings: the graph's room (hnswlib allocates each node's vector,
-   * level 0's 2m links and its label ahead, growing by doubling), and per point the copy of its
-   * vector get and compaction read, with the objects and map entries around it (secondary-bench
+   * level 0's 2m links and its label ahead, growing by doubling), the slab of the vectors reads and
+   * compactions use (its room too), and per point the map entries that find it (secondary-bench
    * measures the estimate against the process's memory).
    */
   get bytes(): number {
     // hnswlib's vector, level-0 links and label, its per-node lock, level and upper-layer pointer.
     const node = 4 * this.dim + 4 * (2 * this.o.m + 1) + 8 + 52;
-    return this.layer.graphRoom * node + this.layer.graphNodes * (4 * this.dim + PER_POINT_OVERHEAD);
+    return this.layer.graphRoom * node + 4 * this.layer.vectorRoom + this.layer.graphNodes * PER_POINT_OVERHEAD;
   }
 
   entries(): DenseEntries {

@@ -9,7 +9,8 @@
 // answering; writes made meanwhile go to both graphs, and the new one takes over when complete.
 import hnswlib from 'hnswlib-node';
 import type { Metric } from '../kernels/kernels.js';
-import { distanceRef, ipRef, l2Ref } from '../kernels/reference.js';
+import { ipRef, l2Ref } from '../kernels/reference.js';
+import { VectorSlab } from './vector-slab.js';
 import { TopK } from '../search/top-k.js';
 
 export interface FreshOptions {
@@ -85,8 +86,8 @@ export class FreshLayer {
   private graph: Graph;
   /** The graph being rebuilt, and the ids still to copy into it. */
   private next: { graph: Graph; todo: number[] } | null = null;
-  /** The live fresh points' vectors (what get, scroll and compaction read), by id. */
-  private readonly vectors = new Map<number, Float32Array>();
+  /** The live fresh points' vectors (what get, scroll, exact search and compaction read), by id. */
+  private readonly vectors: VectorSlab;
   /** Rebuilds completed (for metrics and tests). */
   rebuilds = 0;
   /** Resolves when the rebuild running now (if any) has taken over. */
@@ -98,6 +99,7 @@ export class FreshLayer {
     private readonly o: FreshOptions = DEFAULT_FRESH,
   ) {
     this.graph = new Graph(dim, metric, o, FIRST_CAPACITY);
+    this.vectors = new VectorSlab(dim);
   }
 
   get size(): number {
@@ -123,8 +125,14 @@ export class FreshLayer {
     return this.vectors.has(id);
   }
 
+  /** A copy of the point's vector, or null when it is not here. */
   vector(id: number): Float32Array | null {
-    return this.vectors.get(id) ?? null;
+    return this.vectors.copy(id);
+  }
+
+  /** Float32s the vectors' slab holds (its room included). */
+  get vectorRoom(): number {
+    return this.vectors.allocated;
   }
 
   /** Adds or replaces the point `id` (vector already normalised for cosine). */
@@ -149,7 +157,7 @@ export class FreshLayer {
   }
 
   private startRebuild(): void {
-    const next = { graph: new Graph(this.dim, this.metric, this.o, Math.ceil(this.vectors.size * 1.25)), todo: [...this.vectors.keys()] };
+    const next = { graph: new Graph(this.dim, this.metric, this.o, Math.ceil(this.vectors.size * 1.25)), todo: this.vectors.ids() };
     this.next = next;
     this.rebuilt = new Promise<void>((resolve) => {
       const step = (): void => {
@@ -157,8 +165,8 @@ export class FreshLayer {
         // one deleted since is skipped.
         for (let n = 0; n < REBUILD_SLICE && next.todo.length > 0; n++) {
           const id = next.todo.pop()!;
-          const v = this.vectors.get(id);
-          if (v !== undefined) next.graph.upsert(id, v);
+          const v = this.vectors.copy(id);
+          if (v !== null) next.graph.upsert(id, v);
         }
         if (next.todo.length > 0) {
           setImmediate(step);
@@ -204,24 +212,30 @@ export class FreshLayer {
   exactAmong(q: Float32Array, ids: readonly number[], k: number): Array<{ id: number; distance: number }> {
     // The k best in a bounded heap (a larger score is better: the negated distance), not a sort of every match.
     const best = new TopK(Math.min(k, ids.length));
-    const l2 = this.metric === 'l2';
+    const score = this.scorer(q);
     for (const id of ids) {
-      const v = this.vectors.get(id);
-      if (v !== undefined) best.offer(-Math.fround(l2 ? l2Ref(q, 0, v, 0, this.dim) : ipRef(q, 0, v, 0, this.dim)), id);
+      const s = this.vectors.read(id, score);
+      if (s !== undefined) best.offer(s, id);
     }
     return best.drain().map((h) => ({ id: h.id, distance: -h.score }));
   }
 
+  /** The negated distance to q of the vector at an offset (larger is nearer, as TopK ranks). */
+  private scorer(q: Float32Array): (data: Float32Array, at: number) => number {
+    const dim = this.dim;
+    return this.metric === 'l2' ? (data, at) => -Math.fround(l2Ref(q, 0, data, at, dim)) : (data, at) => -Math.fround(ipRef(q, 0, data, at, dim));
+  }
+
   /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
   exact(q: Float32Array, k: number): Array<{ id: number; distance: number }> {
-    const out: Array<{ id: number; distance: number }> = [];
-    for (const [id, v] of this.vectors) out.push({ id, distance: Math.fround(distanceRef(this.metric, q, 0, v, 0, this.dim)) });
-    out.sort((a, b) => a.distance - b.distance || a.id - b.id);
-    return out.slice(0, k);
+    const best = new TopK(Math.min(k, this.vectors.size));
+    const score = this.scorer(q);
+    this.vectors.forEach((id, data, at) => best.offer(score(data, at), id));
+    return best.drain().map((h) => ({ id: h.id, distance: -h.score }));
   }
 
   /** Fresh ids, ascending. */
   ids(): number[] {
-    return [...this.vectors.keys()].sort((a, b) => a - b);
+    return this.vectors.ids().sort((a, b) => a - b);
   }
 }
