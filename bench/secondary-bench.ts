@@ -86,22 +86,22 @@ function shuffled(n: number): number[] {
   return out;
 }
 
-type Search = (q: Float32Array) => { hits: Array<{ id: number }>; plan: DensePlan };
+type Search = (q: Float32Array) => Promise<{ hits: Array<{ id: number }>; plan: DensePlan }>;
 
 /**
  * Each contender over every query, the contenders taking turns query by query (so that a noisy
  * spell of the machine falls on all of them alike), in a random order: recall, CPU per query at p50
  * and p99, plans run.
  */
-function run(labels: readonly string[], searches: readonly Search[], truth: number[][]): Row[] {
+async function run(labels: readonly string[], searches: readonly Search[], truth: number[][]): Promise<Row[]> {
   const times = searches.map((): number[] => []);
   const found = searches.map(() => 0);
   const plans = searches.map((): Partial<Record<DensePlan, number>> => ({}));
   let wanted = 0;
   // Untimed: each contender compiled and warm, and the garbage of the ground truth collected, first.
-  for (const search of searches) for (const q of queries.slice(0, WARM_UP)) search(q);
+  for (const search of searches) for (const q of queries.slice(0, WARM_UP)) await search(q);
   globalThis.gc?.();
-  queries.forEach((q, i) => {
+  for (const [i, q] of queries.entries()) {
     const want = new Set(truth[i]);
     wanted += want.size;
     // A fresh order each query: whoever runs after another reads what it left in cache, and a
@@ -109,12 +109,12 @@ function run(labels: readonly string[], searches: readonly Search[], truth: numb
     for (const c of shuffled(searches.length)) {
       const search = searches[c]!;
       const t = process.hrtime.bigint();
-      const r = search(q);
+      const r = await search(q);
       times[c]!.push(Number(process.hrtime.bigint() - t) / 1000);
       plans[c]![r.plan] = (plans[c]![r.plan] ?? 0) + 1;
       found[c]! += r.hits.filter((h) => want.has(h.id)).length;
     }
-  });
+  }
   return labels.map((label, c) => {
     const sorted = times[c]!.sort((a, b) => a - b);
     const row = {
@@ -135,11 +135,11 @@ const results: Row[] = [];
 const truth = queries.map((q) => exact(q));
 const efs = o.efs.split(',').map(Number);
 results.push(
-  ...run(
+  ...(await run(
     efs.map((ef) => `unfiltered, ef ${ef}`),
     efs.map((ef) => (q: Float32Array) => col.search(q, K, { ef })),
     truth,
-  ),
+  )),
 );
 
 // A band of one direction of the data: points whose projection on it falls in a quantile range.
@@ -158,11 +158,11 @@ for (const share of o.shares.split(',').map(Number)) {
   for (const ef of o.filteredEfs.split(',').map(Number)) {
     const at = `filter ${pct}, ef ${ef}`;
     results.push(
-      ...run(
+      ...(await run(
         [`${at}, planner`, ...PLANS.map((plan) => `${at}, ${plan} forced`)],
         [(q) => col.search(q, K, { ef, filter }), ...PLANS.map((plan) => (q: Float32Array) => col.search(q, K, { ef, filter, plan }))],
         t,
-      ),
+      )),
     );
   }
 }

@@ -500,18 +500,23 @@ export class Collection implements FilteredHost {
    * The `k` nearest points by the named secondary dense vector, among those matching `filter`, in
    * its graph (or every point scored, `exact`); distances in the base index's convention.
    */
-  searchSecondary(
+  async searchSecondary(
     name: string,
     query: Float32Array,
     k: number,
-    o: { ef?: number; exact?: boolean; filter?: Filter; vectorField?: string },
-  ): { hits: Array<{ id: number; distance: number }>; plan: DensePlan } {
+    o: { ef?: number; exact?: boolean; filter?: Filter; vectorField?: string; signal?: AbortSignal },
+  ): Promise<{ hits: Array<{ id: number; distance: number }>; plan: DensePlan }> {
     if (this.refused) throw this.refused;
     const col = this.live?.secondary.get(name);
     if (col === undefined) return { hits: [], plan: 'graph' };
     checkQueryVector(query, col.dim, o.vectorField ?? 'vector');
     const filter = o.filter === undefined ? undefined : this.payloads.matches(o.filter);
-    return col.search(query, k, { ef: o.ef ?? this.s.defaultEf, ...(filter !== undefined ? { filter } : {}), exact: o.exact === true });
+    return col.search(query, k, {
+      ef: o.ef ?? this.s.defaultEf,
+      exact: o.exact === true,
+      ...(filter !== undefined ? { filter } : {}),
+      ...(o.signal !== undefined ? { signal: o.signal } : {}),
+    });
   }
 
   /** A point's distance by its named secondary vector to `query`, or null when it has none. */

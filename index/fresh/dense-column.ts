@@ -35,6 +35,8 @@ export interface DenseSearch {
   exact?: boolean;
   /** The filtered plan to run instead of the planner's choice (benchmarks compare them). */
   plan?: FilteredPlan;
+  /** Ends a scan between event-loop turns. */
+  signal?: AbortSignal;
 }
 
 export interface DenseHit {
@@ -98,19 +100,21 @@ export class DenseColumn {
   }
 
   /**
-   * The k nearest points to `query` (that `accept` takes, when given), nearest first: by the graph
-   * walk at `ef`, or every point scored when `exact`. Never fewer than k while k points match.
+   * The k nearest points to `query` (of the filter's matches, when given), nearest first: by the
+   * graph walk at `ef`, or every point scored when `exact`. Never fewer than k while k points match.
+   * A scan runs in turns of the event loop (FreshLayer.exactInTurns); a walk is one native call.
    */
-  search(query: Float32Array, k: number, o: DenseSearch): { hits: DenseHit[]; plan: DensePlan } {
+  async search(query: Float32Array, k: number, o: DenseSearch): Promise<{ hits: DenseHit[]; plan: DensePlan }> {
     const { ef, filter } = o;
     const q = this.prepared(query);
-    if (o.exact === true) return this.ran('exact', filter === undefined ? this.layer.exact(q, k) : this.layer.exactAmong(q, filter.ids(), k));
+    const scan = async (): Promise<DenseHit[]> => this.layer.exactInTurns(q, k, filter?.ids() ?? null, o.signal);
+    if (o.exact === true) return this.ran('exact', await scan());
     if (filter === undefined) return this.ran('graph', this.layer.search(q, k, ef));
-    const scan = o.plan === undefined ? filter.count < SCAN_BELOW * this.layer.size : o.plan === 'scan';
-    if (scan) return this.ran('scan', this.layer.exactAmong(q, filter.ids(), k));
+    const scanFirst = o.plan === undefined ? filter.count < SCAN_BELOW * this.layer.size : o.plan === 'scan';
+    if (scanFirst) return this.ran('scan', await scan());
     const hits = this.layer.searchAccepting(q, k, ef, (id) => filter.accept(id));
     // The walk reaches only what links lead to: short of k, the scan settles how many truly match.
-    if (hits.length < Math.min(k, filter.count, this.layer.size)) return this.ran('scan', this.layer.exactAmong(q, filter.ids(), k));
+    if (hits.length < Math.min(k, filter.count, this.layer.size)) return this.ran('scan', await scan());
     return this.ran('graph', hits);
   }
 

@@ -25,6 +25,10 @@ const FIRST_CAPACITY = 1024;
 const REBUILD_MIN_DELETED = 1024;
 /** Points copied into the new graph per event-loop turn during a rebuild (~20 ms of inserts). */
 const REBUILD_SLICE = 256;
+/** Vector floats an exact scan reads per event-loop turn (a few milliseconds' work). */
+const TURN_FLOATS = 1 << 21;
+/** The fewest points an exact scan reads per turn, however long the vectors. */
+const MIN_TURN_POINTS = 256;
 
 /**
  * One hnswlib graph and the points it holds, live and marked deleted. hnswlib-node takes 32-bit
@@ -218,6 +222,39 @@ export class FreshLayer {
       if (s !== undefined) best.offer(s, id);
     }
     return best.drain().map((h) => ({ id: h.id, distance: -h.score }));
+  }
+
+  /**
+   * exact or exactAmong (`ids` given) in turns of the event loop, a slice of about TURN_FLOATS of
+   * vector a turn, so that a scan of many points holds no turn long; `signal` ends it between turns.
+   * A write between turns may move a point to another slot: it is counted once, at the first.
+   */
+  async exactInTurns(q: Float32Array, k: number, ids: readonly number[] | null, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
+    const step = Math.max(MIN_TURN_POINTS, Math.floor(TURN_FLOATS / this.dim));
+    const total = ids === null ? this.vectors.slots : ids.length;
+    // Room for points met twice; the answer keeps each id's first.
+    const best = new TopK(Math.min(2 * k, Math.max(total, 1)));
+    const score = this.scorer(q);
+    for (let from = 0; from < total; from += step) {
+      if (from > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        signal?.throwIfAborted();
+      }
+      if (ids === null) this.vectors.forEachIn(from, from + step, (id, data, at) => best.offer(score(data, at), id));
+      else
+        for (const id of ids.slice(from, from + step)) {
+          const s = this.vectors.read(id, score);
+          if (s !== undefined) best.offer(s, id);
+        }
+    }
+    const seen = new Set<number>();
+    const out: Array<{ id: number; distance: number }> = [];
+    for (const h of best.drain()) {
+      if (out.length === k || seen.has(h.id)) continue;
+      seen.add(h.id);
+      out.push({ id: h.id, distance: -h.score });
+    }
+    return out;
   }
 
   /** The negated distance to q of the vector at an offset (larger is nearer, as TopK ranks). */

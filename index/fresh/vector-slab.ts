@@ -71,10 +71,20 @@ export class VectorSlab {
     return slot === undefined ? undefined : fn(this.data, slot * this.dim);
   }
 
+  /** Slots handed out so far (free ones included): the range forEachIn walks. */
+  get slots(): number {
+    return this.idAt.length;
+  }
+
   /** Calls fn for every point, with the array and offset of its vector, in slot order. */
   forEach(fn: (id: number, data: Float32Array, offset: number) => void): void {
+    this.forEachIn(0, this.idAt.length, fn);
+  }
+
+  /** forEach over the slots in [from, to) only. */
+  forEachIn(from: number, to: number, fn: (id: number, data: Float32Array, offset: number) => void): void {
     const data = this.data;
-    for (let slot = 0; slot < this.idAt.length; slot++) {
+    for (let slot = from; slot < Math.min(to, this.idAt.length); slot++) {
       const id = this.idAt[slot]!;
       if (id !== -1) fn(id, data, slot * this.dim);
     }

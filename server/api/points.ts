@@ -129,9 +129,10 @@ async function searchSecondaryPoints(c: Collection, p: SearchPlan, ctl: CallCont
   ctl.signal?.throwIfAborted();
   const name = p.secondary!;
   const { metric } = c.secondaryVectors[name]!;
-  const r = c.searchSecondary(name, p.vector, p.limit + p.offset, {
+  const r = await c.searchSecondary(name, p.vector, p.limit + p.offset, {
     vectorField: p.vectorField,
     exact: p.exact,
+    ...(ctl.signal !== undefined ? { signal: ctl.signal } : {}),
     ...(p.ef !== undefined ? { ef: p.ef } : {}),
     ...(p.filter !== undefined ? { filter: p.filter } : {}),
   });

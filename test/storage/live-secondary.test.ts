@@ -66,7 +66,7 @@ describe('secondary dense vectors in the live store', () => {
     const restored = await open(collectionDir(tmp.path('data'), 'restored'), { cutLsn: 0n, state });
     expect(holdings(restored)).toEqual(want);
     // The restored column searches as the original did.
-    expect(restored.secondary.get('image')!.search(Float32Array.of(7, 7, 6), 1, { ef: 16 }).hits).toEqual([{ id: 3, distance: 1 }]);
+    expect((await restored.secondary.get('image')!.search(Float32Array.of(7, 7, 6), 1, { ef: 16 })).hits).toEqual([{ id: 3, distance: 1 }]);
     await restored.close();
 
     expect(verifyCollectionDir(dir)).toMatchObject({ ok: true, error: null, records: 5, points: 3 });
