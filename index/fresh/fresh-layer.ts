@@ -227,12 +227,13 @@ export class FreshLayer {
   /**
    * exact or exactAmong (`ids` given) in turns of the event loop, a slice of about TURN_FLOATS of
    * vector a turn, so that a scan of many points holds no turn long; `signal` ends it between turns.
-   * A write between turns may move a point to another slot: it is counted once, at the first.
+   * A write between turns may move a point to another slot, where the scan meets it again: it is
+   * answered once, at its nearer reading.
    */
   async exactInTurns(q: Float32Array, k: number, ids: readonly number[] | null, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
     const step = Math.max(MIN_TURN_POINTS, Math.floor(TURN_FLOATS / this.dim));
     const total = ids === null ? this.vectors.slots : ids.length;
-    // Room for points met twice; the answer keeps each id's first.
+    // Room for points met twice; the answer keeps each id's nearer reading.
     const best = new TopK(Math.min(2 * k, Math.max(total, 1)));
     const score = this.scorer(q);
     for (let from = 0; from < total; from += step) {
