@@ -305,7 +305,7 @@ export class LiveStore {
     }
     const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory, side);
     if (compacted) {
-      store.restore(compacted.state);
+      await store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
     } else if (basePayloads !== null) store.payloads.seed(basePayloads);
     for (const r of records) if (compacted === null || r.lsn > compacted.cutLsn) store.apply(r.type, r.payload, r.lsn);
@@ -342,7 +342,7 @@ export class LiveStore {
     };
   }
 
-  private restore(s: LiveState): void {
+  private async restore(s: LiveState): Promise<void> {
     for (const [id, p] of s.payloads) this.payloads.upsert(id, p);
     for (const spec of s.indexes ?? []) this.payloads.createIndex(spec);
     for (const [uuid, id] of s.uuids) this.mapUuid(uuid, id);
@@ -353,10 +353,8 @@ export class LiveStore {
       // A name the config no longer has is left out (none can be dropped today).
       if (col !== undefined) this.sparse.set(name, SparseColumn.fromEntries(col.modifier, entriesOf(saved)));
     }
-    for (const [name, saved] of Object.entries(s.secondary ?? {})) {
-      const col = this.secondary.get(name);
-      if (col !== undefined) this.secondary.set(name, DenseColumn.fromEntries(col.dim, col.metric, denseEntriesOf(saved)));
-    }
+    // The graphs are built again, in turns of the event loop (the column is empty until this store opens).
+    for (const [name, saved] of Object.entries(s.secondary ?? {})) await this.secondary.get(name)?.fill(denseEntriesOf(saved));
   }
 
   /**

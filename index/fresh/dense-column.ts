@@ -12,6 +12,8 @@ import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
  * skips the rest (secondary-bench measures both plans at several shares).
  */
 const SCAN_BELOW = 0.1;
+/** Points inserted into the graph per event-loop turn while a column is filled from saved entries. */
+const FILL_SLICE = 256;
 /** A point's bytes besides its vectors and links: the map entries that find it here and in hnswlib's label map. */
 const PER_POINT_OVERHEAD = 150;
 
@@ -142,9 +144,16 @@ export class DenseColumn {
     return { ids, vectors };
   }
 
-  static fromEntries(dim: number, metric: Metric, e: DenseEntries): DenseColumn {
-    const c = new DenseColumn(dim, metric);
-    e.ids.forEach((id, i) => c.layer.upsert(id, e.vectors.slice(i * dim, (i + 1) * dim)));
-    return c;
+  /**
+   * Fills this column with saved entries (vectors as kept: normalised already), a slice of points
+   * per event-loop turn: a graph of many points takes seconds to build, and a snapshot may be
+   * restored while the server serves.
+   */
+  async fill(e: DenseEntries): Promise<void> {
+    const dim = this.dim;
+    for (let from = 0; from < e.ids.length; from += FILL_SLICE) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = from; i < Math.min(from + FILL_SLICE, e.ids.length); i++) this.layer.upsert(e.ids[i]!, e.vectors.subarray(i * dim, (i + 1) * dim));
+    }
   }
 }

@@ -1,7 +1,8 @@
 // Secondary dense vectors in the live store: every kind of write (upsert, vector update with and
 // without the primary vector, vector delete, point delete) applied, replayed from the log after a
-// reopen, and restored from the saved state, each time equal to a plain model; `strata verify`
-// passes the log and fails a record whose bytes are not a whole number of vectors.
+// reopen, and restored from the saved state, each time equal to a plain model (a graph of many
+// points too); `strata verify` passes the log and fails a record whose bytes are not a whole number
+// of vectors.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
@@ -70,6 +71,26 @@ describe('secondary dense vectors in the live store', () => {
     await restored.close();
 
     expect(verifyCollectionDir(dir)).toMatchObject({ ok: true, error: null, records: 5, points: 3 });
+  });
+
+  it('restores a graph of many points answering as the original', async () => {
+    const dir = collectionDir(tmp.path('data'), 'many');
+    const store = await open(dir);
+    const points = Array.from({ length: 3000 }, (_, id) => ({
+      id,
+      vector: Float32Array.of(id, 1),
+      payload: null,
+      secondary: { image: Float32Array.of(id % 17, id % 31, id / 100) },
+    }));
+    await store.upsert(points);
+    const state = decodeLiveState(encodeLiveState(store.liveState()));
+    const q = Float32Array.of(3, 5, 12);
+    const want = (await store.secondary.get('image')!.search(q, 5, { ef: 64, exact: true })).hits;
+    await store.close();
+    const restored = await open(collectionDir(tmp.path('data'), 'many-restored'), { cutLsn: 0n, state });
+    expect(restored.secondary.get('image')!.size).toBe(3000);
+    expect((await restored.secondary.get('image')!.search(q, 5, { ef: 64, exact: true })).hits).toEqual(want);
+    await restored.close();
   });
 
   it('fails verification of a record whose bytes are not a whole number of vectors', async () => {

@@ -119,8 +119,14 @@ describe('a dense column', () => {
     expect(c.distance(2, Float32Array.of(0, 1))).toBeNull();
   });
 
-  it('comes back from its entries answering as before', async () => {
-    const copy = DenseColumn.fromEntries(DIM, 'l2', column.entries());
+  it('comes back from its entries answering as before, filled a slice per event-loop turn', async () => {
+    const copy = new DenseColumn(DIM, 'l2');
+    const filling = copy.fill(column.entries());
+    // One turn later, part of the points are in and the rest wait for later turns.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(copy.size).toBeGreaterThan(0);
+    expect(copy.size).toBeLessThan(N);
+    await filling;
     const q = query();
     expect((await copy.search(q, 10, { ef: 64, exact: true })).hits).toEqual((await column.search(q, 10, { ef: 64, exact: true })).hits);
     expect(copy.size).toBe(N);
