@@ -519,11 +519,6 @@ export class Collection implements FilteredHost {
     });
   }
 
-  /** A point's distance by its named secondary vector to `query`, or null when it has none. */
-  secondaryDistance(id: number, name: string, query: Float32Array): number | null {
-    return this.live?.secondary.get(name)?.distance(id, query) ?? null;
-  }
-
   /** A point's named secondary vector (unit-normalised for cosine), or null (none, or no such point). */
   secondaryVector(id: number, name: string): Float32Array | null {
     return this.live?.secondary.get(name)?.get(id) ?? null;

@@ -4,7 +4,7 @@
 // many points the filter matches: few are scored one by one (`scan`), many are found by the graph
 // walk skipping the rest (`graph`), which falls back to the scan when it reaches fewer than k.
 import type { Metric } from '../kernels/kernels.js';
-import { distanceRef, normalizeRows } from '../kernels/reference.js';
+import { normalizeRows } from '../kernels/reference.js';
 import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
 
 /**
@@ -55,8 +55,6 @@ export interface DenseEntries {
 
 export class DenseColumn {
   private readonly layer: FreshLayer;
-  /** The plan each search ran, by name (tests and stats). */
-  readonly plans: Record<DensePlan, number> = { graph: 0, scan: 0, exact: 0 };
 
   constructor(
     readonly dim: number,
@@ -71,7 +69,7 @@ export class DenseColumn {
   }
 
   /** A copy of `v` as the column keeps and compares it: unit-normalised for cosine. */
-  prepared(v: Float32Array): Float32Array {
+  private prepared(v: Float32Array): Float32Array {
     const out = Float32Array.from(v);
     if (this.metric === 'cosine') normalizeRows(out, this.dim);
     return out;
@@ -91,16 +89,6 @@ export class DenseColumn {
     return this.layer.vector(id);
   }
 
-  has(id: number): boolean {
-    return this.layer.has(id);
-  }
-
-  /** The point's distance to `query`, or null when it has no vector here. */
-  distance(id: number, query: Float32Array): number | null {
-    const v = this.layer.vector(id);
-    return v === null ? null : Math.fround(distanceRef(this.metric, this.prepared(query), 0, v, 0, this.dim));
-  }
-
   /**
    * The k nearest points to `query` (of the filter's matches, when given), nearest first: by the
    * graph walk at `ef`, or every point scored when `exact`. Never fewer than k while k points match.
@@ -110,19 +98,14 @@ export class DenseColumn {
     const { ef, filter } = o;
     const q = this.prepared(query);
     const scan = async (): Promise<DenseHit[]> => this.layer.exactInTurns(q, k, filter?.ids() ?? null, o.signal);
-    if (o.exact === true) return this.ran('exact', await scan());
-    if (filter === undefined) return this.ran('graph', this.layer.search(q, k, ef));
+    if (o.exact === true) return { hits: await scan(), plan: 'exact' };
+    if (filter === undefined) return { hits: this.layer.search(q, k, ef), plan: 'graph' };
     const scanFirst = o.plan === undefined ? filter.count < SCAN_BELOW * this.layer.size : o.plan === 'scan';
-    if (scanFirst) return this.ran('scan', await scan());
-    const hits = this.layer.searchAccepting(q, k, ef, (id) => filter.accept(id));
+    if (scanFirst) return { hits: await scan(), plan: 'scan' };
+    const hits = this.layer.search(q, k, ef, (id) => filter.accept(id));
     // The walk reaches only what links lead to: short of k, the scan settles how many truly match.
-    if (hits.length < Math.min(k, filter.count, this.layer.size)) return this.ran('scan', await scan());
-    return this.ran('graph', hits);
-  }
-
-  private ran(plan: DensePlan, hits: DenseHit[]): { hits: DenseHit[]; plan: DensePlan } {
-    this.plans[plan]++;
-    return { hits, plan };
+    if (hits.length < Math.min(k, filter.count, this.layer.size)) return { hits: await scan(), plan: 'scan' };
+    return { hits, plan: 'graph' };
   }
 
   /**

@@ -185,43 +185,34 @@ export class FreshLayer {
     });
   }
 
-  /** The k nearest fresh points, nearest first, as (id, distance) in the base index's convention. */
-  search(q: Float32Array, k: number, ef: number): Array<{ id: number; distance: number }> {
-    const n = Math.min(k, this.vectors.size);
-    if (n === 0) return [];
-    const g = this.graph;
-    g.h.setEf(Math.max(ef, n));
-    const r = g.h.searchKnn(Array.from(q), n);
-    const out = r.neighbors.map((label, i) => ({ id: g.idOf(label), distance: r.distances[i]! }));
-    out.sort((a, b) => a.distance - b.distance || a.id - b.id);
-    return out;
-  }
-
   /**
-   * The k nearest points `accept` takes, by the graph walk (hnswlib skips the rest but walks through
-   * them): fewer than k when the walk runs out of accepted points it can reach.
+   * The k nearest fresh points by the graph walk, nearest first, as (id, distance) in the base
+   * index's convention. With `accept`, only points it takes: hnswlib walks through the others, and
+   * answers fewer than k when the walk runs out of accepted points it can reach.
    */
-  searchAccepting(q: Float32Array, k: number, ef: number, accept: (id: number) => boolean): Array<{ id: number; distance: number }> {
+  search(q: Float32Array, k: number, ef: number, accept?: (id: number) => boolean): Array<{ id: number; distance: number }> {
     const n = Math.min(k, this.vectors.size);
     if (n === 0) return [];
     const g = this.graph;
     g.h.setEf(Math.max(ef, n));
-    const r = g.h.searchKnn(Array.from(q), n, (label) => accept(g.idOf(label)));
+    const r = accept === undefined ? g.h.searchKnn(Array.from(q), n) : g.h.searchKnn(Array.from(q), n, (label) => accept(g.idOf(label)));
     const out = r.neighbors.map((label, i) => ({ id: g.idOf(label), distance: r.distances[i]! }));
     out.sort((a, b) => a.distance - b.distance || a.id - b.id);
     return out;
   }
 
-  /** The k nearest of `ids` (those still here), exactly, nearest first: a filtered search's fresh part, a secondary vector's scan. */
+  /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
+  exact(q: Float32Array, k: number): Array<{ id: number; distance: number }> {
+    const best = new TopK(Math.min(k, this.vectors.size));
+    this.offerRange(best, this.scorer(q), null, 0, this.vectors.slots);
+    return nearest(best, k);
+  }
+
+  /** The k nearest of `ids` (those still here), exactly, nearest first: a filtered search's fresh part. */
   exactAmong(q: Float32Array, ids: readonly number[], k: number): Array<{ id: number; distance: number }> {
-    // The k best in a bounded heap (a larger score is better: the negated distance), not a sort of every match.
     const best = new TopK(Math.min(k, ids.length));
-    const score = this.scorer(q);
-    for (const id of ids) {
-      const s = this.vectors.read(id, score);
-      if (s !== undefined) best.offer(s, id);
-    }
-    return best.drain().map((h) => ({ id: h.id, distance: -h.score }));
+    this.offerRange(best, this.scorer(q), ids, 0, ids.length);
+    return nearest(best, k);
   }
 
   /**
@@ -241,21 +232,26 @@ export class FreshLayer {
         await new Promise((resolve) => setImmediate(resolve));
         signal?.throwIfAborted();
       }
-      if (ids === null) this.vectors.forEachIn(from, from + step, (id, data, at) => best.offer(score(data, at), id));
-      else
-        for (const id of ids.slice(from, from + step)) {
-          const s = this.vectors.read(id, score);
-          if (s !== undefined) best.offer(s, id);
-        }
+      this.offerRange(best, score, ids, from, from + step);
     }
-    const seen = new Set<number>();
-    const out: Array<{ id: number; distance: number }> = [];
-    for (const h of best.drain()) {
-      if (out.length === k || seen.has(h.id)) continue;
-      seen.add(h.id);
-      out.push({ id: h.id, distance: -h.score });
+    return nearest(best, k);
+  }
+
+  /**
+   * Offers `best` the points of slots [from, to) (`ids` null: every point) or of ids[from, to),
+   * each scored by `score` (an id no longer here is skipped). A larger score is nearer: the heap
+   * keeps the k best, rather than a sort of every point.
+   */
+  private offerRange(best: TopK, score: (data: Float32Array, at: number) => number, ids: readonly number[] | null, from: number, to: number): void {
+    if (ids === null) {
+      this.vectors.forEachIn(from, to, (id, data, at) => best.offer(score(data, at), id));
+      return;
     }
-    return out;
+    for (let i = from; i < Math.min(to, ids.length); i++) {
+      const id = ids[i]!;
+      const s = this.vectors.read(id, score);
+      if (s !== undefined) best.offer(s, id);
+    }
   }
 
   /** The negated distance to q of the vector at an offset (larger is nearer, as TopK ranks). */
@@ -264,16 +260,20 @@ export class FreshLayer {
     return this.metric === 'l2' ? (data, at) => -Math.fround(l2Ref(q, 0, data, at, dim)) : (data, at) => -Math.fround(ipRef(q, 0, data, at, dim));
   }
 
-  /** The k nearest fresh points by brute force (the exact search mode, and the recall oracle). */
-  exact(q: Float32Array, k: number): Array<{ id: number; distance: number }> {
-    const best = new TopK(Math.min(k, this.vectors.size));
-    const score = this.scorer(q);
-    this.vectors.forEach((id, data, at) => best.offer(score(data, at), id));
-    return best.drain().map((h) => ({ id: h.id, distance: -h.score }));
-  }
-
   /** Fresh ids, ascending. */
   ids(): number[] {
     return this.vectors.ids().sort((a, b) => a - b);
   }
+}
+
+/** The heap's points nearest first as (id, distance), at most k, each id once (at its nearer reading). */
+function nearest(best: TopK, k: number): Array<{ id: number; distance: number }> {
+  const seen = new Set<number>();
+  const out: Array<{ id: number; distance: number }> = [];
+  for (const h of best.drain()) {
+    if (out.length === k || seen.has(h.id)) continue;
+    seen.add(h.id);
+    out.push({ id: h.id, distance: -h.score });
+  }
+  return out;
 }

@@ -76,12 +76,7 @@ export class VectorSlab {
     return this.idAt.length;
   }
 
-  /** Calls fn for every point, with the array and offset of its vector, in slot order. */
-  forEach(fn: (id: number, data: Float32Array, offset: number) => void): void {
-    this.forEachIn(0, this.idAt.length, fn);
-  }
-
-  /** forEach over the slots in [from, to) only. */
+  /** Calls fn for every point in the slots [from, to), with the array and offset of its vector, in slot order. */
   forEachIn(from: number, to: number, fn: (id: number, data: Float32Array, offset: number) => void): void {
     const data = this.data;
     for (let slot = from; slot < Math.min(to, this.idAt.length); slot++) {

@@ -2,7 +2,7 @@
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
 import { invalidArgument, pointNotFound } from '../../common/errors.js';
-import type { Collection, Payload, PayloadSelector, PointKey, SparseVector } from '../../engine/public.js';
+import type { Collection, Metric, Payload, PayloadSelector, PointKey, SparseVector } from '../../engine/public.js';
 import type { NamedVectors } from './vector-space.js';
 import { wantsPayload } from './fields.js';
 import { type RetrievePlan, rerankFor, type ScrollPlan, type SearchPlan } from './requests.js';
@@ -106,18 +106,43 @@ export function sparseQuery(c: Collection, p: SearchPlan): { vector: SparseVecto
  * leaves other requests their turns.
  */
 async function searchSparsePoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
-  await new Promise((resolve) => setImmediate(resolve));
-  ctl.signal?.throwIfAborted();
+  await nextTurn(ctl);
   const { vector, exclude } = sparseQuery(c, p);
   const k = p.limit + p.offset + (exclude === null ? 0 : 1);
   const found = c.searchSparse(p.sparse!.name, vector, k, p.filter).filter((h) => h.id !== exclude);
+  // A dot product: larger is better, as a similarity's score.
+  return answerOf(c, p, found.slice(p.offset, p.offset + p.limit), (score) => passesThreshold('ip', score, p.scoreThreshold), null);
+}
+
+/** A turn of the event loop of its own, for a search that runs on it; a cancelled call stops here. */
+async function nextTurn(ctl: CallControl): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  ctl.signal?.throwIfAborted();
+}
+
+/** Scores of hits given as distances by `metric`, from position `from` on. */
+function scoredFrom(hits: ReadonlyArray<{ id: number; distance: number }>, from: number, metric: Metric): Array<{ id: number; score: number }> {
+  return hits.slice(from).map((h) => ({ id: h.id, score: scoreOf(metric, h.distance) }));
+}
+
+/**
+ * The answer of scored hits, best first: cut at the first that misses the threshold (`passes`), each
+ * shown with the payload and vectors the plan asks for.
+ */
+function answerOf(
+  c: Collection,
+  p: SearchPlan,
+  scored: ReadonlyArray<{ id: number; score: number }>,
+  passes: (score: number) => boolean,
+  stats: StrataSearchStats | null,
+): SearchAnswer {
   const view = pointView(c, p);
   const hits: ScoredHit[] = [];
-  for (const h of found.slice(p.offset, p.offset + p.limit)) {
-    if (p.scoreThreshold !== undefined && h.score < p.scoreThreshold) break;
+  for (const h of scored) {
+    if (!passes(h.score)) break;
     hits.push({ id: c.externalId(h.id), score: h.score, ...shownOf(c, h.id, view) });
   }
-  return { hits, withPayload: view.withPayload, stats: null };
+  return { hits, withPayload: view.withPayload, stats };
 }
 
 /**
@@ -125,8 +150,7 @@ async function searchSparsePoints(c: Collection, p: SearchPlan, ctl: CallControl
  * Like a sparse search it runs on the event loop, each in a turn of its own.
  */
 async function searchSecondaryPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
-  await new Promise((resolve) => setImmediate(resolve));
-  ctl.signal?.throwIfAborted();
+  await nextTurn(ctl);
   const name = p.secondary!;
   const { metric } = c.secondaryVectors[name]!;
   const r = await c.searchSecondary(name, p.vector, p.limit + p.offset, {
@@ -136,14 +160,7 @@ async function searchSecondaryPoints(c: Collection, p: SearchPlan, ctl: CallCont
     ...(p.ef !== undefined ? { ef: p.ef } : {}),
     ...(p.filter !== undefined ? { filter: p.filter } : {}),
   });
-  const view = pointView(c, p);
-  const hits: ScoredHit[] = [];
-  for (const h of r.hits.slice(p.offset)) {
-    const score = scoreOf(metric, h.distance);
-    if (!passesThreshold(metric, score, p.scoreThreshold)) break;
-    hits.push({ id: c.externalId(h.id), score, ...shownOf(c, h.id, view) });
-  }
-  return { hits, withPayload: view.withPayload, stats: null };
+  return answerOf(c, p, scoredFrom(r.hits, p.offset, metric), (score) => passesThreshold(metric, score, p.scoreThreshold), null);
 }
 
 export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
@@ -165,16 +182,14 @@ export async function searchPoints(c: Collection, p: SearchPlan, ctl: CallContro
     ...(ctl.signal ? { signal: ctl.signal } : {}),
   });
   const metric = c.metric;
-  const view = pointView(c, p);
-  const hits: ScoredHit[] = [];
-  for (let i = p.offset; i < r.hits.length; i++) {
-    const h = r.hits[i]!;
-    const score = scoreOf(metric, h.distance);
-    // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
-    if (!passesThreshold(metric, score, p.scoreThreshold)) break;
-    hits.push({ id: c.externalId(h.id), score, ...shownOf(c, h.id, view) });
-  }
-  return { hits, withPayload: view.withPayload, stats: p.withStats ? strataStats(r.stats, r.mode, r.filter) : null };
+  // Hits come best first, so for a distance the first miss ends the list; for a similarity too.
+  return answerOf(
+    c,
+    p,
+    scoredFrom(r.hits, p.offset, metric),
+    (score) => passesThreshold(metric, score, p.scoreThreshold),
+    p.withStats ? strataStats(r.stats, r.mode, r.filter) : null,
+  );
 }
 
 /**

@@ -131,33 +131,30 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
 /** The prefetches' points (each once) that hold the stage's sparse vector, scored exactly against its query. */
 function rescoreSparse(c: Collection, p: QueryPlan, lists: readonly (readonly Ranked[])[]): Ranked[] {
   const { name } = p.sparse!;
-  const { vector: query, exclude: excluded } = sparseQuery(c, p);
-  const seen = new Set<number>();
-  const out: Ranked[] = [];
-  for (const list of lists)
-    for (const { id } of list) {
-      if (seen.has(id) || id === excluded) continue;
-      seen.add(id);
-      const score = c.sparseScore(id, name, query);
-      if (score !== null) out.push({ id, score });
-    }
+  const { vector: query, exclude } = sparseQuery(c, p);
+  const out = rescoreUnion(lists, new Set([exclude]), (id) => c.sparseScore(id, name, query));
   return byScore(false, out);
 }
 
 /** The prefetches' points (each once, the source's named points left out), scored exactly against the source's vector. */
 function rescore(c: Collection, d: DenseView, s: VectorSource, lists: readonly (readonly Ranked[])[]): Ranked[] {
   const v = sourceVector(c, d, s);
-  const excluded = new Set(namedIds(s).map((k) => c.resolveKey(k)));
+  const out = rescoreUnion(lists, new Set(namedIds(s).map((k) => c.resolveKey(k))), (id) => exactScore(d, v, id));
+  return byScore(d.metric === 'l2', out);
+}
+
+/** Each point of the lists once, those in `excluded` left out, with its score (null: it has none, and is left out too). */
+function rescoreUnion(lists: readonly (readonly Ranked[])[], excluded: ReadonlySet<number | null>, scoreBy: (id: number) => number | null): Ranked[] {
   const seen = new Set<number>();
   const out: Ranked[] = [];
   for (const list of lists)
     for (const { id } of list) {
       if (seen.has(id) || excluded.has(id)) continue;
       seen.add(id);
-      const score = exactScore(d, v, id);
+      const score = scoreBy(id);
       if (score !== null) out.push({ id, score });
     }
-  return byScore(d.metric === 'l2', out);
+  return out;
 }
 
 /** `want` of the candidates in MMR's order, each with its exact score against the query. */

@@ -22,7 +22,7 @@ describe('a vector slab', () => {
     expect(Array.from(s.copy(30)!)).toEqual([7, 8]);
     expect(s.allocated).toBe(2 * 1024);
     const seen: Array<[number, number[]]> = [];
-    s.forEach((id, data, at) => seen.push([id, Array.from(data.subarray(at, at + 2))]));
+    s.forEachIn(0, s.slots, (id, data, at) => seen.push([id, Array.from(data.subarray(at, at + 2))]));
     expect(seen).toEqual([
       [10, [5, 6]],
       [30, [7, 8]],
