@@ -4,9 +4,9 @@
 // deviations), so that lists on different scales (distances, similarities) add up.
 import type { FusionAsk } from './query-input.js';
 
-/** A point of a stage's answer: its internal id and its score (larger better where `better` says so). */
-export interface Ranked {
-  readonly id: number;
+/** A point of a stage's answer: its id (internal, or the router's external one) and its score. */
+export interface Ranked<I = number> {
+  readonly id: I;
   readonly score: number;
   /** The payload value it was ordered by (an order_by stage), else absent. */
   readonly orderValue?: number;
@@ -18,7 +18,7 @@ function rrfTerm(rank: number, k: number, weight: number): number {
 }
 
 /** Each list's scores mapped onto [0, 1] at its mean ± 3 sample standard deviations (one score: 0.5). */
-function spread(list: readonly Ranked[], sign: number): Float64Array {
+function spread<I>(list: readonly Ranked<I>[], sign: number): Float64Array {
   const out = new Float64Array(list.length);
   if (list.length < 2) return out.fill(0.5);
   let mean = 0;
@@ -31,15 +31,18 @@ function spread(list: readonly Ranked[], sign: number): Float64Array {
   return out;
 }
 
+/** Internal ids in their order: what breaks a fused tie in one server. */
+export const byNumber = (a: number, b: number): number => a - b;
+
 /**
- * The lists fused, best first (ties by id). `smallerBetter[i]`: list i's scores are distances, whose
- * normalisation DBSF turns round so that a nearer point counts more.
+ * The lists fused, best first (ties by `tie` of the ids). `smallerBetter[i]`: list i's scores are
+ * distances, whose normalisation DBSF turns round so that a nearer point counts more.
  */
-export function fuse(lists: readonly (readonly Ranked[])[], f: FusionAsk, smallerBetter: readonly boolean[]): Ranked[] {
-  const score = new Map<number, number>();
+export function fuse<I>(lists: readonly (readonly Ranked<I>[])[], f: FusionAsk, smallerBetter: readonly boolean[], tie: (a: I, b: I) => number): Ranked<I>[] {
+  const score = new Map<I, number>();
   lists.forEach((list, i) => {
     const terms = f.method === 'rrf' ? list.map((_, r) => rrfTerm(r, f.k, f.weights?.[i] ?? 1)) : spread(list, smallerBetter[i] ? -1 : 1);
     list.forEach((p, r) => score.set(p.id, (score.get(p.id) ?? 0) + terms[r]!));
   });
-  return [...score].map(([id, s]) => ({ id, score: s })).sort((a, b) => b.score - a.score || a.id - b.id);
+  return [...score].map(([id, s]) => ({ id, score: s })).sort((a, b) => b.score - a.score || tie(a.id, b.id));
 }

@@ -1,7 +1,7 @@
 // The read operations both protocols serve, over one collection: search (with Qdrant's offset,
 // score conversion and threshold), retrieve, scroll and count. Results keep vectors as Float32Array;
 // each protocol decides how to put them on the wire.
-import { invalidArgument, pointNotFound } from '../../common/errors.js';
+import { invalidArgument, pointNotFound, type StrataError } from '../../common/errors.js';
 import type { Collection, Metric, Payload, PayloadSelector, PointKey, SparseVector } from '../../engine/public.js';
 import type { NamedVectors } from './vector-space.js';
 import { wantsPayload } from './fields.js';
@@ -90,13 +90,18 @@ export function shownOf(c: Collection, id: number, v: PointView, vector?: Float3
   return out;
 }
 
+/** A query naming point `id` by its vector `name`, which the point does not hold (`field` names the vector's choice). */
+export function missingVector(field: string, id: string, name: string, sparse: boolean): StrataError {
+  return invalidArgument(field, `point ${id.slice(0, 64)} has no ${sparse ? 'sparse ' : ''}vector ${JSON.stringify(name.slice(0, 40))}`);
+}
+
 /** A sparse search's vector: the one given, or the named point's (which the answer then leaves out). */
 export function sparseQuery(c: Collection, p: SearchPlan): { vector: SparseVector; exclude: number | null } {
   const s = p.sparse!;
   if ('vector' in s.input) return { vector: s.input.vector, exclude: null };
   const { id } = getPointOrThrow(c, s.input.id, String(s.input.id));
   const v = c.sparseVector(id, s.name);
-  if (v === null) throw invalidArgument(p.vectorField, `point ${String(s.input.id).slice(0, 64)} has no sparse vector ${JSON.stringify(s.name.slice(0, 40))}`);
+  if (v === null) throw missingVector(p.vectorField, String(s.input.id), s.name, true);
   return { vector: v, exclude: id };
 }
 

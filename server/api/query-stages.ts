@@ -7,7 +7,7 @@
 // answers, or with params.exact every point. Only the root's answer is given payloads and vectors.
 import { invalidArgument } from '../../common/errors.js';
 import { type Collection, distanceRef, type Filter } from '../../engine/public.js';
-import { fuse, type Ranked } from './fusion.js';
+import { byNumber, fuse, type Ranked } from './fusion.js';
 import { mmrOrder } from './mmr.js';
 import { type CallControl, pointView, type SearchAnswer, searchPoints, shownOf, sparseQuery } from './points.js';
 import { namedIds, type QuerySource, type VectorSource } from './query-input.js';
@@ -115,6 +115,7 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
         lists,
         s.fusion,
         p.prefetch.map((q) => smallerBetter(c, q)),
+        byNumber,
       );
       const t = p.scoreThreshold;
       // A fused score is larger-better whatever the metric.

@@ -1,17 +1,16 @@
 // The one vector a query source searches with (query-input.ts), in one of the collection's dense
 // vectors (dense-view.ts): a vector given (unit length for Cosine, as stored vectors are), a stored
 // point's, or a recommendation's 2 × mean(positive) − mean(negative).
-import { invalidArgument } from '../../common/errors.js';
 import { type Collection, normalizeRows } from '../../engine/public.js';
 import type { DenseView } from './dense-view.js';
-import { getPointOrThrow } from './points.js';
+import { getPointOrThrow, missingVector } from './points.js';
 import type { VectorInput, VectorSource } from './query-input.js';
 
 export function inputVector(c: Collection, d: DenseView, input: VectorInput): Float32Array {
   if ('id' in input) {
     const { id } = getPointOrThrow(c, input.id, String(input.id));
     const v = d.vectorOf(id);
-    if (v === null) throw invalidArgument('using', `point ${String(input.id).slice(0, 64)} has no vector ${JSON.stringify(d.secondary!.slice(0, 40))}`);
+    if (v === null) throw missingVector('using', String(input.id), d.secondary!, false);
     return v;
   }
   if (d.metric !== 'cosine') return input.vector;

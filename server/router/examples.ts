@@ -6,6 +6,7 @@
 // vectors in their place a shard does not know them, so the router leaves them out (routes that ask
 // for a window ask each shard for as many more hits as points were named).
 import { pointNotFound } from '../../common/errors.js';
+import { missingVector } from '../api/points.js';
 import { type PointKey, shardOf } from '../../engine/public.js';
 import { type Fields, isAbsent, isPlainObject, objectAt, pointKeyAt } from '../api/fields.js';
 import { collectionPath } from './collection-paths.js';
@@ -55,10 +56,13 @@ export function namedPoints(b: Fields, route: ExampleRoute): PointKey[] {
 }
 
 /**
- * The stored vectors of the points named, by key: one retrieve per shard holding any of them. The
- * first one no shard holds is the server's 404, naming it.
+ * The stored vectors `using` (absent: the primary) of the points named, by key: one retrieve per
+ * shard holding any of them. The first one no shard holds is the server's 404, naming it; one
+ * without that vector the server's 400, naming `using`.
  */
-export async function exampleVectors(ctx: RouterContext, name: string, keys: readonly PointKey[]): Promise<Map<PointKey, unknown>> {
+export async function exampleVectors(ctx: RouterContext, name: string, keys: readonly PointKey[], using?: string): Promise<Map<PointKey, unknown>> {
+  const space = await ctx.scoreOrder.space(name);
+  const use = using ?? space.name;
   const count = ctx.shards.count;
   const byShard = new Map<number, PointKey[]>();
   for (const k of new Set(keys)) {
@@ -67,13 +71,17 @@ export async function exampleVectors(ctx: RouterContext, name: string, keys: rea
   const vectors = new Map<PointKey, unknown>();
   await Promise.all(
     [...byShard].map(async ([shard, ids]) => {
-      const a = await ctx.calls.one(shard, 'POST', collectionPath(name, '/points'), { ids, with_vector: true, with_payload: false });
-      // A named vector comes back as {name: list}; in an example's place the list goes (the body's `using` names it).
-      for (const p of resultOf<Array<{ id: PointKey; vector: unknown }>>(a)) vectors.set(p.id, isPlainObject(p.vector) ? Object.values(p.vector)[0] : p.vector);
+      const a = await ctx.calls.one(shard, 'POST', collectionPath(name, '/points'), { ids, with_vector: use === '' ? true : [use], with_payload: false });
+      // A named vector comes back as {name: value}, the unnamed one alone as its list; in an
+      // example's place the value goes (the body's `using` names it).
+      for (const p of resultOf<Array<{ id: PointKey; vector: unknown }>>(a))
+        vectors.set(p.id, isPlainObject(p.vector) && !('indices' in p.vector) ? (p.vector[use] ?? null) : p.vector);
     }),
   );
   const lost = keys.find((k) => !vectors.has(k));
   if (lost !== undefined) throw pointNotFound(name, String(lost));
+  const bare = keys.find((k) => vectors.get(k) === null);
+  if (bare !== undefined) throw missingVector('using', String(bare), use, space.sparse.includes(use));
   return vectors;
 }
 
@@ -107,6 +115,6 @@ export async function queryById(ctx: RouterContext, name: string, b: Fields): Pr
   const nearest = isPlainObject(q) ? q['nearest'] : q;
   if (!isId(nearest)) return { body: b, named: new Set() };
   const key = keyOf(nearest);
-  const vector = (await exampleVectors(ctx, name, [key])).get(key);
+  const vector = (await exampleVectors(ctx, name, [key], typeof b['using'] === 'string' ? b['using'] : undefined)).get(key);
   return { body: { ...b, query: isPlainObject(q) ? { ...q, nearest: vector } : vector }, named: new Set([key]) };
 }

@@ -5,13 +5,13 @@
 // hold some. So each such shard is asked, in one batch, for its best `group_size` hits of every
 // group it left out (the same search, filtered to the group's value of group_by), and those hits
 // merge into the groups: the answer is one server's over all the points.
-import { noSideVectors, sideNames } from './refusals.js';
 import { type Fields, isAbsent, optionalInt } from '../api/fields.js';
 import { MAX_LIMIT } from '../options.js';
 import { collectionPath } from './collection-paths.js';
 import { type Group, groupKey, type Hit, mergeGroups } from './merge.js';
 import type { RouterContext } from './route-context.js';
 import { resultOf } from './shard-calls.js';
+import { searchedBy } from './score-order.js';
 
 /** Searches in one fill batch: well under any shard's --max-batch (default 256) that a deployment would set. */
 const FILL_BATCH = 16;
@@ -37,12 +37,11 @@ export function groupSearch(body: Fields, id: Group['id'], groupSize: number): F
 
 export async function groupsOverShards(ctx: RouterContext, g: GroupedSearch): Promise<{ groups: Group[]; missing: number[] }> {
   const { calls, scoreOrder } = ctx;
-  noSideVectors(g.body, sideNames(await scoreOrder.space(g.name)));
   const { answers, missing } = await calls.fanOut('POST', collectionPath(g.name, g.path), g.body);
   // Every shard took the body: its window is read here only now, so a bad one is the shards' 400.
   const groupSize = optionalInt(g.body['group_size'], 'group_size', 1, MAX_LIMIT) ?? 3;
   const limit = optionalInt(g.body['limit'], 'limit', 1, MAX_LIMIT) ?? 10;
-  const higher = await scoreOrder.higherIsBetter(g.name);
+  const higher = await scoreOrder.higherIsBetter(g.name, searchedBy(g.body));
   const answered = Array.from({ length: ctx.shards.count }, (_, s) => s).filter((s) => !missing.includes(s));
   const lists = answers.map((a) => resultOf<{ groups: Group[] }>(a).groups);
   const groups = mergeGroups(lists, higher, limit, groupSize);

@@ -1,14 +1,13 @@
 // What the router refuses of a search-like body, naming the field (a field the router would answer
 // wrongly is never dropped): a query whose shard answers do not merge by score, and `with_stats`.
 import { invalidArgument } from '../../common/errors.js';
-import { type Fields, isAbsent } from '../api/fields.js';
-import type { VectorSpace } from '../api/vector-space.js';
+import { type Fields, isAbsent, isPlainObject } from '../api/fields.js';
 
 const ASK_SHARDS = 'through the router only nearest queries (a vector or a point id, or {"nearest": either}) are served: ask the shard servers';
 const ASK_SHARDS_VECTOR = 'through the router only nearest-vector queries (a vector, or {"nearest": vector}) are served here: ask the shard servers';
 
-/** A vector: a list of numbers, or (in MessagePack) a Float32Array. */
-const isVector = (v: unknown): boolean => Array.isArray(v) || ArrayBuffer.isView(v);
+/** A vector: a list of numbers, or (in MessagePack) a Float32Array, or a sparse one ({indices, values}). */
+const isVector = (v: unknown): boolean => Array.isArray(v) || ArrayBuffer.isView(v) || (isPlainObject(v) && 'indices' in v && 'values' in v);
 /** A point id: an integer or a UUID string. */
 export const isPointId = (v: unknown): v is number | string => typeof v === 'number' || typeof v === 'string';
 
@@ -40,27 +39,4 @@ export function nearestOnly(b: Fields, at = '', byId = false): void {
 export function noStats(b: Fields, at = ''): void {
   if (b['with_stats'] === true)
     throw invalidArgument(`${at}with_stats`, "the shards' stats do not add up to one search's: leave with_stats out through the router, or ask a shard server");
-}
-
-const SIDE_AT_SHARDS =
-  'the router merges searches by the primary dense vector only (a sparse or secondary vector scores by a distance of its own): ask the shard servers';
-
-/** The names of a collection's vectors besides the primary: its sparse and secondary ones. */
-export function sideNames(space: VectorSpace): string[] {
-  return [...space.sparse, ...Object.keys(space.secondary)];
-}
-
-/**
- * A search or query by one of the collection's sparse or secondary vectors (`vector.name` or
- * `using`), refused under `at`: merged by the primary vector's distance it would come out in the
- * wrong order, and a query by point id would be given the point's primary vector.
- */
-export function noSideVectors(b: Fields, names: readonly string[], at = ''): void {
-  const v = b['vector'];
-  if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v)) {
-    const name = (v as Fields)['name'];
-    if (typeof name === 'string' && names.includes(name)) throw invalidArgument(`${at}vector.name`, SIDE_AT_SHARDS);
-  }
-  const using = b['using'];
-  if (typeof using === 'string' && names.includes(using)) throw invalidArgument(`${at}using`, SIDE_AT_SHARDS);
 }

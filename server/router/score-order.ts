@@ -1,8 +1,9 @@
 // What the router needs to know of a collection's vectors, asked of the shards once per collection
-// and remembered: which way its scores sort (Euclid scores are distances, lower is better; Dot and
-// Cosine similarities, higher is better), and its dimension (to check a body the router itself
+// and remembered: which way each vector's scores sort (Euclid scores are distances, lower is better;
+// Dot and Cosine similarities and sparse dot products, higher is better), and its dimension (to check a body the router itself
 // reads before any shard gets it, as a batch of writes).
 import { type QdrantCollectionView, vectorParamsOf } from '../api/collection-view.js';
+import { type Fields, isPlainObject } from '../api/fields.js';
 import type { DenseSpec, VectorSpace } from '../api/vector-space.js';
 import { metricOfDistance } from '../api/scores.js';
 import type { Metric } from '../../engine/public.js';
@@ -18,6 +19,13 @@ interface VectorParams {
   sparse: string[];
   /** Its secondary dense vectors. */
   secondary: Record<string, DenseSpec>;
+}
+
+/** The vector a search or query body searches by: a search's `vector.name`, a query's `using` (undefined: the primary). */
+export function searchedBy(b: Fields): string | undefined {
+  const v = b['vector'];
+  if (isPlainObject(v) && typeof v['name'] === 'string') return v['name'];
+  return typeof b['using'] === 'string' ? b['using'] : undefined;
 }
 
 export class ScoreOrder {
@@ -40,9 +48,16 @@ export class ScoreOrder {
     return p;
   }
 
-  /** Whether larger scores are better in collection `name`. */
-  async higherIsBetter(name: string): Promise<boolean> {
-    return (await this.params(name)).distance !== 'Euclid';
+  /**
+   * Whether larger scores are better in collection `name`, searched by its vector `using` (absent:
+   * the primary): a sparse vector's dot products always, a dense vector's unless it is Euclid.
+   */
+  async higherIsBetter(name: string, using?: string): Promise<boolean> {
+    const p = await this.params(name);
+    if (using === undefined || using === p.name) return p.distance !== 'Euclid';
+    if (p.sparse.includes(using)) return true;
+    const secondary = p.secondary[using];
+    return secondary === undefined || secondary.metric !== 'l2';
   }
 
   /** Collection `name`'s metric. */

@@ -68,13 +68,13 @@ describe('the router with filters', () => {
     expect(res.points.map((p) => Number(p.id))).toEqual(nearest(points, handIds(points, c), query, 6).slice(2));
   });
 
-  it('refuses, naming the field, the queries whose shard answers cannot merge by score; nearest ones merge', async () => {
+  it('refuses, naming the field, the queries whose shard answers cannot merge by score or be fused here; nearest ones merge', async () => {
     const plain = await client.query(NAME, { query: [...query], limit: 5 });
     expect(await client.query(NAME, { query: { nearest: [...query] }, limit: 5 })).toEqual(plain);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query\.mmr: /],
       [{ query: { order_by: 'count' } }, /^query\.order_by: /],
-      [{ prefetch: [{ query: [...query], limit: 10 }], query: { fusion: 'rrf' } }, /^prefetch: /],
+      [{ prefetch: [{ query: [...query], limit: 10 }], query: [...query] }, /^prefetch: /],
     ];
     for (const [body, field] of refusals) {
       const r = await http(url, 'POST', `/collections/${NAME}/points/query`, { ...body, limit: 5 });

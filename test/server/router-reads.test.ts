@@ -97,7 +97,7 @@ describe('the router against one server holding every point', () => {
   it('refuses in a query batch, naming the member and field, what it refuses in one query', async () => {
     const refused: Array<[Record<string, unknown>, RegExp]> = [
       [{ query: { nearest: query(1), mmr: { diversity: 0.5 } } }, /^searches\[1\]\.query\.mmr: /],
-      [{ prefetch: [{ query: query(1) }], query: { fusion: 'rrf' } }, /^searches\[1\]\.prefetch: /],
+      [{ prefetch: [{ query: query(1) }], query: query(2) }, /^searches\[1\]\.prefetch: /],
       [{ query: query(1), with_stats: true }, /^searches\[1\]\.with_stats: /],
     ];
     for (const [member, field] of refused) {
@@ -331,40 +331,122 @@ describe('the router against one server holding every point', () => {
   });
 });
 
-describe('sparse and secondary vectors through the router', () => {
-  it('takes their writes to the shards, and refuses their searches naming the field rather than merge them by the primary distance', async () => {
-    const body = { vectors: { dense: { size: DIM, distance: 'Euclid' }, image: { size: 2, distance: 'Dot' } }, sparse_vectors: { text: {} } };
-    expect((await http(url, 'PUT', '/collections/hyb', body)).status).toBe(200);
-    const w = await http(url, 'PUT', '/collections/hyb/points?wait=true', {
-      points: points.slice(0, 30).map((p) => ({ id: p.id, vector: { dense: p.vector, image: [p.id, 1], text: { indices: [p.id % 5], values: [p.id] } } })),
-    });
-    expect(w.status, w.text).toBe(200);
-    const sparse = { indices: [1], values: [1] };
-    const refusals: Array<[string, unknown, RegExp]> = [
-      ['/points/search', { vector: { name: 'text', vector: sparse }, limit: 3 }, /^vector\.name: the router merges searches by the primary dense vector only/],
-      ['/points/query', { query: sparse, using: 'text' }, /^using: the router merges searches by the primary/],
-      ['/points/search', { vector: { name: 'image', vector: [1, 0] }, limit: 3 }, /^vector\.name: the router merges searches by the primary/],
-      ['/points/query', { query: [1, 0], using: 'image' }, /^using: the router merges searches by the primary/],
+describe('sparse and secondary vectors, and fusions of prefetches, through the router', () => {
+  // The primary distance (Euclid: smaller first) and the secondary one (Dot: larger first) sort
+  // opposite ways, so that a merge by the wrong vector's order gives another answer.
+  const config = { vectors: { dense: { size: DIM, distance: 'Euclid' }, image: { size: 3, distance: 'Dot' } }, sparse_vectors: { text: {} } };
+  const sparseOf = (id: number) => ({ indices: [id % 11, 11 + (id % 5)], values: [1 + (id % 3), 0.5 + (id % 4)] });
+  const hybrid = points.slice(0, 150).map((p) => ({
+    id: p.id,
+    // Every tenth point has no image vector.
+    vector: { dense: p.vector, text: sparseOf(p.id), ...(p.id % 10 === 0 ? {} : { image: [Math.sin(p.id), Math.cos(3 * p.id), (p.id % 7) / 7] }) },
+    payload: p.payload,
+  }));
+  const text = { indices: [3, 12], values: [1, 2] };
+  const image = [0.3, -0.8, 0.5];
+
+  beforeAll(async () => {
+    for (const u of [url, single.url]) {
+      expect((await http(u, 'PUT', '/collections/hyb', config)).status).toBe(200);
+      const w = await http(u, 'PUT', '/collections/hyb/points?wait=true', { points: hybrid });
+      expect(w.status, w.text).toBe(200);
+    }
+  }, 60_000);
+
+  it("merges a search by a sparse or secondary vector by that vector's own score order, as the server answers it", async () => {
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['/points/search', { vector: { name: 'text', vector: text }, limit: 7, with_payload: true }],
+      ['/points/search', { vector: { name: 'image', vector: image }, limit: 6, offset: 3, params: exact }],
+      ['/points/query', { query: text, using: 'text', limit: 8 }],
+      ['/points/query', { query: { nearest: image }, using: 'image', limit: 5, filter: { must: [{ key: 'n', range: { gte: 3 } }] }, params: exact }],
+      // By point id: the point's own vector of that name, the point left out.
+      ['/points/query', { query: 17, using: 'image', limit: 5, params: exact, with_vector: ['image'] }],
+      ['/points/query', { query: { nearest: 23 }, using: 'text', limit: 5 }],
       [
         '/points/search/batch',
         {
           searches: [
-            { vector: query(1), limit: 3 },
-            { vector: { name: 'text', vector: sparse }, limit: 3 },
+            { vector: { name: 'dense', vector: query(1) }, limit: 3, params: exact },
+            { vector: { name: 'text', vector: text }, limit: 4 },
+            { vector: { name: 'image', vector: image }, limit: 4, params: exact },
           ],
         },
-        /^searches\[1\]\.vector\.name: /,
       ],
-      ['/points/search/groups', { vector: { name: 'text', vector: sparse }, group_by: 'city', limit: 3 }, /^vector\.name: /],
+      ['/points/query/groups', { query: text, using: 'text', group_by: 'city', limit: 3, group_size: 2 }],
+      ['/points/recommend', { positive: [5, 9], using: 'image', limit: 4, params: exact }],
     ];
-    for (const [path, b, message] of refusals) {
-      const r = await http(url, 'POST', `/collections/hyb${path}`, b);
-      expect([r.status, (r.body as { status: { error: string } }).status.error]).toEqual([400, expect.stringMatching(message)]);
+    for (const [path, body] of cases) {
+      const r = await same(`/collections/hyb${path}`, body);
+      expect(r.status, `${path} ${JSON.stringify(body)} ${r.text.slice(0, 200)}`).toBe(200);
     }
-    // The primary search still goes through, and each shard holds its points' other vectors.
-    const dense = await http(url, 'POST', '/collections/hyb/points/search', { vector: { name: 'dense', vector: vectorOf(3) }, limit: 1, params: exact });
-    expect((dense.body as { result: Array<{ id: number }> }).result[0]!.id).toBe(3);
-    const got = await http(url, 'POST', '/collections/hyb/points', { ids: [7], with_vector: ['text', 'image'] });
-    expect((got.body as { result: Array<{ vector: unknown }> }).result[0]!.vector).toEqual({ image: [7, 1], text: { indices: [2], values: [7] } });
+    // A point named by a vector it does not hold: the server's 400, naming `using`.
+    const bare = await same('/collections/hyb/points/query', { query: 20, using: 'image', limit: 3 });
+    expect([bare.status, errorOf(bare)]).toEqual([400, expect.stringMatching(/^using: point 20 has no vector "image"/)]);
+  });
+
+  it('fuses prefetches by rrf and dbsf as the server does: dense and sparse, by vector or id, with filters, weights, thresholds and windows', async () => {
+    const dense = { query: query(2), using: 'dense', limit: 20, params: exact };
+    const sparse = { query: text, using: 'text', limit: 20 };
+    const cases: Array<Record<string, unknown>> = [
+      { prefetch: [dense, sparse], query: { fusion: 'rrf' }, limit: 6, with_payload: true },
+      { prefetch: [dense, sparse], query: { fusion: 'dbsf' }, limit: 5, offset: 2, filter: { must: [{ key: 'tags', match: { any: ['a', 'b'] } }] } },
+      { prefetch: [{ ...dense, filter: { must: [{ key: 'n', range: { lt: 5 } }] } }, sparse], query: { rrf: { k: 5, weights: [2, 1] } }, limit: 8 },
+      {
+        prefetch: [
+          { query: 31, using: 'image', limit: 15, params: exact },
+          { query: 31, using: 'text', limit: 15 },
+        ],
+        query: { fusion: 'rrf' },
+        with_vector: ['image'],
+      },
+      {
+        prefetch: [dense, { ...sparse, score_threshold: 3 }, { query: image, using: 'image', limit: 10, params: exact }],
+        query: { fusion: 'dbsf' },
+        score_threshold: 0.9,
+      },
+    ];
+    for (const body of cases) {
+      const r = await same('/collections/hyb/points/query', body);
+      expect(r.status, `${JSON.stringify(body)} ${r.text.slice(0, 200)}`).toBe(200);
+      expect((r.body as { result: { points: unknown[] } }).result.points.length, JSON.stringify(body)).toBeGreaterThan(0);
+    }
+    // In a batch, beside plain members.
+    const batch = await same('/collections/hyb/points/query/batch', {
+      searches: [cases[0], { query: query(4), using: 'dense', limit: 3, params: exact }, cases[1]],
+    });
+    expect((batch.body as { result: unknown[] }).result).toHaveLength(3);
+  });
+
+  it('refuses, naming the field, a fusion whose prefetches it cannot merge, and checks the body as the server does', async () => {
+    const refused: Array<[Record<string, unknown>, RegExp]> = [
+      [
+        {
+          prefetch: [
+            { prefetch: [{ query: query(1), using: 'dense' }], query: { fusion: 'rrf' } },
+            { query: text, using: 'text' },
+          ],
+          query: { fusion: 'rrf' },
+        },
+        /^prefetch\[0\]\.prefetch: /,
+      ],
+      [
+        {
+          prefetch: [
+            { query: query(1), using: 'dense' },
+            { query: { recommend: { positive: [3] } }, using: 'dense' },
+          ],
+          query: { fusion: 'rrf' },
+        },
+        /^prefetch\[1\]\.query: /,
+      ],
+      [{ prefetch: [{ query: query(1), using: 'dense' }], query: { nearest: query(2), mmr: { diversity: 0.5 } }, using: 'dense' }, /^prefetch: /],
+    ];
+    for (const [body, field] of refused) {
+      const r = await http(url, 'POST', '/collections/hyb/points/query', body);
+      expect([r.status, errorOf(r)], JSON.stringify(body)).toEqual([400, expect.stringMatching(field)]);
+    }
+    // A body the server refuses is the server's 400, whether it fuses or not.
+    await same('/collections/hyb/points/query', { prefetch: [{ query: text, using: 'nope' }], query: { fusion: 'rrf' } });
+    await same('/collections/hyb/points/query', { prefetch: [{ query: text, using: 'text' }], query: { fusion: 'rrf', extra: 1 } });
   });
 });

@@ -19,6 +19,7 @@ import { type Hit, mergeHits } from '../merge.js';
 import { noStats } from '../refusals.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
+import { searchedBy } from '../score-order.js';
 
 type Route = { Params: CollectionParams; Body: unknown };
 
@@ -43,16 +44,21 @@ function askFor(b: Fields, k: number): Fields {
 
 export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
-  const order = (route: ExampleRoute, name: string): Promise<boolean> => (route === 'discover' ? Promise.resolve(true) : scoreOrder.higherIsBetter(name));
+  const order = (route: ExampleRoute, name: string, b: Fields): Promise<boolean> =>
+    route === 'discover' ? Promise.resolve(true) : scoreOrder.higherIsBetter(name, searchedBy(b));
   const parserOf = (route: ExampleRoute) => (route === 'recommend' ? parseRecommend : parseDiscover);
 
   /** The members (checked), with the examples of all of them fetched at once. */
   const prepare = async (name: string, route: ExampleRoute, members: readonly Fields[], at: (i: number) => string): Promise<Member[]> => {
     const keys = members.map((m) => namedPoints(m, route));
-    const vectors = await exampleVectors(ctx, name, keys.flat());
+    // One fetch per vector the members search by (`using`), each of every point they name.
+    const uses = members.map((m) => searchedBy(m));
+    const fetched = new Map<string | undefined, Map<PointKey, unknown>>();
+    for (const use of new Set(uses)) fetched.set(use, await exampleVectors(ctx, name, keys.filter((_, i) => uses[i] === use).flat(), use));
     return members.map((m, i) => {
       const { limit, offset } = window(m, at(i), null);
-      return { body: askFor(withVectors(m, route, vectors), Math.min(MAX_LIMIT, limit + offset + keys[i]!.length)), named: new Set(keys[i]), offset, limit };
+      const body = askFor(withVectors(m, route, fetched.get(uses[i])!), Math.min(MAX_LIMIT, limit + offset + keys[i]!.length));
+      return { body, named: new Set(keys[i]), offset, limit };
     });
   };
   const merged = (lists: Hit[][], m: Member, higher: boolean): Hit[] =>
@@ -75,7 +81,7 @@ export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext
       const hits = merged(
         answers.map((a) => resultOf<Hit[]>(a)),
         m!,
-        await order(route, name),
+        await order(route, name, b),
       );
       return answer(req, r, hits, partialFields(missing));
     });
@@ -89,13 +95,13 @@ export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext
       searches.forEach((s, i) => noStats(s, `searches[${i}].`));
       const members = await prepare(name, route, searches, (i) => `searches[${i}].`);
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, `${path}/batch`), { ...b, searches: members.map((m) => m.body) });
-      const higher = await order(route, name);
+      const higher = await Promise.all(searches.map((s) => order(route, name, s)));
       const lists = answers.map((a) => resultOf<Hit[][]>(a));
       const result = members.map((m, i) =>
         merged(
           lists.map((l) => l[i] ?? []),
           m,
-          higher,
+          higher[i]!,
         ),
       );
       return answer(req, r, result, partialFields(missing));
@@ -110,7 +116,7 @@ export function registerRecommendRoutes(app: FastifyInstance, ctx: RouterContext
     parseRecommendGroups(b, await scoreOrder.space(name));
     noStats(b);
     const named = namedPoints(b, 'recommend');
-    const body = withVectors(b, 'recommend', await exampleVectors(ctx, name, named));
+    const body = withVectors(b, 'recommend', await exampleVectors(ctx, name, named, searchedBy(b)));
     const filter = excludingNamed(b['filter'], named);
     const { groups, missing } = await groupsOverShards(ctx, {
       name,

@@ -10,7 +10,10 @@ import { type Hit, mergeHits } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
-import { nearestOnly, noSideVectors, noStats, sideNames } from '../refusals.js';
+import { nearestOnly, noStats } from '../refusals.js';
+import { fusedOverShards, isFusion } from '../fused-query.js';
+import { searchedBy } from '../score-order.js';
+import { parseQuery } from '../../api/requests.js';
 import { queryById, withoutNamed } from '../examples.js';
 import { MAX_LIMIT } from '../../options.js';
 
@@ -38,11 +41,19 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     hitsOf: (result: unknown) => Hit[],
     answerOf: (hits: Hit[]) => unknown,
     check: (b: Fields) => void = () => {},
+    fused = false,
   ): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const name = req.params.collection_name;
-      noSideVectors(b, sideNames(await scoreOrder.space(name)));
+      if (fused) {
+        noStats(b);
+        const plan = parseQuery(b, await scoreOrder.space(name));
+        if (isFusion(plan)) {
+          const { hits, missing } = await fusedOverShards(ctx, name, b, plan);
+          return answer(req, r, answerOf(hits), partialFields(missing));
+        }
+      }
       check(b);
       noStats(b);
       const { limit, offset } = window(b, '', defaultLimit);
@@ -51,7 +62,7 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
       const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), { ...body, limit: k, offset: 0 });
       const hits = mergeHits(
         answers.map((a) => withoutNamed(hitsOf(resultOf<unknown>(a)), named)),
-        await scoreOrder.higherIsBetter(name),
+        await scoreOrder.higherIsBetter(name, searchedBy(b)),
         offset,
         limit,
       );
@@ -60,13 +71,14 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
   };
   // Qdrant's search requires limit; its query defaults to 10.
   overShards('/points/search', null, searchHits, asIs);
-  overShards('/points/query', 10, queryHits, underPoints, nearestQuery);
+  overShards('/points/query', 10, queryHits, underPoints, nearestQuery, true);
 
   /**
    * A batch route ({searches: […]}) over every shard: each member asked for its limit + offset from
    * 0 (one more for a query naming a point, left out), and each member's hits merged and windowed
-   * (`hitsOf` and `shape` read and wrap a member's
-   * answer, `check` refuses what the router cannot merge, naming the member's field).
+   * (`hitsOf` and `shape` read and wrap a member's answer, `check` refuses what the router cannot
+   * merge, naming the member's field). With `fused`, a member fusing prefetches is answered as the
+   * query route answers one (fused-query.ts), the others in one batch.
    */
   const batchOverShards = (
     path: string,
@@ -74,44 +86,47 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     hitsOf: (member: unknown) => Hit[],
     shape: (hits: Hit[]) => unknown,
     check: (s: Fields, at: string) => void = () => {},
+    fused = false,
   ): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
       const name = req.params.collection_name;
-      const side = sideNames(await scoreOrder.space(name));
+      const space = fused ? await scoreOrder.space(name) : null;
+      const plans = searches.map((s, i) => (space === null ? null : parseQuery(s, space, `searches[${i}].`)));
+      const fusions = plans.map((p) => p !== null && isFusion(p));
       searches.forEach((s, i) => {
-        noSideVectors(s, side, `searches[${i}].`);
-        check(s, `searches[${i}].`);
+        if (!fusions[i]) check(s, `searches[${i}].`);
         noStats(s, `searches[${i}].`);
       });
-      const windows = searches.map((s, i) => window(s, `searches[${i}].`, defaultLimit));
-      // Each member naming a point gets its stored vector (one fetch per member's point).
-      const members = await Promise.all(searches.map((s) => queryById(ctx, name, s)));
-      const { answers, missing } = await calls.fanOut('POST', collectionPath(name, path), {
-        ...b,
-        searches: members.map((m, i) => ({
-          ...m.body,
-          limit: Math.min(MAX_LIMIT, windows[i]!.limit + windows[i]!.offset + m.named.size),
-          offset: 0,
-        })),
-      });
-      const higher = await scoreOrder.higherIsBetter(name);
+      const plain = searches.flatMap((s, i) => (fusions[i] ? [] : [{ s, i, w: window(s, `searches[${i}].`, defaultLimit) }]));
+      const plainAnswers = async () => {
+        // Each member naming a point gets its stored vector (one fetch per member's point).
+        const members = await Promise.all(plain.map(({ s }) => queryById(ctx, name, s)));
+        if (plain.length === 0) return { members, answers: [], missing: [] };
+        const asked = members.map((m, j) => ({ ...m.body, limit: Math.min(MAX_LIMIT, plain[j]!.w.limit + plain[j]!.w.offset + m.named.size), offset: 0 }));
+        return { members, ...(await calls.fanOut('POST', collectionPath(name, path), { ...b, searches: asked })) };
+      };
+      const [fusedHits, { members, answers, missing }] = await Promise.all([
+        Promise.all(plans.map((p, i) => (fusions[i] ? fusedOverShards(ctx, name, searches[i]!, p!, `searches[${i}].`) : null))),
+        plainAnswers(),
+      ]);
       const lists = answers.map((a) => resultOf<unknown[]>(a));
-      const result = windows.map((w, i) =>
-        shape(
+      const result: unknown[] = fusedHits.map((f) => (f === null ? null : shape(f.hits)));
+      const lost = new Set([...missing, ...fusedHits.flatMap((f) => f?.missing ?? [])]);
+      for (const [j, { s, i, w }] of plain.entries())
+        result[i] = shape(
           mergeHits(
-            lists.map((l) => (l[i] === undefined ? [] : withoutNamed(hitsOf(l[i]), members[i]!.named))),
-            higher,
+            lists.map((l) => (l[j] === undefined ? [] : withoutNamed(hitsOf(l[j]), members[j]!.named))),
+            await scoreOrder.higherIsBetter(name, searchedBy(s)),
             w.offset,
             w.limit,
           ),
-        ),
-      );
-      return answer(req, r, result, partialFields(missing));
+        );
+      return answer(req, r, result, partialFields([...lost].sort((x, y) => x - y)));
     });
   };
   batchOverShards('/points/search/batch', null, searchHits, asIs);
   // Each query of a batch as the query route takes it.
-  batchOverShards('/points/query/batch', 10, queryHits, underPoints, nearestQuery);
+  batchOverShards('/points/query/batch', 10, queryHits, underPoints, nearestQuery, true);
 }
