@@ -15,7 +15,7 @@ export interface CollectionView {
   points_count: number;
   indexed_vectors_count: number;
   segments_count: number;
-  config: { params: { vectors: VectorsConfig }; hnsw_config: { m: number; ef_construct: number } };
+  config: { params: { vectors: VectorsConfig; sparse_vectors?: Record<string, unknown> }; hnsw_config: { m: number; ef_construct: number } };
   payload_schema: Record<string, { data_type: string; points: number }>;
   strata?: {
     status_reasons: string[];

@@ -1,6 +1,7 @@
 // A collection's dense vectors as the API spells them: unnamed ({size, distance}, a point's vector a
-// list) or named ({name: {size, distance}, …}, the primary first; a point's vector {name: list}).
-// Searches here use the primary: the tiered index's.
+// list) or named ({name: {size, distance}, …}, the primary first; a point's vector {name: list}),
+// and every vector a search can use: the primary (the tiered index's), the secondary dense ones and
+// the sparse ones.
 export interface VectorParams {
   size: number;
   distance: string;
@@ -14,13 +15,20 @@ export function allVectors(v: VectorsConfig): Array<VectorParams & { name: strin
   return Object.entries(v as Record<string, VectorParams>).map(([name, p]) => ({ name, ...p }));
 }
 
-/** The primary vector: the tiered index's. */
-export function oneVector(v: VectorsConfig): VectorParams & { name: string } {
-  return allVectors(v)[0]!;
-}
-
 export function pointVector(v: number[] | Record<string, number[]> | undefined): { name: string; vector: number[] } | null {
   if (Array.isArray(v)) return { name: '', vector: v };
   const first = v ? Object.entries(v)[0] : undefined;
   return first ? { name: first[0], vector: first[1] } : null;
+}
+
+/** A vector a search can use, and what searches it: the tiered index, a DRAM graph, or an inverted index. */
+export interface SearchableVector {
+  name: string;
+  kind: 'tiered' | 'secondary' | 'sparse';
+}
+
+/** Every vector a search can use, the primary first, then the secondary dense ones, then the sparse ones. */
+export function searchableVectors(v: VectorsConfig, sparse: Record<string, unknown> | undefined): SearchableVector[] {
+  const dense = allVectors(v).map((p, i): SearchableVector => ({ name: p.name, kind: i === 0 ? 'tiered' : 'secondary' }));
+  return [...dense, ...Object.keys(sparse ?? {}).map((name): SearchableVector => ({ name, kind: 'sparse' }))];
 }

@@ -164,6 +164,47 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     }
   });
 
+  it('searches by any of the vectors, each as the API answers it, with the cost only for the tiered one', async () => {
+    await api('PUT', '/collections/hybrid', {
+      vectors: { text: { size: 4, distance: 'Cosine' }, image: { size: 3, distance: 'Euclid' } },
+      sparse_vectors: { words: {} },
+    });
+    try {
+      await api('PUT', '/collections/hybrid/points?wait=true', {
+        points: Array.from({ length: 40 }, (_, i) => ({
+          id: i,
+          vector: { text: [1, i % 7, i % 3, 2], image: [i, (i * 7) % 11, 1], words: { indices: [i % 5, 5 + (i % 3)], values: [1, i / 10] } },
+        })),
+      });
+      await open('/search/hybrid?id=3');
+      const ids = () => page.locator('[data-testid="hits"] tr[data-hit]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-hit')));
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['image', { params: { hnsw_ef: 64 } }],
+        ['words', {}],
+      ];
+      for (const [using, extra] of cases) {
+        await page.locator('select[name="using"]').selectOption(using);
+        await page.getByLabel('Limit').fill('5');
+        await page.getByRole('button', { name: 'Search' }).click();
+        const answer = await api<{ points: Array<{ id: number }> }>('POST', '/collections/hybrid/points/query', { query: 3, using, limit: 5, ...extra });
+        await expect.poll(ids).toEqual(answer.points.map((p) => String(p.id)));
+        expect(await page.getByTestId('cost-note').textContent()).toMatch(/tiered vector only/);
+      }
+      await page.locator('select[name="using"]').selectOption('text');
+      await page.getByRole('button', { name: 'Search' }).click();
+      const answer = await api<{ points: Array<{ id: number }> }>('POST', '/collections/hybrid/points/query', {
+        query: 3,
+        using: 'text',
+        limit: 5,
+        params: { hnsw_ef: 64 },
+      });
+      await expect.poll(ids).toEqual(answer.points.map((p) => String(p.id)));
+      await page.getByTestId('distances').waitFor();
+    } finally {
+      await api('DELETE', '/collections/hybrid');
+    }
+  });
+
   it('met no console error on any page', () => {
     expect(errors).toEqual([]);
   });

@@ -1,12 +1,15 @@
-// Search: by a point's id (its stored vector) or a pasted vector, with a filter, limit, hnsw_ef and
-// re-rank; the hits with their scores, and what the search cost: distances, each tier's reads and
-// bytes, the modelled and the measured CXL stall, and a filtered search's plan.
+// Search: by a point's id (its stored vector) or a pasted vector, by any of the collection's vectors,
+// with a filter, limit, hnsw_ef and re-rank; the hits with their scores, and what a search of the
+// tiered (primary) vector cost: distances, each tier's reads and bytes, the modelled and the measured
+// CXL stall, and a filtered search's plan.
 import { useState } from 'preact/hooks';
 import { call, callWithStats, viaRouter } from '../api';
 import { bytes, count, share } from '../format';
 import type { CollectionView, ScoredPoint, SearchStats } from '../types';
-import { act, ErrorBox, Fields, Grid } from '../ui';
-import { oneVector } from '../vectors';
+import { act, ErrorBox, Fields, Grid, useLoad } from '../ui';
+import { type SearchableVector, searchableVectors } from '../vectors';
+
+const KIND_TEXT: Record<SearchableVector['kind'], string> = { tiered: 'tiered', secondary: 'DRAM graph', sparse: 'sparse' };
 
 interface Props {
   name: string;
@@ -45,6 +48,10 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
   const [stats, setStats] = useState<SearchStats | null>(null);
   const [routed, setRouted] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const info = useLoad(() => call<CollectionView>('GET', `/collections/${encodeURIComponent(name)}`), [name], onNeedsKey);
+  const vectors = info.value ? searchableVectors(info.value.config.params.vectors, info.value.config.params.sparse_vectors) : [];
+  const [chosen, setChosen] = useState<string | null>(null);
+  const use = vectors.find((v) => v.name === chosen) ?? vectors[0];
   const run = async () => {
     let query: unknown;
     let f: unknown;
@@ -55,21 +62,24 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
       setError(by === 'vector' ? 'the vector or the filter is not JSON' : 'the filter is not JSON');
       return;
     }
-    const params: Record<string, unknown> = { hnsw_ef: ef };
-    if (rerank.trim() !== '') params['rerank'] = Number(rerank);
+    if (use === undefined) {
+      setError(info.error ?? 'the collection is still loading');
+      return;
+    }
+    // hnsw_ef is a graph's (none for a sparse vector); re-rank and the cost are the tiered index's.
+    const params: Record<string, unknown> = use.kind === 'sparse' ? {} : { hnsw_ef: ef };
+    if (use.kind === 'tiered' && rerank.trim() !== '') params['rerank'] = Number(rerank);
     await act(
       async () => {
-        // A named vector is searched with `using`, as Qdrant's query API takes it.
-        const info = await call<CollectionView>('GET', `/collections/${encodeURIComponent(name)}`);
-        const using = oneVector(info.config.params.vectors).name;
         const router = await viaRouter();
+        // A named vector is searched with `using`, as Qdrant's query API takes it.
         const r = await callWithStats<{ points: ScoredPoint[] }>('POST', `/collections/${encodeURIComponent(name)}/points/query`, {
           query,
-          ...(using !== '' ? { using } : {}),
+          ...(use.name !== '' ? { using: use.name } : {}),
           limit,
           params,
           with_payload: true,
-          with_stats: !router,
+          with_stats: !router && use.kind === 'tiered',
           ...(f !== undefined ? { filter: f } : {}),
         });
         setHits(r.result.points);
@@ -93,6 +103,18 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
             <input type="radio" name="by" checked={by === 'vector'} onChange={() => setBy('vector')} /> a vector
           </label>
         </fieldset>
+        {vectors.length > 1 && (
+          <label>
+            Vector
+            <select name="using" value={use?.name} onChange={(e) => setChosen((e.target as HTMLSelectElement).value)}>
+              {vectors.map((v) => (
+                <option key={v.name} value={v.name}>
+                  {`${v.name === '' ? '(unnamed)' : v.name} (${KIND_TEXT[v.kind]})`}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         {by === 'id' ? (
           <label>
             Point id
@@ -100,7 +122,7 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
           </label>
         ) : (
           <label>
-            Vector (JSON array)
+            {use?.kind === 'sparse' ? 'Vector (JSON {"indices": […], "values": […]})' : 'Vector (JSON array)'}
             <textarea name="vector" rows={3} value={vector} onInput={(e) => setVector((e.target as HTMLTextAreaElement).value)} />
           </label>
         )}
@@ -114,11 +136,25 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
         </label>
         <label>
           hnsw_ef
-          <input name="ef" type="number" min={1} value={ef} onInput={(e) => setEf(Number((e.target as HTMLInputElement).value))} />
+          <input
+            name="ef"
+            type="number"
+            min={1}
+            value={ef}
+            disabled={use?.kind === 'sparse'}
+            onInput={(e) => setEf(Number((e.target as HTMLInputElement).value))}
+          />
         </label>
         <label>
           Re-rank (empty: the default)
-          <input name="rerank" type="number" min={0} value={rerank} onInput={(e) => setRerank((e.target as HTMLInputElement).value)} />
+          <input
+            name="rerank"
+            type="number"
+            min={0}
+            value={rerank}
+            disabled={use !== undefined && use.kind !== 'tiered'}
+            onInput={(e) => setRerank((e.target as HTMLInputElement).value)}
+          />
         </label>
         <button type="button" onClick={run}>
           Search
@@ -138,7 +174,12 @@ export function SearchPage({ name, startId, onNeedsKey }: Props) {
           ))}
         </Grid>
       )}
-      {hits && routed && (
+      {hits && use !== undefined && use.kind !== 'tiered' && (
+        <p data-testid="cost-note">
+          Cost: measured for the tiered vector only; this search used {use.kind === 'sparse' ? 'an inverted index' : 'a DRAM graph'}.
+        </p>
+      )}
+      {hits && routed && use?.kind === 'tiered' && (
         <p data-testid="cost-note">
           Cost: through the router each shard measures its own search, and they do not add up to one; ask a shard server for a search's cost.
         </p>
