@@ -37,9 +37,6 @@ function both(outer: unknown, inner: unknown): unknown {
   return { must: [outer, inner] };
 }
 
-/** Whether a parsed query is one the router fuses (fusedOverShards). */
-export const isFusion = (plan: QueryPlan): boolean => plan.source.kind === 'fusion';
-
 /**
  * A fusion query `b` (parsed as `plan` by the server's parser) over every shard: its window of fused
  * hits, and the shards that did not answer. `at` names a batch member's fields.

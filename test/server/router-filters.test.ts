@@ -73,7 +73,10 @@ describe('the router with filters', () => {
     expect(await client.query(NAME, { query: { nearest: [...query] }, limit: 5 })).toEqual(plain);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query\.mmr: /],
-      [{ query: { order_by: 'count' } }, /^query\.order_by: /],
+      [
+        { query: { discover: { target: [...query], context: [{ positive: [...query], negative: [...query] }] } }, params: { exact: true } },
+        /^query\.discover: /,
+      ],
       [{ prefetch: [{ query: [...query], limit: 10 }], query: [...query] }, /^prefetch: /],
     ];
     for (const [body, field] of refusals) {

@@ -109,6 +109,28 @@ describe('the router against one server holding every point', () => {
     expect([single.status, errorOf(single)]).toEqual([400, expect.stringMatching(/^with_stats: /)]);
   });
 
+  it("answers order_by and the query API's recommend as the server does: by value (ties by id), and by the examples' vector without them", async () => {
+    for (const u of [url, single.url])
+      expect((await http(u, 'PUT', '/collections/l2/index?wait=true', { field_name: 'n', field_schema: 'integer' })).status).toBe(200);
+    const cases: Array<Record<string, unknown>> = [
+      { query: { order_by: 'n' }, limit: 7, offset: 3, with_payload: true },
+      {
+        query: { order_by: { key: 'n', direction: 'desc', start_from: 6 } },
+        limit: 12,
+        filter: { must: [{ key: 'city', match: { any: ['city-1', 'city-4'] } }] },
+      },
+      { query: { recommend: { positive: [3, 8], negative: [11] } }, limit: 6, params: exact },
+      { query: { recommend: { positive: [5, query(2)] } }, limit: 4, offset: 2, params: exact, with_vector: true },
+    ];
+    for (const body of cases) {
+      const r = await same('/collections/l2/points/query', body);
+      expect((r.body as { result: { points: unknown[] } }).result.points.length, JSON.stringify(body)).toBeGreaterThan(0);
+    }
+    await same('/collections/cos/points/query', cases[2]);
+    const batch = await same('/collections/l2/points/query/batch', { searches: [cases[0], { query: query(3), limit: 2, params: exact }, cases[2]] });
+    expect((batch.body as { result: unknown[] }).result).toHaveLength(3);
+  });
+
   it('takes a query vector sent as a MessagePack Float32Array, in one query and in a batch', async () => {
     const body = { query: new Float32Array(query(5)), limit: 5, params: exact };
     const one = await http(url, 'POST', '/collections/l2/points/query', body, { msgpack: true });
@@ -374,6 +396,7 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
       ],
       ['/points/query/groups', { query: text, using: 'text', group_by: 'city', limit: 3, group_size: 2 }],
       ['/points/recommend', { positive: [5, 9], using: 'image', limit: 4, params: exact }],
+      ['/points/query', { query: { recommend: { positive: [5, 9], negative: [12] } }, using: 'image', limit: 4, params: exact }],
     ];
     for (const [path, body] of cases) {
       const r = await same(`/collections/hyb${path}`, body);

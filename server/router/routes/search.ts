@@ -11,7 +11,7 @@ import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
 import { nearestOnly, noStats } from '../refusals.js';
-import { fusedOverShards, isFusion } from '../fused-query.js';
+import { type RoutedAnswer, routedQuery } from '../query-kinds.js';
 import { searchedBy } from '../score-order.js';
 import { parseQuery } from '../../api/requests.js';
 import { queryById, withoutNamed } from '../examples.js';
@@ -41,16 +41,16 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     hitsOf: (result: unknown) => Hit[],
     answerOf: (hits: Hit[]) => unknown,
     check: (b: Fields) => void = () => {},
-    fused = false,
+    kinds = false,
   ): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const name = req.params.collection_name;
-      if (fused) {
+      if (kinds) {
         noStats(b);
-        const plan = parseQuery(b, await scoreOrder.space(name));
-        if (isFusion(plan)) {
-          const { hits, missing } = await fusedOverShards(ctx, name, b, plan);
+        const routed = routedQuery(ctx, name, b, parseQuery(b, await scoreOrder.space(name)));
+        if (routed !== null) {
+          const { hits, missing } = await routed();
           return answer(req, r, answerOf(hits), partialFields(missing));
         }
       }
@@ -77,8 +77,8 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
    * A batch route ({searches: […]}) over every shard: each member asked for its limit + offset from
    * 0 (one more for a query naming a point, left out), and each member's hits merged and windowed
    * (`hitsOf` and `shape` read and wrap a member's answer, `check` refuses what the router cannot
-   * merge, naming the member's field). With `fused`, a member fusing prefetches is answered as the
-   * query route answers one (fused-query.ts), the others in one batch.
+   * merge, naming the member's field). With `kinds`, a member of a kind the router answers on its
+   * own (query-kinds.ts: a fusion, order_by, recommend) is answered as the query route answers it.
    */
   const batchOverShards = (
     path: string,
@@ -86,20 +86,22 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
     hitsOf: (member: unknown) => Hit[],
     shape: (hits: Hit[]) => unknown,
     check: (s: Fields, at: string) => void = () => {},
-    fused = false,
+    kinds = false,
   ): void => {
     app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}${path}`, async (req, r) => {
       const b = bodyObject(req.body);
       const searches = arrayAt(b['searches'], 'searches', 10_000).map((s, i) => objectAt(s, `searches[${i}]`));
       const name = req.params.collection_name;
-      const space = fused ? await scoreOrder.space(name) : null;
-      const plans = searches.map((s, i) => (space === null ? null : parseQuery(s, space, `searches[${i}].`)));
-      const fusions = plans.map((p) => p !== null && isFusion(p));
+      const space = kinds ? await scoreOrder.space(name) : null;
+      searches.forEach((s, i) => noStats(s, `searches[${i}].`));
+      // Each member the router answers by its kind (query-kinds.ts) is asked on its own; the others in one batch.
+      const routed: Array<(() => Promise<RoutedAnswer>) | null> = searches.map((s, i) =>
+        space === null ? null : routedQuery(ctx, name, s, parseQuery(s, space, `searches[${i}].`), `searches[${i}].`),
+      );
       searches.forEach((s, i) => {
-        if (!fusions[i]) check(s, `searches[${i}].`);
-        noStats(s, `searches[${i}].`);
+        if (routed[i] === null) check(s, `searches[${i}].`);
       });
-      const plain = searches.flatMap((s, i) => (fusions[i] ? [] : [{ s, i, w: window(s, `searches[${i}].`, defaultLimit) }]));
+      const plain = searches.flatMap((s, i) => (routed[i] !== null ? [] : [{ s, i, w: window(s, `searches[${i}].`, defaultLimit) }]));
       const plainAnswers = async () => {
         // Each member naming a point gets its stored vector (one fetch per member's point).
         const members = await Promise.all(plain.map(({ s }) => queryById(ctx, name, s)));
@@ -107,13 +109,10 @@ export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): 
         const asked = members.map((m, j) => ({ ...m.body, limit: Math.min(MAX_LIMIT, plain[j]!.w.limit + plain[j]!.w.offset + m.named.size), offset: 0 }));
         return { members, ...(await calls.fanOut('POST', collectionPath(name, path), { ...b, searches: asked })) };
       };
-      const [fusedHits, { members, answers, missing }] = await Promise.all([
-        Promise.all(plans.map((p, i) => (fusions[i] ? fusedOverShards(ctx, name, searches[i]!, p!, `searches[${i}].`) : null))),
-        plainAnswers(),
-      ]);
+      const [routedHits, { members, answers, missing }] = await Promise.all([Promise.all(routed.map((run) => run?.() ?? null)), plainAnswers()]);
       const lists = answers.map((a) => resultOf<unknown[]>(a));
-      const result: unknown[] = fusedHits.map((f) => (f === null ? null : shape(f.hits)));
-      const lost = new Set([...missing, ...fusedHits.flatMap((f) => f?.missing ?? [])]);
+      const result: unknown[] = routedHits.map((f) => (f === null ? null : shape(f.hits)));
+      const lost = new Set([...missing, ...routedHits.flatMap((f) => f?.missing ?? [])]);
       for (const [j, { s, i, w }] of plain.entries())
         result[i] = shape(
           mergeHits(

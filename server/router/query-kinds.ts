@@ -1,0 +1,82 @@
+// The query API's kinds beyond a nearest query that the router answers, each as one server would:
+// - a fusion of prefetches (fused-query.ts);
+// - `order_by`: a point's place depends on its own value only, so every shard's first limit + offset
+//   points by the key, merged by value (ties by id, as the server breaks them), are the first of all;
+// - `recommend` (average_vector): one vector, so the examples named by id are fetched with the
+//   vector searched by (examples.ts) and every shard searches the same vector; the named points are
+//   left out, as the server leaves them out.
+// Any other kind, or one with prefetches, is not taken here (null): the route refuses it.
+import type { PointKey } from '../../engine/public.js';
+import { type Fields, objectAt } from '../api/fields.js';
+import type { QueryPlan } from '../api/requests.js';
+import { MAX_LIMIT } from '../options.js';
+import { collectionPath } from './collection-paths.js';
+import { exampleVectors, namedPoints, withoutNamed, withVectors } from './examples.js';
+import { fusedOverShards } from './fused-query.js';
+import { type Hit, mergeHits } from './merge.js';
+import type { RouterContext } from './route-context.js';
+import { searchedBy } from './score-order.js';
+import { resultOf } from './shard-calls.js';
+
+export interface RoutedAnswer {
+  hits: Hit[];
+  missing: number[];
+}
+
+/** The points of one query answer. */
+const pointsOf = (a: unknown): Hit[] => (a as { points: Hit[] }).points;
+
+/** The first `limit` after `offset` of the shards' lists by order value (descending or not), ties by id. */
+function mergeByValue(lists: Hit[][], descending: boolean, offset: number, limit: number): Hit[] {
+  const value = (h: Hit): number => h['order_value'] as number;
+  const sign = descending ? -1 : 1;
+  return lists
+    .flat()
+    .sort((a, b) => sign * (value(a) - value(b)) || a.id - b.id)
+    .slice(offset, offset + limit);
+}
+
+/**
+ * How query `b` (parsed as `plan`) runs over the shards where its kind is one the router answers,
+ * else null. Nothing is asked until it is called (a batch checks every member first).
+ */
+export function routedQuery(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, at = ''): (() => Promise<RoutedAnswer>) | null {
+  const s = plan.source;
+  if (s.kind === 'fusion') return () => fusedOverShards(ctx, name, b, plan, at);
+  if (plan.prefetch.length > 0) return null;
+  if (s.kind === 'order_by') return () => ordered(ctx, name, b, plan, s.orderBy.descending);
+  if (s.kind === 'recommend') return () => recommended(ctx, name, b, plan, at);
+  return null;
+}
+
+async function ordered(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, descending: boolean): Promise<RoutedAnswer> {
+  const k = Math.min(MAX_LIMIT, plan.offset + plan.limit);
+  const { answers, missing } = await ctx.calls.fanOut('POST', collectionPath(name, '/points/query'), { ...b, limit: k, offset: 0 });
+  return {
+    hits: mergeByValue(
+      answers.map((a) => pointsOf(resultOf<unknown>(a))),
+      descending,
+      plan.offset,
+      plan.limit,
+    ),
+    missing,
+  };
+}
+
+async function recommended(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, at: string): Promise<RoutedAnswer> {
+  const query = objectAt(b['query'], `${at}query`);
+  const examples = objectAt(query['recommend'], `${at}query.recommend`);
+  const named: PointKey[] = namedPoints(examples, 'recommend');
+  const using = searchedBy(b);
+  const vectors = await exampleVectors(ctx, name, named, using);
+  const body = {
+    ...b,
+    query: { ...query, recommend: withVectors(examples, 'recommend', vectors) },
+    limit: Math.min(MAX_LIMIT, plan.offset + plan.limit + named.length),
+    offset: 0,
+  };
+  const { answers, missing } = await ctx.calls.fanOut('POST', collectionPath(name, '/points/query'), body);
+  const left = new Set(named);
+  const lists = answers.map((a) => withoutNamed(pointsOf(resultOf<unknown>(a)), left));
+  return { hits: mergeHits(lists, await ctx.scoreOrder.higherIsBetter(name, using), plan.offset, plan.limit), missing };
+}
