@@ -1,5 +1,5 @@
 // The query API's kinds beyond a nearest query that the router answers, each as one server would:
-// - a fusion of prefetches (fused-query.ts);
+// - a query with prefetches: a fusion, or a re-score by a dense vector (staged-query.ts);
 // - `order_by`: a point's place depends on its own value only, so every shard's first limit + offset
 //   points by the key, merged by value (ties by id, as the server breaks them), are the first of all;
 // - `recommend` (average_vector): one vector, so the examples named by id are fetched with the
@@ -12,7 +12,7 @@ import type { QueryPlan } from '../api/requests.js';
 import { MAX_LIMIT } from '../options.js';
 import { collectionPath } from './collection-paths.js';
 import { exampleVectors, namedPoints, withoutNamed, withVectors } from './examples.js';
-import { fusedOverShards } from './fused-query.js';
+import { stagedOverShards } from './staged-query.js';
 import { type Hit, mergeHits } from './merge.js';
 import type { RouterContext } from './route-context.js';
 import { searchedBy } from './score-order.js';
@@ -42,8 +42,7 @@ function mergeByValue(lists: Hit[][], descending: boolean, offset: number, limit
  */
 export function routedQuery(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, at = ''): (() => Promise<RoutedAnswer>) | null {
   const s = plan.source;
-  if (s.kind === 'fusion') return () => fusedOverShards(ctx, name, b, plan, at);
-  if (plan.prefetch.length > 0) return null;
+  if (plan.prefetch.length > 0) return () => stagedOverShards(ctx, name, b, plan, at);
   if (s.kind === 'order_by') return () => ordered(ctx, name, b, plan, s.orderBy.descending);
   if (s.kind === 'recommend') return () => recommended(ctx, name, b, plan, at);
   return null;

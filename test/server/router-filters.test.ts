@@ -77,7 +77,7 @@ describe('the router with filters', () => {
         { query: { discover: { target: [...query], context: [{ positive: [...query], negative: [...query] }] } }, params: { exact: true } },
         /^query\.discover: /,
       ],
-      [{ prefetch: [{ query: [...query], limit: 10 }], query: [...query] }, /^prefetch: /],
+      [{ prefetch: [{ query: [...query], limit: 10 }], query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query: /],
     ];
     for (const [body, field] of refusals) {
       const r = await http(url, 'POST', `/collections/${NAME}/points/query`, { ...body, limit: 5 });

@@ -97,7 +97,7 @@ describe('the router against one server holding every point', () => {
   it('refuses in a query batch, naming the member and field, what it refuses in one query', async () => {
     const refused: Array<[Record<string, unknown>, RegExp]> = [
       [{ query: { nearest: query(1), mmr: { diversity: 0.5 } } }, /^searches\[1\]\.query\.mmr: /],
-      [{ prefetch: [{ query: query(1) }], query: query(2) }, /^searches\[1\]\.prefetch: /],
+      [{ prefetch: [{ query: query(1) }], query: { nearest: query(2), mmr: { diversity: 0.5 } } }, /^searches\[1\]\.query: /],
       [{ query: query(1), with_stats: true }, /^searches\[1\]\.with_stats: /],
     ];
     for (const [member, field] of refused) {
@@ -427,6 +427,27 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
         query: { fusion: 'dbsf' },
         score_threshold: 0.9,
       },
+      // Multi-stage: the prefetches' points re-scored by another vector, and stages of stages.
+      { prefetch: [sparse, { ...dense, limit: 10 }], query: image, using: 'image', limit: 7, with_payload: true },
+      {
+        prefetch: [{ ...sparse, limit: 30 }],
+        query: query(5),
+        using: 'dense',
+        limit: 5,
+        offset: 1,
+        score_threshold: 2.5,
+        filter: { must: [{ key: 'n', range: { gte: 2 } }] },
+      },
+      {
+        prefetch: [
+          { prefetch: [sparse, dense], query: { fusion: 'rrf' }, limit: 25 },
+          { query: image, using: 'image', limit: 10, params: exact },
+        ],
+        query: 41,
+        using: 'image',
+        limit: 6,
+      },
+      { prefetch: [{ prefetch: [{ ...sparse, limit: 40 }], query: query(6), using: 'dense', limit: 12 }, sparse], query: { fusion: 'rrf' }, limit: 9 },
     ];
     for (const body of cases) {
       const r = await same('/collections/hyb/points/query', body);
@@ -440,18 +461,8 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
     expect((batch.body as { result: unknown[] }).result).toHaveLength(3);
   });
 
-  it('refuses, naming the field, a fusion whose prefetches it cannot merge, and checks the body as the server does', async () => {
+  it('refuses, naming the field, a stage it cannot run over the shards, and checks the body as the server does', async () => {
     const refused: Array<[Record<string, unknown>, RegExp]> = [
-      [
-        {
-          prefetch: [
-            { prefetch: [{ query: query(1), using: 'dense' }], query: { fusion: 'rrf' } },
-            { query: text, using: 'text' },
-          ],
-          query: { fusion: 'rrf' },
-        },
-        /^prefetch\[0\]\.prefetch: /,
-      ],
       [
         {
           prefetch: [
@@ -462,7 +473,16 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
         },
         /^prefetch\[1\]\.query: /,
       ],
-      [{ prefetch: [{ query: query(1), using: 'dense' }], query: { nearest: query(2), mmr: { diversity: 0.5 } }, using: 'dense' }, /^prefetch: /],
+      [{ prefetch: [{ query: query(1), using: 'dense' }], query: { nearest: query(2), mmr: { diversity: 0.5 } }, using: 'dense' }, /^query: /],
+      // A sparse re-score: the server scores a candidate holding the vector but no index of the query 0; a sparse search leaves it out.
+      [{ prefetch: [{ query: query(1), using: 'dense' }], query: text, using: 'text' }, /^query: /],
+      [
+        {
+          prefetch: [{ prefetch: [{ query: query(1), using: 'dense' }], query: { recommend: { positive: [4] } }, using: 'dense' }],
+          query: { fusion: 'rrf' },
+        },
+        /^prefetch\[0\]\.query: /,
+      ],
     ];
     for (const [body, field] of refused) {
       const r = await http(url, 'POST', '/collections/hyb/points/query', body);
