@@ -118,3 +118,28 @@ export async function queryById(ctx: RouterContext, name: string, b: Fields): Pr
   const vector = (await exampleVectors(ctx, name, [key], typeof b['using'] === 'string' ? b['using'] : undefined)).get(key);
   return { body: { ...b, query: isPlainObject(q) ? { ...q, nearest: vector } : vector }, named: new Set([key]) };
 }
+
+/** The query kinds whose examples a query names (each a vector or a point id), and the body shape that lists them. */
+const EXAMPLE_KINDS = [
+  ['recommend', 'recommend'],
+  ['discover', 'discover'],
+  ['context', 'discover'],
+] as const;
+
+/**
+ * A query body as the shards get it: a point it searches by (queryById), or the examples of its
+ * recommend, discover or context named by id, replaced by their stored vectors of the vector
+ * searched by (`using`); and the points it named (the server leaves them out of the answer).
+ */
+export async function resolveExamples(ctx: RouterContext, name: string, b: Fields): Promise<{ body: Fields; named: Set<PointKey> }> {
+  const q = b['query'];
+  const kind = isPlainObject(q) ? EXAMPLE_KINDS.find(([k]) => !isAbsent(q[k])) : undefined;
+  if (kind === undefined || !isPlainObject(q)) return queryById(ctx, name, b);
+  const [key, route] = kind;
+  // A context query lists its pairs as a discovery does, without a target.
+  const examples = key === 'context' ? { context: q['context'] } : objectAt(q[key], `query.${key}`);
+  const named = namedPoints(examples, route);
+  const vectors = await exampleVectors(ctx, name, named, typeof b['using'] === 'string' ? b['using'] : undefined);
+  const mapped = withVectors(examples, route, vectors);
+  return { body: { ...b, query: { ...q, [key]: key === 'context' ? mapped['context'] : mapped } }, named: new Set(named) };
+}

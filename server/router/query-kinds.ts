@@ -1,21 +1,16 @@
 // The query API's kinds beyond a nearest query that the router answers, each as one server would:
-// - a query with prefetches: a fusion, or a re-score by a dense vector (staged-query.ts);
+// - a query with prefetches, or whose examples are named (recommend, discover, context): stage by
+//   stage (staged-query.ts);
 // - `order_by`: a point's place depends on its own value only, so every shard's first limit + offset
-//   points by the key, merged by value (ties by id, as the server breaks them), are the first of all;
-// - `recommend` (average_vector): one vector, so the examples named by id are fetched with the
-//   vector searched by (examples.ts) and every shard searches the same vector; the named points are
-//   left out, as the server leaves them out.
-// Any other kind, or one with prefetches, is not taken here (null): the route refuses it.
-import type { PointKey } from '../../engine/public.js';
-import { type Fields, objectAt } from '../api/fields.js';
+//   points by the key, merged by value (ties by id, as the server breaks them), are the first of all.
+// Any other kind (MMR) is not taken here (null): the route refuses it.
+import type { Fields } from '../api/fields.js';
 import type { QueryPlan } from '../api/requests.js';
 import { MAX_LIMIT } from '../options.js';
 import { collectionPath } from './collection-paths.js';
-import { exampleVectors, namedPoints, withoutNamed, withVectors } from './examples.js';
 import { stagedOverShards } from './staged-query.js';
-import { type Hit, mergeHits } from './merge.js';
+import type { Hit } from './merge.js';
 import type { RouterContext } from './route-context.js';
-import { searchedBy } from './score-order.js';
 import { resultOf } from './shard-calls.js';
 
 export interface RoutedAnswer {
@@ -42,9 +37,9 @@ function mergeByValue(lists: Hit[][], descending: boolean, offset: number, limit
  */
 export function routedQuery(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, at = ''): (() => Promise<RoutedAnswer>) | null {
   const s = plan.source;
-  if (plan.prefetch.length > 0) return () => stagedOverShards(ctx, name, b, plan, at);
+  if (plan.prefetch.length > 0 || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context')
+    return () => stagedOverShards(ctx, name, b, plan, at);
   if (s.kind === 'order_by') return () => ordered(ctx, name, b, plan, s.orderBy.descending);
-  if (s.kind === 'recommend') return () => recommended(ctx, name, b, plan, at);
   return null;
 }
 
@@ -60,22 +55,4 @@ async function ordered(ctx: RouterContext, name: string, b: Fields, plan: QueryP
     ),
     missing,
   };
-}
-
-async function recommended(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, at: string): Promise<RoutedAnswer> {
-  const query = objectAt(b['query'], `${at}query`);
-  const examples = objectAt(query['recommend'], `${at}query.recommend`);
-  const named: PointKey[] = namedPoints(examples, 'recommend');
-  const using = searchedBy(b);
-  const vectors = await exampleVectors(ctx, name, named, using);
-  const body = {
-    ...b,
-    query: { ...query, recommend: withVectors(examples, 'recommend', vectors) },
-    limit: Math.min(MAX_LIMIT, plan.offset + plan.limit + named.length),
-    offset: 0,
-  };
-  const { answers, missing } = await ctx.calls.fanOut('POST', collectionPath(name, '/points/query'), body);
-  const left = new Set(named);
-  const lists = answers.map((a) => withoutNamed(pointsOf(resultOf<unknown>(a)), left));
-  return { hits: mergeHits(lists, await ctx.scoreOrder.higherIsBetter(name, using), plan.offset, plan.limit), missing };
 }

@@ -1,15 +1,17 @@
-// A query with prefetches over the shards, stage by stage as one server runs it (api/query-stages.ts):
-// Qdrant's hybrid search (prefetches by a dense and a sparse vector fused by rrf or dbsf) and its
-// multi-stage queries (a prefetch's candidates re-scored by another vector). A stage's answer
-// depends on its prefetches' whole answers, so the shards cannot run it: each nearest stage without
-// prefetches goes to every shard, with the filters of the stages above beside its own (the server
-// passes a query's filter down) and the root's with_payload and with_vector, and its hits merge by
-// its vector's score order into the list one server would have found. Above those:
+// A query over the shards stage by stage, as one server runs it (api/query-stages.ts): Qdrant's
+// hybrid search (prefetches by a dense and a sparse vector fused by rrf or dbsf), its multi-stage
+// queries (a prefetch's candidates re-scored by another vector), and the queries whose examples
+// the shards must be given as vectors (recommend, discover, context). A stage's answer depends on
+// its prefetches' whole answers, so the shards cannot run it: each stage without prefetches goes to
+// every shard, its examples named by id given as their stored vectors (examples.ts), with the
+// filters of the stages above beside its own (the server passes a query's filter down) and the
+// root's with_payload and with_vector, and its hits merge by its score order (a discovery's larger
+// first, else its vector's) into the list one server would have found. Above those:
 // - a fusion fuses its prefetches' lists with the server's own fusion (api/fusion.ts);
-// - a dense vector re-scores the union of its prefetches' points: every shard scores its own of
-//   them exactly (`has_id` and `exact`), and those merge by the vector's order.
-// Any other stage with prefetches (MMR, recommend, discover, context, order_by, a sparse re-score)
-// is refused naming its query.
+// - a dense vector, a recommendation, a discovery or a context re-scores the union of its
+//   prefetches' points: every shard scores its own of them exactly (`has_id` and `exact`), and
+//   those merge by the stage's order.
+// MMR, order_by with prefetches and a sparse re-score are refused naming the stage's query.
 import { invalidArgument } from '../../common/errors.js';
 import type { PointKey } from '../../engine/public.js';
 import { type Fields, isAbsent, objectAt } from '../api/fields.js';
@@ -17,14 +19,14 @@ import { fuse } from '../api/fusion.js';
 import type { QueryPlan } from '../api/requests.js';
 import { MAX_LIMIT } from '../options.js';
 import { collectionPath } from './collection-paths.js';
-import { queryById, withoutNamed } from './examples.js';
+import { resolveExamples, withoutNamed } from './examples.js';
 import { type Hit, mergeHits } from './merge.js';
 import type { RouterContext } from './route-context.js';
 import { searchedBy } from './score-order.js';
 import { resultOf } from './shard-calls.js';
 
 const ASK_SHARDS =
-  'through the router a stage with prefetches is a fusion, or a nearest query by a dense vector re-scoring its prefetches, and a stage without prefetches a nearest query: ask the shard servers';
+  'through the router a stage is a fusion of its prefetches, or a nearest, recommend, discover or context query (re-scoring its prefetches by a dense vector, or without prefetches); MMR is not: ask the shard servers';
 
 /** A point id's order where a fused tie needs one: integers by value, before UUIDs by text. */
 function byId(a: PointKey, b: PointKey): number {
@@ -50,16 +52,22 @@ interface Staged {
   missing: number[];
 }
 
-/** One query run over the shards: its request, its best `limit` hits merged by its vector's order, the named points left out. */
-async function nearest(ctx: RouterContext, name: string, ask: Fields, limit: number): Promise<Staged> {
-  const { body, named } = await queryById(ctx, name, ask);
+/** Whether a stage's scores are larger-better: a discovery's and a context's always, else by the vector searched. */
+function higherIsBetter(ctx: RouterContext, name: string, plan: QueryPlan, b: Fields): Promise<boolean> {
+  const k = plan.source.kind;
+  return k === 'discover' || k === 'context' || k === 'fusion' ? Promise.resolve(true) : ctx.scoreOrder.higherIsBetter(name, searchedBy(b));
+}
+
+/** One query run over the shards: its request, its best `limit` hits merged by its order, the named points left out. */
+async function asked(ctx: RouterContext, name: string, ask: Fields, higher: boolean, limit: number): Promise<Staged> {
+  const { body, named } = await resolveExamples(ctx, name, ask);
   const { answers, missing } = await ctx.calls.fanOut('POST', collectionPath(name, '/points/query'), {
     ...body,
     limit: Math.min(MAX_LIMIT, limit + named.size),
     offset: 0,
   });
   const lists = answers.map((a) => withoutNamed(resultOf<{ points: Hit[] }>(a).points, named));
-  return { hits: mergeHits(lists, await ctx.scoreOrder.higherIsBetter(name, searchedBy(ask)), 0, limit), missing };
+  return { hits: mergeHits(lists, higher, 0, limit), missing };
 }
 
 /** The stage `b` (parsed as `plan`), under the filter of the stages above: its best `want` hits. */
@@ -79,12 +87,14 @@ async function stage(
   for (const k of OWN) if (!isAbsent(b[k])) ask[k] = b[k];
   for (const k of ['with_payload', 'with_vector'] as const) if (!isAbsent(root[k])) ask[k] = root[k];
   if (!isAbsent(filter)) ask['filter'] = filter;
-  const isNearest = s.kind === 'nearest' && s.mmr === undefined;
+  // A stage the shards can score point by point: by a vector, or against examples.
+  const pointwise = (s.kind === 'nearest' && s.mmr === undefined) || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context';
+  const higher = await higherIsBetter(ctx, name, plan, b);
   if (plan.prefetch.length === 0) {
-    if (!isNearest) throw invalidArgument(`${at}query`, ASK_SHARDS);
-    return nearest(ctx, name, ask, want);
+    if (!pointwise) throw invalidArgument(`${at}query`, ASK_SHARDS);
+    return asked(ctx, name, ask, higher, want);
   }
-  if (s.kind !== 'fusion' && !(isNearest && plan.sparse === undefined)) throw invalidArgument(`${at}query`, ASK_SHARDS);
+  if (s.kind !== 'fusion' && !(pointwise && plan.sparse === undefined)) throw invalidArgument(`${at}query`, ASK_SHARDS);
   const raw = b['prefetch'];
   const members = (Array.isArray(raw) ? raw : [raw]).map((m, i) => objectAt(m, `${at}prefetch[${i}]`));
   const below = await Promise.all(plan.prefetch.map((p, i) => stage(ctx, name, root, members[i]!, p, filter, p.limit, `${at}prefetch[${i}].`)));
@@ -92,7 +102,7 @@ async function stage(
   const shown = new Map<PointKey, Hit>();
   for (const x of below) for (const h of x.hits) if (!shown.has(h.id)) shown.set(h.id, h);
   if (s.kind === 'fusion') {
-    const orders = await Promise.all(members.map((m) => ctx.scoreOrder.higherIsBetter(name, searchedBy(m))));
+    const orders = await Promise.all(plan.prefetch.map((p, i) => higherIsBetter(ctx, name, p, members[i]!)));
     const fused = fuse(
       below.map((x) => x.hits.map((h) => ({ id: h.id as PointKey, score: h.score }))),
       s.fusion,
@@ -109,7 +119,7 @@ async function stage(
   if (candidates.length === 0) return { hits: [], missing };
   const only = { must: [{ has_id: candidates }] };
   // The server re-scores with the stored vectors whatever the stage's params: so does `exact`.
-  const rescored = await nearest(ctx, name, { ...ask, filter: only, params: { exact: true } }, want);
+  const rescored = await asked(ctx, name, { ...ask, filter: only, params: { exact: true } }, higher, want);
   return { hits: rescored.hits, missing: [...new Set([...missing, ...rescored.missing])] };
 }
 

@@ -73,10 +73,6 @@ describe('the router with filters', () => {
     expect(await client.query(NAME, { query: { nearest: [...query] }, limit: 5 })).toEqual(plain);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query\.mmr: /],
-      [
-        { query: { discover: { target: [...query], context: [{ positive: [...query], negative: [...query] }] } }, params: { exact: true } },
-        /^query\.discover: /,
-      ],
       [{ prefetch: [{ query: [...query], limit: 10 }], query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query: /],
     ];
     for (const [body, field] of refusals) {

@@ -109,7 +109,7 @@ describe('the router against one server holding every point', () => {
     expect([single.status, errorOf(single)]).toEqual([400, expect.stringMatching(/^with_stats: /)]);
   });
 
-  it("answers order_by and the query API's recommend as the server does: by value (ties by id), and by the examples' vector without them", async () => {
+  it("answers order_by, and the query API's recommend, discover and context, as the server does: by value (ties by id), or by score with the named points left out", async () => {
     for (const u of [url, single.url])
       expect((await http(u, 'PUT', '/collections/l2/index?wait=true', { field_name: 'n', field_schema: 'integer' })).status).toBe(200);
     const cases: Array<Record<string, unknown>> = [
@@ -121,6 +121,18 @@ describe('the router against one server holding every point', () => {
       },
       { query: { recommend: { positive: [3, 8], negative: [11] } }, limit: 6, params: exact },
       { query: { recommend: { positive: [5, query(2)] } }, limit: 4, offset: 2, params: exact, with_vector: true },
+      { query: { discover: { target: 12, context: [{ positive: 30, negative: query(1) }] } }, limit: 5, params: exact },
+      {
+        query: {
+          context: [
+            { positive: 4, negative: 40 },
+            { positive: query(3), negative: 7 },
+          ],
+        },
+        limit: 6,
+        params: exact,
+        with_payload: true,
+      },
     ];
     for (const body of cases) {
       const r = await same('/collections/l2/points/query', body);
@@ -407,7 +419,7 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
     expect([bare.status, errorOf(bare)]).toEqual([400, expect.stringMatching(/^using: point 20 has no vector "image"/)]);
   });
 
-  it('fuses prefetches by rrf and dbsf as the server does: dense and sparse, by vector or id, with filters, weights, thresholds and windows', async () => {
+  it('runs queries with prefetches as the server does: fusions (rrf, dbsf) and re-scores by a vector or by examples, nested, with filters, weights, thresholds and windows', async () => {
     const dense = { query: query(2), using: 'dense', limit: 20, params: exact };
     const sparse = { query: text, using: 'text', limit: 20 };
     const cases: Array<Record<string, unknown>> = [
@@ -448,6 +460,14 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
         limit: 6,
       },
       { prefetch: [{ prefetch: [{ ...sparse, limit: 40 }], query: query(6), using: 'dense', limit: 12 }, sparse], query: { fusion: 'rrf' }, limit: 9 },
+      // Examples named by id, re-scoring candidates: a recommendation, a discovery and a context.
+      { prefetch: [{ ...sparse, limit: 40 }], query: { recommend: { positive: [7, 13], negative: [22] } }, using: 'dense', limit: 6 },
+      { prefetch: [dense, sparse], query: { discover: { target: 9, context: [{ positive: 14, negative: 25 }] } }, using: 'image', limit: 5 },
+      {
+        prefetch: [{ query: { context: { positive: 3, negative: 8 } }, using: 'dense', limit: 15, params: exact }, sparse],
+        query: { fusion: 'rrf' },
+        limit: 8,
+      },
     ];
     for (const body of cases) {
       const r = await same('/collections/hyb/points/query', body);
@@ -467,7 +487,7 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
         {
           prefetch: [
             { query: query(1), using: 'dense' },
-            { query: { recommend: { positive: [3] } }, using: 'dense' },
+            { query: { nearest: query(3), mmr: { diversity: 0.4 } }, using: 'dense' },
           ],
           query: { fusion: 'rrf' },
         },
@@ -478,7 +498,7 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
       [{ prefetch: [{ query: query(1), using: 'dense' }], query: text, using: 'text' }, /^query: /],
       [
         {
-          prefetch: [{ prefetch: [{ query: query(1), using: 'dense' }], query: { recommend: { positive: [4] } }, using: 'dense' }],
+          prefetch: [{ prefetch: [{ query: query(1), using: 'dense' }], query: { nearest: query(2), mmr: { diversity: 0.3 } }, using: 'dense' }],
           query: { fusion: 'rrf' },
         },
         /^prefetch\[0\]\.query: /,
