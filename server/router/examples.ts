@@ -1,8 +1,9 @@
-// The examples of a recommendation or a discovery (the classic routes' bodies) named by point id.
-// A point lives on the shard its id hashes to, so any other shard would answer 404 for it: the
-// router fetches the stored vectors of the points named first (each from its own shard; a UUID,
-// which hashes to no shard, from every shard) and sends every shard the request with those vectors
-// in the ids' place. The single server leaves the points a request names out of its answer; with
+// The examples a request names by point id: a recommendation's or a discovery's (the classic routes'
+// bodies, and the query API's recommend, discover and context), and a query's point. A point lives
+// on the shard its id hashes to, so any other shard would answer 404 for it: the router fetches the
+// stored vectors of the points named first, of the vector searched by (each from its own shard; a
+// UUID, which hashes to no shard, from every shard) and sends every shard the request with those
+// vectors in the ids' place. The single server leaves the points a request names out of its answer; with
 // vectors in their place a shard does not know them, so the router leaves them out (routes that ask
 // for a window ask each shard for as many more hits as points were named).
 import { pointNotFound } from '../../common/errors.js';
@@ -12,6 +13,7 @@ import { type Fields, isAbsent, isPlainObject, objectAt, pointKeyAt } from '../a
 import { collectionPath } from './collection-paths.js';
 import type { RouterContext } from './route-context.js';
 import { resultOf } from './shard-calls.js';
+import { searchedBy } from './score-order.js';
 
 /** The classic route a body is for: `recommend` ({positive, negative}) or `discover` ({target, context}). */
 export type ExampleRoute = 'recommend' | 'discover';
@@ -115,7 +117,7 @@ export async function queryById(ctx: RouterContext, name: string, b: Fields): Pr
   const nearest = isPlainObject(q) ? q['nearest'] : q;
   if (!isId(nearest)) return { body: b, named: new Set() };
   const key = keyOf(nearest);
-  const vector = (await exampleVectors(ctx, name, [key], typeof b['using'] === 'string' ? b['using'] : undefined)).get(key);
+  const vector = (await exampleVectors(ctx, name, [key], searchedBy(b))).get(key);
   return { body: { ...b, query: isPlainObject(q) ? { ...q, nearest: vector } : vector }, named: new Set([key]) };
 }
 
@@ -139,7 +141,7 @@ export async function resolveExamples(ctx: RouterContext, name: string, b: Field
   // A context query lists its pairs as a discovery does, without a target.
   const examples = key === 'context' ? { context: q['context'] } : objectAt(q[key], `query.${key}`);
   const named = namedPoints(examples, route);
-  const vectors = await exampleVectors(ctx, name, named, typeof b['using'] === 'string' ? b['using'] : undefined);
+  const vectors = await exampleVectors(ctx, name, named, searchedBy(b));
   const mapped = withVectors(examples, route, vectors);
   return { body: { ...b, query: { ...q, [key]: key === 'context' ? mapped['context'] : mapped } }, named: new Set(named) };
 }

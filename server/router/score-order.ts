@@ -1,7 +1,8 @@
 // What the router needs to know of a collection's vectors, asked of the shards once per collection
-// and remembered: which way each vector's scores sort (Euclid scores are distances, lower is better;
-// Dot and Cosine similarities and sparse dot products, higher is better), and its dimension (to check a body the router itself
-// reads before any shard gets it, as a batch of writes).
+// and remembered: which way each vector's scores sort (Euclid scores are distances, lower is
+// better; Dot and Cosine similarities and sparse dot products, higher is better), and the primary's
+// dimension (to check a body the router itself reads before any shard gets it, as a batch of
+// writes).
 import { type QdrantCollectionView, vectorParamsOf } from '../api/collection-view.js';
 import { type Fields, isPlainObject } from '../api/fields.js';
 import type { DenseSpec, VectorSpace } from '../api/vector-space.js';

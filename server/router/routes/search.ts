@@ -1,6 +1,8 @@
 // Search routes over the shards (search, batch, query, query batch): each shard is asked for the
-// first limit + offset hits, and the router merges them by score and cuts the window (the server's
-// own window rules). A query naming a point gets the point's stored vector (examples.ts).
+// first limit + offset hits, and the router merges them by the order of the vector searched by and
+// cuts the window (the server's own window rules). A query naming a point gets the point's stored
+// vector (examples.ts); the query kinds that take more than one such round (stages, examples,
+// order_by) are run by query-kinds.ts.
 import type { FastifyInstance } from 'fastify';
 import { arrayAt, bodyObject, type Fields, objectAt } from '../../api/fields.js';
 import { window } from '../../api/requests.js';
@@ -22,7 +24,7 @@ const searchHits = (res: unknown): Hit[] => res as Hit[];
 const queryHits = (res: unknown): Hit[] => (res as { points: Hit[] }).points;
 const asIs = (hits: Hit[]): unknown => hits;
 const underPoints = (points: Hit[]): unknown => ({ points });
-/** The queries the router serves: nearest ones, by vector or point id. */
+/** The queries left to the one-round path once query-kinds.ts took its kinds: nearest ones, by vector or point id. */
 const nearestQuery = (b: Fields, at = ''): void => nearestOnly(b, at, true);
 
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
