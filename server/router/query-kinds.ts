@@ -1,9 +1,9 @@
 // The query API's kinds beyond a nearest query that the router answers, each as one server would:
-// - a query with prefetches, or whose examples are named (recommend, discover, context): stage by
-//   stage (staged-query.ts);
+// - a query with prefetches, or whose examples are named (recommend, discover, context), or MMR:
+//   stage by stage (staged-query.ts);
 // - `order_by`: a point's place depends on its own value only, so every shard's first limit + offset
 //   points by the key, merged by value (ties by id, as the server breaks them), are the first of all.
-// Any other kind (MMR) is not taken here (null): the route refuses it.
+// A nearest query without MMR is left to the route's one round (null).
 import type { Fields } from '../api/fields.js';
 import type { QueryPlan } from '../api/requests.js';
 import { MAX_LIMIT } from '../options.js';
@@ -37,7 +37,7 @@ function mergeByValue(lists: Hit[][], descending: boolean, offset: number, limit
  */
 export function routedQuery(ctx: RouterContext, name: string, b: Fields, plan: QueryPlan, at = ''): (() => Promise<RoutedAnswer>) | null {
   const s = plan.source;
-  if (plan.prefetch.length > 0 || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context')
+  if (plan.prefetch.length > 0 || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context' || (s.kind === 'nearest' && s.mmr !== undefined))
     return () => stagedOverShards(ctx, name, b, plan, at);
   if (s.kind === 'order_by') return () => ordered(ctx, name, b, plan, s.orderBy.descending);
   return null;

@@ -61,6 +61,13 @@ export class ScoreOrder {
     return secondary === undefined || secondary.metric !== 'l2';
   }
 
+  /** The dimension and metric of collection `name`'s dense vector `using` (absent: the primary), or null when it has none of that name. */
+  async dense(name: string, using?: string): Promise<DenseSpec | null> {
+    const p = await this.params(name);
+    if (using === undefined || using === p.name) return { dim: p.size, metric: metricOfDistance(p.distance) };
+    return p.secondary[using] ?? null;
+  }
+
   /** Collection `name`'s metric. */
   async metric(name: string): Promise<Metric> {
     return metricOfDistance((await this.params(name)).distance);

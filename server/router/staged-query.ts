@@ -11,7 +11,8 @@
 // - a dense vector, a recommendation, a discovery or a context re-scores the union of its
 //   prefetches' points: every shard scores its own of them exactly (`has_id` and `exact`), and
 //   those merge by the stage's order.
-// MMR, order_by with prefetches and a sparse re-score are refused naming the stage's query.
+// - MMR picks from a nearest stage's candidates here (mmr-pick.ts), with every candidate's vector.
+// A sparse re-score is refused naming the stage's query.
 import { invalidArgument } from '../../common/errors.js';
 import type { PointKey } from '../../engine/public.js';
 import { type Fields, isAbsent, objectAt } from '../api/fields.js';
@@ -23,10 +24,11 @@ import { resolveExamples, withoutNamed } from './examples.js';
 import { type Hit, mergeHits } from './merge.js';
 import type { RouterContext } from './route-context.js';
 import { searchedBy } from './score-order.js';
+import { pickMmr } from './mmr-pick.js';
 import { resultOf } from './shard-calls.js';
 
 const ASK_SHARDS =
-  'through the router a stage is a fusion of its prefetches, or a nearest, recommend, discover or context query (re-scoring its prefetches by a dense vector, or without prefetches); MMR is not: ask the shard servers';
+  'through the router a stage is a fusion of its prefetches, or a nearest (MMR by a dense vector), recommend, discover or context query, re-scoring its prefetches by a dense vector or without prefetches: ask the shard servers';
 
 /** A point id's order where a fused tie needs one: integers by value, before UUIDs by text. */
 function byId(a: PointKey, b: PointKey): number {
@@ -87,12 +89,28 @@ async function stage(
   for (const k of OWN) if (!isAbsent(b[k])) ask[k] = b[k];
   for (const k of ['with_payload', 'with_vector'] as const) if (!isAbsent(root[k])) ask[k] = root[k];
   if (!isAbsent(filter)) ask['filter'] = filter;
-  // A stage the shards can score point by point: by a vector, or against examples.
-  const pointwise = (s.kind === 'nearest' && s.mmr === undefined) || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context';
+  // A stage the shards can score point by point: by a vector, or against examples; MMR then picks
+  // from those candidates here (mmr-pick.ts).
+  const pointwise = s.kind === 'nearest' || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context';
+  const mmr = s.kind === 'nearest' ? s.mmr : undefined;
   const higher = await higherIsBetter(ctx, name, plan, b);
+  const picked = async (candidates: Staged): Promise<Staged> => {
+    if (mmr === undefined) return candidates;
+    const q = objectAt(b['query'], `${at}query`)['nearest'];
+    const using = searchedBy(b);
+    const spec = await ctx.scoreOrder.dense(name, using);
+    if (spec === null) throw invalidArgument(`${at}using`, ASK_SHARDS);
+    const hits = await pickMmr(ctx, name, candidates.hits, { query: q, using, ...spec, diversity: mmr.diversity, want });
+    const t = plan.scoreThreshold;
+    const kept = t === undefined ? hits : hits.filter((h) => (higher ? h.score >= t : h.score <= t));
+    return { hits: kept.slice(0, want), missing: candidates.missing };
+  };
+  // MMR's candidates are those of the nearest query without it (the server's threshold applies to
+  // both the candidates and the picks).
+  if (mmr !== undefined) ask['query'] = { nearest: objectAt(b['query'], `${at}query`)['nearest'] };
   if (plan.prefetch.length === 0) {
     if (!pointwise) throw invalidArgument(`${at}query`, ASK_SHARDS);
-    return asked(ctx, name, ask, higher, want);
+    return picked(await asked(ctx, name, ask, higher, Math.max(want, mmr?.candidatesLimit ?? want)));
   }
   if (s.kind !== 'fusion' && !(pointwise && plan.sparse === undefined)) throw invalidArgument(`${at}query`, ASK_SHARDS);
   const raw = b['prefetch'];
@@ -118,9 +136,16 @@ async function stage(
   const candidates = [...shown.keys()];
   if (candidates.length === 0) return { hits: [], missing };
   const only = { must: [{ has_id: candidates }] };
-  // The server re-scores with the stored vectors whatever the stage's params: so does `exact`.
-  const rescored = await asked(ctx, name, { ...ask, filter: only, params: { exact: true } }, higher, want);
-  return { hits: rescored.hits, missing: [...new Set([...missing, ...rescored.missing])] };
+  // The server re-scores with the stored vectors whatever the stage's params: so does `exact`. MMR
+  // picks from every candidate re-scored.
+  const unbounded = { ...ask };
+  delete unbounded['score_threshold'];
+  const rescored =
+    mmr === undefined
+      ? await asked(ctx, name, { ...ask, filter: only, params: { exact: true } }, higher, want)
+      : // Every candidate, its threshold left to the picks, as the server re-scores them all before MMR.
+        await asked(ctx, name, { ...unbounded, filter: only, params: { exact: true } }, higher, candidates.length);
+  return picked({ hits: rescored.hits, missing: [...new Set([...missing, ...rescored.missing])] });
 }
 
 /**

@@ -68,15 +68,16 @@ describe('the router with filters', () => {
     expect(res.points.map((p) => Number(p.id))).toEqual(nearest(points, handIds(points, c), query, 6).slice(2));
   });
 
-  it('refuses, naming the field, the queries whose shard answers cannot merge by score or be fused here; nearest ones merge', async () => {
+  it('merges nearest queries, and refuses in grouped queries, naming the field, the kinds whose groups it cannot fill', async () => {
     const plain = await client.query(NAME, { query: [...query], limit: 5 });
     expect(await client.query(NAME, { query: { nearest: [...query] }, limit: 5 })).toEqual(plain);
+    // Grouped, only a nearest query: its groups are filled from shards that left them out.
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query\.mmr: /],
-      [{ prefetch: [{ query: [...query], limit: 10 }], query: { nearest: [...query], mmr: { diversity: 0.5 } } }, /^query: /],
+      [{ prefetch: [{ query: [...query], limit: 10 }], query: { fusion: 'rrf' } }, /^prefetch: /],
     ];
     for (const [body, field] of refusals) {
-      const r = await http(url, 'POST', `/collections/${NAME}/points/query`, { ...body, limit: 5 });
+      const r = await http(url, 'POST', `/collections/${NAME}/points/query/groups`, { ...body, group_by: 'city', limit: 5 });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect((r.body as { status: { error: string } }).status.error).toMatch(field);
     }
