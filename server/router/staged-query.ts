@@ -60,17 +60,49 @@ function higherIsBetter(ctx: RouterContext, name: string, plan: QueryPlan, b: Fi
   return k === 'discover' || k === 'context' || k === 'fusion' ? Promise.resolve(true) : ctx.scoreOrder.higherIsBetter(name, searchedBy(b));
 }
 
-/** One query run over the shards: its request, its best `limit` hits merged by its order, the named points left out. */
-async function asked(ctx: RouterContext, name: string, ask: Fields, higher: boolean, limit: number): Promise<Staged> {
-  const { body, named } = await resolveExamples(ctx, name, ask);
-  const { answers, missing } = await ctx.calls.fanOut('POST', collectionPath(name, '/points/query'), {
-    ...body,
-    limit: Math.min(MAX_LIMIT, limit + named.size),
-    offset: 0,
-  });
-  const lists = answers.map((a) => withoutNamed(resultOf<{ points: Hit[] }>(a).points, named));
-  return { hits: mergeHits(lists, higher, 0, limit), missing };
+/** A query the shards run: its request, its order, and how many hits it keeps. */
+interface Ask {
+  ask: Fields;
+  higher: boolean;
+  limit: number;
 }
+
+/**
+ * Queries run over the shards in one query batch per shard (a stage's prefetches go together):
+ * each one's best `limit` hits merged by its order, the points it named left out.
+ */
+async function askedAll(ctx: RouterContext, name: string, asks: readonly Ask[]): Promise<Staged[]> {
+  if (asks.length === 0) return [];
+  const resolved = await Promise.all(asks.map((a) => resolveExamples(ctx, name, a.ask)));
+  const searches = resolved.map((r, i) => ({ ...r.body, limit: Math.min(MAX_LIMIT, asks[i]!.limit + r.named.size), offset: 0 }));
+  const { answers, missing } = await ctx.calls.fanOut('POST', collectionPath(name, '/points/query/batch'), { searches });
+  const perShard = answers.map((a) => resultOf<Array<{ points: Hit[] }>>(a));
+  return asks.map((a, i) => ({
+    hits: mergeHits(
+      perShard.map((shard) => withoutNamed(shard[i]?.points ?? [], resolved[i]!.named)),
+      a.higher,
+      0,
+      a.limit,
+    ),
+    missing,
+  }));
+}
+
+const asked = async (ctx: RouterContext, name: string, a: Ask): Promise<Staged> => (await askedAll(ctx, name, [a]))[0]!;
+
+/** A stage's request to the shards: its own query members, the root's display, and its filters with those above it. */
+function askOf(root: Fields, b: Fields, filter: unknown): Record<string, unknown> {
+  const ask: Record<string, unknown> = {};
+  for (const k of OWN) if (!isAbsent(b[k])) ask[k] = b[k];
+  for (const k of ['with_payload', 'with_vector'] as const) if (!isAbsent(root[k])) ask[k] = root[k];
+  if (!isAbsent(filter)) ask['filter'] = filter;
+  return ask;
+}
+
+/** A stage the shards answer as it is (pointwise, no prefetches, no MMR): asked together with its siblings. */
+const isLeaf = (p: QueryPlan): boolean =>
+  p.prefetch.length === 0 &&
+  (p.source.kind === 'recommend' || p.source.kind === 'discover' || p.source.kind === 'context' || (p.source.kind === 'nearest' && p.source.mmr === undefined));
 
 /** The stage `b` (parsed as `plan`), under the filter of the stages above: its best `want` hits. */
 async function stage(
@@ -85,10 +117,7 @@ async function stage(
 ): Promise<Staged> {
   const s = plan.source;
   const filter = both(inherited, b['filter']);
-  const ask: Record<string, unknown> = {};
-  for (const k of OWN) if (!isAbsent(b[k])) ask[k] = b[k];
-  for (const k of ['with_payload', 'with_vector'] as const) if (!isAbsent(root[k])) ask[k] = root[k];
-  if (!isAbsent(filter)) ask['filter'] = filter;
+  const ask = askOf(root, b, filter);
   // A stage the shards can score point by point: by a vector, or against examples; MMR then picks
   // from those candidates here (mmr-pick.ts).
   const pointwise = s.kind === 'nearest' || s.kind === 'recommend' || s.kind === 'discover' || s.kind === 'context';
@@ -110,12 +139,26 @@ async function stage(
   if (mmr !== undefined) ask['query'] = { nearest: objectAt(b['query'], `${at}query`)['nearest'] };
   if (plan.prefetch.length === 0) {
     if (!pointwise) throw invalidArgument(`${at}query`, ASK_SHARDS);
-    return picked(await asked(ctx, name, ask, higher, Math.max(want, mmr?.candidatesLimit ?? want)));
+    return picked(await asked(ctx, name, { ask, higher, limit: Math.max(want, mmr?.candidatesLimit ?? want) }));
   }
   if (s.kind !== 'fusion' && !(pointwise && plan.sparse === undefined)) throw invalidArgument(`${at}query`, ASK_SHARDS);
   const raw = b['prefetch'];
   const members = (Array.isArray(raw) ? raw : [raw]).map((m, i) => objectAt(m, `${at}prefetch[${i}]`));
-  const below = await Promise.all(plan.prefetch.map((p, i) => stage(ctx, name, root, members[i]!, p, filter, p.limit, `${at}prefetch[${i}].`)));
+  // The prefetches the shards answer as they are go in one batch; the others are stages of their own.
+  const leaves = plan.prefetch.flatMap((p, i) => (isLeaf(p) ? [i] : []));
+  const [leafLists, stages] = await Promise.all([
+    Promise.all(
+      leaves.map(
+        async (i): Promise<Ask> => ({
+          ask: askOf(root, members[i]!, both(filter, members[i]!['filter'])),
+          higher: await higherIsBetter(ctx, name, plan.prefetch[i]!, members[i]!),
+          limit: plan.prefetch[i]!.limit,
+        }),
+      ),
+    ).then((asks) => askedAll(ctx, name, asks)),
+    Promise.all(plan.prefetch.map((p, i) => (isLeaf(p) ? null : stage(ctx, name, root, members[i]!, p, filter, p.limit, `${at}prefetch[${i}].`)))),
+  ]);
+  const below = stages.map((x, i) => x ?? leafLists[leaves.indexOf(i)]!);
   const missing = [...new Set(below.flatMap((x) => x.missing))];
   const shown = new Map<PointKey, Hit>();
   for (const x of below) for (const h of x.hits) if (!shown.has(h.id)) shown.set(h.id, h);
@@ -142,9 +185,9 @@ async function stage(
   delete unbounded['score_threshold'];
   const rescored =
     mmr === undefined
-      ? await asked(ctx, name, { ...ask, filter: only, params: { exact: true } }, higher, want)
+      ? await asked(ctx, name, { ask: { ...ask, filter: only, params: { exact: true } }, higher, limit: want })
       : // Every candidate, its threshold left to the picks, as the server re-scores them all before MMR.
-        await asked(ctx, name, { ...unbounded, filter: only, params: { exact: true } }, higher, candidates.length);
+        await asked(ctx, name, { ask: { ...unbounded, filter: only, params: { exact: true } }, higher, limit: candidates.length });
   return picked({ hits: rescored.hits, missing: [...new Set([...missing, ...rescored.missing])] });
 }
 
