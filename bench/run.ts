@@ -24,6 +24,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   live: { module: './live-bench.js', about: 'live collections: upserts/s, recall after live writes vs a fresh build, latency under writes' },
   retier: { module: './retier-bench.js', about: 'DRAM share of list reads when the load moves: static placement vs promotion pool vs compaction' },
   router: { module: './router-bench.js', about: 'strata router over 3 shards vs one strata serve of all the data: QPS, p99, recall' },
+  'router-hybrid': {
+    module: './router-hybrid-bench.js',
+    about: 'hybrid search (rrf of a dense and a sparse prefetch) through strata router over 3 shards vs one server, beside dense and sparse queries',
+  },
   filtered: { module: './filtered-bench.js', about: 'filtered search vs pgvector (WHERE, iterative scans) per filter family: recall, QPS, p99, short answers' },
   'filter-plans': {
     module: './filter-plans-bench.js',

@@ -214,6 +214,12 @@ function serveWith(args: readonly string[], o: ServeOptions): Promise<Served> {
   return listening(nodeArgv(o.nodeFlags ?? [], argv, o.cpus), 'strata serve', true);
 }
 
+/** `strata router` over the given shard servers (one replica each) on a free port, silent, without gRPC. */
+export function serveRouter(shards: readonly string[]): Promise<Served> {
+  const argv = ['router', '--shards', shards.join(','), '--port', '0', '--no-grpc', '--log-level', 'silent'];
+  return listening(nodeArgv([], argv, undefined), 'strata router', false);
+}
+
 /**
  * The service bench's floor server (floor-server.ts) as a child: `kind` node, fastify, node-thread
  * or fastify-thread, answering with the answers captured in `captured` (a CapturedAnswers file),
