@@ -483,6 +483,14 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
       expect(r.status, `${JSON.stringify(body)} ${r.text.slice(0, 200)}`).toBe(200);
       expect((r.body as { result: { points: unknown[] } }).result.points.length, JSON.stringify(body)).toBeGreaterThan(0);
     }
+    // A stage's plain prefetches go together: one query batch per shard for a hybrid query.
+    const calls = async (): Promise<number> => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return [...text.matchAll(/^strata_router_shard_calls_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    };
+    const before = await calls();
+    expect((await http(url, 'POST', '/collections/hyb/points/query', cases[0])).status).toBe(200);
+    expect((await calls()) - before).toBe(SHARDS);
     // In a batch, beside plain members.
     const batch = await same('/collections/hyb/points/query/batch', {
       searches: [cases[0], { query: query(4), using: 'dense', limit: 3, params: exact }, cases[1]],
