@@ -4,7 +4,6 @@ import { invalidArgument } from '../../common/errors.js';
 import { type Fields, isAbsent, isPlainObject } from '../api/fields.js';
 
 const ASK_SHARDS = 'through the router only nearest queries (a vector or a point id, or {"nearest": either}) are served: ask the shard servers';
-const ASK_SHARDS_VECTOR = 'through the router only nearest-vector queries (a vector, or {"nearest": vector}) are served here: ask the shard servers';
 
 /** A vector: a list of numbers, or (in MessagePack) a Float32Array, or a sparse one ({indices, values}). */
 const isVector = (v: unknown): boolean => Array.isArray(v) || ArrayBuffer.isView(v) || (isPlainObject(v) && 'indices' in v && 'values' in v);
@@ -12,24 +11,23 @@ const isVector = (v: unknown): boolean => Array.isArray(v) || ArrayBuffer.isView
 export const isPointId = (v: unknown): v is number | string => typeof v === 'number' || typeof v === 'string';
 
 /**
- * The queries whose per-shard answers merge by score into one server's answer. A point id lives on
- * one shard, fusion and MMR scores depend on the other candidates, and order_by answers are not
- * ordered by score: merged here they would be wrong, so they are refused, naming the field (under
- * `at`, a batch member's path). With `byId`, a query naming a point is taken: the route puts the
- * point's stored vector in its place (examples.ts, queryById).
+ * The queries the router's one-round path merges by score: a nearest one, by a vector (dense or
+ * sparse) or a point id (the route puts the point's stored vector in its place: examples.ts,
+ * queryById). Anything else reaching it is refused, naming the field (under `at`, a batch member's
+ * path): the query route's other kinds are taken before (query-kinds.ts), and grouped queries take
+ * none of them.
  */
-export function nearestOnly(b: Fields, at = '', byId = false): void {
-  const ask = byId ? ASK_SHARDS : ASK_SHARDS_VECTOR;
-  if (!isAbsent(b['prefetch'])) throw invalidArgument(`${at}prefetch`, ask);
+export function nearestOnly(b: Fields, at = ''): void {
+  if (!isAbsent(b['prefetch'])) throw invalidArgument(`${at}prefetch`, ASK_SHARDS);
   const q = b['query'];
-  const taken = (v: unknown): boolean => isVector(v) || (byId && isPointId(v));
+  const taken = (v: unknown): boolean => isVector(v) || isPointId(v);
   if (isAbsent(q) || taken(q)) return;
   if (typeof q === 'object') {
     const keys = Object.keys(q);
     if (keys.length === 1 && keys[0] === 'nearest' && taken((q as Fields)['nearest'])) return;
-    throw invalidArgument(`${at}query.${keys.find((k) => k !== 'nearest') ?? 'nearest'}`, ask);
+    throw invalidArgument(`${at}query.${keys.find((k) => k !== 'nearest') ?? 'nearest'}`, ASK_SHARDS);
   }
-  throw invalidArgument(`${at}query`, ask);
+  throw invalidArgument(`${at}query`, ASK_SHARDS);
 }
 
 /**

@@ -4,6 +4,7 @@
 // and the classic recommend and discover routes (one and batch: the examples named by id fetched
 // from their shards and sent as vectors, the named points left out of the answer). Three shard
 // servers with data directories and one single server, all real, on loopback.
+import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../common/random.js';
 import { shardOf } from '../../index/build/build-shards.js';
@@ -491,6 +492,21 @@ describe('sparse and secondary vectors, and fusions of prefetches, through the r
     const before = await calls();
     expect((await http(url, 'POST', '/collections/hyb/points/query', cases[0])).status).toBe(200);
     expect((await calls()) - before).toBe(SHARDS);
+    // Qdrant's official client, as an application's hybrid retrieval sends it, gets one server's answer.
+    const hybrid = {
+      prefetch: [
+        { query: query(2), using: 'dense', limit: 20, params: exact },
+        { query: text, using: 'text', limit: 20 },
+      ],
+      query: { fusion: 'rrf' as const },
+      limit: 6,
+      with_payload: true,
+    };
+    const [viaRouter, viaSingle] = await Promise.all(
+      [url, single.url].map((u) => new QdrantClient({ url: u, checkCompatibility: false }).query('hyb', hybrid)),
+    );
+    expect(rounded(viaRouter)).toEqual(rounded(viaSingle));
+    expect(viaRouter!.points).toHaveLength(6);
     // In a batch, beside plain members.
     const batch = await same('/collections/hyb/points/query/batch', {
       searches: [cases[0], { query: query(4), using: 'dense', limit: 3, params: exact }, cases[1]],

@@ -33,7 +33,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: RouterContext): v
     '/points/query/batch',
     (member) => (member as { points: Hit[] }).points,
     (b) => {
-      nearestOnly(b, '', true);
+      nearestOnly(b);
       noStats(b);
     },
   );

@@ -25,7 +25,7 @@ const queryHits = (res: unknown): Hit[] => (res as { points: Hit[] }).points;
 const asIs = (hits: Hit[]): unknown => hits;
 const underPoints = (points: Hit[]): unknown => ({ points });
 /** The queries left to the one-round path once query-kinds.ts took its kinds: nearest ones, by vector or point id. */
-const nearestQuery = (b: Fields, at = ''): void => nearestOnly(b, at, true);
+const nearestQuery = (b: Fields, at = ''): void => nearestOnly(b, at);
 
 export function registerSearchRoutes(app: FastifyInstance, ctx: RouterContext): void {
   const { calls, scoreOrder } = ctx;
