@@ -369,6 +369,50 @@ describe('the router against one server holding every point', () => {
   });
 });
 
+describe('facets over shards holding more values than one facet lists', () => {
+  // Every shard holds more distinct values of `w` and `u` than a facet lists (MAX_FACET_LIMIT):
+  // each point has its own, but for 20 values of `w` held by 30 points each, 29 on shard 0 and one
+  // on shard 1, where that one ranks last among ties and is left out of the shard's list.
+  const WIDE = 33_000;
+  const HOT = 20;
+  const hotIds = (shard: number, n: number, from: number): number[] => {
+    const out: number[] = [];
+    for (let id = from; out.length < n; id++) if (shardOf(id, SHARDS) === shard) out.push(id);
+    return out;
+  };
+  beforeAll(async () => {
+    const on0 = hotIds(0, 29 * HOT, 100_001);
+    const on1 = hotIds(1, HOT, 200_001);
+    const wide = [
+      ...Array.from({ length: WIDE }, (_, i) => ({ id: i + 1, w: i + 1 })),
+      ...on0.map((id, k) => ({ id, w: 1_000_000 + (k % HOT) })),
+      ...on1.map((id, k) => ({ id, w: 1_000_000 + k })),
+    ].map((p) => ({ id: p.id, vector: [1, p.id % 7], payload: { w: p.w, u: p.id } }));
+    for (const u of [url, single.url]) {
+      expect((await http(u, 'PUT', '/collections/wide', { vectors: { size: 2, distance: 'Dot' } })).status).toBe(200);
+      for (const field of ['w', 'u'])
+        expect((await http(u, 'PUT', '/collections/wide/index?wait=true', { field_name: field, field_schema: 'integer' })).status).toBe(200);
+      for (let at = 0; at < wide.length; at += 5000) {
+        const r = await http(u, 'PUT', '/collections/wide/points?wait=true', { points: wide.slice(at, at + 5000) });
+        expect(r.status, r.text).toBe(200);
+      }
+    }
+  }, 240_000);
+
+  it("counts the top values exactly, a value's count on a shard that left it out asked again", async () => {
+    const r = await same('/collections/wide/facet', { key: 'w', limit: 10 });
+    expect((r.body as { result: { hits: Array<{ value: number; count: number }> } }).result.hits).toEqual(
+      Array.from({ length: 10 }, (_, j) => ({ value: 1_000_000 + j, count: 30 })),
+    );
+    await same('/collections/wide/facet', { key: 'w', limit: 25, filter: { must: [{ key: 'u', range: { gte: 100_000 } }] } });
+  });
+
+  it('refuses, naming the key, a facet whose top it cannot find exactly: values counted too evenly over too many', async () => {
+    const r = await http(url, 'POST', '/collections/wide/facet', { key: 'u', limit: 10 });
+    expect([r.status, errorOf(r)]).toEqual([400, expect.stringMatching(/^key: "u" has more than 10000 values on a shard/)]);
+  });
+});
+
 describe('sparse and secondary vectors, and fusions of prefetches, through the router', () => {
   // The primary distance (Euclid: smaller first) and the secondary one (Dot: larger first) sort
   // opposite ways, so that a merge by the wrong vector's order gives another answer.

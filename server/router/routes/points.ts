@@ -5,10 +5,11 @@ import { StrataError } from '../../../common/errors.js';
 import { shardOf } from '../../../engine/public.js';
 import { arrayAt, bodyObject, optionalInt, pointIdAt } from '../../api/fields.js';
 import { MAX_LIMIT } from '../../options.js';
-import { MAX_FACET_LIMIT, parseFacet } from '../../api/requests.js';
+import { parseFacet } from '../../api/requests.js';
+import { facetOverShards } from '../facet.js';
 import type { CollectionParams } from '../../rest/context.js';
 import { answer, partialFields } from '../answer.js';
-import { type FacetHit, mergeFacets, mergeScrollPages, pointsInRequestOrder, type ScrollPage } from '../merge.js';
+import { mergeScrollPages, pointsInRequestOrder, type ScrollPage } from '../merge.js';
 import type { RouterContext } from '../route-context.js';
 import { resultOf } from '../shard-calls.js';
 import { COLLECTION_ROUTE, collectionPath } from '../collection-paths.js';
@@ -50,22 +51,11 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RouterContext): v
     return answer(req, r, page, partialFields(missing));
   });
 
-  // Each shard counts every value it holds (up to MAX_FACET_LIMIT of them), so that a value spread
-  // thin over the shards is not cut from one shard's top before the counts are added up.
+  // Exact: each shard's values, and where one has more than it lists, those that could still reach the top (facet.ts).
   app.post<{ Params: CollectionParams; Body: unknown }>(`${COLLECTION_ROUTE}/facet`, async (req, r) => {
     const b = bodyObject(req.body);
     const { limit } = parseFacet(b);
-    const { answers, missing } = await calls.fanOut('POST', collectionPath(req.params.collection_name, '/facet'), { ...b, limit: MAX_FACET_LIMIT });
-    return answer(
-      req,
-      r,
-      {
-        hits: mergeFacets(
-          answers.map((a) => resultOf<{ hits: FacetHit[] }>(a).hits),
-          limit,
-        ),
-      },
-      partialFields(missing),
-    );
+    const { hits, missing } = await facetOverShards(ctx, req.params.collection_name, b, limit);
+    return answer(req, r, { hits }, partialFields(missing));
   });
 }
