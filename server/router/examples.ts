@@ -10,6 +10,7 @@ import { pointNotFound } from '../../common/errors.js';
 import { missingVector } from '../api/points.js';
 import { type PointKey, shardOf } from '../../engine/public.js';
 import { type Fields, isAbsent, isPlainObject, objectAt, pointKeyAt } from '../api/fields.js';
+import { andFilters } from './and-filters.js';
 import { collectionPath } from './collection-paths.js';
 import type { RouterContext } from './route-context.js';
 import { resultOf } from './shard-calls.js';
@@ -103,8 +104,7 @@ export function withoutNamed<H extends { id: unknown }>(hits: readonly H[], name
  */
 export function excludingNamed(filter: unknown, named: readonly PointKey[]): unknown {
   if (named.length === 0) return filter;
-  const not = { must_not: [{ has_id: [...new Set(named)] }] };
-  return isAbsent(filter) ? not : { must: [filter, not] };
+  return andFilters(filter, { must_not: [{ has_id: [...new Set(named)] }] });
 }
 
 /**

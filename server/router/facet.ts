@@ -5,16 +5,14 @@
 // could reach at most the sum of those shards' last counts: if the top's last count does not beat
 // that, the answer could be wrong, and it is refused, naming `key`.
 import { invalidArgument } from '../../common/errors.js';
-import { type Fields, isAbsent } from '../api/fields.js';
+import type { Fields } from '../api/fields.js';
 import { MAX_FACET_LIMIT } from '../api/requests.js';
+import { andFilters } from './and-filters.js';
 import { collectionPath } from './collection-paths.js';
-import { type FacetHit, mergeFacets } from './merge.js';
+import { type FacetHit, facetKey, mergeFacets } from './merge.js';
 import type { RouterContext } from './route-context.js';
 import { resultOf } from './shard-calls.js';
 import type { ShardAnswer } from './shard-set.js';
-
-/** A facet value's identity: a keyword "1" and an integer 1 are different values. */
-const valueKey = (v: FacetHit['value']): string => `${typeof v}:${String(v)}`;
 
 const hitsOf = (a: ShardAnswer): FacetHit[] => resultOf<{ hits: FacetHit[] }>(a).hits;
 
@@ -27,24 +25,24 @@ export async function facetOverShards(ctx: RouterContext, name: string, b: Field
   const shards = Array.from({ length: ctx.shards.count }, (_, s) => s).filter((s) => !missing.includes(s));
   // The most a value a shard left out holds there: its last count (0 where it listed every value).
   const floor = lists.map((l, k) => (cut[k] ? l[l.length - 1]!.count : 0));
-  const listed = lists.map((l) => new Set(l.map((h) => valueKey(h.value))));
+  const listed = lists.map((l) => new Set(l.map((h) => facetKey(h.value))));
   const known = mergeFacets(lists, Number.POSITIVE_INFINITY);
   const bar = known[Math.min(limit, known.length) - 1]!.count;
-  const most = (h: FacetHit): number => h.count + floor.reduce((n, f, k) => n + (listed[k]!.has(valueKey(h.value)) ? 0 : f), 0);
+  const most = (h: FacetHit): number => h.count + floor.reduce((n, f, k) => n + (listed[k]!.has(facetKey(h.value)) ? 0 : f), 0);
   const candidates = known.filter((h) => most(h) >= bar);
-  const exact = new Map(candidates.map((h) => [valueKey(h.value), { ...h }]));
+  const exact = new Map(candidates.map((h) => [facetKey(h.value), { ...h }]));
   await Promise.all(
     lists.map(async (_, k) => {
-      const left = candidates.filter((h) => cut[k] && !listed[k]!.has(valueKey(h.value))).map((h) => h.value);
+      const left = candidates.filter((h) => cut[k] && !listed[k]!.has(facetKey(h.value))).map((h) => h.value);
       if (left.length === 0) return;
       if (left.length > MAX_FACET_LIMIT) throw tooWide(b);
       const only = { key: b['key'], match: { any: left } };
       const a = await ctx.calls.one(shards[k]!, 'POST', path, {
         ...b,
-        filter: isAbsent(b['filter']) ? { must: [only] } : { must: [b['filter'], only] },
+        filter: andFilters(b['filter'], { must: [only] }),
         limit: left.length,
       });
-      for (const h of hitsOf(a)) exact.get(valueKey(h.value))!.count += h.count;
+      for (const h of hitsOf(a)) exact.get(facetKey(h.value))!.count += h.count;
     }),
   );
   const top = mergeFacets([[...exact.values()]], limit);

@@ -5,8 +5,9 @@
 // hold some. So each such shard is asked, in one batch, for its best `group_size` hits of every
 // group it left out (the same search, filtered to the group's value of group_by), and those hits
 // merge into the groups: the answer is one server's over all the points.
-import { type Fields, isAbsent, optionalInt } from '../api/fields.js';
+import { type Fields, optionalInt } from '../api/fields.js';
 import { MAX_LIMIT } from '../options.js';
+import { andFilters } from './and-filters.js';
 import { collectionPath } from './collection-paths.js';
 import { type Group, groupKey, type Hit, mergeGroups } from './merge.js';
 import type { RouterContext } from './route-context.js';
@@ -31,8 +32,7 @@ export interface GroupedSearch {
 /** The grouped search's body as one plain search of a group's best `groupSize` hits. */
 export function groupSearch(body: Fields, id: Group['id'], groupSize: number): Fields {
   const { group_by, group_size: _size, limit: _limit, with_lookup: _lookup, ...rest } = body;
-  const only = { must: [{ key: group_by, match: { value: id } }] };
-  return { ...rest, limit: groupSize, filter: isAbsent(rest['filter']) ? only : { must: [rest['filter'], only] } };
+  return { ...rest, limit: groupSize, filter: andFilters(rest['filter'], { must: [{ key: group_by, match: { value: id } }] }) };
 }
 
 export async function groupsOverShards(ctx: RouterContext, g: GroupedSearch): Promise<{ groups: Group[]; missing: number[] }> {

@@ -244,6 +244,9 @@ export interface FacetHit {
   count: number;
 }
 
+/** A facet value's identity: a keyword "1" and an integer 1 are different values. */
+export const facetKey = (v: FacetHit['value']): string => `${typeof v}:${String(v)}`;
+
 /**
  * The `limit` values held by the most points over every shard's facet (counts added up), most first,
  * ties by value, as one server orders them. Exact when each shard answered all its values.
@@ -251,8 +254,7 @@ export interface FacetHit {
 export function mergeFacets(lists: FacetHit[][], limit: number): FacetHit[] {
   const counts = new Map<string, FacetHit>();
   for (const h of lists.flat()) {
-    // A keyword "1" and an integer 1 are different values.
-    const k = `${typeof h.value}:${String(h.value)}`;
+    const k = facetKey(h.value);
     const seen = counts.get(k);
     if (seen) seen.count += h.count;
     else counts.set(k, { value: h.value, count: h.count });

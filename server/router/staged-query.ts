@@ -19,6 +19,7 @@ import { type Fields, isAbsent, objectAt } from '../api/fields.js';
 import { fuse } from '../api/fusion.js';
 import type { QueryPlan } from '../api/requests.js';
 import { MAX_LIMIT } from '../options.js';
+import { andFilters } from './and-filters.js';
 import { collectionPath } from './collection-paths.js';
 import { resolveExamples, withoutNamed } from './examples.js';
 import { type Hit, mergeHits } from './merge.js';
@@ -36,13 +37,6 @@ function byId(a: PointKey, b: PointKey): number {
   if (typeof a === 'number') return -1;
   if (typeof b === 'number') return 1;
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Both filters as one (either may be absent), as the server nests a query's filter over its prefetch's. */
-function both(outer: unknown, inner: unknown): unknown {
-  if (isAbsent(outer)) return inner;
-  if (isAbsent(inner)) return outer;
-  return { must: [outer, inner] };
 }
 
 /** The members of a stage's body that a nearest query over the shards keeps as they are. */
@@ -116,7 +110,7 @@ async function stage(
   at: string,
 ): Promise<Staged> {
   const s = plan.source;
-  const filter = both(inherited, b['filter']);
+  const filter = andFilters(inherited, b['filter']);
   const ask = askOf(root, b, filter);
   // A stage the shards can score point by point: by a vector, or against examples; MMR then picks
   // from those candidates here (mmr-pick.ts).
@@ -150,7 +144,7 @@ async function stage(
     Promise.all(
       leaves.map(
         async (i): Promise<Ask> => ({
-          ask: askOf(root, members[i]!, both(filter, members[i]!['filter'])),
+          ask: askOf(root, members[i]!, andFilters(filter, members[i]!['filter'])),
           higher: await higherIsBetter(ctx, name, plan.prefetch[i]!, members[i]!),
           limit: plan.prefetch[i]!.limit,
         }),
