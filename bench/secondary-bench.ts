@@ -1,14 +1,22 @@
-// A secondary dense vector (a named vector past the first) in process: its column
-// (index/fresh/dense-column.ts) over embedding-like vectors (angular, anisotropic, uneven norms;
-// datasets/generate/embedding.ts), with what it costs and how it searches, side by side in one run:
-// - build time and bytes a point (all of it DRAM: the column is not tiered);
-// - recall@10 against brute force and CPU per query at each ef;
+// A secondary dense vector (a named vector past the first) in process, over embedding-like vectors
+// (angular, anisotropic, uneven norms; datasets/generate/embedding.ts), in its two forms side by side
+// in one run: the points written since a compaction, in a fresh graph in DRAM
+// (index/fresh/dense-column.ts), and the tiered base a compaction builds of them (index/named/:
+// codes in DRAM, full vectors and cold lists in the CXL tier, the emulated CXL time paid):
+// - build time and bytes a point in each tier;
+// - recall@10 against brute force and time per query at each ef;
 // - filtered searches at several shares of matching points, the filter a band of one direction of
-//   the data (so it is correlated with where queries land): the planner's choice beside each plan
-//   forced (`scan`: the matches scored one by one; `graph`: the walk skipping the rest), taking turns
-//   query by query, with recall and CPU per query, which names what each plan gains where.
+//   the data (so it is correlated with where queries land): each form's planner, and the fresh
+//   graph's plans forced (`scan`: the matches scored one by one; `graph`: the walk skipping the
+//   rest), taking turns query by query, which names what each plan and form gains where.
 import { Command } from 'commander';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIndex } from '../index/build/build-index.js';
+import { NamedBase } from '../index/named/named-base.js';
+import { NamedColumn } from '../index/named/named-column.js';
+import { openIndex } from '../index/open-index.js';
 import { mulberry32 } from '../common/random.js';
 import { generateEmbedding } from '../datasets/generate/embedding.js';
 import { DenseColumn, type DensePlan, type FilteredPlan, type FilterMatches } from '../index/fresh/dense-column.js';
@@ -21,9 +29,10 @@ const o = new Command()
   .option('--efs <list>', 'ef of each unfiltered row (comma-separated)', '16,32,64,128')
   .option('--shares <list>', 'matching shares of the filtered rows (comma-separated)', '0.01,0.03,0.1,0.3,0.5')
   .option('--filtered-efs <list>', 'ef of the filtered rows, a set of rows each (comma-separated)', '64')
+  .option('--dram-budget <share>', "the tiered base's DRAM budget, as a compaction of a new collection gives it", '25%')
   .option('--json <file>', 'also write the results as JSON')
   .parse(process.argv)
-  .opts<{ points: number; dim: number; queries: number; efs: string; shares: string; filteredEfs: string; json?: string }>();
+  .opts<{ points: number; dim: number; queries: number; efs: string; shares: string; filteredEfs: string; dramBudget: string; json?: string }>();
 
 const K = 10;
 /** The filtered plans, each forced beside the planner's choice. */
@@ -47,7 +56,39 @@ base.forEach((v, id) => col.set(id, v));
 const buildMs = performance.now() - t0;
 const measuredBytes = rss() - rss0;
 console.log(
-  `${o.points} × ${dim} cosine vectors: built in ${(buildMs / 1000).toFixed(1)} s (${((buildMs * 1000) / o.points).toFixed(0)} µs a point); DRAM a point: ${(col.bytes / o.points).toFixed(0)} B as the column estimates it, ${(measuredBytes / o.points).toFixed(0)} B of process memory measured (one float32 copy of the vector: ${4 * dim} B)`,
+  `${o.points} × ${dim} cosine vectors: fresh graph built in ${(buildMs / 1000).toFixed(1)} s (${((buildMs * 1000) / o.points).toFixed(0)} µs a point); DRAM a point: ${(col.bytes / o.points).toFixed(0)} B as the column estimates it, ${(measuredBytes / o.points).toFixed(0)} B of process memory measured (one float32 copy of the vector: ${4 * dim} B)`,
+);
+
+// The tiered base a compaction builds of the same points (the column's vectors as it keeps them).
+const out = mkdtempSync(join(tmpdir(), 'strata-secondary-bench-'));
+const entries = col.entries();
+const t1 = performance.now();
+await buildIndex({
+  input: 'secondary-bench',
+  out: join(out, 'base'),
+  name: 'secondary',
+  dataset: {
+    file: 'secondary-bench',
+    format: 'fvecs',
+    dim,
+    count: entries.ids.length,
+    vectors: entries.vectors,
+    ids: Float64Array.from(entries.ids),
+    metric: null,
+  },
+  metric: 'cosine',
+  m: 16,
+  efConstruction: 100,
+  dramBudget: o.dramBudget,
+  codes: 'auto',
+  threads: 1,
+});
+const tieredBuildMs = performance.now() - t1;
+const tiered = new NamedColumn(dim, 'cosine', { m: 16, efConstruction: 100, seed: 100 }, new NamedBase(openIndex(join(out, 'base')), { inject: true }));
+rmSync(out, { recursive: true, force: true });
+const tieredBytes = tiered.tierBytes();
+console.log(
+  `tiered base (DRAM budget ${o.dramBudget}, code ${tiered.tiered!.opened.manifest.plan.code?.kind ?? 'none'}): built in ${(tieredBuildMs / 1000).toFixed(1)} s, one thread; a point: ${(tieredBytes.dram / o.points).toFixed(0)} B DRAM, ${(tieredBytes.cxl / o.points).toFixed(0)} B CXL`,
 );
 
 // Brute force over unit vectors: the recall oracle.
@@ -134,13 +175,14 @@ async function run(labels: readonly string[], searches: readonly Search[], truth
 const results: Row[] = [];
 const truth = queries.map((q) => exact(q));
 const efs = o.efs.split(',').map(Number);
-results.push(
-  ...(await run(
-    efs.map((ef) => `unfiltered, ef ${ef}`),
-    efs.map((ef) => (q: Float32Array) => col.search(q, K, { ef })),
-    truth,
-  )),
-);
+for (const ef of efs)
+  results.push(
+    ...(await run(
+      [`unfiltered, ef ${ef}, fresh graph`, `unfiltered, ef ${ef}, tiered base`],
+      [(q: Float32Array) => col.search(q, K, { ef }), (q: Float32Array) => tiered.search(q, K, { ef })],
+      truth,
+    )),
+  );
 
 // A band of one direction of the data: points whose projection on it falls in a quantile range.
 const direction = unit[0]!;
@@ -152,15 +194,19 @@ for (const share of o.shares.split(',').map(Number)) {
   const accept = (id: number): boolean => projection[id]! >= lo && projection[id]! < hi;
   const matching = base.map((_, id) => id).filter(accept);
   // As a payload index answers it: a test by id, the count, and the ids (listed again each search, as the engine does).
-  const filter: FilterMatches = { accept, count: matching.length, ids: () => matching.slice() };
+  const filter: FilterMatches = { accept, count: matching.length, ids: () => Float64Array.from(matching) };
   const t = queries.map((q) => exact(q, accept));
   const pct = `${(share * 100).toFixed(0)}%`;
   for (const ef of o.filteredEfs.split(',').map(Number)) {
     const at = `filter ${pct}, ef ${ef}`;
     results.push(
       ...(await run(
-        [`${at}, planner`, ...PLANS.map((plan) => `${at}, ${plan} forced`)],
-        [(q) => col.search(q, K, { ef, filter }), ...PLANS.map((plan) => (q: Float32Array) => col.search(q, K, { ef, filter, plan }))],
+        [`${at}, tiered base`, `${at}, fresh graph, planner`, ...PLANS.map((plan) => `${at}, fresh graph, ${plan} forced`)],
+        [
+          (q) => tiered.search(q, K, { ef, filter }),
+          (q) => col.search(q, K, { ef, filter }),
+          ...PLANS.map((plan) => (q: Float32Array) => col.search(q, K, { ef, filter, plan })),
+        ],
         t,
       )),
     );
@@ -170,7 +216,20 @@ for (const share of o.shares.split(',').map(Number)) {
 if (o.json !== undefined) {
   writeFileSync(
     o.json,
-    `${JSON.stringify({ points: o.points, dim, buildMs, bytesPerPoint: col.bytes / o.points, measuredBytesPerPoint: measuredBytes / o.points, k: K, rows: results }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        points: o.points,
+        dim,
+        buildMs,
+        bytesPerPoint: col.bytes / o.points,
+        measuredBytesPerPoint: measuredBytes / o.points,
+        tiered: { dramBudget: o.dramBudget, buildMs: tieredBuildMs, dramPerPoint: tieredBytes.dram / o.points, cxlPerPoint: tieredBytes.cxl / o.points },
+        k: K,
+        rows: results,
+      },
+      null,
+      2,
+    )}\n`,
   );
   console.log(`wrote ${o.json}`);
 }

@@ -1,7 +1,8 @@
 // A collection's memory, part by part and tier by tier (GET /collections/{c}/memory): the base
 // index's stores as its manifest lays them out (codes, neighbour lists, full vectors, labels), the
 // upper layers, the code's parameters and the promotion pool's slots in DRAM, the fresh layer's
-// vectors, each sparse and secondary vector's column (DRAM), and the payloads (values in the CXL
+// vectors, each sparse vector's column (DRAM), each secondary vector's (its tiered base by tier, the
+// rest in DRAM), and the payloads (values in the CXL
 // tier where the memory plan has one; rows and indexes in DRAM). What the dashboard draws.
 import type { ReportedCollection } from './collection-info.js';
 
@@ -45,7 +46,11 @@ export function collectionMemory(c: ReportedCollection): CollectionMemory {
   if (live) {
     add('fresh vectors', 'dram', live.fresh.size * c.dim * 4);
     for (const [name, col] of live.sparse) add(`sparse vector ${name}`, 'dram', col.bytes());
-    for (const [name, col] of live.secondary) add(`vector ${name}`, 'dram', col.bytes);
+    for (const [name, col] of live.secondary) {
+      const t = col.tierBytes();
+      add(`vector ${name}`, 'dram', t.dram);
+      add(`vector ${name}`, 'cxl', t.cxl);
+    }
   }
   const p = c.payloadBytes();
   add('payload values', p.valuesPlacement.tier, p.values);

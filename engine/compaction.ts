@@ -1,11 +1,11 @@
 // The compaction protocol, in one place: a live collection's live points (the base's unhidden ones
 // and the fresh ones, at the live store's cut) are built into a new tiered index on a worker thread
-// while searches and writes go on; the state file naming it (storage/compacted.ts) is written; then,
+// while searches and writes go on, and each secondary vector's points into one of its own beside it;
+// the state file naming the base (storage/compacted.ts) is written; then,
 // in one synchronous step, the new base is swapped in, the live store rebased on it and the search
 // threads replaced; last, the log's head up to the cut is cut. A crash at any point recovers either
 // the old state or the new one, whole. Also the automatic trigger (compactAt) and, at open, what a
 // previous compaction left.
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage, invalidArgument, quoted, readOnly, StrataError } from '../common/errors.js';
@@ -15,11 +15,13 @@ import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
 import { collectionDir } from '../storage/collection-dir.js';
-import { baseDirName, type Compacted, readCompacted, removeStaleBases, writeCompacted } from '../storage/compacted.js';
+import { baseDirName, type Compacted, namedBaseDir, readCompacted, removeStaleBases, writeCompacted } from '../storage/compacted.js';
+import type { DenseEntries } from '../index/fresh/dense-column.js';
+import type { NamedBase } from '../index/named/named-base.js';
 import type { LiveStore } from '../storage/live-store.js';
 import type { Collection } from './collection.js';
 import { workerFile } from './executor.js';
-import type { CompactJob } from './workers/compact-worker.js';
+import type { CompactJob, NamedJob } from './workers/compact-worker.js';
 
 /** Default of OpenEngineOptions.compactAt. */
 export const DEFAULT_COMPACT_AT = 50_000;
@@ -50,6 +52,8 @@ export interface CompactionHost {
   collection(name: string): Collection;
   /** Opens a base as the engine opens bases (slots and lanes for its threads). */
   openBase(dir: string): OpenedIndex;
+  /** Opens a secondary vector's base, searched on the main thread. */
+  openNamed(dir: string): NamedBase;
   /** Replaces the search threads by threads over every collection's current base. */
   swapThreads(): void;
 }
@@ -102,7 +106,8 @@ export class Compactions {
   trigger(c: Collection, store: LiveStore): () => void {
     return () => {
       const base = c.index?.meta.count ?? 0;
-      const changed = store.fresh.size + store.tombstones.size;
+      // Secondary vectors may be rewritten alone (a vector update): the most changed vector counts.
+      const changed = Math.max(store.fresh.size + store.tombstones.size, ...[...store.secondary.values()].map((col) => col.changed));
       // Fresh points + hidden base points past which the collection compacts itself (0: never).
       const at = c.autoCompactAt();
       if (at > 0 && c.compacting === null && !this.host.isClosing() && changed >= Math.max(at, 0.3 * base))
@@ -145,13 +150,18 @@ export class Compactions {
         return { compacted: false, points: 0, seconds: (performance.now() - t0) / 1000, before, after: before, base: null };
       }
       baseName = baseDirName(cut.lsn);
-      await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer);
+      const named = namedJobs(c, join(dir, baseName), cut.secondary);
+      await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer, named);
       const opened = this.host.openBase(join(dir, baseName));
-      if (this.host.isClosing()) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
+      const namedBases = new Map(named.map((n) => [n.name, this.host.openNamed(n.out)]));
+      if (this.host.isClosing()) {
+        for (const b of namedBases.values()) b.close();
+        throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
+      }
       writeCompacted(dir, baseName, cut.lsn, cut.state);
       // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
       c.rebase(opened);
-      live.rebase(c.baseIds());
+      live.rebase(c.baseIds(), namedBases);
       this.host.swapThreads();
       // The previous compacted base, if any: loaded in memory, so its files can go now.
       removeStaleBases(dir, join(dir, baseName));
@@ -167,13 +177,14 @@ export class Compactions {
       };
     } catch (e) {
       if (live.cutOpen) live.abortCut();
-      if (baseName !== null && readCompacted(dir)?.baseDir !== join(dir, baseName)) rmSync(join(dir, baseName), { recursive: true, force: true });
+      // This compaction's base and the bases beside it, unless its state file names them.
+      if (baseName !== null && readCompacted(dir)?.baseDir !== join(dir, baseName)) removeStaleBases(dir, readCompacted(dir)?.baseDir ?? null);
       throw e;
     }
   }
 
   /** Builds a base on a worker thread (workers/compact-worker.ts), with the collection's build settings. */
-  private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer): Promise<void> {
+  private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer, named: NamedJob[]): Promise<void> {
     const m = c.base?.manifest;
     const budgetShare = m ? m.plan.dramBudgetBytes / Math.max(1, m.plan.fullPrecisionBytes) : null;
     const job: CompactJob = {
@@ -194,6 +205,7 @@ export class Compactions {
       profile: null,
       runValues: runValues(c.payloads.keywordValueCounts(), ids.byteLength / 8),
       ...linkJob(c, ids, c.shape?.payloadM ?? m?.filterLinks?.payloadM ?? 0),
+      named,
     };
     // The placement follows the live load: profiled with the queries the collection has been asked,
     // when there are enough of them; otherwise with a sample of its own points, as strata build does.
@@ -219,6 +231,34 @@ export class Compactions {
       });
     });
   }
+}
+
+/**
+ * The builds of the secondary vectors' bases, beside the collection's own at `baseDir`: each name's
+ * points at the cut, copied into shared memory (a name no point holds gets no base).
+ */
+function namedJobs(c: Collection, baseDir: string, cut: ReadonlyMap<string, DenseEntries>): NamedJob[] {
+  const jobs: NamedJob[] = [];
+  for (const [name, e] of cut) {
+    if (e.ids.length === 0) continue;
+    const p = c.secondaryVectors[name]!;
+    const vectors = new Float32Array(new SharedArrayBuffer(e.vectors.byteLength));
+    vectors.set(e.vectors);
+    const ids = new Float64Array(new SharedArrayBuffer(e.ids.length * 8));
+    ids.set(e.ids);
+    // The collection's quantization_config when it gave one; else the planner's pick for this vector.
+    const codes = c.shape?.codes ?? 'auto';
+    jobs.push({
+      name,
+      out: namedBaseDir(baseDir, name),
+      dim: p.dim,
+      metric: p.metric,
+      vectors: vectors.buffer as SharedArrayBuffer,
+      ids: ids.buffer as SharedArrayBuffer,
+      codes,
+    });
+  }
+  return jobs;
 }
 
 /** The filter links a compaction builds (index/filter-links/): payload_m and the blocks over its input positions. */

@@ -6,7 +6,9 @@ import { quoted, StrataError } from '../common/errors.js';
 import { DEFAULT_FRESH } from '../index/fresh/fresh-layer.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { type CollectionConfig, collectionDir, createdCollectionDirs, readConfig, removeCollectionDir, writeConfig } from '../storage/collection-dir.js';
-import type { Compacted } from '../storage/compacted.js';
+import { type Compacted, namedBaseDir } from '../storage/compacted.js';
+import type { NamedBase } from '../index/named/named-base.js';
+import { existsSync } from 'node:fs';
 import { LiveStore } from '../storage/live-store.js';
 import { createDir } from '../common/durable-fs.js';
 import type { Collection, LiveShape } from './collection.js';
@@ -21,6 +23,8 @@ export interface DataDirHost {
   newCollection(opened: OpenedIndex | null, name: string, shape: LiveShape): Collection;
   /** Opens a base as the engine opens bases (slots and lanes for its threads). */
   openBase(dir: string): OpenedIndex;
+  /** Opens a secondary vector's base, searched on the main thread. */
+  openNamed(dir: string): NamedBase;
   /** Replaces the search threads by threads over every collection's current base. */
   swapThreads(): void;
   /** Makes `c` writable through `store`, with the engine's write hook (the compaction trigger). */
@@ -94,6 +98,12 @@ export class DataDir {
   async attach(dir: string, cfg: CollectionConfig, created = false): Promise<Collection> {
     const compacted = created ? null : recoverCompacted(dir);
     const opened = compacted ? this.host.openBase(compacted.baseDir) : null;
+    const bases = new Map<string, NamedBase>();
+    if (compacted)
+      for (const name of Object.keys(cfg.secondary ?? {})) {
+        const d = namedBaseDir(compacted.baseDir, name);
+        if (existsSync(d)) bases.set(name, this.host.openNamed(d));
+      }
     const c = this.host.newCollection(opened, cfg.name, shapeOf(cfg));
     const { store } = await LiveStore.open(
       dir,
@@ -104,7 +114,7 @@ export class DataDir {
       compacted,
       null,
       this.host.payloadMemory(),
-      { ...(cfg.sparse !== undefined ? { sparse: cfg.sparse } : {}), ...(cfg.secondary !== undefined ? { secondary: cfg.secondary } : {}) },
+      { ...(cfg.sparse !== undefined ? { sparse: cfg.sparse } : {}), ...(cfg.secondary !== undefined ? { secondary: cfg.secondary, bases } : {}) },
     );
     this.host.attachLive(c, store);
     await this.follow(cfg.name, store, created);

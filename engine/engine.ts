@@ -149,6 +149,7 @@ export class Engine {
       canSwap: threads.canSwap,
       collection: (name) => this.collection(name),
       openBase: (dir) => threads.openBase(dir),
+      openNamed: (dir) => threads.openNamed(dir),
       swapThreads,
     });
     this.retiering = new Retiering(
@@ -204,6 +205,7 @@ export class Engine {
         newCollection: (opened: OpenedIndex | null, name: string, shape: LiveShape) =>
           new Collection(opened, this.threads.current, { ...this.settings(name, -1), defaultMode: 'local', ndpAvailable: false }, shape),
         openBase: (d) => this.threads.openBase(d),
+        openNamed: (d) => this.threads.openNamed(d),
         swapThreads: () => this.swapThreads(),
         attachLive: (c: Collection, store: LiveStore) => c.attachLive(store, this.compactions.trigger(c, store)),
         payloadMemory: this.payloadMemory,

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { invalidArgument, quoted, readOnly } from '../common/errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { type CollectionConfig, collectionDir, installCollection, removeCollectionDir } from '../storage/collection-dir.js';
-import { baseDirName, readCompacted, writeCompacted } from '../storage/compacted.js';
+import { baseDirName, namedBaseDir, readCompacted, writeCompacted } from '../storage/compacted.js';
 import { decodeLiveState, emptyLiveState, encodeLiveState, type LiveState } from '../storage/live-store.js';
 import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../storage/snapshot.js';
 import { createDir, writeFileDurably } from '../common/durable-fs.js';
@@ -76,6 +76,13 @@ export class Snapshots {
       entries.push(['base.json', Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) }))]);
       entries.push(['base-state.msgpack', encodeLiveState(state)]);
       for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, readFileSync(join(base.dir, f))]);
+      // The secondary vectors' bases beside it, each under its directory's name with the base's own as `base`.
+      for (const [name, col] of live.secondary) {
+        const named = col.tiered;
+        if (named === null) continue;
+        const at = `base${namedBaseDir('', name)}`;
+        for (const f of readdirSync(named.dir).sort()) entries.push([`${at}/${f}`, readFileSync(join(named.dir, f))]);
+      }
     }
     return writeSnapshot(dir, live.appliedLsn, entries);
   }
@@ -121,10 +128,13 @@ export class Snapshots {
       const baseName = baseDirName(BigInt(cutLsn));
       createDir(join(dir, baseName), dir);
       for (const [entry, data] of entries) {
-        if (!entry.startsWith('base/')) continue;
-        const file = entry.slice('base/'.length);
+        const m = /^base(\.vector-(?:[0-9a-f]{2})+)?\/(.*)$/.exec(entry);
+        if (m === null) continue;
+        const file = m[2]!;
         if (!/^[a-z0-9][a-z0-9.-]*$/.test(file)) throw invalidArgument('location', `${source}: base file ${JSON.stringify(file)} is not a plain file name`);
-        writeFileDurably(join(dir, baseName, file), data);
+        const into = join(dir, `${baseName}${m[1] ?? ''}`);
+        if (m[1] !== undefined) createDir(into, dir);
+        writeFileDurably(join(into, file), data);
       }
       const state = entries.get('base-state.msgpack');
       writeCompacted(dir, baseName, BigInt(cutLsn), state ? decodeLiveState(state) : emptyLiveState());

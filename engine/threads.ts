@@ -6,6 +6,7 @@ import { Piscina } from 'piscina';
 import { invalidArgument, errorMessage } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { type OpenedIndex, openIndex } from '../index/open-index.js';
+import { NamedBase } from '../index/named/named-base.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import type { CostModelParams } from '../tiers/cost-model.js';
 import { readTopology } from '../tiers/topology.js';
@@ -135,6 +136,17 @@ export class SearchThreads {
       ...(ndp ? { cxlSegments: s.expanders } : {}),
       ...(this.r.segmentBytes ? { segmentBytes: this.r.segmentBytes } : {}),
     });
+  }
+
+  /**
+   * Opens a secondary vector's base (index/named/), searched by one local searcher on the main
+   * thread with the search threads' cost model and injection.
+   */
+  openNamed(dir: string): NamedBase {
+    return new NamedBase(
+      openIndex(dir, this.r.memory, { slots: 1, fusedLanes: 1, ...(this.r.segmentBytes ? { segmentBytes: this.r.segmentBytes } : {}) }),
+      this.searcherOptions,
+    );
   }
 
   /** Starts the threads over the bases opened at start (and their tier workers, with ndp). */

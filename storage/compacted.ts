@@ -67,11 +67,31 @@ export function readCompacted(collectionDir: string): Compacted | null {
   return { baseDir: join(collectionDir, m.base), cutLsn: BigInt(m.cutLsn), state: decodeLiveState(bytes) };
 }
 
-/** Removes base directories the state file does not name (an interrupted or superseded compaction's). */
+/** What follows a base's directory name in the names of the bases built beside it of its secondary vectors. */
+const NAMED_INFIX = '.vector-';
+
+/**
+ * The directory of the tiered base a compaction built of secondary vector `name` beside `baseDir`
+ * (the name hex-encoded: any string names a vector, and a directory name must be plain).
+ */
+export function namedBaseDir(baseDir: string, name: string): string {
+  return `${baseDir}${NAMED_INFIX}${Buffer.from(name, 'utf8').toString('hex')}`;
+}
+
+/** The secondary vector a directory beside `baseName` holds (namedBaseDir's name), or null. */
+export function namedBaseOf(baseName: string, dirName: string): string | null {
+  const prefix = `${baseName}${NAMED_INFIX}`;
+  if (!dirName.startsWith(prefix)) return null;
+  const hex = dirName.slice(prefix.length);
+  return /^(?:[0-9a-f]{2})+$/.test(hex) ? Buffer.from(hex, 'hex').toString('utf8') : null;
+}
+
+/** Removes base directories the state file does not name, or its named bases (an interrupted or superseded compaction's). */
 export function removeStaleBases(collectionDir: string, keep: string | null): void {
   if (!existsSync(collectionDir)) return;
   for (const d of readdirSync(collectionDir, { withFileTypes: true })) {
-    if (d.isDirectory() && d.name.startsWith('base-') && join(collectionDir, d.name) !== keep)
-      rmSync(join(collectionDir, d.name), { recursive: true, force: true });
+    const path = join(collectionDir, d.name);
+    if (d.isDirectory() && d.name.startsWith('base-') && path !== keep && !(keep !== null && path.startsWith(`${keep}${NAMED_INFIX}`)))
+      rmSync(path, { recursive: true, force: true });
   }
 }

@@ -54,15 +54,6 @@ export function denseByPosition(rec: DenseRecord | undefined): Array<Map<string,
   return out;
 }
 
-export function denseStateOf(columns: ReadonlyMap<string, { entries(): DenseEntries }>): DenseState {
-  const out: DenseState = {};
-  for (const [name, col] of columns) {
-    const e = col.entries();
-    out[name] = { ids: e.ids, vectors: bytesOf(e.vectors) };
-  }
-  return out;
-}
-
 /** A saved name's vectors as DenseEntries (a typed array of their own). */
 export function denseEntriesOf(s: DenseState[string]): DenseEntries {
   return { ids: s.ids, vectors: floatsOf(s.vectors) };

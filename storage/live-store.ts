@@ -22,8 +22,10 @@ import { type RecoveryReport, WriteAheadLog } from './wal.js';
 import { SparseColumn } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
 import type { SecondaryParams, SparseParams } from './collection-dir.js';
-import { DenseColumn } from '../index/fresh/dense-column.js';
-import { type DenseRecord, type DenseState, denseByPosition, denseEntriesOf, denseRecordOf, denseStateOf } from './dense-records.js';
+import type { DenseEntries } from '../index/fresh/dense-column.js';
+import type { NamedBase } from '../index/named/named-base.js';
+import { NamedColumn } from '../index/named/named-column.js';
+import { type DenseRecord, type DenseState, denseByPosition, denseEntriesOf, denseRecordOf } from './dense-records.js';
 import { entriesOf, type SparseRecord, type SparseState, sparseByPosition, sparseRecordOf, sparseStateOf } from './sparse-records.js';
 
 export type Payload = Record<string, unknown>;
@@ -73,6 +75,8 @@ export interface VectorsWrite {
 export interface SideVectors {
   sparse?: Readonly<Record<string, SparseParams>>;
   secondary?: Readonly<Record<string, SecondaryParams>>;
+  /** The tiered bases a compaction built of secondary vectors, by name (absent: none). */
+  bases?: ReadonlyMap<string, NamedBase>;
 }
 
 /** What the live store needs of the collection's base index: which ids it holds, and at which node. */
@@ -95,7 +99,10 @@ export interface LiveState {
   sharedSeq: number;
   /** The sparse vectors (absent in states saved before there were any). */
   sparse?: SparseState;
-  /** The secondary dense vectors (absent when the collection has none). */
+  /**
+   * The secondary dense vectors, in states saved before compactions built a tiered base of each
+   * (read, no longer written: engine/compaction.ts).
+   */
   secondary?: DenseState;
 }
 
@@ -237,8 +244,8 @@ export class LiveStore {
   readonly payloads: PointPayloads;
   /** The sparse vectors, by name (index/sparse/): searched exactly through their inverted indexes. */
   readonly sparse: Map<string, SparseColumn>;
-  /** The secondary dense vectors, by name (index/fresh/dense-column.ts): each in a graph of its own, in DRAM. */
-  readonly secondary: Map<string, DenseColumn>;
+  /** The secondary dense vectors, by name (index/named/named-column.ts): each a tiered base and a fresh graph of its own. */
+  readonly secondary: Map<string, NamedColumn>;
   /** Highest log sequence number applied. */
   appliedLsn = 0n;
   /** Writes applied since open (replayed ones included), for metrics. */
@@ -267,7 +274,9 @@ export class LiveStore {
   ) {
     this.fresh = new FreshLayer(dim, metric, freshOptions);
     this.sparse = new Map(Object.entries(side.sparse ?? {}).map(([name, p]) => [name, new SparseColumn(p.modifier)]));
-    this.secondary = new Map(Object.entries(side.secondary ?? {}).map(([name, p]) => [name, new DenseColumn(p.dim, p.metric, freshOptions)]));
+    this.secondary = new Map(
+      Object.entries(side.secondary ?? {}).map(([name, p]) => [name, new NamedColumn(p.dim, p.metric, freshOptions, side.bases?.get(name) ?? null)]),
+    );
     this.payloads = new PointPayloads(
       (pid) => (typeof pid === 'number' ? pid : this.idOfUuid(pid, false)),
       (id) => this.uuidOf(id) ?? id,
@@ -329,7 +338,10 @@ export class LiveStore {
     return this.wal.cutBytes;
   }
 
-  /** What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's position. */
+  /**
+   * What a compaction saves beside its base: the payloads, the UUID pairs and the shared log's
+   * position (the secondary vectors go into tiered bases of their own).
+   */
   liveState(): LiveState {
     return {
       payloads: this.payloads.entries(),
@@ -338,7 +350,6 @@ export class LiveStore {
       nextUuidId: this.nextUuidId,
       sharedSeq: this.sharedSeq,
       ...(this.sparse.size > 0 ? { sparse: sparseStateOf(this.sparse) } : {}),
-      ...(this.secondary.size > 0 ? { secondary: denseStateOf(this.secondary) } : {}),
     };
   }
 
@@ -362,23 +373,27 @@ export class LiveStore {
    * from here on, every id a write touches is noted, so that rebase() keeps exactly those in the
    * fresh layer and hides exactly those in the new base. Synchronous: no write applies in between.
    */
-  beginCut(): { lsn: bigint; freshIds: number[]; state: LiveState } {
+  beginCut(): { lsn: bigint; freshIds: number[]; state: LiveState; secondary: Map<string, DenseEntries> } {
     if (this.touched !== null) throw new StrataError('STRATA_INVALID_ARGUMENT', 'a compaction is running already', { field: 'compact' });
     this.touched = new Set();
-    return { lsn: this.appliedLsn, freshIds: this.fresh.ids(), state: this.liveState() };
+    const secondary = new Map([...this.secondary].map(([name, col]) => [name, col.beginCut()]));
+    return { lsn: this.appliedLsn, freshIds: this.fresh.ids(), state: this.liveState(), secondary };
   }
 
   /** The compaction failed: the store goes on as it was. */
   abortCut(): void {
     this.touched = null;
+    for (const col of this.secondary.values()) col.abortCut();
   }
 
   /**
    * Swaps in the base a compaction built from the state at its cut (synchronous, with the
    * collection's own swap): the fresh layer keeps only points written since the cut, and the new
-   * base hides only ids written since the cut. The old fresh graph and tombstones are dropped.
+   * base hides only ids written since the cut (each secondary vector likewise, over the base built of
+   * it, or none when no point had it). The old fresh graph and tombstones are dropped.
    */
-  rebase(base: BaseIds): void {
+  rebase(base: BaseIds, named: ReadonlyMap<string, NamedBase> = new Map()): void {
+    for (const [name, col] of this.secondary) col.rebase(named.get(name) ?? null);
     const touched = this.touched ?? new Set<number>();
     this.touched = null;
     const fresh = new FreshLayer(this.dim, this.metric, this.freshOptions);
@@ -778,6 +793,7 @@ export class LiveStore {
   async close(): Promise<void> {
     await this.shared?.close();
     this.shared = null;
+    for (const col of this.secondary.values()) col.close();
     return this.wal.close();
   }
 }

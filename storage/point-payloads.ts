@@ -455,13 +455,18 @@ export class PointPayloads {
         return row !== undefined && rows.has(row);
       },
       count: rows.size,
-      ids: () => Array.from(idsOf(rows), (row) => this.ids[row]!),
+      ids: () => {
+        const at = idsOf(rows);
+        const out = new Float64Array(at.length);
+        for (let i = 0; i < at.length; i++) out[i] = this.ids[at[i]!]!;
+        return out;
+      },
     };
   }
 
   /** The ids of the points matching `filter`, in ascending row order. */
   matchingIds(filter: Filter): number[] {
-    return this.matches(filter).ids();
+    return Array.from(this.matches(filter).ids());
   }
 
   private rowFor(id: number): number {

@@ -9,18 +9,25 @@ import type { BlockRows } from '../../index/filter-links/blocks.js';
 import type { Metric } from '../../index/kernels/kernels.js';
 import type { PlacementPolicy } from '../../index/placement/placement.js';
 
-export interface CompactJob {
+/** A base to build: its points (shared memory, copied at the cut), where, and its code. */
+export interface PointsJob {
   name: string;
   out: string;
   dim: number;
   metric: Metric;
   vectors: SharedArrayBuffer;
   ids: SharedArrayBuffer;
+  codes: CodeKind | 'none' | 'auto';
+}
+
+/** One secondary vector's build: built with the collection's graph and budget settings. */
+export type NamedJob = PointsJob;
+
+export interface CompactJob extends PointsJob {
   m: number;
   efConstruction: number;
   dramBudget: string;
   placement: PlacementPolicy;
-  codes: CodeKind | 'none' | 'auto';
   /** The promotion pool's share of the list budget (the base's, kept). */
   poolShare: number;
   /** The collection's recorded live queries (count × dim), profiling the new placement; absent: a sample of the data. */
@@ -30,11 +37,41 @@ export interface CompactJob {
   /** payload_m, and the filter-link blocks over the input positions (index/filter-links/blocks.ts); 0 and none: no links. */
   payloadM: number;
   linkBlocks: BlockRows[];
+  /** The secondary vectors' points, each built after the collection's own into a base of its own. */
+  named: NamedJob[];
 }
 
 const job = workerData as CompactJob;
 const vectors = new Float32Array(job.vectors);
 const ids = new Float64Array(job.ids);
+
+/** A secondary vector's base: the collection's graph and budget settings, its own code, no payload. */
+function buildNamed(n: NamedJob): Promise<unknown> {
+  const ids = new Float64Array(n.ids);
+  return buildIndex({
+    input: `compaction of ${job.name}, vector ${n.name}`,
+    out: n.out,
+    name: `${job.name}.${n.name}`,
+    dataset: {
+      file: `compaction of ${job.name}, vector ${n.name}`,
+      format: 'fvecs',
+      dim: n.dim,
+      count: ids.length,
+      vectors: new Float32Array(n.vectors),
+      ids,
+      metric: null,
+    },
+    metric: n.metric,
+    m: job.m,
+    efConstruction: job.efConstruction,
+    dramBudget: job.dramBudget,
+    placement: job.placement,
+    codes: n.codes,
+    poolShare: job.poolShare,
+    threads: 1,
+  });
+}
+
 buildIndex({
   input: `compaction of ${job.name}`,
   out: job.out,
@@ -53,7 +90,12 @@ buildIndex({
   // A compaction runs beside searches of the same process: one thread, so that they keep the rest.
   threads: 1,
   ...(job.profile !== null ? { profileRows: new Float32Array(job.profile) } : {}),
-}).then(
-  (s) => parentPort!.postMessage({ ok: true, count: s.count, seconds: s.seconds.total }),
-  (e: unknown) => parentPort!.postMessage({ ok: false, error: toWire(e) }),
-);
+})
+  .then(async (s) => {
+    for (const n of job.named) await buildNamed(n);
+    return s;
+  })
+  .then(
+    (s) => parentPort!.postMessage({ ok: true, count: s.count, seconds: s.seconds.total }),
+    (e: unknown) => parentPort!.postMessage({ ok: false, error: toWire(e) }),
+  );

@@ -9,9 +9,10 @@ import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
 
 /**
  * Below this share of the column's points matching, scoring the matches costs less than a walk that
- * skips the rest (secondary-bench measures both plans at several shares).
+ * skips the rest (secondary-bench measures both plans at several shares, in both of a secondary
+ * vector's forms: this graph and its tiered base).
  */
-const SCAN_BELOW = 0.1;
+export const SCAN_BELOW = 0.1;
 /** Points inserted into the graph per event-loop turn while a column is filled from saved entries. */
 const FILL_SLICE = 256;
 /** A point's bytes besides its vectors and links: the map entries that find it here and in hnswlib's label map. */
@@ -22,11 +23,11 @@ export type DensePlan = 'graph' | 'scan' | 'exact';
 /** The filtered plans a search may be given instead of the planner's choice. */
 export type FilteredPlan = Exclude<DensePlan, 'exact'>;
 
-/** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids. */
+/** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids (made on each call). */
 export interface FilterMatches {
   accept(id: number): boolean;
   readonly count: number;
-  ids(): number[];
+  ids(): ArrayLike<number>;
 }
 
 export interface DenseSearch {
@@ -78,6 +79,11 @@ export class DenseColumn {
   /** Adds or replaces the vector of point `id` (of length dim: the edge checked it). */
   set(id: number, v: Float32Array): void {
     this.layer.upsert(id, this.prepared(v));
+  }
+
+  /** Adds a vector as this column keeps it (normalised already: another column's). */
+  adopt(id: number, kept: Float32Array): void {
+    this.layer.upsert(id, kept);
   }
 
   delete(id: number): void {

@@ -209,7 +209,7 @@ export class FreshLayer {
   }
 
   /** The k nearest of `ids` (those still here), exactly, nearest first: a filtered search's fresh part. */
-  exactAmong(q: Float32Array, ids: readonly number[], k: number): Array<{ id: number; distance: number }> {
+  exactAmong(q: Float32Array, ids: ArrayLike<number>, k: number): Array<{ id: number; distance: number }> {
     const best = new TopK(Math.min(k, ids.length));
     this.offerRange(best, this.scorer(q), ids, 0, ids.length);
     return nearest(best, k);
@@ -221,7 +221,7 @@ export class FreshLayer {
    * A write between turns may move a point to another slot, where the scan meets it again: it is
    * answered once, at its nearer reading.
    */
-  async exactInTurns(q: Float32Array, k: number, ids: readonly number[] | null, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
+  async exactInTurns(q: Float32Array, k: number, ids: ArrayLike<number> | null, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
     const step = Math.max(MIN_TURN_POINTS, Math.floor(TURN_FLOATS / this.dim));
     const total = ids === null ? this.vectors.slots : ids.length;
     // Room for points met twice; the answer keeps each id's nearer reading.
@@ -242,7 +242,7 @@ export class FreshLayer {
    * each scored by `score` (an id no longer here is skipped). A larger score is nearer: the heap
    * keeps the k best, rather than a sort of every point.
    */
-  private offerRange(best: TopK, score: (data: Float32Array, at: number) => number, ids: readonly number[] | null, from: number, to: number): void {
+  private offerRange(best: TopK, score: (data: Float32Array, at: number) => number, ids: ArrayLike<number> | null, from: number, to: number): void {
     if (ids === null) {
       this.vectors.forEachIn(from, to, (id, data, at) => best.offer(score(data, at), id));
       return;

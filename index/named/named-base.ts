@@ -1,0 +1,168 @@
+// A secondary dense vector's tiered base: the index a compaction built of that vector's points, laid
+// out as the collection's own base is (codes and the hottest lists in DRAM, full vectors and the
+// other lists in the CXL tier), and searched on the calling thread by a local searcher. Its labels
+// are the points' ids.
+import { type DenseHit, SCAN_BELOW } from '../fresh/dense-column.js';
+import type { OpenedIndex } from '../open-index.js';
+import { defaultRerank } from '../search/bounds.js';
+import { FILTER_PLAN } from '../search/query-state.js';
+import { type NodeFilter, Searcher, type SearcherOptions } from '../search/searcher.js';
+
+/**
+ * Ids up to this many times the point count (plus a little) find their node in a table indexed by
+ * id (4 bytes a slot, a few nanoseconds a lookup); sparser ones, and UUID points', in a map (tens of
+ * bytes a point, and a filter's ids are looked up one by one each search).
+ */
+const TABLE_SPREAD = 4;
+const TABLE_SLACK = 1024;
+/** Nodes an exact search reads per event-loop turn (a multiple of 32: whole bitset words). */
+export const EXACT_SLICE = 1 << 15;
+
+/** Bytes of a base by tier, as its manifest lays the stores and the DRAM-only parts out. */
+export interface TierBytes {
+  dram: number;
+  cxl: number;
+}
+
+export class NamedBase {
+  /** Node by id: a table when the ids are dense enough (`nodeTable`), else a map. */
+  private readonly nodeTable: Int32Array | null;
+  private readonly nodeMap: Map<number, number> | null;
+  private readonly searcher: Searcher;
+
+  constructor(
+    readonly opened: OpenedIndex,
+    o: SearcherOptions,
+    /** Nodes an exact search reads per turn (a multiple of 32). */
+    private readonly exactSlice = EXACT_SLICE,
+  ) {
+    const labels = opened.index.labels;
+    let max = -1;
+    let integers = true;
+    for (let n = 0; n < labels.length; n++) {
+      const id = labels[n]!;
+      if (id > max) max = id;
+      if (!Number.isInteger(id) || id < 0) integers = false;
+    }
+    if (integers && max < TABLE_SPREAD * labels.length + TABLE_SLACK) {
+      const table = new Int32Array(max + 1).fill(-1);
+      for (let n = 0; n < labels.length; n++) table[labels[n]!] = n;
+      this.nodeTable = table;
+      this.nodeMap = null;
+    } else {
+      this.nodeTable = null;
+      this.nodeMap = new Map();
+      for (let n = 0; n < labels.length; n++) this.nodeMap.set(labels[n]!, n);
+    }
+    this.searcher = new Searcher(opened.index, o);
+  }
+
+  get dir(): string {
+    return this.opened.dir;
+  }
+
+  get count(): number {
+    return this.opened.index.meta.count;
+  }
+
+  has(id: number): boolean {
+    return this.node(id) !== undefined;
+  }
+
+  /** The node holding point `id`, or undefined. */
+  node(id: number): number | undefined {
+    const t = this.nodeTable;
+    if (t === null) return this.nodeMap!.get(id);
+    const n = id >= 0 && id < t.length ? t[id]! : -1;
+    return n >= 0 ? n : undefined;
+  }
+
+  /** Every point id the base holds. */
+  ids(): Float64Array {
+    return this.opened.index.labels;
+  }
+
+  /** Bytes of the lookup from id to node (DRAM). */
+  get lookupBytes(): number {
+    return this.nodeTable !== null ? this.nodeTable.byteLength : 40 * this.count;
+  }
+
+  /** A copy of the point's vector as kept (normalised for cosine), read from its tier; null when not here. */
+  vector(id: number): Float32Array | null {
+    const n = this.node(id);
+    return n === undefined ? null : Float32Array.from(this.opened.index.vectorOf(n));
+  }
+
+  /** An empty bitset over the base's nodes (bit n of word n >> 5). */
+  emptyBits(): Uint32Array {
+    return new Uint32Array(Math.ceil(this.count / 32));
+  }
+
+  /**
+   * The k nearest of the nodes set in `bits` (`matched` of them; null: every node), nearest first:
+   * few matches have their codes scored, many are found by the walk (which scans when it reaches
+   * fewer than k). One synchronous call.
+   */
+  search(q: Float32Array, k: number, ef: number, bits: Uint32Array | null, matched: number): { hits: DenseHit[]; plan: 'graph' | 'scan' } {
+    const n = Math.min(k, bits === null ? this.count : matched);
+    if (n === 0) return { hits: [], plan: 'graph' };
+    const scan = bits !== null && matched < SCAN_BELOW * this.count;
+    const filter: NodeFilter | null = bits === null ? null : { bits, matched, plan: scan ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH };
+    return { hits: this.hitsOf(this.searcher.search(q, n, Math.max(ef, n), defaultRerank(n), true, filter)), plan: scan ? 'scan' : 'graph' };
+  }
+
+  /**
+   * The exact k nearest of the nodes set in `bits` (null: every node), every full vector read: in
+   * slices of `exactSlice` nodes, one per event-loop turn, so that a base of many points holds no
+   * turn long; `signal` ends it between turns.
+   */
+  async exact(q: Float32Array, k: number, bits: Uint32Array | null, signal?: AbortSignal): Promise<DenseHit[]> {
+    const best: DenseHit[] = [];
+    for (let from = 0; from < this.count; from += this.exactSlice) {
+      if (from > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        signal?.throwIfAborted();
+      }
+      // The slice's nodes among those asked for (whole words: the slice is a multiple of 32).
+      const slice = this.emptyBits();
+      const to = Math.min(this.count, from + this.exactSlice);
+      let matched = 0;
+      for (let w = from >>> 5; w < (to + 31) >>> 5; w++) {
+        const word = bits === null ? 0xffffffff : bits[w]!;
+        slice[w] = word;
+        if (word !== 0) matched++;
+      }
+      if (matched === 0) continue;
+      // Every node past the last is clear: the searcher's exact scan stops at the count.
+      best.push(...this.hitsOf(this.searcher.exact(q, k, { bits: slice, matched, plan: FILTER_PLAN.NONE })));
+      best.sort((a, b) => a.distance - b.distance || a.id - b.id).splice(k);
+    }
+    return best;
+  }
+
+  private hitsOf(r: { ids: Int32Array; distances: Float32Array }): DenseHit[] {
+    const labels = this.opened.index.labels;
+    return Array.from(r.ids, (node, i) => ({ id: labels[node]!, distance: r.distances[i]! }));
+  }
+
+  /** Bytes held by tier: each store's rows where the plan put them, and the upper layers and code parameters in DRAM. */
+  tierBytes(): TierBytes {
+    const m = this.opened.manifest;
+    const out: TierBytes = { dram: 0, cxl: 0 };
+    let codeRows = 0;
+    for (const s of m.stores) {
+      out[m.tiers[s.tier]?.kind ?? 'cxl'] += s.count * s.stride;
+      if (s.kind === 'codes') codeRows += s.count * s.stride;
+    }
+    out.dram += (m.files['graph.bin']?.bytes ?? 0) + Math.max(0, (m.files['codes.bin']?.bytes ?? 0) - codeRows) + this.lookupBytes;
+    return out;
+  }
+
+  /**
+   * Releases the searcher's slot and lane (a compaction replaced the base, or the store closed). An
+   * exact search still reading over turns goes on: it uses neither, and nothing else reads this base.
+   */
+  close(): void {
+    this.searcher.close();
+  }
+}
