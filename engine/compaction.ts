@@ -143,6 +143,7 @@ export class Compactions {
     const dir = collectionDir(dataDir, c.name);
     const cut = live.beginCut();
     let baseName: string | null = null;
+    let namedBases = new Map<string, NamedBase>();
     try {
       const { vectors, ids } = livePoints(c, cut.freshIds);
       if (ids.length === 0) {
@@ -153,15 +154,13 @@ export class Compactions {
       const named = namedJobs(c, join(dir, baseName), cut.secondary);
       await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer, named);
       const opened = this.host.openBase(join(dir, baseName));
-      const namedBases = new Map(named.map((n) => [n.name, this.host.openNamed(n.out)]));
-      if (this.host.isClosing()) {
-        for (const b of namedBases.values()) b.close();
-        throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
-      }
+      namedBases = new Map(named.map((n) => [n.name, this.host.openNamed(n.out)]));
+      if (this.host.isClosing()) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
       writeCompacted(dir, baseName, cut.lsn, cut.state);
       // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
       c.rebase(opened);
       live.rebase(c.baseIds(), namedBases);
+      namedBases = new Map();
       this.host.swapThreads();
       // The previous compacted base, if any: loaded in memory, so its files can go now.
       removeStaleBases(dir, join(dir, baseName));
@@ -176,6 +175,8 @@ export class Compactions {
         base: baseName,
       };
     } catch (e) {
+      // Bases opened but not swapped in: their searchers' slots go back.
+      for (const b of namedBases.values()) b.close();
       if (live.cutOpen) live.abortCut();
       // This compaction's base and the bases beside it, unless its state file names them.
       if (baseName !== null && readCompacted(dir)?.baseDir !== join(dir, baseName)) removeStaleBases(dir, readCompacted(dir)?.baseDir ?? null);

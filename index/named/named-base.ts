@@ -126,15 +126,15 @@ export class NamedBase {
       // The slice's nodes among those asked for (whole words: the slice is a multiple of 32).
       const slice = this.emptyBits();
       const to = Math.min(this.count, from + this.exactSlice);
-      let matched = 0;
+      let any = false;
       for (let w = from >>> 5; w < (to + 31) >>> 5; w++) {
         const word = bits === null ? 0xffffffff : bits[w]!;
         slice[w] = word;
-        if (word !== 0) matched++;
+        any ||= word !== 0;
       }
-      if (matched === 0) continue;
-      // Every node past the last is clear: the searcher's exact scan stops at the count.
-      best.push(...this.hitsOf(this.searcher.exact(q, k, { bits: slice, matched, plan: FILTER_PLAN.NONE })));
+      if (!any) continue;
+      // Bits past the last node may be set: the searcher's exact scan stops at the count (and reads no `matched`).
+      best.push(...this.hitsOf(this.searcher.exact(q, k, { bits: slice, matched: 0, plan: FILTER_PLAN.NONE })));
       best.sort((a, b) => a.distance - b.distance || a.id - b.id).splice(k);
     }
     return best;

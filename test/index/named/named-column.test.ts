@@ -76,6 +76,23 @@ describe('a secondary vector over a tiered base', () => {
     expect(column.get(36)).toBeNull();
   });
 
+  it('finds a point by id through a table while ids are dense, else through a map (sparse ids, UUID points)', async () => {
+    const some = [...model].slice(0, 300);
+    for (const [label, idOf] of [
+      ['dense', (i: number) => i],
+      ['sparse', (i: number) => 1000 * i],
+      ['uuid', (i: number) => 2 ** 52 + i],
+    ] as const) {
+      const base = await baseOf(new Map(some.map(([, v], i) => [idOf(i), v])), tmp.path(`lookup-${label}`));
+      for (let i = 0; i < some.length; i++) expect(base.opened.index.labels[base.node(idOf(i))!]).toBe(idOf(i));
+      expect(base.node(idOf(some.length))).toBeUndefined();
+      expect(base.has(-1) || base.has(0.5)).toBe(false);
+      // The table holds 4 bytes a slot up to the largest id; the map tens of bytes a point.
+      expect(base.lookupBytes).toBe(label === 'dense' ? 4 * some.length : 40 * some.length);
+      base.close();
+    }
+  });
+
   it('answers exactly as brute force, and by its graph at high recall', async () => {
     let hit = 0;
     for (let t = 0; t < 30; t++) {
