@@ -3,6 +3,8 @@
 // only the live store until it is compacted. Request validation, the merge of base and fresh
 // answers, writes and point reads; admission and tasks are dispatch.ts's, info and health
 // collection-info.ts's.
+import type { NamedBase } from '../index/named/named-base.js';
+import { NamedSearches } from './named-searches.js';
 import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory.js';
 import { invalidArgument, pointNotFound, type StrataError, readOnly } from '../common/errors.js';
@@ -65,7 +67,7 @@ export interface CollectionSettings {
   compactAt: number;
 }
 
-/** Times a filtered search runs again when a compaction or a write overtook it, before it answers as it is. */
+/** Times a filtered search (or a secondary vector's) runs again when a compaction or a write overtook it, before it answers as it is. */
 const FILTERED_RETRIES = 3;
 
 /**
@@ -117,6 +119,8 @@ export class Collection implements FilteredHost {
   private onWritten: (() => void) | null = null;
   private readonly recent: RecentQueries;
   private readonly dispatcher: Dispatcher;
+  /** The secondary vectors' bases on the search threads. */
+  private readonly named: NamedSearches;
   private lookup: BaseLookup | null;
   /** Set when the engine closes or the collection is deleted: new searches fail with it at once. */
   private refused: Error | null = null;
@@ -142,6 +146,7 @@ export class Collection implements FilteredHost {
     this.recent = new RecentQueries(meta.dim);
     this.dispatcher = new Dispatcher({ dim: meta.dim, maxQueue: s.maxQueue, batch: s.batch, maxTasks: s.maxTasks }, executor, s.id);
     this.resolver = new FilterResolver(s.filters, s.valueRuns);
+    this.named = new NamedSearches({ maxQueue: s.maxQueue, batch: s.batch, maxTasks: s.maxTasks, filters: s.filters });
   }
 
   /** The base's measured filtered walk, for the planner (null: no base, or one built without it). */
@@ -291,6 +296,24 @@ export class Collection implements FilteredHost {
   /** Where base searches run from now on, and this collection's number among its contexts. */
   useExecutor(executor: Executor, id: number): void {
     this.dispatcher.useExecutor(executor, id);
+    if (id < 0) this.named.clear();
+  }
+
+  /** The secondary vectors' tiered bases now, which the search threads hold beside the collection's. */
+  namedBases(): Array<{ name: string; base: NamedBase }> {
+    const out: Array<{ name: string; base: NamedBase }> = [];
+    for (const [name, col] of this.live?.secondary ?? []) if (col.tiered !== null) out.push({ name, base: col.tiered });
+    return out;
+  }
+
+  /** Where vector `name`'s base is searched from now on: context `id` of `executor`. */
+  useNamedExecutor(name: string, base: NamedBase, executor: Executor, id: number): void {
+    this.named.use(name, base, executor, id);
+  }
+
+  /** The searches each secondary vector sent to the search threads, by name. */
+  get namedQueueStats(): Record<string, QueueStats> {
+    return this.named.stats();
   }
 
   /**
@@ -510,13 +533,32 @@ export class Collection implements FilteredHost {
     const col = this.live?.secondary.get(name);
     if (col === undefined) return { hits: [], plan: 'graph' };
     checkQueryVector(query, col.dim, o.vectorField ?? 'vector');
-    const filter = o.filter === undefined ? undefined : this.payloads.matches(o.filter);
-    return col.search(query, k, {
-      ef: o.ef ?? this.s.defaultEf,
-      exact: o.exact === true,
-      ...(filter !== undefined ? { filter } : {}),
-      ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    });
+    const run = this.named.runner(name, o.signal !== undefined ? { signal: o.signal } : {});
+    for (let attempt = 1; ; attempt++) {
+      // Past the retries, it answers with what it has.
+      const final = attempt >= FILTERED_RETRIES;
+      const version = this.payloads.version;
+      const filter = o.filter === undefined ? undefined : this.payloads.matches(o.filter);
+      const r = await col.search(
+        query,
+        k,
+        {
+          ef: o.ef ?? this.s.defaultEf,
+          exact: o.exact === true,
+          ...(filter !== undefined ? { filter } : {}),
+          ...(o.signal !== undefined ? { signal: o.signal } : {}),
+        },
+        run,
+      );
+      // A compaction swapped the vector's base while its part searched on the threads.
+      if (r.stale && !final) continue;
+      if (o.filter === undefined || this.payloads.version === version) return { hits: r.hits, plan: r.plan };
+      // A payload write while it searched: what no longer matches goes, and a search it left short runs again.
+      const test = this.payloads.predicate(o.filter);
+      const hits = r.hits.filter((h) => test(h.id));
+      if (hits.length < r.hits.length && !final) continue;
+      return { hits, plan: r.plan };
+    }
   }
 
   /** A point's named secondary vector (unit-normalised for cosine), or null (none, or no such point). */
@@ -726,6 +768,7 @@ export class Collection implements FilteredHost {
   /** Fails every search still queued or running with `e` (a running one's late answer is dropped). */
   abandon(e: StrataError): void {
     this.dispatcher.abandon(e);
+    this.named.abandon(e);
   }
 
   get busy(): boolean {

@@ -139,14 +139,11 @@ export class SearchThreads {
   }
 
   /**
-   * Opens a secondary vector's base (index/named/), searched by one local searcher on the main
-   * thread with the search threads' cost model and injection.
+   * Opens a secondary vector's base (index/named/) as the threads' bases are opened: they search it
+   * from the next swap on; until then (and in near-data mode) a local searcher of the main thread's.
    */
   openNamed(dir: string): NamedBase {
-    return new NamedBase(
-      openIndex(dir, this.r.memory, { slots: 1, fusedLanes: 1, ...(this.r.segmentBytes ? { segmentBytes: this.r.segmentBytes } : {}) }),
-      this.searcherOptions,
-    );
+    return new NamedBase(this.openBase(dir), this.searcherOptions);
   }
 
   /** Starts the threads over the bases opened at start (and their tier workers, with ndp). */
@@ -240,15 +237,18 @@ export class SearchThreads {
   swap(collections: Collection[]): void {
     if (!this.canSwap) throw invalidArgument('mode', 'bases cannot join near-data search threads after start (their tier channels are made once)');
     const bases = collections.filter((c) => c.base !== null);
-    const opened = bases.map((c) => c.base!);
+    // Each collection's base, then every secondary vector's base, each a context of its own.
+    const named = bases.flatMap((c) => c.namedBases().map((n) => ({ c, ...n })));
+    const indexes = [...bases.map((c) => c.base!.index), ...named.map((n) => n.base.opened.index)];
     const next = this.executorOver(
-      opened.map((b) => ({ handle: b.index.share(), ndp: null })),
-      opened.map((b) => b.index.meta.dim),
-      () => opened.map((b) => makeContext(b.index, this.searcherOptions, null, this.filters.buffer)),
+      indexes.map((index) => ({ handle: index.share(), ndp: null })),
+      indexes.map((index) => index.meta.dim),
+      () => indexes.map((index) => makeContext(index, this.searcherOptions, null, this.filters.buffer)),
     );
     const old = this.executor;
     this.executor = next;
     bases.forEach((c, id) => c.useExecutor(next, id));
+    named.forEach((n, j) => n.c.useNamedExecutor(n.name, n.base, next, bases.length + j));
     for (const c of collections) if (c.base === null) c.useExecutor(next, -1);
     old.close().catch((e: unknown) => process.emitWarning(`old search threads did not stop cleanly: ${errorMessage(e)}`));
   }

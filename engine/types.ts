@@ -164,7 +164,7 @@ export interface CollectionInfo {
   payloadBytes: PayloadBytes;
   /** Bytes of each sparse vector's column (its vectors and inverted index, in DRAM), by name. */
   sparseBytes: Record<string, number>;
-  /** Bytes of each secondary dense vector's column (its vectors and graph, in DRAM), by name. */
+  /** Bytes of each secondary dense vector, by name: its tiered base (both tiers) and its points written since (DRAM). */
   secondaryBytes: Record<string, number>;
 }
 

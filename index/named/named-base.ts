@@ -1,7 +1,8 @@
 // A secondary dense vector's tiered base: the index a compaction built of that vector's points, laid
 // out as the collection's own base is (codes and the hottest lists in DRAM, full vectors and the
-// other lists in the CXL tier), and searched on the calling thread by a local searcher. Its labels
-// are the points' ids.
+// other lists in the CXL tier). A search of it is prepared here (BaseQuery) and run by a local
+// searcher on the calling thread, or by whoever holds the base too (the engine's search threads).
+// Its labels are the points' ids.
 import { type DenseHit, SCAN_BELOW } from '../fresh/dense-column.js';
 import type { OpenedIndex } from '../open-index.js';
 import { defaultRerank } from '../search/bounds.js';
@@ -19,6 +20,24 @@ const TABLE_SLACK = 1024;
 export const EXACT_SLICE = 1 << 15;
 
 /** Bytes of a base by tier, as its manifest lays the stores and the DRAM-only parts out. */
+/**
+ * One search of a base, as its caller prepared it: where it runs is the caller's choice (here, by
+ * `NamedBase.run`, or on the engine's search threads, whose answer is the same).
+ */
+export interface BaseQuery {
+  /** The query, prepared (unit-normalised for cosine). */
+  q: Float32Array;
+  /** Hits wanted: at most the nodes asked for. */
+  k: number;
+  ef: number;
+  /** The nodes asked for (null: every node). */
+  bits: Uint32Array | null;
+  matched: number;
+  /** FILTER_PLAN: NONE without bits, else SCAN or GRAPH by the matches' share. */
+  plan: number;
+  exact: boolean;
+}
+
 export interface TierBytes {
   dram: number;
   cxl: number;
@@ -99,16 +118,21 @@ export class NamedBase {
   }
 
   /**
-   * The k nearest of the nodes set in `bits` (`matched` of them; null: every node), nearest first:
-   * few matches have their codes scored, many are found by the walk (which scans when it reaches
-   * fewer than k). One synchronous call.
+   * A search of the base: the nodes set in `bits` (`matched` of them; null: every node), with the
+   * plan their share calls for: few matches have their codes scored, many are found by the walk
+   * (which scans when it reaches fewer than k).
    */
-  search(q: Float32Array, k: number, ef: number, bits: Uint32Array | null, matched: number): { hits: DenseHit[]; plan: 'graph' | 'scan' } {
-    const n = Math.min(k, bits === null ? this.count : matched);
-    if (n === 0) return { hits: [], plan: 'graph' };
-    const scan = bits !== null && matched < SCAN_BELOW * this.count;
-    const filter: NodeFilter | null = bits === null ? null : { bits, matched, plan: scan ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH };
-    return { hits: this.hitsOf(this.searcher.search(q, n, Math.max(ef, n), defaultRerank(n), true, filter)), plan: scan ? 'scan' : 'graph' };
+  query(q: Float32Array, k: number, ef: number, bits: Uint32Array | null, matched: number, exact: boolean): BaseQuery {
+    const plan = bits === null ? FILTER_PLAN.NONE : matched < SCAN_BELOW * this.count ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
+    return { q, k: Math.min(k, bits === null ? this.count : matched), ef, bits, matched, plan, exact };
+  }
+
+  /** Runs a query on this thread: a walk or scan in one synchronous call, an exact search over turns. */
+  async run(b: BaseQuery, signal?: AbortSignal): Promise<DenseHit[]> {
+    if (b.k === 0) return [];
+    if (b.exact) return this.exact(b.q, b.k, b.bits, signal);
+    const filter: NodeFilter | null = b.bits === null ? null : { bits: b.bits, matched: b.matched, plan: b.plan };
+    return this.hitsOf(this.searcher.search(b.q, b.k, Math.max(b.ef, b.k), defaultRerank(b.k), true, filter));
   }
 
   /**

@@ -6,7 +6,13 @@ import { DenseColumn, type DenseEntries, type DenseHit, type DensePlan, type Den
 import type { FreshOptions } from '../fresh/fresh-layer.js';
 import type { Metric } from '../kernels/kernels.js';
 import { normalizeRows } from '../kernels/reference.js';
-import type { NamedBase, TierBytes } from './named-base.js';
+import { FILTER_PLAN } from '../search/query-state.js';
+import type { BaseQuery, NamedBase, TierBytes } from './named-base.js';
+
+/** Runs a base's part of a search; what it answers must be what `NamedBase.run` would. */
+export type BaseRunner = (base: NamedBase, query: BaseQuery, signal?: AbortSignal) => Promise<DenseHit[]>;
+
+const localRun: BaseRunner = (base, query, signal) => base.run(query, signal);
 
 export class NamedColumn {
   /** Made at the first write after a base came: an empty graph holds room for a thousand points. */
@@ -17,6 +23,8 @@ export class NamedColumn {
   private touched: Set<number> | null = null;
   /** The base's live nodes while some are hidden (an unfiltered search's bitset), built when first asked. */
   private liveBits: { bits: Uint32Array; count: number } | null = null;
+  /** Bases swapped in (NamedColumn.generation). */
+  private rebases = 0;
 
   constructor(
     readonly dim: number,
@@ -77,24 +85,36 @@ export class NamedColumn {
     return this.base?.vector(id) ?? null;
   }
 
+  /** Bumped when a compaction swaps a new base in: a search that spanned it may have missed points. */
+  get generation(): number {
+    return this.rebases;
+  }
+
   /**
    * The k nearest points to `query` (of the filter's matches, when given), nearest first: the base's
-   * (its live nodes) and the fresh part's, merged. The base's part is one synchronous search.
+   * (its live nodes) and the fresh part's, merged. `run` runs the base's part (by default here: a
+   * walk or scan in one synchronous call, an exact search over turns). `stale`: a compaction swapped
+   * the base while it searched, so points may be missing; the caller asks again.
    */
-  async search(query: Float32Array, k: number, o: DenseSearch): Promise<{ hits: DenseHit[]; plan: DensePlan }> {
+  async search(query: Float32Array, k: number, o: DenseSearch, run: BaseRunner = localRun): Promise<{ hits: DenseHit[]; plan: DensePlan; stale: boolean }> {
     const base = this.base;
-    if (base === null) return this.fresh.search(query, k, o);
+    if (base === null) return { ...(await this.fresh.search(query, k, o)), stale: false };
     const q = Float32Array.from(query);
     if (this.metric === 'cosine') normalizeRows(q, this.dim);
     const nodes = this.baseNodes(base, o.filter);
-    const b =
-      o.exact === true
-        ? { hits: await base.exact(q, k, nodes?.bits ?? null, o.signal), plan: 'exact' as const }
-        : base.search(q, k, o.ef, nodes?.bits ?? null, nodes?.count ?? base.count);
-    if (this.freshSize === 0) return b;
-    const f = await this.fresh.search(query, k, o);
-    const hits = [...b.hits, ...f.hits].sort((x, y) => x.distance - y.distance || x.id - y.id).slice(0, k);
-    return { hits, plan: b.plan };
+    const b = base.query(q, k, o.ef, nodes?.bits ?? null, nodes?.count ?? base.count, o.exact === true);
+    const plan: DensePlan = b.exact ? 'exact' : b.plan === FILTER_PLAN.SCAN ? 'scan' : 'graph';
+    let hits = await run(base, b, o.signal);
+    if (this.base !== base) return { hits, plan, stale: true };
+    // A write while the base searched hides the copies it answered with: they go, and a search left
+    // short by it is stale too.
+    const got = hits.length;
+    if (this.hidden.size > 0) hits = hits.filter((h) => !this.hidden.has(h.id));
+    const short = hits.length < got && got === b.k;
+    const fresh = this.freshSize === 0 ? [] : (await this.fresh.search(query, k, o)).hits;
+    const merged = hits.concat(fresh).sort((x, y) => x.distance - y.distance || x.id - y.id);
+    if (merged.length > k) merged.length = k;
+    return { hits: merged, plan, stale: short || this.base !== base };
   }
 
   /** The base's nodes a search may answer from (live, and matching the filter), or null: all of them. */
@@ -178,6 +198,7 @@ export class NamedColumn {
     for (const id of touched) if (base?.has(id) === true) hidden.add(id);
     this.base?.close();
     this.base = base;
+    this.rebases++;
     this.freshPart = fresh;
     this.hidden = hidden;
     this.liveBits = null;

@@ -120,7 +120,7 @@ export interface QdrantCollectionView {
     payload: { values_bytes: number; values_tier: ValuesTierView; rows_bytes: number; index_bytes: Record<string, number> };
     /** Bytes of each sparse vector (its vectors and inverted index, in DRAM), by name. */
     sparse_bytes: Record<string, number>;
-    /** Each secondary dense vector's bytes (its vectors and graph, in DRAM). */
+    /** Each secondary dense vector's bytes: its tiered base (both tiers; GET …/memory splits them) and its points written since. */
     secondary_bytes: Record<string, number>;
     placement: {
       policy: string;

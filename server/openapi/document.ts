@@ -626,7 +626,8 @@ function schemas(): Obj {
             secondary_bytes: {
               type: 'object',
               additionalProperties: { type: 'integer' },
-              description: 'Bytes of each secondary dense vector (its vectors and graph, in DRAM), by name.',
+              description:
+                'Bytes of each secondary dense vector, by name: its tiered base, in both tiers (GET /collections/{c}/memory splits them), and its points written since the last compaction (DRAM).',
             },
             read_only: { type: 'boolean', description: 'True when the server has no --data-dir: the collection takes no writes.' },
             live: {

@@ -1,7 +1,8 @@
 // Compactions of a collection with a secondary dense vector: each builds the vector a tiered base of
 // its own beside the collection's (codes in DRAM, full vectors in the CXL tier); rewriting only the
-// secondary vectors starts one by itself (compactAt); searches by the vector answer as a brute-force
-// model before and after, and after a restart, which loads the vector's base from its directory.
+// secondary vectors starts one by itself (compactAt); searches by the vector run on the search
+// thread and answer as a brute-force model before and after, and after a restart, which loads the
+// vector's base from its directory.
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Collection } from '../../engine/collection.js';
@@ -58,7 +59,10 @@ describe('a compaction of a collection with a secondary vector', () => {
       expect(col.changed).toBe(0);
       const memory = c.memory().parts.find((p) => p.part === 'vector image')!;
       expect(memory.cxl).toBeGreaterThan(memory.dram);
+      // Searched on the search thread, in tasks of the vector's own.
+      const before = c.namedQueueStats['image']?.completed ?? 0;
       await agrees(c, model);
+      expect(c.namedQueueStats['image']!.completed).toBe(before + 16);
 
       // Only the secondary vectors rewritten: past 30% of the base, another compaction starts.
       const first = c.compactions;
@@ -88,6 +92,7 @@ describe('a compaction of a collection with a secondary vector', () => {
       expect(c.live!.secondary.get('image')!.tiered).not.toBeNull();
       expect(c.live!.secondary.get('image')!.changed).toBe(2);
       await agrees(c, model);
+      expect(c.namedQueueStats['image']!.completed).toBe(16);
     } finally {
       await again.close();
     }

@@ -7,7 +7,7 @@ import { mulberry32 } from '../../../common/random.js';
 import { buildIndex } from '../../../index/build/build-index.js';
 import type { FilterMatches } from '../../../index/fresh/dense-column.js';
 import { NamedBase } from '../../../index/named/named-base.js';
-import { NamedColumn } from '../../../index/named/named-column.js';
+import { type BaseRunner, NamedColumn } from '../../../index/named/named-column.js';
 import { openIndex } from '../../../index/open-index.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
@@ -122,6 +122,44 @@ describe('a secondary vector over a tiered base', () => {
     const pending = other.search(q, 10, { ef: 64, exact: true });
     other.rebase(next);
     expect((await pending).hits.map((h) => h.id)).toEqual(bruteForce(q, 10));
+    other.close();
+  });
+
+  it('answers as its base part ran elsewhere, and says when a write or a new base overtook that part', async () => {
+    const q = randomVector();
+    // A runner standing for the search threads: the same answer, a turn later.
+    const later: BaseRunner = async (base, query) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return base.run(query);
+    };
+    const local = await column.search(q, 10, { ef: 64 });
+    expect(await column.search(q, 10, { ef: 64 }, later)).toEqual(local);
+    expect(local.stale).toBe(false);
+
+    // A write while the base part is out hides one of its answers: that hit goes, and the search is stale.
+    const other = new NamedColumn(DIM, 'l2', FRESH, await baseOf(model, tmp.path('overtaken')));
+    const [nearest] = bruteForce(q, 1);
+    const written: BaseRunner = async (base, query) => {
+      const hits = await base.run(query);
+      other.delete(nearest!);
+      return hits;
+    };
+    const r = await other.search(q, 10, { ef: 64 }, written);
+    expect(r.hits.map((h) => h.id)).not.toContain(nearest);
+    expect(r.stale).toBe(true);
+    expect((await other.search(q, 10, { ef: 64 })).stale).toBe(false);
+
+    // A compaction swapping a new base in while the part is out: stale.
+    const next = await baseOf(model, tmp.path('overtaken-next'));
+    const swapped: BaseRunner = async (base, query) => {
+      const hits = await base.run(query);
+      other.beginCut();
+      other.rebase(next);
+      return hits;
+    };
+    const gen = other.generation;
+    expect((await other.search(q, 10, { ef: 64 }, swapped)).stale).toBe(true);
+    expect(other.generation).toBe(gen + 1);
     other.close();
   });
 
