@@ -550,7 +550,7 @@ export class Collection implements FilteredHost {
         },
         run,
       );
-      // A compaction swapped the vector's base while its part searched on the threads.
+      // A compaction or a write overtook the vector's base part while it was out (on the threads, or over turns).
       if (r.stale && !final) continue;
       if (o.filter === undefined || this.payloads.version === version) return { hits: r.hits, plan: r.plan };
       // A payload write while it searched: what no longer matches goes, and a search it left short runs again.
@@ -772,7 +772,7 @@ export class Collection implements FilteredHost {
   }
 
   get busy(): boolean {
-    return this.dispatcher.depth > 0;
+    return this.dispatcher.depth > 0 || this.named.busy;
   }
 }
 

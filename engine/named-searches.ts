@@ -90,6 +90,12 @@ export class NamedSearches {
     return Object.fromEntries([...this.byName].map(([name, on]) => [name, on.dispatcher.stats]));
   }
 
+  /** Whether any vector's searches are queued or out on the threads (a shutdown drains them). */
+  get busy(): boolean {
+    for (const on of this.byName.values()) if (on.dispatcher.depth > 0) return true;
+    return false;
+  }
+
   /** Fails every search queued or out on the threads with `e`. */
   abandon(e: Error): void {
     for (const on of this.byName.values()) on.dispatcher.abandon(e);

@@ -23,8 +23,6 @@ export class NamedColumn {
   private touched: Set<number> | null = null;
   /** The base's live nodes while some are hidden (an unfiltered search's bitset), built when first asked. */
   private liveBits: { bits: Uint32Array; count: number } | null = null;
-  /** Bases swapped in (NamedColumn.generation). */
-  private rebases = 0;
 
   constructor(
     readonly dim: number,
@@ -85,16 +83,12 @@ export class NamedColumn {
     return this.base?.vector(id) ?? null;
   }
 
-  /** Bumped when a compaction swaps a new base in: a search that spanned it may have missed points. */
-  get generation(): number {
-    return this.rebases;
-  }
-
   /**
    * The k nearest points to `query` (of the filter's matches, when given), nearest first: the base's
    * (its live nodes) and the fresh part's, merged. `run` runs the base's part (by default here: a
-   * walk or scan in one synchronous call, an exact search over turns). `stale`: a compaction swapped
-   * the base while it searched, so points may be missing; the caller asks again.
+   * walk or scan in one synchronous call, an exact search over turns). `stale`: while the base's
+   * part was out, a compaction swapped a new base in, or a write hid answers it had and left it
+   * short, so points may be missing; the caller asks again.
    */
   async search(query: Float32Array, k: number, o: DenseSearch, run: BaseRunner = localRun): Promise<{ hits: DenseHit[]; plan: DensePlan; stale: boolean }> {
     const base = this.base;
@@ -198,7 +192,6 @@ export class NamedColumn {
     for (const id of touched) if (base?.has(id) === true) hidden.add(id);
     this.base?.close();
     this.base = base;
-    this.rebases++;
     this.freshPart = fresh;
     this.hidden = hidden;
     this.liveBits = null;
