@@ -169,6 +169,10 @@ export function registerBuild(program: Command): void {
           `shard map: ${set.out}/shards.json`,
         ];
         process.stdout.write(lines.join('\n') + '\n');
+        set.shards.forEach((sh, i) => {
+          const warning = noCodeWarning(sh.plan);
+          if (warning !== null) process.stderr.write(`shard ${i}: ${warning}\n`);
+        });
         return;
       }
       try {
@@ -210,5 +214,17 @@ export function registerBuild(program: Command): void {
         ...(summary.unreachable > 0 ? [`note: ${summary.unreachable} nodes are unreachable from the entry point on level 0`] : []),
       ];
       process.stdout.write(lines.join('\n') + '\n');
+      const warning = noCodeWarning(summary.plan);
+      if (warning !== null) process.stderr.write(`${warning}\n`);
     });
+}
+
+/**
+ * Said loudly when the plan kept no code though one was wanted: every distance a search computes
+ * then reads a full vector from the CXL tier, which the plan line alone states too quietly.
+ */
+export function noCodeWarning(plan: BudgetPlan): string | null {
+  if (plan.codeBudgetBytes === null) return null;
+  const aside = plan.dram.payloadIndexes > 0 ? ` and the payload indexes (${mib(plan.dram.payloadIndexes)})` : '';
+  return `warning: the DRAM budget holds no code after the upper layers${aside}: every distance a search computes reads a full vector from the CXL tier; --dram-budget ${Math.ceil(plan.codeBudgetBytes / 1048576)}MiB or more keeps a code`;
 }

@@ -57,6 +57,12 @@ export interface BudgetPlan {
   /** What a full-precision index of this graph takes (the base a percentage budget refers to). */
   fullPrecisionBytes: number;
   reason: string;
+  /**
+   * The planner picked no code though one was wanted (codes auto, the index over the budget at full
+   * precision), because what is set aside first left too little: the budget that holds the
+   * smallest code beside it. Null otherwise.
+   */
+  codeBudgetBytes: number | null;
 }
 
 export const LABEL_BYTES = 8;
@@ -105,6 +111,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   /** A code's DRAM: a row per vector and its head (the centroids the kernel reads). */
   const codeBytes = (k: CodeKind, wide: boolean): number => n * codeRowBytes(k, i.dim, i.metric, wide) + codeHeadBytes(k, n, i.dim, centroidsFor(k, wide));
   let code: CodeKind | null = null;
+  let codeBudgetBytes: number | null = null;
   let reason: string;
   if (i.codes === 'none') {
     reason = 'no code: whole records (neighbour list + vector) of the most visited nodes in DRAM';
@@ -112,10 +119,12 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     reason = 'no code: the whole index fits the budget at full precision';
   } else if (i.codes === 'auto') {
     code = CODE_PREFERENCE.find((k) => codeBytes(k, false) <= free) ?? null;
+    const smallest = CODE_PREFERENCE[CODE_PREFERENCE.length - 1]!;
+    if (code === null) codeBudgetBytes = reserved + codeBytes(smallest, false);
     reason =
       code !== null
         ? `${code}: the most precise code whose rows for all ${n} vectors (and its parameters) fit the budget after the upper layers`
-        : `no code: even rq2 (${codeBytes('rq2', false)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
+        : `no code: even ${smallest} (${codeBytes(smallest, false)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
   } else {
     code = i.codes;
     const need = reserved + codeBytes(code, false);
@@ -189,6 +198,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     cxl,
     fullPrecisionBytes: full,
     reason,
+    codeBudgetBytes,
   };
 }
 

@@ -171,6 +171,36 @@ describe('strata build with payloads', () => {
     expect(total).toBe(COUNT);
   });
 
+  it('warns, naming a budget that holds one, when the payload indexes leave the DRAM budget no room for a code', () => {
+    const tight = tmp.path('tight');
+    const args = [
+      fvecs,
+      '--payloads',
+      tmp.path('rows.jsonl'),
+      ...FAST,
+      '--index-field',
+      'color:keyword',
+      '--index-field',
+      'price:float',
+      '--index-field',
+      'row:integer',
+    ];
+    writeFileSync(tmp.path('rows.jsonl'), Array.from({ length: COUNT }, (_, r) => payloadText(r)).join('\n') + '\n');
+    const r = strata(['build', ...args, '--out', tight, '--dram-budget', '10%']);
+    expectOk(r);
+    expect(r.stdout).toContain('no code: even rq2');
+    const m =
+      /warning: the DRAM budget holds no code after the upper layers and the payload indexes \([\d.]+ MiB\): every distance a search computes reads a full vector from the CXL tier; --dram-budget (\d+MiB) or more keeps a code/.exec(
+        r.stderr,
+      );
+    expect(m, r.stderr).not.toBeNull();
+    // The budget it names holds a code (on this small set, the whole index at full precision), and then nothing is said.
+    const enough = strata(['build', ...args, '--out', tmp.path('enough'), '--dram-budget', m![1]!]);
+    expectOk(enough);
+    expect(enough.stdout).not.toContain('does not fit');
+    expect(enough.stderr).not.toContain('warning');
+  });
+
   it('with index fields and no payloads writes a payload file of index fields only; without either, none', () => {
     const out = tmp.path('fields-only');
     expectOk(strata(['build', fvecs, '--out', out, ...FAST, '--index-field', 'when:datetime', '--index-field', 'where:geo']));
