@@ -4,6 +4,7 @@
 // vectors, each sparse vector's column (DRAM), each secondary vector's (its tiered base by tier, the
 // rest in DRAM), and the payloads (values in the CXL
 // tier where the memory plan has one; rows and indexes in DRAM). What the dashboard draws.
+import { indexMemoryParts } from '../index/format/memory-parts.js';
 import type { ReportedCollection } from './collection-info.js';
 
 export interface MemoryPart {
@@ -18,8 +19,6 @@ export interface CollectionMemory {
   total: { dram: number; cxl: number };
 }
 
-const STORE_PARTS: Readonly<Record<string, string>> = { codes: 'codes', adjacency: 'neighbour lists', vectors: 'vectors', labels: 'labels' };
-
 export function collectionMemory(c: ReportedCollection): CollectionMemory {
   const parts = new Map<string, MemoryPart>();
   const add = (part: string, tier: 'dram' | 'cxl', bytes: number): void => {
@@ -29,19 +28,7 @@ export function collectionMemory(c: ReportedCollection): CollectionMemory {
     parts.set(part, p);
   };
   const m = c.base?.manifest;
-  if (m) {
-    const tierKind = (i: number): 'dram' | 'cxl' => m.tiers[i]?.kind ?? 'cxl';
-    let codeRows = 0;
-    for (const s of m.stores) {
-      add(STORE_PARTS[s.kind] ?? s.kind, tierKind(s.tier), s.count * s.stride);
-      if (s.kind === 'codes') codeRows += s.count * s.stride;
-    }
-    add('upper layers', 'dram', m.files['graph.bin']?.bytes ?? 0);
-    add('code parameters', 'dram', Math.max(0, (m.files['codes.bin']?.bytes ?? 0) - codeRows));
-    const adjacency = m.stores.find((s) => s.kind === 'adjacency');
-    add('promotion pool', 'dram', (m.plan.poolLists ?? 0) * (adjacency?.stride ?? 0));
-    add('value runs', 'dram', m.plan.runBytes ?? 0);
-  }
+  if (m) for (const x of indexMemoryParts(m)) add(x.part, x.tier, x.bytes);
   const live = c.live;
   if (live) {
     add('fresh vectors', 'dram', live.fresh.size * c.dim * 4);

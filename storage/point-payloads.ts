@@ -449,6 +449,8 @@ export class PointPayloads {
   /** The points matching `filter`, resolved once: a test by id, how many, and their ids (ascending row order). */
   matches(filter: Filter): FilterMatches {
     const { rows } = this.match(filter);
+    // Listed once, when first asked: a search may ask twice (its tiered base's part and its fresh part).
+    let ids: Float64Array | null = null;
     return {
       accept: (id) => {
         const row = this.rows.get(id);
@@ -456,10 +458,12 @@ export class PointPayloads {
       },
       count: rows.size,
       ids: () => {
-        const at = idsOf(rows);
-        const out = new Float64Array(at.length);
-        for (let i = 0; i < at.length; i++) out[i] = this.ids[at[i]!]!;
-        return out;
+        if (ids === null) {
+          const at = idsOf(rows);
+          ids = new Float64Array(at.length);
+          for (let i = 0; i < at.length; i++) ids[i] = this.ids[at[i]!]!;
+        }
+        return ids;
       },
     };
   }

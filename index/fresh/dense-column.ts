@@ -23,7 +23,7 @@ export type DensePlan = 'graph' | 'scan' | 'exact';
 /** The filtered plans a search may be given instead of the planner's choice. */
 export type FilteredPlan = Exclude<DensePlan, 'exact'>;
 
-/** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids (made on each call). */
+/** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids (listed when first asked). */
 export interface FilterMatches {
   accept(id: number): boolean;
   readonly count: number;

@@ -4,6 +4,7 @@
 // searcher on the calling thread, or by whoever holds the base too (the engine's search threads).
 // Its labels are the points' ids.
 import { type DenseHit, SCAN_BELOW } from '../fresh/dense-column.js';
+import { indexMemoryParts } from '../format/memory-parts.js';
 import type { OpenedIndex } from '../open-index.js';
 import { defaultRerank } from '../search/bounds.js';
 import { FILTER_PLAN } from '../search/query-state.js';
@@ -47,11 +48,12 @@ export class NamedBase {
   /** Node by id: a table when the ids are dense enough (`nodeTable`), else a map. */
   private readonly nodeTable: Int32Array | null;
   private readonly nodeMap: Map<number, number> | null;
-  private readonly searcher: Searcher;
+  /** The local searcher, made at the first search run here: a base the search threads hold never needs its slot and lane. */
+  private local: Searcher | null = null;
 
   constructor(
     readonly opened: OpenedIndex,
-    o: SearcherOptions,
+    private readonly o: SearcherOptions,
     /** Nodes an exact search reads per turn (a multiple of 32). */
     private readonly exactSlice = EXACT_SLICE,
   ) {
@@ -73,7 +75,11 @@ export class NamedBase {
       this.nodeMap = new Map();
       for (let n = 0; n < labels.length; n++) this.nodeMap.set(labels[n]!, n);
     }
-    this.searcher = new Searcher(opened.index, o);
+  }
+
+  private get searcher(): Searcher {
+    this.local ??= new Searcher(this.opened.index, this.o);
+    return this.local;
   }
 
   get dir(): string {
@@ -94,11 +100,6 @@ export class NamedBase {
     if (t === null) return this.nodeMap!.get(id);
     const n = id >= 0 && id < t.length ? t[id]! : -1;
     return n >= 0 ? n : undefined;
-  }
-
-  /** Every point id the base holds. */
-  ids(): Float64Array {
-    return this.opened.index.labels;
   }
 
   /** Bytes of the lookup from id to node (DRAM). */
@@ -169,24 +170,19 @@ export class NamedBase {
     return Array.from(r.ids, (node, i) => ({ id: labels[node]!, distance: r.distances[i]! }));
   }
 
-  /** Bytes held by tier: each store's rows where the plan put them, and the upper layers and code parameters in DRAM. */
+  /** Bytes held by tier: the index's parts as its manifest lays them out (format/memory-parts.ts), and the id lookup in DRAM. */
   tierBytes(): TierBytes {
-    const m = this.opened.manifest;
-    const out: TierBytes = { dram: 0, cxl: 0 };
-    let codeRows = 0;
-    for (const s of m.stores) {
-      out[m.tiers[s.tier]?.kind ?? 'cxl'] += s.count * s.stride;
-      if (s.kind === 'codes') codeRows += s.count * s.stride;
-    }
-    out.dram += (m.files['graph.bin']?.bytes ?? 0) + Math.max(0, (m.files['codes.bin']?.bytes ?? 0) - codeRows) + this.lookupBytes;
+    const out: TierBytes = { dram: this.lookupBytes, cxl: 0 };
+    for (const x of indexMemoryParts(this.opened.manifest)) out[x.tier] += x.bytes;
     return out;
   }
 
   /**
-   * Releases the searcher's slot and lane (a compaction replaced the base, or the store closed). An
-   * exact search still reading over turns goes on: it uses neither, and nothing else reads this base.
+   * Releases the local searcher's slot and lane (a compaction replaced the base, or the store
+   * closed). An exact search still reading over turns goes on with them: nothing takes a slot of
+   * this base any more (the search threads that hold it took theirs when they started).
    */
   close(): void {
-    this.searcher.close();
+    this.local?.close();
   }
 }

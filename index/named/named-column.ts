@@ -115,10 +115,24 @@ export class NamedColumn {
   private baseNodes(base: NamedBase, filter: DenseSearch['filter']): { bits: Uint32Array; count: number } | null {
     if (filter === undefined) {
       if (this.hidden.size === 0) return null;
-      if (this.liveBits === null) this.liveBits = this.collect(base, base.ids());
+      this.liveBits ??= this.allBut(base, this.hidden);
       return this.liveBits;
     }
     return this.collect(base, filter.ids());
+  }
+
+  /** Every node of the base but those of `hidden`'s ids. */
+  private allBut(base: NamedBase, hidden: ReadonlySet<number>): { bits: Uint32Array; count: number } {
+    const bits = base.emptyBits().fill(0xffffffff);
+    // Bits past the last node stay clear: a walk reads the bitset as its matches.
+    if (base.count % 32 !== 0) bits[bits.length - 1] = 2 ** (base.count % 32) - 1;
+    let count = base.count;
+    for (const id of hidden) {
+      const n = base.node(id)!;
+      bits[n >>> 5]! &= ~(1 << (n & 31));
+      count--;
+    }
+    return { bits, count };
   }
 
   private collect(base: NamedBase, ids: ArrayLike<number>): { bits: Uint32Array; count: number } {
@@ -152,10 +166,18 @@ export class NamedColumn {
     const f = this.freshPart?.entries() ?? { ids: [], vectors: new Float32Array(0) };
     const base = this.base;
     if (base === null) return f;
+    const index = base.opened.index;
+    const labels = index.labels;
     const ids: number[] = [];
-    for (const id of base.ids()) if (!this.hidden.has(id)) ids.push(id);
+    const nodes: number[] = [];
+    for (let n = 0; n < labels.length; n++)
+      if (!this.hidden.has(labels[n]!)) {
+        ids.push(labels[n]!);
+        nodes.push(n);
+      }
     const vectors = new Float32Array((ids.length + f.ids.length) * this.dim);
-    ids.forEach((id, i) => vectors.set(base.vector(id)!, i * this.dim));
+    // Read in place from the node's tier (one copy, not a copy of a copy).
+    nodes.forEach((n, i) => vectors.set(index.vectorOf(n), i * this.dim));
     vectors.set(f.vectors, ids.length * this.dim);
     return { ids: [...ids, ...f.ids], vectors };
   }
