@@ -19,7 +19,8 @@ import { NamedColumn } from '../index/named/named-column.js';
 import { openIndex } from '../index/open-index.js';
 import { mulberry32 } from '../common/random.js';
 import { generateEmbedding } from '../datasets/generate/embedding.js';
-import { DenseColumn, type DensePlan, type FilteredPlan, type FilterMatches } from '../index/fresh/dense-column.js';
+import { DenseColumn, type DensePlan } from '../index/fresh/dense-column.js';
+import type { FilteredPlan, FilterMatches } from '../index/fresh/fresh-filtered.js';
 import { distanceRef, normalizeRows } from '../index/kernels/reference.js';
 
 const o = new Command()

@@ -400,7 +400,14 @@ export class Collection implements FilteredHost {
     if (r.filter !== undefined) return this.searchWithFilter(job, r.filter, ctl, FILTERED_RETRIES, r.filterPlan);
     const live = this.live;
     if (live === null) return this.dispatcher.submit(job, ctl);
-    if (this.index === null) return Promise.resolve({ hits: freshHits(live, job), stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode });
+    if (this.index === null) {
+      const answer = (hits: Array<{ id: number; distance: number }>): SearchResponse => ({
+        hits,
+        stats: statsView(new Float64Array(STAT_FIELDS)),
+        mode: job.mode,
+      });
+      return job.exact ? exactFresh(live, job, r.signal).then(answer) : Promise.resolve(answer(live.fresh.search(job.vector, job.k, job.ef)));
+    }
     // Base hits that are hidden (deleted or superseded) are dropped after the search: ask the base
     // for enough more that k usually survive. The merge happens when the base answers, in one
     // synchronous step, against the live state of that moment: a write applied meanwhile is seen
@@ -408,12 +415,19 @@ export class Collection implements FilteredHost {
     const kBase = baseK(job.k, live.tombstones.size, this.index.meta.count);
     const baseJob = kBase === job.k ? job : { ...job, k: kBase, ef: Math.max(job.ef, kBase), rerank: job.rerank === 0 ? 0 : Math.max(job.rerank, kBase) };
     const generation = this.generation;
-    return this.dispatcher.submit(baseJob, ctl).then((res) => {
+    return this.dispatcher.submit(baseJob, ctl).then(async (res) => {
       // A compaction swapped the base while this search was out: its hits are the old base's, which
       // the live state no longer describes. Ask again (the swap is rare; the search is short).
       if (generation !== this.generation) return this.search(r);
+      // An exact fresh part takes turns of the event loop: the base hits are checked against the
+      // state it ends in (no write landed during it). A walk's is in this same turn.
+      let fresh: Array<{ id: number; distance: number }>;
+      if (job.exact) {
+        fresh = await exactFresh(live, job, r.signal);
+        if (generation !== this.generation) return this.search(r);
+      } else fresh = live.fresh.search(job.vector, job.k, job.ef);
       const hits = res.hits.filter((h) => live.baseLive(h.id));
-      hits.push(...freshHits(live, job));
+      hits.push(...fresh);
       hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
       if (hits.length > job.k) hits.length = job.k;
       return { hits, stats: res.stats, mode: res.mode };
@@ -795,6 +809,16 @@ function matchingIdsFrom(ids: number[], from: number, n: number): number[] {
   return ids.slice(lo, lo + n);
 }
 
-function freshHits(live: LiveStore, job: SearchJob): Array<{ id: number; distance: number }> {
-  return job.exact ? live.fresh.exact(job.vector, job.k) : live.fresh.search(job.vector, job.k, job.ef);
+/**
+ * The fresh layer's exact k nearest: every point scored over turns of the event loop (a fresh layer
+ * may hold a third of a collection), again while writes land during it (a write seen half: its
+ * tombstone and not yet its fresh copy), and after FILTERED_RETRIES such tries in one turn.
+ */
+async function exactFresh(live: LiveStore, job: SearchJob, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
+  for (let attempt = 1; attempt < FILTERED_RETRIES; attempt++) {
+    const lsn = live.appliedLsn;
+    const hits = await live.fresh.exactInTurns(job.vector, job.k, null, signal);
+    if (live.appliedLsn === lsn) return hits;
+  }
+  return live.fresh.exact(job.vector, job.k);
 }

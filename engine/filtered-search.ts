@@ -1,13 +1,15 @@
 // One filtered search through a collection: the filter resolved (filter-plan.ts), the base asked
-// with the plan and the bitset, the fresh layer's matches scored exactly, and the two merged in one
-// synchronous step. A write applied while the base searched is seen whole: base hits are checked
-// again against the payloads of that moment, and a search left short by it runs again.
+// with the plan and the bitset, then the fresh layer's matches searched, and the two merged. A write
+// applied while the base searched is seen whole: base hits are checked again against the payloads
+// of that moment, and a search left short by it runs again; a write while the fresh part searched
+// (over turns of the event loop) runs it again.
 import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { Filter } from '../index/filter/ast.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import { STAT_FIELDS, statsView } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
+import { matchesOfIds, searchMatching } from '../index/fresh/fresh-filtered.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
 import { choosePlan, type FilterResolver, PLAN_NAMES, type ResolvedFilter } from './filter-plan.js';
@@ -52,8 +54,15 @@ function planInfo(r: ResolvedFilter, plan: number): FilterPlan {
   };
 }
 
-function freshHits(live: LiveStore | null, job: SearchJob, r: ResolvedFilter): SearchHit[] {
-  return live === null || r.freshIds.length === 0 ? [] : live.fresh.exactAmong(job.vector, r.freshIds, job.k);
+/**
+ * The fresh layer's part: its matches scored one by one, or found by its graph walk where they are
+ * many (index/fresh/fresh-filtered.ts); every match scored with `exact`. Scans run in turns of the
+ * event loop.
+ */
+async function freshHits(live: LiveStore | null, job: SearchJob, r: ResolvedFilter, signal?: AbortSignal): Promise<SearchHit[]> {
+  if (live === null || r.freshIds.length === 0) return [];
+  if (job.exact) return live.fresh.exactInTurns(job.vector, job.k, r.freshIds, signal);
+  return (await searchMatching(live.fresh, job.vector, job.k, job.ef, matchesOfIds(r.freshIds), signal !== undefined ? { signal } : {})).hits;
 }
 
 /**
@@ -71,27 +80,35 @@ export async function searchFiltered(
   const { payloads, index, resolver } = host;
   const generation = host.generation;
   const version = payloads.version;
+  const startLsn = host.live?.appliedLsn;
   const r = resolver.resolve(filter, payloads, index, generation);
   try {
     const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile, r.runRows, r.coverPoints);
-    if (plan === FILTER_PLAN.NONE) {
-      const hits = freshHits(host.live, job, r);
-      return { hits, stats: statsView(new Float64Array(STAT_FIELDS)), mode: job.mode, filter: planInfo(r, plan) };
-    }
-    const res = await host.submitJob({ ...job, filter: { at: r.at, matched: r.baseMatched, plan } }, ctl);
+    const res = plan === FILTER_PLAN.NONE ? null : await host.submitJob({ ...job, filter: { at: r.at, matched: r.baseMatched, plan } }, ctl);
     if (generation !== host.generation && !final) return null;
     const live = host.live;
-    let hits = res.hits;
+    let hits = res?.hits ?? [];
     if (payloads.version !== version || generation !== host.generation) {
       // A write landed while the base searched: keep what still matches and is still served from the base.
       const test = payloads.predicate(filter);
       hits = hits.filter((h) => (live === null || live.baseLive(h.id)) && test(h.id));
       if (hits.length < Math.min(job.k, r.baseMatched) && !final) return null;
     }
-    hits = hits.concat(freshHits(live, job, r));
+    // The fresh part may take turns of the event loop: a write meanwhile (the log moved on) could be
+    // seen half, its tombstone here and its fresh copy not yet, so the search is asked again.
+    const lsn = live?.appliedLsn;
+    let fresh = await freshHits(live, job, r, ctl.signal);
+    if (live !== null && live.appliedLsn !== lsn && !final) return null;
+    if (live !== null && live.appliedLsn !== startLsn) {
+      // The fresh matches were listed before a write: keep what is still here and still matches.
+      const test = payloads.predicate(filter);
+      fresh = fresh.filter((h) => live.fresh.has(h.id) && test(h.id));
+    }
+    hits = hits.concat(fresh);
     hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
     if (hits.length > job.k) hits.length = job.k;
-    return { hits, stats: res.stats, mode: res.mode, filter: planInfo(r, ranPlan(plan, res.stats)) };
+    const stats = res?.stats ?? statsView(new Float64Array(STAT_FIELDS));
+    return { hits, stats, mode: res?.mode ?? job.mode, filter: planInfo(r, ranPlan(plan, res?.stats ?? null)) };
   } finally {
     resolver.release(r);
   }

@@ -9,7 +9,7 @@ import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
-import type { FilterMatches } from '../index/fresh/dense-column.js';
+import type { FilterMatches } from '../index/fresh/fresh-filtered.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';

@@ -1,34 +1,18 @@
 // A collection's secondary dense vector (a named vector beside the one the tiered index holds): its
 // points in a mutable HNSW graph in DRAM (the fresh layer's), with the vectors they were written with.
-// It is not tiered: all of it counts against DRAM. A filtered search picks one of two plans by how
-// many points the filter matches: few are scored one by one (`scan`), many are found by the graph
-// walk skipping the rest (`graph`), which falls back to the scan when it reaches fewer than k.
+// It is not tiered: all of it counts against DRAM. A filtered search picks its plan by how many
+// points the filter matches (fresh-filtered.ts).
 import type { Metric } from '../kernels/kernels.js';
 import { normalizeRows } from '../kernels/reference.js';
 import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from './fresh-layer.js';
+import { type FilteredPlan, type FilterMatches, type FreshHit, searchMatching } from './fresh-filtered.js';
 
-/**
- * Below this share of the column's points matching, scoring the matches costs less than a walk that
- * skips the rest (secondary-bench measures both plans at several shares, in both of a secondary
- * vector's forms: this graph and its tiered base).
- */
-export const SCAN_BELOW = 0.1;
 /** Points inserted into the graph per event-loop turn while a column is filled from saved entries. */
 const FILL_SLICE = 256;
 /** A point's bytes besides its vectors and links: the map entries that find it here and in hnswlib's label map. */
 const PER_POINT_OVERHEAD = 150;
 
 export type DensePlan = 'graph' | 'scan' | 'exact';
-
-/** The filtered plans a search may be given instead of the planner's choice. */
-export type FilteredPlan = Exclude<DensePlan, 'exact'>;
-
-/** The points a filter matches, resolved once (storage/point-payloads.ts): a test by id, how many, and their ids (listed when first asked). */
-export interface FilterMatches {
-  accept(id: number): boolean;
-  readonly count: number;
-  ids(): ArrayLike<number>;
-}
 
 export interface DenseSearch {
   ef: number;
@@ -42,11 +26,7 @@ export interface DenseSearch {
   signal?: AbortSignal;
 }
 
-export interface DenseHit {
-  id: number;
-  /** In the base index's convention: 1 - dot (cosine on unit vectors, and dot), or squared L2. */
-  distance: number;
-}
+export type DenseHit = FreshHit;
 
 /** All points of a column: point i's vector is `vectors[i*dim, (i+1)*dim)`. */
 export interface DenseEntries {
@@ -103,15 +83,12 @@ export class DenseColumn {
   async search(query: Float32Array, k: number, o: DenseSearch): Promise<{ hits: DenseHit[]; plan: DensePlan }> {
     const { ef, filter } = o;
     const q = this.prepared(query);
-    const scan = async (): Promise<DenseHit[]> => this.layer.exactInTurns(q, k, filter?.ids() ?? null, o.signal);
-    if (o.exact === true) return { hits: await scan(), plan: 'exact' };
+    if (o.exact === true) return { hits: await this.layer.exactInTurns(q, k, filter?.ids() ?? null, o.signal), plan: 'exact' };
     if (filter === undefined) return { hits: this.layer.search(q, k, ef), plan: 'graph' };
-    const scanFirst = o.plan === undefined ? filter.count < SCAN_BELOW * this.layer.size : o.plan === 'scan';
-    if (scanFirst) return { hits: await scan(), plan: 'scan' };
-    const hits = this.layer.search(q, k, ef, (id) => filter.accept(id));
-    // The walk reaches only what links lead to: short of k, the scan settles how many truly match.
-    if (hits.length < Math.min(k, filter.count, this.layer.size)) return { hits: await scan(), plan: 'scan' };
-    return { hits, plan: 'graph' };
+    return searchMatching(this.layer, q, k, ef, filter, {
+      ...(o.plan !== undefined ? { plan: o.plan } : {}),
+      ...(o.signal !== undefined ? { signal: o.signal } : {}),
+    });
   }
 
   /**

@@ -3,7 +3,8 @@
 // other lists in the CXL tier). A search of it is prepared here (BaseQuery) and run by a local
 // searcher on the calling thread, or by whoever holds the base too (the engine's search threads).
 // Its labels are the points' ids.
-import { type DenseHit, SCAN_BELOW } from '../fresh/dense-column.js';
+import type { DenseHit } from '../fresh/dense-column.js';
+import { SCAN_BELOW } from '../fresh/fresh-filtered.js';
 import { indexMemoryParts } from '../format/memory-parts.js';
 import type { OpenedIndex } from '../open-index.js';
 import { defaultRerank } from '../search/bounds.js';

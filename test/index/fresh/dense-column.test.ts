@@ -3,7 +3,8 @@
 // than k while k match, deletes, cosine's normalisation, and a round trip through its entries.
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../common/random.js';
-import { DenseColumn, type FilterMatches } from '../../../index/fresh/dense-column.js';
+import { DenseColumn } from '../../../index/fresh/dense-column.js';
+import type { FilterMatches } from '../../../index/fresh/fresh-filtered.js';
 
 const DIM = 8;
 const N = 2000;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../common/random.js';
 import { buildIndex } from '../../../index/build/build-index.js';
-import type { FilterMatches } from '../../../index/fresh/dense-column.js';
+import type { FilterMatches } from '../../../index/fresh/fresh-filtered.js';
 import { NamedBase } from '../../../index/named/named-base.js';
 import { type BaseRunner, NamedColumn } from '../../../index/named/named-column.js';
 import { openIndex } from '../../../index/open-index.js';

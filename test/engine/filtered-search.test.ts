@@ -1,0 +1,77 @@
+// The fresh layer's part of a search (engine/filtered-search.ts, Collection.search): a filter of
+// many fresh points is answered by the fresh graph's walk, a filter of few and an exact search by
+// a scan in turns of the event loop, never by one synchronous pass over every match.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Engine } from '../../engine/engine.js';
+import { FreshLayer } from '../../index/fresh/fresh-layer.js';
+import { parseFilter } from '../../index/filter/parse.js';
+import { seededVector, squaredL2 } from '../helpers/seeded-vectors.js';
+import { makeTempDir } from '../helpers/temp.js';
+
+const DIM = 16;
+const POINTS = 3000;
+const K = 10;
+
+afterEach(() => vi.restoreAllMocks());
+
+/** The k nearest ids to q of those `keep` takes, by brute force. */
+function nearest(vectors: Float32Array[], q: Float32Array, keep: (id: number) => boolean): number[] {
+  return vectors
+    .map((v, id) => ({ id, d: squaredL2(v, q) }))
+    .filter((h) => keep(h.id))
+    .sort((a, b) => a.d - b.d || a.id - b.id)
+    .slice(0, K)
+    .map((h) => h.id);
+}
+
+describe('the fresh layer in a filtered or exact search', () => {
+  it('walks the fresh graph for a filter of many points, and scans over turns for few or exact', async () => {
+    const tmp = makeTempDir('strata-fresh-filtered-');
+    const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.dir, compactAt: 0, memory: { mode: 'emulate' } });
+    try {
+      const c = await engine.createCollection({ name: 'fresh', dim: DIM, metric: 'l2', m: 8, efConstruction: 60 });
+      const vectors = Array.from({ length: POINTS }, (_, i) => seededVector(1000 + i, DIM));
+      for (let at = 0; at < POINTS; at += 500)
+        await c.upsert(
+          vectors.slice(at, at + 500).map((vector, j) => ({ key: at + j, vector, payload: { half: (at + j) % 2 === 0, rare: (at + j) % 50 === 0 } })),
+        );
+      const walk = vi.spyOn(FreshLayer.prototype, 'search');
+      const scan = vi.spyOn(FreshLayer.prototype, 'exactInTurns');
+      const onePass = vi.spyOn(FreshLayer.prototype, 'exactAmong');
+      const wholePass = vi.spyOn(FreshLayer.prototype, 'exact');
+      let found = 0;
+      for (let qi = 0; qi < 20; qi++) {
+        const q = seededVector(90_000 + qi, DIM);
+        walk.mockClear();
+        scan.mockClear();
+        // Half the points match: the graph walk, taking only matches.
+        const broad = await c.search({ vector: q, k: K, ef: 64, filter: parseFilter({ must: [{ key: 'half', match: { value: true } }] }) });
+        expect(broad.hits).toHaveLength(K);
+        expect(broad.hits.every((h) => h.id % 2 === 0)).toBe(true);
+        expect(walk).toHaveBeenCalledTimes(1);
+        expect(typeof walk.mock.calls[0]![3]).toBe('function');
+        expect(scan).not.toHaveBeenCalled();
+        const truth = new Set(nearest(vectors, q, (id) => id % 2 === 0));
+        found += broad.hits.filter((h) => truth.has(h.id)).length;
+        // One point in fifty: its matches scored, over turns, exactly.
+        walk.mockClear();
+        const narrow = await c.search({ vector: q, k: K, ef: 64, filter: parseFilter({ must: [{ key: 'rare', match: { value: true } }] }) });
+        expect(narrow.hits.map((h) => h.id)).toEqual(nearest(vectors, q, (id) => id % 50 === 0));
+        expect(walk).not.toHaveBeenCalled();
+        expect(scan).toHaveBeenCalledTimes(1);
+        // Exact, unfiltered: every point over turns.
+        scan.mockClear();
+        const exact = await c.search({ vector: q, k: K, exact: true });
+        expect(exact.hits.map((h) => h.id)).toEqual(nearest(vectors, q, () => true));
+        expect(scan).toHaveBeenCalledTimes(1);
+        expect(scan.mock.calls[0]![2]).toBeNull();
+      }
+      expect(found / (20 * K)).toBeGreaterThan(0.9);
+      expect(onePass).not.toHaveBeenCalled();
+      expect(wholePass).not.toHaveBeenCalled();
+    } finally {
+      await engine.close();
+      tmp.cleanup();
+    }
+  }, 60_000);
+});
