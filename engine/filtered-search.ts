@@ -98,7 +98,8 @@ export async function searchFiltered(
     // seen half, its tombstone here and its fresh copy not yet, so the search is asked again.
     const lsn = live?.appliedLsn;
     let fresh = await freshHits(live, job, r, ctl.signal);
-    if (live !== null && live.appliedLsn !== lsn && !final) return null;
+    // A compaction meanwhile moved fresh points into a base this search did not ask.
+    if ((generation !== host.generation || (live !== null && live.appliedLsn !== lsn)) && !final) return null;
     if (live !== null && live.appliedLsn !== startLsn) {
       // The fresh matches were listed before a write: keep what is still here and still matches.
       const test = payloads.predicate(filter);
