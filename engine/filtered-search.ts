@@ -9,7 +9,7 @@ import { FILTER_PLAN } from '../index/search/query-state.js';
 import { STAT_FIELDS, statsView } from '../index/search/stats.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
-import { matchesOfIds, searchMatching } from '../index/fresh/fresh-filtered.js';
+import { type FilterMatches, searchMatching } from '../index/fresh/fresh-filtered.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
 import { choosePlan, type FilterResolver, PLAN_NAMES, type ResolvedFilter } from './filter-plan.js';
@@ -59,10 +59,22 @@ function planInfo(r: ResolvedFilter, plan: number): FilterPlan {
  * many (index/fresh/fresh-filtered.ts); every match scored with `exact`. Scans run in turns of the
  * event loop.
  */
-async function freshHits(live: LiveStore | null, job: SearchJob, r: ResolvedFilter, signal?: AbortSignal): Promise<SearchHit[]> {
+async function freshHits(host: FilteredHost, filter: Filter, job: SearchJob, r: ResolvedFilter, signal?: AbortSignal): Promise<SearchHit[]> {
+  const { live, payloads } = host;
   if (live === null || r.freshIds.length === 0) return [];
   if (job.exact) return live.fresh.exactInTurns(job.vector, job.k, r.freshIds, signal);
-  return (await searchMatching(live.fresh, job.vector, job.k, job.ef, matchesOfIds(r.freshIds), signal !== undefined ? { signal } : {})).hits;
+  // The walk tests the points it meets by the filter's rows (a lookup each), made only if it walks:
+  // a set of the fresh matches would cost a pass over all of them, as the scan it replaces did.
+  let test: ((id: number) => boolean) | null = null;
+  const matches: FilterMatches = {
+    count: r.freshIds.length,
+    ids: () => r.freshIds,
+    accept: (id) => {
+      test ??= payloads.matcher(filter);
+      return test(id);
+    },
+  };
+  return (await searchMatching(live.fresh, job.vector, job.k, job.ef, matches, signal !== undefined ? { signal } : {})).hits;
 }
 
 /**
@@ -97,7 +109,7 @@ export async function searchFiltered(
     // The fresh part may take turns of the event loop: a write meanwhile (the log moved on) could be
     // seen half, its tombstone here and its fresh copy not yet, so the search is asked again.
     const lsn = live?.appliedLsn;
-    let fresh = await freshHits(live, job, r, ctl.signal);
+    let fresh = await freshHits(host, filter, job, r, ctl.signal);
     // A compaction meanwhile moved fresh points into a base this search did not ask.
     if ((generation !== host.generation || (live !== null && live.appliedLsn !== lsn)) && !final) return null;
     if (live !== null && live.appliedLsn !== startLsn) {

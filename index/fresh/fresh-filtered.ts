@@ -48,16 +48,3 @@ export async function searchMatching(
   if (hits.length < Math.min(k, filter.count, layer.size)) return { hits: await scan(), plan: 'scan' };
   return { hits, plan: 'graph' };
 }
-
-/** A list of matching ids as FilterMatches (its test by id built when first asked). */
-export function matchesOfIds(ids: readonly number[]): FilterMatches {
-  let set: Set<number> | null = null;
-  return {
-    count: ids.length,
-    ids: () => ids,
-    accept: (id) => {
-      set ??= new Set(ids);
-      return set.has(id);
-    },
-  };
-}

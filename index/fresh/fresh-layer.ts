@@ -208,16 +208,10 @@ export class FreshLayer {
     return nearest(best, k);
   }
 
-  /** The k nearest of `ids` (those still here), exactly, nearest first: a filtered search's fresh part. */
-  exactAmong(q: Float32Array, ids: ArrayLike<number>, k: number): Array<{ id: number; distance: number }> {
-    const best = new TopK(Math.min(k, ids.length));
-    this.offerRange(best, this.scorer(q), ids, 0, ids.length);
-    return nearest(best, k);
-  }
-
   /**
-   * exact or exactAmong (`ids` given) in turns of the event loop, a slice of about TURN_FLOATS of
-   * vector a turn, so that a scan of many points holds no turn long; `signal` ends it between turns.
+   * exact, or over `ids` (those still here) when given, in turns of the event loop, a slice of about
+   * TURN_FLOATS of vector a turn, so that a scan of many points holds no turn long; `signal` ends it
+   * between turns.
    * A write between turns may move a point to another slot, where the scan meets it again: it is
    * answered once, at its nearer reading.
    */
