@@ -13,7 +13,7 @@ import { type FilterMatches, searchMatching } from '../index/fresh/fresh-filtere
 import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
 import { choosePlan, type FilterResolver, PLAN_NAMES, type ResolvedFilter } from './filter-plan.js';
-import type { FilterPlan, SearchHit, SearchResponse } from './types.js';
+import type { FilterPlan, FreshPlan, SearchHit, SearchResponse } from './types.js';
 
 /** What a filtered search needs of its collection. */
 export interface FilteredHost {
@@ -43,7 +43,7 @@ function ranPlan(plan: number, stats: SearchResponse['stats'] | null): number {
   return stats !== null && stats.scarceScans > 0 ? FILTER_PLAN.SCAN : FILTER_PLAN.GRAPH;
 }
 
-function planInfo(r: ResolvedFilter, plan: number): FilterPlan {
+function planInfo(r: ResolvedFilter, plan: number, freshPlan: FreshPlan): FilterPlan {
   return {
     plan: PLAN_NAMES[plan]!,
     estimated: r.estimate,
@@ -51,6 +51,7 @@ function planInfo(r: ResolvedFilter, plan: number): FilterPlan {
     base: r.baseMatched,
     fresh: r.freshIds.length,
     residual: r.residual,
+    freshPlan,
   };
 }
 
@@ -59,10 +60,16 @@ function planInfo(r: ResolvedFilter, plan: number): FilterPlan {
  * many (index/fresh/fresh-filtered.ts); every match scored with `exact`. Scans run in turns of the
  * event loop.
  */
-async function freshHits(host: FilteredHost, filter: Filter, job: SearchJob, r: ResolvedFilter, signal?: AbortSignal): Promise<SearchHit[]> {
+async function freshHits(
+  host: FilteredHost,
+  filter: Filter,
+  job: SearchJob,
+  r: ResolvedFilter,
+  signal?: AbortSignal,
+): Promise<{ hits: SearchHit[]; plan: FreshPlan }> {
   const { live, payloads } = host;
-  if (live === null || r.freshIds.length === 0) return [];
-  if (job.exact) return live.fresh.exactInTurns(job.vector, job.k, r.freshIds, signal);
+  if (live === null || r.freshIds.length === 0) return { hits: [], plan: 'none' };
+  if (job.exact) return { hits: await live.fresh.exactInTurns(job.vector, job.k, r.freshIds, signal), plan: 'exact' };
   // The walk tests the points it meets by the filter's rows (a lookup each), made only if it walks:
   // a set of the fresh matches would cost a pass over all of them, as the scan it replaces did.
   let test: ((id: number) => boolean) | null = null;
@@ -74,7 +81,7 @@ async function freshHits(host: FilteredHost, filter: Filter, job: SearchJob, r: 
       return test(id);
     },
   };
-  return (await searchMatching(live.fresh, job.vector, job.k, job.ef, matches, signal !== undefined ? { signal } : {})).hits;
+  return searchMatching(live.fresh, job.vector, job.k, job.ef, matches, signal !== undefined ? { signal } : {});
 }
 
 /**
@@ -109,7 +116,8 @@ export async function searchFiltered(
     // The fresh part may take turns of the event loop: a write meanwhile (the log moved on) could be
     // seen half, its tombstone here and its fresh copy not yet, so the search is asked again.
     const lsn = live?.appliedLsn;
-    let fresh = await freshHits(host, filter, job, r, ctl.signal);
+    const { hits: freshFound, plan: freshPlan } = await freshHits(host, filter, job, r, ctl.signal);
+    let fresh = freshFound;
     // A compaction meanwhile moved fresh points into a base this search did not ask.
     if ((generation !== host.generation || (live !== null && live.appliedLsn !== lsn)) && !final) return null;
     if (live !== null && live.appliedLsn !== startLsn) {
@@ -121,7 +129,7 @@ export async function searchFiltered(
     hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
     if (hits.length > job.k) hits.length = job.k;
     const stats = res?.stats ?? statsView(new Float64Array(STAT_FIELDS));
-    return { hits, stats, mode: res?.mode ?? job.mode, filter: planInfo(r, ranPlan(plan, res?.stats ?? null)) };
+    return { hits, stats, mode: res?.mode ?? job.mode, filter: planInfo(r, ranPlan(plan, res?.stats ?? null), freshPlan) };
   } finally {
     resolver.release(r);
   }

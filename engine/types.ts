@@ -69,7 +69,12 @@ export interface FilterPlan {
   fresh: number;
   /** Whether part of the filter was checked per point (a condition no payload index answers). */
   residual: boolean;
+  /** What searched the fresh layer's matches: its graph's walk, a scan of them, all of them scored (`exact`), or nothing (none there). */
+  freshPlan: FreshPlan;
 }
+
+/** How a filtered search searched the fresh layer's matches (index/fresh/fresh-filtered.ts). */
+export type FreshPlan = 'graph' | 'scan' | 'exact' | 'none';
 
 /**
  * What a collection update (Qdrant's PATCH /collections/{c}) changes: the HNSW build of the next

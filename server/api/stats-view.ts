@@ -51,6 +51,8 @@ export interface FilterPlanView {
   base: number;
   fresh: number;
   residual: boolean;
+  /** What searched the fresh layer's matches: its graph's walk, a scan, every one (`exact`), or nothing (none there). */
+  fresh_plan: FilterPlan['freshPlan'];
   /** Matching codes the scan scored, and of them those read from a keyword value's run. */
   scanned: number;
   from_runs: number;
@@ -74,6 +76,7 @@ export function filterPlanView(f: FilterPlan, s: SearchStats): FilterPlanView {
     base: f.base,
     fresh: f.fresh,
     residual: f.residual,
+    fresh_plan: f.freshPlan,
     scanned: s.scanned,
     from_runs: s.fromRuns,
     scarce_scans: s.scarceScans,

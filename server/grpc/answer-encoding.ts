@@ -139,7 +139,7 @@ function writeTierCounts(o: Out, field: number, t: TierCounts): void {
 // FilterPlan {plan = 1; estimated = 2 (FilterEstimate {min = 1; exp = 2; max = 3}); matched = 3;
 // base = 4; fresh = 5; residual = 6 (false, the default, left out); scanned = 7; from_runs = 8;
 // scarce_scans = 9; scan_fallbacks = 10; linked_walks = 11; filter_link_reads = 12; filter_link_bytes = 13;
-// seeded_walks = 14}
+// seeded_walks = 14; fresh_plan = 15}
 const ESTIMATE_SIZE = 27;
 
 /** FilterPlan's counters of what the plan did, with their field numbers. */
@@ -155,7 +155,13 @@ const FILTER_COUNTERS = [
 ] as const;
 
 function filterPlanSize(f: FilterPlanView): number {
-  return framed(Buffer.byteLength(f.plan)) + framed(ESTIMATE_SIZE) + (3 + FILTER_COUNTERS.length) * 9 + (f.residual ? 2 : 0);
+  return (
+    framed(Buffer.byteLength(f.plan)) +
+    framed(ESTIMATE_SIZE) +
+    (3 + FILTER_COUNTERS.length) * 9 +
+    (f.residual ? 2 : 0) +
+    framed(Buffer.byteLength(f.fresh_plan))
+  );
 }
 
 function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
@@ -174,6 +180,8 @@ function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
     o.varint(1);
   }
   for (const [key, field] of FILTER_COUNTERS) o.double(field, f[key]);
+  o.header(15, Buffer.byteLength(f.fresh_plan));
+  o.pos += o.buf.write(f.fresh_plan, o.pos);
 }
 
 // SearchStats {mode = 1; hops = 2; distance_computations = 3; accesses = 4; bytes = 5; dram_share = 6;

@@ -497,6 +497,11 @@ function schemas(): Obj {
             base: { type: 'integer' },
             fresh: { type: 'integer' },
             residual: { type: 'boolean' },
+            fresh_plan: {
+              enum: ['graph', 'scan', 'exact', 'none'],
+              description:
+                "What searched the fresh layer's matches (points written since the last compaction): its graph's walk, a scan of them, every one (params.exact), or nothing (none there).",
+            },
             scanned: { type: 'number', description: 'Matching codes the scan scored (per query).' },
             from_runs: { type: 'number', description: "Of them, those read from a keyword value's run." },
             scarce_scans: { type: 'number', description: 'Walks whose entry showed the matches scarce, which scanned instead.' },

@@ -1,6 +1,7 @@
 // The fresh layer's part of a search (engine/filtered-search.ts, Collection.search): a filter of
 // many fresh points is answered by the fresh graph's walk, a filter of few and an exact search by
-// a scan in turns of the event loop, never by one synchronous pass over every match.
+// a scan in turns of the event loop, never by one synchronous pass over every match; the filter's
+// stats say which ran.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { FreshLayer } from '../../index/fresh/fresh-layer.js';
@@ -25,7 +26,7 @@ function nearest(vectors: Float32Array[], q: Float32Array, keep: (id: number) =>
 }
 
 describe('the fresh layer in a filtered or exact search', () => {
-  it('walks the fresh graph for a filter of many points, and scans over turns for few or exact', async () => {
+  it('walks the fresh graph for a filter of many points, scans over turns for few or exact, and says which', async () => {
     const tmp = makeTempDir('strata-fresh-filtered-');
     const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.dir, compactAt: 0, memory: { mode: 'emulate' } });
     try {
@@ -50,6 +51,7 @@ describe('the fresh layer in a filtered or exact search', () => {
         expect(walk).toHaveBeenCalledTimes(1);
         expect(typeof walk.mock.calls[0]![3]).toBe('function');
         expect(scan).not.toHaveBeenCalled();
+        expect(broad.filter?.freshPlan).toBe('graph');
         const truth = new Set(nearest(vectors, q, (id) => id % 2 === 0));
         found += broad.hits.filter((h) => truth.has(h.id)).length;
         // One point in fifty: its matches scored, over turns, exactly.
@@ -58,6 +60,7 @@ describe('the fresh layer in a filtered or exact search', () => {
         expect(narrow.hits.map((h) => h.id)).toEqual(nearest(vectors, q, (id) => id % 50 === 0));
         expect(walk).not.toHaveBeenCalled();
         expect(scan).toHaveBeenCalledTimes(1);
+        expect(narrow.filter?.freshPlan).toBe('scan');
         // Exact, unfiltered: every point over turns.
         scan.mockClear();
         const exact = await c.search({ vector: q, k: K, exact: true });

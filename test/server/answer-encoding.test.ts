@@ -55,6 +55,7 @@ function stats(i: number): StrataSearchStats {
             filter_link_reads: 17.5,
             filter_link_bytes: 2 ** 33,
             seeded_walks: i % 3,
+            fresh_plan: (['graph', 'scan', 'exact', 'none'] as const)[i % 4]!,
           },
         }
       : {}),

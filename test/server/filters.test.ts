@@ -205,9 +205,12 @@ describe('with_stats', () => {
       base: number;
       fresh: number;
       residual: boolean;
+      fresh_plan: string;
       estimated: { min: number; exp: number; max: number };
     };
     expect(['scan', 'graph', 'none']).toContain(f.plan);
+    expect(['graph', 'scan', 'exact', 'none']).toContain(f.fresh_plan);
+    expect(f.fresh_plan === 'none').toBe(f.fresh === 0);
     expect(f.matched).toBe(handIds(points, c).length);
     expect(f.base + f.fresh).toBe(f.matched);
     expect(f.estimated.min).toBeLessThanOrEqual(f.matched);

@@ -172,6 +172,7 @@ describe('gRPC filters', () => {
       const rf = (rest.body as { strata: { filter: Record<string, unknown> } }).strata.filter;
       for (const k of ['scanned', 'from_runs', 'scarce_scans', 'scan_fallbacks', 'linked_walks', 'filter_link_reads', 'filter_link_bytes', 'seeded_walks'])
         expect(Number(f[k]), `${plan} ${k}`).toBe(rf[k]);
+      expect(f['fresh_plan']).toBe(rf['fresh_plan']);
     }
   });
 
