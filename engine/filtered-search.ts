@@ -56,6 +56,13 @@ function planInfo(r: ResolvedFilter, plan: number, freshPlan: FreshPlan): Filter
 }
 
 /**
+ * Each resolution's test by id of its filter's rows (PointPayloads.matcher), made when a search first
+ * walks the fresh graph with it: a resolution is cached while the payloads stay as they are, and
+ * making the test asks the payload indexes again (a filter no index answers: every row checked).
+ */
+const freshTests = new WeakMap<ResolvedFilter, (id: number) => boolean>();
+
+/**
  * The fresh layer's part: its matches scored one by one, or found by its graph walk where they are
  * many (index/fresh/fresh-filtered.ts); every match scored with `exact`. Scans run in turns of the
  * event loop.
@@ -70,14 +77,17 @@ async function freshHits(
   const { live, payloads } = host;
   if (live === null || r.freshIds.length === 0) return { hits: [], plan: 'none' };
   if (job.exact) return { hits: await live.fresh.exactInTurns(job.vector, job.k, r.freshIds, signal), plan: 'exact' };
-  // The walk tests the points it meets by the filter's rows (a lookup each), made only if it walks:
-  // a set of the fresh matches would cost a pass over all of them, as the scan it replaces did.
-  let test: ((id: number) => boolean) | null = null;
+  // The walk tests the points it meets by the filter's rows (a lookup each): a set of the fresh
+  // matches would cost a pass over all of them per search, as the scan it replaces did.
+  let test = freshTests.get(r) ?? null;
   const matches: FilterMatches = {
     count: r.freshIds.length,
     ids: () => r.freshIds,
     accept: (id) => {
-      test ??= payloads.matcher(filter);
+      if (test === null) {
+        test = payloads.matcher(filter);
+        freshTests.set(r, test);
+      }
       return test(id);
     },
   };
