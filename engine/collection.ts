@@ -811,7 +811,7 @@ function matchingIdsFrom(ids: number[], from: number, n: number): number[] {
 
 /**
  * The fresh layer's exact k nearest: every point scored over turns of the event loop (a fresh layer
- * may hold a third of a collection), again while writes land during it (a write seen half: its
+ * may hold a large share of its collection), again while writes land during it (a write seen half: its
  * tombstone and not yet its fresh copy), and after FILTERED_RETRIES such tries in one turn.
  */
 async function exactFresh(live: LiveStore, job: SearchJob, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {

@@ -1,8 +1,8 @@
 // A filtered search of a fresh layer, shared by the collection's own vector and its secondary dense
 // vectors: few matches are scored one by one (in turns of the event loop), many are found by the
 // graph walk skipping the rest, which falls back to the scan when it reaches fewer than k. Scoring
-// every match held the event loop for the whole scan, and a fresh layer may hold a third of a
-// collection before its compaction.
+// every match held the event loop for the whole scan, and a fresh layer may hold a large share of
+// its collection until a compaction (all of it, before the first).
 import type { FreshLayer } from './fresh-layer.js';
 
 /**
