@@ -67,7 +67,10 @@ export interface CollectionSettings {
   compactAt: number;
 }
 
-/** Times a filtered search (or a secondary vector's) runs again when a compaction or a write overtook it, before it answers as it is. */
+/**
+ * Times a search runs again when a compaction or a write overtook it (a filtered search, a secondary
+ * vector's, an exact scan of the fresh layer), before it answers as it is.
+ */
 const FILTERED_RETRIES = 3;
 
 /**

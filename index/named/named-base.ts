@@ -21,7 +21,6 @@ const TABLE_SLACK = 1024;
 /** Nodes an exact search reads per event-loop turn (a multiple of 32: whole bitset words). */
 export const EXACT_SLICE = 1 << 15;
 
-/** Bytes of a base by tier, as its manifest lays the stores and the DRAM-only parts out. */
 /**
  * One search of a base, as its caller prepared it: where it runs is the caller's choice (here, by
  * `NamedBase.run`, or on the engine's search threads, whose answer is the same).
@@ -40,6 +39,7 @@ export interface BaseQuery {
   exact: boolean;
 }
 
+/** Bytes of a base by tier, as its manifest lays the stores and the DRAM-only parts out. */
 export interface TierBytes {
   dram: number;
   cxl: number;
