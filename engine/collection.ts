@@ -300,6 +300,7 @@ export class Collection implements FilteredHost {
   useExecutor(executor: Executor, id: number): void {
     this.dispatcher.useExecutor(executor, id);
     if (id < 0) this.named.clear();
+    else this.named.keepOnly(new Set(this.namedBases().map((n) => n.name)));
   }
 
   /** The secondary vectors' tiered bases now, which the search threads hold beside the collection's. */

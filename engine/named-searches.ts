@@ -51,6 +51,16 @@ export class NamedSearches {
     this.byName.clear();
   }
 
+  /**
+   * Forgets every vector but `names` (those with a base now): a vector whose base a compaction
+   * dropped would otherwise keep its dispatcher, bound to threads that are gone, and its closed base.
+   * One with searches still queued or out stays until they end (a shutdown drains and abandons
+   * them through it); a later swap forgets it.
+   */
+  keepOnly(names: ReadonlySet<string>): void {
+    for (const [name, on] of this.byName) if (!names.has(name) && on.dispatcher.depth === 0) this.byName.delete(name);
+  }
+
   /** How vector `name`'s base part of a search runs: on the threads when they hold that base, else here. */
   runner(name: string, ctl: SearchControl): BaseRunner {
     return (base, query, signal) => {

@@ -21,6 +21,11 @@ const vec = (id: number, dim: number, turn = 0): Float32Array =>
   Float32Array.from({ length: dim }, (_, i) => Math.fround(Math.sin(id * 1.3 + i * 0.7 + turn) * 5));
 const l2 = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0);
 
+/** A collection whose points carry a secondary vector, `image`, beside their own. */
+function withImage(engine: Engine, name: string): Promise<Collection> {
+  return engine.createCollection({ name, dim: DIM, metric: 'l2', m: 8, efConstruction: 40, secondary: { image: { dim: IMAGE, metric: 'l2' } } });
+}
+
 /** Every image search (exact, and by the graph at full recall on this small set) against the model. */
 async function agrees(c: Collection, model: Map<number, Float32Array>): Promise<void> {
   for (let t = 0; t < 8; t++) {
@@ -41,14 +46,7 @@ describe('a compaction of a collection with a secondary vector', () => {
     const model = new Map<number, Float32Array>();
     const engine = await Engine.open([], { searchThreads: 1, dataDir, compactAt: 100, memory: { mode: 'emulate' } });
     try {
-      const c = await engine.createCollection({
-        name: 'made',
-        dim: DIM,
-        metric: 'l2',
-        m: 8,
-        efConstruction: 40,
-        secondary: { image: { dim: IMAGE, metric: 'l2' } },
-      });
+      const c = await withImage(engine, 'made');
       const ids = Array.from({ length: POINTS }, (_, i) => i * 3);
       await c.upsert(ids.map((id) => ({ key: id, vector: vec(id, DIM), payload: null, secondary: { image: vec(id, IMAGE) } })));
       for (const id of ids) model.set(id, vec(id, IMAGE));
@@ -95,6 +93,27 @@ describe('a compaction of a collection with a secondary vector', () => {
       expect(c.namedQueueStats['image']!.completed).toBe(16);
     } finally {
       await again.close();
+    }
+  }, 120_000);
+
+  it('forgets the vector on the search threads once a compaction leaves it no base', async () => {
+    const engine = await Engine.open([], { searchThreads: 1, dataDir: tmp.path('dropped'), compactAt: 0, memory: { mode: 'emulate' } });
+    try {
+      const c = await withImage(engine, 'dropped');
+      const ids = Array.from({ length: 200 }, (_, i) => i);
+      await c.upsert(ids.map((id) => ({ key: id, vector: vec(id, DIM), payload: null, secondary: { image: vec(id, IMAGE) } })));
+      await engine.compact('dropped');
+      expect(c.live!.secondary.get('image')!.tiered).not.toBeNull();
+      await c.searchSecondary('image', vec(1, IMAGE), 5, {});
+      expect(Object.keys(c.namedQueueStats)).toEqual(['image']);
+
+      await c.deleteVectors(ids, ['image']);
+      await engine.compact('dropped');
+      expect(c.live!.secondary.get('image')!.tiered).toBeNull();
+      expect(c.namedQueueStats).toEqual({});
+      expect(await c.searchSecondary('image', vec(1, IMAGE), 5, {})).toMatchObject({ hits: [] });
+    } finally {
+      await engine.close();
     }
   }, 120_000);
 });

@@ -79,4 +79,60 @@ describe('the fresh layer in a filtered or exact search', () => {
       tmp.cleanup();
     }
   }, 60_000);
+
+  it('asks the fresh part again when a write or a compaction lands during its scan, so none is seen half', async () => {
+    const tmp = makeTempDir('strata-fresh-turns-');
+    const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.dir, compactAt: 0, memory: { mode: 'emulate' } });
+    try {
+      const c = await engine.createCollection({ name: 'turns', dim: DIM, metric: 'l2', m: 8, efConstruction: 60 });
+      const n = 600;
+      const vectors = Array.from({ length: n }, (_, i) => seededVector(5000 + i, DIM));
+      const rare = (id: number): boolean => id % 50 === 0;
+      await c.upsert(vectors.map((vector, id) => ({ key: id, vector, payload: { rare: rare(id) } })));
+      const narrow = parseFilter({ must: [{ key: 'rare', match: { value: true } }] });
+      const scan = FreshLayer.prototype.exactInTurns;
+      /** The next fresh scan reads the layer as it was, then `meanwhile` lands before it answers (a write between its turns). */
+      const landDuringScan = (meanwhile: () => Promise<unknown>, readAfter = false) =>
+        vi.spyOn(FreshLayer.prototype, 'exactInTurns').mockImplementationOnce(async function (this: FreshLayer, ...args) {
+          if (readAfter) {
+            await meanwhile();
+            return scan.apply(this, args);
+          }
+          const hits = await scan.apply(this, args);
+          await meanwhile();
+          return hits;
+        });
+
+      // An exact search: the point moved onto the query during the scan is its nearest.
+      const q = seededVector(70_000, DIM);
+      const spy = landDuringScan(() => c.upsert([{ key: 7, vector: q, payload: { rare: false } }]));
+      vectors[7] = q;
+      const exact = await c.search({ vector: q, k: K, exact: true });
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(exact.hits.map((h) => h.id)).toEqual(nearest(vectors, q, () => true));
+      expect(exact.hits[0]).toMatchObject({ id: 7, distance: 0 });
+      spy.mockRestore();
+
+      // A filtered search of few fresh matches (the scan): a match moved onto the query meanwhile.
+      const q2 = seededVector(70_001, DIM);
+      const spy2 = landDuringScan(() => c.upsert([{ key: 50, vector: q2, payload: { rare: true } }]));
+      vectors[50] = q2;
+      const filtered = await c.search({ vector: q2, k: K, ef: 64, filter: narrow });
+      expect(spy2).toHaveBeenCalledTimes(2);
+      expect(filtered.filter?.freshPlan).toBe('scan');
+      expect(filtered.hits.map((h) => h.id)).toEqual(nearest(vectors, q2, rare));
+      spy2.mockRestore();
+
+      // A compaction during the scan moves every fresh point into a base the search did not ask.
+      const q3 = seededVector(70_002, DIM);
+      const spy3 = landDuringScan(() => engine.compact('turns'), true);
+      const compacted = await c.search({ vector: q3, k: K, ef: 64, filter: narrow });
+      expect(spy3).toHaveBeenCalledTimes(1);
+      expect(c.base).not.toBeNull();
+      expect(compacted.hits.map((h) => h.id)).toEqual(nearest(vectors, q3, rare));
+    } finally {
+      await engine.close();
+      tmp.cleanup();
+    }
+  }, 60_000);
 });
