@@ -23,6 +23,7 @@ import {
   writeFilteredWordSet,
 } from '../datasets/index.js';
 import type { LoadgenReport, StepResult } from '../loadgen/index.js';
+import { DEFAULT_WARMUP } from '../loadgen/options.js';
 import { type PgCluster, startPgCluster } from '../loadgen/pg-cluster.js';
 import { loadPgvectorTable } from '../loadgen/pg-load.js';
 import { run, type Served, serveDataDir, stop } from './lib/strata-children.js';
@@ -38,7 +39,7 @@ const o = new Command()
   .option('--pg-ef <list>', "pgvector's hnsw.ef_search sweep", '40,100,200,400')
   .option('--concurrency <n>', 'clients for both', Number, 16)
   .option('--duration <s>', 'seconds per step', Number, 5)
-  .option('--warmup <n>', 'untimed requests per step', Number, 200)
+  .option('--warmup <n>', 'untimed requests per step (fewer leave the first steps after a start slow)', Number, DEFAULT_WARMUP)
   .option('--target-recall <r>', 'the recall both must reach for the QPS comparison', Number, 0.95)
   .option('--threads <n>', "Strata's --search-threads", Number, 1)
   .option('--payload-m <n>', "the collection's hnsw_config.payload_m: filter links within each block of its payload indexes (0: none)", Number, 16)
