@@ -91,7 +91,10 @@ describe('the fresh layer in a filtered or exact search', () => {
       await c.upsert(vectors.map((vector, id) => ({ key: id, vector, payload: { rare: rare(id) } })));
       const narrow = parseFilter({ must: [{ key: 'rare', match: { value: true } }] });
       const scan = FreshLayer.prototype.exactInTurns;
-      /** The next fresh scan reads the layer as it was, then `meanwhile` lands before it answers (a write between its turns). */
+      /**
+       * The next fresh scan reads the layer as it was, then `meanwhile` lands before it answers (a
+       * write between its turns); with `readAfter`, `meanwhile` lands before it reads.
+       */
       const landDuringScan = (meanwhile: () => Promise<unknown>, readAfter = false) =>
         vi.spyOn(FreshLayer.prototype, 'exactInTurns').mockImplementationOnce(async function (this: FreshLayer, ...args) {
           if (readAfter) {
