@@ -529,12 +529,20 @@ export class Collection implements FilteredHost {
   /**
    * The best `k` points by the named sparse vector's score against `query` (exact, through its
    * inverted index), among those matching `filter`; only points sharing a dimension with the query.
+   * It reads the postings over turns of the event loop, again while writes land during it (to the
+   * column or to the payloads its filter tests), and after FILTERED_RETRIES such tries in one turn.
    */
-  searchSparse(name: string, query: SparseVector, k: number, filter?: Filter): SparseHit[] {
-    if (this.refused) throw this.refused;
-    const col = this.live?.sparse.get(name);
-    if (col === undefined) return [];
-    return col.search(query, k, filter === undefined ? undefined : this.payloads.matcher(filter));
+  async searchSparse(name: string, query: SparseVector, k: number, filter?: Filter, signal?: AbortSignal): Promise<SparseHit[]> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.refused) throw this.refused;
+      const col = this.live?.sparse.get(name);
+      if (col === undefined) return [];
+      const accept = filter === undefined ? undefined : this.payloads.matcher(filter);
+      if (attempt >= FILTERED_RETRIES) return col.search(query, k, accept);
+      const version = this.payloads.version;
+      const hits = await col.searchInTurns(query, k, accept, signal !== undefined ? { signal } : {});
+      if (hits !== null && this.payloads.version === version && this.live?.sparse.get(name) === col) return hits;
+    }
   }
 
   /**

@@ -27,6 +27,19 @@ const REJECTED = 2;
 const LOOKUP_COST = 64;
 /** Posting entries left to read per slot seen, below which checking whether the answer is settled costs more than it may save. */
 const CHECK_GAIN = 32;
+/**
+ * Posting entries a search in turns reads before it gives the event loop a turn (about a
+ * millisecond's reading): a query of many common terms reads millions.
+ */
+export const TURN_READS = 1 << 16;
+
+/** A search's scratch, one entry per slot: the running score, its mark, the slots touched (`used` of them). */
+interface Scratch {
+  acc: Float64Array;
+  seen: Uint8Array;
+  touched: Uint32Array;
+  used: number;
+}
 
 export type { SparseHit } from '../search/top-k.js';
 
@@ -48,10 +61,10 @@ export class SparseColumn {
   reads = 0;
   private deadSlots = 0;
   private deadEntries = 0;
-  /** Search scratch, one entry per slot: the running score, whether touched, the touched slots. */
-  private acc = new Float64Array(0);
-  private seen = new Uint8Array(0);
-  private touched = new Uint32Array(0);
+  /** The scratch searches share, or null while one holds it across turns (another then makes its own). */
+  private spare: Scratch | null = null;
+  /** Moves on every write: a search in turns that sees it move gives up. */
+  private version = 0;
 
   constructor(readonly modifier: SparseModifier) {}
 
@@ -59,6 +72,7 @@ export class SparseColumn {
   set(id: number, v: SparseVector): void {
     checkId(id, 'id');
     checkVector(v, 'vector');
+    this.version++;
     const old = this.slotOf.get(id);
     if (old !== undefined) this.kill(old);
     this.slotOf.set(id, this.append(id, v.indices, v.values));
@@ -69,6 +83,7 @@ export class SparseColumn {
   delete(id: number): boolean {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
+    this.version++;
     this.kill(slot);
     this.slotOf.delete(id);
     this.compactIfSparse();
@@ -132,21 +147,60 @@ export class SparseColumn {
    * `prune` false reads every posting of the query's terms (the same answers: benchmarks compare).
    */
   search(query: SparseVector, k: number, accept?: (id: number) => boolean, prune = true): SparseHit[] {
+    const steps = this.steps(query, k, accept, prune, Number.POSITIVE_INFINITY);
+    let r = steps.next();
+    while (r.done !== true) r = steps.next();
+    return r.value;
+  }
+
+  /**
+   * search, giving the event loop a turn after every `turnReads` posting entries read; null when a
+   * write to the column landed meanwhile (the caller asks again). `signal` ends it between turns.
+   */
+  async searchInTurns(
+    query: SparseVector,
+    k: number,
+    accept?: (id: number) => boolean,
+    o: { signal?: AbortSignal; turnReads?: number } = {},
+  ): Promise<SparseHit[] | null> {
+    const version = this.version;
+    const steps = this.steps(query, k, accept, true, o.turnReads ?? TURN_READS);
+    let r = steps.next();
+    while (r.done !== true) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (o.signal?.aborted === true || this.version !== version) {
+        // Ends the generator: its scratch is cleared and given back.
+        steps.return([]);
+        o.signal?.throwIfAborted();
+        return null;
+      }
+      r = steps.next();
+    }
+    return r.value;
+  }
+
+  /** The search, pausing (a yield) after each `turnReads` entries read. */
+  private *steps(
+    query: SparseVector,
+    k: number,
+    accept: ((id: number) => boolean) | undefined,
+    prune: boolean,
+    turnReads: number,
+  ): Generator<void, SparseHit[]> {
     checkVector(query, 'query');
     if (!(k >= 1)) return [];
     const want = Math.floor(k);
-    this.fitScratch();
-    let n = 0;
+    const s = this.takeScratch();
     try {
-      n = this.accumulate(query, prune ? want : Number.POSITIVE_INFINITY, accept);
+      const n = yield* this.accumulate(s, query, prune ? want : Number.POSITIVE_INFINITY, accept, turnReads);
       const top = new TopK(Math.min(want, n));
       for (let t = 0; t < n; t++) {
-        const slot = this.touched[t]!;
-        if (this.seen[slot] === ACCEPTED) top.offer(this.acc[slot]!, this.store.idAt(slot));
+        const slot = s.touched[t]!;
+        if (s.seen[slot] === ACCEPTED) top.offer(s.acc[slot]!, this.store.idAt(slot));
       }
       return top.drain();
     } finally {
-      this.clearScratch(n);
+      this.giveBack(s);
     }
   }
 
@@ -179,7 +233,8 @@ export class SparseColumn {
   bytes(): number {
     let postings = 0;
     for (const p of this.postings.values()) postings += p.bytes();
-    const scratch = this.acc.byteLength + this.seen.byteLength + this.touched.byteLength;
+    const sp = this.spare;
+    const scratch = sp === null ? 0 : sp.acc.byteLength + sp.seen.byteLength + sp.touched.byteLength;
     return this.store.bytes() + postings + this.slotOf.bytes() + scratch;
   }
 
@@ -199,7 +254,7 @@ export class SparseColumn {
    * remaining terms are added to the slots seen only, by looking each up in its vector where that
    * is cheaper than reading the posting. Exact: every answer's score is its full dot product.
    */
-  private accumulate(query: SparseVector, k: number, accept: ((id: number) => boolean) | undefined): number {
+  private *accumulate(s: Scratch, query: SparseVector, k: number, accept: ((id: number) => boolean) | undefined, turnReads: number): Generator<void, number> {
     const terms = queryTerms(
       query.indices,
       query.values,
@@ -222,16 +277,22 @@ export class SparseColumn {
     // A check costs a pass over the slots seen: it is made only where the postings left are longer
     // than that pass, and after one fails, not again until the most left has halved.
     let checkBelow = Number.POSITIVE_INFINITY;
+    let turnFrom = this.reads;
     for (const t of terms) {
+      if (this.reads - turnFrom >= turnReads) {
+        yield;
+        turnFrom = this.reads;
+      }
       // While no slot can be above the bar (the terms read bound every sum), there is nothing to check.
       if (open && n >= k && left > CHECK_GAIN * n && most <= checkBelow && read - least > most) {
-        if (this.settled(n, k, least, most)) open = false;
+        if (this.settled(s, n, k, least, most)) open = false;
         else checkBelow = most / 2;
       }
       if (open) {
-        n = this.admit(t, n, accept);
+        n = this.admit(s, t, n, accept);
+        s.used = n;
         read += t.most;
-      } else this.addToSeen(t, n);
+      } else this.addToSeen(s, t, n);
       most -= t.most;
       least -= t.least;
       left -= t.posting.length;
@@ -240,8 +301,9 @@ export class SparseColumn {
   }
 
   /** Reads the term's posting into the scratch, admitting new slots (each checked by accept once). */
-  private admit(t: QueryTerm, n: number, accept: ((id: number) => boolean) | undefined): number {
-    const { acc, seen, touched, store } = this;
+  private admit(s: Scratch, t: QueryTerm, n: number, accept: ((id: number) => boolean) | undefined): number {
+    const { acc, seen, touched } = s;
+    const store = this.store;
     const p = t.posting;
     const w = t.weight;
     this.reads += p.length;
@@ -272,8 +334,9 @@ export class SparseColumn {
   }
 
   /** Adds the term to the accepted slots seen: by reading its posting, or by a lookup in each slot's vector, whichever reads less. */
-  private addToSeen(t: QueryTerm, n: number): void {
-    const { acc, seen, touched, store } = this;
+  private addToSeen(s: Scratch, t: QueryTerm, n: number): void {
+    const { acc, seen, touched } = s;
+    const store = this.store;
     const p = t.posting;
     if (p.length <= n * LOOKUP_COST) {
       this.reads += p.length;
@@ -296,33 +359,37 @@ export class SparseColumn {
    * Whether `k` accepted slots seen score, whatever the terms left add (at least `least`), strictly
    * above the most a slot not seen could reach with those terms alone (`most`).
    */
-  private settled(n: number, k: number, least: number, most: number): boolean {
+  private settled(s: Scratch, n: number, k: number, least: number, most: number): boolean {
     // k slots above the bar is the k-th best above it. The margin is for rounding: sums taken in
     // another order must not decide a near tie.
     const bar = most - least + 1e-9 * (Math.abs(most) + Math.abs(least) + 1);
     let above = 0;
     for (let i = 0; i < n && above < k; i++) {
-      const slot = this.touched[i]!;
-      if (this.seen[slot] === ACCEPTED && this.acc[slot]! > bar) above++;
+      const slot = s.touched[i]!;
+      if (s.seen[slot] === ACCEPTED && s.acc[slot]! > bar) above++;
     }
     return above >= k;
   }
 
-  private fitScratch(): void {
-    if (this.acc.length >= this.store.count) return;
-    const n = Math.max(this.store.count, 2 * this.acc.length);
-    this.acc = new Float64Array(n);
-    this.seen = new Uint8Array(n);
+  /** The shared scratch, sized to the slots, or one of its own while a search in turns holds it. */
+  private takeScratch(): Scratch {
+    const s = this.spare;
+    this.spare = null;
+    if (s !== null && s.acc.length >= this.store.count) return s;
+    const n = Math.max(this.store.count, 2 * (s?.acc.length ?? 0));
     // One more than the slots: the unfiltered read writes a slot there before it knows it is new.
-    this.touched = new Uint32Array(n + 1);
+    return { acc: new Float64Array(n), seen: new Uint8Array(n), touched: new Uint32Array(n + 1), used: 0 };
   }
 
-  private clearScratch(n: number): void {
-    for (let t = 0; t < n; t++) {
-      const slot = this.touched[t]!;
-      this.acc[slot] = 0;
-      this.seen[slot] = 0;
+  /** Clears the slots a search touched and keeps its scratch for the next (the larger of two). */
+  private giveBack(s: Scratch): void {
+    for (let t = 0; t < s.used; t++) {
+      const slot = s.touched[t]!;
+      s.acc[slot] = 0;
+      s.seen[slot] = 0;
     }
+    s.used = 0;
+    if (this.spare === null || this.spare.acc.length < s.acc.length) this.spare = s;
   }
 
   private append(id: number, indices: Uint32Array, values: Float32Array): number {
@@ -367,9 +434,7 @@ export class SparseColumn {
     this.deadSlots = 0;
     this.deadEntries = 0;
     // the scratch was sized to the old slot count: let the next search size it anew
-    this.acc = new Float64Array(0);
-    this.seen = new Uint8Array(0);
-    this.touched = new Uint32Array(0);
+    this.spare = null;
   }
 }
 

@@ -107,14 +107,14 @@ export function sparseQuery(c: Collection, p: SearchPlan): { vector: SparseVecto
 
 /**
  * A search by a sparse vector: exact, larger scores better (a dot product), whatever the dense
- * vector's distance. It runs on the event loop, each in a turn of its own, so that a batch of them
- * leaves other requests their turns.
+ * vector's distance. It runs on the event loop, starting in a turn of its own and reading its
+ * postings over turns, so that a batch of them, or one of many terms, leaves other requests theirs.
  */
 async function searchSparsePoints(c: Collection, p: SearchPlan, ctl: CallControl): Promise<SearchAnswer> {
   await nextTurn(ctl);
   const { vector, exclude } = sparseQuery(c, p);
   const k = p.limit + p.offset + (exclude === null ? 0 : 1);
-  const found = c.searchSparse(p.sparse!.name, vector, k, p.filter).filter((h) => h.id !== exclude);
+  const found = (await c.searchSparse(p.sparse!.name, vector, k, p.filter, ctl.signal)).filter((h) => h.id !== exclude);
   // A dot product: larger is better, as a similarity's score.
   return answerOf(c, p, found.slice(p.offset, p.offset + p.limit), (score) => passesThreshold('ip', score, p.scoreThreshold), null);
 }

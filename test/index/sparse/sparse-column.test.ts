@@ -398,3 +398,54 @@ describe('SparseColumn persistence and compaction', () => {
     expect(column.bytes()).toBeLessThanOrEqual(2 * early);
   });
 });
+
+describe('SparseColumn search in turns of the event loop', () => {
+  it('answers as the model while giving the loop a turn every few postings read, with a search in one turn beside it', async () => {
+    const { column, model, rnd } = filled('idf', 400, 11);
+    const accept = (id: number) => id % 2 === 0;
+    for (let t = 0; t < 20; t++) {
+      const q = randomVector(rnd, 50, true);
+      const inTurns = column.searchInTurns(q, 8, accept, { turnReads: 4 });
+      // Another search between its turns, as a second request's would be: neither may disturb the
+      // other's scratch.
+      expectSameHits(column.search(q, 5), model.search(q, 5));
+      expectSameHits((await inTurns)!, model.search(q, 8, accept));
+    }
+  });
+
+  it('gives other work turns while it reads, rather than one long step', async () => {
+    const { column } = filled('none', 400, 12);
+    const q = sv(Object.fromEntries(Array.from({ length: 50 }, (_, d) => [d, 1])));
+    let between = 0;
+    const count = (): void => {
+      between++;
+    };
+    const search = column.searchInTurns(q, 10, undefined, { turnReads: 16 });
+    for (let i = 0; i < 5; i++) setImmediate(count);
+    const got = await search;
+    expect(between).toBeGreaterThan(0);
+    expectSameHits(got!, column.search(q, 10));
+  });
+
+  it('gives up, leaving later searches right, when a write lands between its turns', async () => {
+    const { column, model } = filled('none', 400, 13);
+    const q = sv(Object.fromEntries(Array.from({ length: 50 }, (_, d) => [d, 1])));
+    const search = column.searchInTurns(q, 10, undefined, { turnReads: 16 });
+    const v = sv({ 1: 50, 2: 50 });
+    column.set(3, v);
+    model.points.set(3, v);
+    expect(await search).toBeNull();
+    expectSameHits(column.search(q, 10), model.search(q, 10));
+    expectSameHits((await column.searchInTurns(q, 10, undefined, { turnReads: 16 }))!, model.search(q, 10));
+  });
+
+  it('ends between turns when its signal is aborted', async () => {
+    const { column, model } = filled('none', 400, 14);
+    const q = sv(Object.fromEntries(Array.from({ length: 50 }, (_, d) => [d, 1])));
+    const stop = new AbortController();
+    const search = column.searchInTurns(q, 10, undefined, { turnReads: 16, signal: stop.signal });
+    stop.abort();
+    await expect(search).rejects.toThrow();
+    expectSameHits(column.search(q, 10), model.search(q, 10));
+  });
+});
