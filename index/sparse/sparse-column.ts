@@ -199,6 +199,11 @@ export class SparseColumn {
         if (s.seen[slot] === ACCEPTED) top.offer(s.acc[slot]!, this.store.idAt(slot));
       }
       return top.drain();
+    } catch (e) {
+      // Thrown mid-posting (a filter's test): the slots touched are not all counted, so the
+      // scratch is not kept.
+      s.used = -1;
+      throw e;
     } finally {
       this.giveBack(s);
     }
@@ -381,8 +386,9 @@ export class SparseColumn {
     return { acc: new Float64Array(n), seen: new Uint8Array(n), touched: new Uint32Array(n + 1), used: 0 };
   }
 
-  /** Clears the slots a search touched and keeps its scratch for the next (the larger of two). */
+  /** Clears the slots a search touched and keeps its scratch for the next (the larger of two); one whose count was lost (-1) is dropped. */
   private giveBack(s: Scratch): void {
+    if (s.used < 0) return;
     for (let t = 0; t < s.used; t++) {
       const slot = s.touched[t]!;
       s.acc[slot] = 0;

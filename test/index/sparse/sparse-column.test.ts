@@ -178,6 +178,20 @@ describe('SparseColumn search against the brute-force model', () => {
     for (const n of calls.values()) expect(n).toBe(1);
   });
 
+  it('answers the next search right after a filter threw in the middle of one', () => {
+    const { column, model } = filled('none', 400, 15);
+    const q = sv(Object.fromEntries(Array.from({ length: 50 }, (_, d) => [d, 1])));
+    let calls = 0;
+    expect(() =>
+      column.search(q, 10, () => {
+        if (++calls === 50) throw new Error('filter failed');
+        return true;
+      }),
+    ).toThrow('filter failed');
+    // Every point's score, so that none the failed search touched may hide.
+    expectSameHits(column.search(q, 1000), model.search(q, 1000));
+  });
+
   it('returns points sharing a dimension even at a zero or negative score, and never the others', () => {
     const column = new SparseColumn('none');
     column.set(1, sv({ 5: 1 }));
