@@ -7,7 +7,8 @@
 // which search skips. Once dead entries or dead slots are more than half of all, the column is
 // rebuilt from its live vectors, so the work of compaction is paid for by the writes that made the
 // dead ones. Document frequencies (`Posting.live`) are kept exact on every write, so the IDF weight
-// is always that of the live points.
+// is always that of the live points. A search may pause between query terms (searchInTurns),
+// holding a scratch of its own meanwhile.
 import { IdMap } from '../../common/id-map.js';
 import { invalidArgument } from '../../common/errors.js';
 import { Posting } from './posting.js';
@@ -28,8 +29,8 @@ const LOOKUP_COST = 64;
 /** Posting entries left to read per slot seen, below which checking whether the answer is settled costs more than it may save. */
 const CHECK_GAIN = 32;
 /**
- * Posting entries a search in turns reads before it gives the event loop a turn (about a
- * millisecond's reading): a query of many common terms reads millions.
+ * Posting entries a search in turns reads before it gives the event loop a turn: a query of many
+ * common terms reads millions, and other requests wait while it reads.
  */
 export const TURN_READS = 1 << 16;
 
