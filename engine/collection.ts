@@ -12,7 +12,7 @@ import type { Metric } from '../index/kernels/kernels.js';
 import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite, VectorsWrite } from '../storage/live-store.js';
 import type { SecondaryParams, SparseParams } from '../storage/collection-dir.js';
 import type { DensePlan } from '../index/fresh/dense-column.js';
-import type { SparseHit } from '../index/sparse/sparse-column.js';
+import type { SparseColumn, SparseHit } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { normalizeRows } from '../index/kernels/reference.js';
@@ -532,17 +532,22 @@ export class Collection implements FilteredHost {
    * It reads the postings over turns of the event loop, again while writes land during it (to the
    * column or to the payloads its filter tests), and after FILTERED_RETRIES such tries in one turn.
    */
-  async searchSparse(name: string, query: SparseVector, k: number, filter?: Filter, signal?: AbortSignal): Promise<SparseHit[]> {
-    for (let attempt = 1; ; attempt++) {
+  searchSparse(name: string, query: SparseVector, k: number, filter?: Filter, signal?: AbortSignal): Promise<SparseHit[]> {
+    const column = (): SparseColumn | undefined => {
       if (this.refused) throw this.refused;
-      const col = this.live?.sparse.get(name);
-      if (col === undefined) return [];
-      const accept = filter === undefined ? undefined : this.payloads.matcher(filter);
-      if (attempt >= FILTERED_RETRIES) return col.search(query, k, accept);
-      const version = this.payloads.version;
-      const hits = await col.searchInTurns(query, k, accept, signal !== undefined ? { signal } : {});
-      if (hits !== null && this.payloads.version === version && this.live?.sparse.get(name) === col) return hits;
-    }
+      return this.live?.sparse.get(name);
+    };
+    const accept = (): ((id: number) => boolean) | undefined => (filter === undefined ? undefined : this.payloads.matcher(filter));
+    return untilUnmoved(
+      async () => {
+        const col = column();
+        if (col === undefined) return [];
+        const version = this.payloads.version;
+        const hits = await col.searchInTurns(query, k, accept(), signal !== undefined ? { signal } : {});
+        return this.payloads.version === version && this.live?.sparse.get(name) === col ? hits : null;
+      },
+      () => column()?.search(query, k, accept()) ?? [],
+    );
   }
 
   /**
@@ -826,11 +831,25 @@ function matchingIdsFrom(ids: number[], from: number, n: number): number[] {
  * may hold a large share of its collection), again while writes land during it (a write seen half: its
  * tombstone and not yet its fresh copy), and after FILTERED_RETRIES such tries in one turn.
  */
-async function exactFresh(live: LiveStore, job: SearchJob, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
+function exactFresh(live: LiveStore, job: SearchJob, signal?: AbortSignal): Promise<Array<{ id: number; distance: number }>> {
+  return untilUnmoved(
+    async () => {
+      const lsn = live.appliedLsn;
+      const hits = await live.fresh.exactInTurns(job.vector, job.k, null, signal);
+      return live.appliedLsn === lsn ? hits : null;
+    },
+    () => live.fresh.exact(job.vector, job.k),
+  );
+}
+
+/**
+ * A search over turns of the event loop (`inTurns`, null where a write overtook it) asked up to
+ * FILTERED_RETRIES - 1 times, then `inOneTurn`, which no write can overtake.
+ */
+async function untilUnmoved<T>(inTurns: () => Promise<T | null>, inOneTurn: () => T): Promise<T> {
   for (let attempt = 1; attempt < FILTERED_RETRIES; attempt++) {
-    const lsn = live.appliedLsn;
-    const hits = await live.fresh.exactInTurns(job.vector, job.k, null, signal);
-    if (live.appliedLsn === lsn) return hits;
+    const r = await inTurns();
+    if (r !== null) return r;
   }
-  return live.fresh.exact(job.vector, job.k);
+  return inOneTurn();
 }

@@ -73,8 +73,9 @@ export interface FilterPlan {
   freshPlan: FreshPlan;
 }
 
-/** How a filtered search searched the fresh layer's matches (index/fresh/fresh-filtered.ts). */
-export type FreshPlan = 'graph' | 'scan' | 'exact' | 'none';
+/** How a filtered search may search the fresh layer's matches (index/fresh/fresh-filtered.ts). */
+export const FRESH_PLANS = ['graph', 'scan', 'exact', 'none'] as const;
+export type FreshPlan = (typeof FRESH_PLANS)[number];
 
 /**
  * What a collection update (Qdrant's PATCH /collections/{c}) changes: the HNSW build of the next

@@ -85,6 +85,11 @@ class Out {
     this.tag(field, LENGTH);
     this.varint(len);
   }
+  /** A string field, UTF-8 (framed(Buffer.byteLength(s)) bytes). */
+  string(field: number, s: string): void {
+    this.header(field, Buffer.byteLength(s));
+    this.pos += this.buf.write(s, this.pos);
+  }
   floats(field: number, v: Float32Array): void {
     if (v.length === 0) return;
     this.header(field, v.length * 4);
@@ -166,8 +171,7 @@ function filterPlanSize(f: FilterPlanView): number {
 
 function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
   o.header(field, filterPlanSize(f));
-  o.header(1, Buffer.byteLength(f.plan));
-  o.pos += o.buf.write(f.plan, o.pos);
+  o.string(1, f.plan);
   o.header(2, ESTIMATE_SIZE);
   o.double(1, f.estimated.min);
   o.double(2, f.estimated.exp);
@@ -180,8 +184,7 @@ function writeFilterPlan(o: Out, field: number, f: FilterPlanView): void {
     o.varint(1);
   }
   for (const [key, field] of FILTER_COUNTERS) o.double(field, f[key]);
-  o.header(15, Buffer.byteLength(f.fresh_plan));
-  o.pos += o.buf.write(f.fresh_plan, o.pos);
+  o.string(15, f.fresh_plan);
 }
 
 // SearchStats {mode = 1; hops = 2; distance_computations = 3; accesses = 4; bytes = 5; dram_share = 6;
@@ -192,8 +195,7 @@ function statsSize(s: StrataSearchStats): number {
 }
 
 function writeStats(o: Out, s: StrataSearchStats): void {
-  o.header(1, Buffer.byteLength(s.mode));
-  o.pos += o.buf.write(s.mode, o.pos);
+  o.string(1, s.mode);
   o.double(2, s.hops);
   o.double(3, s.distance_computations);
   writeTierCounts(o, 4, s.accesses);

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { FIELD_SCHEMAS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK, MAX_SPARSE_NONZEROS } from '../../engine/public.js';
+import { FIELD_SCHEMAS, FRESH_PLANS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK, MAX_SPARSE_NONZEROS } from '../../engine/public.js';
 import { MAX_DENSE_VECTORS, MAX_SPARSE_VECTORS } from '../api/writes.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { FILTER_PLANS, MAX_FACET_LIMIT, MAX_PREFETCH_DEPTH, MAX_PREFETCHES } from '../api/requests.js';
@@ -498,7 +498,7 @@ function schemas(): Obj {
             fresh: { type: 'integer' },
             residual: { type: 'boolean' },
             fresh_plan: {
-              enum: ['graph', 'scan', 'exact', 'none'],
+              enum: [...FRESH_PLANS],
               description:
                 "What searched the fresh layer's matches (points written since the last compaction): its graph's walk, a scan of them, every one (params.exact), or nothing (none there).",
             },
