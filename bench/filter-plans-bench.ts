@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { readDataset } from '../datasets/index.js';
-import { choosePlan, PLAN_NAMES } from '../engine/filter-plan.js';
+import { choosePlan } from '../engine/filter-plan.js';
+import { PLAN_NAMES } from '../engine/types.js';
 import { buildIndex } from '../index/build/build-index.js';
 import { linkCover } from '../index/filter-links/link-cover.js';
 import { compile } from '../index/filter/evaluate.js';
@@ -37,6 +38,7 @@ const o = new Command()
   .option('--families <list>', 'only these families (comma-separated names)')
   .option('--plans <list>', 'only these plans (comma-separated column names)')
   .option('--payload-m <n>', 'payload_m: build the base with its payload indexes and filter links, and run the linked plan (0: none)', Number, 0)
+  .option('--inject', 'stall for the modelled CXL time (the default cost model), as a CXL host would pay it')
   .option('--json <file>', 'also write the rows as JSON')
   .parse(process.argv)
   .opts<{
@@ -50,6 +52,7 @@ const o = new Command()
     families?: string;
     plans?: string;
     payloadM: number;
+    inject?: boolean;
     json?: string;
   }>();
 
@@ -95,8 +98,9 @@ const walk = opened.manifest.plan.filterWalk ?? null;
 const queries = await readDataset(join(dir, 'query.fvecs'));
 if (o.metric === 'cosine') normalizeRows(queries.vectors, queries.dim);
 const dim = queries.dim;
-const fused = new Searcher(index);
-const js = new Searcher(index, { fused: false });
+const inject = o.inject === true;
+const fused = new Searcher(index, { inject });
+const js = new Searcher(index, { fused: false, inject });
 const n = index.meta.count;
 const nq = Math.min(o.queries, queries.count);
 
@@ -142,6 +146,8 @@ interface Run {
   scarceScans: number;
   /** Matches scored from value runs, per query. */
   fromRuns: number;
+  /** The stall paid for the modelled CXL time per query, µs (0 without --inject). */
+  injectedUs: number;
 }
 
 function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: number[][] | null): { run: Run; answers: number[][] } {
@@ -151,6 +157,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
   let short = 0;
   let scarce = 0;
   let fromRuns = 0;
+  let injected = 0;
   const t0 = process.cpuUsage();
   for (let q = 0; q < nq; q++) {
     const f = filters[q]!;
@@ -161,6 +168,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
     if (f !== null && r.ids.length < Math.min(K, f.matched)) short++;
     scarce += r.stats[STAT.scarceScans]!;
     fromRuns += r.stats[STAT.fromRuns]!;
+    injected += r.stats[STAT.injectedNs]!;
   }
   const t = process.cpuUsage(t0);
   let hit = 0;
@@ -180,6 +188,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
       short,
       scarceScans: scarce,
       fromRuns: fromRuns / nq,
+      injectedUs: injected / nq / 1000,
     },
     answers,
   };
@@ -268,7 +277,7 @@ for (const fam of cases.families) {
   const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? (cover > 0 ? 'graph or linked' : 'graph or scan') : PLAN_NAMES[plan]!;
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>
-    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}${r.fromRuns > 0 ? ` runs=${r.fromRuns.toFixed(0)}` : ''}`;
+    `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}${r.fromRuns > 0 ? ` runs=${r.fromRuns.toFixed(0)}` : ''}${inject ? ` stall=${r.injectedUs.toFixed(1)}µs` : ''}`;
   console.log(
     `${fam.name} (${(100 * selectivity).toFixed(2)}%, planner: ${chosen}) | ${Object.entries(plans)
       .map(([k, r]) => cell(k, r))

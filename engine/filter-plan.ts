@@ -44,7 +44,7 @@ import type { ValueRun } from '../index/tiered/value-runs.js';
 import { payloadNodes, runsFor, writeRuns } from './filter-runs.js';
 import { RUN_CODE_COST } from '../index/tiered/value-runs.js';
 import { bitsOf, forEachBit, popcount } from '../index/payload-index/dense-bits.js';
-import type { FilterPlan } from './types.js';
+import { type FilterPlan, PLAN_NAMES } from './types.js';
 import { RangePrefix } from '../index/payload-index/range-prefix.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 
@@ -156,9 +156,6 @@ export function choosePlan(
  * it the walk would cross more of the cover's non-matching points than the links save.
  */
 export const LINK_COVER_SLACK = 2;
-
-/** FILTER_PLAN's values by name (the ones a request may force, and report: GRAPH_OR_SCAN reports the one that ran). */
-export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop', 'linked'] as const satisfies readonly FilterPlan['plan'][];
 
 export class FilterResolver {
   private readonly cache = new Map<string, Cached>();

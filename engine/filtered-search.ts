@@ -12,8 +12,8 @@ import type { LiveStore } from '../storage/live-store.js';
 import { type FilterMatches, searchMatching } from '../index/fresh/fresh-filtered.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
-import { choosePlan, type FilterResolver, PLAN_NAMES, type ResolvedFilter } from './filter-plan.js';
-import type { FilterPlan, FreshPlan, SearchHit, SearchResponse } from './types.js';
+import { choosePlan, type FilterResolver, type ResolvedFilter } from './filter-plan.js';
+import { type FilterPlan, type FreshPlan, PLAN_NAMES, type SearchHit, type SearchResponse } from './types.js';
 
 /** What a filtered search needs of its collection. */
 export interface FilteredHost {

@@ -3,7 +3,7 @@
 // can rearrange their files without the server following; each name here is re-exported from its one
 // home, nothing is defined twice.
 export type * from './types.js';
-export { FRESH_PLANS } from './types.js';
+export { FRESH_PLANS, PLAN_NAMES } from './types.js';
 export type { Collection, OrderBy } from './collection.js';
 export type { CollectionMemory, MemoryPart } from './collection-memory.js';
 export type { CompactionReport, Engine } from './engine.js';

@@ -60,7 +60,7 @@ export interface SearchResponse {
  * searched.
  */
 export interface FilterPlan {
-  plan: 'scan' | 'graph' | 'two_hop' | 'linked' | 'none';
+  plan: PlanName;
   /** The payload indexes' estimate of matching points, before the exact count. */
   estimated: { min: number; exp: number; max: number };
   /** Points that match, exactly: in the base index and in the fresh layer. */
@@ -72,6 +72,13 @@ export interface FilterPlan {
   /** What searched the fresh layer's matches: its graph's walk, a scan of them, all of them scored (`exact`), or nothing (none there). */
   freshPlan: FreshPlan;
 }
+
+/**
+ * The plans a filtered search reports, in FILTER_PLAN's order (index/search/query-state.ts), so that
+ * a plan's number names it.
+ */
+export const PLAN_NAMES = ['none', 'graph', 'scan', 'two_hop', 'linked'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
 
 /** How a filtered search may search the fresh layer's matches (index/fresh/fresh-filtered.ts). */
 export const FRESH_PLANS = ['graph', 'scan', 'exact', 'none'] as const;

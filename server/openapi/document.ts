@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the REST API, served at /openapi.json and checked in as
 // docs/openapi.json (a test keeps the two equal; regenerate with `node dist/server/openapi/write.js`).
 // It documents the default limits; `strata serve --body-limit/--max-batch` change them.
-import { FIELD_SCHEMAS, FRESH_PLANS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK, MAX_SPARSE_NONZEROS } from '../../engine/public.js';
+import { FIELD_SCHEMAS, FRESH_PLANS, MAX_COLLECTION_NAME_BYTES, MAX_PAYLOAD_M, MAX_RERANK, MAX_SPARSE_NONZEROS, PLAN_NAMES } from '../../engine/public.js';
 import { MAX_DENSE_VECTORS, MAX_SPARSE_VECTORS } from '../api/writes.js';
 import { POINT_BYTES } from '../api/answer-size.js';
 import { FILTER_PLANS, MAX_FACET_LIMIT, MAX_PREFETCH_DEPTH, MAX_PREFETCHES } from '../api/requests.js';
@@ -491,7 +491,7 @@ function schemas(): Obj {
           description:
             "A filtered search's plan (absent without a filter): scan (only the matching points scored, no graph walk), graph (the walk, each candidate checked against the matches before any CXL read), linked (the walk on matches only through the filter links of hnsw_config.payload_m), two_hop (ACORN's walk on matches through non-matching neighbours' lists, only when params.filter_plan asks for it) or none (nothing matched); the payload indexes' estimate of the matches, the exact count (base and fresh layer), and residual: part of the filter checked per point.",
           properties: {
-            plan: { enum: ['scan', 'graph', 'linked', 'two_hop', 'none'] },
+            plan: { enum: [...PLAN_NAMES] },
             estimated: { type: 'object', properties: { min: { type: 'number' }, exp: { type: 'number' }, max: { type: 'number' } } },
             matched: { type: 'integer' },
             base: { type: 'integer' },

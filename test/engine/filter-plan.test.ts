@@ -9,6 +9,7 @@ import { choosePlan, LINK_COVER_SLACK, profiledScanLimit, SCAN_CODE_COST, SCARCE
 import type { FilterWalkEntry } from '../../index/format/manifest.js';
 import { walkDistances } from '../../index/search/walk-profile.js';
 import { RUN_CODE_COST } from '../../index/tiered/value-runs.js';
+import { PLAN_NAMES } from '../../engine/types.js';
 import { FILTER_PLAN } from '../../index/search/query-state.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { buildModelBase } from '../helpers/seeded-vectors.js';
@@ -157,6 +158,11 @@ describe('the filtered-search planner', () => {
     const b = scanLimit(512, 32, 100_000);
     expect(b).toBeGreaterThan(a);
     expect(b / a).toBeLessThan(Math.sqrt(512 / 64));
+  });
+
+  it('reports each plan by the name its FILTER_PLAN number has', () => {
+    for (const [key, plan] of Object.entries(FILTER_PLAN)) if (plan !== FILTER_PLAN.GRAPH_OR_SCAN) expect(PLAN_NAMES[plan]).toBe(key.toLowerCase());
+    expect(PLAN_NAMES).toHaveLength(FILTER_PLAN.GRAPH_OR_SCAN);
   });
 
   it('runs the plan a request names, each returning only matches, k of them, the scan exactly', async () => {
