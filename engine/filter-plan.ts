@@ -107,8 +107,8 @@ export interface ResolvedFilter {
   /** Word offset of the base nodes' bitset in the arena, or -1 (no base, or no base node matches). */
   readonly at: number;
   readonly baseMatched: number;
-  /** Matching points served by the fresh layer. */
-  readonly freshIds: readonly number[];
+  /** Matching points served by the fresh layer, ascending: isFreshMatch tests an id against them. */
+  readonly freshIds: Float64Array;
   readonly estimate: FilterPlan['estimated'];
   readonly residual: boolean;
   /** Rows of the value runs its scan reads first (index/tiered/value-runs.ts), 0: none. */
@@ -149,6 +149,23 @@ export function choosePlan(
   // through the non-matches to reach them.
   if (coverPoints > 0 && coverPoints <= LINK_COVER_SLACK * baseMatched) return FILTER_PLAN.GRAPH_OR_SCAN;
   return cost <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
+}
+
+/**
+ * Whether a point of the fresh layer matched the filter when it was resolved: the fresh graph's walk
+ * asks this of each point it meets, and a binary search of the sorted ids answers it without asking
+ * the payload indexes again (for a filter no index answers, every row).
+ */
+export function isFreshMatch(r: ResolvedFilter, id: number): boolean {
+  const ids = r.freshIds;
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id;
 }
 
 /**
@@ -245,7 +262,7 @@ export class FilterResolver {
     const m = payloads.match(filter);
     const estimate = { min: m.estimate.min, exp: m.estimate.exp, max: m.estimate.max };
     const nodes = payloads.nodeOfRow;
-    const freshIds: number[] = [];
+    const fresh: number[] = [];
     // The rows as a dense bitset: one native call, where asking roaring for the ids costs more than
     // everything else here for a filter matching many points.
     const rows = bitsOf(m.rows, payloads.rowCount);
@@ -257,7 +274,7 @@ export class FilterResolver {
     if (index !== null && m.rows.size > 0) at = this.alloc(filterWords(index.meta.count, runs.length, cover?.blocks.length ?? 0));
     forEachBit(rows, (row) => {
       const node = nodes[row]!;
-      if (node < 0) freshIds.push(payloads.idOfRow(row));
+      if (node < 0) fresh.push(payloads.idOfRow(row));
       else if (at >= 0) {
         words[at + (node >>> 5)]! |= 1 << (node & 31);
         baseMatched++;
@@ -269,6 +286,7 @@ export class FilterResolver {
     }
     if (at >= 0) this.writeTail(at, index!.meta.count, runs, cover);
     const runRows = at >= 0 ? runs.reduce((a, r) => a + r.rows, 0) : 0;
+    const freshIds = Float64Array.from(fresh).sort();
     return { at, baseMatched, freshIds, estimate, residual: m.residual, runRows, coverPoints: at >= 0 ? (cover?.points ?? 0) : 0 };
   }
 
@@ -309,7 +327,7 @@ export class FilterResolver {
     }
     let baseMatched = 0;
     if (at >= 0) for (let w = at, end = at + bitsetWords(count); w < end; w++) baseMatched += popcount(words[w]!);
-    const freshIds = freshRows.map((row) => payloads.idOfRow(row));
+    const freshIds = Float64Array.from(freshRows, (row) => payloads.idOfRow(row)).sort();
     if (at >= 0 && baseMatched === 0) {
       this.arena.release(at);
       return { at: -1, baseMatched, freshIds, estimate, residual: false, runRows: 0, coverPoints: 0 };

@@ -12,7 +12,7 @@ import type { LiveStore } from '../storage/live-store.js';
 import { type FilterMatches, searchMatching } from '../index/fresh/fresh-filtered.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
-import { choosePlan, type FilterResolver, type ResolvedFilter } from './filter-plan.js';
+import { choosePlan, type FilterResolver, isFreshMatch, type ResolvedFilter } from './filter-plan.js';
 import { type FilterPlan, type FreshPlan, PLAN_NAMES, type SearchHit, type SearchResponse } from './types.js';
 
 /** What a filtered search needs of its collection. */
@@ -56,41 +56,15 @@ function planInfo(r: ResolvedFilter, plan: number, freshPlan: FreshPlan): Filter
 }
 
 /**
- * Each resolution's test by id of its filter's rows (PointPayloads.matcher), made when a search first
- * walks the fresh graph with it: a resolution is cached while the payloads stay as they are, and
- * making the test asks the payload indexes again (a filter no index answers: every row checked).
- */
-const freshTests = new WeakMap<ResolvedFilter, (id: number) => boolean>();
-
-/**
  * The fresh layer's part: its matches scored one by one, or found by its graph walk where they are
  * many (index/fresh/fresh-filtered.ts); every match scored with `exact`. Scans run in turns of the
  * event loop.
  */
-async function freshHits(
-  host: FilteredHost,
-  filter: Filter,
-  job: SearchJob,
-  r: ResolvedFilter,
-  signal?: AbortSignal,
-): Promise<{ hits: SearchHit[]; plan: FreshPlan }> {
-  const { live, payloads } = host;
+async function freshHits(live: LiveStore | null, job: SearchJob, r: ResolvedFilter, signal?: AbortSignal): Promise<{ hits: SearchHit[]; plan: FreshPlan }> {
   if (live === null || r.freshIds.length === 0) return { hits: [], plan: 'none' };
   if (job.exact) return { hits: await live.fresh.exactInTurns(job.vector, job.k, r.freshIds, signal), plan: 'exact' };
-  // The walk tests the points it meets by the filter's rows (a lookup each): a set of the fresh
-  // matches would cost a pass over all of them per search, as the scan it replaces did.
-  let test = freshTests.get(r) ?? null;
-  const matches: FilterMatches = {
-    count: r.freshIds.length,
-    ids: () => r.freshIds,
-    accept: (id) => {
-      if (test === null) {
-        test = payloads.matcher(filter);
-        freshTests.set(r, test);
-      }
-      return test(id);
-    },
-  };
+  // The walk tests each point it meets against the matches the filter was resolved to.
+  const matches: FilterMatches = { count: r.freshIds.length, ids: () => r.freshIds, accept: (id) => isFreshMatch(r, id) };
   return searchMatching(live.fresh, job.vector, job.k, job.ef, matches, signal !== undefined ? { signal } : {});
 }
 
@@ -126,7 +100,7 @@ export async function searchFiltered(
     // The fresh part may take turns of the event loop: a write meanwhile (the log moved on) could be
     // seen half, its tombstone here and its fresh copy not yet, so the search is asked again.
     const lsn = live?.appliedLsn;
-    const { hits: freshFound, plan: freshPlan } = await freshHits(host, filter, job, r, ctl.signal);
+    const { hits: freshFound, plan: freshPlan } = await freshHits(host.live, job, r, ctl.signal);
     let fresh = freshFound;
     // A compaction meanwhile moved fresh points into a base this search did not ask.
     if ((generation !== host.generation || (live !== null && live.appliedLsn !== lsn)) && !final) return null;

@@ -27,7 +27,7 @@ function nearest(vectors: Float32Array[], q: Float32Array, keep: (id: number) =>
 }
 
 describe('the fresh layer in a filtered or exact search', () => {
-  it('walks the fresh graph for a filter of many points (its test made once), scans over turns for few or exact, and says which', async () => {
+  it('walks the fresh graph for a filter of many points (testing points by its resolved matches), scans over turns for few or exact, and says which', async () => {
     const tmp = makeTempDir('strata-fresh-filtered-');
     const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.dir, compactAt: 0, memory: { mode: 'emulate' } });
     try {
@@ -41,6 +41,7 @@ describe('the fresh layer in a filtered or exact search', () => {
       const scan = vi.spyOn(FreshLayer.prototype, 'exactInTurns');
       const wholePass = vi.spyOn(FreshLayer.prototype, 'exact');
       const rowTests = vi.spyOn(PointPayloads.prototype, 'matcher');
+      const resolutions = vi.spyOn(PointPayloads.prototype, 'match');
       let found = 0;
       for (let qi = 0; qi < 20; qi++) {
         const q = seededVector(90_000 + qi, DIM);
@@ -72,8 +73,10 @@ describe('the fresh layer in a filtered or exact search', () => {
       }
       expect(found / (20 * K)).toBeGreaterThan(0.9);
       expect(wholePass).not.toHaveBeenCalled();
-      // The walk's test by id is made once for the broad filter's cached resolution, not per search.
-      expect(rowTests).toHaveBeenCalledTimes(1);
+      // The payload indexes are asked once per filter (its resolution is cached), and the walk tests
+      // the points it meets against that resolution without asking them again.
+      expect(resolutions).toHaveBeenCalledTimes(2);
+      expect(rowTests).not.toHaveBeenCalled();
     } finally {
       await engine.close();
       tmp.cleanup();
