@@ -707,14 +707,17 @@ export class LiveStore {
     } else if (type === REC.setPayload) {
       const r = rec as PayloadRecord;
       const payload = r.payloadJson !== undefined ? (JSON.parse(r.payloadJson) as Payload) : (r.payload ?? {});
-      for (const id of r.ids) if (this.exists(id)) this.payloads.write(id, payload, r.overwrite, r.key);
+      this.payloads.write(
+        r.ids.filter((id) => this.exists(id)),
+        payload,
+        r.overwrite,
+        r.key,
+      );
     } else if (type === REC.deletePayload || type === REC.clearPayload) {
       const r = rec as PayloadKeysRecord;
-      for (const id of r.ids) {
-        if (!this.exists(id)) continue;
-        if (r.keys === undefined) this.payloads.clear(id);
-        else this.payloads.deleteKeys(id, r.keys);
-      }
+      const ids = r.ids.filter((id) => this.exists(id));
+      if (r.keys === undefined) for (const id of ids) this.payloads.clear(id);
+      else this.payloads.deleteKeys(ids, r.keys);
     } else if (type === REC.payloadIndex) {
       const r = rec as IndexRecord;
       if (r.params === undefined) this.payloads.dropIndex(r.field);

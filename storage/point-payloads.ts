@@ -170,16 +170,26 @@ export class PointPayloads {
   }
 
   /**
-   * Qdrant's set_payload (top-level keys replaced) or, with `overwrite`, overwrite_payload; with
-   * `key`, the same applied to the object at that key path (created when missing).
+   * Qdrant's set_payload (top-level keys replaced) or, with `overwrite`, overwrite_payload, on each of
+   * `ids` that has a row; with `key`, the same applied to the object at that key path (created when
+   * missing).
    */
-  write(id: number, payload: Readonly<Payload>, overwrite: boolean, key?: string): void {
-    const row = this.rows.get(id);
-    if (row === undefined) return;
-    if (key === undefined && !overwrite) this.store.merge(row, payload);
-    else if (key === undefined) this.store.set(row, payload);
+  write(ids: Iterable<number>, payload: Readonly<Payload>, overwrite: boolean, key?: string): void {
+    const path = key === undefined ? null : selectorPaths([key], 'key')[0]!;
+    // What the write may change: the keys it merges, or the one its key path starts with.
+    const touched = path !== null ? new Set([path[0]!]) : overwrite ? null : new Set(Object.keys(payload));
+    for (const id of ids) {
+      const row = this.rows.get(id);
+      if (row === undefined) continue;
+      this.writeRow(row, payload, overwrite, path);
+      this.reindexKeys(row, touched);
+    }
+  }
+
+  private writeRow(row: number, payload: Readonly<Payload>, overwrite: boolean, path: readonly string[] | null): void {
+    if (path === null && !overwrite) this.store.merge(row, payload);
+    else if (path === null) this.store.set(row, payload);
     else {
-      const path = selectorPaths([key], 'key')[0]!;
       const whole = this.store.get(row);
       let o: Payload = whole;
       for (const k of path) {
@@ -192,15 +202,18 @@ export class PointPayloads {
       Object.assign(o, payload);
       this.store.set(row, whole);
     }
-    this.reindex(row);
   }
 
-  /** Qdrant's delete_payload: the key paths (plain keys, `a.b`) removed. */
-  deleteKeys(id: number, keys: readonly string[]): void {
-    const row = this.rows.get(id);
-    if (row === undefined) return;
-    for (const path of selectorPaths(keys, 'keys')) this.store.deletePath(row, path);
-    this.reindex(row);
+  /** Qdrant's delete_payload on each of `ids` that has a row: the key paths (plain keys, `a.b`) removed. */
+  deleteKeys(ids: Iterable<number>, keys: readonly string[]): void {
+    const paths = selectorPaths(keys, 'keys');
+    const touched = new Set(paths.map((p) => p[0]!));
+    for (const id of ids) {
+      const row = this.rows.get(id);
+      if (row === undefined) continue;
+      for (const path of paths) this.store.deletePath(row, path);
+      this.reindexKeys(row, touched);
+    }
   }
 
   /** Qdrant's clear_payload. */
@@ -499,6 +512,20 @@ export class PointPayloads {
     this.markDirty(row);
     if (this.specs.size === 0) this.indexes.add(row, null);
     else this.indexes.add(row, payload === undefined ? this.store.get(row) : payload);
+    this.version++;
+  }
+
+  /**
+   * reindex after a write under the top-level keys `touched` (null: any): only the indexed fields
+   * under them are read again, and none when the write reaches no indexed field.
+   */
+  private reindexKeys(row: number, touched: ReadonlySet<string> | null): void {
+    if (touched === null) {
+      this.reindex(row);
+      return;
+    }
+    this.markDirty(row);
+    if (this.indexes.reaches(touched)) this.indexes.update(row, this.store.get(row), touched);
     this.version++;
   }
 

@@ -46,6 +46,12 @@ export interface FieldEntry {
   readonly index: PayloadFieldIndex;
 }
 
+/** The top-level key a key path starts with (its first step is always a key). */
+function topKey(path: KeyPath): string {
+  const first = path.steps[0]!;
+  return first.kind === 'key' ? first.name : '';
+}
+
 function makeIndex(schema: FieldSchema, options: IndexOptions, field: string): PayloadFieldIndex {
   switch (schema) {
     case 'keyword':
@@ -165,6 +171,20 @@ export class FieldIndexes {
   add(id: number, payload: Payload): void {
     this.live.add(id);
     for (const e of this.fields.values()) e.index.add(id, e.read(payload));
+  }
+
+  /**
+   * Indexes a point's payload again where a write may have changed it: the fields under the top-level
+   * keys in `touched` (a set_payload of a flag then costs none of the others' postings).
+   */
+  update(id: number, payload: Payload, touched: ReadonlySet<string>): void {
+    for (const e of this.fields.values()) if (touched.has(topKey(e.key))) e.index.add(id, e.read(payload));
+  }
+
+  /** Whether a write under these top-level keys reaches an indexed field. */
+  reaches(touched: ReadonlySet<string>): boolean {
+    for (const e of this.fields.values()) if (touched.has(topKey(e.key))) return true;
+    return false;
   }
 
   remove(id: number): void {
