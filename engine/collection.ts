@@ -80,6 +80,27 @@ const FILTERED_RETRIES = 3;
  */
 export const WRITE_STEP_POINTS = 1000;
 
+/**
+ * Most points one payload write or delete step applies (set, overwrite, delete keys, clear, delete
+ * points, by ids or by filter). Such a step only re-indexes the fields it touches, far cheaper a
+ * point than an upsert's graph insert, but a filter may select every point: in steps, a write of a
+ * million points holds the event loop a step at a time.
+ */
+export const PAYLOAD_STEP_POINTS = 10_000;
+
+/**
+ * `items` written in steps of at most `size`, one after another, each logged and applied whole (a
+ * search sees each step whole; a step's failure leaves the steps before it written); resolves with
+ * the last step's sequence number. `writeId` names each step apart (`id/step`) across retries.
+ */
+async function inSteps<T>(items: T[], size: number, writeId: string | undefined, step: (part: T[], writeId?: string) => Promise<bigint>): Promise<bigint> {
+  if (items.length <= size) return step(items, writeId);
+  let lsn = 0n;
+  for (let at = 0, n = 0; at < items.length; at += size, n++)
+    lsn = await step(items.slice(at, at + size), writeId === undefined ? undefined : `${writeId}/${n}`);
+  return lsn;
+}
+
 /** The shape of a collection created over the API: its vectors, and the build settings its config holds. */
 export interface LiveShape {
   dim: number;
@@ -449,20 +470,12 @@ export class Collection implements FilteredHost {
   }
 
   /**
-   * Logs and applies an upsert; resolves once it is durable and visible to search. `writeId` names
-   * the write across retries (behind a shared log, a write with the same id is applied once).
+   * Logs and applies points; resolves once they are durable and visible to search, with the write's
+   * sequence number. `writeId` names the write across retries (behind a shared log, a write with the
+   * same id is applied once). Written in steps of WRITE_STEP_POINTS (inSteps).
    */
-  /**
-   * Logs and applies points; resolves with the write's sequence number. More than WRITE_STEP_POINTS
-   * are written in steps of that many, one after another, each logged and applied whole (a search
-   * sees each step whole; a step's failure leaves the steps before it written).
-   */
-  async upsert(points: KeyedPoint[], writeId?: string): Promise<bigint> {
-    if (points.length <= WRITE_STEP_POINTS) return this.upsertStep(points, writeId);
-    let lsn = 0n;
-    for (let at = 0, step = 0; at < points.length; at += WRITE_STEP_POINTS, step++)
-      lsn = await this.upsertStep(points.slice(at, at + WRITE_STEP_POINTS), writeId === undefined ? undefined : `${writeId}/${step}`);
-    return lsn;
+  upsert(points: KeyedPoint[], writeId?: string): Promise<bigint> {
+    return inSteps(points, WRITE_STEP_POINTS, writeId, (part, id) => this.upsertStep(part, id));
   }
 
   private upsertStep(points: KeyedPoint[], writeId?: string): Promise<bigint> {
@@ -607,30 +620,33 @@ export class Collection implements FilteredHost {
     return this.live?.sparse.get(name)?.get(id) ?? null;
   }
 
+  /** Deletes the selected points, in steps of PAYLOAD_STEP_POINTS (inSteps). */
   deletePoints(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
-    return this.written(this.writable().delete(this.targetIds(target), writeId));
+    const live = this.writable();
+    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => this.written(live.delete(ids, id)));
   }
 
   /**
    * Sets payload on the selected points: merged into each (top-level keys replaced), or with
    * `overwrite` replacing it; with `key`, merged into the object at that key path instead (Qdrant's
-   * set_payload `key`). A filter is resolved to ids when the write is taken.
+   * set_payload `key`). A filter is resolved to ids when the write is taken; the points are written
+   * in steps of PAYLOAD_STEP_POINTS (inSteps), as are the two below.
    */
   setPayload(target: PointKey[] | PointSelector, payload: Payload, overwrite: boolean, writeId?: string, key?: string): Promise<bigint> {
     const live = this.writable();
-    return live.setPayload(this.targetIds(target), payload, overwrite, writeId, key);
+    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.setPayload(ids, payload, overwrite, id, key));
   }
 
   /** Deletes the keys (key paths) from the selected points' payloads. */
   deletePayloadKeys(target: PointKey[] | PointSelector, keys: string[], writeId?: string): Promise<bigint> {
     const live = this.writable();
-    return live.deletePayload(this.targetIds(target), keys, writeId);
+    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.deletePayload(ids, keys, id));
   }
 
   /** Clears the selected points' payloads. */
   clearPayload(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
     const live = this.writable();
-    return live.deletePayload(this.targetIds(target), null, writeId);
+    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.deletePayload(ids, null, id));
   }
 
   /** Deletes every point the filter matches when the write is taken. */
