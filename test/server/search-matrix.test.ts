@@ -5,6 +5,7 @@
 import type { QdrantClient as GrpcClient } from '@qdrant/js-client-grpc';
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matrixRows, matrixRowsInTurns } from '../../server/api/search-matrix.js';
 import { type QdrantServed, serveForQdrantClients } from './qdrant-served.js';
 import type { ServeChild } from './serve-child.js';
 
@@ -86,5 +87,24 @@ describe('search matrix', () => {
     });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { status: { error: string } }).status.error).toMatch(/^sample: a matrix of 10000 × 10000 points/);
+  });
+});
+
+describe('the matrix over turns of the event loop', () => {
+  it('yields between rows of a large sample, with the same rows as computed in one step', async () => {
+    const dim = 64;
+    const many = Array.from({ length: 400 }, (_, i) => Float32Array.from({ length: dim }, (_, d) => Math.sin(i * 0.37 + d * 1.3) + (i % 7) / 7));
+    let done = false;
+    let turnTaken = false;
+    // Scheduled before the matrix starts: it runs before the matrix ends only if the matrix yields.
+    setImmediate(() => {
+      turnTaken = !done;
+    });
+    const rows = await matrixRowsInTurns(many, 'cosine', dim, 5).finally(() => {
+      done = true;
+    });
+    expect(turnTaken).toBe(true);
+    expect(rows).toEqual(matrixRows(many, 'cosine', dim, 5));
+    expect(rows.every((r) => r.cols.length === 5)).toBe(true);
   });
 });

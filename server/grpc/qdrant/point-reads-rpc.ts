@@ -581,16 +581,16 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return searchMatrix(c, parseSearchMatrix(body, spaceOf(c)));
   };
 
-  r.unary(svc, 'SearchMatrixPairs', SearchMatrixPointsSchema, SearchMatrixPairsResponseSchema, (req) => {
+  r.unary(svc, 'SearchMatrixPairs', SearchMatrixPointsSchema, SearchMatrixPairsResponseSchema, async (req) => {
     const t0 = performance.now();
-    const m = matrix(req);
+    const m = await matrix(req);
     const pairs = m.rows.flatMap((row, i) => row.cols.map((j, k) => ({ a: pointIdMessage(m.ids[i]!), b: pointIdMessage(m.ids[j]!), score: row.scores[k]! })));
     return { result: { pairs }, time: secondsSince(t0) };
   });
 
-  r.unary(svc, 'SearchMatrixOffsets', SearchMatrixPointsSchema, SearchMatrixOffsetsResponseSchema, (req) => {
+  r.unary(svc, 'SearchMatrixOffsets', SearchMatrixPointsSchema, SearchMatrixOffsetsResponseSchema, async (req) => {
     const t0 = performance.now();
-    const m = matrix(req);
+    const m = await matrix(req);
     return {
       result: {
         offsetsRow: m.rows.flatMap((row, i) => row.cols.map(() => BigInt(i))),

@@ -188,12 +188,12 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   // Qdrant's search matrix: a sample's nearest others among it, as pairs or as a sparse matrix.
   app.post<PostRoute>(`${base}/search/matrix/pairs`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
+    const m = await searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
     return send(reply, codecFor(req), ok(reply, matrixPairs(m)));
   });
   app.post<PostRoute>(`${base}/search/matrix/offsets`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
-    const m = searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
+    const m = await searchMatrix(c, parseSearchMatrix(bodyObject(req.body), spaceOf(c)));
     return send(reply, codecFor(req), ok(reply, matrixOffsets(m)));
   });
 
