@@ -34,6 +34,7 @@ import type { Filter } from '../index/filter/ast.js';
 import type { FacetValue } from '../index/payload-index/field-index.js';
 import type { PayloadSelector } from '../index/payload/selector.js';
 import { lowerBound } from '../common/lower-bound.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type {
   CollectionHealth,
   CollectionInfo,
@@ -71,7 +72,7 @@ export interface CollectionSettings {
  * Times a search runs again when a compaction or a write overtook it (a filtered search, a secondary
  * vector's, an exact scan of the fresh layer), before it answers as it is.
  */
-const FILTERED_RETRIES = 3;
+export const FILTERED_RETRIES = 3;
 
 /**
  * Most points one write step applies. A step is applied in one synchronous step (so that a search
@@ -798,13 +799,41 @@ export class Collection implements FilteredHost {
       : matchingIdsFrom(this.payloads.matchingIds(filter), Number.NEGATIVE_INFINITY, all);
   }
 
-  scroll(offset: number | null, limit: number, filter?: Filter): { points: Array<{ id: number; vector: Float32Array }>; next: number | null } {
+  scroll(offset: number | null, limit: number, filter?: Filter): { ids: number[]; next: number | null } {
     // One more than asked for: its id is the next page's offset.
     const from = offset ?? Number.NEGATIVE_INFINITY;
     const ids =
       filter === undefined ? liveIdsFrom(this.lookup, this.live, from, limit + 1) : matchingIdsFrom(this.payloads.matchingIds(filter), from, limit + 1);
     const next = ids.length > limit ? ids.pop()! : null;
-    return { points: ids.map((id) => this.getPoint(id)!), next };
+    return { ids, next };
+  }
+
+  /**
+   * A read of many points (a page of them, their payloads and vectors) over turns of the event loop:
+   * `steps` yields between its steps. It is asked again from the start when a write, a payload write
+   * or a compaction lands during it (a page shows each write whole), and after FILTERED_RETRIES such
+   * tries runs in one turn.
+   */
+  inTurns<T>(steps: () => Generator<void, T, void>): Promise<T> {
+    const state = (): string => `${this.generation}/${this.live?.appliedLsn ?? 0n}/${this.payloads.version}`;
+    return untilUnmoved(
+      async () => {
+        const at = state();
+        const run = steps();
+        for (let r = run.next(); ; r = run.next()) {
+          if (r.done === true) return r.value;
+          await nextTurn();
+          if (this.refused) throw this.refused;
+          if (state() !== at) return null;
+        }
+      },
+      () => {
+        const run = steps();
+        let r = run.next();
+        while (r.done !== true) r = run.next();
+        return r.value;
+      },
+    );
   }
 
   /** Stops taking new searches (they fail with `e`); those already queued or running go on. */

@@ -63,7 +63,8 @@ const collect = (v: string, prev: string[]): string[] => [...prev, v];
 function curlExample(engine: Engine, rest: string, withKey: boolean): string {
   const c = engine.collections()[0];
   if (!c) return `curl -s ${rest}/collections${withKey ? ' -H "api-key: $STRATA_API_KEY"' : ''}`;
-  const first = c.scroll(null, 1).points[0];
+  const id = c.scroll(null, 1).ids[0];
+  const first = id === undefined ? null : c.getPoint(id);
   const vector = first ? Array.from(first.vector, (x) => Number(x.toFixed(3))) : new Array<number>(c.dim).fill(0);
   const auth = withKey ? ' -H "api-key: $STRATA_API_KEY"' : '';
   return `curl -s -X POST ${rest}/collections/${encodeURIComponent(c.name)}/points/search -H 'Content-Type: application/json'${auth} -d '${JSON.stringify({ vector, limit: 5, with_payload: false })}'`;

@@ -216,19 +216,26 @@ export function searchBatch(c: Collection, plans: readonly SearchPlan[], ctl: Ca
   return runTogether(c, plans, searchPoints, ctl);
 }
 
-export function retrievePoints(c: Collection, p: RetrievePlan): PointRecord[] {
+/** Points read between two turns of the event loop by a retrieve or a scroll (Collection.inTurns). */
+export const READ_TURN_POINTS = 512;
+
+/** The named points that exist, each once, as the plan shows them; read over turns of the event loop. */
+export function retrievePoints(c: Collection, p: RetrievePlan): Promise<PointRecord[]> {
   const view = pointView(c, p);
-  const out: PointRecord[] = [];
-  const seen = new Set<number>();
-  for (const key of p.ids) {
-    // Qdrant answers each existing id once and leaves out those that do not exist.
-    const id = key === null ? null : c.resolveKey(key);
-    if (id === null || seen.has(id)) continue;
-    seen.add(id);
-    const pt = c.getPoint(id);
-    if (pt) out.push({ id: key!, ...shownOf(c, id, view, pt.vector) });
-  }
-  return out;
+  return c.inTurns(function* () {
+    const out: PointRecord[] = [];
+    const seen = new Set<number>();
+    for (const key of p.ids) {
+      // Qdrant answers each existing id once and leaves out those that do not exist.
+      const id = key === null ? null : c.resolveKey(key);
+      if (id === null || seen.has(id)) continue;
+      seen.add(id);
+      if (seen.size % READ_TURN_POINTS === 0) yield;
+      const pt = c.getPoint(id);
+      if (pt) out.push({ id: key!, ...shownOf(c, id, view, pt.vector) });
+    }
+    return out;
+  });
 }
 
 export function getPointOrThrow(c: Collection, key: PointKey | null, shown: string): { id: number; key: PointKey; vector: Float32Array } {
@@ -238,17 +245,29 @@ export function getPointOrThrow(c: Collection, key: PointKey | null, shown: stri
   return { ...pt, key: key! };
 }
 
-export function scrollPoints(c: Collection, p: ScrollPlan): { points: PointRecord[]; next: PointKey | null } {
+/** A page of points, as the plan shows them; read over turns of the event loop. */
+export function scrollPoints(c: Collection, p: ScrollPlan): Promise<{ points: PointRecord[]; next: PointKey | null }> {
   const view = pointView(c, p);
-  const recordOf = (id: number, vector?: Float32Array): PointRecord => ({ id: c.externalId(id), ...shownOf(c, id, view, vector) });
-  if (p.orderBy !== undefined) {
-    // Ordered by a payload value, there is no id to continue from: Qdrant's next page offset is null then.
-    const ordered = c.orderBy(p.orderBy, p.limit, p.filter, 'order_by');
-    return { points: ordered.map((o) => ({ ...recordOf(o.id), orderValue: o.value })), next: null };
-  }
-  // A UUID offset starts at its point (UUID points follow the integer ids, in the order they were
-  // first written); one the collection does not know starts past every point: an empty page.
-  const offset = p.offset === null ? null : (c.resolveKey(p.offset) ?? Number.MAX_SAFE_INTEGER);
-  const r = c.scroll(offset, p.limit, p.filter);
-  return { points: r.points.map((pt) => recordOf(pt.id, pt.vector)), next: r.next === null ? null : c.externalId(r.next) };
+  const recordOf = (id: number): PointRecord => ({ id: c.externalId(id), ...shownOf(c, id, view) });
+  return c.inTurns(function* () {
+    const points: PointRecord[] = [];
+    if (p.orderBy !== undefined) {
+      // Ordered by a payload value, there is no id to continue from: Qdrant's next page offset is null then.
+      const ordered = c.orderBy(p.orderBy, p.limit, p.filter, 'order_by');
+      for (const [i, o] of ordered.entries()) {
+        if (i > 0 && i % READ_TURN_POINTS === 0) yield;
+        points.push({ ...recordOf(o.id), orderValue: o.value });
+      }
+      return { points, next: null };
+    }
+    // A UUID offset starts at its point (UUID points follow the integer ids, in the order they were
+    // first written); one the collection does not know starts past every point: an empty page.
+    const offset = p.offset === null ? null : (c.resolveKey(p.offset) ?? Number.MAX_SAFE_INTEGER);
+    const r = c.scroll(offset, p.limit, p.filter);
+    for (const [i, id] of r.ids.entries()) {
+      if (i > 0 && i % READ_TURN_POINTS === 0) yield;
+      points.push(recordOf(id));
+    }
+    return { points, next: r.next === null ? null : c.externalId(r.next) };
+  });
 }

@@ -173,12 +173,12 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       return { result: answers.map((a) => toMessage(c, a, t0)), time: secondsSince(t0) };
     }),
     SearchStream: searchStream(ctx),
-    Get: unary<GetRequestMsg, GetResponseMsg>(ctx, 'Get', (req) => {
+    Get: unary<GetRequestMsg, GetResponseMsg>(ctx, 'Get', async (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       const plan = parseRetrieve({ ids: req.ids, with_vector: req.with_vector, with_payload: false }, unnamedSpace(c));
       checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
-      const result = retrievePoints(c, plan).map((p) => ({ id: wireId(c, p.id), vector: p.vector ?? NO_VECTOR }));
+      const result = (await retrievePoints(c, plan)).map((p) => ({ id: wireId(c, p.id), vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
     }),
     Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {
@@ -187,7 +187,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const { filter } = parseCount(filterMember(req));
       return { count: c.countMatching(filter), time: secondsSince(t0) };
     }),
-    Scroll: unary<ScrollRequestMsg, ScrollResponseMsg>(ctx, 'Scroll', (req) => {
+    Scroll: unary<ScrollRequestMsg, ScrollResponseMsg>(ctx, 'Scroll', async (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       const plan = parseScroll(
@@ -201,7 +201,7 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
         unnamedSpace(c),
       );
       checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
-      const page = scrollPoints(c, plan);
+      const page = await scrollPoints(c, plan);
       return {
         result: page.points.map((p) => ({ id: wireId(c, p.id), vector: p.vector ? Array.from(p.vector) : [] })),
         ...(page.next !== null ? { next_page_offset: wireId(c, page.next) } : {}),

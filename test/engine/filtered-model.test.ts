@@ -120,8 +120,7 @@ async function check(c: Collection, model: Model, q: Float32Array, filterJson: u
   recall.want += top.size;
   recall.hit += approx.hits.filter((h) => top.has(h.id)).length;
   expect(approx.filter?.matched).toBe(matching.length);
-  const page = c.scroll(null, 1000, filter);
-  expect(page.points.map((p) => p.id)).toEqual(matching);
+  expect(c.scroll(null, 1000, filter).ids).toEqual(matching);
 }
 
 async function runOps(engine: Engine, c: Collection, model: Model, ops: Op[]): Promise<void> {

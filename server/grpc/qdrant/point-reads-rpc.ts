@@ -550,7 +550,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return { result: await grouped(c, g, queryPoints, h, req.timeout), time: secondsSince(t0) };
   });
 
-  r.unary(svc, 'Get', GetPointsSchema, GetResponseSchema, (req) => {
+  r.unary(svc, 'Get', GetPointsSchema, GetResponseSchema, async (req) => {
     const t0 = performance.now();
     onlyFields(GetPointsSchema, req, ['collection_name', 'ids', 'with_payload', 'with_vectors', 'read_consistency', 'timeout']);
     readDefault(req.readConsistency);
@@ -564,7 +564,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       spaceOf(c),
     );
     checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `${plan.ids.length} ids`);
-    return { result: retrievePoints(c, plan).map((p) => retrievedPoint(p, c.vectorName)), time: secondsSince(t0) };
+    return { result: (await retrievePoints(c, plan)).map((p) => retrievedPoint(p, c.vectorName)), time: secondsSince(t0) };
   });
 
   /** A search matrix request as REST's body, and its matrix. */
@@ -620,7 +620,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     return { hits, time: secondsSince(t0) };
   });
 
-  r.unary(svc, 'Scroll', ScrollPointsSchema, ScrollResponseSchema, (req) => {
+  r.unary(svc, 'Scroll', ScrollPointsSchema, ScrollResponseSchema, async (req) => {
     const t0 = performance.now();
     onlyFields(ScrollPointsSchema, req, [
       'collection_name',
@@ -647,7 +647,7 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
       spaceOf(c),
     );
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], c.dim, ctx.options.answerLimit, `scroll limit ${plan.limit}`);
-    const page = scrollPoints(c, plan);
+    const page = await scrollPoints(c, plan);
     return {
       result: page.points.map((p) => retrievedPoint(p, c.vectorName)),
       ...(page.next !== null ? { nextPageOffset: pointIdMessage(page.next) } : {}),

@@ -144,7 +144,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const dim = c.dim;
     const plan = parseRetrieve(bodyObject(req.body), spaceOf(c));
     checkAnswerSize([{ points: plan.ids.length, withVector: plan.withVector }], dim, answerLimit, `${plan.ids.length} ids`);
-    const points = retrievePoints(c, plan);
+    const points = await retrievePoints(c, plan);
     const codec = codecFor(req, answerBytes(points.length, dim, plan.withVector));
     return send(
       reply,
@@ -170,7 +170,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
     const dim = c.dim;
     const plan = parseScroll(bodyObject(req.body), spaceOf(c));
     checkAnswerSize([{ points: plan.limit, withVector: plan.withVector }], dim, answerLimit, `scroll limit ${plan.limit}`);
-    const page = scrollPoints(c, plan);
+    const page = await scrollPoints(c, plan);
     const codec = codecFor(req, answerBytes(page.points.length, dim, plan.withVector));
     return send(
       reply,
