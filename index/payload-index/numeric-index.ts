@@ -5,7 +5,7 @@ import type { Bounds } from '../filter/ast.js';
 import { NUMBER_CODEC, type ValueCodec } from './point-values.js';
 import type { IndexableCondition, IndexContext, Cardinality } from './field-index.js';
 import { FieldIndexBase } from './field-index-base.js';
-import { type Bitmap, or, orAll } from './bitmap.js';
+import { type Bitmap, or } from './bitmap.js';
 import { type OrderedPairs, type RangePairs, SortedValues } from './sorted-values.js';
 import { rangeEstimate } from './range-estimate.js';
 
@@ -35,7 +35,7 @@ export abstract class NumericIndex extends FieldIndexBase<number> {
       case 'match_value':
         return typeof cond.value === 'number' ? this.sorted.equal(cond.value) : null;
       case 'match_any':
-        return cond.any.type === 'integers' ? orAll(cond.any.values.map((v) => this.sorted.equal(v))) : null;
+        return cond.any.type === 'integers' ? this.sorted.equalAny(cond.any.values) : null;
       case 'match_except': {
         if (cond.except.type !== 'integers') return null;
         const listed = new Set(cond.except.values);

@@ -1,5 +1,5 @@
 // Sorted (value, id) arrays after any sequence of sets and deletes: a range is exactly the points
-// with a value in it, and the range estimate brackets that count.
+// with a value in it, and the range estimate brackets that count; match any is the union of its values.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rangeEstimate } from '../../../index/payload-index/range-estimate.js';
@@ -73,6 +73,17 @@ describe('SortedValues', () => {
     ] as const) {
       const want = [...model].filter(([, vs]) => vs.some((v) => v >= lo && v < hi)).map(([id]) => id);
       expect(sv.range({ gte: lo, lt: hi }).toArray()).toEqual(want);
+    }
+  });
+
+  it('answers match any over one list of values as the union of each value, for few pairs and for thousands', () => {
+    const model = new Map<number, number[]>();
+    for (let id = 0; id < 30_000; id++) model.set(id, id % 5 === 0 ? [id % 97, (id * 7) % 89] : [id % 97]);
+    const sv = new SortedValues(model);
+    sv.changed();
+    for (const xs of [[], [3], [96, 3, 3, 200], Array.from({ length: 60 }, (_, i) => 90 - i * 3)]) {
+      const want = [...model].filter(([, vs]) => vs.some((v) => xs.includes(v))).map(([id]) => id);
+      expect(sv.equalAny(xs).toArray(), `${xs.length} values`).toEqual(want);
     }
   });
 });
