@@ -365,7 +365,7 @@ export class Engine {
     return this.aliases.list(collection === undefined ? undefined : this.collection(collection).name);
   }
 
-  createSnapshot(name: string): SnapshotDescription {
+  createSnapshot(name: string): Promise<SnapshotDescription> {
     return this.snapshots.create(name);
   }
 

@@ -1,14 +1,18 @@
 // Snapshots of writable collections: taken (config, the log's durable prefix and, with a base, the
 // base's files, its cut and the live state it does not hold), listed, read, deleted, and restored as
 // a collection created over the API. They live beside the collections' directories, not inside.
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { basename, join } from 'node:path';
-import { invalidArgument, quoted, readOnly } from '../common/errors.js';
+import { invalidArgument, quoted, readOnly, StrataError } from '../common/errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { type CollectionConfig, collectionDir, installCollection, removeCollectionDir } from '../storage/collection-dir.js';
-import { baseDirName, namedBaseDir, readCompacted, writeCompacted } from '../storage/compacted.js';
-import { decodeLiveState, emptyLiveState, encodeLiveState, type LiveState } from '../storage/live-store.js';
-import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile, writeSnapshot } from '../storage/snapshot.js';
+import { baseDirName, namedBaseDir, readCompactedHead, writeCompacted } from '../storage/compacted.js';
+import { decodeLiveState, emptyLiveState, encodeLiveState } from '../storage/live-store.js';
+import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile } from '../storage/snapshot.js';
+import { fromWorker } from '../common/worker-errors.js';
+import { workerFile } from './executor.js';
+import type { SnapshotJob, SnapshotSource } from './workers/snapshot-worker.js';
 import { createDir, writeFileDurably } from '../common/durable-fs.js';
 import { checkCollectionName } from './collection-name.js';
 import type { Collection } from './collection.js';
@@ -47,11 +51,29 @@ export class Snapshots {
   /**
    * A snapshot of a writable collection: its config and every acknowledged write (the log's durable
    * prefix) and, when it has a base index (built, or compacted), the base's files with the cut the
-   * log is replayed from and the live state the base does not hold. Taken in one synchronous step,
-   * so no compaction swaps the base in between.
+   * log is replayed from and the live state the base does not hold. Taken in one synchronous step
+   * (the files opened then, so that no compaction's swap or log cut changes them), and written on
+   * a worker thread (workers/snapshot-worker.ts): reading, hashing and writing a collection's bytes
+   * would hold the event loop for seconds.
    */
-  create(name: string): SnapshotDescription {
+  async create(name: string): Promise<SnapshotDescription> {
+    const opened: number[] = [];
+    try {
+      const job = this.take(name, opened);
+      return await writeOnWorker(job);
+    } finally {
+      for (const fd of opened) closeSync(fd);
+    }
+  }
+
+  /** What create writes, taken now: small entries as bytes, the rest as files opened (their descriptors also go in `opened`). */
+  private take(name: string, opened: number[]): SnapshotJob {
     const { c, dataDir, dir } = this.writable(name);
+    const open = (file: string, sha256?: string): SnapshotSource => {
+      const fd = openSync(file, 'r');
+      opened.push(fd);
+      return { fd, length: fstatSync(fd).size, file, ...(sha256 !== undefined ? { sha256 } : {}) };
+    };
     const live = c.live!;
     const m = c.base?.manifest;
     const cfg: CollectionConfig = {
@@ -62,29 +84,32 @@ export class Snapshots {
       efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
       ...settingsOf(c.shape ?? {}),
     };
-    const entries: Array<[string, Uint8Array]> = [
-      ['collection.json', Buffer.from(JSON.stringify(cfg))],
-      ['wal.log', live.logPrefix()],
+    const log = live.openLogPrefix();
+    opened.push(log.fd);
+    const entries: Array<[string, SnapshotSource]> = [
+      ['collection.json', { bytes: Buffer.from(JSON.stringify(cfg)) }],
+      ['wal.log', log],
     ];
     const base = c.base;
     if (base !== null) {
       // The base is the compacted one (its cut and saved state) or the directory it was built in
       // (cut 0: the whole log applies on top of it).
-      const compacted = readCompacted(collectionDir(dataDir, name));
+      // Its saved state goes as its file, checked on the worker: decoding it here would cost a pass
+      // over every payload on the event loop.
+      const compacted = readCompactedHead(collectionDir(dataDir, name));
       const mine = compacted !== null && compacted.baseDir === base.dir ? compacted : null;
-      const state: LiveState = mine?.state ?? emptyLiveState();
-      entries.push(['base.json', Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) }))]);
-      entries.push(['base-state.msgpack', encodeLiveState(state)]);
-      for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, readFileSync(join(base.dir, f))]);
+      entries.push(['base.json', { bytes: Buffer.from(JSON.stringify({ cutLsn: String(mine?.cutLsn ?? 0n) })) }]);
+      entries.push(['base-state.msgpack', mine !== null ? open(mine.stateFile, mine.stateSha256) : { bytes: encodeLiveState(emptyLiveState()) }]);
+      for (const f of readdirSync(base.dir).sort()) entries.push([`base/${f}`, open(join(base.dir, f))]);
       // The secondary vectors' bases beside it, each under its directory's name with the base's own as `base`.
       for (const [name, col] of live.secondary) {
         const named = col.tiered;
         if (named === null) continue;
         const at = `base${namedBaseDir('', name)}`;
-        for (const f of readdirSync(named.dir).sort()) entries.push([`${at}/${f}`, readFileSync(join(named.dir, f))]);
+        for (const f of readdirSync(named.dir).sort()) entries.push([`${at}/${f}`, open(join(named.dir, f))]);
       }
     }
-    return writeSnapshot(dir, live.appliedLsn, entries);
+    return { dir, lsn: live.appliedLsn, entries };
   }
 
   list(name: string): SnapshotDescription[] {
@@ -159,4 +184,21 @@ function settingsOf(
     ...(s.sparse !== undefined ? { sparse: s.sparse } : {}),
     ...(s.secondary !== undefined ? { secondary: s.secondary } : {}),
   };
+}
+
+/** Writes a snapshot on a worker thread of its own; resolves with its description. */
+function writeOnWorker(job: SnapshotJob): Promise<SnapshotDescription> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(workerFile('snapshot-worker.js'), { workerData: job });
+    let answered = false;
+    w.on('message', (r: { ok: boolean; description?: SnapshotDescription; error?: unknown }) => {
+      answered = true;
+      if (r.ok) resolve(r.description!);
+      else reject(fromWorker(r.error, 'snapshot'));
+    });
+    w.on('error', (e) => reject(fromWorker(e, 'snapshot')));
+    w.on('exit', (code) => {
+      if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `snapshot thread exited (code ${code}) without an answer`, {}));
+    });
+  });
 }

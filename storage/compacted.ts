@@ -40,8 +40,31 @@ export function writeCompacted(collectionDir: string, baseName: string, cutLsn: 
   writeFileDurably(join(collectionDir, COMPACTED_FILE), `${JSON.stringify({ format: FORMAT, version: VERSION, sha256: sha256(text), ...body })}\n`);
 }
 
+/** What the state file names: the base, its cut, and its live state's file with that file's SHA-256. */
+export interface CompactedHead {
+  baseDir: string;
+  cutLsn: bigint;
+  stateFile: string;
+  stateSha256: string;
+}
+
 /** The collection's last compaction, or null when it has none. Damage is STRATA_INDEX_CORRUPT. */
 export function readCompacted(collectionDir: string): Compacted | null {
+  const head = readCompactedHead(collectionDir);
+  if (head === null) return null;
+  const { stateFile } = head;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(stateFile);
+  } catch (e) {
+    throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: missing (${(e as Error).message})`, { file: stateFile });
+  }
+  if (sha256(bytes) !== head.stateSha256) throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: checksum mismatch`, { file: stateFile });
+  return { baseDir: head.baseDir, cutLsn: head.cutLsn, state: decodeLiveState(bytes) };
+}
+
+/** readCompacted's state file alone, its live state left unread; null when the collection has none. */
+export function readCompactedHead(collectionDir: string): CompactedHead | null {
   const file = join(collectionDir, COMPACTED_FILE);
   if (!existsSync(file)) return null;
   const bad = (why: string): StrataError => new StrataError('STRATA_INDEX_CORRUPT', `${file}: ${why}`, { file });
@@ -55,16 +78,16 @@ export function readCompacted(collectionDir: string): Compacted | null {
   if (m.version !== VERSION) throw new StrataError('STRATA_INDEX_VERSION', `${file}: version ${String(m.version)}, this build reads ${VERSION}`, { file });
   const body = { base: m.base, cutLsn: m.cutLsn, liveStateSha256: m.liveStateSha256 };
   if (sha256(JSON.stringify(body)) !== m.sha256) throw bad('checksum mismatch');
-  if (typeof m.base !== 'string' || !/^base-[0-9a-z-]+$/.test(m.base) || typeof m.cutLsn !== 'string' || !/^\d+$/.test(m.cutLsn)) throw bad('malformed');
-  const stateFile = join(collectionDir, m.base, LIVE_STATE_FILE);
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(stateFile);
-  } catch (e) {
-    throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: missing (${(e as Error).message})`, { file: stateFile });
-  }
-  if (sha256(bytes) !== m.liveStateSha256) throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: checksum mismatch`, { file: stateFile });
-  return { baseDir: join(collectionDir, m.base), cutLsn: BigInt(m.cutLsn), state: decodeLiveState(bytes) };
+  if (
+    typeof m.base !== 'string' ||
+    !/^base-[0-9a-z-]+$/.test(m.base) ||
+    typeof m.cutLsn !== 'string' ||
+    !/^\d+$/.test(m.cutLsn) ||
+    typeof m.liveStateSha256 !== 'string'
+  )
+    throw bad('malformed');
+  const baseDir = join(collectionDir, m.base);
+  return { baseDir, cutLsn: BigInt(m.cutLsn), stateFile: join(baseDir, LIVE_STATE_FILE), stateSha256: m.liveStateSha256 };
 }
 
 /** What follows a base's directory name in the names of the bases built beside it of its secondary vectors. */

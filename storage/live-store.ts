@@ -6,7 +6,7 @@
 // after the last acknowledged write (and perhaps a few whose acknowledgement was lost with the
 // process, but never half of one).
 import { ChunkMemory } from '../index/payload/chunk-memory.js';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { createDir } from '../common/durable-fs.js';
@@ -774,23 +774,12 @@ export class LiveStore {
 
   /**
    * The log's durable prefix: every write acknowledged so far, whole, and nothing partial (a
-   * snapshot of the collection is its config and this).
+   * snapshot of the collection is its config and this), as the log file opened now and the length
+   * of that prefix. Read through the descriptor, it stays that prefix when the log is later cut
+   * (a new file takes the name). The caller closes it.
    */
-  logPrefix(): Buffer {
-    const n = this.wal.durableBytes;
-    const out = Buffer.alloc(n);
-    const fd = openSync(this.wal.file, 'r');
-    try {
-      let done = 0;
-      while (done < n) {
-        const r = readSync(fd, out, done, n - done, done);
-        if (r === 0) throw new StrataError('STRATA_INDEX_CORRUPT', `${this.wal.file}: shorter than its ${n} durable bytes`, { file: this.wal.file });
-        done += r;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    return out;
+  openLogPrefix(): { fd: number; length: number; file: string } {
+    return { fd: openSync(this.wal.file, 'r'), length: this.wal.durableBytes, file: this.wal.file };
   }
 
   async close(): Promise<void> {

@@ -410,7 +410,7 @@ export class WriteAheadLog {
       for (let done = 0; done < bytes.length; ) done += (await nfh.write(bytes, done, bytes.length - done, done)).bytesWritten;
       await nfh.datasync();
       // One synchronous step: the name moves to the new file as the writer moves to it, so a reader of
-      // the log (logPrefix) sees either file whole with its own length.
+      // the log (openLogPrefix) sees either file whole with its own length.
       renameSync(tmp, this.file);
       renamed = true;
       const old = this.fh;

@@ -65,7 +65,7 @@ describe('a base built with payloads', () => {
       await first.compact('b');
       expect(c.countMatching(groupA)).toBe(N / 4 + 3);
       // A snapshot restored under another name carries the payloads and the index.
-      const snap = first.createSnapshot('b');
+      const snap = await first.createSnapshot('b');
       const copy = await first.recoverSnapshot('copy', readFileSync(first.snapshotFile('b', snap.name)), 'test');
       expect(copy.payloadSchema()).toEqual(c.payloadSchema());
       expect(copy.countMatching(groupA)).toBe(N / 4 + 3);

@@ -312,7 +312,7 @@ describe('compaction of a live collection', () => {
       for (const id of ids) model.set(id, vec(id));
       for (const id of [1, 2, 3, 70_000]) model.delete(id);
       // Over the base it was built with (cut 0: the whole log replays on it).
-      const first = engine.createSnapshot('b');
+      const first = await engine.createSnapshot('b');
       const restored = await engine.recoverSnapshot(
         'copy',
         readFileSync(join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'b')), first.name)),
@@ -325,7 +325,7 @@ describe('compaction of a live collection', () => {
       await engine.compact('b');
       await c.upsert([{ key: 80_000, vector: vec(80_000), payload: null }]);
       model.set(80_000, vec(80_000));
-      const second = engine.createSnapshot('b');
+      const second = await engine.createSnapshot('b');
       const again = await engine.recoverSnapshot('copy2', readFileSync(join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'b')), second.name)), 'test');
       expect([again.live!.fresh.size, again.live!.tombstones.size]).toEqual([1, 0]);
       await agrees(again, model);

@@ -25,9 +25,9 @@ function description(d: { name: string; creation_time: string; size: number; che
 }
 
 export function bindSnapshots(r: QdrantRouter, svc: DescService, ctx: GrpcContext): void {
-  r.unary(svc, 'Create', CreateSnapshotRequestSchema, CreateSnapshotResponseSchema, (req) => {
+  r.unary(svc, 'Create', CreateSnapshotRequestSchema, CreateSnapshotResponseSchema, async (req) => {
     const t0 = performance.now();
-    return { snapshotDescription: description(ctx.engine.createSnapshot(req.collectionName)), time: secondsSince(t0) };
+    return { snapshotDescription: description(await ctx.engine.createSnapshot(req.collectionName)), time: secondsSince(t0) };
   });
   r.unary(svc, 'List', ListSnapshotsRequestSchema, ListSnapshotsResponseSchema, (req) => {
     const t0 = performance.now();

@@ -78,7 +78,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, ctx: RestContext): 
     }
   };
 
-  app.post<SnapshotRoute>(c, async (req, reply) => send(reply, codecFor(req), ok(reply, ctx.engine.createSnapshot(req.params.collection_name))));
+  app.post<SnapshotRoute>(c, async (req, reply) => send(reply, codecFor(req), ok(reply, await ctx.engine.createSnapshot(req.params.collection_name))));
 
   app.get<SnapshotRoute>(c, async (req, reply) => send(reply, codecFor(req), ok(reply, ctx.engine.listSnapshots(req.params.collection_name))));
 
