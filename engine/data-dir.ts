@@ -5,10 +5,20 @@ import type { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { quoted, StrataError } from '../common/errors.js';
 import { DEFAULT_FRESH } from '../index/fresh/fresh-layer.js';
 import type { OpenedIndex } from '../index/open-index.js';
-import { type CollectionConfig, collectionDir, createdCollectionDirs, readConfig, removeCollectionDir, writeConfig } from '../storage/collection-dir.js';
+import {
+  type CollectionConfig,
+  collectionDir,
+  configSettings,
+  createdCollectionDirs,
+  RESTORING_DIR,
+  readConfig,
+  removeCollectionDir,
+  writeConfig,
+} from '../storage/collection-dir.js';
 import { type Compacted, namedBaseDir } from '../storage/compacted.js';
 import type { NamedBase } from '../index/named/named-base.js';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { LiveStore } from '../storage/live-store.js';
 import { createDir } from '../common/durable-fs.js';
 import type { Collection, LiveShape } from './collection.js';
@@ -61,6 +71,8 @@ export class DataDir {
 
   private async load(compacted: ReadonlyMap<string, Compacted>): Promise<void> {
     createDir(this.dir);
+    // A snapshot restore a crash interrupted: never a collection until it was moved into place.
+    rmSync(join(this.dir, RESTORING_DIR), { recursive: true, force: true });
     for (const c of this.host.registry.values()) {
       const dir = collectionDir(this.dir, c.name);
       const { store } = await LiveStore.open(
@@ -181,11 +193,6 @@ function shapeOf(cfg: CollectionConfig): LiveShape {
     metric: cfg.metric,
     m: cfg.m,
     efConstruction: cfg.efConstruction,
-    ...(cfg.indexingThresholdKb !== undefined ? { indexingThresholdKb: cfg.indexingThresholdKb } : {}),
-    ...(cfg.codes !== undefined ? { codes: cfg.codes } : {}),
-    ...(cfg.vectorName !== undefined ? { vectorName: cfg.vectorName } : {}),
-    ...(cfg.payloadM !== undefined ? { payloadM: cfg.payloadM } : {}),
-    ...(cfg.sparse !== undefined ? { sparse: cfg.sparse } : {}),
-    ...(cfg.secondary !== undefined ? { secondary: cfg.secondary } : {}),
+    ...configSettings(cfg),
   };
 }

@@ -381,9 +381,9 @@ export class Engine {
     this.snapshots.delete(name, snapshot);
   }
 
-  /** Restores a snapshot (its bytes) as collection `name` (snapshots.ts). */
-  recoverSnapshot(name: string, bytes: Buffer, source: string): Promise<Collection> {
-    return this.snapshots.recover(name, bytes, source);
+  /** Restores a snapshot (its bytes, which move: snapshots.ts) as collection `name`; with `checksum`, its SHA-256 must be it. */
+  recoverSnapshot(name: string, bytes: Buffer, source: string, checksum?: string): Promise<Collection> {
+    return this.snapshots.recover(name, bytes, source, checksum);
   }
 
   /**

@@ -1,19 +1,21 @@
 // Snapshots of writable collections: taken (config, the log's durable prefix and, with a base, the
 // base's files, its cut and the live state it does not hold), listed, read, deleted, and restored as
 // a collection created over the API. They live beside the collections' directories, not inside.
-import { closeSync, fstatSync, openSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { basename, join } from 'node:path';
-import { invalidArgument, quoted, readOnly, StrataError } from '../common/errors.js';
+import { quoted, readOnly, StrataError } from '../common/errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
-import { type CollectionConfig, collectionDir, installCollection, removeCollectionDir } from '../storage/collection-dir.js';
-import { baseDirName, namedBaseDir, readCompactedHead, writeCompacted } from '../storage/compacted.js';
-import { decodeLiveState, emptyLiveState, encodeLiveState } from '../storage/live-store.js';
-import { decodeSnapshot, deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile } from '../storage/snapshot.js';
+import { type CollectionConfig, collectionDir, configSettings, removeCollectionDir, RESTORING_DIR } from '../storage/collection-dir.js';
+import { namedBaseDir, readCompactedHead } from '../storage/compacted.js';
+import { emptyLiveState, encodeLiveState } from '../storage/live-store.js';
+import { deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile } from '../storage/snapshot.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { workerFile } from './executor.js';
 import type { SnapshotJob, SnapshotSource } from './workers/snapshot-worker.js';
-import { createDir, writeFileDurably } from '../common/durable-fs.js';
+import type { RestoreJob } from './workers/restore-worker.js';
+import { renameDurably } from '../common/durable-fs.js';
 import { checkCollectionName } from './collection-name.js';
 import type { Collection } from './collection.js';
 
@@ -82,7 +84,7 @@ export class Snapshots {
       metric: c.metric,
       m: c.shape?.m ?? m?.build.m ?? DEFAULT_BUILD.m,
       efConstruction: c.shape?.efConstruction ?? m?.build.efConstruction ?? DEFAULT_BUILD.efConstruction,
-      ...settingsOf(c.shape ?? {}),
+      ...configSettings(c.shape ?? {}),
     };
     const log = live.openLogPrefix();
     opened.push(log.fd);
@@ -127,78 +129,63 @@ export class Snapshots {
   /**
    * Restores a snapshot (its bytes) as collection `name`, replacing a collection of that name
    * created over the API: its log is written and replayed, so the collection answers as the
-   * snapshot's source did when it was taken.
+   * snapshot's source did when it was taken. It is checked and written into a directory of its own
+   * on a worker thread (workers/restore-worker.ts), which then takes the collection's place; a
+   * damaged snapshot changes nothing. With `checksum`, the file's SHA-256 must be it. `bytes` move to
+   * that thread when they own their memory (a snapshot may be gigabytes): the caller's copy is then
+   * empty.
    */
-  async recover(name: string, bytes: Buffer, source: string): Promise<Collection> {
+  async recover(name: string, bytes: Buffer, source: string, checksum?: string): Promise<Collection> {
     checkCollectionName(name, 'collection_name');
     const dataDir = this.host.dataDir;
     if (dataDir === null) throw readOnly('this server', 'no-data-dir', 'start it with --data-dir', { allow: 'GET' });
-    const entries = decodeSnapshot(bytes, source);
-    const cfgBytes = entries.get('collection.json');
-    const wal = entries.get('wal.log');
-    if (!cfgBytes || !wal) throw invalidArgument('location', `${source}: a snapshot needs collection.json and wal.log`);
-    const src = JSON.parse(cfgBytes.toString('utf8')) as CollectionConfig;
-    const existing = this.host.find(name);
-    if (existing?.fromIndexDir) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'restore under another name', { allow: 'GET' });
-    if (existing) await this.host.deleteCollection(name);
-    const dir = collectionDir(dataDir, name);
-    removeCollectionDir(dir);
-    const cfg: CollectionConfig = { name, dim: src.dim, metric: src.metric, m: src.m, efConstruction: src.efConstruction, ...settingsOf(src) };
-    const baseJson = entries.get('base.json');
-    if (baseJson) {
-      // The base's files first, then the state naming them, then the log and (last) the config:
-      // a crash midway leaves a directory that is not a collection.
-      const { cutLsn } = JSON.parse(baseJson.toString('utf8')) as { cutLsn: string };
-      if (!/^\d+$/.test(cutLsn)) throw invalidArgument('location', `${source}: base.json has no valid cutLsn`);
-      const baseName = baseDirName(BigInt(cutLsn));
-      createDir(join(dir, baseName), dir);
-      for (const [entry, data] of entries) {
-        const m = /^base(\.vector-(?:[0-9a-f]{2})+)?\/(.*)$/.exec(entry);
-        if (m === null) continue;
-        const file = m[2]!;
-        if (!/^[a-z0-9][a-z0-9.-]*$/.test(file)) throw invalidArgument('location', `${source}: base file ${JSON.stringify(file)} is not a plain file name`);
-        const into = join(dir, `${baseName}${m[1] ?? ''}`);
-        if (m[1] !== undefined) createDir(into, dir);
-        writeFileDurably(join(into, file), data);
-      }
-      const state = entries.get('base-state.msgpack');
-      writeCompacted(dir, baseName, BigInt(cutLsn), state ? decodeLiveState(state) : emptyLiveState());
+    const refuseBuilt = (): void => {
+      if (this.host.find(name)?.fromIndexDir) throw readOnly(`collection ${quoted(name)}`, 'index-dir', 'restore under another name', { allow: 'GET' });
+    };
+    refuseBuilt();
+    const staging = join(dataDir, RESTORING_DIR, randomBytes(8).toString('hex'));
+    try {
+      const cfg = await unpackOnWorker({ bytes, source, dir: staging, name, ...(checksum !== undefined ? { checksum } : {}) });
+      refuseBuilt();
+      if (this.host.find(name)) await this.host.deleteCollection(name);
+      const dir = collectionDir(dataDir, name);
+      removeCollectionDir(dir);
+      renameDurably(staging, dir);
+      const c = await this.host.attach(dir, cfg);
+      // A restored base joins the search threads.
+      if (c.index !== null) this.host.swapThreads();
+      return c;
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
     }
-    installCollection(dir, cfg, wal);
-    const c = await this.host.attach(dir, cfg);
-    // A restored base joins the search threads.
-    if (c.index !== null) this.host.swapThreads();
-    return c;
   }
-}
-
-/** The settings a collection's config holds beyond its shape and build, as a snapshot carries them. */
-function settingsOf(
-  s: Pick<CollectionConfig, 'indexingThresholdKb' | 'codes' | 'vectorName' | 'payloadM' | 'sparse' | 'secondary'>,
-): Partial<CollectionConfig> {
-  return {
-    ...(s.payloadM !== undefined ? { payloadM: s.payloadM } : {}),
-    ...(s.indexingThresholdKb !== undefined ? { indexingThresholdKb: s.indexingThresholdKb } : {}),
-    ...(s.codes !== undefined ? { codes: s.codes } : {}),
-    ...(s.vectorName !== undefined ? { vectorName: s.vectorName } : {}),
-    ...(s.sparse !== undefined ? { sparse: s.sparse } : {}),
-    ...(s.secondary !== undefined ? { secondary: s.secondary } : {}),
-  };
 }
 
 /** Writes a snapshot on a worker thread of its own; resolves with its description. */
 function writeOnWorker(job: SnapshotJob): Promise<SnapshotDescription> {
+  return onWorker<SnapshotDescription>('snapshot-worker.js', job, [], 'snapshot', 'description');
+}
+
+/** Runs a worker that posts {ok, [key]} or {ok: false, error} once; resolves with its answer's `key`. */
+function onWorker<T>(file: string, job: object, transfer: ArrayBuffer[], what: string, key: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(workerFile('snapshot-worker.js'), { workerData: job });
+    const w = new Worker(workerFile(file), { workerData: job, transferList: transfer });
     let answered = false;
-    w.on('message', (r: { ok: boolean; description?: SnapshotDescription; error?: unknown }) => {
+    w.on('message', (r: { ok: boolean; error?: unknown } & Record<string, unknown>) => {
       answered = true;
-      if (r.ok) resolve(r.description!);
-      else reject(fromWorker(r.error, 'snapshot'));
+      if (r.ok) resolve(r[key] as T);
+      else reject(fromWorker(r.error, what));
     });
-    w.on('error', (e) => reject(fromWorker(e, 'snapshot')));
+    w.on('error', (e) => reject(fromWorker(e, what)));
     w.on('exit', (code) => {
-      if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `snapshot thread exited (code ${code}) without an answer`, {}));
+      if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `${what} thread exited (code ${code}) without an answer`, {}));
     });
   });
+}
+
+/** Unpacks a snapshot on a worker thread of its own (the bytes move there); resolves with its config. */
+function unpackOnWorker(job: RestoreJob): Promise<CollectionConfig> {
+  // The bytes move to the worker rather than being copied, when they own their memory.
+  const owned = job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength && job.bytes.buffer instanceof ArrayBuffer;
+  return onWorker<CollectionConfig>('restore-worker.js', job, owned ? [job.bytes.buffer as ArrayBuffer] : [], 'snapshot restore', 'config');
 }

@@ -124,6 +124,12 @@ export function readConfig(dir: string): CollectionConfig {
   return c;
 }
 
+/**
+ * Where, inside the data directory, a snapshot is unpacked before it takes a collection's place
+ * (engine/snapshots.ts); what a crash leaves there is removed when the data directory opens.
+ */
+export const RESTORING_DIR = 'restoring';
+
 /** The directories of collections created over the API (those with a config file). */
 export function createdCollectionDirs(dataDir: string): string[] {
   if (!existsSync(dataDir)) return [];
@@ -146,4 +152,18 @@ export function removeCollectionDir(dir: string): void {
   } catch (e) {
     throw storageError(dir, 'remove', e);
   }
+}
+
+/** The settings a collection's config holds beyond its shape and build, as a snapshot carries them. */
+export function configSettings(
+  s: Pick<CollectionConfig, 'indexingThresholdKb' | 'codes' | 'vectorName' | 'payloadM' | 'sparse' | 'secondary'>,
+): Partial<CollectionConfig> {
+  return {
+    ...(s.payloadM !== undefined ? { payloadM: s.payloadM } : {}),
+    ...(s.indexingThresholdKb !== undefined ? { indexingThresholdKb: s.indexingThresholdKb } : {}),
+    ...(s.codes !== undefined ? { codes: s.codes } : {}),
+    ...(s.vectorName !== undefined ? { vectorName: s.vectorName } : {}),
+    ...(s.sparse !== undefined ? { sparse: s.sparse } : {}),
+    ...(s.secondary !== undefined ? { secondary: s.secondary } : {}),
+  };
 }

@@ -1,13 +1,14 @@
 // A snapshot is taken in one step and written on a worker thread: what it holds is the collection
 // at the moment it was asked for, even when the base's files are removed and the log is cut (as a
 // compaction finishing meanwhile does) before the worker reads them. Restored, it answers as the
-// collection did then. A damaged saved state is refused.
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// collection did then. A restore is unpacked off the event loop into a directory of its own, which a
+// crash leaves to be removed at the next open. A damaged saved state is refused.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Collection } from '../../engine/collection.js';
 import { Engine } from '../../engine/engine.js';
-import { collectionDir } from '../../storage/collection-dir.js';
+import { collectionDir, RESTORING_DIR } from '../../storage/collection-dir.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 const tmp = makeTempDir('strata-snapshots-');
@@ -51,10 +52,30 @@ describe('snapshots', () => {
       const near = await copy.search({ vector: vec(1010), k: 1 });
       expect(near.hits[0]!.id).toBe(1010);
       expect(engine.listSnapshots('src').map((s) => [s.name, s.checksum])).toEqual([[snap.name, snap.checksum]]);
+      // Unpacked on a worker into a directory of its own, moved into place: nothing is left beside.
+      expect(readdirSync(join(dataDir, RESTORING_DIR))).toEqual([]);
+      // The bytes moved to the restore's worker: the file is read again.
+      const again = readFileSync(join(dataDir, 'snapshots', basename(collectionDir(dataDir, 'src')), snap.name));
+      await expect(engine.recoverSnapshot('copy', again, 'test', '0'.repeat(64))).rejects.toMatchObject({ details: { field: 'checksum' } });
+      expect(engine.collection('copy').count()).toBe(318);
     } finally {
       await engine.close();
     }
   }, 60_000);
+
+  it('leave nothing of a restore a crash interrupted: the data directory removes it when it opens', async () => {
+    const dataDir = tmp.path('interrupted');
+    const leftover = join(dataDir, RESTORING_DIR, 'feedbeef');
+    mkdirSync(leftover, { recursive: true });
+    writeFileSync(join(leftover, 'wal.log'), 'half of a log');
+    const engine = await Engine.open([], { searchThreads: 0, memory: { mode: 'emulate' }, dataDir });
+    try {
+      expect(existsSync(join(dataDir, RESTORING_DIR))).toBe(false);
+      expect(engine.collections()).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
 
   it('refuse a base whose saved live state fails its checksum, naming the file', async () => {
     const { engine, c } = await compacted('damaged', 50);
