@@ -116,8 +116,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
   it('creates, lists, downloads and restores a snapshot', async () => {
     await open(`/snapshots/${WRITABLE}`);
     await page.getByRole('button', { name: 'Create a snapshot' }).click();
-    const listed = await api<Array<{ name: string; size: number }>>('GET', `/collections/${WRITABLE}/snapshots`);
-    expect(listed).toHaveLength(1);
+    // The snapshot is written on a worker thread: listed once the page's request has been answered.
+    const snapshots = () => api<Array<{ name: string; size: number }>>('GET', `/collections/${WRITABLE}/snapshots`);
+    await expect.poll(async () => (await snapshots()).length, { timeout: 10_000 }).toBe(1);
+    const listed = await snapshots();
     const row = page.locator(`tr[data-snapshot="${listed[0]!.name}"]`);
     await row.waitFor();
     const [file] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Download' }).click()]);
