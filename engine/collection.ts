@@ -69,8 +69,9 @@ export interface CollectionSettings {
 }
 
 /**
- * Times a search runs again when a compaction or a write overtook it (a filtered search, a secondary
- * vector's, an exact scan of the fresh layer), before it answers as it is.
+ * Times a search or a read over turns runs again when a compaction or a write overtook it (a
+ * filtered search, a secondary vector's, an exact scan of the fresh layer, a page of points), before
+ * it answers as it is or runs in one turn.
  */
 export const FILTERED_RETRIES = 3;
 
@@ -790,7 +791,6 @@ export class Collection implements FilteredHost {
     return { id, vector: this.lookup!.index.vectorOf(node).slice() };
   }
 
-  /** Points in ascending id order, from `offset` (an id) on: the base's live ones and the fresh ones; with `filter`, those matching. */
   /** Every live point's id (those matching the filter), ascending: what an exact scan of the collection visits. */
   ids(filter?: Filter): number[] {
     const all = Number.POSITIVE_INFINITY;
@@ -799,6 +799,10 @@ export class Collection implements FilteredHost {
       : matchingIdsFrom(this.payloads.matchingIds(filter), Number.NEGATIVE_INFINITY, all);
   }
 
+  /**
+   * A page of ids in ascending order, from `offset` (an id) on: the base's live points and the fresh
+   * ones; with `filter`, those matching. `next`: the id the next page starts at, or null.
+   */
   scroll(offset: number | null, limit: number, filter?: Filter): { ids: number[]; next: number | null } {
     // One more than asked for: its id is the next page's offset.
     const from = offset ?? Number.NEGATIVE_INFINITY;
