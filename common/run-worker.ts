@@ -14,10 +14,10 @@ export function distWorker(...parts: string[]): string {
   return f;
 }
 
-/** Runs the worker at `file` on `workerData`; `what` names it in errors. */
-export function runWorker<T>(file: string, workerData: unknown, what: string): Promise<T> {
+/** Runs the worker at `file` on `workerData`; `what` names it in errors. `transfer`: buffers of workerData that move to it. */
+export function runWorker<T>(file: string, workerData: unknown, what: string, transfer: ArrayBuffer[] = []): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const w = new Worker(file, { workerData });
+    const w = new Worker(file, { workerData, transferList: transfer });
     let answered = false;
     w.once('message', (m: T) => {
       answered = true;

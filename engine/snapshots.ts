@@ -3,15 +3,14 @@
 // a collection created over the API. They live beside the collections' directories, not inside.
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readdirSync, rmSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { basename, join } from 'node:path';
-import { quoted, readOnly, StrataError } from '../common/errors.js';
+import { quoted, readOnly } from '../common/errors.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import { type CollectionConfig, collectionDir, configSettings, removeCollectionDir, RESTORING_DIR } from '../storage/collection-dir.js';
 import { namedBaseDir, readCompactedHead } from '../storage/compacted.js';
 import { emptyLiveState, encodeLiveState } from '../storage/live-store.js';
 import { deleteSnapshot, listSnapshots, type SnapshotDescription, snapshotFile } from '../storage/snapshot.js';
-import { fromWorker } from '../common/worker-errors.js';
+import { runWorker } from '../common/run-worker.js';
 import { workerFile } from './executor.js';
 import type { SnapshotJob, SnapshotSource } from './workers/snapshot-worker.js';
 import type { RestoreJob } from './workers/restore-worker.js';
@@ -61,8 +60,7 @@ export class Snapshots {
   async create(name: string): Promise<SnapshotDescription> {
     const opened: number[] = [];
     try {
-      const job = this.take(name, opened);
-      return await writeOnWorker(job);
+      return await runWorker<SnapshotDescription>(workerFile('snapshot-worker.js'), this.take(name, opened), 'snapshot');
     } finally {
       for (const fd of opened) closeSync(fd);
     }
@@ -145,7 +143,10 @@ export class Snapshots {
     refuseBuilt();
     const staging = join(dataDir, RESTORING_DIR, randomBytes(8).toString('hex'));
     try {
-      const cfg = await unpackOnWorker({ bytes, source, dir: staging, name, ...(checksum !== undefined ? { checksum } : {}) });
+      const job: RestoreJob = { bytes, source, dir: staging, name, ...(checksum !== undefined ? { checksum } : {}) };
+      // The bytes move to the worker rather than being copied, when they own their memory.
+      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+      const cfg = await runWorker<CollectionConfig>(workerFile('restore-worker.js'), job, 'snapshot restore', owned ? [bytes.buffer] : []);
       refuseBuilt();
       if (this.host.find(name)) await this.host.deleteCollection(name);
       const dir = collectionDir(dataDir, name);
@@ -159,33 +160,4 @@ export class Snapshots {
       rmSync(staging, { recursive: true, force: true });
     }
   }
-}
-
-/** Writes a snapshot on a worker thread of its own; resolves with its description. */
-function writeOnWorker(job: SnapshotJob): Promise<SnapshotDescription> {
-  return onWorker<SnapshotDescription>('snapshot-worker.js', job, [], 'snapshot', 'description');
-}
-
-/** Runs a worker that posts {ok, [key]} or {ok: false, error} once; resolves with its answer's `key`. */
-function onWorker<T>(file: string, job: object, transfer: ArrayBuffer[], what: string, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(workerFile(file), { workerData: job, transferList: transfer });
-    let answered = false;
-    w.on('message', (r: { ok: boolean; error?: unknown } & Record<string, unknown>) => {
-      answered = true;
-      if (r.ok) resolve(r[key] as T);
-      else reject(fromWorker(r.error, what));
-    });
-    w.on('error', (e) => reject(fromWorker(e, what)));
-    w.on('exit', (code) => {
-      if (!answered) reject(new StrataError('STRATA_WORKER_FAILED', `${what} thread exited (code ${code}) without an answer`, {}));
-    });
-  });
-}
-
-/** Unpacks a snapshot on a worker thread of its own (the bytes move there); resolves with its config. */
-function unpackOnWorker(job: RestoreJob): Promise<CollectionConfig> {
-  // The bytes move to the worker rather than being copied, when they own their memory.
-  const owned = job.bytes.byteOffset === 0 && job.bytes.byteLength === job.bytes.buffer.byteLength && job.bytes.buffer instanceof ArrayBuffer;
-  return onWorker<CollectionConfig>('restore-worker.js', job, owned ? [job.bytes.buffer as ArrayBuffer] : [], 'snapshot restore', 'config');
 }

@@ -1,6 +1,6 @@
 // A snapshot's collection unpacked off the event loop (storage/snapshot-unpack.ts): checking,
-// decoding and writing a collection's bytes would hold it for seconds. It posts the config or its
-// error, then exits.
+// decoding and writing a collection's bytes would hold it for seconds. It posts the config, or
+// throws (common/run-worker.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../../common/worker-errors.js';
 import { unpackSnapshot } from '../../storage/snapshot-unpack.js';
@@ -15,7 +15,7 @@ export interface RestoreJob {
 
 const job = workerData as RestoreJob;
 try {
-  parentPort!.postMessage({ ok: true, config: unpackSnapshot(job.bytes, job.source, job.dir, job.name, job.checksum) });
+  parentPort!.postMessage(unpackSnapshot(job.bytes, job.source, job.dir, job.name, job.checksum));
 } catch (e) {
-  parentPort!.postMessage({ ok: false, error: toWire(e) });
+  throw toWire(e);
 }

@@ -1,7 +1,8 @@
 // A snapshot's file, off the event loop: the entries the engine took (small ones as bytes, the log's
 // durable prefix and the base's files as descriptors it opened then) read, encoded and written
 // durably (storage/snapshot.ts). Read through descriptors, they are what they were when taken, even
-// if a compaction has since removed the base or cut the log. It posts the description or its error.
+// if a compaction has since removed the base or cut the log. It posts the description, or throws
+// (common/run-worker.ts).
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -34,7 +35,7 @@ function bytesOf(s: SnapshotSource): Uint8Array {
 const job = workerData as SnapshotJob;
 try {
   const entries = job.entries.map(([name, s]): [string, Uint8Array] => [name, bytesOf(s)]);
-  parentPort!.postMessage({ ok: true, description: writeSnapshot(job.dir, job.lsn, entries) });
+  parentPort!.postMessage(writeSnapshot(job.dir, job.lsn, entries));
 } catch (e) {
-  parentPort!.postMessage({ ok: false, error: toWire(e) });
+  throw toWire(e);
 }
