@@ -34,7 +34,7 @@ import type { Filter } from '../index/filter/ast.js';
 import type { FacetValue } from '../index/payload-index/field-index.js';
 import type { PayloadSelector } from '../index/payload/selector.js';
 import { lowerBound } from '../common/lower-bound.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { stepsInOneTurn, stepsInTurns } from '../common/turns.js';
 import type {
   CollectionHealth,
   CollectionInfo,
@@ -821,22 +821,14 @@ export class Collection implements FilteredHost {
   inTurns<T>(steps: () => Generator<void, T, void>): Promise<T> {
     const state = (): string => `${this.generation}/${this.live?.appliedLsn ?? 0n}/${this.payloads.version}`;
     return untilUnmoved(
-      async () => {
-        const at = state();
-        const run = steps();
-        for (let r = run.next(); ; r = run.next()) {
-          if (r.done === true) return r.value;
-          await nextTurn();
-          if (this.refused) throw this.refused;
-          if (state() !== at) return null;
-        }
-      },
       () => {
-        const run = steps();
-        let r = run.next();
-        while (r.done !== true) r = run.next();
-        return r.value;
+        const at = state();
+        return stepsInTurns(steps(), () => {
+          if (this.refused) throw this.refused;
+          return state() !== at;
+        });
       },
+      () => stepsInOneTurn(steps()),
     );
   }
 

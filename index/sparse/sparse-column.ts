@@ -10,6 +10,7 @@
 // is always that of the live points. A search may pause between query terms (searchInTurns),
 // holding a scratch of its own meanwhile.
 import { IdMap } from '../../common/id-map.js';
+import { stepsInOneTurn, stepsInTurns } from '../../common/turns.js';
 import { invalidArgument } from '../../common/errors.js';
 import { Posting } from './posting.js';
 import { SlotStore } from './slot-store.js';
@@ -148,36 +149,22 @@ export class SparseColumn {
    * `prune` false reads every posting of the query's terms (the same answers: benchmarks compare).
    */
   search(query: SparseVector, k: number, accept?: (id: number) => boolean, prune = true): SparseHit[] {
-    const steps = this.steps(query, k, accept, prune, Number.POSITIVE_INFINITY);
-    let r = steps.next();
-    while (r.done !== true) r = steps.next();
-    return r.value;
+    return stepsInOneTurn(this.steps(query, k, accept, prune, Number.POSITIVE_INFINITY));
   }
 
   /**
    * search, giving the event loop a turn after every `turnReads` posting entries read; null when a
    * write to the column landed meanwhile (the caller asks again). `signal` ends it between turns.
    */
-  async searchInTurns(
+  searchInTurns(
     query: SparseVector,
     k: number,
     accept?: (id: number) => boolean,
     o: { signal?: AbortSignal; turnReads?: number } = {},
   ): Promise<SparseHit[] | null> {
     const version = this.version;
-    const steps = this.steps(query, k, accept, true, o.turnReads ?? TURN_READS);
-    let r = steps.next();
-    while (r.done !== true) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (o.signal?.aborted === true || this.version !== version) {
-        // Ends the generator: its scratch is cleared and given back.
-        steps.return([]);
-        o.signal?.throwIfAborted();
-        return null;
-      }
-      r = steps.next();
-    }
-    return r.value;
+    // Ended early, the generator clears its scratch and gives it back.
+    return stepsInTurns(this.steps(query, k, accept, true, o.turnReads ?? TURN_READS), () => this.version !== version, o.signal);
   }
 
   /** The search, pausing (a yield) after each `turnReads` entries read. */
