@@ -42,6 +42,8 @@ export interface FilterAnswer {
 
 export interface FieldEntry {
   readonly key: KeyPath;
+  /** The top-level key the path starts with: a payload write re-indexes the field when it touches it. */
+  readonly top: string;
   readonly read: PathReader;
   readonly index: PayloadFieldIndex;
 }
@@ -124,7 +126,7 @@ export class FieldIndexes {
       key: path,
       add: (id, payload) => index.add(id, read(payload)),
       remove: (id) => index.remove(id),
-      entry: { key: path, read, index },
+      entry: { key: path, top: topKey(path), read, index },
     };
   }
 
@@ -178,12 +180,12 @@ export class FieldIndexes {
    * keys in `touched` (a set_payload of a flag then costs none of the others' postings).
    */
   update(id: number, payload: Payload, touched: ReadonlySet<string>): void {
-    for (const e of this.fields.values()) if (touched.has(topKey(e.key))) e.index.add(id, e.read(payload));
+    for (const e of this.fields.values()) if (touched.has(e.top)) e.index.add(id, e.read(payload));
   }
 
   /** Whether a write under these top-level keys reaches an indexed field. */
   reaches(touched: ReadonlySet<string>): boolean {
-    for (const e of this.fields.values()) if (touched.has(topKey(e.key))) return true;
+    for (const e of this.fields.values()) if (touched.has(e.top)) return true;
     return false;
   }
 
