@@ -4,6 +4,7 @@
 // (the log's cut only the directory sync: it writes through a handle it keeps), so that a fix to one
 // step (a short write, a missed directory sync) reaches them all.
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StrataError } from './errors.js';
 
@@ -62,6 +63,32 @@ export function replaceFileDurably(file: string, bytes: string | Uint8Array): vo
 export function writeFileDurably(file: string, bytes: string | Uint8Array): void {
   try {
     replaceFileDurably(file, bytes);
+  } catch (e) {
+    throw storageError(file, 'write', e);
+  }
+}
+
+/**
+ * writeFileDurably's steps (a synced temporary, a rename, the directory synced) on libuv's threads, so
+ * that a large file's write and sync leave the event loop free; failures as STRATA_STORAGE naming `file`.
+ */
+export async function writeFileDurablyAsync(file: string, bytes: Uint8Array): Promise<void> {
+  const tmp = `${file}.tmp`;
+  try {
+    const fh = await open(tmp, 'w', 0o644);
+    try {
+      for (let done = 0; done < bytes.byteLength; ) done += (await fh.write(bytes, done, bytes.byteLength - done)).bytesWritten;
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    const dir = await open(dirname(file), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
   } catch (e) {
     throw storageError(file, 'write', e);
   }

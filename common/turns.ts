@@ -3,6 +3,9 @@
 // search's postings and a page of points are read this way.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
+/** Bytes a step reads, hashes or copies between two yields: a few milliseconds of a thread's time. */
+export const STEP_BYTES = 2 << 20;
+
 /**
  * Runs `steps`, giving the event loop a turn at each yield; null as soon as `moved()` says, after a
  * turn, that what it reads has changed (the caller asks again). `signal` ends it between turns with

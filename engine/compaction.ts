@@ -1,24 +1,36 @@
 // The compaction protocol, in one place: a live collection's live points (the base's unhidden ones
 // and the fresh ones, at the live store's cut) are built into a new tiered index on a worker thread
 // while searches and writes go on, and each secondary vector's points into one of its own beside it;
-// the state file naming the base (storage/compacted.ts) is written; then,
-// in one synchronous step, the new base is swapped in, the live store rebased on it and the search
-// threads replaced; last, the log's head up to the cut is cut. A crash at any point recovers either
-// the old state or the new one, whole. Also the automatic trigger (compactAt) and, at open, what a
-// previous compaction left.
+// the base is opened and the state file naming it (storage/compacted.ts) is written; then, in one
+// synchronous step, the new base is swapped in, the live store rebased on it and the search threads
+// replaced; last, the previous base's files are removed and the log's head up to the cut is cut. A
+// crash at any point recovers either the old state or the new one, whole. Everything but the cut and
+// the swap runs over turns of the event loop or off it (the payloads at the cut are read copy on
+// write, the base's vectors copied, the base read and hashed, a step at a time), so that neither
+// stalls the server for long. Also the automatic trigger (compactAt) and, at open, what a previous
+// compaction left.
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage, invalidArgument, quoted, readOnly, StrataError } from '../common/errors.js';
+import { stepsInTurns } from '../common/turns.js';
 import { fromWorker } from '../common/worker-errors.js';
 import { runValues } from '../index/tiered/value-runs.js';
 import { DEFAULT_BUILD } from '../index/build/build-index.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import { DEFAULT_POOL_SHARE } from '../index/placement/planner.js';
 import { collectionDir } from '../storage/collection-dir.js';
-import { baseDirName, type Compacted, namedBaseDir, readCompacted, removeStaleBases, writeCompacted } from '../storage/compacted.js';
+import {
+  baseDirName,
+  type Compacted,
+  namedBaseDir,
+  readCompacted,
+  removeStaleBases,
+  removeStaleBasesAsync,
+  writeCompactedInTurns,
+} from '../storage/compacted.js';
 import type { DenseEntries } from '../index/fresh/dense-column.js';
 import type { NamedBase } from '../index/named/named-base.js';
-import type { LiveStore } from '../storage/live-store.js';
+import { encodeStateParts, type LiveStore } from '../storage/live-store.js';
 import type { Collection } from './collection.js';
 import { workerFile } from './executor.js';
 import type { CompactJob, NamedJob } from './workers/compact-worker.js';
@@ -50,10 +62,10 @@ export interface CompactionHost {
   /** Whether bases can be swapped at run time (not with near-data tier workers). */
   readonly canSwap: boolean;
   collection(name: string): Collection;
-  /** Opens a base as the engine opens bases (slots and lanes for its threads). */
-  openBase(dir: string): OpenedIndex;
-  /** Opens a secondary vector's base, searched on the main thread. */
-  openNamed(dir: string): NamedBase;
+  /** Opens a base as the engine opens bases (slots and lanes for its threads), over turns of the event loop. */
+  openBase(dir: string): Promise<OpenedIndex>;
+  /** Opens a secondary vector's base, searched on the main thread (over turns, too). */
+  openNamed(dir: string): Promise<NamedBase>;
   /** Replaces the search threads by threads over every collection's current base. */
   swapThreads(): void;
 }
@@ -68,11 +80,16 @@ export function recoverCompacted(dir: string): Compacted | null {
   return compacted;
 }
 
+/** Base vectors livePoints copies between two yields. */
+const COPY_STEP_POINTS = 8192;
+
 /**
  * The live points, copied into shared memory: the base's unhidden nodes and the fresh points named
- * (a cut's). Cosine vectors are stored normalised already.
+ * (a cut's). Which points, and the fresh vectors, are taken at the call; the base's vectors, which
+ * nothing rewrites until this compaction's swap, by `copy` in steps. Cosine vectors are stored
+ * normalised already.
  */
-function livePoints(c: Collection, freshIds: readonly number[]): { vectors: Float32Array; ids: Float64Array } {
+function livePoints(c: Collection, freshIds: readonly number[]): { vectors: Float32Array; ids: Float64Array; copy: Generator<void, void, void> } {
   const live = c.live;
   const index = c.index;
   const dim = c.dim;
@@ -85,15 +102,19 @@ function livePoints(c: Collection, freshIds: readonly number[]): { vectors: Floa
   const count = baseNodes.length + freshLive.length;
   const vectors = new Float32Array(new SharedArrayBuffer(count * dim * 4));
   const ids = new Float64Array(new SharedArrayBuffer(count * 8));
-  baseNodes.forEach((n, i) => {
-    vectors.set(index!.vectorOf(n), i * dim);
-    ids[i] = index!.labels[n]!;
-  });
   freshLive.forEach((id, j) => {
     vectors.set(live!.fresh.vector(id)!, (baseNodes.length + j) * dim);
     ids[baseNodes.length + j] = id;
   });
-  return { vectors, ids };
+  function* copy(): Generator<void, void, void> {
+    for (let i = 0; i < baseNodes.length; i++) {
+      const n = baseNodes[i]!;
+      vectors.set(index!.vectorOf(n), i * dim);
+      ids[i] = index!.labels[n]!;
+      if ((i + 1) % COPY_STEP_POINTS === 0) yield;
+    }
+  }
+  return { vectors, ids, copy: copy() };
 }
 
 export class Compactions {
@@ -145,25 +166,34 @@ export class Compactions {
     let baseName: string | null = null;
     let namedBases = new Map<string, NamedBase>();
     try {
-      const { vectors, ids } = livePoints(c, cut.freshIds);
+      const { vectors, ids, copy } = livePoints(c, cut.freshIds);
       if (ids.length === 0) {
         live.abortCut();
         return { compacted: false, points: 0, seconds: (performance.now() - t0) / 1000, before, after: before, base: null };
       }
       baseName = baseDirName(cut.lsn);
       const named = namedJobs(c, join(dir, baseName), cut.secondary);
+      // The payloads as they stood at the cut, read over turns while writes go on (copy on write).
+      const payloadsJson = (await stepsInTurns(cut.payloads, () => false))!;
+      await stepsInTurns(copy, () => false);
+      this.unlessClosing();
       await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer, named);
-      const opened = this.host.openBase(join(dir, baseName));
-      namedBases = new Map(named.map((n) => [n.name, this.host.openNamed(n.out)]));
-      if (this.host.isClosing()) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
-      writeCompacted(dir, baseName, cut.lsn, cut.state);
+      const opened = await this.host.openBase(join(dir, baseName));
+      for (const n of named) namedBases.set(n.name, await this.host.openNamed(n.out));
+      this.unlessClosing();
+      await writeCompactedInTurns(dir, baseName, cut.lsn, encodeStateParts(cut.state, payloadsJson));
+      // A crash from here on restarts on the new base; an engine closing meanwhile leaves it to that.
+      this.unlessClosing();
       // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
       c.rebase(opened);
       live.rebase(c.baseIds(), namedBases);
       namedBases = new Map();
       this.host.swapThreads();
-      // The previous compacted base, if any: loaded in memory, so its files can go now.
-      removeStaleBases(dir, join(dir, baseName));
+      // The previous compacted base, if any: loaded in memory, so its files can go now (a failure
+      // leaves them to the next open).
+      await removeStaleBasesAsync(dir, join(dir, baseName)).catch((e: unknown) =>
+        process.emitWarning(`removing the previous base of ${c.name} failed: ${errorMessage(e)}`),
+      );
       // And the log's records up to the cut, which the new base holds (a failure leaves them: replay skips them).
       await live.cutLog(cut.lsn).catch((e: unknown) => process.emitWarning(`cutting the log of ${c.name} after its compaction failed: ${errorMessage(e)}`));
       return {
@@ -182,6 +212,11 @@ export class Compactions {
       if (baseName !== null && readCompacted(dir)?.baseDir !== join(dir, baseName)) removeStaleBases(dir, readCompacted(dir)?.baseDir ?? null);
       throw e;
     }
+  }
+
+  /** Abandons a compaction, between its steps, once the engine closes. */
+  private unlessClosing(): void {
+    if (this.host.isClosing()) throw new StrataError('STRATA_SHUTTING_DOWN', 'engine shutting down: compaction abandoned', {});
   }
 
   /** Builds a base on a worker thread (workers/compact-worker.ts), with the collection's build settings. */
@@ -265,8 +300,5 @@ function namedJobs(c: Collection, baseDir: string, cut: ReadonlyMap<string, Dens
 /** The filter links a compaction builds (index/filter-links/): payload_m and the blocks over its input positions. */
 function linkJob(c: Collection, ids: SharedArrayBuffer, payloadM: number): Pick<CompactJob, 'payloadM' | 'linkBlocks'> {
   if (payloadM === 0) return { payloadM: 0, linkBlocks: [] };
-  const labels = new Float64Array(ids);
-  const at = new Map<number, number>();
-  for (let i = 0; i < labels.length; i++) at.set(labels[i]!, i);
-  return { payloadM, linkBlocks: c.payloads.linkBlocks((id) => at.get(id) ?? -1, labels.length) };
+  return { payloadM, linkBlocks: c.payloads.linkBlocks(new Float64Array(ids)) };
 }

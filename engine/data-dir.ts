@@ -31,10 +31,10 @@ export interface DataDirHost {
   readonly registry: Map<string, Collection>;
   /** A collection over the engine's current threads (no base: created over the API, not compacted). */
   newCollection(opened: OpenedIndex | null, name: string, shape: LiveShape): Collection;
-  /** Opens a base as the engine opens bases (slots and lanes for its threads). */
-  openBase(dir: string): OpenedIndex;
-  /** Opens a secondary vector's base, searched on the main thread. */
-  openNamed(dir: string): NamedBase;
+  /** Opens a base as the engine opens bases (slots and lanes for its threads), over turns of the event loop. */
+  openBase(dir: string): Promise<OpenedIndex>;
+  /** Opens a secondary vector's base, searched on the main thread (over turns, too). */
+  openNamed(dir: string): Promise<NamedBase>;
   /** Replaces the search threads by threads over every collection's current base. */
   swapThreads(): void;
   /** Makes `c` writable through `store`, with the engine's write hook (the compaction trigger). */
@@ -109,12 +109,12 @@ export class DataDir {
    */
   async attach(dir: string, cfg: CollectionConfig, created = false): Promise<Collection> {
     const compacted = created ? null : recoverCompacted(dir);
-    const opened = compacted ? this.host.openBase(compacted.baseDir) : null;
+    const opened = compacted ? await this.host.openBase(compacted.baseDir) : null;
     const bases = new Map<string, NamedBase>();
     if (compacted)
       for (const name of Object.keys(cfg.secondary ?? {})) {
         const d = namedBaseDir(compacted.baseDir, name);
-        if (existsSync(d)) bases.set(name, this.host.openNamed(d));
+        if (existsSync(d)) bases.set(name, await this.host.openNamed(d));
       }
     const c = this.host.newCollection(opened, cfg.name, shapeOf(cfg));
     const { store } = await LiveStore.open(

@@ -148,7 +148,7 @@ export class Engine {
       isClosing: () => this.closing,
       canSwap: threads.canSwap,
       collection: (name) => this.collection(name),
-      openBase: (dir) => threads.openBase(dir),
+      openBase: (dir) => threads.openBaseInTurns(dir),
       openNamed: (dir) => threads.openNamed(dir),
       swapThreads,
     });
@@ -204,7 +204,7 @@ export class Engine {
         // A collection with no base index (created over the API) searches its fresh layer only.
         newCollection: (opened: OpenedIndex | null, name: string, shape: LiveShape) =>
           new Collection(opened, this.threads.current, { ...this.settings(name, -1), defaultMode: 'local', ndpAvailable: false }, shape),
-        openBase: (d) => this.threads.openBase(d),
+        openBase: (d) => this.threads.openBaseInTurns(d),
         openNamed: (d) => this.threads.openNamed(d),
         swapThreads: () => this.swapThreads(),
         attachLive: (c: Collection, store: LiveStore) => c.attachLive(store, this.compactions.trigger(c, store)),

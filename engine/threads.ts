@@ -5,7 +5,8 @@
 import { Piscina } from 'piscina';
 import { invalidArgument, errorMessage } from '../common/errors.js';
 import { fromWorker } from '../common/worker-errors.js';
-import { type OpenedIndex, openIndex } from '../index/open-index.js';
+import { type OpenedIndex, openIndex, openIndexInTurns } from '../index/open-index.js';
+import type { AllocateOptions } from '../index/tiered/tiered-index.js';
 import { NamedBase } from '../index/named/named-base.js';
 import type { MemoryRequest } from '../index/tiered/memory-binding.js';
 import type { CostModelParams } from '../tiers/cost-model.js';
@@ -129,21 +130,31 @@ export class SearchThreads {
    * of segments per expander.
    */
   openBase(dir: string, ndp = false): OpenedIndex {
+    return openIndex(dir, this.r.memory, this.allocation(ndp));
+  }
+
+  /** openBase over turns of the event loop: a base opened while the process serves. */
+  openBaseInTurns(dir: string): Promise<OpenedIndex> {
+    return openIndexInTurns(dir, this.r.memory, this.allocation(false));
+  }
+
+  private allocation(ndp: boolean): AllocateOptions {
     const s = this.s;
-    return openIndex(dir, this.r.memory, {
+    return {
       slots: this.threads * s.inflightPerThread * (s.ndp ? 2 : 1) + 8,
       fusedLanes: 2 * this.threads + 2,
       ...(ndp ? { cxlSegments: s.expanders } : {}),
       ...(this.r.segmentBytes ? { segmentBytes: this.r.segmentBytes } : {}),
-    });
+    };
   }
 
   /**
-   * Opens a secondary vector's base (index/named/) as the threads' bases are opened: they search it
-   * from the next swap on; until then (and in near-data mode) a local searcher of the main thread's.
+   * Opens a secondary vector's base (index/named/) as the threads' bases are opened, over turns of
+   * the event loop: they search it from the next swap on; until then (and in near-data mode) a
+   * local searcher of the main thread's.
    */
-  openNamed(dir: string): NamedBase {
-    return new NamedBase(this.openBase(dir), this.searcherOptions);
+  async openNamed(dir: string): Promise<NamedBase> {
+    return new NamedBase(await this.openBaseInTurns(dir), this.searcherOptions);
   }
 
   /** Starts the threads over the bases opened at start (and their tier workers, with ndp). */

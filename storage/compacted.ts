@@ -6,8 +6,11 @@
 // the new base and the records past the cut. Leftovers of an interrupted compaction are removed.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileDurably } from '../common/durable-fs.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { writeFileDurably, writeFileDurablyAsync } from '../common/durable-fs.js';
+import { STEP_BYTES } from '../common/turns.js';
 import { StrataError } from '../common/errors.js';
 import { decodeLiveState, encodeLiveState, type LiveState } from './live-store.js';
 
@@ -35,9 +38,26 @@ export function baseDirName(cutLsn: bigint): string {
 export function writeCompacted(collectionDir: string, baseName: string, cutLsn: bigint, state: LiveState): void {
   const bytes = encodeLiveState(state);
   writeFileDurably(join(collectionDir, baseName, LIVE_STATE_FILE), bytes);
-  const body = { base: baseName, cutLsn: String(cutLsn), liveStateSha256: sha256(bytes) };
-  const text = JSON.stringify(body);
-  writeFileDurably(join(collectionDir, COMPACTED_FILE), `${JSON.stringify({ format: FORMAT, version: VERSION, sha256: sha256(text), ...body })}\n`);
+  writeFileDurably(join(collectionDir, COMPACTED_FILE), compactedText(baseName, cutLsn, sha256(bytes)));
+}
+
+/**
+ * writeCompacted of a state encoded already, over turns of the event loop: hashed a step at a time,
+ * written and synced on libuv's threads (a serving process's compaction).
+ */
+export async function writeCompactedInTurns(collectionDir: string, baseName: string, cutLsn: bigint, state: Uint8Array): Promise<void> {
+  const hash = createHash('sha256');
+  for (let at = 0; at < state.byteLength; at += STEP_BYTES) {
+    hash.update(state.subarray(at, at + STEP_BYTES));
+    await nextTurn();
+  }
+  await writeFileDurablyAsync(join(collectionDir, baseName, LIVE_STATE_FILE), state);
+  await writeFileDurablyAsync(join(collectionDir, COMPACTED_FILE), Buffer.from(compactedText(baseName, cutLsn, hash.digest('hex')), 'utf8'));
+}
+
+function compactedText(baseName: string, cutLsn: bigint, stateSha256: string): string {
+  const body = { base: baseName, cutLsn: String(cutLsn), liveStateSha256: stateSha256 };
+  return `${JSON.stringify({ format: FORMAT, version: VERSION, sha256: sha256(JSON.stringify(body)), ...body })}\n`;
 }
 
 /** What the state file names: the base, its cut, and its live state's file with that file's SHA-256. */
@@ -111,10 +131,18 @@ export function namedBaseOf(baseName: string, dirName: string): string | null {
 
 /** Removes base directories the state file does not name, or its named bases (an interrupted or superseded compaction's). */
 export function removeStaleBases(collectionDir: string, keep: string | null): void {
-  if (!existsSync(collectionDir)) return;
-  for (const d of readdirSync(collectionDir, { withFileTypes: true })) {
-    const path = join(collectionDir, d.name);
-    if (d.isDirectory() && d.name.startsWith('base-') && path !== keep && !(keep !== null && path.startsWith(`${keep}${NAMED_INFIX}`)))
-      rmSync(path, { recursive: true, force: true });
-  }
+  for (const path of staleBases(collectionDir, keep)) rmSync(path, { recursive: true, force: true });
+}
+
+/** removeStaleBases on libuv's threads (a serving process's compaction, once its new base is in). */
+export async function removeStaleBasesAsync(collectionDir: string, keep: string | null): Promise<void> {
+  for (const path of staleBases(collectionDir, keep)) await rm(path, { recursive: true, force: true });
+}
+
+function staleBases(collectionDir: string, keep: string | null): string[] {
+  if (!existsSync(collectionDir)) return [];
+  return readdirSync(collectionDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name.startsWith('base-'))
+    .map((d) => join(collectionDir, d.name))
+    .filter((path) => path !== keep && !(keep !== null && path.startsWith(`${keep}${NAMED_INFIX}`)));
 }

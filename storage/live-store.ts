@@ -113,13 +113,31 @@ export interface LiveState {
  */
 export function encodeLiveState(s: LiveState): Uint8Array {
   const { payloads, ...rest } = s;
-  return pack({ ...rest, payloadsJson: JSON.stringify(payloads) });
+  return encodeStateParts(rest, JSON.stringify(payloads));
+}
+
+/** encodeLiveState of a state whose payloads are JSON text already (a compaction's capture: PointPayloads.captureSteps). */
+export function encodeStateParts(rest: StateBesidesPayloads, payloadsJson: string): Uint8Array {
+  return pack({ ...rest, payloadsJson });
 }
 
 export function decodeLiveState(bytes: Uint8Array): LiveState {
   const o = unpack(bytes) as LiveState & { payloadsJson?: string };
   const { payloadsJson, ...rest } = o;
   return payloadsJson === undefined ? o : { ...rest, payloads: JSON.parse(payloadsJson) as LiveState['payloads'] };
+}
+
+/** A live state but its payloads. */
+export type StateBesidesPayloads = Omit<LiveState, 'payloads'>;
+
+/** What a compaction's cut (LiveStore.beginCut) gives it. */
+export interface Cut {
+  lsn: bigint;
+  freshIds: number[];
+  state: StateBesidesPayloads;
+  /** The payloads at the cut as JSON text of [id, payload] pairs, read in steps (run it to its end, or abortCut). */
+  payloads: Generator<void, string, void>;
+  secondary: Map<string, DenseEntries>;
 }
 
 /** The live state of a store with no payload, no UUID and no shared-log position. */
@@ -343,8 +361,11 @@ export class LiveStore {
    * position (the secondary vectors go into tiered bases of their own).
    */
   liveState(): LiveState {
+    return { payloads: this.payloads.entries(), ...this.stateBesidesPayloads() };
+  }
+
+  private stateBesidesPayloads(): StateBesidesPayloads {
     return {
-      payloads: this.payloads.entries(),
       indexes: this.payloads.indexSpecs(),
       uuids: [...this.uuidIds],
       nextUuidId: this.nextUuidId,
@@ -372,16 +393,19 @@ export class LiveStore {
    * A compaction's cut: the state now (writes applied up to `lsn`) is what the new base will hold;
    * from here on, every id a write touches is noted, so that rebase() keeps exactly those in the
    * fresh layer and hides exactly those in the new base. Synchronous: no write applies in between.
+   * The payloads are read afterwards, in steps (`payloads`), as they stood at the cut.
    */
-  beginCut(): { lsn: bigint; freshIds: number[]; state: LiveState; secondary: Map<string, DenseEntries> } {
+  beginCut(): Cut {
     if (this.touched !== null) throw new StrataError('STRATA_INVALID_ARGUMENT', 'a compaction is running already', { field: 'compact' });
     this.touched = new Set();
     const secondary = new Map([...this.secondary].map(([name, col]) => [name, col.beginCut()]));
-    return { lsn: this.appliedLsn, freshIds: this.fresh.ids(), state: this.liveState(), secondary };
+    this.payloads.beginCapture();
+    return { lsn: this.appliedLsn, freshIds: this.fresh.ids(), state: this.stateBesidesPayloads(), payloads: this.payloads.captureSteps(), secondary };
   }
 
   /** The compaction failed: the store goes on as it was. */
   abortCut(): void {
+    this.payloads.endCapture();
     this.touched = null;
     for (const col of this.secondary.values()) col.abortCut();
   }

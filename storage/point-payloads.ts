@@ -36,6 +36,22 @@ export type BasePayloadSource = (each: (id: number, payload: Payload) => void) =
 /** Rows an index build visits between two turns of the event loop. */
 const BUILD_CHUNK = 4096;
 
+/** Rows a capture (beginCapture) reads between two yields. */
+const CAPTURE_ROWS = 4096;
+
+/**
+ * A capture of every payload as it stood when it began (a compaction's cut), read in steps while
+ * writes go on: a write to a row not read yet keeps the row's payload first (copy on write).
+ */
+interface Capture {
+  /** Each row's point at the start (-1: a free row). */
+  readonly ids: Float64Array;
+  /** Payloads kept before a write changed them, by row. */
+  readonly before: Map<number, Payload>;
+  /** Rows below this are read already. */
+  at: number;
+}
+
 /** An index built ahead of its log record: the rows written since it read them are read again when it is installed. */
 interface Prepared {
   readonly draft: IndexDraft;
@@ -76,6 +92,8 @@ export class PointPayloads {
   private readonly prepared = new Map<string, Prepared>();
   /** Bumped by every change: a filter answer cached with one version holds while it stays. */
   version = 0;
+  /** The capture running, if any (beginCapture). */
+  private capture: Capture | null = null;
 
   /** memory: where the values live (index/payload/chunk-memory.ts); the rows and indexes stay in DRAM, where filters read them. */
   constructor(
@@ -149,6 +167,7 @@ export class PointPayloads {
   /** A point written whole (an upsert): its payload replaced, or cleared with null. */
   upsert(id: number, payload: Readonly<Payload> | null): void {
     const row = this.rowFor(id);
+    this.keep(row);
     if (payload === null) this.store.clear(row);
     else this.store.set(row, payload);
     this.reindex(row, payload);
@@ -158,6 +177,7 @@ export class PointPayloads {
   remove(id: number): void {
     const row = this.rows.get(id);
     if (row === undefined) return;
+    this.keep(row);
     this.store.clear(row);
     this.indexes.remove(row);
     this.markDirty(row);
@@ -181,6 +201,7 @@ export class PointPayloads {
     for (const id of ids) {
       const row = this.rows.get(id);
       if (row === undefined) continue;
+      this.keep(row);
       this.writeRow(row, payload, overwrite, path);
       this.reindexKeys(row, touched);
     }
@@ -211,6 +232,7 @@ export class PointPayloads {
     for (const id of ids) {
       const row = this.rows.get(id);
       if (row === undefined) continue;
+      this.keep(row);
       for (const path of paths) this.store.deletePath(row, path);
       this.reindexKeys(row, touched);
     }
@@ -220,6 +242,7 @@ export class PointPayloads {
   clear(id: number): void {
     const row = this.rows.get(id);
     if (row === undefined) return;
+    this.keep(row);
     this.store.clear(row);
     this.reindex(row, null);
   }
@@ -245,6 +268,57 @@ export class PointPayloads {
       if (Object.keys(p).length > 0) out.push([id, p]);
     });
     return out;
+  }
+
+  /**
+   * Begins a capture of every point's payload as it stands now, which captureSteps reads while writes
+   * go on (one at a time; endCapture drops it).
+   */
+  beginCapture(): void {
+    if (this.capture !== null) throw new StrataError('STRATA_INTERNAL', 'a payload capture is running already', {});
+    this.capture = { ids: this.ids.slice(0, this.rowEnd), before: new Map(), at: 0 };
+  }
+
+  /**
+   * The capture's payloads, entries()'s pairs as JSON text (in row order), read `rowsPerStep` rows a
+   * step; the capture ends with it.
+   */
+  *captureSteps(rowsPerStep = CAPTURE_ROWS): Generator<void, string, void> {
+    const c = this.capture;
+    if (c === null) throw new StrataError('STRATA_INTERNAL', 'no payload capture is running', {});
+    try {
+      const parts: string[] = [];
+      while (c.at < c.ids.length) {
+        const end = Math.min(c.ids.length, c.at + rowsPerStep);
+        const pairs: Array<[number, Payload]> = [];
+        for (let row = c.at; row < end; row++) {
+          const id = c.ids[row]!;
+          if (id < 0) continue;
+          const p = c.before.get(row) ?? this.store.get(row);
+          c.before.delete(row);
+          if (Object.keys(p).length > 0) pairs.push([id, p]);
+        }
+        c.at = end;
+        if (pairs.length > 0) parts.push(JSON.stringify(pairs).slice(1, -1));
+        yield;
+      }
+      return `[${parts.join(',')}]`;
+    } finally {
+      // Only its own: an abandoned capture read on may end after another has begun.
+      if (this.capture === c) this.capture = null;
+    }
+  }
+
+  /** Drops the capture, if one runs (a compaction abandoned). */
+  endCapture(): void {
+    this.capture = null;
+  }
+
+  /** Keeps a row's payload before a write changes it, while a capture has not read the row. */
+  private keep(row: number): void {
+    const c = this.capture;
+    if (c === null || row < c.at || row >= c.ids.length || c.ids[row]! < 0 || c.before.has(row)) return;
+    c.before.set(row, this.store.get(row));
   }
 
   /** Refuses an index request before it is logged: bad parameters, or another index on the key. */
@@ -436,10 +510,15 @@ export class PointPayloads {
 
   /**
    * The filter-link blocks of the payload indexes now (index/filter-links/blocks.ts) over the points
-   * of a build: `positionOf` maps a point id to its position there, or -1 (not in the build).
+   * of a build, `labels` (each position's point id): a point not among them is in no block.
    */
-  linkBlocks(positionOf: (id: number) => number, positions: number): BlockRows[] {
-    return chooseBlocks(this.indexes, (row) => positionOf(this.idOfRow(row)), positions);
+  linkBlocks(labels: Float64Array): BlockRows[] {
+    const position = new Int32Array(this.rowEnd).fill(-1);
+    for (let i = 0; i < labels.length; i++) {
+      const row = this.rows.get(labels[i]!);
+      if (row !== undefined) position[row] = i;
+    }
+    return chooseBlocks(this.indexes, (row) => position[row]!, labels.length);
   }
 
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */

@@ -7,6 +7,7 @@
 // memberships) are cold, priced as CXL reads; the blocks' entries, which seed a walk, stay in DRAM.
 import { StrataError } from '../../common/errors.js';
 import { lowerBound } from '../../common/lower-bound.js';
+import { STEP_BYTES, stepsInOneTurn } from '../../common/turns.js';
 import type { LinkBlock } from './blocks.js';
 
 export interface LinkBlockEntry {
@@ -55,7 +56,7 @@ export class FilterLinks {
     this.stride = 1 + degree;
     this.heldMembers = members;
     if (lookup === undefined && members === null) throw new StrataError('STRATA_INTERNAL', 'filter links need their members or their lookup', {});
-    this.lookup = lookup ?? invert(blocks, members!, this.stride);
+    this.lookup = lookup ?? stepsInOneTurn(invertSteps(blocks, members!, this.stride));
     const from = this.lookup.nodeFrom;
     let most = 0;
     for (let c = 0; c + 1 < from.length; c++) most = Math.max(most, from[c + 1]! - from[c]!);
@@ -94,20 +95,29 @@ export class FilterLinks {
    * reads them (index/kernels/traverse.as.ts). The members stay behind: the lookup holds them.
    */
   placeIn(buffer: ArrayBufferLike, at: number, coldAt: number): FilterLinks {
+    return stepsInOneTurn(this.placeInSteps(buffer, at, coldAt));
+  }
+
+  /** placeIn, yielding after every STEP_BYTES copied (a base opened over turns of the event loop). */
+  *placeInSteps(buffer: ArrayBufferLike, at: number, coldAt: number): Generator<void, FilterLinks, void> {
     let next = coldAt;
-    const place = (a: Uint32Array): Uint32Array => {
+    function* place(a: Uint32Array): Generator<void, Uint32Array, void> {
       const out = new Uint32Array(buffer, next, a.length);
-      out.set(a);
+      const step = STEP_BYTES >>> 2;
+      for (let from = 0; from < a.length; from += step) {
+        out.set(a.subarray(from, from + step), from);
+        yield;
+      }
       next += align64(a.byteLength);
       return out;
-    };
-    const lists = place(this.lists);
+    }
+    const lists = yield* place(this.lists);
     const k = this.lookup;
-    const nodeFrom = place(k.nodeFrom);
-    const memberBlock = place(k.memberBlock);
-    const memberList = place(k.memberList);
+    const nodeFrom = yield* place(k.nodeFrom);
+    const memberBlock = yield* place(k.memberBlock);
+    const memberList = yield* place(k.memberList);
     next = at;
-    const lookup = { nodeFrom, memberBlock, memberList, entries: place(k.entries) };
+    const lookup = { nodeFrom, memberBlock, memberList, entries: yield* place(k.entries) };
     return new FilterLinks(this.degree, this.payloadM, this.blocks, null, lists, lookup);
   }
 
@@ -158,22 +168,32 @@ export class FilterLinks {
 const align64 = (x: number): number => Math.ceil(x / 64) * 64;
 
 /** The members inverted (LinkLookup), each node's memberships ascending by block. */
-function invert(blocks: readonly LinkBlockEntry[], members: Uint32Array, stride: number): LinkLookup {
+/** The members' inversion (LinkLookup), yielding between blocks of about STEP_BYTES of members. */
+export function* invertSteps(blocks: readonly LinkBlockEntry[], members: Uint32Array, stride: number): Generator<void, LinkLookup, void> {
+  const step = STEP_BYTES >>> 2;
   let top = 0;
   for (let i = 0; i < members.length; i++) top = Math.max(top, members[i]! + 1);
   const nodeFrom = new Uint32Array(top + 1);
   for (let i = 0; i < members.length; i++) nodeFrom[members[i]! + 1]!++;
   for (let c = 0; c < top; c++) nodeFrom[c + 1]! += nodeFrom[c]!;
+  yield;
   const fill = nodeFrom.slice(0, top);
   const memberBlock = new Uint32Array(members.length);
   const memberList = new Uint32Array(members.length);
-  blocks.forEach((e, b) => {
+  let done = 0;
+  for (let b = 0; b < blocks.length; b++) {
+    const e = blocks[b]!;
     for (let i = e.from; i < e.from + e.count; i++) {
       const at = fill[members[i]!]!++;
       memberBlock[at] = b;
       memberList[at] = i * stride;
     }
-  });
+    done += e.count;
+    if (done >= step) {
+      done = 0;
+      yield;
+    }
+  }
   return { nodeFrom, memberBlock, memberList, entries: Uint32Array.from(blocks, (e) => e.entry) };
 }
 

@@ -3,6 +3,7 @@
 // valid checksums over them, and then an out-of-range link fails every search and a corrupt link
 // count makes one loop for ever. So every load runs this pass, and `strata verify` adds self loops
 // and reachability on top (verify-index.ts).
+import { stepsInOneTurn } from '../../common/turns.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperIndexOf } from '../tiered/upper-layers.js';
 
@@ -15,7 +16,15 @@ export interface LinkCheckOptions {
   level0?: Uint32Array;
 }
 
+/** Nodes checked between two yields of linkErrorSteps. */
+const CHECK_STEP_NODES = 1 << 15;
+
 export function linkErrors(index: TieredIndex, o: LinkCheckOptions = {}): string[] {
+  return stepsInOneTurn(linkErrorSteps(index, o));
+}
+
+/** linkErrors, yielding every CHECK_STEP_NODES level-0 lists (a load over turns runs it so). */
+export function* linkErrorSteps(index: TieredIndex, o: LinkCheckOptions = {}): Generator<void, string[], void> {
   const m = index.meta;
   const maxErrors = o.maxErrors ?? 20;
   const errors: string[] = [];
@@ -51,8 +60,10 @@ export function linkErrors(index: TieredIndex, o: LinkCheckOptions = {}): string
         else if (o.level0 && w !== v) o.level0[v * words + 1 + valid++] = w;
       }
       if (o.level0) o.level0[v * words] = valid;
+      if ((v + 1) % CHECK_STEP_NODES === 0) yield;
     }
   }
+  yield;
   // Upper layers: ids ascending and in range, levels within the top, blocks inside the links.
   const block = 1 + m.maxM;
   for (let k = 0; k < u.ids.length && errors.length < maxErrors; k++) {

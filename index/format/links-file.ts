@@ -4,8 +4,9 @@
 // the degree, then the links). The blocks themselves (what each holds, its entry, where its members
 // start) are the manifest's filterLinks, checked here against the file.
 import { StrataError } from '../../common/errors.js';
+import { STEP_BYTES, stepsInOneTurn } from '../../common/turns.js';
 import type { LinkBlock } from '../filter-links/blocks.js';
-import { FilterLinks, type LinkBlockEntry } from '../filter-links/filter-links.js';
+import { FilterLinks, invertSteps, type LinkBlockEntry } from '../filter-links/filter-links.js';
 
 /** The manifest's description of links.bin. */
 export interface FilterLinksEntry {
@@ -28,6 +29,11 @@ const corrupt = (file: string, reason: string): StrataError =>
 
 /** The links from links.bin's bytes (header checked by the caller) and the manifest's entry; every link and member in range. */
 export function readLinks(file: string, header: DataView, body: Uint8Array, e: FilterLinksEntry, count: number): FilterLinks {
+  return stepsInOneTurn(readLinkSteps(file, header, body, e, count));
+}
+
+/** readLinks, yielding between steps of about STEP_BYTES of lists checked. */
+export function* readLinkSteps(file: string, header: DataView, body: Uint8Array, e: FilterLinksEntry, count: number): Generator<void, FilterLinks, void> {
   const [blocks, degree, payloadM, members, listWords] = [0, 1, 2, 3, 4].map((i) => header.getInt32(12 + 4 * i, true)) as [
     number,
     number,
@@ -37,7 +43,7 @@ export function readLinks(file: string, header: DataView, body: Uint8Array, e: F
   ];
   if (blocks !== e.blocks.length || degree !== e.degree || payloadM !== e.payloadM) throw corrupt(file, 'the header disagrees with the manifest');
   if (listWords !== members * (1 + degree) || body.byteLength !== 4 * (members + listWords)) throw corrupt(file, `${body.byteLength} bytes after the header`);
-  // A view of the file's bytes where they are aligned (readFileSync gives a file a buffer of its
+  // A view of the file's bytes where they are aligned (the loader reads a file into a buffer of its
   // own): the links are then copied once, into the fused region, instead of twice.
   const words =
     body.byteOffset % 4 === 0
@@ -54,12 +60,15 @@ export function readLinks(file: string, header: DataView, body: Uint8Array, e: F
     if (!(b.entry < count)) throw corrupt(file, `block entry ${b.entry} out of range`);
   }
   if (at !== members) throw corrupt(file, 'members left over');
+  const step = Math.max(1, Math.floor(STEP_BYTES / (4 * (1 + degree))));
   for (let r = 0; r < members; r++) {
     const d = lists[r * (1 + degree)]!;
     if (d > degree) throw corrupt(file, `list ${r} has degree ${d}`);
     for (let j = 1; j <= d; j++) if (lists[r * (1 + degree) + j]! >= count) throw corrupt(file, `list ${r} links out of range`);
+    if ((r + 1) % step === 0) yield;
   }
-  return new FilterLinks(degree, payloadM, e.blocks, m, lists);
+  const lookup = yield* invertSteps(e.blocks, m, 1 + degree);
+  return new FilterLinks(degree, payloadM, e.blocks, m, lists, lookup);
 }
 
 /** Checks the manifest's filterLinks, as checkManifest does its other fields (fail throws). */

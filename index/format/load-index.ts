@@ -1,16 +1,19 @@
 // Loads a tiered index directory into tier memory. Data is read straight into each segment's shared
 // memory (no staging copy) and hashed on the way; a size, magic, version or checksum mismatch is an
 // error naming the file. The `prepareTier` hook runs after a tier's memory is allocated and before
-// any byte of it is written, so NUMA binding takes effect on first touch.
+// any byte of it is written, so NUMA binding takes effect on first touch. The load is a generator
+// that yields every STEP_BYTES read (and between the checks that follow), so that a server
+// opening a base while it serves (a compaction's) runs it over turns of its event loop.
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StrataError } from '../../common/errors.js';
+import { STEP_BYTES, stepsInOneTurn } from '../../common/turns.js';
 import { TieredIndex, type AllocateOptions, type Tier } from '../tiered/tiered-index.js';
 import { CODES_FILE, CODES_MAGIC, GRAPH_FILE, GRAPH_MAGIC, HEADER_BYTES, LINKS_FILE, LINKS_MAGIC, MANIFEST, READ_VERSIONS, STORE_MAGIC } from './constants.js';
-import { readLinks } from './links-file.js';
+import { readLinkSteps } from './links-file.js';
 import type { FilterLinks } from '../filter-links/filter-links.js';
-import { linkErrors } from './graph-check.js';
+import { linkErrorSteps } from './graph-check.js';
 import { checkManifest, type FileEntry, type Manifest } from './manifest.js';
 import type { CodeSpec } from '../codes/index.js';
 import { rqParamsLength } from '../codes/rq.js';
@@ -88,10 +91,10 @@ class HashedReader {
   constructor(readonly path: string) {
     this.fd = openSync(path, 'r');
   }
-  read(into: Uint8Array): void {
-    const CHUNK = 64 << 20;
-    for (let off = 0; off < into.byteLength; off += CHUNK) {
-      const part = into.subarray(off, Math.min(into.byteLength, off + CHUNK));
+  /** Fills `into`, yielding after every STEP_BYTES. */
+  *read(into: Uint8Array): Generator<void, void, void> {
+    for (let off = 0; off < into.byteLength; off += STEP_BYTES) {
+      const part = into.subarray(off, Math.min(into.byteLength, off + STEP_BYTES));
       let got = 0;
       while (got < part.byteLength) {
         const r = readSync(this.fd, part, got, part.byteLength - got, this.pos + got);
@@ -100,10 +103,11 @@ class HashedReader {
       }
       this.hash.update(part);
       this.pos += part.byteLength;
+      yield;
     }
   }
-  skipTo(pos: number): void {
-    if (pos > this.pos) this.read(new Uint8Array(pos - this.pos));
+  *skipTo(pos: number): Generator<void, void, void> {
+    if (pos > this.pos) yield* this.read(new Uint8Array(pos - this.pos));
   }
   /** Judges size and checksum; the file is closed either way. */
   finish(entry: FileEntry): void {
@@ -119,11 +123,30 @@ class HashedReader {
   }
 }
 
+/** A whole file of the size its manifest entry gives, its checksum judged. */
+function* readWhole(path: string, entry: FileEntry): Generator<void, Uint8Array, void> {
+  const r = new HashedReader(path);
+  const buf = new Uint8Array(entry.bytes);
+  try {
+    yield* r.read(buf);
+  } catch (e) {
+    r.close();
+    throw e;
+  }
+  r.finish(entry);
+  return buf;
+}
+
 function paramsLength(code: CodeSpec): number {
   return code.kind === 'sq8' ? 2 * code.dim : rqParamsLength(code);
 }
 
 export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
+  return stepsInOneTurn(loadIndexSteps(dirIn, opts));
+}
+
+/** loadIndex, yielding between steps of at most STEP_BYTES read (common/turns.ts runs it). */
+export function* loadIndexSteps(dirIn: string, opts: LoadOptions = {}): Generator<void, LoadedIndex, void> {
   const dir = resolve(dirIn);
   const manifest = readManifest(dir);
   for (const [name, f] of Object.entries(manifest.files)) {
@@ -135,8 +158,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   const graphPath = join(dir, GRAPH_FILE);
   const graphEntry = manifest.files[GRAPH_FILE];
   if (!graphEntry) throw corrupt(join(dir, MANIFEST), `does not list ${GRAPH_FILE}`);
-  const gbuf = readFileSync(graphPath);
-  if (createHash('sha256').update(gbuf).digest('hex') !== graphEntry.sha256) throw corrupt(graphPath, 'SHA-256 mismatch (the file is damaged)');
+  const gbuf = yield* readWhole(graphPath, graphEntry);
   const dv = checkHeader(graphPath, gbuf, GRAPH_MAGIC, manifest.version);
   const f = (i: number): number => dv.getInt32(12 + 4 * i, true);
   const [count, dim, maxM0, maxM, entry, maxLevel, upperCount, upperWords, metricCode] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(f) as number[] as [
@@ -187,17 +209,17 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   let codeParams: Float32Array | null = null;
   let index: TieredIndex;
   // The links first: the fused region keeps them room, so that the WASM traversal walks them.
-  const links = manifest.filterLinks !== undefined ? loadLinks(dir, manifest) : null;
+  const links = manifest.filterLinks !== undefined ? yield* loadLinks(dir, manifest) : null;
   try {
     if (plan.code) {
       const entryC = manifest.files[CODES_FILE];
       if (!entryC) throw corrupt(join(dir, MANIFEST), `does not list ${CODES_FILE}`);
       codes = new HashedReader(join(dir, CODES_FILE));
       const h = new Uint8Array(HEADER_BYTES);
-      codes.read(h);
+      yield* codes.read(h);
       codeParams = new Float32Array(paramsLength(plan.code));
-      codes.read(new Uint8Array(codeParams.buffer));
-      codes.skipTo(Math.ceil(codes.pos / 64) * 64);
+      yield* codes.read(new Uint8Array(codeParams.buffer));
+      yield* codes.skipTo(Math.ceil(codes.pos / 64) * 64);
       codes.header = h;
     }
     index = TieredIndex.allocate(
@@ -217,7 +239,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     );
     for (const tier of index.tiers) opts.prepareTier?.(tier);
     if (codes && index.codes) {
-      for (const s of index.codes.segments) codes.read(s.recordBytes());
+      for (const s of index.codes.segments) yield* codes.read(s.recordBytes());
       // finish() closes the file: drop our handle first so the finally below cannot close it twice.
       const done = codes;
       codes = null;
@@ -247,7 +269,7 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
     const n = e.tier === 0 ? store.split : count - store.split;
     if (e.start !== split || e.count !== n || e.stride !== store.shape.stride)
       throw corrupt(join(dir, MANIFEST), `store ${e.kind} in tier ${e.tier} disagrees with the plan`);
-    readStore(
+    yield* readStore(
       join(dir, e.file),
       manifest.files[e.file]!,
       store.segments.filter((s) => s.tier === e.tier),
@@ -257,8 +279,9 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
   }
   // The pool's first tenants are copies of lists just read (the placement's next hottest).
   index.pool?.fillInitial();
+  yield;
   if (opts.checkLinks !== false) {
-    const errors = linkErrors(index, { maxErrors: 3 });
+    const errors = yield* linkErrorSteps(index, { maxErrors: 3 });
     if (errors.length > 0) {
       throw new StrataError('STRATA_INDEX_CORRUPT', `${dir}: the graph breaks its invariants: ${errors.join('; ')} (\`strata verify\` lists every problem)`, {
         file: dir,
@@ -266,19 +289,19 @@ export function loadIndex(dirIn: string, opts: LoadOptions = {}): LoadedIndex {
       });
     }
   }
-  if (links !== null) index.attachLinks(links);
+  if (links !== null) yield* index.attachLinkSteps(links);
   return { index, manifest, dir };
 }
 
-function readStore(path: string, entry: FileEntry, segments: Segment[], expect: number[], manifestVersion: number): void {
+function* readStore(path: string, entry: FileEntry, segments: Segment[], expect: number[], manifestVersion: number): Generator<void, void, void> {
   const r = new HashedReader(path);
   try {
     const h = new Uint8Array(HEADER_BYTES);
-    r.read(h);
+    yield* r.read(h);
     r.header = h;
     // Sizes come from the manifest, so the body can be read before the header is trusted; the
     // checksum is judged first, so damage anywhere reports as damage.
-    for (const s of segments) r.read(s.recordBytes());
+    for (const s of segments) yield* r.read(s.recordBytes());
   } catch (e) {
     r.close();
     throw e;
@@ -291,12 +314,11 @@ function readStore(path: string, entry: FileEntry, segments: Segment[], expect: 
 }
 
 /** links.bin, checked whole: its checksum, header and every member and link in range. */
-function loadLinks(dir: string, manifest: Manifest): FilterLinks {
+function* loadLinks(dir: string, manifest: Manifest): Generator<void, FilterLinks, void> {
   const path = join(dir, LINKS_FILE);
   const entry = manifest.files[LINKS_FILE];
   if (!entry) throw corrupt(join(dir, MANIFEST), `has filterLinks but does not list ${LINKS_FILE}`);
-  const buf = readFileSync(path);
-  if (createHash('sha256').update(buf).digest('hex') !== entry.sha256) throw corrupt(path, 'SHA-256 mismatch (the file is damaged)');
+  const buf = yield* readWhole(path, entry);
   const dv = checkHeader(path, buf, LINKS_MAGIC, manifest.version);
-  return readLinks(path, dv, buf.subarray(HEADER_BYTES), manifest.filterLinks!, manifest.count);
+  return yield* readLinkSteps(path, dv, buf.subarray(HEADER_BYTES), manifest.filterLinks!, manifest.count);
 }

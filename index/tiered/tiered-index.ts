@@ -7,6 +7,7 @@
 // Nodes are numbered so that every store's DRAM part is a prefix of the ids. The upper layers are
 // small and always in DRAM.
 import { StrataError } from '../../common/errors.js';
+import { stepsInOneTurn } from '../../common/turns.js';
 import { availableParallelism } from 'node:os';
 import { adoptRegion, allocateRegion } from '../../tiers/shared-region.js';
 import { type Codec, type CodeSpec, createCodec } from '../codes/index.js';
@@ -223,11 +224,16 @@ export class TieredIndex {
    * into the fused region where it kept them room, so that the WASM traversal walks them too.
    */
   attachLinks(links: FilterLinks | null): void {
+    stepsInOneTurn(this.attachLinkSteps(links));
+  }
+
+  /** attachLinks, yielding between the copy's steps (FilterLinks.placeInSteps). */
+  *attachLinkSteps(links: FilterLinks | null): Generator<void, void, void> {
     const f = this.fused;
     const need = links?.regionBytes();
     this.linksValue =
       links !== null && f !== null && need !== undefined && f.links.bytes >= need.dram && f.links.coldBytes >= need.cold
-        ? links.placeIn(f.memory.buffer, f.links.at, f.links.coldAt)
+        ? yield* links.placeInSteps(f.memory.buffer, f.links.at, f.links.coldAt)
         : links;
   }
 

@@ -1,6 +1,7 @@
 // Payload writes re-index only the indexed fields under the top-level keys they touch (a merge's
 // keys, a `key` write's first key, the paths deleted): after any sequence of writes, every index
 // must answer as the payloads it holds say, checked against each filter evaluated point by point.
+// A capture (what a compaction saves) reads the payloads as they stood at its start, writes or not.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../index/filter/evaluate.js';
@@ -53,6 +54,57 @@ const FILTERS = [
   { must_not: [{ is_empty: { key: 'a' } }] },
 ];
 
+function apply(p: PointPayloads, o: Op): void {
+  if (o.kind === 'upsert') p.upsert(o.id, o.payload);
+  else if (o.kind === 'write') p.write(o.ids, o.payload, o.overwrite, o.key);
+  else if (o.kind === 'deleteKeys') p.deleteKeys(o.ids, o.keys);
+  else if (o.kind === 'clear') p.clear(o.id);
+  else p.remove(o.id);
+}
+
+const byId = (pairs: Array<[number, Payload]>): Array<[number, Payload]> => [...pairs].sort((x, y) => x[0] - y[0]);
+
+describe('a capture of the payloads (a compaction cut)', () => {
+  it('reads every payload as it stood when it began, whatever writes land between its steps', () => {
+    fc.assert(
+      fc.property(
+        fc.array(op, { maxLength: 30 }),
+        fc.array(fc.tuple(op, fc.boolean()), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        (before, during, rowsPerStep) => {
+          const p = new PointPayloads(
+            (pid) => (typeof pid === 'number' ? pid : null),
+            (n) => n,
+          );
+          p.createIndex({ field: 'n', params: { type: 'integer' } });
+          for (const o of before) apply(p, o);
+          const want = byId(p.entries());
+          p.beginCapture();
+          const steps = p.captureSteps(rowsPerStep);
+          let r = steps.next();
+          for (const [o, step] of during) {
+            apply(p, o);
+            if (step && r.done !== true) r = steps.next();
+          }
+          while (r.done !== true) r = steps.next();
+          expect(byId(JSON.parse(r.value) as Array<[number, Payload]>)).toEqual(want);
+          // Ended: the next capture may begin, and reads the payloads now.
+          p.beginCapture();
+          expect(byId(JSON.parse(stepsOf(p.captureSteps(rowsPerStep))) as Array<[number, Payload]>)).toEqual(byId(p.entries()));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function stepsOf(g: Generator<void, string, void>): string {
+  for (;;) {
+    const r = g.next();
+    if (r.done === true) return r.value;
+  }
+}
+
 describe('payload writes and the indexes', () => {
   it('re-index the fields a write touches, so that every index answers as the payloads say', () => {
     fc.assert(
@@ -64,13 +116,7 @@ describe('payload writes and the indexes', () => {
         p.createIndex({ field: 'a', params: { type: 'keyword' } });
         p.createIndex({ field: 'b.c', params: { type: 'integer' } });
         p.createIndex({ field: 'n', params: { type: 'integer' } });
-        for (const o of ops) {
-          if (o.kind === 'upsert') p.upsert(o.id, o.payload);
-          else if (o.kind === 'write') p.write(o.ids, o.payload, o.overwrite, o.key);
-          else if (o.kind === 'deleteKeys') p.deleteKeys(o.ids, o.keys);
-          else if (o.kind === 'clear') p.clear(o.id);
-          else p.remove(o.id);
-        }
+        for (const o of ops) apply(p, o);
         for (const json of FILTERS) {
           const test = compile(parseFilter(json));
           const want: number[] = [];

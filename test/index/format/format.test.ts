@@ -16,7 +16,7 @@ import type { Manifest } from '../../../index/format/manifest.js';
 import { checkGraph, verifyIndex } from '../../../index/format/verify-index.js';
 import { intentPath, recoverInterruptedSwap } from '../../../index/format/replace-dir.js';
 import { writeIndex } from '../../../index/format/write-index.js';
-import { openIndex } from '../../../index/open-index.js';
+import { openIndex, openIndexInTurns } from '../../../index/open-index.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 import type { NodeStore } from '../../../index/tiered/node-store.js';
@@ -284,6 +284,21 @@ describe('writeIndex / loadIndex round trip', () => {
       });
     });
     expectSegmentsTile(loaded);
+  });
+
+  it('opens over turns of the event loop, a file read at a time at most, to the same index data', async () => {
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const opened = await openIndexInTurns(golden, { mode: 'emulate' });
+    ticking = false;
+    expectSameIndexData(small.index, opened.index);
+    // At least one turn per data file read: other work ran between the reads.
+    expect(turns).toBeGreaterThanOrEqual(DATA_FILES.length);
   });
 
   it('with small segments on load splits the stores over many segments holding the same lists, vectors, codes and labels', () => {
