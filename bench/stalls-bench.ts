@@ -3,7 +3,8 @@
 // GET /healthz every 2 ms, and the longest probe reported beside the request's own time. A probe
 // waits as long as the server's event loop is held, which is what a health check would see. Bodies
 // are encoded before the probing starts, and answers are read as bytes, so the client's own work
-// does not stretch the probes.
+// does not stretch the probes. A compaction is probed from its request to its answer: its cut, the
+// build on a worker thread, and its swap.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,19 @@ try {
   await add('recover that snapshot as a new collection', 'PUT', '/collections/copy/snapshots/recover?wait=true', {
     location: `file://${join(snapDir, sub!, file!)}`,
   });
+  // A range filter's sorted pairs take each write in: the first range query after a write used to sort them all again.
+  const ranged = { vector, limit: 10, filter: { must: [{ key: 'rank', range: { lt: 170_000 } }] } };
+  await call(s, 'POST', `${C}/points/search`, JSON.stringify(ranged));
+  await add('search, a range filter', 'POST', `${C}/points/search`, ranged);
+  await must(s, 'POST', `${C}/points/payload?wait=true`, { payload: { rank: 5 }, points: [7] });
+  await add('the same search, after a payload write to one point', 'POST', `${C}/points/search`, ranged);
+  const fresh = Array.from({ length: 1000 }, (_, i) => ({
+    id: base.count + i,
+    vector: Array.from(base.data.subarray(i * base.dim, (i + 1) * base.dim)),
+    payload: payloads[i],
+  }));
+  await add('upsert 1,000 points', 'PUT', `${C}/points?wait=true`, { points: fresh });
+  await add('compact: the cut, the build, the swap', 'POST', `${C}/compact`, {});
   await add('delete points by filter (len ≥ 8)', 'POST', `${C}/points/delete?wait=true`, { filter: { must: [{ key: 'len', range: { gte: 8 } }] } });
 
   const md = [

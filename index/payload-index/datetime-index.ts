@@ -27,12 +27,12 @@ export class DatetimeIndex extends FieldIndexBase<number> {
     return typeof e === 'string' ? parseDatetime(e) : undefined;
   }
 
-  protected insert(): void {
-    this.sorted.changed();
+  protected insert(id: number, values: readonly number[]): void {
+    this.sorted.changed(id, [], values.length);
   }
 
-  protected delete(): void {
-    this.sorted.changed();
+  protected delete(id: number, values: readonly number[]): void {
+    this.sorted.changed(id, values, 0);
   }
 
   protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {

@@ -20,12 +20,12 @@ export abstract class NumericIndex extends FieldIndexBase<number> {
     return typeof e === 'number' ? e : undefined;
   }
 
-  protected insert(): void {
-    this.sorted.changed();
+  protected insert(id: number, values: readonly number[]): void {
+    this.sorted.changed(id, [], values.length);
   }
 
-  protected delete(): void {
-    this.sorted.changed();
+  protected delete(id: number, values: readonly number[]): void {
+    this.sorted.changed(id, values, 0);
   }
 
   protected filterField(cond: IndexableCondition, _ctx: IndexContext): Bitmap | null {

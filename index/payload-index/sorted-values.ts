@@ -1,7 +1,8 @@
 // (value, id) pairs sorted by value in two typed arrays, so a range is two binary searches and a
-// slice of ids. The per-point values stay with the owning index (point-values.ts); a write marks the arrays stale
-// and the next query rebuilds them, which keeps add and remove O(1) and costs one sort per batch of
-// writes between queries.
+// slice of ids. The per-point values stay with the owning index (point-values.ts), which reports each
+// change; the next query brings the arrays up to date: a few points changed are merged in (their old
+// pairs dropped, their new ones sorted and merged, linear in the pairs), many are sorted afresh. Add
+// and remove stay O(1), and a query after a write does not sort every pair again.
 import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, bitmapOf } from './bitmap.js';
 import { bitmapOfBits } from './dense-bits.js';
@@ -22,38 +23,76 @@ export interface OrderedPairs {
   readonly to: number;
 }
 
+/** What SortedValues reads of its owner: each point's values. */
+export interface PointValueSource {
+  readonly size: number;
+  get(id: number): readonly number[] | undefined;
+  forEach(fn: (values: readonly number[], id: number) => void): void;
+}
+
 /** Slices at least this long become a dense bitset before roaring reads them (see range). */
 const WIDE_RANGE = 4096;
 
+/** Points changed since the last query past which the pairs are sorted afresh rather than merged. */
+const MERGE_MAX_POINTS = 65_536;
+
+/** ...and past this share of the pairs (a merge reads every pair once; a sort, log n times). */
+const MERGE_MAX_SHARE = 1 / 8;
+
 export class SortedValues {
+  /** The pairs: views of the first pairs of keyRoom and idRoom, which have room for more. */
   private keys = new Float64Array(0);
   private ids = new Uint32Array(0);
-  private stale = false;
+  private keyRoom = new Float64Array(0);
+  private idRoom = new Uint32Array(0);
+  /** Points changed since the arrays were brought up to date, with the values the arrays hold of each. */
+  private readonly pending = new Map<number, readonly number[]>();
+  /** Too many changed to merge: sort afresh. */
+  private whole = false;
+  /** Points holding each number of values (index: the number), for `widest`. */
+  private readonly widths: number[] = [];
   private widest = 0;
-  /** One past the highest id holding a value. */
+  /** At least one past the highest id holding a value (the size of a dense bitset of them). */
   private idEnd = 0;
 
   /** @param points each point's values, kept by the owner, who calls changed() after each write */
-  constructor(private readonly points: { readonly size: number; forEach(fn: (values: readonly number[], id: number) => void): void }) {}
+  constructor(private readonly points: PointValueSource) {}
 
-  changed(): void {
-    this.stale = true;
+  /** A point's values changed: it held `before` (the owner's values then) and holds `after` values now. */
+  changed(id: number, before: readonly number[], after: number): void {
+    if (before.length > 0) this.widths[before.length]!--;
+    if (after > 0) this.widths[after] = (this.widths[after] ?? 0) + 1;
+    if (this.whole) return;
+    // The first change since the arrays were made says what they hold of the point.
+    if (!this.pending.has(id)) this.pending.set(id, before);
+    if (this.pending.size > MERGE_MAX_POINTS) {
+      this.whole = true;
+      this.pending.clear();
+    }
   }
 
   private fresh(): void {
-    if (!this.stale) return;
+    if (!this.whole && this.pending.size === 0) return;
+    if (this.whole || this.pending.size > MERGE_MAX_SHARE * this.keys.length) this.sortAll();
+    else this.merge();
+    this.whole = false;
+    this.pending.clear();
+    let w = this.widths.length - 1;
+    while (w > 0 && (this.widths[w] ?? 0) === 0) w--;
+    this.widest = Math.max(0, w);
+  }
+
+  private sortAll(): void {
     let n = 0;
-    let widest = 0;
     this.points.forEach((vs) => {
       n += vs.length;
-      widest = Math.max(widest, vs.length);
     });
     const keys = new Float64Array(n);
     const ids = new Uint32Array(n);
     let i = 0;
     let idEnd = 0;
     this.points.forEach((vs, id) => {
-      idEnd = id + 1;
+      idEnd = Math.max(idEnd, id + 1);
       for (const v of vs) {
         keys[i] = v;
         ids[i++] = id;
@@ -61,13 +100,85 @@ export class SortedValues {
     });
     this.idEnd = idEnd;
     // Sorting a permutation of typed arrays beats sorting an array of pairs (no object per pair).
+    // Ties in id order, as a merge keeps them.
     const order = new Uint32Array(n);
     for (let j = 0; j < n; j++) order[j] = j;
-    order.sort((a, b) => keys[a]! - keys[b]!);
-    this.keys = Float64Array.from(order, (j) => keys[j]!);
-    this.ids = Uint32Array.from(order, (j) => ids[j]!);
-    this.widest = widest;
-    this.stale = false;
+    order.sort((a, b) => keys[a]! - keys[b]! || ids[a]! - ids[b]!);
+    this.keyRoom = this.keys = Float64Array.from(order, (j) => keys[j]!);
+    this.idRoom = this.ids = Uint32Array.from(order, (j) => ids[j]!);
+  }
+
+  /**
+   * The pending points' old pairs dropped and their values now put in, in place: each found by binary
+   * search (by value, then id), the pairs between moved along (no new memory, whose first touch costs
+   * more than the move), so a few changes cost a move of the pairs after the first.
+   */
+  private merge(): void {
+    const drop: number[] = [];
+    const addKeys: number[] = [];
+    const addIds: number[] = [];
+    for (const [id, before] of this.pending) {
+      for (const v of before) drop.push(this.pairAt(v, id));
+      for (const v of this.points.get(id) ?? []) {
+        addKeys.push(v);
+        addIds.push(id);
+        this.idEnd = Math.max(this.idEnd, id + 1);
+      }
+    }
+    // A point holding a value twice has two equal pairs: the second is the next position.
+    drop.sort((a, b) => a - b);
+    for (let k = 1; k < drop.length; k++) if (drop[k]! <= drop[k - 1]!) drop[k] = drop[k - 1]! + 1;
+    let n = this.keys.length;
+    let keys = this.keyRoom;
+    let ids = this.idRoom;
+    // Dropped, left to right: each run between two dropped pairs moves down.
+    for (let d = 0, to = drop[0] ?? n; d < drop.length; d++) {
+      const from = drop[d]! + 1;
+      const end = d + 1 < drop.length ? drop[d + 1]! : n;
+      keys.copyWithin(to, from, end);
+      ids.copyWithin(to, from, end);
+      to += end - from;
+    }
+    n -= drop.length;
+    const order = Uint32Array.from(addKeys, (_, j) => j).sort((a, b) => addKeys[a]! - addKeys[b]! || addIds[a]! - addIds[b]!);
+    const m = order.length;
+    if (n + m > keys.length) {
+      const room = n + m + ((n + m) >>> 3) + 64;
+      keys = new Float64Array(room);
+      ids = new Uint32Array(room);
+      keys.set(this.keyRoom.subarray(0, n));
+      ids.set(this.idRoom.subarray(0, n));
+      this.keyRoom = keys;
+      this.idRoom = ids;
+    }
+    this.keys = keys.subarray(0, n);
+    this.ids = ids.subarray(0, n);
+    const at = Uint32Array.from(order, (a) => this.pairAt(addKeys[a]!, addIds[a]!));
+    // Added, right to left: the j-th goes before the pair at its place, which moves up by j + 1.
+    for (let j = m - 1, end = n; j >= 0; j--) {
+      const q = at[j]!;
+      keys.copyWithin(q + j + 1, q, end);
+      ids.copyWithin(q + j + 1, q, end);
+      keys[q + j] = addKeys[order[j]!]!;
+      ids[q + j] = addIds[order[j]!]!;
+      end = q;
+    }
+    // New views: their identity names the state (pairsWithin).
+    this.keys = keys.subarray(0, n + m);
+    this.ids = ids.subarray(0, n + m);
+  }
+
+  /** The first position of the arrays whose pair is not before (v, id), by value then id. */
+  private pairAt(v: number, id: number): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = this.keys[mid]!;
+      if (k < v || (!(k > v) && this.ids[mid]! < id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** First index whose key is >= x (`strict`: > x). */
@@ -197,6 +308,6 @@ export class SortedValues {
   }
 
   bytes(): number {
-    return this.keys.byteLength + this.ids.byteLength;
+    return this.keyRoom.byteLength + this.idRoom.byteLength;
   }
 }

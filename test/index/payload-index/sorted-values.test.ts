@@ -1,5 +1,6 @@
 // Sorted (value, id) arrays after any sequence of sets and deletes: a range is exactly the points
 // with a value in it, and the range estimate brackets that count; match any is the union of its values.
+// The arrays a query merges the changes into are the arrays a sort afresh makes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rangeEstimate } from '../../../index/payload-index/range-estimate.js';
@@ -12,7 +13,57 @@ const op = fc.oneof(
 const bound = fc.option(fc.double({ min: -6, max: 6, noNaN: true }), { nil: undefined });
 const bounds = fc.record({ gt: bound, gte: bound, lt: bound, lte: bound }, { requiredKeys: [] });
 
+/** Sets (or with null deletes) a point's values in the model, and tells `sv`, as an index does. */
+function put(model: Map<number, number[]>, sv: SortedValues, id: number, values: number[] | null): void {
+  const before = model.get(id) ?? [];
+  if (before.length > 0) sv.changed(id, before, 0);
+  if (values === null) model.delete(id);
+  else {
+    model.set(id, values);
+    sv.changed(id, [], values.length);
+  }
+}
+
+/** A SortedValues over a copy of `model`, told of every point at once: its arrays sorted afresh. */
+function sortedAfresh(model: Map<number, number[]>): SortedValues {
+  const copy = new Map(model);
+  const sv = new SortedValues(copy);
+  for (const [id, vs] of copy) sv.changed(id, [], vs.length);
+  return sv;
+}
+
 describe('SortedValues', () => {
+  it('merges a few changed points into the pairs, to the arrays, widest value count and id range a sort afresh gives', () => {
+    const value = fc.integer({ min: -3, max: 3 }).map((x) => (x === 0 ? -0 : x / 2));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), fc.array(value, { minLength: 1, maxLength: 2 })), { minLength: 50, maxLength: 300 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 320 }), fc.option(fc.array(value, { minLength: 1, maxLength: 3 }), { nil: null }), fc.boolean()), {
+          maxLength: 30,
+        }),
+        (initial, changes) => {
+          const model = new Map<number, number[]>();
+          const sv = new SortedValues(model);
+          for (const [id, vs] of initial) put(model, sv, id, vs);
+          sv.ordered({});
+          for (const [id, vs, query] of changes) {
+            put(model, sv, id, vs);
+            if (!query) continue;
+            const got = sv.ordered({});
+            const want = sortedAfresh(model).ordered({});
+            expect(Array.from(got.ids)).toEqual(Array.from(want.ids));
+            expect(Array.from(got.keys)).toEqual(Array.from(want.keys));
+          }
+          const afresh = sortedAfresh(model);
+          expect(Array.from(sv.ordered({}).ids)).toEqual(Array.from(afresh.ordered({}).ids));
+          expect(sv.rangeCount({})).toEqual(afresh.rangeCount({}));
+          expect(sv.range({}).toArray()).toEqual([...model.keys()].sort((a, b) => a - b));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('answers ranges exactly, queried between writes too', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(op, fc.option(bounds, { nil: undefined })), { maxLength: 40 }), bounds, (steps, last) => {
@@ -28,13 +79,8 @@ describe('SortedValues', () => {
           expect(e.max).toBeGreaterThanOrEqual(want.length);
         };
         for (const [o, b] of steps) {
-          if ('del' in o) {
-            model.delete(o.del);
-            sv.changed();
-          } else {
-            model.set(o.set, o.values);
-            sv.changed();
-          }
+          if ('del' in o) put(model, sv, o.del, null);
+          else put(model, sv, o.set, o.values);
           if (b !== undefined) check(b);
         }
         check(last);
@@ -44,15 +90,12 @@ describe('SortedValues', () => {
   });
 
   it('forgets a deleted point once told of the change', () => {
-    const points = new Map([
-      [1, [3]],
-      [2, [4]],
-    ]);
+    const points = new Map<number, number[]>();
     const sv = new SortedValues(points);
-    sv.changed();
+    put(points, sv, 1, [3]);
+    put(points, sv, 2, [4]);
     expect(sv.range({ gte: 0 }).toArray()).toEqual([1, 2]);
-    points.delete(1);
-    sv.changed();
+    put(points, sv, 1, null);
     expect(sv.range({ gte: 0 }).toArray()).toEqual([2]);
   });
   it('answers wide ranges (thousands of pairs, sorted by marks) exactly, with points holding several values', () => {
@@ -63,8 +106,7 @@ describe('SortedValues', () => {
       return x / 2 ** 32;
     };
     for (let id = 0; id < 20_000; id++) if (next() < 0.9) model.set(id, next() < 0.2 ? [next(), next()] : [next()]);
-    const sv = new SortedValues(model);
-    sv.changed();
+    const sv = sortedAfresh(model);
     for (const [lo, hi] of [
       [0, 1],
       [0.1, 0.7],
@@ -79,8 +121,7 @@ describe('SortedValues', () => {
   it('answers match any over one list of values as the union of each value, for few pairs and for thousands', () => {
     const model = new Map<number, number[]>();
     for (let id = 0; id < 30_000; id++) model.set(id, id % 5 === 0 ? [id % 97, (id * 7) % 89] : [id % 97]);
-    const sv = new SortedValues(model);
-    sv.changed();
+    const sv = sortedAfresh(model);
     for (const xs of [[], [3], [96, 3, 3, 200], Array.from({ length: 60 }, (_, i) => 90 - i * 3)]) {
       const want = [...model].filter(([, vs]) => vs.some((v) => xs.includes(v))).map(([id]) => id);
       expect(sv.equalAny(xs).toArray(), `${xs.length} values`).toEqual(want);
