@@ -9,7 +9,17 @@ import type { FilterWalkEntry } from '../index/format/manifest.js';
 import type { ChunkMemory, ValuesPlacement } from '../index/payload/chunk-memory.js';
 import { invalidArgument, pointNotFound, type StrataError, readOnly } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
-import type { BaseIds, BasePayloadSource, KeyedPoint, LiveStore, Payload, PointKey, PointWrite, VectorsWrite } from '../storage/live-store.js';
+import {
+  type BaseIds,
+  type BasePayloadSource,
+  type KeyedPoint,
+  type LiveStore,
+  PAYLOAD_STEP_POINTS,
+  type Payload,
+  type PointKey,
+  type PointWrite,
+  type VectorsWrite,
+} from '../storage/live-store.js';
 import type { SecondaryParams, SparseParams } from '../storage/collection-dir.js';
 import type { DensePlan } from '../index/fresh/dense-column.js';
 import type { SparseColumn, SparseHit } from '../index/sparse/sparse-column.js';
@@ -81,14 +91,6 @@ export const FILTERED_RETRIES = 3;
  * step holds the event loop for ~0.1 s at most, well inside a health probe's timeout.
  */
 export const WRITE_STEP_POINTS = 1000;
-
-/**
- * Most points one payload write or delete step applies (set, overwrite, delete keys, clear, delete
- * points, by ids or by filter). Such a step only re-indexes the fields it touches, far cheaper a
- * point than an upsert's graph insert, but a filter may select every point: in steps, a write of a
- * million points holds the event loop a step at a time.
- */
-export const PAYLOAD_STEP_POINTS = 10_000;
 
 /**
  * `items` written in steps of at most `size`, one after another, each logged and applied whole (a

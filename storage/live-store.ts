@@ -8,6 +8,7 @@
 import { ChunkMemory } from '../index/payload/chunk-memory.js';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pack, unpack } from 'msgpackr';
 import { createDir } from '../common/durable-fs.js';
 import { StrataError, errorMessage } from '../common/errors.js';
@@ -158,6 +159,15 @@ export const REC = {
   deleteVectors: 9,
 } as const;
 const KNOWN_TYPES: ReadonlySet<number> = new Set(Object.values(REC));
+
+/**
+ * Most points one payload write or delete step applies (set, overwrite, delete keys, clear, delete
+ * points, by ids or by filter; engine/collection.ts), and a restore's payloads per turn. Such a step
+ * only re-indexes the fields it touches, far cheaper a point than an upsert's graph insert, but a
+ * filter may select every point: in steps, a write of a million points holds the event loop a step
+ * at a time.
+ */
+export const PAYLOAD_STEP_POINTS = 10_000;
 
 /**
  * A replicated write log kept by a log service (engine/replication: NATS JetStream), which the
@@ -331,11 +341,18 @@ export class LiveStore {
       );
     }
     const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory, side);
+    // The store is nobody else's until this returns: its restore and replay give the event loop a
+    // turn between steps (a collection restored while the server serves the others).
     if (compacted) {
       await store.restore(compacted.state);
       store.appliedLsn = compacted.cutLsn;
     } else if (basePayloads !== null) store.payloads.seed(basePayloads);
-    for (const r of records) if (compacted === null || r.lsn > compacted.cutLsn) store.apply(r.type, r.payload, r.lsn);
+    for (const r of records) {
+      if (compacted !== null && r.lsn <= compacted.cutLsn) continue;
+      store.apply(r.type, r.payload, r.lsn);
+      // A record is one step of a write (engine/collection.ts: WRITE_STEP_POINTS, PAYLOAD_STEP_POINTS).
+      await nextTurn();
+    }
     // A crash between a compaction and the cut of its log leaves the head: cut it now (a log that
     // cannot be written keeps it; replay skips it either way).
     if (compacted !== null && cutAt < compacted.cutLsn && records.length > 0 && records[0]!.lsn <= compacted.cutLsn)
@@ -375,8 +392,16 @@ export class LiveStore {
   }
 
   private async restore(s: LiveState): Promise<void> {
-    for (const [id, p] of s.payloads) this.payloads.upsert(id, p);
-    for (const spec of s.indexes ?? []) this.payloads.createIndex(spec);
+    for (let i = 0; i < s.payloads.length; i++) {
+      const [id, p] = s.payloads[i]!;
+      this.payloads.upsert(id, p);
+      if ((i + 1) % PAYLOAD_STEP_POINTS === 0) await nextTurn();
+    }
+    // Each index built a chunk of rows per turn, then installed.
+    for (const spec of s.indexes ?? []) {
+      await this.payloads.prepareIndex(spec);
+      this.payloads.createIndex(spec);
+    }
     for (const [uuid, id] of s.uuids) this.mapUuid(uuid, id);
     this.nextUuidId = Math.max(this.nextUuidId, s.nextUuidId);
     this.sharedSeq = Math.max(this.sharedSeq, s.sharedSeq);

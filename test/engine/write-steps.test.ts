@@ -3,7 +3,8 @@
 // by filter) in steps of PAYLOAD_STEP_POINTS. Each step is one log record; together they apply
 // every point.
 import { afterAll, describe, expect, it } from 'vitest';
-import { PAYLOAD_STEP_POINTS, WRITE_STEP_POINTS } from '../../engine/collection.js';
+import { WRITE_STEP_POINTS } from '../../engine/collection.js';
+import { PAYLOAD_STEP_POINTS } from '../../storage/live-store.js';
 import { Engine } from '../../engine/engine.js';
 import { parseFilter } from '../../index/filter/parse.js';
 import { makeTempDir } from '../helpers/temp.js';

@@ -1,7 +1,9 @@
 // Payloads through the live store's log and its saved state keep every member, `__proto__` too
 // (an own member, as JSON.parse makes it): msgpackr would rename it, so payloads travel as JSON text.
+// A store opens from a saved state and its log over turns of the event loop.
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeLiveState, encodeLiveState, LiveStore } from '../../storage/live-store.js';
+import { PointPayloads } from '../../storage/point-payloads.js';
+import { decodeLiveState, emptyLiveState, encodeLiveState, LiveStore, PAYLOAD_STEP_POINTS } from '../../storage/live-store.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 const tmp = makeTempDir('strata-live-payloads-');
@@ -28,5 +30,55 @@ describe('payloads in the live store', () => {
     expect(again.payload(1)).toEqual(want);
     expect(Object.hasOwn(again.payload(2)!, '__proto__')).toBe(true);
     await again.close();
+  });
+});
+
+describe('opening a live store', () => {
+  it('restores a saved state and replays its log a step at a time, other work running between the steps', async () => {
+    const dir = tmp.path('steps');
+    const { store } = await LiveStore.open(dir, 2, 'l2', null);
+    for (let i = 0; i < 3; i++) await store.upsert([{ id: i, vector: Float32Array.of(i, 1), payload: { n: i } }]);
+    await store.close();
+    const points = 2 * PAYLOAD_STEP_POINTS + 5;
+    const state = {
+      ...emptyLiveState(),
+      payloads: Array.from({ length: points }, (_, i): [number, Record<string, unknown>] => [100 + i, { n: i % 7 }]),
+    };
+    // Counted as they run: payloads restored and log records applied; each turn notes how far they were.
+    const payloadsProto = PointPayloads.prototype;
+    const upsertOf = payloadsProto.upsert;
+    const storeProto = LiveStore.prototype as unknown as { apply: (...a: unknown[]) => void };
+    const applyOf = storeProto.apply;
+    let upserts = 0;
+    let applied = 0;
+    payloadsProto.upsert = function (this: PointPayloads, ...a: Parameters<typeof upsertOf>) {
+      upserts++;
+      upsertOf.apply(this, a);
+    };
+    storeProto.apply = function (this: unknown, ...a: unknown[]) {
+      applyOf.apply(this, a);
+      applied++;
+    };
+    const seen: Array<[number, number]> = [];
+    let ticking = true;
+    const tick = (): void => {
+      seen.push([upserts, applied]);
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    try {
+      const { store: again } = await LiveStore.open(dir, 2, 'l2', null, undefined, { cutLsn: 0n, state });
+      ticking = false;
+      expect(again.payload(100 + points - 1)).toEqual({ n: (points - 1) % 7 });
+      expect(again.payload(2)).toEqual({ n: 2 });
+      await again.close();
+    } finally {
+      payloadsProto.upsert = upsertOf;
+      storeProto.apply = applyOf;
+    }
+    expect(applied).toBe(3);
+    // A turn came while the payloads were half restored, and between two records of the log.
+    expect(seen.some(([u]) => u > 0 && u < points)).toBe(true);
+    expect(seen.some(([, r]) => r > 0 && r < 3)).toBe(true);
   });
 });
