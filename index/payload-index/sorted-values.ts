@@ -6,6 +6,7 @@
 import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, bitmapOf } from './bitmap.js';
 import { bitmapOfBits } from './dense-bits.js';
+import { sortPairs } from './pair-sort.js';
 
 /** A range's place in a sorted index (SortedValues.pairsWithin). */
 export interface RangePairs {
@@ -27,6 +28,7 @@ export interface OrderedPairs {
 export interface PointValueSource {
   readonly size: number;
   get(id: number): readonly number[] | undefined;
+  /** Each point holding values, in id order. */
   forEach(fn: (values: readonly number[], id: number) => void): void;
 }
 
@@ -99,13 +101,10 @@ export class SortedValues {
       }
     });
     this.idEnd = idEnd;
-    // Sorting a permutation of typed arrays beats sorting an array of pairs (no object per pair).
-    // Ties in id order, as a merge keeps them.
-    const order = new Uint32Array(n);
-    for (let j = 0; j < n; j++) order[j] = j;
-    order.sort((a, b) => keys[a]! - keys[b]! || ids[a]! - ids[b]!);
-    this.keyRoom = this.keys = Float64Array.from(order, (j) => keys[j]!);
-    this.idRoom = this.ids = Uint32Array.from(order, (j) => ids[j]!);
+    // Made in id order and sorted stably: ties in id order, as a merge keeps them.
+    sortPairs(keys, ids);
+    this.keyRoom = this.keys = keys;
+    this.idRoom = this.ids = ids;
   }
 
   /**
@@ -120,7 +119,7 @@ export class SortedValues {
     for (const [id, before] of this.pending) {
       for (const v of before) drop.push(this.pairAt(v, id));
       for (const v of this.points.get(id) ?? []) {
-        addKeys.push(v);
+        addKeys.push(v + 0);
         addIds.push(id);
         this.idEnd = Math.max(this.idEnd, id + 1);
       }

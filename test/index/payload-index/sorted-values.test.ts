@@ -13,6 +13,13 @@ const op = fc.oneof(
 const bound = fc.option(fc.double({ min: -6, max: 6, noNaN: true }), { nil: undefined });
 const bounds = fc.record({ gt: bound, gte: bound, lt: bound, lte: bound }, { requiredKeys: [] });
 
+/** A model of an index's point values, visited in id order as PointValues visits them. */
+class Points extends Map<number, number[]> {
+  override forEach(fn: (values: number[], id: number, map: Map<number, number[]>) => void): void {
+    for (const id of [...this.keys()].sort((a, b) => a - b)) fn(this.get(id)!, id, this);
+  }
+}
+
 /** Sets (or with null deletes) a point's values in the model, and tells `sv`, as an index does. */
 function put(model: Map<number, number[]>, sv: SortedValues, id: number, values: number[] | null): void {
   const before = model.get(id) ?? [];
@@ -26,7 +33,7 @@ function put(model: Map<number, number[]>, sv: SortedValues, id: number, values:
 
 /** A SortedValues over a copy of `model`, told of every point at once: its arrays sorted afresh. */
 function sortedAfresh(model: Map<number, number[]>): SortedValues {
-  const copy = new Map(model);
+  const copy = new Points(model);
   const sv = new SortedValues(copy);
   for (const [id, vs] of copy) sv.changed(id, [], vs.length);
   return sv;
@@ -42,7 +49,7 @@ describe('SortedValues', () => {
           maxLength: 30,
         }),
         (initial, changes) => {
-          const model = new Map<number, number[]>();
+          const model = new Points();
           const sv = new SortedValues(model);
           for (const [id, vs] of initial) put(model, sv, id, vs);
           sv.ordered({});
@@ -67,7 +74,7 @@ describe('SortedValues', () => {
   it('answers ranges exactly, queried between writes too', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(op, fc.option(bounds, { nil: undefined })), { maxLength: 40 }), bounds, (steps, last) => {
-        const model = new Map<number, number[]>();
+        const model = new Points();
         const sv = new SortedValues(model);
         const check = (b: typeof last) => {
           const ok = (x: number) =>
@@ -90,7 +97,7 @@ describe('SortedValues', () => {
   });
 
   it('forgets a deleted point once told of the change', () => {
-    const points = new Map<number, number[]>();
+    const points = new Points();
     const sv = new SortedValues(points);
     put(points, sv, 1, [3]);
     put(points, sv, 2, [4]);
@@ -99,7 +106,7 @@ describe('SortedValues', () => {
     expect(sv.range({ gte: 0 }).toArray()).toEqual([2]);
   });
   it('answers wide ranges (thousands of pairs, sorted by marks) exactly, with points holding several values', () => {
-    const model = new Map<number, number[]>();
+    const model = new Points();
     let x = 7;
     const next = () => {
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
@@ -119,7 +126,7 @@ describe('SortedValues', () => {
   });
 
   it('answers match any over one list of values as the union of each value, for few pairs and for thousands', () => {
-    const model = new Map<number, number[]>();
+    const model = new Points();
     for (let id = 0; id < 30_000; id++) model.set(id, id % 5 === 0 ? [id % 97, (id * 7) % 89] : [id % 97]);
     const sv = sortedAfresh(model);
     for (const xs of [[], [3], [96, 3, 3, 200], Array.from({ length: 60 }, (_, i) => 90 - i * 3)]) {
