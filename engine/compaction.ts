@@ -34,6 +34,7 @@ import { encodeStateParts, type LiveStore } from '../storage/live-store.js';
 import type { Collection } from './collection.js';
 import { workerFile } from './executor.js';
 import type { CompactJob, NamedJob } from './workers/compact-worker.js';
+import type { BlockRows } from '../index/filter-links/blocks.js';
 
 /** Default of OpenEngineOptions.compactAt. */
 export const DEFAULT_COMPACT_AT = 50_000;
@@ -174,14 +175,15 @@ export class Compactions {
       baseName = baseDirName(cut.lsn);
       const named = namedJobs(c, join(dir, baseName), cut.secondary);
       // The payloads as they stood at the cut, read over turns while writes go on (copy on write).
-      const payloadsJson = (await stepsInTurns(cut.payloads, () => false))!;
+      const payloadParts = (await stepsInTurns(cut.payloads, () => false))!;
       await stepsInTurns(copy, () => false);
+      const links = (await stepsInTurns(linkSteps(c, ids), () => false))!;
       this.unlessClosing();
-      await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer, named);
+      await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer, named, links);
       const opened = await this.host.openBase(join(dir, baseName));
       for (const n of named) namedBases.set(n.name, await this.host.openNamed(n.out));
       this.unlessClosing();
-      await writeCompactedInTurns(dir, baseName, cut.lsn, encodeStateParts(cut.state, payloadsJson));
+      await writeCompactedInTurns(dir, baseName, cut.lsn, encodeStateParts(cut.state, payloadParts));
       // A crash from here on restarts on the new base; an engine closing meanwhile leaves it to that.
       this.unlessClosing();
       // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
@@ -220,7 +222,7 @@ export class Compactions {
   }
 
   /** Builds a base on a worker thread (workers/compact-worker.ts), with the collection's build settings. */
-  private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer, named: NamedJob[]): Promise<void> {
+  private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer, named: NamedJob[], linkBlocks: BlockRows[]): Promise<void> {
     const m = c.base?.manifest;
     const budgetShare = m ? m.plan.dramBudgetBytes / Math.max(1, m.plan.fullPrecisionBytes) : null;
     const job: CompactJob = {
@@ -240,7 +242,8 @@ export class Compactions {
       poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
       profile: null,
       runValues: runValues(c.payloads.keywordValueCounts(), ids.byteLength / 8),
-      ...linkJob(c, ids, c.shape?.payloadM ?? m?.filterLinks?.payloadM ?? 0),
+      payloadM: payloadMOf(c),
+      linkBlocks,
       named,
     };
     // The placement follows the live load: profiled with the queries the collection has been asked,
@@ -297,8 +300,13 @@ function namedJobs(c: Collection, baseDir: string, cut: ReadonlyMap<string, Dens
   return jobs;
 }
 
-/** The filter links a compaction builds (index/filter-links/): payload_m and the blocks over its input positions. */
-function linkJob(c: Collection, ids: SharedArrayBuffer, payloadM: number): Pick<CompactJob, 'payloadM' | 'linkBlocks'> {
-  if (payloadM === 0) return { payloadM: 0, linkBlocks: [] };
-  return { payloadM, linkBlocks: c.payloads.linkBlocks(new Float64Array(ids)) };
+/** The payload_m a compaction links blocks with (0: none): the collection's, or its base's. */
+function payloadMOf(c: Collection): number {
+  return c.shape?.payloadM ?? c.base?.manifest.filterLinks?.payloadM ?? 0;
+}
+
+/** The blocks a compaction gives filter links (index/filter-links/), over its input positions: none without payload_m. */
+function* linkSteps(c: Collection, ids: Float64Array): Generator<void, BlockRows[], void> {
+  if (payloadMOf(c) === 0) return [];
+  return yield* c.payloads.linkBlockSteps(ids);
 }

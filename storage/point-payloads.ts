@@ -14,7 +14,8 @@ import type { Cardinality, FacetValue } from '../index/payload-index/field-index
 import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { keywordValueCounts } from '../index/payload-index/index-bytes.js';
-import { type BlockRows, chooseBlocks } from '../index/filter-links/blocks.js';
+import { type BlockRows, chooseBlockSteps } from '../index/filter-links/blocks.js';
+import { stepsInOneTurn } from '../common/turns.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
@@ -280,10 +281,11 @@ export class PointPayloads {
   }
 
   /**
-   * The capture's payloads, entries()'s pairs as JSON text (in row order), read `rowsPerStep` rows a
-   * step; the capture ends with it.
+   * The capture's payloads, entries()'s pairs as JSON text in parts (a part per step, the pairs of a
+   * JSON array without its brackets, in row order), read `rowsPerStep` rows a step; the capture ends
+   * with it.
    */
-  *captureSteps(rowsPerStep = CAPTURE_ROWS): Generator<void, string, void> {
+  *captureSteps(rowsPerStep = CAPTURE_ROWS): Generator<void, string[], void> {
     const c = this.capture;
     if (c === null) throw new StrataError('STRATA_INTERNAL', 'no payload capture is running', {});
     try {
@@ -302,7 +304,7 @@ export class PointPayloads {
         if (pairs.length > 0) parts.push(JSON.stringify(pairs).slice(1, -1));
         yield;
       }
-      return `[${parts.join(',')}]`;
+      return parts;
     } finally {
       // Only its own: an abandoned capture read on may end after another has begun.
       if (this.capture === c) this.capture = null;
@@ -513,12 +515,17 @@ export class PointPayloads {
    * of a build, `labels` (each position's point id): a point not among them is in no block.
    */
   linkBlocks(labels: Float64Array): BlockRows[] {
+    return stepsInOneTurn(this.linkBlockSteps(labels));
+  }
+
+  /** linkBlocks, yielding between fields and values (index/filter-links/blocks.ts chooseBlockSteps). */
+  linkBlockSteps(labels: Float64Array): Generator<void, BlockRows[], void> {
     const position = new Int32Array(this.rowEnd).fill(-1);
     for (let i = 0; i < labels.length; i++) {
       const row = this.rows.get(labels[i]!);
       if (row !== undefined) position[row] = i;
     }
-    return chooseBlocks(this.indexes, (row) => position[row]!, labels.length);
+    return chooseBlockSteps(this.indexes, (row) => (row < position.length ? position[row]! : -1), labels.length);
   }
 
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */

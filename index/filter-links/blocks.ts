@@ -10,6 +10,7 @@ import { FloatIndex } from '../payload-index/float-index.js';
 import { IntegerIndex } from '../payload-index/integer-index.js';
 import { bitsOf, forEachBit } from '../payload-index/dense-bits.js';
 import { parseKeyPath } from '../filter/key-path.js';
+import { stepsInOneTurn } from '../../common/turns.js';
 
 /** A block's points share a value, or a value range of a numeric field (both bounds inclusive). */
 export type LinkBlock =
@@ -34,15 +35,21 @@ export interface BlockRows {
  * not in this build). A block needs LINK_MIN_POINTS points and fewer than all of them.
  */
 export function chooseBlocks(indexes: FieldIndexes, positionOf: (row: number) => number, positions: number): BlockRows[] {
+  return stepsInOneTurn(chooseBlockSteps(indexes, positionOf, positions));
+}
+
+/**
+ * chooseBlocks, yielding after each field and each keyword value (a serving compaction's cut runs it
+ * over turns of the event loop: each block is made in one step, from the index as it stands then).
+ */
+export function* chooseBlockSteps(indexes: FieldIndexes, positionOf: (row: number) => number, positions: number): Generator<void, BlockRows[], void> {
   const out: BlockRows[] = [];
-  const keep = (block: LinkBlock, rows: number[]): void => {
-    if (rows.length >= LINK_MIN_POINTS && rows.length < positions) out.push({ block, rows: Uint32Array.from(rows).sort() });
-  };
   for (const [field, index] of indexes.entries()) {
     if (index instanceof IntegerIndex || index instanceof FloatIndex) {
       // All or none: a range is covered only by blocks holding every point of the field.
       const blocks = rangeBlocks(field, index, positionOf);
-      if (blocks.length > 1) for (const [block, rows] of blocks) out.push({ block, rows: Uint32Array.from(rows).sort() });
+      if (blocks.length > 1) out.push(...blocks);
+      yield;
       continue;
     }
     if (index.schema !== 'keyword' && index.schema !== 'bool') continue;
@@ -56,7 +63,8 @@ export function chooseBlocks(indexes: FieldIndexes, positionOf: (row: number) =>
         const p = positionOf(row);
         if (p >= 0) rows.push(p);
       });
-      keep(valueBlock(field, value), rows);
+      if (rows.length >= LINK_MIN_POINTS && rows.length < positions) out.push({ block: valueBlock(field, value), rows: Uint32Array.from(rows).sort() });
+      yield;
     }
   }
   return out;
@@ -66,22 +74,32 @@ const valueBlock = (field: string, value: FacetValue): LinkBlock => ({ kind: 'va
 
 /**
  * A numeric index's points in value order, cut at about every 1/RANGE_BLOCKS of them (at least
- * LINK_MIN_POINTS), never between equal values; a short last block joins the one before.
+ * LINK_MIN_POINTS), never between equal values; a short last block joins the one before. Each
+ * block's positions ascending, each once (a point may hold several values in one block).
  */
-function rangeBlocks(field: string, index: IntegerIndex | FloatIndex, positionOf: (row: number) => number): Array<[LinkBlock, number[]]> {
+function rangeBlocks(field: string, index: IntegerIndex | FloatIndex, positionOf: (row: number) => number): BlockRows[] {
   const pairs = index.ordered({});
-  const kept: number[] = [];
-  for (let i = pairs.from; i < pairs.to; i++) if (positionOf(pairs.ids[i]!) >= 0) kept.push(i);
-  const blocks: Array<[LinkBlock, number[]]> = [];
-  const size = Math.max(LINK_MIN_POINTS, Math.ceil(kept.length / RANGE_BLOCKS));
+  // The pairs of points in the build, as their pair index, and each one's position.
+  const kept = new Uint32Array(pairs.to - pairs.from);
+  const at = new Uint32Array(kept.length);
+  let n = 0;
+  for (let i = pairs.from; i < pairs.to; i++) {
+    const p = positionOf(pairs.ids[i]!);
+    if (p < 0) continue;
+    kept[n] = i;
+    at[n++] = p;
+  }
+  const blocks: BlockRows[] = [];
+  const size = Math.max(LINK_MIN_POINTS, Math.ceil(n / RANGE_BLOCKS));
   let start = 0;
-  while (start < kept.length) {
-    let end = Math.min(kept.length, start + size);
-    while (end < kept.length && pairs.keys[kept[end]!] === pairs.keys[kept[end - 1]!]) end++;
-    if (kept.length - end < size / 2) end = kept.length;
-    const rows = new Set<number>();
-    for (let j = start; j < end; j++) rows.add(positionOf(pairs.ids[kept[j]!]!));
-    blocks.push([{ kind: 'range', field, gte: pairs.keys[kept[start]!]!, lte: pairs.keys[kept[end - 1]!]! }, [...rows]]);
+  while (start < n) {
+    let end = Math.min(n, start + size);
+    while (end < n && pairs.keys[kept[end]!] === pairs.keys[kept[end - 1]!]) end++;
+    if (n - end < size / 2) end = n;
+    const rows = at.slice(start, end).sort();
+    let unique = 0;
+    for (let j = 0; j < rows.length; j++) if (j === 0 || rows[j] !== rows[j - 1]) rows[unique++] = rows[j]!;
+    blocks.push({ block: { kind: 'range', field, gte: pairs.keys[kept[start]!]!, lte: pairs.keys[kept[end - 1]!]! }, rows: rows.slice(0, unique) });
     start = end;
   }
   return blocks;
