@@ -6,6 +6,14 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 /** Bytes a step reads, hashes or copies between two yields: a few milliseconds of a thread's time. */
 export const STEP_BYTES = 2 << 20;
 
+/** Milliseconds a step of items of uneven cost (payloads of any size) takes before it yields. */
+export const STEP_MS = 10;
+
+/** Whether a step begun at `since` (performance.now()) has had its time (STEP_MS). */
+export function stepSpent(since: number): boolean {
+  return performance.now() - since >= STEP_MS;
+}
+
 /**
  * Runs `steps`, giving the event loop a turn at each yield; null as soon as `moved()` says, after a
  * turn, that what it reads has changed (the caller asks again). `signal` ends it between turns with

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pack, unpack } from 'msgpackr';
 import { createDir } from '../common/durable-fs.js';
+import { stepSpent } from '../common/turns.js';
 import { StrataError, errorMessage } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import { WAL_LOG_FILE } from './collection-dir.js';
@@ -92,7 +93,8 @@ export interface BaseIds {
 
 /** What a compaction saves beside its base (the points themselves are in the base). */
 export interface LiveState {
-  payloads: Array<[number, Payload]>;
+  /** Each point's payload; read from a file, parsed a part at a time as it is iterated. */
+  payloads: Iterable<[number, Payload]>;
   /** The payload indexes (absent in states saved before there were any). */
   indexes?: IndexSpec[];
   uuids: Array<[string, number]>;
@@ -114,18 +116,53 @@ export interface LiveState {
  */
 export function encodeLiveState(s: LiveState): Uint8Array {
   const { payloads, ...rest } = s;
-  return encodeStateParts(rest, JSON.stringify(payloads));
+  const pairs = Array.isArray(payloads) ? payloads : [...payloads];
+  return encodeStateParts(rest, pairs.length > 0 ? [JSON.stringify(pairs).slice(1, -1)] : []);
 }
 
-/** encodeLiveState of a state whose payloads are JSON text already (a compaction's capture: PointPayloads.captureSteps). */
-export function encodeStateParts(rest: StateBesidesPayloads, payloadsJson: string): Uint8Array {
-  return pack({ ...rest, payloadsJson });
+/**
+ * encodeLiveState of a state whose payloads are JSON text already, in parts (a compaction's capture:
+ * PointPayloads.captureSteps): one JSON array of them all, and where each part ends in it
+ * (`payloadsCuts`), so that a reader parses a part at a time. A reader that knows no cuts parses the
+ * whole array.
+ */
+export function encodeStateParts(rest: StateBesidesPayloads, parts: readonly string[]): Uint8Array {
+  const payloadsCuts: number[] = [];
+  let at = 0;
+  for (const part of parts) {
+    at += 1 + part.length;
+    payloadsCuts.push(at);
+  }
+  return pack({ ...rest, payloadsJson: `[${parts.join(',')}]`, payloadsCuts });
 }
 
 export function decodeLiveState(bytes: Uint8Array): LiveState {
-  const o = unpack(bytes) as LiveState & { payloadsJson?: string };
-  const { payloadsJson, ...rest } = o;
-  return payloadsJson === undefined ? o : { ...rest, payloads: JSON.parse(payloadsJson) as LiveState['payloads'] };
+  const o = unpack(bytes) as LiveState & { payloadsJson?: string; payloadsCuts?: number[] };
+  const { payloadsJson, payloadsCuts, ...rest } = o;
+  if (payloadsJson === undefined) return o;
+  if (payloadsCuts === undefined) return { ...rest, payloads: JSON.parse(payloadsJson) as Array<[number, Payload]> };
+  return { ...rest, payloads: pairsInParts(payloadsJson, payloadsCuts) };
+}
+
+/** The pairs of a JSON array cut into parts (encodeStateParts), each part parsed when iteration reaches it. */
+function pairsInParts(json: string, cuts: readonly number[]): Iterable<[number, Payload]> {
+  let from = 1;
+  for (const end of cuts) {
+    if (!Number.isSafeInteger(end) || end <= from || end >= json.length || (json[end] !== ',' && json[end] !== ']'))
+      throw new StrataError('STRATA_INDEX_CORRUPT', `a live state's payload parts end at ${String(end)}, outside their text`, {});
+    from = end + 1;
+  }
+  if (cuts.length === 0 ? json !== '[]' : from !== json.length)
+    throw new StrataError('STRATA_INDEX_CORRUPT', "a live state's payload parts do not reach the end of their text", {});
+  return {
+    *[Symbol.iterator]() {
+      let start = 1;
+      for (const end of cuts) {
+        yield* JSON.parse(`[${json.slice(start, end)}]`) as Array<[number, Payload]>;
+        start = end + 1;
+      }
+    },
+  };
 }
 
 /** A live state but its payloads. */
@@ -136,8 +173,8 @@ export interface Cut {
   lsn: bigint;
   freshIds: number[];
   state: StateBesidesPayloads;
-  /** The payloads at the cut as JSON text of [id, payload] pairs, read in steps (run it to its end, or abortCut). */
-  payloads: Generator<void, string, void>;
+  /** The payloads at the cut as JSON text of [id, payload] pairs in parts, read in steps (run it to its end, or abortCut). */
+  payloads: Generator<void, string[], void>;
   secondary: Map<string, DenseEntries>;
 }
 
@@ -392,10 +429,15 @@ export class LiveStore {
   }
 
   private async restore(s: LiveState): Promise<void> {
-    for (let i = 0; i < s.payloads.length; i++) {
-      const [id, p] = s.payloads[i]!;
+    // A step of PAYLOAD_STEP_POINTS payloads, or fewer large ones (STEP_MS).
+    let restored = 0;
+    let since = performance.now();
+    for (const [id, p] of s.payloads) {
       this.payloads.upsert(id, p);
-      if ((i + 1) % PAYLOAD_STEP_POINTS === 0) await nextTurn();
+      if (++restored % PAYLOAD_STEP_POINTS === 0 || (restored % 64 === 0 && stepSpent(since))) {
+        await nextTurn();
+        since = performance.now();
+      }
     }
     // Each index built a chunk of rows per turn, then installed.
     for (const spec of s.indexes ?? []) {

@@ -67,7 +67,7 @@ export class SortedValues {
     if (this.whole) return;
     // The first change since the arrays were made says what they hold of the point.
     if (!this.pending.has(id)) this.pending.set(id, before);
-    if (this.pending.size > MERGE_MAX_POINTS) {
+    if (this.pending.size > Math.min(MERGE_MAX_POINTS, MERGE_MAX_SHARE * this.keys.length)) {
       this.whole = true;
       this.pending.clear();
     }
@@ -75,7 +75,7 @@ export class SortedValues {
 
   private fresh(): void {
     if (!this.whole && this.pending.size === 0) return;
-    if (this.whole || this.pending.size > MERGE_MAX_SHARE * this.keys.length) this.sortAll();
+    if (this.whole) this.sortAll();
     else this.merge();
     this.whole = false;
     this.pending.clear();

@@ -87,10 +87,10 @@ describe('a capture of the payloads (a compaction cut)', () => {
             if (step && r.done !== true) r = steps.next();
           }
           while (r.done !== true) r = steps.next();
-          expect(byId(JSON.parse(r.value) as Array<[number, Payload]>)).toEqual(want);
+          expect(byId(pairsOf(r.value))).toEqual(want);
           // Ended: the next capture may begin, and reads the payloads now.
           p.beginCapture();
-          expect(byId(JSON.parse(stepsOf(p.captureSteps(rowsPerStep))) as Array<[number, Payload]>)).toEqual(byId(p.entries()));
+          expect(byId(pairsOf(stepsOf(p.captureSteps(rowsPerStep))))).toEqual(byId(p.entries()));
         },
       ),
       { numRuns: 300 },
@@ -98,7 +98,10 @@ describe('a capture of the payloads (a compaction cut)', () => {
   });
 });
 
-function stepsOf(g: Generator<void, string, void>): string {
+/** The pairs of a capture's parts (each the pairs of a JSON array without its brackets). */
+const pairsOf = (parts: string[]): Array<[number, Payload]> => JSON.parse(`[${parts.join(',')}]`) as Array<[number, Payload]>;
+
+function stepsOf(g: Generator<void, string[], void>): string[] {
   for (;;) {
     const r = g.next();
     if (r.done === true) return r.value;
