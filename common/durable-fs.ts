@@ -59,7 +59,7 @@ export function replaceFileDurably(file: string, bytes: string | Uint8Array): vo
   renameDurably(tmp, file);
 }
 
-/** replaceFileDurably, its failures as STRATA_STORAGE naming `file`. */
+/** replaceFileDurably, its failures as STRATA_STORAGE naming `file` (writeFileDurablyAsync: the same steps off the event loop). */
 export function writeFileDurably(file: string, bytes: string | Uint8Array): void {
   try {
     replaceFileDurably(file, bytes);

@@ -17,7 +17,9 @@ import { decodeLiveState, encodeLiveState, type LiveState } from './live-store.j
 export const COMPACTED_FILE = 'compacted.json';
 const LIVE_STATE_FILE = 'live-state.msgpack';
 const FORMAT = 'strata-compacted';
-const VERSION = 1;
+/** Version 2: the live state's payloads in parts (live-store.ts encodeLiveState); version 1 is still read. */
+const VERSION = 2;
+const READ_VERSIONS: readonly number[] = [1, 2];
 
 export interface Compacted {
   /** The base index directory, inside the collection's directory. */
@@ -95,7 +97,8 @@ export function readCompactedHead(collectionDir: string): CompactedHead | null {
     throw bad(`not readable (${(e as Error).message})`);
   }
   if (m.format !== FORMAT) throw bad(`not a ${FORMAT} file`);
-  if (m.version !== VERSION) throw new StrataError('STRATA_INDEX_VERSION', `${file}: version ${String(m.version)}, this build reads ${VERSION}`, { file });
+  if (!READ_VERSIONS.includes(m.version as number))
+    throw new StrataError('STRATA_INDEX_VERSION', `${file}: version ${String(m.version)}, this build reads ${READ_VERSIONS.join(' and ')}`, { file });
   const body = { base: m.base, cutLsn: m.cutLsn, liveStateSha256: m.liveStateSha256 };
   if (sha256(JSON.stringify(body)) !== m.sha256) throw bad('checksum mismatch');
   if (

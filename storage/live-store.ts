@@ -112,55 +112,41 @@ export interface LiveState {
 /**
  * A live state as bytes (the compaction state file, snapshots): MessagePack with the payloads as
  * JSON text, because msgpackr renames a `__proto__` key on decode (kriszyp/msgpackr#159) and JSON
- * keeps it as an own member.
+ * keeps it as an own member. The text is in parts (`payloadsParts`: UTF-8, each the pairs of a JSON
+ * array without its brackets), so that a writer encodes and a reader parses a part at a time; states
+ * saved before hold one `payloadsJson` array.
  */
 export function encodeLiveState(s: LiveState): Uint8Array {
   const { payloads, ...rest } = s;
   const pairs = Array.isArray(payloads) ? payloads : [...payloads];
-  return encodeStateParts(rest, pairs.length > 0 ? [JSON.stringify(pairs).slice(1, -1)] : []);
+  return encodeStateParts(rest, pairs.length > 0 ? [payloadPart(pairs)] : []);
 }
 
-/**
- * encodeLiveState of a state whose payloads are JSON text already, in parts (a compaction's capture:
- * PointPayloads.captureSteps): one JSON array of them all, and where each part ends in it
- * (`payloadsCuts`), so that a reader parses a part at a time. A reader that knows no cuts parses the
- * whole array.
- */
-export function encodeStateParts(rest: StateBesidesPayloads, parts: readonly string[]): Uint8Array {
-  const payloadsCuts: number[] = [];
-  let at = 0;
-  for (const part of parts) {
-    at += 1 + part.length;
-    payloadsCuts.push(at);
-  }
-  return pack({ ...rest, payloadsJson: `[${parts.join(',')}]`, payloadsCuts });
+/** One part of a state's payloads (encodeLiveState): the pairs' JSON text without its brackets, as UTF-8. */
+export function payloadPart(pairs: ReadonlyArray<readonly [number, Payload]>): Uint8Array {
+  return Buffer.from(JSON.stringify(pairs).slice(1, -1), 'utf8');
+}
+
+/** encodeLiveState of a state whose payloads are parts already (a compaction's capture: PointPayloads.captureSteps). */
+export function encodeStateParts(rest: StateBesidesPayloads, parts: readonly Uint8Array[]): Uint8Array {
+  return pack({ ...rest, payloadsParts: parts });
 }
 
 export function decodeLiveState(bytes: Uint8Array): LiveState {
-  const o = unpack(bytes) as LiveState & { payloadsJson?: string; payloadsCuts?: number[] };
-  const { payloadsJson, payloadsCuts, ...rest } = o;
-  if (payloadsJson === undefined) return o;
-  if (payloadsCuts === undefined) return { ...rest, payloads: JSON.parse(payloadsJson) as Array<[number, Payload]> };
-  return { ...rest, payloads: pairsInParts(payloadsJson, payloadsCuts) };
+  const o = unpack(bytes) as LiveState & { payloadsJson?: string; payloadsParts?: unknown };
+  const { payloadsJson, payloadsParts, ...rest } = o;
+  if (payloadsJson !== undefined) return { ...rest, payloads: JSON.parse(payloadsJson) as Array<[number, Payload]> };
+  if (!Array.isArray(payloadsParts) || !payloadsParts.every((p) => p instanceof Uint8Array))
+    throw new StrataError('STRATA_INDEX_CORRUPT', "a live state's payloads are neither JSON text nor parts of it", {});
+  return { ...rest, payloads: pairsInParts(payloadsParts as Uint8Array[]) };
 }
 
-/** The pairs of a JSON array cut into parts (encodeStateParts), each part parsed when iteration reaches it. */
-function pairsInParts(json: string, cuts: readonly number[]): Iterable<[number, Payload]> {
-  let from = 1;
-  for (const end of cuts) {
-    if (!Number.isSafeInteger(end) || end <= from || end >= json.length || (json[end] !== ',' && json[end] !== ']'))
-      throw new StrataError('STRATA_INDEX_CORRUPT', `a live state's payload parts end at ${String(end)}, outside their text`, {});
-    from = end + 1;
-  }
-  if (cuts.length === 0 ? json !== '[]' : from !== json.length)
-    throw new StrataError('STRATA_INDEX_CORRUPT', "a live state's payload parts do not reach the end of their text", {});
+/** The pairs of a state's payload parts, each part parsed when iteration reaches it. */
+function pairsInParts(parts: readonly Uint8Array[]): Iterable<[number, Payload]> {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   return {
     *[Symbol.iterator]() {
-      let start = 1;
-      for (const end of cuts) {
-        yield* JSON.parse(`[${json.slice(start, end)}]`) as Array<[number, Payload]>;
-        start = end + 1;
-      }
+      for (const part of parts) yield* JSON.parse(`[${utf8.decode(part)}]`) as Array<[number, Payload]>;
     },
   };
 }
@@ -173,8 +159,8 @@ export interface Cut {
   lsn: bigint;
   freshIds: number[];
   state: StateBesidesPayloads;
-  /** The payloads at the cut as JSON text of [id, payload] pairs in parts, read in steps (run it to its end, or abortCut). */
-  payloads: Generator<void, string[], void>;
+  /** The payloads at the cut in parts (payloadPart), read in steps (run it to its end, or abortCut). */
+  payloads: Generator<void, Uint8Array[], void>;
   secondary: Map<string, DenseEntries>;
 }
 
@@ -467,7 +453,13 @@ export class LiveStore {
     this.touched = new Set();
     const secondary = new Map([...this.secondary].map(([name, col]) => [name, col.beginCut()]));
     this.payloads.beginCapture();
-    return { lsn: this.appliedLsn, freshIds: this.fresh.ids(), state: this.stateBesidesPayloads(), payloads: this.payloads.captureSteps(), secondary };
+    return {
+      lsn: this.appliedLsn,
+      freshIds: this.fresh.ids(),
+      state: this.stateBesidesPayloads(),
+      payloads: this.payloads.captureSteps(payloadPart),
+      secondary,
+    };
   }
 
   /** The compaction failed: the store goes on as it was. */

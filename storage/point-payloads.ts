@@ -15,7 +15,6 @@ import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-inde
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { keywordValueCounts } from '../index/payload-index/index-bytes.js';
 import { type BlockRows, chooseBlockSteps } from '../index/filter-links/blocks.js';
-import { stepsInOneTurn } from '../common/turns.js';
 import { checkIndexParams, type IndexSpec, indexOptions, type PayloadIndexParams } from '../index/payload-index/params.js';
 import { filterPoint } from '../index/payload/filter-view.js';
 import { type PayloadSelector, selectorPaths, selectPayload } from '../index/payload/selector.js';
@@ -281,15 +280,14 @@ export class PointPayloads {
   }
 
   /**
-   * The capture's payloads, entries()'s pairs as JSON text in parts (a part per step, the pairs of a
-   * JSON array without its brackets, in row order), read `rowsPerStep` rows a step; the capture ends
-   * with it.
+   * The capture's payloads, entries()'s pairs in parts (`part`: live-store.ts payloadPart), a part a
+   * step of `rowsPerStep` rows, in row order; the capture ends with it.
    */
-  *captureSteps(rowsPerStep = CAPTURE_ROWS): Generator<void, string[], void> {
+  *captureSteps(part: (pairs: Array<[number, Payload]>) => Uint8Array, rowsPerStep = CAPTURE_ROWS): Generator<void, Uint8Array[], void> {
     const c = this.capture;
     if (c === null) throw new StrataError('STRATA_INTERNAL', 'no payload capture is running', {});
     try {
-      const parts: string[] = [];
+      const parts: Uint8Array[] = [];
       while (c.at < c.ids.length) {
         const end = Math.min(c.ids.length, c.at + rowsPerStep);
         const pairs: Array<[number, Payload]> = [];
@@ -301,7 +299,7 @@ export class PointPayloads {
           if (Object.keys(p).length > 0) pairs.push([id, p]);
         }
         c.at = end;
-        if (pairs.length > 0) parts.push(JSON.stringify(pairs).slice(1, -1));
+        if (pairs.length > 0) parts.push(part(pairs));
         yield;
       }
       return parts;
@@ -511,14 +509,10 @@ export class PointPayloads {
   }
 
   /**
-   * The filter-link blocks of the payload indexes now (index/filter-links/blocks.ts) over the points
-   * of a build, `labels` (each position's point id): a point not among them is in no block.
+   * The filter-link blocks of the payload indexes (index/filter-links/blocks.ts chooseBlockSteps:
+   * yielding between fields and values) over the points of a build, `labels` (each position's point
+   * id): a point not among them is in no block.
    */
-  linkBlocks(labels: Float64Array): BlockRows[] {
-    return stepsInOneTurn(this.linkBlockSteps(labels));
-  }
-
-  /** linkBlocks, yielding between fields and values (index/filter-links/blocks.ts chooseBlockSteps). */
   linkBlockSteps(labels: Float64Array): Generator<void, BlockRows[], void> {
     const position = new Int32Array(this.rowEnd).fill(-1);
     for (let i = 0; i < labels.length; i++) {

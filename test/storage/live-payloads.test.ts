@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PointPayloads } from '../../storage/point-payloads.js';
 import { pack } from 'msgpackr';
-import { decodeLiveState, emptyLiveState, encodeLiveState, encodeStateParts, LiveStore, PAYLOAD_STEP_POINTS } from '../../storage/live-store.js';
+import { decodeLiveState, emptyLiveState, encodeLiveState, encodeStateParts, LiveStore, PAYLOAD_STEP_POINTS, payloadPart } from '../../storage/live-store.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 const tmp = makeTempDir('strata-live-payloads-');
@@ -36,30 +36,25 @@ describe('payloads in the live store', () => {
 
 describe('a saved live state', () => {
   const { payloads: _none, ...rest } = emptyLiveState();
-  const part = (from: number, n: number): string => JSON.stringify(Array.from({ length: n }, (_, i) => [from + i, { n: from + i }])).slice(1, -1);
+  const pairs = (from: number, n: number): Array<[number, Record<string, unknown>]> => Array.from({ length: n }, (_, i) => [from + i, { n: from + i }]);
 
   it('keeps payloads written in parts, and parses a part only when iteration reaches it', () => {
-    const bytes = encodeStateParts(rest, [part(0, 3), part(3, 2), part(5, 4)]);
-    expect([...decodeLiveState(bytes).payloads]).toEqual(Array.from({ length: 9 }, (_, i) => [i, { n: i }]));
+    const bytes = encodeStateParts(rest, [payloadPart(pairs(0, 3)), payloadPart(pairs(3, 2)), payloadPart(pairs(5, 4))]);
+    expect([...decodeLiveState(bytes).payloads]).toEqual(pairs(0, 9));
     // The second part damaged: decoding and reading the first part still work; reaching it throws.
-    const damaged = encodeStateParts(rest, [part(0, 3), '[1,{"n":}]', part(5, 1)]);
+    const damaged = encodeStateParts(rest, [payloadPart(pairs(0, 3)), Buffer.from('[1,{"n":}]'), payloadPart(pairs(5, 1))]);
     const it = decodeLiveState(damaged).payloads[Symbol.iterator]();
     for (let i = 0; i < 3; i++) expect(it.next().value).toEqual([i, { n: i }]);
     expect(() => it.next()).toThrow(SyntaxError);
     expect([...decodeLiveState(encodeStateParts(rest, [])).payloads]).toEqual([]);
   });
 
-  it('reads a state saved whole, without parts, and refuses parts that do not cut their text', () => {
-    const pairs = [
-      [1, { a: 1 }],
-      [2, { b: [true] }],
-    ];
-    expect([...decodeLiveState(pack({ ...rest, payloadsJson: JSON.stringify(pairs) })).payloads]).toEqual(pairs);
-    expect([...decodeLiveState(encodeLiveState({ ...rest, payloads: pairs as Array<[number, Record<string, unknown>]> })).payloads]).toEqual(pairs);
-    for (const payloadsCuts of [[3], [0], [9, 3], [100]])
-      expect(() => decodeLiveState(pack({ ...rest, payloadsJson: `[${part(0, 2)},${part(2, 2)}]`, payloadsCuts }))).toThrow(
-        expect.objectContaining({ code: 'STRATA_INDEX_CORRUPT' }),
-      );
+  it('reads a state saved whole as one JSON text, and refuses one with neither', () => {
+    const whole = pairs(1, 2);
+    expect([...decodeLiveState(pack({ ...rest, payloadsJson: JSON.stringify(whole) })).payloads]).toEqual(whole);
+    expect([...decodeLiveState(encodeLiveState({ ...rest, payloads: whole })).payloads]).toEqual(whole);
+    for (const payloadsParts of [undefined, 'text', [Buffer.from('[1,{}]'), 7]])
+      expect(() => decodeLiveState(pack({ ...rest, payloadsParts }))).toThrow(expect.objectContaining({ code: 'STRATA_INDEX_CORRUPT' }));
   });
 });
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../index/filter/evaluate.js';
 import { parseFilter } from '../../index/filter/parse.js';
-import type { Payload } from '../../storage/live-store.js';
+import { type Payload, payloadPart } from '../../storage/live-store.js';
 import { PointPayloads } from '../../storage/point-payloads.js';
 
 const IDS = 12;
@@ -80,7 +80,7 @@ describe('a capture of the payloads (a compaction cut)', () => {
           for (const o of before) apply(p, o);
           const want = byId(p.entries());
           p.beginCapture();
-          const steps = p.captureSteps(rowsPerStep);
+          const steps = p.captureSteps(payloadPart, rowsPerStep);
           let r = steps.next();
           for (const [o, step] of during) {
             apply(p, o);
@@ -90,7 +90,7 @@ describe('a capture of the payloads (a compaction cut)', () => {
           expect(byId(pairsOf(r.value))).toEqual(want);
           // Ended: the next capture may begin, and reads the payloads now.
           p.beginCapture();
-          expect(byId(pairsOf(stepsOf(p.captureSteps(rowsPerStep))))).toEqual(byId(p.entries()));
+          expect(byId(pairsOf(stepsOf(p.captureSteps(payloadPart, rowsPerStep))))).toEqual(byId(p.entries()));
         },
       ),
       { numRuns: 300 },
@@ -98,10 +98,11 @@ describe('a capture of the payloads (a compaction cut)', () => {
   });
 });
 
-/** The pairs of a capture's parts (each the pairs of a JSON array without its brackets). */
-const pairsOf = (parts: string[]): Array<[number, Payload]> => JSON.parse(`[${parts.join(',')}]`) as Array<[number, Payload]>;
+/** The pairs of a capture's parts (each the pairs of a JSON array without its brackets, UTF-8). */
+const pairsOf = (parts: Uint8Array[]): Array<[number, Payload]> =>
+  JSON.parse(`[${parts.map((b) => Buffer.from(b).toString('utf8')).join(',')}]`) as Array<[number, Payload]>;
 
-function stepsOf(g: Generator<void, string[], void>): string[] {
+function stepsOf(g: Generator<void, Uint8Array[], void>): Uint8Array[] {
   for (;;) {
     const r = g.next();
     if (r.done === true) return r.value;
