@@ -297,9 +297,9 @@ export class Collection implements FilteredHost {
     return {
       has: (id) => this.baseHas(id),
       node: (id) => this.lookup?.node(id),
-      forEach: (fn) => {
+      forEach: (fn, from = 0, to = Number.POSITIVE_INFINITY) => {
         const labels = this.index?.labels;
-        if (labels) for (let node = 0; node < labels.length; node++) fn(labels[node]!, node);
+        if (labels) for (let node = from, end = Math.min(to, labels.length); node < end; node++) fn(labels[node]!, node);
       },
       get count(): number {
         return index()?.meta.count ?? 0;

@@ -19,7 +19,7 @@ import { DEFAULT_FRESH, FreshLayer, type FreshOptions } from '../index/fresh/fre
 import type { IndexSpec, PayloadIndexParams } from '../index/payload-index/params.js';
 import { type PayloadSelector, selectorPaths } from '../index/payload/selector.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
-import { type BasePayloadSource, PointPayloads } from './point-payloads.js';
+import { type BasePayloadSource, CAPTURE_ROWS, PointPayloads } from './point-payloads.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
 import { SparseColumn } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
@@ -86,8 +86,8 @@ export interface BaseIds {
   has(id: number): boolean;
   /** The node serving `id` in the base, or undefined. */
   node(id: number): number | undefined;
-  /** Every id the base holds, with its node. */
-  forEach(fn: (id: number, node: number) => void): void;
+  /** Every id the base holds, with its node (or those of nodes [from, to)). */
+  forEach(fn: (id: number, node: number) => void, from?: number, to?: number): void;
   readonly count: number;
 }
 
@@ -119,7 +119,9 @@ export interface LiveState {
 export function encodeLiveState(s: LiveState): Uint8Array {
   const { payloads, ...rest } = s;
   const pairs = Array.isArray(payloads) ? payloads : [...payloads];
-  return encodeStateParts(rest, pairs.length > 0 ? [payloadPart(pairs)] : []);
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < pairs.length; at += CAPTURE_ROWS) parts.push(payloadPart(pairs.slice(at, at + CAPTURE_ROWS)));
+  return encodeStateParts(rest, parts);
 }
 
 /** One part of a state's payloads (encodeLiveState): the pairs' JSON text without its brackets, as UTF-8. */
@@ -333,7 +335,14 @@ export class LiveStore {
       (id) => this.uuidOf(id) ?? id,
       payloadMemory,
     );
-    if (base !== null) this.payloads.placeBase((fn) => base.forEach(fn));
+  }
+
+  /** A row for every point of the base, PAYLOAD_STEP_POINTS a turn (open: the store is nobody else's yet). */
+  private async placeBase(base: BaseIds): Promise<void> {
+    for (let from = 0; from < base.count; from += PAYLOAD_STEP_POINTS) {
+      this.payloads.placeBase((fn) => base.forEach(fn, from, from + PAYLOAD_STEP_POINTS));
+      await nextTurn();
+    }
   }
 
   /**
@@ -364,6 +373,7 @@ export class LiveStore {
       );
     }
     const store = new LiveStore(wal, dim, metric, base, fresh, payloadMemory, side);
+    if (base !== null) await store.placeBase(base);
     // The store is nobody else's until this returns: its restore and replay give the event loop a
     // turn between steps (a collection restored while the server serves the others).
     if (compacted) {

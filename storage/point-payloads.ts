@@ -36,8 +36,8 @@ export type BasePayloadSource = (each: (id: number, payload: Payload) => void) =
 /** Rows an index build visits between two turns of the event loop. */
 const BUILD_CHUNK = 4096;
 
-/** Rows a capture (beginCapture) reads between two yields. */
-const CAPTURE_ROWS = 4096;
+/** Rows a capture (beginCapture) reads between two yields: a part of a saved state's payloads (live-store.ts encodeLiveState). */
+export const CAPTURE_ROWS = 4096;
 
 /**
  * A capture of every payload as it stood when it began (a compaction's cut), read in steps while

@@ -2,8 +2,8 @@
 // (an own member, as JSON.parse makes it): msgpackr would rename it, so payloads travel as JSON text.
 // A store opens from a saved state and its log over turns of the event loop.
 import { afterAll, describe, expect, it } from 'vitest';
-import { PointPayloads } from '../../storage/point-payloads.js';
-import { pack } from 'msgpackr';
+import { CAPTURE_ROWS, PointPayloads } from '../../storage/point-payloads.js';
+import { pack, unpack } from 'msgpackr';
 import { decodeLiveState, emptyLiveState, encodeLiveState, encodeStateParts, LiveStore, PAYLOAD_STEP_POINTS, payloadPart } from '../../storage/live-store.js';
 import { makeTempDir } from '../helpers/temp.js';
 
@@ -49,6 +49,14 @@ describe('a saved live state', () => {
     expect([...decodeLiveState(encodeStateParts(rest, [])).payloads]).toEqual([]);
   });
 
+  it('saves a state in parts of CAPTURE_ROWS pairs, so that no part is parsed at length', () => {
+    const n = 2 * CAPTURE_ROWS + 3;
+    const bytes = encodeLiveState({ ...rest, payloads: pairs(0, n) });
+    const parts = (unpack(bytes) as { payloadsParts: Uint8Array[] }).payloadsParts;
+    expect(parts.map((b) => (JSON.parse(`[${Buffer.from(b).toString('utf8')}]`) as unknown[]).length)).toEqual([CAPTURE_ROWS, CAPTURE_ROWS, 3]);
+    expect([...decodeLiveState(bytes).payloads]).toEqual(pairs(0, n));
+  });
+
   it('reads a state saved whole as one JSON text, and refuses one with neither', () => {
     const whole = pairs(1, 2);
     expect([...decodeLiveState(pack({ ...rest, payloadsJson: JSON.stringify(whole) })).payloads]).toEqual(whole);
@@ -68,6 +76,16 @@ describe('opening a live store', () => {
     const state = {
       ...emptyLiveState(),
       payloads: Array.from({ length: points }, (_, i): [number, Record<string, unknown>] => [100 + i, { n: i % 7 }]),
+    };
+    // A base of as many points, placed a step at a time too.
+    const count = points;
+    const base = {
+      count,
+      has: (id: number) => id >= 1_000_000 && id < 1_000_000 + count,
+      node: (id: number) => (id >= 1_000_000 && id < 1_000_000 + count ? id - 1_000_000 : undefined),
+      forEach: (fn: (id: number, node: number) => void, from = 0, to = count) => {
+        for (let node = from; node < Math.min(to, count); node++) fn(1_000_000 + node, node);
+      },
     };
     // Counted as they run: payloads restored and log records applied; each turn notes how far they were.
     const payloadsProto = PointPayloads.prototype;
@@ -92,8 +110,9 @@ describe('opening a live store', () => {
     };
     setImmediate(tick);
     try {
-      const { store: again } = await LiveStore.open(dir, 2, 'l2', null, undefined, { cutLsn: 0n, state });
+      const { store: again } = await LiveStore.open(dir, 2, 'l2', base, undefined, { cutLsn: 0n, state });
       ticking = false;
+      expect(again.payloads.points).toBe(2 * count + 3);
       expect(again.payload(100 + points - 1)).toEqual({ n: (points - 1) % 7 });
       expect(again.payload(2)).toEqual({ n: 2 });
       await again.close();
@@ -102,8 +121,10 @@ describe('opening a live store', () => {
       storeProto.apply = applyOf;
     }
     expect(applied).toBe(3);
-    // A turn came while the payloads were half restored, and between two records of the log.
-    expect(seen.some(([u]) => u > 0 && u < points)).toBe(true);
+    // A turn came while the base was half placed (each point placed is an upsert of no payload),
+    // while the payloads were half restored, and between two records of the log.
+    expect(seen.some(([u]) => u > 0 && u < count)).toBe(true);
+    expect(seen.some(([u]) => u > count && u < count + points)).toBe(true);
     expect(seen.some(([, r]) => r > 0 && r < 3)).toBe(true);
   });
 });
