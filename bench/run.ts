@@ -48,6 +48,11 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     about: 'a secondary dense vector in process: bytes a point, recall and CPU per ef, filtered plans forced vs the planner',
   },
   replication: { module: './replication-bench.js', about: "upserts through a shared NATS write log vs a collection's own log, and replica lag" },
+  'payload-steps': {
+    module: './payload-steps-bench.js',
+    about:
+      "a million points' payload work in steps (capture, link blocks, a saved state's parts) and a range index's sort and merge, each beside what it replaced",
+  },
   stalls: {
     module: './stalls-bench.js',
     about: 'the heaviest requests against served GloVe-100k with payload indexes: the longest /healthz wait during each',

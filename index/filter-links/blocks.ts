@@ -46,6 +46,10 @@ export function* chooseBlockSteps(indexes: FieldIndexes, positionOf: (row: numbe
   const out: BlockRows[] = [];
   for (const [field, index] of indexes.entries()) {
     if (index instanceof IntegerIndex || index instanceof FloatIndex) {
+      // The pairs sorted afresh if writes left them so, in a step of its own (cut in the next: a
+      // write meanwhile is merged in when they are read again).
+      index.ordered({});
+      yield;
       // All or none: a range is covered only by blocks holding every point of the field.
       const blocks = rangeBlocks(field, index, positionOf);
       if (blocks.length > 1) out.push(...blocks);

@@ -1,0 +1,116 @@
+// A collection's payload work that once ran in one step of the event loop, at a million points, in
+// process, each beside what it replaced in the same run: a range index's pairs sorted by radix
+// against a comparison sort; one write merged into them against sorting them afresh; a compaction's
+// capture of the payloads and its choice of link blocks, step by step (the longest step is what a
+// health probe would wait); a saved state's payloads parsed a part at a time against as one text.
+import { Command } from 'commander';
+import { sortPairs } from '../index/payload-index/pair-sort.js';
+import { SortedValues } from '../index/payload-index/sorted-values.js';
+import { decodeLiveState, emptyLiveState, encodeLiveState, payloadPart } from '../storage/live-store.js';
+import { PointPayloads } from '../storage/point-payloads.js';
+
+const o = new Command()
+  .option('--points <n>', 'points', Number, 1_000_000)
+  .option('--reps <n>', 'rounds of each side-by-side pair', Number, 3)
+  .parse(process.argv)
+  .opts<{ points: number; reps: number }>();
+
+const n = o.points;
+let seed = 7;
+const next = (): number => {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+  return seed;
+};
+const ms = (t0: number): number => performance.now() - t0;
+const f = (x: number): string => x.toFixed(1);
+
+/** Runs a generator to its end: its steps, its longest step and its whole time, ms. */
+function stepped<T>(g: Generator<void, T, void>): { steps: number; longest: number; total: number; value: T } {
+  const t0 = performance.now();
+  let steps = 0;
+  let longest = 0;
+  for (;;) {
+    const t = performance.now();
+    const r = g.next();
+    longest = Math.max(longest, ms(t));
+    steps++;
+    if (r.done === true) return { steps, longest, total: ms(t0), value: r.value };
+  }
+}
+
+// 1. Sorting every pair: radix against a comparison sort of a permutation, on the same keys.
+const keys = Float64Array.from({ length: n }, () => next() % 400_000);
+for (let r = 0; r < o.reps; r++) {
+  const ids = Uint32Array.from({ length: n }, (_, i) => i);
+  let t = performance.now();
+  const order = Uint32Array.from({ length: n }, (_, j) => j).sort((a, b) => keys[a]! - keys[b]! || a - b);
+  Float64Array.from(order, (j) => keys[j]!);
+  Uint32Array.from(order, (j) => ids[j]!);
+  const comparison = ms(t);
+  const k = keys.slice();
+  t = performance.now();
+  sortPairs(k, ids);
+  const radix = ms(t);
+  console.log(`sort ${n} pairs: comparison ${f(comparison)} ms, radix ${f(radix)} ms (${(comparison / radix).toFixed(1)}x)`);
+}
+
+// 2. A range index told of one write: merged in place against sorted afresh.
+const model = new Map<number, number[]>();
+for (let id = 0; id < n; id++) model.set(id, [keys[id]!]);
+const told = (sv: SortedValues): SortedValues => {
+  for (const [id, vs] of model) sv.changed(id, [], vs.length);
+  return sv;
+};
+const live = told(new SortedValues(model));
+live.ordered({});
+for (let r = 0; r < o.reps; r++) {
+  const id = next() % n;
+  live.changed(id, model.get(id)!, 0);
+  model.set(id, [next() % 400_000]);
+  live.changed(id, [], 1);
+  let t = performance.now();
+  live.ordered({});
+  const merged = ms(t);
+  const afresh = told(new SortedValues(model));
+  t = performance.now();
+  afresh.ordered({});
+  const sorted = ms(t);
+  console.log(`one write into ${n} pairs: merged ${f(merged)} ms, sorted afresh ${f(sorted)} ms (${(sorted / merged).toFixed(0)}x)`);
+}
+
+// 3. A compaction's payload work over a collection of n points, four fields, each indexed.
+const p = new PointPayloads(
+  (x) => (typeof x === 'number' ? x : null),
+  (id) => id,
+);
+for (let i = 0; i < n; i++)
+  p.upsert(i, { rank: next() % 400_000, len: 2 + (next() % 14), first: String.fromCharCode(97 + (next() % 26)), tags: next() % 2 ? ['s50'] : ['s10'] });
+for (const [field, type] of [
+  ['rank', 'integer'],
+  ['len', 'integer'],
+  ['first', 'keyword'],
+  ['tags', 'keyword'],
+] as const) {
+  await p.prepareIndex({ field, params: { type } });
+  p.createIndex({ field, params: { type } });
+}
+p.beginCapture();
+const capture = stepped(p.captureSteps(payloadPart));
+console.log(`capture of ${n} payloads: ${capture.steps} steps, longest ${f(capture.longest)} ms, in all ${f(capture.total)} ms`);
+const links = stepped(p.linkBlockSteps(Float64Array.from({ length: n }, (_, i) => i)));
+console.log(`link blocks over ${n} points: ${links.value.length} blocks in ${links.steps} steps, longest ${f(links.longest)} ms, in all ${f(links.total)} ms`);
+
+// 4. A saved state's payloads: parsed a part at a time (as a restore reads them) against as one text.
+const pairs = capture.value.flatMap((b) => JSON.parse(`[${Buffer.from(b).toString('utf8')}]`) as Array<[number, Record<string, unknown>]>);
+const state = decodeLiveState(encodeLiveState({ ...emptyLiveState(), payloads: pairs }));
+let longestPart = 0;
+let read = 0;
+const it = state.payloads[Symbol.iterator]();
+for (let t = performance.now(), r = it.next(); r.done !== true; t = performance.now(), r = it.next()) {
+  longestPart = Math.max(longestPart, ms(t));
+  read++;
+}
+const whole = JSON.stringify(pairs);
+const t = performance.now();
+JSON.parse(whole);
+console.log(`a saved state of ${read} payloads: longest part parsed in ${f(longestPart)} ms, the whole text in ${f(ms(t))} ms`);
