@@ -3,6 +3,11 @@
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
 import { lowerBound } from '../common/lower-bound.js';
+import { stepsInOneTurn } from '../common/turns.js';
+import { sortPairs } from '../index/payload-index/pair-sort.js';
+
+/** Labels a warm-up (BaseLookup.warmSteps) maps between two yields. */
+const WARM_STEP_LABELS = 65_536;
 
 export class BaseLookup {
   private byLabel: Map<number, number> | null = null;
@@ -12,20 +17,36 @@ export class BaseLookup {
 
   /** The node holding label `id` (hidden or not), or undefined. */
   node(id: number): number | undefined {
-    if (this.byLabel === null) {
-      const m = new Map<number, number>();
-      const labels = this.index.labels;
-      for (let i = 0; i < labels.length; i++) m.set(labels[i]!, i);
-      this.byLabel = m;
-    }
+    if (this.byLabel === null) this.byLabel = stepsInOneTurn(this.mapSteps());
     return this.byLabel.get(id);
   }
 
-  /** The node numbers in ascending label order. */
+  /**
+   * Makes the lookup ready a step at a time (the label map, then the label order), so that a base
+   * swapped in or restored while the server serves does not make its first lookup in one step.
+   */
+  *warmSteps(labelsPerStep = WARM_STEP_LABELS): Generator<void, void, void> {
+    if (this.byLabel === null) this.byLabel = yield* this.mapSteps(labelsPerStep);
+    this.order();
+  }
+
+  private *mapSteps(labelsPerStep = WARM_STEP_LABELS): Generator<void, Map<number, number>, void> {
+    const m = new Map<number, number>();
+    const labels = this.index.labels;
+    for (let i = 0; i < labels.length; i++) {
+      m.set(labels[i]!, i);
+      if ((i + 1) % labelsPerStep === 0) yield;
+    }
+    return m;
+  }
+
+  /** The node numbers in ascending label order (a stable radix sort: index/payload-index/pair-sort.ts). */
   order(): Int32Array {
     if (this.sorted === null) {
-      const labels = this.index.labels;
-      this.sorted = Int32Array.from({ length: labels.length }, (_, i) => i).sort((a, b) => labels[a]! - labels[b]!);
+      const labels = Float64Array.from(this.index.labels);
+      const nodes = Uint32Array.from({ length: labels.length }, (_, i) => i);
+      sortPairs(labels, nodes);
+      this.sorted = new Int32Array(nodes.buffer, nodes.byteOffset, nodes.length);
     }
     return this.sorted;
   }

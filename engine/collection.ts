@@ -347,13 +347,19 @@ export class Collection implements FilteredHost {
 
   /**
    * Swaps in a compaction's new base (synchronous, with the live store's rebase): caches of the old
-   * one go, and searches that were out on it run again.
+   * one go, and searches that were out on it run again. `lookup`: its points by id, made ready
+   * beforehand (BaseLookup.warmSteps) or on first use.
    */
-  rebase(opened: OpenedIndex): void {
+  rebase(opened: OpenedIndex, lookup = new BaseLookup(opened.index)): void {
     this.opened = opened;
-    this.lookup = new BaseLookup(opened.index);
+    this.lookup = lookup;
     this.gen++;
     this.done++;
+  }
+
+  /** Makes the base's lookup by id ready a step at a time (BaseLookup.warmSteps); nothing without a base. */
+  *warmLookupSteps(): Generator<void, void, void> {
+    if (this.lookup !== null) yield* this.lookup.warmSteps();
   }
 
   get queueDepth(): number {

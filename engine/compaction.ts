@@ -31,6 +31,7 @@ import {
 import type { DenseEntries } from '../index/fresh/dense-column.js';
 import type { NamedBase } from '../index/named/named-base.js';
 import { encodeStateParts, type LiveStore } from '../storage/live-store.js';
+import { BaseLookup } from './base-lookup.js';
 import type { Collection } from './collection.js';
 import { workerFile } from './executor.js';
 import type { CompactJob, NamedJob } from './workers/compact-worker.js';
@@ -181,13 +182,15 @@ export class Compactions {
       this.unlessClosing();
       await this.build(c, join(dir, baseName), vectors.buffer as SharedArrayBuffer, ids.buffer as SharedArrayBuffer, named, links);
       const opened = await this.host.openBase(join(dir, baseName));
+      const lookup = new BaseLookup(opened.index);
+      await stepsInTurns(lookup.warmSteps(), () => false);
       for (const n of named) namedBases.set(n.name, await this.host.openNamed(n.out));
       this.unlessClosing();
       await writeCompactedInTurns(dir, baseName, cut.lsn, encodeStateParts(cut.state, payloadParts));
       // A crash from here on restarts on the new base; an engine closing meanwhile leaves it to that.
       this.unlessClosing();
       // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
-      c.rebase(opened);
+      c.rebase(opened, lookup);
       live.rebase(c.baseIds(), namedBases);
       namedBases = new Map();
       this.host.swapThreads();

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { LiveStore } from '../storage/live-store.js';
 import { createDir } from '../common/durable-fs.js';
 import type { Collection, LiveShape } from './collection.js';
+import { stepsInTurns } from '../common/turns.js';
 import { recoverCompacted } from './compaction.js';
 import { type WriteLogOptions, WriteLogService } from './replication/jetstream-log.js';
 
@@ -117,6 +118,7 @@ export class DataDir {
         if (existsSync(d)) bases.set(name, await this.host.openNamed(d));
       }
     const c = this.host.newCollection(opened, cfg.name, shapeOf(cfg));
+    await stepsInTurns(c.warmLookupSteps(), () => false);
     const { store } = await LiveStore.open(
       dir,
       cfg.dim,
