@@ -513,13 +513,15 @@ export class PointPayloads {
    * yielding between fields and values) over the points of a build, `labels` (each position's point
    * id): a point not among them is in no block.
    */
-  linkBlockSteps(labels: Float64Array): Generator<void, BlockRows[], void> {
+  *linkBlockSteps(labels: Float64Array): Generator<void, BlockRows[], void> {
     const position = new Int32Array(this.rowEnd).fill(-1);
     for (let i = 0; i < labels.length; i++) {
       const row = this.rows.get(labels[i]!);
-      if (row !== undefined) position[row] = i;
+      // A row freed or taken since is a hint gone stale, no more: a linked walk checks each point.
+      if (row !== undefined && row < position.length) position[row] = i;
+      if ((i + 1) % CAPTURE_ROWS === 0) yield;
     }
-    return chooseBlockSteps(this.indexes, (row) => (row < position.length ? position[row]! : -1), labels.length);
+    return yield* chooseBlockSteps(this.indexes, (row) => (row < position.length ? position[row]! : -1), labels.length);
   }
 
   /** A test of one point against `filter` on its payload now (compiled once): what a search re-checks after a write. */
