@@ -22,12 +22,12 @@ export class BaseLookup {
   }
 
   /**
-   * Makes the lookup ready a step at a time (the label map, then the label order), so that a base
-   * swapped in or restored while the server serves does not make its first lookup in one step.
+   * Makes the label map ready a step at a time, so that a base swapped in or restored while the
+   * server serves does not build it in one step at its first lookup (the swap makes one). The label
+   * order stays for a scroll's first ask: only scrolls need it.
    */
   *warmSteps(labelsPerStep = WARM_STEP_LABELS): Generator<void, void, void> {
     if (this.byLabel === null) this.byLabel = yield* this.mapSteps(labelsPerStep);
-    this.order();
   }
 
   private *mapSteps(labelsPerStep = WARM_STEP_LABELS): Generator<void, Map<number, number>, void> {

@@ -35,6 +35,9 @@ export interface PointValueSource {
 /** Slices at least this long become a dense bitset before roaring reads them (see range). */
 const WIDE_RANGE = 4096;
 
+/** Past every id a pair may hold (ids are u32): pairAt(x, ID_PAST) is past every pair of value x. */
+const ID_PAST = 2 ** 32;
+
 /** Points changed since the last query past which the pairs are sorted afresh rather than merged. */
 const MERGE_MAX_POINTS = 65_536;
 
@@ -180,17 +183,9 @@ export class SortedValues {
     return lo;
   }
 
-  /** First index whose key is >= x (`strict`: > x). */
+  /** First index whose key is >= x (`strict`: > x): the place of (x, the least id), or past every id of x. */
   private lowerBound(x: number, strict: boolean): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = this.keys[mid]!;
-      if (k < x || (strict && k === x)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.pairAt(x, strict ? ID_PAST : 0);
   }
 
   /** The slice [from, to) of pairs within the bounds. */
