@@ -14,7 +14,10 @@ import { createDir, writeFileDurably } from '../common/durable-fs.js';
 import { invalidArgument, StrataError } from '../common/errors.js';
 
 export const SNAPSHOT_MAGIC = 'STRATSNP';
-export const SNAPSHOT_VERSION = 1;
+// Version 2 holds the base's live state with its payloads in parts (storage/live-store.ts); a
+// build that reads only version 1 would fail on that state, so it must refuse the file instead.
+export const SNAPSHOT_VERSION = 2;
+const SNAPSHOT_READ_VERSIONS: readonly number[] = [1, 2];
 const NAME = /^snapshot-[0-9TZ.-]+-\d+\.snapshot$/;
 
 export interface SnapshotDescription {
@@ -50,8 +53,8 @@ export function decodeSnapshot(buf: Buffer, what: string): Map<string, Buffer> {
   const bad = (why: string): StrataError => new StrataError('STRATA_INDEX_CORRUPT', `${what}: not a valid snapshot (${why})`, { file: what.slice(0, 200) });
   if (buf.length < 48 || buf.toString('latin1', 0, 8) !== SNAPSHOT_MAGIC) throw bad('no snapshot header');
   const version = buf.readUInt32LE(8);
-  if (version !== SNAPSHOT_VERSION)
-    throw new StrataError('STRATA_INDEX_VERSION', `${what}: snapshot version ${version}, this build reads ${SNAPSHOT_VERSION}`, {});
+  if (!SNAPSHOT_READ_VERSIONS.includes(version))
+    throw new StrataError('STRATA_INDEX_VERSION', `${what}: snapshot version ${version}, this build reads ${SNAPSHOT_READ_VERSIONS.join(' and ')}`, {});
   const body = buf.subarray(0, buf.length - 32);
   if (
     !createHash('sha256')
