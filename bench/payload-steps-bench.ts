@@ -1,10 +1,11 @@
 // A collection's payload work that once ran in one step of the event loop, at a million points, in
 // process, each beside what it replaced in the same run: a range index's pairs sorted by radix
-// against a comparison sort; one write merged into them against sorting them afresh; a compaction's
+// against a comparison sort, and by radix a pass a step (as an index build, an open and a compaction
+// sort them); one write merged into them against sorting them afresh; a compaction's
 // capture of the payloads and its choice of link blocks, step by step (the longest step is what a
-// health probe would wait); a saved state's payloads parsed a part at a time against as one text.
+// health probe would wait); its swap's placement of every row, ahead in steps against in one; a saved state's payloads parsed a part at a time against as one text.
 import { Command } from 'commander';
-import { sortPairs } from '../index/payload-index/pair-sort.js';
+import { sortPairSteps, sortPairs } from '../index/payload-index/pair-sort.js';
 import { SortedValues } from '../index/payload-index/sorted-values.js';
 import { decodeLiveState, emptyLiveState, encodeLiveState, payloadPart } from '../storage/live-store.js';
 import { PointPayloads } from '../storage/point-payloads.js';
@@ -49,9 +50,12 @@ for (let r = 0; r < o.reps; r++) {
   const comparison = ms(t);
   const k = keys.slice();
   t = performance.now();
-  sortPairs(k, ids);
+  sortPairs(k, ids.slice());
   const radix = ms(t);
-  console.log(`sort ${n} pairs: comparison ${f(comparison)} ms, radix ${f(radix)} ms (${(comparison / radix).toFixed(1)}x)`);
+  const passes = stepped(sortPairSteps(keys.slice(), ids));
+  console.log(
+    `sort ${n} pairs: comparison ${f(comparison)} ms, radix ${f(radix)} ms (${(comparison / radix).toFixed(1)}x); radix over ${passes.steps} steps, longest ${f(passes.longest)} ms`,
+  );
 }
 
 // 2. A range index told of one write: merged in place against sorted afresh.
@@ -99,6 +103,25 @@ const capture = stepped(p.captureSteps(payloadPart));
 console.log(`capture of ${n} payloads: ${capture.steps} steps, longest ${f(capture.longest)} ms, in all ${f(capture.total)} ms`);
 const links = stepped(p.linkBlockSteps(Float64Array.from({ length: n }, (_, i) => i)));
 console.log(`link blocks over ${n} points: ${links.value.length} blocks in ${links.steps} steps, longest ${f(links.longest)} ms, in all ${f(links.total)} ms`);
+
+// A compaction's swap placing every row in the new base (its lookup a Map from id to node, as
+// engine/base-lookup.ts keeps): in one step, against in steps ahead and a patch of the points
+// written since (a thousand here) at the swap.
+const nodeOf = new Map<number, number>();
+for (let i = 0; i < n; i++) nodeOf.set(i, (i * 7919) % n);
+const moved = Array.from({ length: 1000 }, () => next() % n);
+for (let r = 0; r < o.reps; r++) {
+  let t = performance.now();
+  p.placeAll((id) => nodeOf.get(id) ?? -1);
+  const oneStep = ms(t);
+  const ahead = stepped(p.placeSteps((id) => nodeOf.get(id)));
+  t = performance.now();
+  p.placeAhead(ahead.value, moved);
+  const patch = ms(t);
+  console.log(
+    `a swap placing ${n} rows: in one step ${f(oneStep)} ms; ahead ${ahead.steps} steps, longest ${f(ahead.longest)} ms, then at the swap ${f(patch)} ms`,
+  );
+}
 
 // 4. A saved state's payloads: parsed a part at a time (as a restore reads them) against as one text.
 const pairs = capture.value.flatMap((b) => JSON.parse(`[${Buffer.from(b).toString('utf8')}]`) as Array<[number, Record<string, unknown>]>);

@@ -184,6 +184,11 @@ export class Compactions {
       const opened = await this.host.openBase(join(dir, baseName));
       const lookup = new BaseLookup(opened.index);
       await stepsInTurns(lookup.warmSteps(), () => false);
+      // Every payload row's node in the new base, so that the swap only patches the rows written since.
+      const ahead = (await stepsInTurns(
+        live.placeSteps((id) => lookup.node(id)),
+        () => false,
+      ))!;
       for (const n of named) namedBases.set(n.name, await this.host.openNamed(n.out));
       this.unlessClosing();
       await writeCompactedInTurns(dir, baseName, cut.lsn, encodeStateParts(cut.state, payloadParts));
@@ -191,7 +196,7 @@ export class Compactions {
       this.unlessClosing();
       // From here to the end of the step, nothing yields: searches and writes see the old state or the new one.
       c.rebase(opened, lookup);
-      live.rebase(c.baseIds(), namedBases);
+      live.rebase(c.baseIds(), namedBases, ahead);
       namedBases = new Map();
       this.host.swapThreads();
       // The previous compacted base, if any: loaded in memory, so its files can go now (a failure

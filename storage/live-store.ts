@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pack, unpack } from 'msgpackr';
 import { createDir } from '../common/durable-fs.js';
-import { stepSpent } from '../common/turns.js';
+import { stepSpent, stepsInTurns } from '../common/turns.js';
 import { StrataError, errorMessage } from '../common/errors.js';
 import type { Metric } from '../index/kernels/kernels.js';
 import { WAL_LOG_FILE } from './collection-dir.js';
@@ -390,6 +390,8 @@ export class LiveStore {
     // cannot be written keeps it; replay skips it either way).
     if (compacted !== null && cutAt < compacted.cutLsn && records.length > 0 && records[0]!.lsn <= compacted.cutLsn)
       await store.cutLog(compacted.cutLsn).catch(() => 0);
+    // The range indexes' pairs sorted now, over turns, rather than whole by the first query.
+    await stepsInTurns(store.payloads.orderSteps(), () => false);
     return { store, report };
   }
 
@@ -483,9 +485,10 @@ export class LiveStore {
    * Swaps in the base a compaction built from the state at its cut (synchronous, with the
    * collection's own swap): the fresh layer keeps only points written since the cut, and the new
    * base hides only ids written since the cut (each secondary vector likewise, over the base built of
-   * it, or none when no point had it). The old fresh graph and tombstones are dropped.
+   * it, or none when no point had it). The old fresh graph and tombstones are dropped. `ahead`: the
+   * rows' nodes placeSteps computed over turns; without it every row is looked up here.
    */
-  rebase(base: BaseIds, named: ReadonlyMap<string, NamedBase> = new Map()): void {
+  rebase(base: BaseIds, named: ReadonlyMap<string, NamedBase> = new Map(), ahead?: Int32Array): void {
     for (const [name, col] of this.secondary) col.rebase(named.get(name) ?? null);
     const touched = this.touched ?? new Set<number>();
     this.touched = null;
@@ -499,7 +502,19 @@ export class LiveStore {
     this.fresh = fresh;
     this.tombstones = tombstones;
     this.base = base;
-    this.payloads.placeAll((id) => (tombstones.has(id) ? -1 : (base.node(id) ?? -1)));
+    // Every id written since the cut is served from the fresh layer or gone, so from no base node.
+    if (ahead !== undefined) this.payloads.placeAhead(ahead, touched);
+    else this.payloads.placeAll((id) => (tombstones.has(id) ? -1 : (base.node(id) ?? -1)));
+  }
+
+  /**
+   * Each payload row's node in the base a compaction is about to swap in (`nodeOf`), computed a step
+   * at a time while writes go on, for rebase to apply: a row whose point is written meanwhile is one
+   * the cut notes, and rebase places it apart.
+   */
+  placeSteps(nodeOf: (id: number) => number | undefined): Generator<void, Int32Array, void> {
+    if (this.touched === null) throw new StrataError('STRATA_INVALID_ARGUMENT', 'placing rows ahead needs an open compaction cut', { field: 'compact' });
+    return this.payloads.placeSteps(nodeOf);
   }
 
   /** Whether a compaction's cut is open (between beginCut and rebase or abortCut). */

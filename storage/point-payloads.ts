@@ -11,7 +11,7 @@ import { parseKeyPath } from '../index/filter/key-path.js';
 import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
 import type { FilterMatches } from '../index/fresh/fresh-filtered.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
-import { FieldIndexes, type IndexDraft } from '../index/payload-index/field-indexes.js';
+import { FieldIndexes, type IndexDraft, orderSteps } from '../index/payload-index/field-indexes.js';
 import type { RangePairs } from '../index/payload-index/sorted-values.js';
 import { keywordValueCounts } from '../index/payload-index/index-bytes.js';
 import { type BlockRows, chooseBlockSteps } from '../index/filter-links/blocks.js';
@@ -35,6 +35,9 @@ export type BasePayloadSource = (each: (id: number, payload: Payload) => void) =
 
 /** Rows an index build visits between two turns of the event loop. */
 const BUILD_CHUNK = 4096;
+
+/** Rows placeSteps maps between two yields: a hash lookup each. */
+const PLACE_STEP_ROWS = 65_536;
 
 /** Rows a capture (beginCapture) reads between two yields: a part of a saved state's payloads (live-store.ts encodeLiveState). */
 export const CAPTURE_ROWS = 4096;
@@ -160,6 +163,44 @@ export class PointPayloads {
     this.rows.forEach((id, row) => {
       this.nodes[row] = nodeOf(id);
     });
+    this.placements++;
+    this.version++;
+  }
+
+  /**
+   * Each row's node in a base about to be swapped in (`nodeOf`; undefined: not there), computed in
+   * steps while writes go on, for placeAhead to apply in one quick step. A row whose point a write
+   * moves meanwhile must be named to placeAhead: its entry here may be stale.
+   */
+  *placeSteps(nodeOf: (id: number) => number | undefined, rowsPerStep = PLACE_STEP_ROWS): Generator<void, Int32Array, void> {
+    const ahead = new Int32Array(this.rowEnd).fill(-1);
+    for (let from = 0; from < ahead.length; from += rowsPerStep) {
+      // Read afresh each step: a write between two steps may have grown the arrays.
+      const ids = this.ids;
+      for (let row = from, to = Math.min(ahead.length, from + rowsPerStep); row < to; row++) {
+        const id = ids[row]!;
+        if (id >= 0) ahead[row] = nodeOf(id) ?? -1;
+      }
+      yield;
+    }
+    return ahead;
+  }
+
+  /**
+   * Places every point as placeSteps computed, the points of `moved` (upserted, updated or deleted
+   * since those steps began: their rows may be new, reused or freed) served from no base node.
+   */
+  placeAhead(ahead: Int32Array, moved: Iterable<number>): void {
+    const end = this.rowEnd;
+    const nodes = this.nodes;
+    const ids = this.ids;
+    // Rows never shrink, and a row added since the steps began is a moved point's, placed below.
+    nodes.set(ahead);
+    for (let row = 0; row < end; row++) if (ids[row]! < 0) nodes[row] = -1;
+    for (const id of moved) {
+      const row = this.rows.get(id);
+      if (row !== undefined) nodes[row] = -1;
+    }
     this.placements++;
     this.version++;
   }
@@ -385,7 +426,17 @@ export class PointPayloads {
       }
       if (this.ids[row]! >= 0 && !job.dirty.has(row)) job.draft.add(row, this.store.get(row));
     }
+    // Its pairs sorted too, a step at a time, or its first range query would sort them all at once.
+    for (const _ of orderSteps(job.draft.entry.index)) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.prepared.get(key) !== job) return;
+    }
     job.done = true;
+  }
+
+  /** Every range index's pairs brought up to date a step at a time (FieldIndexes.orderSteps). */
+  orderSteps(): Generator<void, void, void> {
+    return this.indexes.orderSteps();
   }
 
   /** Forgets an index build whose record was never applied (its write failed). */

@@ -23,6 +23,9 @@ export const LINK_MIN_POINTS = 1024;
 /** Blocks a numeric field is cut into. */
 export const RANGE_BLOCKS = 8;
 
+/** Words of a value's bitset (32 rows each) mapped to build positions between two yields. */
+const STEP_WORDS = 8192;
+
 /** A block and its points as build positions (the rows of the vectors being indexed), ascending. */
 export interface BlockRows {
   readonly block: LinkBlock;
@@ -39,19 +42,20 @@ export function chooseBlocks(indexes: FieldIndexes, positionOf: (row: number) =>
 }
 
 /**
- * chooseBlocks, yielding after each field and each keyword value (a serving compaction's cut runs it
- * over turns of the event loop: each block is made in one step, from the index as it stands then).
+ * chooseBlocks, yielding within and between fields and keyword values (a serving compaction's cut
+ * runs it over turns of the event loop: each block is made from the index as it stood at its first
+ * step).
  */
 export function* chooseBlockSteps(indexes: FieldIndexes, positionOf: (row: number) => number, positions: number): Generator<void, BlockRows[], void> {
   const out: BlockRows[] = [];
   for (const [field, index] of indexes.entries()) {
     if (index instanceof IntegerIndex || index instanceof FloatIndex) {
-      // The pairs sorted afresh if writes left them so, in a step of its own (cut in the next: a
-      // write meanwhile is merged in when they are read again).
-      index.ordered({});
+      // The pairs sorted afresh if writes left them so, a pass a step (cut in the next: a write
+      // meanwhile is merged in when they are read again).
+      yield* index.orderSteps();
       yield;
       // All or none: a range is covered only by blocks holding every point of the field.
-      const blocks = rangeBlocks(field, index, positionOf);
+      const blocks = yield* rangeBlockSteps(field, index, positionOf);
       if (blocks.length > 1) out.push(...blocks);
       yield;
       continue;
@@ -62,12 +66,17 @@ export function* chooseBlockSteps(indexes: FieldIndexes, positionOf: (row: numbe
       if (typeof value === 'number') continue;
       const answer = indexes.query({ must: [{ kind: 'match_value', key, value }] });
       if (answer.residual !== undefined) continue;
-      const rows: number[] = [];
-      forEachBit(bitsOf(answer.bitmap, 0), (row) => {
-        const p = positionOf(row);
-        if (p >= 0) rows.push(p);
-      });
-      if (rows.length >= LINK_MIN_POINTS && rows.length < positions) out.push({ block: valueBlock(field, value), rows: Uint32Array.from(rows).sort() });
+      const bits = bitsOf(answer.bitmap, 0);
+      const rows = new Uint32Array(answer.bitmap.size);
+      let n = 0;
+      for (let w = 0; w < bits.length; w += STEP_WORDS) {
+        forEachBit(bits.subarray(w, w + STEP_WORDS), (bit) => {
+          const p = positionOf((w << 5) + bit);
+          if (p >= 0) rows[n++] = p;
+        });
+        yield;
+      }
+      if (n >= LINK_MIN_POINTS && n < positions) out.push({ block: valueBlock(field, value), rows: rows.slice(0, n).sort() });
       yield;
     }
   }
@@ -81,30 +90,33 @@ const valueBlock = (field: string, value: FacetValue): LinkBlock => ({ kind: 'va
  * LINK_MIN_POINTS), never between equal values; a short last block joins the one before. Each
  * block's positions ascending, each once (a point may hold several values in one block).
  */
-function rangeBlocks(field: string, index: IntegerIndex | FloatIndex, positionOf: (row: number) => number): BlockRows[] {
+function* rangeBlockSteps(field: string, index: IntegerIndex | FloatIndex, positionOf: (row: number) => number): Generator<void, BlockRows[], void> {
+  // The pairs of points in the build, each one's value and position, copied in one step: the
+  // index's arrays may change under a write between two steps.
   const pairs = index.ordered({});
-  // The pairs of points in the build, as their pair index, and each one's position.
-  const kept = new Uint32Array(pairs.to - pairs.from);
-  const at = new Uint32Array(kept.length);
+  const keys = new Float64Array(pairs.to - pairs.from);
+  const at = new Uint32Array(keys.length);
   let n = 0;
   for (let i = pairs.from; i < pairs.to; i++) {
     const p = positionOf(pairs.ids[i]!);
     if (p < 0) continue;
-    kept[n] = i;
+    keys[n] = pairs.keys[i]!;
     at[n++] = p;
   }
+  yield;
   const blocks: BlockRows[] = [];
   const size = Math.max(LINK_MIN_POINTS, Math.ceil(n / RANGE_BLOCKS));
   let start = 0;
   while (start < n) {
     let end = Math.min(n, start + size);
-    while (end < n && pairs.keys[kept[end]!] === pairs.keys[kept[end - 1]!]) end++;
+    while (end < n && keys[end] === keys[end - 1]) end++;
     if (n - end < size / 2) end = n;
     const rows = at.slice(start, end).sort();
     let unique = 0;
     for (let j = 0; j < rows.length; j++) if (j === 0 || rows[j] !== rows[j - 1]) rows[unique++] = rows[j]!;
-    blocks.push({ block: { kind: 'range', field, gte: pairs.keys[kept[start]!]!, lte: pairs.keys[kept[end - 1]!]! }, rows: rows.slice(0, unique) });
+    blocks.push({ block: { kind: 'range', field, gte: keys[start]!, lte: keys[end - 1]! }, rows: rows.slice(0, unique) });
     start = end;
+    yield;
   }
   return blocks;
 }

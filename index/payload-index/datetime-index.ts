@@ -43,6 +43,11 @@ export class DatetimeIndex extends FieldIndexBase<number> {
     return cond.kind === 'datetime_range' ? rangeEstimate(this.sorted.rangeCount(micros(cond.range))) : super.cardinality(cond, ctx);
   }
 
+  /** The pairs brought up to date over steps (SortedValues.freshSteps), so that the next query finds them sorted. */
+  orderSteps(): Generator<void, void, void> {
+    return this.sorted.freshSteps();
+  }
+
   /** The pairs within the bounds (microseconds) in value order, values beside rows (order_by). */
   ordered(b: Bounds<number>): OrderedPairs {
     return this.sorted.ordered(b);

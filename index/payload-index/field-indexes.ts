@@ -146,7 +146,11 @@ export class FieldIndexes {
     return [...this.fields].map(([k, e]) => [k, e.index]);
   }
 
-  /** The index of a key, if any. */
+  /** Every range index's pairs brought up to date over steps (orderSteps), so that no query sorts them whole. */
+  *orderSteps(): Generator<void, void, void> {
+    for (const [, index] of this.entries()) yield* orderSteps(index);
+  }
+
   /**
    * The (value, row) pairs of `key`'s integer, float or datetime index (datetimes in microseconds) in
    * value order, from `start` on in the direction asked: what order_by reads. A key without such an
@@ -328,4 +332,9 @@ export class FieldIndexes {
 /** A residual condition as a filter (unwrapping the nested-filter form the split builds). */
 function asFilter(c: Condition): Filter {
   return c.kind === 'filter' ? c.filter : { must: [c] };
+}
+
+/** An index's pairs brought up to date over steps, when it keeps sorted pairs (integer, float, datetime). */
+export function* orderSteps(index: PayloadFieldIndex): Generator<void, void, void> {
+  if (index instanceof NumericIndex || index instanceof DatetimeIndex) yield* index.orderSteps();
 }

@@ -55,6 +55,11 @@ export abstract class NumericIndex extends FieldIndexBase<number> {
     return this.sorted.integerCounts(within);
   }
 
+  /** The pairs brought up to date over steps (SortedValues.freshSteps), so that the next query finds them sorted. */
+  orderSteps(): Generator<void, void, void> {
+    return this.sorted.freshSteps();
+  }
+
   /** The pairs within the bounds in value order, values beside rows (order_by). */
   ordered(b: Bounds<number>): OrderedPairs {
     return this.sorted.ordered(b);

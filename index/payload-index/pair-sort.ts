@@ -3,6 +3,7 @@
 // a pass, a pass skipped where every pair shares its digit (small integers share their high bits). A
 // comparator sort of a permutation costs about a second for a million pairs on the event loop; this,
 // a few tens of milliseconds. -0 sorts as 0: the pairs hold +0 for both.
+import { stepsInOneTurn } from '../../common/turns.js';
 
 /** Fewer pairs than this are sorted by comparison (the passes' counts cost more than they save). */
 const RADIX_FROM = 2048;
@@ -14,6 +15,11 @@ const DIGITS = 1 << DIGIT_BITS;
  * order. `radixFrom`: the fewest pairs sorted by radix.
  */
 export function sortPairs(keys: Float64Array, ids: Uint32Array, radixFrom = RADIX_FROM): void {
+  stepsInOneTurn(sortPairSteps(keys, ids, radixFrom));
+}
+
+/** sortPairs, yielding after each radix pass: for work run over turns of the event loop. */
+export function* sortPairSteps(keys: Float64Array, ids: Uint32Array, radixFrom = RADIX_FROM): Generator<void, void, void> {
   const n = keys.length;
   for (let i = 0; i < n; i++) keys[i] = keys[i]! + 0;
   if (n < radixFrom || n === 0) {
@@ -59,6 +65,7 @@ export function sortPairs(keys: Float64Array, ids: Uint32Array, radixFrom = RADI
     [lo, lo2] = [lo2, lo];
     [hi, hi2] = [hi2, hi];
     [id, id2] = [id2, id];
+    yield;
   }
   for (let i = 0; i < n; i++) {
     const h = hi[i]!;

@@ -6,7 +6,7 @@
 import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, bitmapOf } from './bitmap.js';
 import { bitmapOfBits } from './dense-bits.js';
-import { sortPairs } from './pair-sort.js';
+import { sortPairSteps, sortPairs } from './pair-sort.js';
 
 /** A range's place in a sorted index (SortedValues.pairsWithin). */
 export interface RangePairs {
@@ -76,18 +76,67 @@ export class SortedValues {
     }
   }
 
+  /** Whether the arrays hold every change: a query now neither sorts nor merges. */
+  get current(): boolean {
+    return this.stepping === null && !this.whole && this.pending.size === 0;
+  }
+
+  /** A sort of every pair running over turns (freshSteps), until it installs its arrays. */
+  private stepping: object | null = null;
+
   private fresh(): void {
+    // A sort over turns has not installed its pairs, which the changes pending since refer to: sort now.
+    if (this.stepping !== null) {
+      this.stepping = null;
+      this.whole = true;
+      this.pending.clear();
+    }
     if (!this.whole && this.pending.size === 0) return;
     if (this.whole) this.sortAll();
     else this.merge();
     this.whole = false;
     this.pending.clear();
-    let w = this.widths.length - 1;
-    while (w > 0 && (this.widths[w] ?? 0) === 0) w--;
-    this.widest = Math.max(0, w);
+    this.widest = this.widestNow();
   }
 
-  private sortAll(): void {
+  /** The most values one point holds now. */
+  private widestNow(): number {
+    let w = this.widths.length - 1;
+    while (w > 0 && (this.widths[w] ?? 0) === 0) w--;
+    return Math.max(0, w);
+  }
+
+  /**
+   * What a query does first (the arrays brought up to date), with a sort of every pair over steps, a
+   * radix pass a step, for work that yields between them: the points' values are read in the first
+   * step, and changes after it are pending against the sorted pairs, merged at the next query. A
+   * query before the last step sorts at once, and this ends without installing its pairs.
+   */
+  *freshSteps(): Generator<void, void, void> {
+    if (!this.whole) {
+      this.fresh();
+      return;
+    }
+    // (Whole, nothing is pending: the changes from here on are pending against these pairs.)
+    const token = {};
+    this.stepping = token;
+    this.whole = false;
+    const { keys, ids, idEnd } = this.collect();
+    for (const _ of sortPairSteps(keys, ids)) {
+      yield;
+      if (this.stepping !== token) return;
+    }
+    yield;
+    if (this.stepping !== token) return;
+    this.stepping = null;
+    this.idEnd = Math.max(this.idEnd, idEnd);
+    this.keyRoom = this.keys = keys;
+    this.idRoom = this.ids = ids;
+    this.widest = this.widestNow();
+  }
+
+  /** Every pair, in id order (ties stay so in a stable sort, as a merge keeps them). */
+  private collect(): { keys: Float64Array<ArrayBuffer>; ids: Uint32Array<ArrayBuffer>; idEnd: number } {
     let n = 0;
     this.points.forEach((vs) => {
       n += vs.length;
@@ -103,8 +152,12 @@ export class SortedValues {
         ids[i++] = id;
       }
     });
+    return { keys, ids, idEnd };
+  }
+
+  private sortAll(): void {
+    const { keys, ids, idEnd } = this.collect();
     this.idEnd = idEnd;
-    // Made in id order and sorted stably: ties in id order, as a merge keeps them.
     sortPairs(keys, ids);
     this.keyRoom = this.keys = keys;
     this.idRoom = this.ids = ids;

@@ -64,35 +64,33 @@ function apply(p: PointPayloads, o: Op): void {
 
 const byId = (pairs: Array<[number, Payload]>): Array<[number, Payload]> => [...pairs].sort((x, y) => x[0] - y[0]);
 
+/** Writes before some work in steps, writes during it (each maybe followed by a step), and rows per step. */
+const stepsAmidWrites = [fc.array(op, { maxLength: 30 }), fc.array(fc.tuple(op, fc.boolean()), { maxLength: 30 }), fc.integer({ min: 1, max: 4 })] as const;
+
 describe('a capture of the payloads (a compaction cut)', () => {
   it('reads every payload as it stood when it began, whatever writes land between its steps', () => {
     fc.assert(
-      fc.property(
-        fc.array(op, { maxLength: 30 }),
-        fc.array(fc.tuple(op, fc.boolean()), { maxLength: 30 }),
-        fc.integer({ min: 1, max: 4 }),
-        (before, during, rowsPerStep) => {
-          const p = new PointPayloads(
-            (pid) => (typeof pid === 'number' ? pid : null),
-            (n) => n,
-          );
-          p.createIndex({ field: 'n', params: { type: 'integer' } });
-          for (const o of before) apply(p, o);
-          const want = byId(p.entries());
-          p.beginCapture();
-          const steps = p.captureSteps(payloadPart, rowsPerStep);
-          let r = steps.next();
-          for (const [o, step] of during) {
-            apply(p, o);
-            if (step && r.done !== true) r = steps.next();
-          }
-          while (r.done !== true) r = steps.next();
-          expect(byId(pairsOf(r.value))).toEqual(want);
-          // Ended: the next capture may begin, and reads the payloads now.
-          p.beginCapture();
-          expect(byId(pairsOf(stepsOf(p.captureSteps(payloadPart, rowsPerStep))))).toEqual(byId(p.entries()));
-        },
-      ),
+      fc.property(...stepsAmidWrites, (before, during, rowsPerStep) => {
+        const p = new PointPayloads(
+          (pid) => (typeof pid === 'number' ? pid : null),
+          (n) => n,
+        );
+        p.createIndex({ field: 'n', params: { type: 'integer' } });
+        for (const o of before) apply(p, o);
+        const want = byId(p.entries());
+        p.beginCapture();
+        const steps = p.captureSteps(payloadPart, rowsPerStep);
+        let r = steps.next();
+        for (const [o, step] of during) {
+          apply(p, o);
+          if (step && r.done !== true) r = steps.next();
+        }
+        while (r.done !== true) r = steps.next();
+        expect(byId(pairsOf(r.value))).toEqual(want);
+        // Ended: the next capture may begin, and reads the payloads now.
+        p.beginCapture();
+        expect(byId(pairsOf(stepsOf(p.captureSteps(payloadPart, rowsPerStep))))).toEqual(byId(p.entries()));
+      }),
       { numRuns: 300 },
     );
   });
@@ -133,6 +131,39 @@ describe('payload writes and the indexes', () => {
             JSON.stringify(json),
           ).toEqual(want);
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('rows placed ahead of a base swap', () => {
+  it('place every row as a lookup at the swap would, whatever writes land between the steps', () => {
+    // A base holding most ids at scattered nodes; ids ≡ 0 (mod 5) are not in it.
+    const nodeOf = (n: number): number | undefined => (n % 5 === 0 ? undefined : (n * 7 + 3) % 50);
+    fc.assert(
+      fc.property(...stepsAmidWrites, (before, during, rowsPerStep) => {
+        const make = (): PointPayloads =>
+          new PointPayloads(
+            (pid) => (typeof pid === 'number' ? pid : null),
+            (n) => n,
+          );
+        const [p, q] = [make(), make()];
+        for (const o of before) for (const s of [p, q]) apply(s, o);
+        // What a compaction's cut notes: every point upserted or deleted after it.
+        const moved = new Set<number>();
+        const steps = p.placeSteps(nodeOf, rowsPerStep);
+        let r = steps.next();
+        for (const [o, step] of during) {
+          for (const s of [p, q]) apply(s, o);
+          if (o.kind === 'upsert' || o.kind === 'remove') moved.add(o.id);
+          if (step && r.done !== true) r = steps.next();
+        }
+        while (r.done !== true) r = steps.next();
+        p.placeAhead(r.value, moved);
+        q.placeAll((n) => (moved.has(n) ? -1 : (nodeOf(n) ?? -1)));
+        expect(p.rowCount).toBe(q.rowCount);
+        expect([...p.nodeOfRow.subarray(0, p.rowCount)]).toEqual([...q.nodeOfRow.subarray(0, q.rowCount)]);
       }),
       { numRuns: 300 },
     );
