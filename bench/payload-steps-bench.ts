@@ -1,14 +1,21 @@
 // A collection's payload work that once ran in one step of the event loop, at a million points, in
-// process, each beside what it replaced in the same run: a range index's pairs sorted by radix
-// against a comparison sort, and by radix a pass a step (as an index build, an open and a compaction
-// sort them); one write merged into them against sorting them afresh; a compaction's
-// capture of the payloads and its choice of link blocks, step by step (the longest step is what a
-// health probe would wait); its swap's placement of every row, ahead in steps against in one; a saved state's payloads parsed a part at a time against as one text.
+// process, each beside what it replaced in the same run (the longest step is what a health probe
+// would wait):
+// - a range index's pairs sorted by radix, whole and a pass a step, against a comparison sort;
+// - one write merged into them against sorting them afresh;
+// - a compaction's capture of the payloads, its choice of link blocks, and its swap's placement of
+//   every row (ahead in steps against in one);
+// - its state file read back over turns against in one step, and its payloads parsed a part at a
+//   time against as one text.
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { sortPairSteps, sortPairs } from '../index/payload-index/pair-sort.js';
 import { SortedValues } from '../index/payload-index/sorted-values.js';
 import { decodeLiveState, emptyLiveState, encodeLiveState, payloadPart } from '../storage/live-store.js';
 import { PointPayloads } from '../storage/point-payloads.js';
+import { LIVE_STATE_FILE, readCompacted, readCompactedInTurns, writeCompacted } from '../storage/compacted.js';
 
 const o = new Command()
   .option('--points <n>', 'points', Number, 1_000_000)
@@ -137,3 +144,31 @@ const whole = JSON.stringify(pairs);
 const t = performance.now();
 JSON.parse(whole);
 console.log(`a saved state of ${read} payloads: longest part parsed in ${f(longestPart)} ms, the whole text in ${f(ms(t))} ms`);
+
+// 5. The state file a compaction left, read back as a restore opens it: in one step (read, hashed,
+// unpacked) against over turns, where the longest turn is the longest gap between two timer ticks.
+const dir = mkdtempSync(join(tmpdir(), 'strata-payload-steps-'));
+try {
+  mkdirSync(join(dir, 'base-1-a'));
+  writeCompacted(dir, 'base-1-a', 1n, { ...emptyLiveState(), payloads: pairs });
+  const bytes = statSync(join(dir, 'base-1-a', LIVE_STATE_FILE)).size;
+  for (let r = 0; r < o.reps; r++) {
+    let t = performance.now();
+    readCompacted(dir);
+    const oneStep = ms(t);
+    let longest = 0;
+    let last = performance.now();
+    const tick = setInterval(() => {
+      longest = Math.max(longest, ms(last));
+      last = performance.now();
+    }, 1);
+    t = performance.now();
+    await readCompactedInTurns(dir);
+    const inTurns = ms(t);
+    clearInterval(tick);
+    longest = Math.max(longest, ms(last));
+    console.log(`a state file of ${f(bytes / 2 ** 20)} MB: read in one step ${f(oneStep)} ms; over turns ${f(inTurns)} ms, longest turn ${f(longest)} ms`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -24,6 +24,7 @@ import {
   type Compacted,
   namedBaseDir,
   readCompacted,
+  readCompactedInTurns,
   removeStaleBases,
   removeStaleBasesAsync,
   writeCompactedInTurns,
@@ -79,6 +80,13 @@ export interface CompactionHost {
 export function recoverCompacted(dir: string): Compacted | null {
   const compacted = readCompacted(dir);
   removeStaleBases(dir, compacted?.baseDir ?? null);
+  return compacted;
+}
+
+/** recoverCompacted over turns of the event loop (a collection restored while others are served). */
+export async function recoverCompactedInTurns(dir: string): Promise<Compacted | null> {
+  const compacted = await readCompactedInTurns(dir);
+  await removeStaleBasesAsync(dir, compacted?.baseDir ?? null);
   return compacted;
 }
 

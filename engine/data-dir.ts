@@ -23,7 +23,7 @@ import { LiveStore } from '../storage/live-store.js';
 import { createDir } from '../common/durable-fs.js';
 import type { Collection, LiveShape } from './collection.js';
 import { stepsInTurns } from '../common/turns.js';
-import { recoverCompacted } from './compaction.js';
+import { recoverCompactedInTurns } from './compaction.js';
 import { type WriteLogOptions, WriteLogService } from './replication/jetstream-log.js';
 
 /** What the data directory needs of the engine. */
@@ -109,7 +109,7 @@ export class DataDir {
    * `created`: made just now (not reopened, not restored), so it follows its write log from the end.
    */
   async attach(dir: string, cfg: CollectionConfig, created = false): Promise<Collection> {
-    const compacted = created ? null : recoverCompacted(dir);
+    const compacted = created ? null : await recoverCompactedInTurns(dir);
     const opened = compacted ? await this.host.openBase(compacted.baseDir) : null;
     const bases = new Map<string, NamedBase>();
     if (compacted)

@@ -6,7 +6,7 @@
 // the new base and the records past the cut. Leftovers of an interrupted compaction are removed.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeFileDurably, writeFileDurablyAsync } from '../common/durable-fs.js';
@@ -15,7 +15,7 @@ import { StrataError } from '../common/errors.js';
 import { decodeLiveState, encodeLiveState, type LiveState } from './live-store.js';
 
 export const COMPACTED_FILE = 'compacted.json';
-const LIVE_STATE_FILE = 'live-state.msgpack';
+export const LIVE_STATE_FILE = 'live-state.msgpack';
 const FORMAT = 'strata-compacted';
 /** Version 2: the live state's payloads in parts (live-store.ts encodeLiveState); version 1 is still read. */
 const VERSION = 2;
@@ -48,13 +48,19 @@ export function writeCompacted(collectionDir: string, baseName: string, cutLsn: 
  * written and synced on libuv's threads (a serving process's compaction).
  */
 export async function writeCompactedInTurns(collectionDir: string, baseName: string, cutLsn: bigint, state: Uint8Array): Promise<void> {
+  const digest = await sha256InTurns(state);
+  await writeFileDurablyAsync(join(collectionDir, baseName, LIVE_STATE_FILE), state);
+  await writeFileDurablyAsync(join(collectionDir, COMPACTED_FILE), Buffer.from(compactedText(baseName, cutLsn, digest), 'utf8'));
+}
+
+/** The SHA-256 of `bytes` in hex, hashed a step (STEP_BYTES) per turn of the event loop. */
+async function sha256InTurns(bytes: Uint8Array): Promise<string> {
   const hash = createHash('sha256');
-  for (let at = 0; at < state.byteLength; at += STEP_BYTES) {
-    hash.update(state.subarray(at, at + STEP_BYTES));
+  for (let at = 0; at < bytes.byteLength; at += STEP_BYTES) {
+    hash.update(bytes.subarray(at, at + STEP_BYTES));
     await nextTurn();
   }
-  await writeFileDurablyAsync(join(collectionDir, baseName, LIVE_STATE_FILE), state);
-  await writeFileDurablyAsync(join(collectionDir, COMPACTED_FILE), Buffer.from(compactedText(baseName, cutLsn, hash.digest('hex')), 'utf8'));
+  return hash.digest('hex');
 }
 
 function compactedText(baseName: string, cutLsn: bigint, stateSha256: string): string {
@@ -79,9 +85,34 @@ export function readCompacted(collectionDir: string): Compacted | null {
   try {
     bytes = readFileSync(stateFile);
   } catch (e) {
-    throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: missing (${(e as Error).message})`, { file: stateFile });
+    throw missingState(stateFile, e);
   }
-  if (sha256(bytes) !== head.stateSha256) throw new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: checksum mismatch`, { file: stateFile });
+  return checkedState(head, bytes, sha256(bytes));
+}
+
+/**
+ * readCompacted over turns of the event loop: the state file read on libuv's threads and hashed a
+ * step at a time (a collection restored while the server serves others).
+ */
+export async function readCompactedInTurns(collectionDir: string): Promise<Compacted | null> {
+  const head = readCompactedHead(collectionDir);
+  if (head === null) return null;
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(head.stateFile);
+  } catch (e) {
+    throw missingState(head.stateFile, e);
+  }
+  return checkedState(head, bytes, await sha256InTurns(bytes));
+}
+
+function missingState(stateFile: string, e: unknown): StrataError {
+  return new StrataError('STRATA_INDEX_CORRUPT', `${stateFile}: missing (${(e as Error).message})`, { file: stateFile });
+}
+
+/** The compaction a head names, its state's bytes checked against the head's SHA-256. */
+function checkedState(head: CompactedHead, bytes: Uint8Array, digest: string): Compacted {
+  if (digest !== head.stateSha256) throw new StrataError('STRATA_INDEX_CORRUPT', `${head.stateFile}: checksum mismatch`, { file: head.stateFile });
   return { baseDir: head.baseDir, cutLsn: head.cutLsn, state: decodeLiveState(bytes) };
 }
 

@@ -1,9 +1,10 @@
 // compacted.json names the base and the live state a compaction left: this build writes version 2
 // (the state's payloads in parts), reads versions 1 and 2, and refuses another naming the versions.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Read over turns (a restore while serving), it gives what a read in one step gives.
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMPACTED_FILE, readCompacted, writeCompacted } from '../../storage/compacted.js';
+import { COMPACTED_FILE, LIVE_STATE_FILE, readCompacted, readCompactedInTurns, writeCompacted } from '../../storage/compacted.js';
 import { emptyLiveState } from '../../storage/live-store.js';
 import { makeTempDir } from '../helpers/temp.js';
 
@@ -30,5 +31,21 @@ describe('the compaction state file', () => {
     }
     writeFileSync(file, `${JSON.stringify({ ...saved, version: 3 })}\n`);
     expect(() => readCompacted(dir)).toThrow(expect.objectContaining({ code: 'STRATA_INDEX_VERSION', message: expect.stringMatching(/reads 1 and 2/) }));
+  });
+
+  it('is read over turns as it is read in one, and a damaged state refused either way', async () => {
+    const dir = tmp.path('t');
+    mkdirSync(join(dir, 'base-9-y'), { recursive: true });
+    const payloads: Array<[number, Record<string, unknown>]> = Array.from({ length: 5000 }, (_, i) => [i, { n: i, s: 'x'.repeat(i % 50) }]);
+    writeCompacted(dir, 'base-9-y', 9n, { ...emptyLiveState(), payloads });
+    const inTurns = (await readCompactedInTurns(dir))!;
+    expect(inTurns.cutLsn).toBe(9n);
+    expect(inTurns.baseDir).toBe(readCompacted(dir)!.baseDir);
+    expect([...inTurns.state.payloads]).toEqual(payloads);
+    expect(await readCompactedInTurns(tmp.path('none'))).toBeNull();
+    appendFileSync(join(dir, 'base-9-y', LIVE_STATE_FILE), Buffer.of(0));
+    const damaged = expect.objectContaining({ code: 'STRATA_INDEX_CORRUPT', message: expect.stringMatching(/checksum mismatch/) });
+    expect(() => readCompacted(dir)).toThrow(damaged);
+    await expect(readCompactedInTurns(dir)).rejects.toThrow(damaged);
   });
 });
