@@ -5,6 +5,7 @@
 // - one write merged into them against sorting them afresh;
 // - a compaction's capture of the payloads, its choice of link blocks, and its swap's placement of
 //   every row (ahead in steps against in one);
+// - a filter no index answers, checked over every point in one step against a step of rows at a time;
 // - its state file read back over turns against in one step, and its payloads parsed a part at a
 //   time against as one text.
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { sortPairSteps, sortPairs } from '../index/payload-index/pair-sort.js';
 import { SortedValues } from '../index/payload-index/sorted-values.js';
 import { decodeLiveState, emptyLiveState, encodeLiveState, payloadPart } from '../storage/live-store.js';
 import { PointPayloads } from '../storage/point-payloads.js';
+import { parseFilter } from '../index/filter/parse.js';
 import { LIVE_STATE_FILE, readCompacted, readCompactedInTurns, writeCompacted } from '../storage/compacted.js';
 
 const o = new Command()
@@ -127,6 +129,20 @@ for (let r = 0; r < o.reps; r++) {
   const patch = ms(t);
   console.log(
     `a swap placing ${n} rows: in one step ${f(oneStep)} ms; ahead ${ahead.steps} steps, longest ${f(ahead.longest)} ms, then at the swap ${f(patch)} ms`,
+  );
+}
+
+// A condition no index answers, over every point (a count, a page): checked in one step against
+// a step of rows at a time.
+const residual = parseFilter({ must_not: [{ key: 'note', match: { value: 'x' } }] });
+for (let r = 0; r < o.reps; r++) {
+  const t = performance.now();
+  p.match(parseFilter({ must_not: [{ key: 'note', match: { value: 'x' } }] }));
+  const oneStep = ms(t);
+  p.upsert(0, { rank: r, len: 3, first: 'a', tags: ['s10'] });
+  const checked = stepped(p.matchSteps(residual));
+  console.log(
+    `a condition no index answers, over ${checked.value.rows.size} points: in one step ${f(oneStep)} ms; in ${checked.steps} steps, longest ${f(checked.longest)} ms`,
   );
 }
 

@@ -546,7 +546,8 @@ export class Collection implements FilteredHost {
 
   /** Removes the named sparse and secondary vectors from the selected points (the tiered one cannot be: the edge refuses it). */
   deleteVectors(target: PointKey[] | PointSelector, names: readonly string[], writeId?: string): Promise<bigint> {
-    return this.written(this.writable().deleteVectors(this.targetIds(target), names, writeId));
+    const live = this.writable();
+    return this.targets(target).then((ids) => this.written(live.deleteVectors(ids, names, writeId)));
   }
 
   /**
@@ -565,6 +566,7 @@ export class Collection implements FilteredHost {
       async () => {
         const col = column();
         if (col === undefined) return [];
+        await this.settle(filter);
         const version = this.payloads.version;
         const hits = await col.searchInTurns(query, k, accept(), signal !== undefined ? { signal } : {});
         return this.payloads.version === version && this.live?.sparse.get(name) === col ? hits : null;
@@ -591,6 +593,7 @@ export class Collection implements FilteredHost {
     for (let attempt = 1; ; attempt++) {
       // Past the retries, it answers with what it has.
       const final = attempt >= FILTERED_RETRIES;
+      await this.settle(o.filter);
       const version = this.payloads.version;
       const filter = o.filter === undefined ? undefined : this.payloads.matches(o.filter);
       const r = await col.search(
@@ -633,7 +636,7 @@ export class Collection implements FilteredHost {
   /** Deletes the selected points, in steps of PAYLOAD_STEP_POINTS (inSteps). */
   deletePoints(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
     const live = this.writable();
-    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => this.written(live.delete(ids, id)));
+    return this.targets(target).then((all) => inSteps(all, PAYLOAD_STEP_POINTS, writeId, (ids, id) => this.written(live.delete(ids, id))));
   }
 
   /**
@@ -644,19 +647,19 @@ export class Collection implements FilteredHost {
    */
   setPayload(target: PointKey[] | PointSelector, payload: Payload, overwrite: boolean, writeId?: string, key?: string): Promise<bigint> {
     const live = this.writable();
-    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.setPayload(ids, payload, overwrite, id, key));
+    return this.targets(target).then((all) => inSteps(all, PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.setPayload(ids, payload, overwrite, id, key)));
   }
 
   /** Deletes the keys (key paths) from the selected points' payloads. */
   deletePayloadKeys(target: PointKey[] | PointSelector, keys: string[], writeId?: string): Promise<bigint> {
     const live = this.writable();
-    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.deletePayload(ids, keys, id));
+    return this.targets(target).then((all) => inSteps(all, PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.deletePayload(ids, keys, id)));
   }
 
   /** Clears the selected points' payloads. */
   clearPayload(target: PointKey[] | PointSelector, writeId?: string): Promise<bigint> {
     const live = this.writable();
-    return inSteps(this.targetIds(target), PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.deletePayload(ids, null, id));
+    return this.targets(target).then((all) => inSteps(all, PAYLOAD_STEP_POINTS, writeId, (ids, id) => live.deletePayload(ids, null, id)));
   }
 
   /** Deletes every point the filter matches when the write is taken. */
@@ -719,11 +722,26 @@ export class Collection implements FilteredHost {
     return filter === undefined ? this.count() : this.payloads.match(filter).rows.size;
   }
 
-  /** The ids a write selects: listed ones that resolve, or those a filter matches now. */
-  private targetIds(target: PointKey[] | PointSelector): number[] {
+  /** The ids a write selects: listed ones that resolve, or those a filter matches once settled (settle). */
+  private async targets(target: PointKey[] | PointSelector): Promise<number[]> {
     if (Array.isArray(target)) return this.resolveAll(target);
     if ('ids' in target) return this.resolveAll(target.ids);
+    await this.settle(target.filter);
     return this.payloads.matchingIds(target.filter);
+  }
+
+  /**
+   * A filter's exact rows worked out over turns of the event loop where part of it is checked point
+   * by point (PointPayloads.matchSteps), so that the synchronous reads right after it (a count, a
+   * page, a plan) find them rather than check every point in one step.
+   */
+  settle(filter: Filter | undefined): Promise<void> {
+    return stepsInTurns(this.settleSteps(filter), () => false).then(() => undefined);
+  }
+
+  /** settle() as steps, for a read that runs over turns itself (inTurns). */
+  *settleSteps(filter: Filter | undefined): Generator<void, void, void> {
+    if (filter !== undefined) yield* this.payloads.matchSteps(filter);
   }
 
   private written(p: Promise<bigint>): Promise<bigint> {

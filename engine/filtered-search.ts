@@ -14,6 +14,7 @@ import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
 import { choosePlan, type FilterResolver, isFreshMatch, type ResolvedFilter } from './filter-plan.js';
 import { type FilterPlan, type FreshPlan, PLAN_NAMES, type SearchHit, type SearchResponse } from './types.js';
+import { stepsInTurns } from '../common/turns.js';
 
 /** What a filtered search needs of its collection. */
 export interface FilteredHost {
@@ -81,6 +82,8 @@ export async function searchFiltered(
   forced?: FilterPlan['plan'],
 ): Promise<SearchResponse | null> {
   const { payloads, index, resolver } = host;
+  // A filter no index answers whole is checked point by point over turns first (PointPayloads.matchSteps).
+  await stepsInTurns(payloads.matchSteps(filter), () => false);
   const generation = host.generation;
   const version = payloads.version;
   const startLsn = host.live?.appliedLsn;

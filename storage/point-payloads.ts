@@ -4,11 +4,12 @@
 // the bitmaps never move; `nodeOfRow` says where the point's vector is served from in the base index
 // (-1: the fresh layer, or not yet placed), which the planner turns into a bitset over base nodes.
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
+import { stepsInOneTurn } from '../common/turns.js';
 import { IdMap } from '../common/id-map.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
-import { type Bitmap, bitmapOf, idsOf } from '../index/payload-index/bitmap.js';
+import { andNot, type Bitmap, bitmapOf, idsOf, or } from '../index/payload-index/bitmap.js';
 import type { FilterMatches } from '../index/fresh/fresh-filtered.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
 import { FieldIndexes, type IndexDraft, orderSteps } from '../index/payload-index/field-indexes.js';
@@ -35,6 +36,9 @@ export type BasePayloadSource = (each: (id: number, payload: Payload) => void) =
 
 /** Rows an index build visits between two turns of the event loop. */
 const BUILD_CHUNK = 4096;
+
+/** Rows whose payload a residual filter check reads between two yields (matchSteps). */
+const RESIDUAL_STEP_ROWS = 8192;
 
 /** Rows placeSteps maps between two yields: a hash lookup each. */
 const PLACE_STEP_ROWS = 65_536;
@@ -97,6 +101,12 @@ export class PointPayloads {
   version = 0;
   /** The capture running, if any (beginCapture). */
   private capture: Capture | null = null;
+  /** Bumped when an index is made or dropped: a filter's split between indexes and residual may change. */
+  private indexEpoch = 0;
+  /** The rows written during each residual check running over steps (matchSteps). */
+  private readonly checking = new Set<Set<number>>();
+  /** Filters' answers with a residual, as matchSteps found them at a version. */
+  private readonly settled = new WeakMap<Filter, { version: number; match: RowMatch }>();
 
   /** memory: where the values live (index/payload/chunk-memory.ts); the rows and indexes stay in DRAM, where filters read them. */
   constructor(
@@ -396,6 +406,7 @@ export class PointPayloads {
       this.indexes.createIndex(spec.field, params.type, indexOptions(params), this.allRows());
     }
     this.specs.set(spec.field, params);
+    this.indexEpoch++;
     this.version++;
   }
 
@@ -447,6 +458,7 @@ export class PointPayloads {
   dropIndex(field: string): void {
     this.indexes.drop(field);
     this.specs.delete(field);
+    this.indexEpoch++;
     this.version++;
   }
 
@@ -486,15 +498,54 @@ export class PointPayloads {
     this.store.memory.verify();
   }
 
-  /** The rows matching `filter`, exactly: the indexes' bitmap, then the residual checked per point. */
+  /**
+   * The rows matching `filter`, exactly: the indexes' bitmap, then the residual checked per point
+   * (or as matchSteps found them, while nothing has changed since).
+   */
   match(filter: Filter): RowMatch {
-    const estimate = this.indexes.estimate(filter);
+    return stepsInOneTurn(this.matchSteps(filter, Number.POSITIVE_INFINITY));
+  }
+
+  /**
+   * match(), the residual checked `rowsPerStep` rows a step, so that a filter no index answers does
+   * not hold the event loop for every point. A write between two steps marks the rows it touches;
+   * at the end the indexes are asked again, and the rows written since are checked again. The answer
+   * is kept for match() while nothing changes.
+   */
+  *matchSteps(filter: Filter, rowsPerStep = RESIDUAL_STEP_ROWS): Generator<void, RowMatch, void> {
+    const settled = this.settled.get(filter);
+    if (settled !== undefined && settled.version === this.version) return settled.match;
+    const epoch = this.indexEpoch;
     const answer = this.indexes.query(filter);
-    if (answer.residual === undefined) return { rows: answer.bitmap, estimate, residual: false };
-    const test = compile(answer.residual, this.indexes.compileOptions());
-    const hits: number[] = [];
-    for (const row of idsOf(answer.bitmap)) if (test(filterPoint(this.store, row, this.externalId(this.ids[row]!)))) hits.push(row);
-    return { rows: bitmapOf(hits), estimate, residual: true };
+    if (answer.residual === undefined) return { rows: answer.bitmap, estimate: this.indexes.estimate(filter), residual: false };
+    const residual = answer.residual;
+    const test = compile(residual, this.indexes.compileOptions());
+    const holds = (row: number): boolean => this.ids[row]! >= 0 && test(filterPoint(this.store, row, this.externalId(this.ids[row]!)));
+    const written = new Set<number>();
+    this.checking.add(written);
+    try {
+      const rows = idsOf(answer.bitmap);
+      const hits: number[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        if (holds(row)) hits.push(row);
+        if ((i + 1) % rowsPerStep === 0) yield;
+      }
+      let matched = bitmapOf(hits);
+      if (written.size > 0 || this.indexEpoch !== epoch) {
+        // An index made or dropped meanwhile splits the filter otherwise: checked again whole, in this step.
+        if (this.indexEpoch !== epoch) return stepsInOneTurn(this.matchSteps(filter, Number.POSITIVE_INFINITY));
+        // Only a written row can have left or joined the indexes' part (no index was made or dropped).
+        const now = this.indexes.query(filter).bitmap;
+        const rewritten = [...written].sort((a, b) => a - b);
+        matched = or(andNot(matched, bitmapOf(rewritten)), bitmapOf(rewritten.filter((row) => now.has(row) && holds(row))));
+      }
+      const match = { rows: matched, estimate: this.indexes.estimate(filter), residual: true };
+      this.settled.set(filter, { version: this.version, match });
+      return match;
+    } finally {
+      this.checking.delete(written);
+    }
   }
 
   /**
@@ -664,6 +715,7 @@ export class PointPayloads {
 
   private markDirty(row: number): void {
     for (const job of this.prepared.values()) job.dirty.add(row);
+    for (const written of this.checking) written.add(row);
   }
 
   private *allRows(): IterableIterator<[number, Payload]> {

@@ -90,6 +90,7 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
   const filter = both(inherited, p.filter);
   const s = p.source;
   let ranked: Ranked[];
+  await c.settle(filter);
   if (s.kind === 'order_by') {
     // Qdrant scores points taken in payload order 0; their order value is the answer's.
     return c.orderBy(s.orderBy, want, filter, `${at}query.order_by`).map((o) => ({ id: o.id, score: 0, orderValue: o.value }));

@@ -82,6 +82,7 @@ export async function matrixRowsInTurns(vectors: ArrayLike<number>[], metric: Me
 /** The sample (of the points holding the vector it scores by) and each one's nearest others among it. */
 export async function searchMatrix(c: Collection, p: MatrixPlan): Promise<Matrix> {
   const d = denseView(c, p.secondary);
+  await c.settle(p.filter);
   const matching = c.ids(p.filter);
   const all = p.secondary === undefined ? matching : matching.filter((id) => d.vectorOf(id) !== null);
   // A uniform sample without replacement: a partial Fisher–Yates shuffle.

@@ -181,10 +181,11 @@ export function pointsService(ctx: GrpcContext): grpc.UntypedServiceImplementati
       const result = (await retrievePoints(c, plan)).map((p) => ({ id: wireId(c, p.id), vector: p.vector ?? NO_VECTOR }));
       return { result, time: secondsSince(t0) };
     }),
-    Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', (req) => {
+    Count: unary<CountRequestMsg, CountResponseMsg>(ctx, 'Count', async (req) => {
       const t0 = performance.now();
       const c = collectionOf(ctx, req.collection_name);
       const { filter } = parseCount(filterMember(req));
+      await c.settle(filter);
       return { count: c.countMatching(filter), time: secondsSince(t0) };
     }),
     Scroll: unary<ScrollRequestMsg, ScrollResponseMsg>(ctx, 'Scroll', async (req) => {

@@ -602,12 +602,13 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     };
   });
 
-  r.unary(svc, 'Facet', FacetCountsSchema, FacetResponseSchema, (req) => {
+  r.unary(svc, 'Facet', FacetCountsSchema, FacetResponseSchema, async (req) => {
     const t0 = performance.now();
     onlyFields(FacetCountsSchema, req, ['collection_name', 'key', 'filter', 'limit', 'exact', 'timeout', 'read_consistency']);
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
     const f = parseFacet({ key: req.key, limit: intOf(req.limit, 'limit'), exact: req.exact, filter: req.filter ? filterJson(req.filter) : undefined });
+    await c.settle(f.filter);
     const hits = c.facet(f.key, f.filter, f.limit).map((h) => ({
       value:
         typeof h.value === 'string'
@@ -655,12 +656,13 @@ export function bindPointReads(r: QdrantRouter, svc: DescService, ctx: GrpcConte
     };
   });
 
-  r.unary(svc, 'Count', CountPointsSchema, CountResponseSchema, (req) => {
+  r.unary(svc, 'Count', CountPointsSchema, CountResponseSchema, async (req) => {
     const t0 = performance.now();
     onlyFields(CountPointsSchema, req, ['collection_name', 'filter', 'exact', 'read_consistency', 'timeout']);
     readDefault(req.readConsistency);
     const c = collectionOf(ctx, req.collectionName);
     const { filter } = parseCount({ filter: req.filter ? filterJson(req.filter) : undefined, exact: req.exact });
+    await c.settle(filter);
     return { result: { count: BigInt(c.countMatching(filter)) }, time: secondsSince(t0) };
   });
 }

@@ -182,6 +182,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   app.post<PostRoute>(`${base}/count`, async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     const { filter } = parseCount(bodyObject(req.body));
+    await c.settle(filter);
     return send(reply, codecFor(req), ok(reply, { count: c.countMatching(filter) }));
   });
 
@@ -200,6 +201,7 @@ export function registerPointRoutes(app: FastifyInstance, ctx: RestContext): voi
   app.post<PostRoute>('/collections/:collection_name/facet', async (req, reply) => {
     const c = ctx.engine.collection(req.params.collection_name);
     const { key, limit, filter } = parseFacet(bodyObject(req.body));
+    await c.settle(filter);
     return send(reply, codecFor(req), ok(reply, { hits: c.facet(key, filter, limit) }));
   });
 }

@@ -14,6 +14,7 @@ import { CODES_FILE, FORMAT_VERSION, GRAPH_FILE, HEADER_BYTES, MANIFEST, storeFi
 import { loadIndex, readManifest } from '../../../index/format/load-index.js';
 import type { Manifest } from '../../../index/format/manifest.js';
 import { checkGraph, verifyIndex } from '../../../index/format/verify-index.js';
+import { turnsWhile } from '../../helpers/turns.js';
 import { intentPath, recoverInterruptedSwap } from '../../../index/format/replace-dir.js';
 import { writeIndex } from '../../../index/format/write-index.js';
 import { openIndex, openIndexInTurns } from '../../../index/open-index.js';
@@ -287,15 +288,7 @@ describe('writeIndex / loadIndex round trip', () => {
   });
 
   it('opens over turns of the event loop, a file read at a time at most, to the same index data', async () => {
-    let turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const opened = await openIndexInTurns(golden, { mode: 'emulate' });
-    ticking = false;
+    const { value: opened, turns } = await turnsWhile(() => openIndexInTurns(golden, { mode: 'emulate' }));
     expectSameIndexData(small.index, opened.index);
     // At least one turn per data file read: other work ran between the reads.
     expect(turns).toBeGreaterThanOrEqual(DATA_FILES.length);
