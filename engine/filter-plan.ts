@@ -34,6 +34,7 @@
 import type { FilterWalkEntry } from '../index/format/manifest.js';
 import { walkDistances } from '../index/search/walk-profile.js';
 import type { Filter } from '../index/filter/ast.js';
+import { stepsInTurns } from '../common/turns.js';
 import { filterToJson } from '../index/filter/to-json.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
@@ -188,11 +189,24 @@ export class FilterResolver {
   ) {}
 
   /**
+   * Readies what resolve() will compute unless it has it cached: the filter's rows worked out over
+   * turns of the event loop where part of it is checked point by point (PointPayloads.matchSteps).
+   * A single range condition is resolved from its sorted pairs and needs nothing. Resolves with the
+   * filter's cache key, for resolve().
+   */
+  async settle(filter: Filter, payloads: PointPayloads, generation: number): Promise<string> {
+    const key = filterKey(filter);
+    const hit = this.cache.get(key);
+    if (hit !== undefined && hit.version === payloads.version && hit.generation === generation) return key;
+    if (payloads.rangeRows(filter) === null) await stepsInTurns(payloads.matchSteps(filter), () => false);
+    return key;
+  }
+
+  /**
    * The filter's answer now, held once for the caller (release it when the search is answered).
    * `generation` names the base; `index` null: the collection has no base yet.
    */
-  resolve(filter: Filter, payloads: PointPayloads, index: TieredIndex | null, generation: number): ResolvedFilter {
-    const key = JSON.stringify(filterToJson(filter));
+  resolve(filter: Filter, payloads: PointPayloads, index: TieredIndex | null, generation: number, key = filterKey(filter)): ResolvedFilter {
     const hit = this.cache.get(key);
     if (hit !== undefined && hit.version === payloads.version && hit.generation === generation) {
       // Most recently used last.
@@ -351,4 +365,9 @@ export class FilterResolver {
     this.prefixes.set(field, { ids, placement: payloads.placement, nodes, prefix });
     return prefix;
   }
+}
+
+/** A filter's key in the answers' cache: its canonical JSON. */
+function filterKey(filter: Filter): string {
+  return JSON.stringify(filterToJson(filter));
 }

@@ -14,7 +14,6 @@ import type { PointPayloads } from '../storage/point-payloads.js';
 import type { SearchJob } from './dispatch.js';
 import { choosePlan, type FilterResolver, isFreshMatch, type ResolvedFilter } from './filter-plan.js';
 import { type FilterPlan, type FreshPlan, PLAN_NAMES, type SearchHit, type SearchResponse } from './types.js';
-import { stepsInTurns } from '../common/turns.js';
 
 /** What a filtered search needs of its collection. */
 export interface FilteredHost {
@@ -81,13 +80,14 @@ export async function searchFiltered(
   final = false,
   forced?: FilterPlan['plan'],
 ): Promise<SearchResponse | null> {
-  const { payloads, index, resolver } = host;
-  // A filter no index answers whole is checked point by point over turns first (PointPayloads.matchSteps).
-  await stepsInTurns(payloads.matchSteps(filter), () => false);
+  const { payloads, resolver } = host;
+  // A filter no index answers whole is checked point by point over turns first.
+  const key = await resolver.settle(filter, payloads, host.generation);
+  const index = host.index;
   const generation = host.generation;
   const version = payloads.version;
   const startLsn = host.live?.appliedLsn;
-  const r = resolver.resolve(filter, payloads, index, generation);
+  const r = resolver.resolve(filter, payloads, index, generation, key);
   try {
     const plan = index === null ? FILTER_PLAN.NONE : choosePlan(r.baseMatched, index, job.ef, forced, host.walkProfile, r.runRows, r.coverPoints);
     const res = plan === FILTER_PLAN.NONE ? null : await host.submitJob({ ...job, filter: { at: r.at, matched: r.baseMatched, plan } }, ctl);

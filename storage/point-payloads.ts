@@ -105,7 +105,7 @@ export class PointPayloads {
   private indexEpoch = 0;
   /** The rows written during each residual check running over steps (matchSteps). */
   private readonly checking = new Set<Set<number>>();
-  /** Filters' answers with a residual, as matchSteps found them at a version. */
+  /** Filters' answers, as matchSteps found them at a version (match() reads them). */
   private readonly settled = new WeakMap<Filter, { version: number; match: RowMatch }>();
 
   /** memory: where the values live (index/payload/chunk-memory.ts); the rows and indexes stay in DRAM, where filters read them. */
@@ -510,14 +510,14 @@ export class PointPayloads {
    * match(), the residual checked `rowsPerStep` rows a step, so that a filter no index answers does
    * not hold the event loop for every point. A write between two steps marks the rows it touches;
    * at the end the indexes are asked again, and the rows written since are checked again. The answer
-   * is kept for match() while nothing changes.
+   * (any answer) is kept for match() while nothing changes.
    */
   *matchSteps(filter: Filter, rowsPerStep = RESIDUAL_STEP_ROWS): Generator<void, RowMatch, void> {
     const settled = this.settled.get(filter);
     if (settled !== undefined && settled.version === this.version) return settled.match;
     const epoch = this.indexEpoch;
     const answer = this.indexes.query(filter);
-    if (answer.residual === undefined) return { rows: answer.bitmap, estimate: this.indexes.estimate(filter), residual: false };
+    if (answer.residual === undefined) return this.settle(filter, { rows: answer.bitmap, estimate: this.indexes.estimate(filter), residual: false });
     const residual = answer.residual;
     const test = compile(residual, this.indexes.compileOptions());
     const holds = (row: number): boolean => this.ids[row]! >= 0 && test(filterPoint(this.store, row, this.externalId(this.ids[row]!)));
@@ -540,12 +540,16 @@ export class PointPayloads {
         const rewritten = [...written].sort((a, b) => a - b);
         matched = or(andNot(matched, bitmapOf(rewritten)), bitmapOf(rewritten.filter((row) => now.has(row) && holds(row))));
       }
-      const match = { rows: matched, estimate: this.indexes.estimate(filter), residual: true };
-      this.settled.set(filter, { version: this.version, match });
-      return match;
+      return this.settle(filter, { rows: matched, estimate: this.indexes.estimate(filter), residual: true });
     } finally {
       this.checking.delete(written);
     }
+  }
+
+  /** Keeps a filter's answer for match() while nothing changes (the same filter object: one request's). */
+  private settle(filter: Filter, match: RowMatch): RowMatch {
+    this.settled.set(filter, { version: this.version, match });
+    return match;
   }
 
   /**

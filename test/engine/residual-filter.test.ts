@@ -14,7 +14,7 @@ const tmp = makeTempDir('strata-residual-');
 afterAll(() => tmp.cleanup());
 
 describe('a filter no index answers', () => {
-  it('is checked over turns, and the count after it is exact with writes landing meanwhile', async () => {
+  it('is checked over turns, by a count and by a search, and the count after it is exact with writes landing meanwhile', async () => {
     const engine = await Engine.open([], { searchThreads: 0, dataDir: tmp.dir, compactAt: 0, memory: { mode: 'emulate' } });
     try {
       const c = await engine.createCollection({ name: 'r', dim: DIM, metric: 'l2', m: 4, efConstruction: 8 });
@@ -41,6 +41,13 @@ describe('a filter no index answers', () => {
       const after = [...n.values()].filter((v) => v >= 7).length;
       expect([before, after]).toContain(count);
       expect(c.countMatching(filter)).toBe(after);
+      // A search with it checks it over turns too (its answer then cached until a write).
+      await c.setPayload([1], { n: 8 }, false);
+      n.set(1, 8);
+      const search = await turnsWhile(() => c.search({ vector: seededVector(5, DIM), k: 10, ef: 32, filter }));
+      expect(search.turns).toBeGreaterThan(1);
+      expect(search.value.hits).toHaveLength(10);
+      expect(search.value.hits.every((h) => n.get(h.id)! >= 7)).toBe(true);
     } finally {
       await engine.close();
     }
