@@ -105,8 +105,14 @@ try {
     filter: { must: [{ key: 'rank', match: { any: Array.from({ length: 20_000 }, (_, i) => i * 7) } }] },
   });
   await add('search matrix, sample 1,000', 'POST', `${C}/points/search/matrix/pairs`, { sample: 1000, limit: 10 });
-  await add('count, a condition no index answers', 'POST', `${C}/points/count`, { filter: { must: [{ key: 'tags', values_count: { gte: 1 } }] }, exact: true });
+  await add('count, values_count (its index reads every point)', 'POST', `${C}/points/count`, {
+    filter: { must: [{ key: 'tags', values_count: { gte: 1 } }] },
+    exact: true,
+  });
   await add('set payload by filter, an unindexed key', 'POST', `${C}/points/payload?wait=true`, { payload: { mark: 1 }, filter: letters });
+  const marked = { must: [{ key: 'mark', match: { value: 1 } }] };
+  await add('count, a key no index answers (checked per point)', 'POST', `${C}/points/count`, { filter: marked, exact: true });
+  await add('search, a key no index answers', 'POST', `${C}/points/search`, { vector, limit: 10, filter: marked });
   await add('set payload by filter, an indexed key', 'POST', `${C}/points/payload?wait=true`, { payload: { tags: ['s50'] }, filter: letters });
   await add('delete payload keys by filter', 'POST', `${C}/points/payload/delete?wait=true`, { keys: ['mark'], filter: letters });
   await add('create a snapshot', 'POST', `${C}/snapshots`, {});
