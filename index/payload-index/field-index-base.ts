@@ -88,12 +88,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
       case 'is_empty':
         return andNot(ctx.all, this.nonEmpty);
       case 'values_count': {
-        const hits: number[] = [];
-        const counted: number[] = [];
-        this.counts.forEach((cs, id) => {
-          counted.push(id);
-          if (cs.some((c) => inBounds(cond.count, c))) hits.push(id);
-        });
+        const { held: counted, passing: hits } = this.counts.scanNumbers((c) => inBounds(cond.count, c));
         const out = inBounds(cond.count, 1) ? or(bitmapOf(hits), this.single) : bitmapOf(hits);
         // A point without a value at the path counts 0.
         return inBounds(cond.count, 0) ? or(out, andNot(andNot(ctx.all, bitmapOf(counted)), this.single)) : out;

@@ -131,6 +131,30 @@ export class PointValues<T> {
     for (let id = 0; id < this.count.length; id++) if (this.count[id]! > 0) fn(this.get(id)!, id);
   }
 
+  /**
+   * Each point holding numbers, and those of them holding one `test` passes, in id order, read in
+   * place (NUMBER_CODEC: a slot a value): no array per point, as forEach makes.
+   */
+  scanNumbers(this: PointValues<number>, test: (v: number) => boolean): { held: Uint32Array; passing: Uint32Array } {
+    // Typed arrays of the size known: growing JS arrays by push cost several times the scan itself.
+    const held = new Uint32Array(this.size);
+    const passing = new Uint32Array(this.size);
+    let h = 0;
+    let p = 0;
+    const { count, start, pool } = this;
+    for (let id = 0; id < count.length; id++) {
+      const n = count[id]!;
+      if (n === 0) continue;
+      held[h++] = id;
+      for (let at = start[id]!, end = at + n; at < end; at++)
+        if (test(pool[at]!)) {
+          passing[p++] = id;
+          break;
+        }
+    }
+    return { held: held.subarray(0, h), passing: passing.subarray(0, p) };
+  }
+
   bytes(): number {
     return this.start.byteLength + this.count.byteLength + this.slots.byteLength + this.pool.byteLength;
   }
