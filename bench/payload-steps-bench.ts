@@ -6,12 +6,14 @@
 // - a compaction's capture of the payloads, its choice of link blocks, and its swap's placement of
 //   every row (ahead in steps against in one);
 // - a filter no index answers, checked over every point in one step against a step of rows at a time;
+// - a filtered scroll's page of ids, by sorting every match against selecting the page's;
 // - its state file read back over turns against in one step, and its payloads parsed a part at a
 //   time against as one text.
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { smallestFrom } from '../common/smallest.js';
 import { sortPairSteps, sortPairs } from '../index/payload-index/pair-sort.js';
 import { SortedValues } from '../index/payload-index/sorted-values.js';
 import { decodeLiveState, emptyLiveState, encodeLiveState, payloadPart } from '../storage/live-store.js';
@@ -144,6 +146,24 @@ for (let r = 0; r < o.reps; r++) {
   console.log(
     `a condition no index answers, over ${checked.value.rows.size} points: in one step ${f(oneStep)} ms; in ${checked.steps} steps, longest ${f(checked.longest)} ms`,
   );
+}
+
+// A filtered scroll's page: the first ids past its offset among half the points matching, taken by
+// a comparator sort of them all (as a page did) against a selection of the page's ids.
+const matching = Float64Array.from({ length: n >> 1 }, () => next() % (4 * n));
+for (let r = 0; r < o.reps; r++) {
+  for (const page of [100, 10_000]) {
+    let t = performance.now();
+    const all = Array.from(matching).sort((a, b) => a - b);
+    all.slice(0, page);
+    const sorted = ms(t);
+    t = performance.now();
+    smallestFrom(matching, Number.NEGATIVE_INFINITY, page);
+    const selected = ms(t);
+    console.log(
+      `a page of ${page} of ${matching.length} matching ids: sorted all ${f(sorted)} ms, selected ${f(selected)} ms (${(sorted / selected).toFixed(0)}x)`,
+    );
+  }
 }
 
 // 4. A saved state's payloads: parsed a part at a time (as a restore reads them) against as one text.

@@ -43,7 +43,7 @@ import { RecentQueries } from './recent-queries.js';
 import type { Filter } from '../index/filter/ast.js';
 import type { FacetValue } from '../index/payload-index/field-index.js';
 import type { PayloadSelector } from '../index/payload/selector.js';
-import { lowerBound } from '../common/lower-bound.js';
+import { smallestFrom } from '../common/smallest.js';
 import { stepsInOneTurn, stepsInTurns } from '../common/turns.js';
 import type {
   CollectionHealth,
@@ -822,7 +822,7 @@ export class Collection implements FilteredHost {
     const all = Number.POSITIVE_INFINITY;
     return filter === undefined
       ? liveIdsFrom(this.lookup, this.live, Number.NEGATIVE_INFINITY, all)
-      : matchingIdsFrom(this.payloads.matchingIds(filter), Number.NEGATIVE_INFINITY, all);
+      : Array.from(smallestFrom(this.payloads.matches(filter).ids(), Number.NEGATIVE_INFINITY, all));
   }
 
   /**
@@ -833,7 +833,9 @@ export class Collection implements FilteredHost {
     // One more than asked for: its id is the next page's offset.
     const from = offset ?? Number.NEGATIVE_INFINITY;
     const ids =
-      filter === undefined ? liveIdsFrom(this.lookup, this.live, from, limit + 1) : matchingIdsFrom(this.payloads.matchingIds(filter), from, limit + 1);
+      filter === undefined
+        ? liveIdsFrom(this.lookup, this.live, from, limit + 1)
+        : Array.from(smallestFrom(this.payloads.matches(filter).ids(), from, limit + 1));
     const next = ids.length > limit ? ids.pop()! : null;
     return { ids, next };
   }
@@ -887,12 +889,6 @@ export function baseK(k: number, hidden: number, baseCount: number): number {
 }
 
 /** The n smallest of `ids` from `from` on, ascending. */
-function matchingIdsFrom(ids: number[], from: number, n: number): number[] {
-  ids.sort((a, b) => a - b);
-  const lo = lowerBound(ids.length, (i) => ids[i]!, from);
-  return ids.slice(lo, lo + n);
-}
-
 /**
  * The fresh layer's exact k nearest: every point scored over turns of the event loop (a fresh layer
  * may hold a large share of its collection), again while writes land during it (a write seen half: its
