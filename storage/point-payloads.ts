@@ -518,8 +518,7 @@ export class PointPayloads {
     const epoch = this.indexEpoch;
     const answer = this.indexes.query(filter);
     if (answer.residual === undefined) return this.settle(filter, { rows: answer.bitmap, estimate: this.indexes.estimate(filter), residual: false });
-    const residual = answer.residual;
-    const test = compile(residual, this.indexes.compileOptions());
+    const test = compile(answer.residual, this.indexes.compileOptions());
     const holds = (row: number): boolean => this.ids[row]! >= 0 && test(filterPoint(this.store, row, this.externalId(this.ids[row]!)));
     const written = new Set<number>();
     this.checking.add(written);
