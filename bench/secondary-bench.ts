@@ -196,15 +196,18 @@ for (const share of o.shares.split(',').map(Number)) {
   const matching = base.map((_, id) => id).filter(accept);
   // As a payload index answers it: a test by id, the count, and the ids (listed again each search, as the engine does).
   const filter: FilterMatches = { accept, count: matching.length, ids: () => Float64Array.from(matching) };
+  const keyed: FilterMatches = { ...filter, key: `band ${share}` };
   const t = queries.map((q) => exact(q, accept));
   const pct = `${(share * 100).toFixed(0)}%`;
   for (const ef of o.filteredEfs.split(',').map(Number)) {
     const at = `filter ${pct}, ef ${ef}`;
     results.push(
       ...(await run(
-        [`${at}, tiered base`, `${at}, fresh graph, planner`, ...PLANS.map((plan) => `${at}, fresh graph, ${plan} forced`)],
+        [`${at}, tiered base`, `${at}, tiered base, keyed`, `${at}, fresh graph, planner`, ...PLANS.map((plan) => `${at}, fresh graph, ${plan} forced`)],
         [
           (q) => tiered.search(q, K, { ef, filter }),
+          // Keyed as the engine keys a filter's matches (FilterMatches.key): the base's bitset is made once.
+          (q) => tiered.search(q, K, { ef, filter: keyed }),
           (q) => col.search(q, K, { ef, filter }),
           ...PLANS.map((plan) => (q: Float32Array) => col.search(q, K, { ef, filter, plan })),
         ],

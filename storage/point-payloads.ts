@@ -9,6 +9,7 @@ import { IdMap } from '../common/id-map.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
+import { filterToJson } from '../index/filter/to-json.js';
 import { andNot, type Bitmap, bitmapOf, idsOf, or } from '../index/payload-index/bitmap.js';
 import type { FilterMatches } from '../index/fresh/fresh-filtered.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
@@ -650,9 +651,16 @@ export class PointPayloads {
   /** The points matching `filter`, resolved once: a test by id, how many, and their ids (ascending row order). */
   matches(filter: Filter): FilterMatches {
     const { rows } = this.match(filter);
+    const version = this.version;
     // Listed once, when first asked: a search may ask twice (its tiered base's part and its fresh part).
     let ids: Float64Array | null = null;
+    let key: string | null = null;
     return {
+      // The filter as written and the payloads' version: the same points while nothing changes.
+      get key(): string {
+        key ??= `${version}:${JSON.stringify(filterToJson(filter))}`;
+        return key;
+      },
       accept: (id) => {
         const row = this.rows.get(id);
         return row !== undefined && rows.has(row);

@@ -17,6 +17,8 @@ export interface FilterMatches {
   accept(id: number): boolean;
   readonly count: number;
   ids(): ArrayLike<number>;
+  /** Names these matches, when given: two with one key match the same points (what a cache keys by). */
+  readonly key?: string;
 }
 
 /** The plans of a filtered search of a fresh layer. */

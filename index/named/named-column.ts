@@ -14,6 +14,9 @@ export type BaseRunner = (base: NamedBase, query: BaseQuery, signal?: AbortSigna
 
 const localRun: BaseRunner = (base, query, signal) => base.run(query, signal);
 
+/** Filters whose base bitsets a column keeps (a bitset is a bit a base node). */
+const FILTER_BITS_KEPT = 8;
+
 export class NamedColumn {
   /** Made at the first write after a base came: an empty graph holds room for a thousand points. */
   private freshPart: DenseColumn | null = null;
@@ -23,6 +26,11 @@ export class NamedColumn {
   private touched: Set<number> | null = null;
   /** The base's live nodes while some are hidden (an unfiltered search's bitset), built when first asked. */
   private liveBits: { bits: Uint32Array; count: number } | null = null;
+  /**
+   * The base's live nodes of recent filters' matches, by the matches' key (FilterMatches.key), least
+   * recently used first: made a table lookup a match, which costs more than the walk for a broad filter.
+   */
+  private readonly filterBits = new Map<string, { bits: Uint32Array; count: number }>();
 
   constructor(
     readonly dim: number,
@@ -73,6 +81,7 @@ export class NamedColumn {
     if (this.base?.has(id) === true && !this.hidden.has(id)) {
       this.hidden.add(id);
       this.liveBits = null;
+      this.filterBits.clear();
     }
   }
 
@@ -118,7 +127,16 @@ export class NamedColumn {
       this.liveBits ??= this.allBut(base, this.hidden);
       return this.liveBits;
     }
-    return this.collect(base, filter.ids());
+    const key = filter.key;
+    if (key === undefined) return this.collect(base, filter.ids());
+    let nodes = this.filterBits.get(key);
+    if (nodes !== undefined) this.filterBits.delete(key);
+    else {
+      nodes = this.collect(base, filter.ids());
+      if (this.filterBits.size >= FILTER_BITS_KEPT) this.filterBits.delete(this.filterBits.keys().next().value!);
+    }
+    this.filterBits.set(key, nodes);
+    return nodes;
   }
 
   /** Every node of the base but those of `hidden`'s ids. */
@@ -217,6 +235,7 @@ export class NamedColumn {
     this.freshPart = fresh;
     this.hidden = hidden;
     this.liveBits = null;
+    this.filterBits.clear();
   }
 
   close(): void {

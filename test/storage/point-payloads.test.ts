@@ -272,3 +272,19 @@ describe('a residual filter checked over steps', () => {
     expect(Array.from(r.value.rows.toArray(), (row) => p.idOfRow(row))).toEqual([3]);
   });
 });
+
+describe("a filter's matches", () => {
+  it('are named by the filter as written and the payloads version: equal filters share a key until a write', () => {
+    const p = new PointPayloads(
+      (pid) => (typeof pid === 'number' ? pid : null),
+      (n) => n,
+    );
+    for (let i = 0; i < 6; i++) p.upsert(i, { a: i % 2 === 0 ? 'x' : 'y' });
+    const json = { must: [{ key: 'a', match: { value: 'x' } }] };
+    const first = p.matches(parseFilter(json)).key;
+    expect(p.matches(parseFilter(json)).key).toBe(first);
+    expect(p.matches(parseFilter({ must: [{ key: 'a', match: { value: 'y' } }] })).key).not.toBe(first);
+    p.upsert(1, { a: 'x' });
+    expect(p.matches(parseFilter(json)).key).not.toBe(first);
+  });
+});

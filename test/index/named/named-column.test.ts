@@ -177,6 +177,37 @@ describe('a secondary vector over a tiered base', () => {
     }
   });
 
+  it('keeps the base bitset of a recent filter by its key, until a write hides a base copy', async () => {
+    const third = (id: number): boolean => id % 3 === 0;
+    let listed = 0;
+    const keyed = (key: string): FilterMatches => {
+      const m = matchesOf(third);
+      return {
+        ...m,
+        key,
+        ids: () => {
+          listed++;
+          return m.ids();
+        },
+      };
+    };
+    const q = randomVector();
+    const want = bruteForce(q, 10, third);
+    for (let t = 0; t < 3; t++) expect((await column.search(q, 10, { ef: 256, exact: true, filter: keyed('a') })).hits.map((h) => h.id)).toEqual(want);
+    expect(listed).toBe(1);
+    await column.search(q, 10, { ef: 64, filter: keyed('b') });
+    expect(listed).toBe(2);
+    // A write to a matching point the base holds: its base copy is hidden, so the bitset is made again.
+    const [nearest] = want;
+    const moved = Float32Array.from(q, (x) => x + 1000);
+    column.set(nearest!, moved);
+    model.set(nearest!, moved);
+    const after = await column.search(q, 10, { ef: 256, exact: true, filter: keyed('a') });
+    // Listed twice more: for the base's bitset, made again, and for the fresh part, which holds a point now.
+    expect(listed).toBe(4);
+    expect(after.hits.map((h) => h.id)).toEqual(bruteForce(q, 10, third));
+  });
+
   it('hides the base copy of a point written or removed, in searches, reads and entries', async () => {
     const q = randomVector();
     const [first, second] = bruteForce(q, 2);
