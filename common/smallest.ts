@@ -49,5 +49,5 @@ export function selectSmallest(a: Float64Array, k: number): void {
 }
 
 function median3(x: number, y: number, z: number): number {
-  return x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+  return Math.max(Math.min(x, y), Math.min(Math.max(x, y), z));
 }

@@ -35,7 +35,7 @@ import type { FilterWalkEntry } from '../index/format/manifest.js';
 import { walkDistances } from '../index/search/walk-profile.js';
 import type { Filter } from '../index/filter/ast.js';
 import { stepsInTurns } from '../common/turns.js';
-import { filterToJson } from '../index/filter/to-json.js';
+import { filterKey } from '../index/filter/to-json.js';
 import { FILTER_PLAN } from '../index/search/query-state.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { PointPayloads } from '../storage/point-payloads.js';
@@ -188,6 +188,12 @@ export class FilterResolver {
     private readonly valueRuns = true,
   ) {}
 
+  /** The cached answer of `key`, while the payloads and the base are those it was made for; else null. */
+  private cached(key: string, payloads: PointPayloads, generation: number): Cached | null {
+    const hit = this.cache.get(key);
+    return hit !== undefined && hit.version === payloads.version && hit.generation === generation ? hit : null;
+  }
+
   /**
    * Readies what resolve() will compute unless it has it cached: the filter's rows worked out over
    * turns of the event loop where part of it is checked point by point (PointPayloads.matchSteps).
@@ -196,8 +202,7 @@ export class FilterResolver {
    */
   async settle(filter: Filter, payloads: PointPayloads, generation: number): Promise<string> {
     const key = filterKey(filter);
-    const hit = this.cache.get(key);
-    if (hit !== undefined && hit.version === payloads.version && hit.generation === generation) return key;
+    if (this.cached(key, payloads, generation) !== null) return key;
     if (payloads.rangeRows(filter) === null) await stepsInTurns(payloads.matchSteps(filter), () => false);
     return key;
   }
@@ -207,15 +212,16 @@ export class FilterResolver {
    * `generation` names the base; `index` null: the collection has no base yet.
    */
   resolve(filter: Filter, payloads: PointPayloads, index: TieredIndex | null, generation: number, key = filterKey(filter)): ResolvedFilter {
-    const hit = this.cache.get(key);
-    if (hit !== undefined && hit.version === payloads.version && hit.generation === generation) {
+    const hit = this.cached(key, payloads, generation);
+    if (hit !== null) {
       // Most recently used last.
       this.cache.delete(key);
       this.cache.set(key, hit);
       this.hold(hit.resolved);
       return hit.resolved;
     }
-    if (hit !== undefined) this.drop(key, hit);
+    const stale = this.cache.get(key);
+    if (stale !== undefined) this.drop(key, stale);
     const resolved = this.compute(filter, payloads, index);
     this.cache.set(key, { version: payloads.version, generation, resolved });
     this.cachedWords += this.wordsOf(resolved);
@@ -365,9 +371,4 @@ export class FilterResolver {
     this.prefixes.set(field, { ids, placement: payloads.placement, nodes, prefix });
     return prefix;
   }
-}
-
-/** A filter's key in the answers' cache: its canonical JSON. */
-function filterKey(filter: Filter): string {
-  return JSON.stringify(filterToJson(filter));
 }

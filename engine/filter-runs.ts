@@ -3,7 +3,7 @@
 // scanned, placed the first time a filter asks for it.
 import type { Filter } from '../index/filter/ast.js';
 import { coverOf, type ValueMatch } from '../index/filter/cover.js';
-import { filterToJson } from '../index/filter/to-json.js';
+import { filterKey } from '../index/filter/to-json.js';
 import { bitsOf, forEachBit } from '../index/payload-index/dense-bits.js';
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import { RUN_MAX_SHARE, RUNS_PER_SCAN, type ValueRun } from '../index/tiered/value-runs.js';
@@ -24,7 +24,7 @@ export function runsFor(filter: Filter, index: TieredIndex, nodesOf: ValueNodes)
   const most = RUN_MAX_SHARE * index.meta.count;
   const out: ValueRun[] = [];
   for (const leaf of cover) {
-    const run = runs.runOf(JSON.stringify(filterToJson({ must: [leaf] })), () => {
+    const run = runs.runOf(filterKey({ must: [leaf] }), () => {
       const ids = nodesOf(leaf);
       // Too common a value is walked, not scanned.
       return ids !== null && ids.length <= most ? ids : null;

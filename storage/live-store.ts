@@ -486,9 +486,9 @@ export class LiveStore {
    * collection's own swap): the fresh layer keeps only points written since the cut, and the new
    * base hides only ids written since the cut (each secondary vector likewise, over the base built of
    * it, or none when no point had it). The old fresh graph and tombstones are dropped. `ahead`: the
-   * rows' nodes placeSteps computed over turns; without it every row is looked up here.
+   * rows' nodes placeSteps computed over turns.
    */
-  rebase(base: BaseIds, named: ReadonlyMap<string, NamedBase> = new Map(), ahead?: Int32Array): void {
+  rebase(base: BaseIds, named: ReadonlyMap<string, NamedBase>, ahead: Int32Array): void {
     for (const [name, col] of this.secondary) col.rebase(named.get(name) ?? null);
     const touched = this.touched ?? new Set<number>();
     this.touched = null;
@@ -503,8 +503,7 @@ export class LiveStore {
     this.tombstones = tombstones;
     this.base = base;
     // Every id written since the cut is served from the fresh layer or gone, so from no base node.
-    if (ahead !== undefined) this.payloads.placeAhead(ahead, touched);
-    else this.payloads.placeAll((id) => (tombstones.has(id) ? -1 : (base.node(id) ?? -1)));
+    this.payloads.placeAhead(ahead, touched);
   }
 
   /**

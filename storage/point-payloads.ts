@@ -4,12 +4,12 @@
 // the bitmaps never move; `nodeOfRow` says where the point's vector is served from in the base index
 // (-1: the fresh layer, or not yet placed), which the planner turns into a bitset over base nodes.
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
-import { stepsInOneTurn } from '../common/turns.js';
+import { stepsInOneTurn, stepsInTurns } from '../common/turns.js';
 import { IdMap } from '../common/id-map.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
-import { filterToJson } from '../index/filter/to-json.js';
+import { filterKey } from '../index/filter/to-json.js';
 import { andNot, type Bitmap, bitmapOf, idsOf, or } from '../index/payload-index/bitmap.js';
 import type { FilterMatches } from '../index/fresh/fresh-filtered.js';
 import type { Cardinality, FacetValue } from '../index/payload-index/field-index.js';
@@ -439,10 +439,7 @@ export class PointPayloads {
       if (this.ids[row]! >= 0 && !job.dirty.has(row)) job.draft.add(row, this.store.get(row));
     }
     // Its pairs sorted too, a step at a time, or its first range query would sort them all at once.
-    for (const _ of orderSteps(job.draft.entry.index)) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.prepared.get(key) !== job) return;
-    }
+    if ((await stepsInTurns(orderSteps(job.draft.entry.index), () => this.prepared.get(key) !== job)) === null) return;
     job.done = true;
   }
 
@@ -658,7 +655,7 @@ export class PointPayloads {
     return {
       // The filter as written and the payloads' version: the same points while nothing changes.
       get key(): string {
-        key ??= `${version}:${JSON.stringify(filterToJson(filter))}`;
+        key ??= `${version}:${filterKey(filter)}`;
         return key;
       },
       accept: (id) => {

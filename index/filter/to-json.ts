@@ -66,3 +66,8 @@ export function conditionToJson(c: Condition): FilterJson {
       return filterToJson(c.filter);
   }
 }
+
+/** A filter's key wherever filters are cached or named: its canonical JSON. */
+export function filterKey(filter: Filter): string {
+  return JSON.stringify(filterToJson(filter));
+}

@@ -90,14 +90,16 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
   const filter = both(inherited, p.filter);
   const s = p.source;
   let ranked: Ranked[];
-  await c.settle(filter);
   if (s.kind === 'order_by') {
     // Qdrant scores points taken in payload order 0; their order value is the answer's.
+    await c.settle(filter);
     return c.orderBy(s.orderBy, want, filter, `${at}query.order_by`).map((o) => ({ id: o.id, score: 0, orderValue: o.value }));
   }
   if (s.kind === 'discover' || s.kind === 'context') {
     const lists = await Promise.all(p.prefetch.map((q, i) => stage(c, q, filter, q.limit, ctl, `${at}prefetch[${i}].`)));
     // The parser asks for prefetch or params.exact: without prefetch, every matching point is a candidate.
+    // (A search settles its filter itself; reading every match here, this stage settles it first.)
+    if (p.prefetch.length === 0) await c.settle(filter);
     const candidates = p.prefetch.length > 0 ? [...new Set(lists.flatMap((l) => l.map((r) => r.id)))] : c.ids(filter);
     ranked = await discover(c, denseView(c, p.secondary), s, candidates, ctl);
     const t = p.scoreThreshold;
