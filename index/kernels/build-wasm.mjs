@@ -58,6 +58,8 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['WALK_BOOST', 'i32', control.WALK_BOOST],
   ['WALK_SCARCE', 'f64', control.WALK_SCARCE],
   ['SEED_MIN_SHARE', 'f64', control.SEED_MIN_SHARE],
+  ['SEED_AFTER', 'i32', control.SEED_AFTER],
+  ['RESEED_MIN_SHARE', 'f64', control.RESEED_MIN_SHARE],
   ['BEAM_MAX_EF', 'i32', control.BEAM_MAX_EF],
   ['WALK_END_OVERFLOW', 'u32', control.WALK_END.overflow],
   ['WALK_END_SCARCE', 'u32', control.WALK_END.scarce],

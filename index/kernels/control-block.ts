@@ -149,6 +149,18 @@ export const WALK_SCARCE = 32;
  * are not, and its walk needs those non-matches to steer.
  */
 export const SEED_MIN_SHARE = 0.5;
+
+/**
+ * A plain walk of a filter holding RESEED_MIN_SHARE of the index or more turns seeded
+ * (Traversal.reseed, traverse.as.ts's filteredWalk) once it has expanded SEED_AFTER non-matches,
+ * each nearer than every match it had found: the descent ended beside the gap, not in it, and the
+ * entry's list could not show it. Where nearly every point matches, the gap is a pocket the plain
+ * walk must empty before it leaves, and the nearest matches lie around its rim in every direction;
+ * where half do, the plain walk crossed the gap for less than the widened seeded walk costs
+ * (docs/benchmarks-filter-plans.md).
+ */
+export const RESEED_MIN_SHARE = 0.9;
+export const SEED_AFTER = 32;
 /**
  * How a fused traversal ended (CONTROL.overflow): done; a filtered walk whose frontier was full
  * (walked again in JS); a filtered walk whose entry was scarce in matches, stopped before walking

@@ -33,6 +33,8 @@ import {
   BEAM_MAX_EF,
   LINK_LOOKUP_READS,
   B_SEEDED,
+  RESEED_MIN_SHARE,
+  SEED_AFTER,
   SEED_MIN_SHARE,
   WALK_BOOST,
   WALK_END_OVERFLOW,
@@ -468,10 +470,15 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
   const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
   const visited = <usize>load<u32>(b, B_VISITED);
-  const epoch = load<u8>(b, B_EPOCH);
+  let epoch = load<u8>(b, B_EPOCH);
   const bits = <usize>load<u32>(b, B_FILTER);
   const cap = load<i32>(b, B_FRONTIER_CAP);
   let ef = walkEf(b, bits, start, listOf(start, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists));
+  const matched = <f64>load<u32>(b, B_MATCHED);
+  const nodes = <f64>load<u32>(b, B_NODES);
+  // A plain walk of a filter of most points may still find itself in a gap (Traversal.reseed).
+  let reseed = ef >= 0 && !walkScarce && load<u32>(b, B_SCAN_IF_SCARCE) == 0 && load<i32>(b, B_MAX_LEVEL) > 0 && matched >= RESEED_MIN_SHARE * nodes;
+  let holeHops = 0;
   const linked = ef < 0 && load<u32>(b, B_COVER_N) > 0;
   if (ef < 0 && !linked) {
     // The descent's node goes back in the beam's first entry: a caller walking the links from it
@@ -531,11 +538,35 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
     if (linked && f >= 0 && !keep) addU32(b + B_LINK_WASTE_BYTES, linkBytesOf(b, <u32>f, offsets));
     const hit = takeForeseen(b, keep);
     let c: u32 = hit ? <u32>f : 0;
+    let cd = foreseenD;
     if (!hit) {
       if (frontN == 0) break;
       c = load<u32>(frontI);
-      if (matchN >= ef && load<f32>(frontD) > -load<f32>(matchD)) break;
+      cd = load<f32>(frontD);
+      if (matchN >= ef && cd > -load<f32>(matchD)) break;
       heapPop(frontD, frontI, --frontN);
+    }
+    if (reseed && cd < nearestD && !matches(bits, c) && ++holeHops >= SEED_AFTER) {
+      // Start again, seeded from level 1 as the entry would have been (Traversal.reseed is the twin).
+      if (hit) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
+      reseed = false;
+      epoch = nextEpoch(b, visited);
+      store<u8>(visited + <usize>start, epoch);
+      frontN = 0;
+      matchN = 0;
+      heapPush(frontD, frontI, frontN++, startDist, start);
+      nearestD = Infinity;
+      if (matches(bits, start)) {
+        heapPush(matchD, matchI, matchN++, -startDist, start);
+        nearestD = startDist;
+      }
+      store<u32>(b + B_SEEDED, 1);
+      overflow = seedWalk(b, load<i32>(b, B_EF), cap, bits, order, dist, visited, epoch);
+      frontN = 0;
+      for (let j = 0; j < matchN; j++) heapPush(frontD, frontI, frontN++, -load<f32>(matchD + (<usize>j << 2)), load<u32>(matchI + (<usize>j << 2)));
+      holeOn = true;
+      ef = max(ef, min(BEAM_MAX_EF, <i32>Math.floor((<f64>ef * <f64>WALK_BOOST * matched) / nodes)));
+      continue;
     }
     addU32(b + B_HOPS, 1);
     const list = listToRead(hit, c, adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
@@ -559,6 +590,20 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   keepLoads(sink);
   store<i32>(b + B_BEAM_N, matchN);
   store<u32>(b + B_OVERFLOW, overflow);
+}
+
+/**
+ * A fresh visited epoch in the middle of a query (the caller's next query goes on from it): a wrap
+ * clears the tags, as FusedTraversal does between queries.
+ */
+function nextEpoch(b: usize, visited: usize): u8 {
+  let e = <u32>load<u8>(b, B_EPOCH) + 1;
+  if (e > 255) {
+    memory.fill(visited, 0, <usize>load<u32>(b, B_NODES));
+    e = 1;
+  }
+  store<u8>(b + B_EPOCH, <u8>e);
+  return <u8>e;
 }
 
 /**

@@ -151,6 +151,13 @@ export class QueryState {
   /** A seeded level-0 walk: non-matches nearer than its nearest match (`nearestMatch`) are left out. */
   hole = false;
   nearestMatch = Number.POSITIVE_INFINITY;
+  /**
+   * A plain walk of a filter of most points that may still turn seeded (Traversal.reseed): its entry
+   * showed no gap, but the walk may find the query inside one.
+   */
+  mayReseed = false;
+  /** Non-matches the plain walk expanded while each was nearer than every match it had found. */
+  holeHops = 0;
   /** A GRAPH_OR_SCAN query (plan holds GRAPH): a scarce entry turns its walk into the scan, or the links' walk. */
   scanIfScarce = false;
   /** How much scarcer than in the index the matches must be at the entry to count as scarce (walk-ef.ts). */

@@ -24,7 +24,7 @@ import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
-import { DEGREE_MASK, LINK_LOOKUP_READS, SEED_MIN_SHARE, WALK_SCARCE } from '../kernels/control-block.js';
+import { DEGREE_MASK, LINK_LOOKUP_READS, RESEED_MIN_SHARE, SEED_AFTER, SEED_MIN_SHARE, WALK_SCARCE } from '../kernels/control-block.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
@@ -191,7 +191,8 @@ export class Traversal {
           continue;
         case PHASE.FILTERED:
           if (this.expandFiltered(st)) return true;
-          this.endFiltered(st);
+          // reseed() turned the walk seeded: its level-1 part comes next.
+          if (st.phase === PHASE.FILTERED) this.endFiltered(st);
           continue;
         case PHASE.SCAN:
           // Whole in one WASM call where the lane can (fused-traversal.ts); else a request at a time.
@@ -331,6 +332,7 @@ export class Traversal {
       if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
       st.walkEf = st.ef;
       st.hole = false;
+      st.mayReseed = false;
       st.nearestMatch = st.matches.size > 0 ? st.curDist : Number.POSITIVE_INFINITY;
       if (st.plan === FILTER_PLAN.GRAPH) {
         const [local, seen] = this.entryMatches(st, c);
@@ -348,7 +350,11 @@ export class Traversal {
           st.phase = PHASE.SEED;
           st.seedEf = widenedEf(st.ef, st.matched, nodes);
           st.stats[STAT.seededWalks]!++;
-        } else st.walkEf = walkEf(st.ef, st.matched, nodes, local, seen);
+        } else {
+          st.walkEf = walkEf(st.ef, st.matched, nodes, local, seen);
+          st.mayReseed = !st.scanIfScarce && this.index.meta.maxLevel > 0 && st.matched >= RESEED_MIN_SHARE * nodes;
+          st.holeHops = 0;
+        }
       }
       if (st.plan === FILTER_PLAN.LINKED) st.stats[STAT.linkedWalks]!++;
       return;
@@ -393,6 +399,28 @@ export class Traversal {
       }
       if (this.send(st, k)) return true;
     }
+  }
+
+  /**
+   * A plain walk (of a filter holding RESEED_MIN_SHARE or more) that has expanded SEED_AFTER
+   * non-matches, each nearer than every match found, stands
+   * in a gap its entry did not show (the descent ended just outside it): it starts again as a seeded
+   * walk from the descent's node, as startLevel0 would have. The work so far stays counted.
+   */
+  private reseed(st: QueryState): void {
+    st.visited.clear();
+    st.visited.add(st.cur);
+    this.resetMatches(st);
+    st.frontier.size = 0;
+    st.frontier.push(st.curDist, st.cur);
+    const c = st.cur;
+    if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
+    st.nearestMatch = st.matches.size > 0 ? st.curDist : Number.POSITIVE_INFINITY;
+    st.walkEf = st.ef;
+    st.mayReseed = false;
+    st.phase = PHASE.SEED;
+    st.seedEf = widenedEf(st.ef, st.matched, this.index.meta.count);
+    st.stats[STAT.seededWalks]!++;
   }
 
   /**
@@ -455,11 +483,18 @@ export class Traversal {
         if (m.size < st.walkEf || st.foreseenD <= m.d[0]!) hit = true;
         else this.dropForeseen(st, c);
       }
+      let d = st.foreseenD;
       if (!hit) {
         if (frontier.size === 0) return false;
         c = frontier.i[0]!;
-        if (m.size >= st.walkEf && frontier.d[0]! > m.d[0]!) return false;
+        d = frontier.d[0]!;
+        if (m.size >= st.walkEf && d > m.d[0]!) return false;
         frontier.pop();
+      }
+      if (st.mayReseed && d < st.nearestMatch && !((st.filter![c >>> 5]! >>> (c & 31)) & 1) && ++st.holeHops >= SEED_AFTER) {
+        if (hit) this.dropForeseen(st, c);
+        this.reseed(st);
+        return false;
       }
       const seg = adj.segmentOf(c);
       const u32 = seg.u32;

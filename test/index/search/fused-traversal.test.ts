@@ -5,6 +5,7 @@ import { graphFullPrecisionBytes, graphUpperBytes, placeAndLayout } from '../../
 import type { CodeKind } from '../../../index/codes/index.js';
 import { normalizeRows } from '../../../index/kernels/reference.js';
 import { runBatch } from '../../../index/search/batch.js';
+import { RESEED_MIN_SHARE, SEED_AFTER } from '../../../index/kernels/control-block.js';
 import { FUSED_RUN } from '../../../index/search/fused-traversal.js';
 import { FILTER_PLAN, PHASE, type QueryState } from '../../../index/search/query-state.js';
 import { Traversal } from '../../../index/search/traversal.js';
@@ -400,6 +401,55 @@ describe('fused filtered walk (the GRAPH plan in the same WASM call)', () => {
     }
     expect(seeded).toBe(r.js[STAT.seededWalks]);
     expect(hits / (10 * seeded)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it("turns a plain walk seeded, alike in both, once it meets the gap its entry did not show (the query's own cluster left out)", () => {
+    const index = place('l2', 0.3, 'sq8');
+    const { dim, queries: all } = sets.l2;
+    const clusters = sets.l2.clusters!;
+    const count = index.meta.count;
+    // Counted on the JS steps: which queries started again seeded, and what each had expanded before.
+    const reseed = (Traversal.prototype as unknown as { reseed: (st: QueryState) => void }).reseed;
+    const before: number[] = [];
+    (Traversal.prototype as unknown as { reseed: (st: QueryState) => void }).reseed = function (this: Traversal, st: QueryState): void {
+      before.push(st.holeHops);
+      reseed.call(this, st);
+    };
+    let reseeded = 0;
+    let hits = 0;
+    try {
+      for (const own of new Set(clusters.queries)) {
+        const keep = (row: number): boolean => clusters.base[row] !== own;
+        const filter = graphFilter(index, keep);
+        if (filter.matched < RESEED_MIN_SHARE * count) continue;
+        const picked = Array.from(clusters.queries.keys()).filter((q) => clusters.queries[q] === own);
+        const queries = new Float32Array(picked.length * dim);
+        picked.forEach((q, i) => queries.set(all.subarray(q * dim, (q + 1) * dim), i * dim));
+        // Both twins: the same answers, distances and counts (seeded walks among them).
+        compare(index, queries, { ef: 10, prefetch: true, filter });
+        const js = new Searcher(index, { fused: false });
+        for (let i = 0; i < picked.length; i++) {
+          const was = before.length;
+          const q = queries.subarray(i * dim, (i + 1) * dim);
+          const got = js.search(q, 10, 10, undefined, true, filter);
+          const ids = Array.from(got.ids);
+          const seededWalks = got.stats[STAT.seededWalks];
+          const truth = new Set(js.exact(q, 10, filter).ids);
+          if (before.length === was) continue;
+          reseeded++;
+          expect(seededWalks).toBe(1);
+          hits += ids.filter((id) => truth.has(id)).length;
+        }
+        js.close();
+      }
+    } finally {
+      (Traversal.prototype as unknown as { reseed: (st: QueryState) => void }).reseed = reseed;
+    }
+    expect(reseeded).toBeGreaterThan(0);
+    // Each started again at the SEED_AFTER-th non-match nearer than every match, no sooner.
+    for (const n of before) expect(n).toBe(SEED_AFTER);
+    // The same queries walked plain to the end found 0.775 of their nearest matches here.
+    expect(hits / (10 * reseeded)).toBeGreaterThanOrEqual(0.85);
   });
 
   it('scans alike where a GRAPH_OR_SCAN walk meets an entry scarce in matches, and walks alike where it does not', () => {
