@@ -25,6 +25,7 @@ import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
 import { DEGREE_MASK, LINK_LOOKUP_READS, RESEED_MIN_SHARE, SEED_AFTER, SEED_MIN_SHARE, WALK_SCARCE } from '../kernels/control-block.js';
+import { selectSmallest } from '../../common/smallest.js';
 import { COUNT_EVERY, COUNT_WRITE_BYTES } from '../tiered/list-pool.js';
 import type { Accountant } from './accounting.js';
 import { FUSED_RUN, type FusedTraversal } from './fused-traversal.js';
@@ -41,6 +42,8 @@ export class Traversal {
   /** Queries begun: every COUNT_EVERY-th counts its list reads. */
   private sampled = 0;
   private readonly batchMax: number;
+  /** Room for endMatches' quickselect over a walk's matches. */
+  private selectScratch = new Float64Array(0);
   /** Keeps the foreseen neighbour-list words observable, so the reads are not optimised away. */
   touchSink = 0;
 
@@ -689,11 +692,19 @@ export class Traversal {
     const m = st.matches;
     const n = m.size;
     st.ensurePool(n);
-    for (let j = n - 1; j >= 0; j--) {
-      st.poolIds[j] = m.i[0]!;
-      st.poolD[j] = m.d[0]!;
-      m.pop();
-    }
+    // The re-rank reads only the pool's first `rerank` entries by estimate, and endRerank sorts what
+    // it takes itself: a widened walk's matches (up to WALK_BOOST × ef) need not all be sorted.
+    const sorted = this.index.codes === null || st.rerank === 0 ? n : Math.min(n, st.rerank);
+    if (sorted < n) {
+      if (this.selectScratch.length < n) this.selectScratch = new Float64Array(m.d.length);
+      nearestFirst(m, sorted, st.poolIds, st.poolD, this.selectScratch);
+    } else
+      for (let j = n - 1; j >= 0; j--) {
+        st.poolIds[j] = m.i[0]!;
+        st.poolD[j] = m.d[0]!;
+        m.pop();
+      }
+    m.size = 0;
     if (this.index.codes === null) {
       st.poolN = n;
       this.endRerank(st);
@@ -924,6 +935,44 @@ export class Traversal {
  * the rest left in some order behind them. Insertion sort: pools are small and usually nearly
  * sorted, and an entry that does not beat the k-th costs one comparison.
  */
+/**
+ * The heap's r nearest entries (r < its size) into ids and d, ascending, ties in heap-array order.
+ * A quickselect (in `room`, at least the heap's size) finds the r-th distance; only those r are
+ * sorted, and the rest is not copied.
+ */
+export function nearestFirst(heap: MaxHeap, r: number, ids: Int32Array, d: Float64Array, room: Float64Array): void {
+  const n = heap.size;
+  const scratch = room.subarray(0, n);
+  scratch.set(heap.d.subarray(0, n));
+  selectSmallest(scratch, r);
+  let cut = scratch[0]!;
+  for (let j = 1; j < r; j++) if (scratch[j]! > cut) cut = scratch[j]!;
+  // Those nearer than the r-th first, then those at its distance until r are placed.
+  let m = 0;
+  for (let j = 0; j < n; j++)
+    if (heap.d[j]! < cut) {
+      ids[m] = heap.i[j]!;
+      d[m++] = heap.d[j]!;
+    }
+  for (let j = 0; j < n && m < r; j++)
+    if (heap.d[j]! === cut) {
+      ids[m] = heap.i[j]!;
+      d[m++] = cut;
+    }
+  for (let j = 1; j < r; j++) {
+    const id = ids[j]!;
+    const dj = d[j]!;
+    let p = j;
+    while (p > 0 && d[p - 1]! > dj) {
+      ids[p] = ids[p - 1]!;
+      d[p] = d[p - 1]!;
+      p--;
+    }
+    ids[p] = id;
+    d[p] = dj;
+  }
+}
+
 export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: number, labels: Float64Array, k = n): void {
   if (n > 256) {
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a]! - d[b]! || labels[ids[a]!]! - labels[ids[b]!]!);

@@ -12,6 +12,8 @@ import {
   DEGREE_MASK,
   WALK_BOOST,
   LINK_LOOKUP_READS,
+  RESEED_MIN_SHARE,
+  SEED_AFTER,
   SEED_MIN_SHARE,
   WALK_END,
   WALK_SCARCE,
@@ -36,6 +38,8 @@ describe('control block layout', () => {
     expected.set('WALK_END_SCARCE', WALK_END.scarce);
     expected.set('LINK_LOOKUP_READS', LINK_LOOKUP_READS);
     expected.set('SEED_MIN_SHARE', SEED_MIN_SHARE);
+    expected.set('SEED_AFTER', SEED_AFTER);
+    expected.set('RESEED_MIN_SHARE', RESEED_MIN_SHARE);
     expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(expected));
   });
 
