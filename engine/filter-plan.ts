@@ -196,13 +196,15 @@ export class FilterResolver {
 
   /**
    * Readies what resolve() will compute unless it has it cached: the filter's rows worked out over
-   * turns of the event loop where part of it is checked point by point (PointPayloads.matchSteps).
-   * A single range condition is resolved from its sorted pairs and needs nothing. Resolves with the
+   * turns of the event loop where part of it is checked point by point (PointPayloads.matchSteps),
+   * and the pairs of the range indexes it reads sorted over turns where many writes left them to sort
+   * afresh. A single range condition is then resolved from its sorted pairs. Resolves with the
    * filter's cache key, for resolve().
    */
   async settle(filter: Filter, payloads: PointPayloads, generation: number): Promise<string> {
     const key = filterKey(filter);
     if (this.cached(key, payloads, generation) !== null) return key;
+    await stepsInTurns(payloads.orderStepsFor(filter), () => false);
     if (payloads.rangeRows(filter) === null) await stepsInTurns(payloads.matchSteps(filter), () => false);
     return key;
   }

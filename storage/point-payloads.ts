@@ -448,6 +448,11 @@ export class PointPayloads {
     return this.indexes.orderSteps();
   }
 
+  /** The pairs of the range indexes `filter` reads, brought up to date a step at a time. */
+  orderStepsFor(filter: Filter): Generator<void, void, void> {
+    return this.indexes.orderStepsFor(filter);
+  }
+
   /** Forgets an index build whose record was never applied (its write failed). */
   discardIndex(spec: IndexSpec): void {
     this.prepared.delete(preparedKey(spec));
@@ -513,6 +518,8 @@ export class PointPayloads {
   *matchSteps(filter: Filter, rowsPerStep = RESIDUAL_STEP_ROWS): Generator<void, RowMatch, void> {
     const settled = this.settled.get(filter);
     if (settled !== undefined && settled.version === this.version) return settled.match;
+    // After many writes a range index sorts its pairs afresh: over steps here, not in the query below.
+    yield* this.indexes.orderStepsFor(filter);
     const epoch = this.indexEpoch;
     const answer = this.indexes.query(filter);
     if (answer.residual === undefined) return this.settle(filter, { rows: answer.bitmap, estimate: this.indexes.estimate(filter), residual: false });

@@ -151,6 +151,22 @@ export class FieldIndexes {
     for (const [, index] of this.entries()) yield* orderSteps(index);
   }
 
+  /** orderSteps for the range indexes `filter`'s conditions read (those splitFilter asks), each once. */
+  *orderStepsFor(filter: Filter): Generator<void, void, void> {
+    const read = new Set<PayloadFieldIndex>();
+    const visit = (f: Filter): void => {
+      for (const c of [...(f.must ?? []), ...(f.should ?? []), ...(f.must_not ?? []), ...(f.min_should?.conditions ?? [])]) {
+        if (c.kind === 'filter') visit(c.filter);
+        else {
+          const index = this.indexFor(c);
+          if (index !== undefined) read.add(index);
+        }
+      }
+    };
+    visit(filter);
+    for (const index of read) yield* orderSteps(index);
+  }
+
   /**
    * The (value, row) pairs of `key`'s integer, float or datetime index (datetimes in microseconds) in
    * value order, from `start` on in the direction asked: what order_by reads. A key without such an

@@ -18,7 +18,7 @@ export function sortPairs(keys: Float64Array, ids: Uint32Array, radixFrom = RADI
   stepsInOneTurn(sortPairSteps(keys, ids, radixFrom));
 }
 
-/** sortPairs, yielding after each radix pass: for work run over turns of the event loop. */
+/** sortPairs, yielding after its digits are made and after each radix pass: for work run over turns of the event loop. */
 export function* sortPairSteps(keys: Float64Array, ids: Uint32Array, radixFrom = RADIX_FROM): Generator<void, void, void> {
   const n = keys.length;
   for (let i = 0; i < n; i++) keys[i] = keys[i]! + 0;
@@ -45,6 +45,9 @@ export function* sortPairSteps(keys: Float64Array, ids: Uint32Array, radixFrom =
   let hi2 = new Uint32Array(n);
   let id2 = new Uint32Array(n);
   const count = new Uint32Array(DIGITS);
+  // The digits made and their room taken are a step of their own: with the first pass they held
+  // the loop longest.
+  yield;
   for (let pass = 0; pass < 4; pass++) {
     const src = pass < 2 ? lo : hi;
     const shift = (pass & 1) * DIGIT_BITS;

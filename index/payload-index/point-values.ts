@@ -132,6 +132,31 @@ export class PointValues<T> {
   }
 
   /**
+   * Every (value, id) pair of points holding numbers, in id order (a point's values in its order),
+   * read in place (NUMBER_CODEC): what a range index sorts, without an array per point.
+   */
+  numberPairs(this: PointValues<number>): { keys: Float64Array<ArrayBuffer>; ids: Uint32Array<ArrayBuffer>; idEnd: number } {
+    const { count, start, pool } = this;
+    let n = 0;
+    let idEnd = 0;
+    for (let id = 0; id < count.length; id++) {
+      const c = count[id]!;
+      if (c === 0) continue;
+      n += c;
+      idEnd = id + 1;
+    }
+    const keys = new Float64Array(n);
+    const ids = new Uint32Array(n);
+    let i = 0;
+    for (let id = 0; id < idEnd; id++)
+      for (let at = start[id]!, end = at + count[id]!; at < end; at++) {
+        keys[i] = pool[at]!;
+        ids[i++] = id;
+      }
+    return { keys, ids, idEnd };
+  }
+
+  /**
    * Each point holding numbers, and those of them holding one `test` passes, in id order, read in
    * place (NUMBER_CODEC: a slot a value): no array per point, as forEach makes.
    */

@@ -30,6 +30,8 @@ export interface PointValueSource {
   get(id: number): readonly number[] | undefined;
   /** Each point holding values, in id order. */
   forEach(fn: (values: readonly number[], id: number) => void): void;
+  /** Every (value, id) pair in id order, a point's values in its order; idEnd: one past the last id. */
+  numberPairs(): { keys: Float64Array<ArrayBuffer>; ids: Uint32Array<ArrayBuffer>; idEnd: number };
 }
 
 /** Slices at least this long become a dense bitset before roaring reads them (see range). */
@@ -110,9 +112,12 @@ export class SortedValues {
    * What a query does first (the arrays brought up to date), with a sort of every pair over steps, a
    * radix pass a step, for work that yields between them: the points' values are read in the first
    * step, and changes after it are pending against the sorted pairs, merged at the next query. A
-   * query before the last step sorts at once, and this ends without installing its pairs.
+   * query before the last step sorts at once, and this ends without installing its pairs. A second
+   * caller while one sorts waits for it, step by step, rather than sorting at once; a sort left
+   * unfinished (its caller gave up) leaves the pairs to sort afresh.
    */
   *freshSteps(): Generator<void, void, void> {
+    while (this.stepping !== null) yield;
     if (!this.whole) {
       this.fresh();
       return;
@@ -121,38 +126,33 @@ export class SortedValues {
     const token = {};
     this.stepping = token;
     this.whole = false;
-    const { keys, ids, idEnd } = this.collect();
-    for (const _ of sortPairSteps(keys, ids)) {
+    try {
+      const { keys, ids, idEnd } = this.collect();
       yield;
       if (this.stepping !== token) return;
+      for (const _ of sortPairSteps(keys, ids)) {
+        yield;
+        if (this.stepping !== token) return;
+      }
+      yield;
+      if (this.stepping !== token) return;
+      this.stepping = null;
+      this.idEnd = Math.max(this.idEnd, idEnd);
+      this.keyRoom = this.keys = keys;
+      this.idRoom = this.ids = ids;
+      this.widest = this.widestNow();
+    } finally {
+      if (this.stepping === token) {
+        this.stepping = null;
+        this.whole = true;
+        this.pending.clear();
+      }
     }
-    yield;
-    if (this.stepping !== token) return;
-    this.stepping = null;
-    this.idEnd = Math.max(this.idEnd, idEnd);
-    this.keyRoom = this.keys = keys;
-    this.idRoom = this.ids = ids;
-    this.widest = this.widestNow();
   }
 
   /** Every pair, in id order (ties stay so in a stable sort, as a merge keeps them). */
   private collect(): { keys: Float64Array<ArrayBuffer>; ids: Uint32Array<ArrayBuffer>; idEnd: number } {
-    let n = 0;
-    this.points.forEach((vs) => {
-      n += vs.length;
-    });
-    const keys = new Float64Array(n);
-    const ids = new Uint32Array(n);
-    let i = 0;
-    let idEnd = 0;
-    this.points.forEach((vs, id) => {
-      idEnd = Math.max(idEnd, id + 1);
-      for (const v of vs) {
-        keys[i] = v;
-        ids[i++] = id;
-      }
-    });
-    return { keys, ids, idEnd };
+    return this.points.numberPairs();
   }
 
   private sortAll(): void {

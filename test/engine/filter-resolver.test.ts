@@ -34,6 +34,32 @@ const numberedPayloads = (): PointPayloads =>
   );
 
 describe('the filter resolver', () => {
+  it('sorts the pairs of a range index many writes left unsorted over turns as it settles, not in the resolve', async () => {
+    const p = numberedPayloads();
+    p.createIndex({ field: 'v', params: { type: 'float' } });
+    for (let id = 0; id < 6000; id++) {
+      p.upsert(id, { v: (id * 7919) % 1000 });
+      p.placeNode(id, id);
+    }
+    const filter = parseFilter({ must: [{ key: 'v', range: { lt: 100 } }] });
+    const resolver = new FilterResolver(new FilterArena(4 * 64 * 1024));
+    let turns = 0;
+    let settled = false;
+    const count = (): void => {
+      turns++;
+      if (!settled) setImmediate(count);
+    };
+    setImmediate(count);
+    const key = await resolver.settle(filter, p, 0);
+    settled = true;
+    expect(turns).toBeGreaterThan(2);
+    // Nothing left to sort: the resolve reads the pairs as they are.
+    expect(p.orderStepsFor(filter).next().done).toBe(true);
+    const r = resolver.resolve(filter, p, { meta: { count: 6000 } } as unknown as TieredIndex, 0, key);
+    expect(r.baseMatched).toBe(Array.from({ length: 6000 }, (_, id) => id).filter((id) => (id * 7919) % 1000 < 100).length);
+    resolver.release(r);
+  });
+
   it('resolves one range on a numeric index into the same nodes, counts and fresh points as the general path', () => {
     fc.assert(
       fc.property(

@@ -18,6 +18,20 @@ class Points extends Map<number, number[]> {
   override forEach(fn: (values: number[], id: number, map: Map<number, number[]>) => void): void {
     for (const id of [...this.keys()].sort((a, b) => a - b)) fn(this.get(id)!, id, this);
   }
+
+  numberPairs(): { keys: Float64Array<ArrayBuffer>; ids: Uint32Array<ArrayBuffer>; idEnd: number } {
+    const keys: number[] = [];
+    const ids: number[] = [];
+    let idEnd = 0;
+    this.forEach((vs, id) => {
+      for (const v of vs) {
+        keys.push(v);
+        ids.push(id);
+      }
+      idEnd = id + 1;
+    });
+    return { keys: Float64Array.from(keys), ids: Uint32Array.from(ids), idEnd };
+  }
 }
 
 /** Sets (or with null deletes) a point's values in the model, and tells `sv`, as an index does. */
@@ -109,6 +123,41 @@ describe('SortedValues', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('lets a second sort over steps wait for the first rather than sort at once, and sorts afresh after one left unfinished', () => {
+    const model = new Points();
+    const sv = new SortedValues(model);
+    for (let id = 0; id < 3000; id++) put(model, sv, id, [(id * 37) % 101]);
+    const first = sv.freshSteps();
+    first.next();
+    const second = sv.freshSteps();
+    // The second waits its turn while the first sorts: the first's pairs are the ones installed.
+    let waited = 0;
+    let r1 = first.next();
+    for (; r1.done !== true; r1 = first.next()) {
+      expect(second.next().done).toBe(false);
+      waited++;
+    }
+    expect(waited).toBeGreaterThan(0);
+    expect(second.next().done).toBe(true);
+    expect(sv.current).toBe(true);
+    // A sort given up between its steps (a caller that moved on) leaves the pairs to sort afresh.
+    put(model, sv, 5, [1000]);
+    for (let id = 3000; id < 4000; id++) put(model, sv, id, [id % 13]);
+    const left = sv.freshSteps();
+    left.next();
+    left.next();
+    left.return();
+    expect(sv.current).toBe(false);
+    // ...and lets the next sort over steps run (none waits on it for ever).
+    const next = sv.freshSteps();
+    let steps = 0;
+    while (next.next().done !== true) expect(++steps).toBeLessThan(50);
+    expect(sv.current).toBe(true);
+    const want = sortedAfresh(model).ordered({});
+    expect(Array.from(sv.ordered({}).ids)).toEqual(Array.from(want.ids));
+    expect(Array.from(sv.ordered({}).keys)).toEqual(Array.from(want.keys));
   });
 
   it('answers ranges exactly, queried between writes too', () => {
