@@ -735,12 +735,13 @@ export class Collection implements FilteredHost {
    * by point (PointPayloads.matchSteps), so that the synchronous reads right after it (a count, a
    * page, a plan) find them rather than check every point in one step.
    */
-  settle(filter: Filter | undefined): Promise<void> {
-    return stepsInTurns(this.settleSteps(filter), () => false).then(() => undefined);
+  settle(filter: Filter | undefined, orderBy?: OrderBy): Promise<void> {
+    return stepsInTurns(this.settleSteps(filter, orderBy), () => false).then(() => undefined);
   }
 
-  /** settle() as steps, for a read that runs over turns itself (inTurns). */
-  *settleSteps(filter: Filter | undefined): Generator<void, void, void> {
+  /** settle() as steps, for a read that runs over turns itself (inTurns); with order_by, its key's pairs sorted too. */
+  *settleSteps(filter: Filter | undefined, orderBy?: OrderBy): Generator<void, void, void> {
+    if (orderBy !== undefined) yield* this.payloads.orderStepsOfKey(orderBy.key);
     if (filter !== undefined) yield* this.payloads.matchSteps(filter);
   }
 

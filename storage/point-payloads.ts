@@ -453,6 +453,11 @@ export class PointPayloads {
     return this.indexes.orderStepsFor(filter);
   }
 
+  /** The pairs order_by reads of `key`, brought up to date a step at a time. */
+  orderStepsOfKey(key: string): Generator<void, void, void> {
+    return this.indexes.orderStepsOfKey(key);
+  }
+
   /** Forgets an index build whose record was never applied (its write failed). */
   discardIndex(spec: IndexSpec): void {
     this.prepared.delete(preparedKey(spec));

@@ -151,6 +151,18 @@ export class FieldIndexes {
     for (const [, index] of this.entries()) yield* orderSteps(index);
   }
 
+  /** orderSteps for the index order_by reads of `key` (nothing where it has none: ordered() says why). */
+  *orderStepsOfKey(key: string): Generator<void, void, void> {
+    let text: string;
+    try {
+      text = parseKeyPath(key, 'key').text;
+    } catch {
+      return;
+    }
+    const index = this.fields.get(text)?.index;
+    if (index !== undefined) yield* orderSteps(index);
+  }
+
   /** orderSteps for the range indexes `filter`'s conditions read (those splitFilter asks), each once. */
   *orderStepsFor(filter: Filter): Generator<void, void, void> {
     const read = new Set<PayloadFieldIndex>();

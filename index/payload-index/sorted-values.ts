@@ -83,8 +83,8 @@ export class SortedValues {
     return this.stepping === null && !this.whole && this.pending.size === 0;
   }
 
-  /** A sort of every pair running over turns (freshSteps), until it installs its arrays. */
-  private stepping: object | null = null;
+  /** The sort of every pair over steps (sortSteps) that freshSteps callers drive, until it installs its arrays. */
+  private stepping: Generator<void, void, void> | null = null;
 
   private fresh(): void {
     // A sort over turns has not installed its pairs, which the changes pending since refer to: sort now.
@@ -112,42 +112,42 @@ export class SortedValues {
    * What a query does first (the arrays brought up to date), with a sort of every pair over steps, a
    * radix pass a step, for work that yields between them: the points' values are read in the first
    * step, and changes after it are pending against the sorted pairs, merged at the next query. A
-   * query before the last step sorts at once, and this ends without installing its pairs. A second
-   * caller while one sorts waits for it, step by step, rather than sorting at once; a sort left
-   * unfinished (its caller gave up) leaves the pairs to sort afresh.
+   * query before the last step sorts at once, and the steps end without installing their pairs.
+   * The sort is one for all: a second caller while it runs drives the same steps rather than sort at
+   * once, and a caller that gives up leaves them to the next.
    */
   *freshSteps(): Generator<void, void, void> {
-    while (this.stepping !== null) yield;
-    if (!this.whole) {
-      this.fresh();
-      return;
+    for (;;) {
+      let sort = this.stepping;
+      if (sort === null) {
+        if (!this.whole) {
+          this.fresh();
+          return;
+        }
+        sort = this.stepping = this.sortSteps();
+      }
+      if (sort.next().done === true) return;
+      yield;
     }
+  }
+
+  /** The shared sort of freshSteps: ends at once where a query sorted meanwhile (fresh). */
+  private *sortSteps(): Generator<void, void, void> {
+    const me = this.stepping;
     // (Whole, nothing is pending: the changes from here on are pending against these pairs.)
-    const token = {};
-    this.stepping = token;
     this.whole = false;
-    try {
-      const { keys, ids, idEnd } = this.collect();
+    const { keys, ids, idEnd } = this.collect();
+    yield;
+    if (this.stepping !== me) return;
+    for (const _ of sortPairSteps(keys, ids)) {
       yield;
-      if (this.stepping !== token) return;
-      for (const _ of sortPairSteps(keys, ids)) {
-        yield;
-        if (this.stepping !== token) return;
-      }
-      yield;
-      if (this.stepping !== token) return;
-      this.stepping = null;
-      this.idEnd = Math.max(this.idEnd, idEnd);
-      this.keyRoom = this.keys = keys;
-      this.idRoom = this.ids = ids;
-      this.widest = this.widestNow();
-    } finally {
-      if (this.stepping === token) {
-        this.stepping = null;
-        this.whole = true;
-        this.pending.clear();
-      }
+      if (this.stepping !== me) return;
     }
+    this.stepping = null;
+    this.idEnd = Math.max(this.idEnd, idEnd);
+    this.keyRoom = this.keys = keys;
+    this.idRoom = this.ids = ids;
+    this.widest = this.widestNow();
   }
 
   /** Every pair, in id order (ties stay so in a stable sort, as a merge keeps them). */

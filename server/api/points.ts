@@ -251,7 +251,7 @@ export function scrollPoints(c: Collection, p: ScrollPlan): Promise<{ points: Po
   const recordOf = (id: number): PointRecord => ({ id: c.externalId(id), ...shownOf(c, id, view) });
   return c.inTurns(function* () {
     const points: PointRecord[] = [];
-    yield* c.settleSteps(p.filter);
+    yield* c.settleSteps(p.filter, p.orderBy);
     if (p.orderBy !== undefined) {
       // Ordered by a payload value, there is no id to continue from: Qdrant's next page offset is null then.
       const ordered = c.orderBy(p.orderBy, p.limit, p.filter, 'order_by');

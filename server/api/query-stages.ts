@@ -92,7 +92,7 @@ async function stage(c: Collection, p: QueryPlan, inherited: Filter | undefined,
   let ranked: Ranked[];
   if (s.kind === 'order_by') {
     // Qdrant scores points taken in payload order 0; their order value is the answer's.
-    await c.settle(filter);
+    await c.settle(filter, s.orderBy);
     return c.orderBy(s.orderBy, want, filter, `${at}query.order_by`).map((o) => ({ id: o.id, score: 0, orderValue: o.value }));
   }
   if (s.kind === 'discover' || s.kind === 'context') {

@@ -100,6 +100,13 @@ describe('a capture of the payloads (a compaction cut)', () => {
 const pairsOf = (parts: Uint8Array[]): Array<[number, Payload]> =>
   JSON.parse(`[${parts.map((b) => Buffer.from(b).toString('utf8')).join(',')}]`) as Array<[number, Payload]>;
 
+/** How many times `g` yields before it ends. */
+function stepsCounted(g: Generator<void, unknown, void>): number {
+  let n = 0;
+  while (g.next().done !== true) n++;
+  return n;
+}
+
 function stepsOf<T>(g: Generator<void, T, void>): T {
   for (;;) {
     const r = g.next();
@@ -302,6 +309,10 @@ describe('a filter over a range index that many writes left unsorted', () => {
     // price is sorted now (nothing left to step), rank untouched (its sort still ahead of it).
     expect(p.orderStepsFor(filter).next().done).toBe(true);
     expect(p.orderStepsFor(parseFilter({ must: [{ key: 'rank', range: { gte: 3 } }] })).next().done).toBe(false);
+    // order_by's key is sorted the same way; a key without an index has nothing to sort.
+    expect(stepsCounted(p.orderStepsOfKey('rank'))).toBeGreaterThan(2);
+    expect(p.orderStepsOfKey('rank').next().done).toBe(true);
+    expect(p.orderStepsOfKey('note').next().done).toBe(true);
   });
 });
 
