@@ -130,7 +130,8 @@ describe('SortedValues', () => {
     const sv = new SortedValues(model);
     for (let id = 0; id < 3000; id++) put(model, sv, id, [(id * 37) % 101]);
     // A sort at once or a merge is what a query's own step would do: neither may happen here.
-    const inOneStep = [vi.spyOn(SortedValues.prototype as never, 'sortAll'), vi.spyOn(SortedValues.prototype as never, 'merge')];
+    const proto = SortedValues.prototype as unknown as { sortAll(): void; merge(): void };
+    const inOneStep = [vi.spyOn(proto, 'sortAll'), vi.spyOn(proto, 'merge')];
     try {
       const first = sv.freshSteps();
       const second = sv.freshSteps();
