@@ -406,9 +406,9 @@ export class Traversal {
 
   /**
    * A plain walk (of a filter holding RESEED_MIN_SHARE or more) that has expanded SEED_AFTER
-   * non-matches, each nearer than every match found, stands
-   * in a gap its entry did not show (the descent ended just outside it): it starts again as a seeded
-   * walk from the descent's node, as startLevel0 would have. The work so far stays counted.
+   * non-matches, each nearer than every match found, stands in a gap its entry did not show (the
+   * descent ended just outside it): it starts again as a seeded walk from the descent's node, as
+   * startLevel0 would have. The work so far stays counted.
    */
   private reseed(st: QueryState): void {
     st.visited.clear();
@@ -930,12 +930,6 @@ export class Traversal {
 }
 
 /**
- * Sorts ids[0..n) by distance, ties by external label, so that equal graphs give equal answers
- * whatever the internal numbering; with k < n only the first k are sorted (the best k, in order),
- * the rest left in some order behind them. Insertion sort: pools are small and usually nearly
- * sorted, and an entry that does not beat the k-th costs one comparison.
- */
-/**
  * The heap's r nearest entries (r < its size) into ids and d, ascending, ties in heap-array order.
  * A quickselect (in `room`, at least the heap's size) finds the r-th distance; only those r are
  * sorted, and the rest is not copied.
@@ -973,6 +967,12 @@ export function nearestFirst(heap: MaxHeap, r: number, ids: Int32Array, d: Float
   }
 }
 
+/**
+ * Sorts ids[0..n) by distance, ties by external label, so that equal graphs give equal answers
+ * whatever the internal numbering; with k < n only the first k are sorted (the best k, in order),
+ * the rest left in some order behind them. Insertion sort: pools are small and usually nearly
+ * sorted, and an entry that does not beat the k-th costs one comparison.
+ */
 export function sortByDistanceThenLabel(ids: Int32Array, d: Float64Array, n: number, labels: Float64Array, k = n): void {
   if (n > 256) {
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a]! - d[b]! || labels[ids[a]!]! - labels[ids[b]!]!);
