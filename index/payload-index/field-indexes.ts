@@ -98,6 +98,14 @@ export type IdResolver = (ids: readonly PointId[]) => Bitmap;
 export class FieldIndexes {
   private readonly fields = new Map<string, FieldEntry>();
   private readonly live = emptyBitmap();
+  /** Bumped by every write and every index installed or dropped: what shapeSizes is valid for. */
+  private writes = 0;
+  /**
+   * The sizes query() found for conditions on the points' shape (values_count, is_empty, is_null),
+   * which an index answers with a scan of its value counts and estimates by the same scan: estimate()
+   * after query() on the same filter takes the size instead of scanning again.
+   */
+  private readonly shapeSizes = new WeakMap<Condition, { writes: number; size: number }>();
 
   /** With `hasId`, `has_id` conditions are answered exactly (otherwise they stay residual). */
   constructor(private readonly hasId?: IdResolver) {}
@@ -134,10 +142,12 @@ export class FieldIndexes {
   install(draft: IndexDraft): void {
     if (this.fields.has(draft.key.text)) throw invalidArgument('field_name', `${quoted(draft.key.text)} has an index already`);
     this.fields.set(draft.key.text, draft.entry);
+    this.writes++;
   }
 
   /** Drops the index of `key`; false when there was none. */
   drop(key: string): boolean {
+    this.writes++;
     return this.fields.delete(parseKeyPath(key, 'field_name').text);
   }
 
@@ -203,6 +213,7 @@ export class FieldIndexes {
 
   /** Indexes a point's payload (a point indexed already is replaced: an update is add again). */
   add(id: number, payload: Payload): void {
+    this.writes++;
     this.live.add(id);
     for (const e of this.fields.values()) e.index.add(id, e.read(payload));
   }
@@ -212,6 +223,7 @@ export class FieldIndexes {
    * keys in `touched` (a set_payload of a flag then costs none of the others' postings).
    */
   update(id: number, payload: Payload, touched: ReadonlySet<string>): void {
+    this.writes++;
     for (const e of this.fields.values()) if (touched.has(e.top)) e.index.add(id, e.read(payload));
   }
 
@@ -222,6 +234,7 @@ export class FieldIndexes {
   }
 
   remove(id: number): void {
+    this.writes++;
     this.live.remove(id);
     for (const e of this.fields.values()) e.index.remove(id);
   }
@@ -278,6 +291,7 @@ export class FieldIndexes {
     if (c.kind === 'filter') return this.splitFilter(c.filter);
     if (c.kind === 'has_id' && this.hasId !== undefined) return { bitmap: and(this.hasId(c.ids), this.live), residual: undefined };
     const bitmap = this.indexFor(c)?.filter(c as IndexableCondition, { all: this.live }) ?? null;
+    if (bitmap !== null && SHAPE_KINDS.has(c.kind)) this.shapeSizes.set(c, { writes: this.writes, size: bitmap.size });
     return bitmap === null ? { bitmap: undefined, residual: c } : { bitmap, residual: undefined };
   }
 
@@ -337,7 +351,11 @@ export class FieldIndexes {
   private estimateCondition(c: Condition, total: number): Cardinality {
     if (c.kind === 'filter') return this.estimateFilter(c.filter, total);
     if (c.kind === 'has_id') return { min: 0, exp: Math.min(total, c.ids.length), max: Math.min(total, c.ids.length) };
-    return this.indexFor(c)?.cardinality(c as IndexableCondition, { all: this.live }) ?? unknown(total);
+    const index = this.indexFor(c);
+    if (index === undefined) return unknown(total);
+    const found = this.shapeSizes.get(c);
+    if (found !== undefined && found.writes === this.writes) return exactly(found.size);
+    return index.cardinality(c as IndexableCondition, { all: this.live }) ?? unknown(total);
   }
 
   private estimateFilter(f: Filter, total: number): Cardinality {
@@ -356,6 +374,9 @@ export class FieldIndexes {
     return parts.length === 0 ? exactly(total) : allOf(parts, total);
   }
 }
+
+/** Conditions an index answers from the points' value counts (FieldIndexBase), estimated by the same scan. */
+const SHAPE_KINDS: ReadonlySet<Condition['kind']> = new Set(['values_count', 'is_empty', 'is_null']);
 
 /** A residual condition as a filter (unwrapping the nested-filter form the split builds). */
 function asFilter(c: Condition): Filter {

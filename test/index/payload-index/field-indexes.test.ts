@@ -2,7 +2,7 @@
 // sequences of adds, removes and updates (fast-check): the indexed bitmap, narrowed by the residual
 // filter checked per point, is exactly the brute-force set, and the estimate brackets its size.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Filter } from '../../../index/filter/ast.js';
 import { compile } from '../../../index/filter/evaluate.js';
 import { parseFilter } from '../../../index/filter/parse.js';
@@ -228,6 +228,24 @@ describe('FieldIndexes', () => {
     );
     expect(mixed.bitmap.toArray()).toEqual([1, 2]);
     expect(mixed.residual).toEqual(parseFilter({ must: [{ key: 'x', match: { value: 'y' } }] }));
+  });
+
+  it('estimates a values_count after the query by the size the query found, once, and scans again after a write', () => {
+    const idx = build();
+    for (let id = 0; id < 40; id++) idx.add(id, { kw: id % 4 === 0 ? ['red', 'blue'] : 'red' });
+    const kw = idx.get('kw')!;
+    const scans = vi.spyOn(kw, 'filter');
+    const filter = parseFilter({ must: [{ key: 'kw', values_count: { gte: 2 } }] });
+    expect(idx.query(filter).bitmap.size).toBe(10);
+    expect(idx.estimate(filter)).toEqual({ min: 10, exp: 10, max: 10 });
+    expect(scans).toHaveBeenCalledTimes(1);
+    // A write makes the size stale: the estimate scans again, and sees the write.
+    idx.add(1, { kw: ['red', 'green'] });
+    expect(idx.estimate(filter)).toEqual({ min: 11, exp: 11, max: 11 });
+    expect(scans).toHaveBeenCalledTimes(2);
+    // Another filter object, equal or not, is not taken for this one.
+    expect(idx.estimate(parseFilter({ must: [{ key: 'kw', values_count: { gte: 2 } }] }))).toEqual({ min: 11, exp: 11, max: 11 });
+    expect(scans).toHaveBeenCalledTimes(3);
   });
 
   it('refuses a new index once points are indexed, unless it is given them', () => {
