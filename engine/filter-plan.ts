@@ -180,7 +180,8 @@ export class FilterResolver {
   /** Arena words the cached answers hold. */
   private cachedWords = 0;
   /** Per range-filtered field, its prefix bitsets and the state they were built for. */
-  private readonly prefixes = new Map<string, { ids: Uint32Array; placement: number; nodes: number; prefix: RangePrefix }>();
+  /** Per range-filtered field, the state of its index and nodes last seen, and its prefix bitsets once asked twice for that state. */
+  private readonly prefixes = new Map<string, { ids: Uint32Array; placement: number; nodes: number; prefix: RangePrefix | null }>();
 
   /** @param valueRuns whether scans read value runs (index/tiered/value-runs.ts) where the base has them */
   constructor(
@@ -242,7 +243,7 @@ export class FilterResolver {
 
   /** DRAM of each field's prefix bitsets. */
   prefixBytes(): Map<string, number> {
-    return new Map([...this.prefixes].map(([field, p]) => [field, p.prefix.bytes()]));
+    return new Map([...this.prefixes].map(([field, p]) => [field, p.prefix?.bytes() ?? 0]));
   }
 
   /** Forgets every cached answer (the collection is dropped). */
@@ -316,8 +317,9 @@ export class FilterResolver {
    * compute's answer for one range on a numeric index, from the index's rows in value order: the
    * general path would scatter them into a row bitset, round-trip it through roaring and scatter it
    * again into nodes, and a wide range, different in every query, paid that on the main thread each
-   * time. A wide range of a one-value field takes the prefix bitsets (range-prefix.ts) instead; any
-   * other sets its nodes' bits one by one, each row once however many of its values are in range.
+   * time. A wide range of a one-value field takes the prefix bitsets (range-prefix.ts) instead, from
+   * the second search on the same state of its index (prefixOf); any other sets its nodes' bits one
+   * by one, each row once however many of its values are in range.
    */
   private computeRange(
     filter: Filter,
@@ -333,8 +335,8 @@ export class FilterResolver {
     const cover = index?.links && to > from ? linkCover(filter, index.links.blocks) : null;
     const at = index !== null && to > from ? this.alloc(filterWords(count, 0, cover?.blocks.length ?? 0)) : -1;
     let freshRows: number[];
-    if (at >= 0 && single && to - from >= PREFIX_FROM) {
-      const prefix = this.prefixOf(r.field, ids, payloads, count);
+    const prefix = at >= 0 && single && to - from >= PREFIX_FROM ? this.prefixOf(r.field, ids, payloads, count) : null;
+    if (prefix !== null) {
       prefix.fill(from, to, words, at);
       freshRows = prefix.freshRows(from, to).sort((a, b) => a - b);
     } else {
@@ -365,12 +367,20 @@ export class FilterResolver {
     writeLinks(words, at, nodes, cover?.blocks ?? []);
   }
 
-  /** The field's prefix bitsets for this state of its index and of the nodes, built when either changed. */
-  private prefixOf(field: string, ids: Uint32Array, payloads: PointPayloads, nodes: number): RangePrefix {
+  /**
+   * The field's prefix bitsets for this state of its index and of the nodes: null the first time a
+   * state is seen (the caller sets the range's nodes one by one), built the second. A build reads
+   * every pair, a range only its own: where a write lands between range searches, each search would
+   * pay a build and use it once.
+   */
+  private prefixOf(field: string, ids: Uint32Array, payloads: PointPayloads, nodes: number): RangePrefix | null {
     const had = this.prefixes.get(field);
-    if (had !== undefined && had.ids === ids && had.placement === payloads.placement && had.nodes === nodes) return had.prefix;
-    const prefix = new RangePrefix(ids, payloads.nodeOfRow, nodes);
-    this.prefixes.set(field, { ids, placement: payloads.placement, nodes, prefix });
-    return prefix;
+    const same = had !== undefined && had.ids === ids && had.placement === payloads.placement && had.nodes === nodes;
+    if (!same) {
+      this.prefixes.set(field, { ids, placement: payloads.placement, nodes, prefix: null });
+      return null;
+    }
+    had.prefix ??= new RangePrefix(ids, payloads.nodeOfRow, nodes);
+    return had.prefix;
   }
 }

@@ -34,6 +34,36 @@ const numberedPayloads = (): PointPayloads =>
   );
 
 describe('the filter resolver', () => {
+  it('builds a wide range its prefix bitsets on the second search of one state of the index, and sets the nodes of the first one by one', () => {
+    const p = numberedPayloads();
+    p.createIndex({ field: 'v', params: { type: 'float' } });
+    const n = 6000;
+    for (let id = 0; id < n; id++) {
+      p.upsert(id, { v: (id * 7919) % 1000 });
+      p.placeNode(id, id);
+    }
+    const index = { meta: { count: n } } as unknown as TieredIndex;
+    const arena = new FilterArena(4 * 64 * 1024);
+    const resolver = new FilterResolver(arena);
+    const words = Math.ceil(n / 32);
+    // Each time a different range (as per query), all wide enough for the prefix bitsets.
+    const check = (lt: number, built: boolean): void => {
+      const direct = resolver.resolve(parseFilter({ must: [{ key: 'v', range: { lt } }] }), p, index, 0);
+      const general = resolver.resolve(parseFilter({ must: [{ must: [{ key: 'v', range: { lt } }] }] }), p, index, 0);
+      expect(bitsOf(arena, direct, words)).toEqual(bitsOf(arena, general, words));
+      expect((resolver.prefixBytes().get('v') ?? 0) > 0).toBe(built);
+      resolver.release(direct);
+      resolver.release(general);
+    };
+    check(900, false);
+    check(901, true);
+    check(902, true);
+    // A write makes a new state of the index: its first search again sets the nodes one by one.
+    p.upsert(17, { v: 3 });
+    check(903, false);
+    check(904, true);
+  });
+
   it('sorts the pairs of a range index many writes left unsorted over turns as it settles, not in the resolve', async () => {
     const p = numberedPayloads();
     p.createIndex({ field: 'v', params: { type: 'float' } });
