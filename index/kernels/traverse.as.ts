@@ -497,28 +497,12 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   }
   matchD = <usize>load<u32>(b, B_BEAM);
   matchI = matchD + (<usize>load<u32>(b, B_BEAM_CAP) << 2);
-  matchN = 0;
   frontD = <usize>load<u32>(b, B_FRONTIER);
   frontI = frontD + (<usize>cap << 2);
-  frontN = 0;
-  store<u8>(visited + <usize>start, epoch);
-  heapPush(frontD, frontI, frontN++, startDist, start);
-  holeOn = false;
-  nearestD = Infinity;
-  if (matches(bits, start)) {
-    heapPush(matchD, matchI, matchN++, -startDist, start);
-    nearestD = startDist;
-  }
+  startWalk(visited, epoch, bits, start, startDist);
   let overflow: u32 = 0;
-  if (!linked && walkScarce && load<i32>(b, B_MAX_LEVEL) > 0) {
-    // The descent's node is on level 1: the walk there finds the matches beyond the gap, and the
-    // level-0 walk starts from them (Traversal.expandSeed and endSeed are the twin).
-    store<u32>(b + B_SEEDED, 1);
-    overflow = seedWalk(b, load<i32>(b, B_EF), cap, bits, order, dist, visited, epoch);
-    frontN = 0;
-    for (let j = 0; j < matchN; j++) heapPush(frontD, frontI, frontN++, -load<f32>(matchD + (<usize>j << 2)), load<u32>(matchI + (<usize>j << 2)));
-    holeOn = true;
-  }
+  // The descent's node is on level 1: the walk there finds the matches beyond the gap.
+  if (!linked && walkScarce && load<i32>(b, B_MAX_LEVEL) > 0) overflow = seedFromLevel1(b, cap, bits, order, dist, visited, epoch);
   if (linked) {
     const m = requestSeeds(b, visited, epoch, order);
     if (m > 0) {
@@ -551,20 +535,8 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
       if (hit) addU32(b + B_WASTE_BYTES + (foreseenTier << 2), listBytes(foreseenList));
       reseed = false;
       epoch = nextEpoch(b, visited);
-      store<u8>(visited + <usize>start, epoch);
-      frontN = 0;
-      matchN = 0;
-      heapPush(frontD, frontI, frontN++, startDist, start);
-      nearestD = Infinity;
-      if (matches(bits, start)) {
-        heapPush(matchD, matchI, matchN++, -startDist, start);
-        nearestD = startDist;
-      }
-      store<u32>(b + B_SEEDED, 1);
-      overflow = seedWalk(b, load<i32>(b, B_EF), cap, bits, order, dist, visited, epoch);
-      frontN = 0;
-      for (let j = 0; j < matchN; j++) heapPush(frontD, frontI, frontN++, -load<f32>(matchD + (<usize>j << 2)), load<u32>(matchI + (<usize>j << 2)));
-      holeOn = true;
+      startWalk(visited, epoch, bits, start, startDist);
+      overflow = seedFromLevel1(b, cap, bits, order, dist, visited, epoch);
       ef = max(ef, min(BEAM_MAX_EF, <i32>Math.floor((<f64>ef * <f64>WALK_BOOST * matched) / nodes)));
       continue;
     }
@@ -590,6 +562,36 @@ function filteredWalk(b: usize, start: u32, startDist: f32): void {
   keepLoads(sink);
   store<i32>(b + B_BEAM_N, matchN);
   store<u32>(b + B_OVERFLOW, overflow);
+}
+
+/**
+ * A walk's start from the descent's node (Traversal.startWalk is the twin): visited, in the
+ * frontier, and in the matches if it is one; no hole.
+ */
+function startWalk(visited: usize, epoch: u8, bits: usize, start: u32, startDist: f32): void {
+  store<u8>(visited + <usize>start, epoch);
+  frontN = 0;
+  matchN = 0;
+  heapPush(frontD, frontI, frontN++, startDist, start);
+  holeOn = false;
+  nearestD = Infinity;
+  if (matches(bits, start)) {
+    heapPush(matchD, matchI, matchN++, -startDist, start);
+    nearestD = startDist;
+  }
+}
+
+/**
+ * The seeded walk's level-1 part, then its matches as the level-0 frontier, with the hole
+ * (Traversal.startSeed, expandSeed and endSeed are the twin). Returns what seedWalk does.
+ */
+function seedFromLevel1(b: usize, cap: i32, bits: usize, order: usize, dist: usize, visited: usize, epoch: u8): u32 {
+  store<u32>(b + B_SEEDED, 1);
+  const overflow = seedWalk(b, load<i32>(b, B_EF), cap, bits, order, dist, visited, epoch);
+  frontN = 0;
+  for (let j = 0; j < matchN; j++) heapPush(frontD, frontI, frontN++, -load<f32>(matchD + (<usize>j << 2)), load<u32>(matchI + (<usize>j << 2)));
+  holeOn = true;
+  return overflow;
 }
 
 /**

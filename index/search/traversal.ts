@@ -328,15 +328,8 @@ export class Traversal {
     if (st.plan === FILTER_PLAN.GRAPH || st.plan === FILTER_PLAN.TWO_HOP || st.plan === FILTER_PLAN.LINKED) {
       st.phase = PHASE.FILTERED;
       st.linkSeeds = st.plan === FILTER_PLAN.LINKED;
-      this.resetMatches(st);
-      st.frontier.size = 0;
-      st.frontier.push(st.curDist, st.cur);
+      this.startWalk(st);
       const c = st.cur;
-      if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
-      st.walkEf = st.ef;
-      st.hole = false;
-      st.mayReseed = false;
-      st.nearestMatch = st.matches.size > 0 ? st.curDist : Number.POSITIVE_INFINITY;
       if (st.plan === FILTER_PLAN.GRAPH) {
         const [local, seen] = this.entryMatches(st, c);
         const nodes = this.index.meta.count;
@@ -350,9 +343,7 @@ export class Traversal {
           st.linkSeeds = true;
         } else if (!st.scanIfScarce && this.index.meta.maxLevel > 0 && st.matched >= SEED_MIN_SHARE * nodes && entryScarce(st.matched, nodes, local, seen)) {
           // The descent's node is on level 1: the walk there finds the matches beyond the gap.
-          st.phase = PHASE.SEED;
-          st.seedEf = widenedEf(st.ef, st.matched, nodes);
-          st.stats[STAT.seededWalks]!++;
+          this.startSeed(st);
         } else {
           st.walkEf = walkEf(st.ef, st.matched, nodes, local, seen);
           st.mayReseed = !st.scanIfScarce && this.index.meta.maxLevel > 0 && st.matched >= RESEED_MIN_SHARE * nodes;
@@ -413,14 +404,25 @@ export class Traversal {
   private reseed(st: QueryState): void {
     st.visited.clear();
     st.visited.add(st.cur);
+    this.startWalk(st);
+    this.startSeed(st);
+  }
+
+  /** A filtered walk's start from the descent's node: the frontier holds it, and the matches if it is one. */
+  private startWalk(st: QueryState): void {
     this.resetMatches(st);
     st.frontier.size = 0;
     st.frontier.push(st.curDist, st.cur);
     const c = st.cur;
     if ((st.filter![c >>> 5]! >>> (c & 31)) & 1) st.matches.push(st.curDist, c);
-    st.nearestMatch = st.matches.size > 0 ? st.curDist : Number.POSITIVE_INFINITY;
     st.walkEf = st.ef;
+    st.hole = false;
     st.mayReseed = false;
+    st.nearestMatch = st.matches.size > 0 ? st.curDist : Number.POSITIVE_INFINITY;
+  }
+
+  /** The seeded walk next: its level-1 part at the query's ef, then level 0 at the widened ef (endSeed). */
+  private startSeed(st: QueryState): void {
     st.phase = PHASE.SEED;
     st.seedEf = widenedEf(st.ef, st.matched, this.index.meta.count);
     st.stats[STAT.seededWalks]!++;
