@@ -3,11 +3,13 @@
 // (storage/point-payloads.ts: columnar store + typed id map), without and with a payload index on
 // each field. Each configuration is measured in its own child process after a full GC: V8 heap
 // (what the GC scans) and array buffers (typed arrays, off the V8 heap), per point; and for the rows,
-// the bytes the store and each index report (what `GET /collections/{c}` shows).
+// the bytes the store and each index report (what `GET /collections/{c}` shows), after one filter on
+// each field (a range index holds its sorted pairs from its first range query on).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { FieldSchema } from '../index/payload-index/field-index.js';
+import { parseFilter } from '../index/filter/parse.js';
 import { PointPayloads } from '../storage/point-payloads.js';
 
 const CITIES = 1000;
@@ -53,6 +55,10 @@ function child(mode: Mode, n: number): Measured {
     );
     if (mode === 'rows+indexes') for (const [field, type] of FIELDS) p.createIndex({ field, params: { type } });
     for (let i = 0; i < n; i++) p.upsert(i, payloadOf(i));
+    // One filter on each field, as a served collection is asked: a range index sorts its pairs then.
+    if (mode === 'rows+indexes')
+      for (const [field, type] of FIELDS)
+        p.match(parseFilter({ must: [type === 'keyword' ? { key: field, match: { value: 'city-1' } } : { key: field, range: { gte: 10, lt: 20 } }] }));
     reported = p.bytes();
     keep = p;
   }

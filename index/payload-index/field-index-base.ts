@@ -4,7 +4,7 @@
 // the add/remove bookkeeping. A kind supplies how it reads one element and how it stores the values.
 import type { Bounds } from '../filter/ast.js';
 import { type Bitmap, andNot, bitmapBytes, bitmapOf, emptyBitmap, or } from './bitmap.js';
-import { NUMBER_CODEC, PointValues, type ValueCodec } from './point-values.js';
+import { COUNT_CODEC, PointValues, type ValueCodec } from './point-values.js';
 import { type Cardinality, exactly, type FieldSchema, type IndexableCondition, type IndexContext, type PayloadFieldIndex } from './field-index.js';
 
 /** A rough cost of one Map entry in V8, for bytes(): an estimate, checked against the heap (README). */
@@ -24,7 +24,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
    * Each point's value counts, one per value at the path (array: its length, null: 0, else 1), for
    * points other than the common case of one plain value, which `single` holds without a Map entry.
    */
-  private readonly counts = new PointValues<number>(NUMBER_CODEC);
+  private readonly counts = new PointValues<number>(COUNT_CODEC);
   private single = emptyBitmap();
   private nulls = emptyBitmap();
   private nonEmpty = emptyBitmap();
