@@ -694,8 +694,13 @@ export class Collection implements FilteredHost {
   payloadBytes(): CollectionInfo['payloadBytes'] {
     // Where the values' pages are is read now, not remembered from when their slabs were bound.
     this.payloads.verifyValues();
-    const b = this.payloads.bytes();
-    for (const [field, n] of this.resolver.prefixBytes()) if (b.indexes[field] !== undefined) b.indexes[field] += n;
+    return { ...this.payloads.bytes(), indexes: this.payloadIndexBytes() };
+  }
+
+  /** DRAM of each payload index, with the planner's range bitsets over it: what a compaction sets aside from the budget. */
+  payloadIndexBytes(): Record<string, number> {
+    const b = Object.fromEntries(this.payloads.indexBytes());
+    for (const [field, n] of this.resolver.prefixBytes()) if (b[field] !== undefined) b[field] += n;
     return b;
   }
 

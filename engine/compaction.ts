@@ -255,9 +255,13 @@ export class Compactions {
       placement: m?.placement.policy ?? DEFAULT_BUILD.placement,
       // The collection's quantization_config when it gave one; else the code the base has, or the planner's pick.
       codes: c.shape?.codes ?? (m ? (m.plan.code?.kind ?? 'none') : 'auto'),
+      // The base's code is no promise: as the points or their payload indexes grow it may no longer
+      // fit, and another is picked. A code the collection asked for is kept, over the budget if need be.
+      whenCodeMisses: c.shape?.codes === undefined ? 'pick' : 'overspend',
       poolShare: m?.plan.poolShare ?? DEFAULT_POOL_SHARE,
       profile: null,
       runValues: runValues(c.payloads.keywordValueCounts(), ids.byteLength / 8),
+      payloadIndexBytes: Object.values(c.payloadIndexBytes()).reduce((a, b) => a + b, 0),
       payloadM: payloadMOf(c),
       linkBlocks,
       named,

@@ -492,8 +492,13 @@ export class PointPayloads {
       values: valuesPlacement.bytes,
       valuesPlacement,
       rows: this.rows.bytes() + this.ids.byteLength + this.nodes.byteLength + this.store.strings.tableBytes(),
-      indexes: Object.fromEntries(this.indexes.bytes()),
+      indexes: Object.fromEntries(this.indexBytes()),
     };
+  }
+
+  /** DRAM of each payload index, by field. */
+  indexBytes(): Map<string, number> {
+    return this.indexes.bytes();
   }
 
   /** Where the values are, as last verified (verifyValues). */

@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../../common/worker-errors.js';
 import type { CodeKind } from '../../index/codes/index.js';
+import type { CodeMiss } from '../../index/placement/planner.js';
 import { buildIndex } from '../../index/build/build-index.js';
 import type { BlockRows } from '../../index/filter-links/blocks.js';
 import type { Metric } from '../../index/kernels/kernels.js';
@@ -34,6 +35,10 @@ export interface CompactJob extends PointsJob {
   profile: SharedArrayBuffer | null;
   /** Points of each keyword value worth a run, from the collection's keyword indexes (index/tiered/value-runs.ts runValues). */
   runValues: number[];
+  /** What the code gets when it no longer fits (planner.ts whenCodeMisses). */
+  whenCodeMisses: CodeMiss;
+  /** DRAM of the collection's payload indexes at the cut: the planner sets it aside from the budget first, as `strata build` does. */
+  payloadIndexBytes: number;
   /** payload_m, and the filter-link blocks over the input positions (index/filter-links/blocks.ts); 0 and none: no links. */
   payloadM: number;
   linkBlocks: BlockRows[];
@@ -83,8 +88,10 @@ buildIndex({
   dramBudget: job.dramBudget,
   placement: job.placement,
   codes: job.codes,
+  whenCodeMisses: job.whenCodeMisses,
   poolShare: job.poolShare,
   runValues: job.runValues,
+  payloadIndexBytes: job.payloadIndexBytes,
   payloadM: job.payloadM,
   linkBlocks: job.linkBlocks,
   // A compaction runs beside searches of the same process: one thread, so that they keep the rest.

@@ -16,7 +16,7 @@ import { normalizeRows } from '../kernels/reference.js';
 import type { Metric } from '../kernels/kernels.js';
 import { type CodeKind, parseCodeKind } from '../codes/index.js';
 import { parseBudget, type PlacementPolicy } from '../placement/placement.js';
-import { type BudgetPlan, DEFAULT_POOL_SHARE } from '../placement/planner.js';
+import { type BudgetPlan, type CodeMiss, DEFAULT_POOL_SHARE } from '../placement/planner.js';
 import { payloadIndexSizing } from '../payload-index/index-bytes.js';
 import { runValues } from '../tiered/value-runs.js';
 import { graphFullPrecisionBytes, placeAndLayout } from './place-and-layout.js';
@@ -62,6 +62,8 @@ export interface BuildIndexOptions {
   placement?: PlacementPolicy;
   /** The DRAM code: auto (the planner picks), none (full-precision traversal), or a kind. */
   codes?: CodeKind | 'none' | 'auto';
+  /** What a code asked for that does not fit the budget gets (planner.ts whenCodeMisses; default refused). */
+  whenCodeMisses?: CodeMiss;
   /** Share of the neighbour-list budget given to the promotion pool (planner.ts; default DEFAULT_POOL_SHARE). */
   poolShare?: number;
   /** File of profiling queries; default: a sample of the data. */
@@ -105,6 +107,12 @@ export interface BuildIndexOptions {
    * counted elsewhere (a compaction's are in the collection); else counted over the build's payloads.
    */
   runValues?: readonly number[];
+  /**
+   * DRAM of the payload indexes the base is served with, when they are held elsewhere (a
+   * compaction's are the collection's): set aside from the budget first. Else measured over the
+   * build's payloads and `indexFields`.
+   */
+  payloadIndexBytes?: number;
   /**
    * Qdrant's payload_m: links per point within each block of its payload indexes
    * (index/filter-links/; 2 × payload_m on the block's graph level 0). 0 or absent: none.
@@ -276,11 +284,12 @@ export async function buildIndex(o: BuildIndexOptions): Promise<BuildSummary> {
   const budgetBytes = parseBudget(budgetText, graphFullPrecisionBytes(graph));
   const placed = placeAndLayout(graph, metric, ds.ids, {
     budgetBytes,
-    payloadIndexBytes: sizing.bytes,
+    payloadIndexBytes: o.payloadIndexBytes ?? sizing.bytes,
     runValues: o.runValues ?? runValues(sizing.valueCounts, graph.count),
     policy,
     profile: profile.accesses,
     codes,
+    ...(o.whenCodeMisses ? { whenCodeMisses: o.whenCodeMisses } : {}),
     seed,
     ...(o.poolShare !== undefined ? { poolShare: o.poolShare } : {}),
     threads,

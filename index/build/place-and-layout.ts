@@ -7,7 +7,7 @@ import type { RotationKind } from '../codes/rotation.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import type { Metric } from '../kernels/kernels.js';
 import { orderNodes, type PlacementPolicy, rankNodes } from '../placement/placement.js';
-import { type BudgetPlan, DEFAULT_POOL_SHARE, fullPrecisionBytes, planBudget, upperLayersBytesFor } from '../placement/planner.js';
+import { type BudgetPlan, type CodeMiss, DEFAULT_POOL_SHARE, fullPrecisionBytes, planBudget, upperLayersBytesFor } from '../placement/planner.js';
 import { layoutIndex } from '../tiered/layout.js';
 import type { AllocateOptions, TieredIndex } from '../tiered/tiered-index.js';
 
@@ -17,6 +17,8 @@ export interface PlaceOptions extends AllocateOptions {
   /** Level-0 expansions per node from profiling queries ('profile' needs it). */
   profile?: Float64Array;
   codes: CodeKind | 'none' | 'auto';
+  /** The planner's whenCodeMisses: what a code asked for that does not fit gets (default refused). */
+  whenCodeMisses?: CodeMiss;
   /** rq codes' rotation (default hadamard; dense is what index format 3 made: tests and comparisons). */
   rotation?: RotationKind;
   /** Share of the list budget that live re-tiering moves (planner.ts; default DEFAULT_POOL_SHARE). */
@@ -65,6 +67,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
     upperBytes: graphUpperBytes(g),
     budgetBytes: o.budgetBytes,
     codes: o.codes,
+    ...(o.whenCodeMisses ? { whenCodeMisses: o.whenCodeMisses } : {}),
     poolShare: o.poolShare ?? DEFAULT_POOL_SHARE,
     payloadIndexBytes: o.payloadIndexBytes ?? 0,
     runValues: o.runValues ?? [],

@@ -24,6 +24,13 @@ export interface PlannerInput {
   upperBytes: number;
   budgetBytes: number;
   codes: CodeKind | 'none' | 'auto';
+  /**
+   * What a code asked for that does not fit the budget gets: refused (the default: `strata build
+   * --codes`), another picked as 'auto' would (a compaction keeping its base's code), or kept over
+   * the budget (a compaction keeping the code its collection's quantization_config asked for). The
+   * reason says which.
+   */
+  whenCodeMisses?: CodeMiss;
   /** Share of the neighbour-list budget given to the promotion pool (0: every DRAM list is in the fixed prefix). */
   poolShare?: number;
   /** Bytes of the payload indexes the base is built with: hot (every filter reads them), so always in DRAM. */
@@ -33,6 +40,8 @@ export interface PlannerInput {
   /** Most of the budget value runs take (default RUN_BUDGET_SHARE). */
   runShare?: number;
 }
+
+export type CodeMiss = 'refuse' | 'pick' | 'overspend';
 
 /** The list budget's share that moves with the live load unless a build says otherwise. */
 export const DEFAULT_POOL_SHARE = 0.2;
@@ -117,7 +126,7 @@ export function planBudget(i: PlannerInput): BudgetPlan {
     reason = 'no code: whole records (neighbour list + vector) of the most visited nodes in DRAM';
   } else if (i.codes === 'auto' && i.budgetBytes >= full + payloadIndexes) {
     reason = 'no code: the whole index fits the budget at full precision';
-  } else if (i.codes === 'auto') {
+  } else if (i.codes === 'auto' || (i.whenCodeMisses === 'pick' && reserved + codeBytes(i.codes, false) > i.budgetBytes)) {
     code = CODE_PREFERENCE.find((k) => codeBytes(k, false) <= free) ?? null;
     const smallest = CODE_PREFERENCE[CODE_PREFERENCE.length - 1]!;
     if (code === null) codeBudgetBytes = reserved + codeBytes(smallest, false);
@@ -125,17 +134,18 @@ export function planBudget(i: PlannerInput): BudgetPlan {
       code !== null
         ? `${code}: the most precise code whose rows for all ${n} vectors (and its parameters) fit the budget after the upper layers`
         : `no code: even ${smallest} (${codeBytes(smallest, false)} bytes) does not fit the ${free} bytes left after the upper layers; whole records of the most visited nodes in DRAM`;
+    if (i.codes !== 'auto') reason += ` (${i.codes}, the code asked for, no longer fits)`;
   } else {
     code = i.codes;
     const need = reserved + codeBytes(code, false);
-    if (need > i.budgetBytes) {
+    if (need > i.budgetBytes && i.whenCodeMisses !== 'overspend') {
       throw new StrataError(
         'STRATA_DRAM_BUDGET',
         `--codes ${code} needs ${need} bytes of DRAM for ${n} vectors and the upper layers; the budget is ${i.budgetBytes}: raise --dram-budget or pick a smaller code`,
         { budget: String(i.budgetBytes), needed: need },
       );
     }
-    reason = `${code}: as asked`;
+    reason = need > i.budgetBytes ? `${code}: as asked, ${need - i.budgetBytes} bytes over the budget` : `${code}: as asked`;
   }
   // A code that fits may widen its padding when the wider rows fit too (codeDims: more precision at
   // the same kernel cost; the neighbour lists get what is left either way).
@@ -145,7 +155,8 @@ export function planBudget(i: PlannerInput): BudgetPlan {
   const dims = code ? codeDims(code, i.dim, wide) : 0;
   const codesDram = code ? codeBytes(code, wide) : 0;
   const centroids = code ? centroidsFor(code, wide) : 0;
-  let left = free - codesDram;
+  // (Below zero only for a code kept over the budget: nothing else then goes to DRAM.)
+  let left = Math.max(0, free - codesDram);
   // Value runs come before the hot lists, whole ones up to RUN_BUDGET_SHARE of the budget: a filter
   // scan reads a run's codes in one stream, at about half the time of the same codes scattered.
   const runs = code !== null ? reservedRunBytes(i.runValues ?? [], rowBytes, Math.min(Math.floor((i.runShare ?? RUN_BUDGET_SHARE) * i.budgetBytes), left)) : 0;

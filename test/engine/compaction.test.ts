@@ -183,6 +183,36 @@ describe('compaction of a live collection', () => {
     }
   }, 60_000);
 
+  it("sets the collection's payload index DRAM aside from the new base's budget, as strata build does, its base's code giving way", async () => {
+    const dataDir = tmp.path('data-payload-budget');
+    const engine = await Engine.open([], { searchThreads: 0, dataDir, compactAt: 0 });
+    try {
+      const c = await engine.createCollection({ name: 'p', dim: DIM, metric: 'l2', m: 8, efConstruction: 40 });
+      await c.upsert(Array.from({ length: 400 }, (_, id) => ({ key: id, vector: vec(id), payload: { city: `c${id % 9}`, n: id } })));
+      await engine.compact('p');
+      const code = c.base!.manifest.plan.code?.kind;
+      expect(code).toBeDefined();
+      await c.createPayloadIndex('city', { type: 'keyword' });
+      await c.createPayloadIndex('n', { type: 'integer' });
+      await upsertIds(c, [1_000]);
+      const held = Object.values(c.payloadIndexBytes()).reduce((a, b) => a + b, 0);
+      expect(held).toBeGreaterThan(0);
+      // The base's code no longer fits beside them: the compaction picks another rather than fail.
+      expect(await engine.compact('p')).toMatchObject({ compacted: true });
+      const reason = c.base!.manifest.plan.reason;
+      expect(reason).toContain(`${held} bytes of payload indexes set aside first`);
+      expect(reason).toContain(`(${code}, the code asked for, no longer fits)`);
+      // A code the collection asked for (quantization_config) is kept, over the budget.
+      engine.updateCollection('p', { codes: 'sq8' });
+      await upsertIds(c, [1_001]);
+      expect(await engine.compact('p')).toMatchObject({ compacted: true });
+      expect(c.base!.manifest.plan.code?.kind).toBe('sq8');
+      expect(c.base!.manifest.plan.reason).toMatch(/^sq8: as asked, \d+ bytes over the budget/);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
   it('gives a collection created over the API its first base, searched on the search threads, after a restart too', async () => {
     const dataDir = tmp.path('data-created');
     const model = new Map<number, Float32Array>();

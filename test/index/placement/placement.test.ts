@@ -383,6 +383,26 @@ describe('planBudget', () => {
     }
   });
 
+  it('gives a code asked for that misses the budget what whenCodeMisses says: another picked as auto would, or kept over the budget', () => {
+    for (const kind of CODE_KINDS) {
+      const needed = upperBytes + minNeed(kind);
+      expect(planBudget({ ...input(needed, kind), whenCodeMisses: 'pick' }).code).toBe(kind);
+      const p = planBudget({ ...input(needed - 1, kind), whenCodeMisses: 'pick' });
+      const auto = planBudget(input(needed - 1, 'auto'));
+      expect(p.code).toBe(auto.code);
+      expect(p.code).not.toBe(kind);
+      expect(p.reason).toContain(`(${kind}, the code asked for, no longer fits)`);
+      const kept = planBudget({ ...input(needed - 1, kind), whenCodeMisses: 'overspend' });
+      expect(kept.code).toBe(kind);
+      expect(kept.reason).toContain(`${kind}: as asked, 1 bytes over the budget`);
+      // Nothing else goes to DRAM beside a code kept over the budget.
+      expect([kept.dram.adjacency, kept.dram.pool, kept.dram.vectors, kept.dram.runs]).toEqual([0, 0, 0, 0]);
+    }
+    // Payload indexes set aside first can be what pushes it out.
+    const sq8 = upperBytes + minNeed('sq8');
+    expect(planBudget({ ...input(sq8, 'sq8'), whenCodeMisses: 'pick', payloadIndexBytes: 1 }).code).toBe('rq4');
+  });
+
   it('with codes none places whole records (neighbour list and vector together) of the first nodes', () => {
     for (const share of [0.1, 0.3, 0.7, 1]) {
       const budget = Math.max(upperBytes, Math.floor(full * share));
