@@ -1,36 +1,60 @@
 // A map from point ids (non-negative integers below 2^53) to non-negative int32 values, in typed
-// arrays: open addressing with linear probing, so that a map of millions of points costs two typed
-// arrays and nothing per entry on the V8 heap (a Map costs tens of bytes an entry and is scanned by
-// every major GC).
+// arrays: a direct array while the ids are dense, else open addressing with linear probing, so that a
+// map of millions of points costs typed arrays and nothing per entry on the V8 heap (a Map costs tens
+// of bytes an entry and is scanned by every major GC).
 
 const EMPTY = -1;
 const GONE = -2;
 /** Grow when this share of slots is used (live or gone). */
 const MAX_LOAD = 0.7;
 
+/**
+ * While every id is below this many times the map's size (plus DIRECT_FLOOR), the map is a direct
+ * array indexed by id: four bytes an id up to the largest, against twelve a slot of the hash table,
+ * which stays 30–65% full. Ids 0..n, what most collections use, never leave it.
+ */
+const DIRECT_SPAN = 4;
+const DIRECT_FLOOR = 65_536;
+
 export class IdMap {
-  private keys: Float64Array;
-  private vals: Int32Array;
+  /** The value by id, -1 for none, while the ids are dense; null once hashed. */
+  private direct: Int32Array | null;
+  private keys = new Float64Array(0);
+  private vals = new Int32Array(0);
   private used = 0;
   size = 0;
 
   constructor(capacity = 1024) {
-    let cap = 16;
-    while (cap < capacity / MAX_LOAD) cap *= 2;
-    this.keys = new Float64Array(cap).fill(EMPTY);
-    this.vals = new Int32Array(cap);
+    this.direct = new Int32Array(Math.max(16, Math.min(capacity, DIRECT_FLOOR))).fill(EMPTY);
   }
 
   get(id: number): number | undefined {
+    const d = this.direct;
+    if (d !== null) {
+      const v = id < d.length ? d[id]! : EMPTY;
+      return v < 0 ? undefined : v;
+    }
     const at = this.find(id);
     return at < 0 ? undefined : this.vals[at];
   }
 
   has(id: number): boolean {
-    return this.find(id) >= 0;
+    return this.get(id) !== undefined;
   }
 
   set(id: number, value: number): void {
+    let d = this.direct;
+    if (d !== null && id >= d.length && id < DIRECT_SPAN * (this.size + 1) + DIRECT_FLOOR) {
+      const grown = new Int32Array(Math.max(id + 1, d.length + (d.length >>> 1))).fill(EMPTY);
+      grown.set(d);
+      this.direct = d = grown;
+    }
+    if (d !== null && id < d.length) {
+      if (d[id]! < 0) this.size++;
+      d[id] = value;
+      return;
+    }
+    if (d !== null) this.toHashed();
     const mask = this.keys.length - 1;
     let i = slotOf(id, mask);
     let grave = -1;
@@ -53,6 +77,13 @@ export class IdMap {
   }
 
   delete(id: number): boolean {
+    const d = this.direct;
+    if (d !== null) {
+      if (id >= d.length || d[id]! < 0) return false;
+      d[id] = EMPTY;
+      this.size--;
+      return true;
+    }
     const at = this.find(id);
     if (at < 0) return false;
     this.keys[at] = GONE;
@@ -62,6 +93,11 @@ export class IdMap {
 
   /** Every (id, value), in no particular order; the map must not change meanwhile. */
   forEach(fn: (id: number, value: number) => void): void {
+    const d = this.direct;
+    if (d !== null) {
+      for (let id = 0; id < d.length; id++) if (d[id]! >= 0) fn(id, d[id]!);
+      return;
+    }
     const keys = this.keys;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
@@ -69,9 +105,22 @@ export class IdMap {
     }
   }
 
-  /** Bytes of the two arrays. */
+  /** Bytes of the arrays. */
   bytes(): number {
-    return this.keys.byteLength + this.vals.byteLength;
+    return (this.direct?.byteLength ?? 0) + this.keys.byteLength + this.vals.byteLength;
+  }
+
+  /** Leaves the direct array for the hash table (an id too large beside the size came). */
+  private toHashed(): void {
+    const d = this.direct!;
+    this.direct = null;
+    let cap = 16;
+    while (cap * MAX_LOAD < 2 * (this.size + 1)) cap *= 2;
+    this.keys = new Float64Array(cap).fill(EMPTY);
+    this.vals = new Int32Array(cap);
+    this.used = 0;
+    this.size = 0;
+    for (let id = 0; id < d.length; id++) if (d[id]! >= 0) this.set(id, d[id]!);
   }
 
   private find(id: number): number {

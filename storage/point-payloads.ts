@@ -708,7 +708,8 @@ export class PointPayloads {
   }
 
   private grow(n: number): void {
-    const cap = Math.max(n, 2 * this.ids.length);
+    // Half as much again, not double: these rows are DRAM every filter's resolution reads.
+    const cap = Math.max(n, this.ids.length + (this.ids.length >>> 1));
     const ids = new Float64Array(cap).fill(-1);
     ids.set(this.ids);
     const nodes = new Int32Array(cap).fill(-1);

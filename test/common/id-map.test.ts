@@ -26,4 +26,18 @@ describe('IdMap', () => {
       { numRuns: 200 },
     );
   });
+
+  it('keeps dense ids in a direct array of four bytes an id, and hashes them once an id far beyond the size comes, keeping every entry', () => {
+    const m = new IdMap();
+    const n = 100_000;
+    for (let id = 0; id < n; id++) m.set(id, n - id);
+    // Grown by half each time: at most 1.5 × the ids, plus the floor.
+    expect(m.bytes()).toBeLessThanOrEqual(4 * (1.5 * n + 65_536));
+    m.delete(7);
+    m.set(2 ** 52 + 5, 3);
+    expect(m.size).toBe(n);
+    expect(m.bytes()).toBeGreaterThan(12 * n);
+    for (let id = 0; id < n; id++) expect(m.get(id)).toBe(id === 7 ? undefined : n - id);
+    expect(m.get(2 ** 52 + 5)).toBe(3);
+  });
 });
