@@ -41,6 +41,9 @@ import type { BlockRows } from '../index/filter-links/blocks.js';
 /** Default of OpenEngineOptions.compactAt. */
 export const DEFAULT_COMPACT_AT = 50_000;
 
+/** Default of OpenEngineOptions.collectionDramBudget: a quarter of the base at full precision. */
+export const DEFAULT_COLLECTION_DRAM_BUDGET = 0.25;
+
 /** Recorded live queries a compaction needs before it profiles its placement with them. */
 export const MIN_PROFILE_QUERIES = 200;
 
@@ -64,6 +67,8 @@ export interface CompactionHost {
   isClosing(): boolean;
   /** Whether bases can be swapped at run time (not with near-data tier workers). */
   readonly canSwap: boolean;
+  /** OpenEngineOptions.collectionDramBudget: a created collection's DRAM budget, a share of its base at full precision. */
+  readonly collectionDramBudget: number;
   collection(name: string): Collection;
   /** Opens a base as the engine opens bases (slots and lanes for its threads), over turns of the event loop. */
   openBase(dir: string): Promise<OpenedIndex>;
@@ -240,7 +245,8 @@ export class Compactions {
   /** Builds a base on a worker thread (workers/compact-worker.ts), with the collection's build settings. */
   private build(c: Collection, out: string, vectors: SharedArrayBuffer, ids: SharedArrayBuffer, named: NamedJob[], linkBlocks: BlockRows[]): Promise<void> {
     const m = c.base?.manifest;
-    const budgetShare = m ? m.plan.dramBudgetBytes / Math.max(1, m.plan.fullPrecisionBytes) : null;
+    // A created collection takes the server's share; one served from an index directory its build's.
+    const budgetShare = !c.fromIndexDir ? this.host.collectionDramBudget : m ? m.plan.dramBudgetBytes / Math.max(1, m.plan.fullPrecisionBytes) : null;
     const job: CompactJob = {
       name: c.name,
       out,

@@ -18,7 +18,7 @@ import type { SnapshotDescription } from '../storage/snapshot.js';
 import { type CostModelParams, costModel } from '../tiers/cost-model.js';
 import { Collection, type CollectionSettings, type LiveShape } from './collection.js';
 import { checkCollectionName } from './collection-name.js';
-import { type CompactionReport, Compactions, DEFAULT_COMPACT_AT, recoverCompacted } from './compaction.js';
+import { type CompactionReport, Compactions, DEFAULT_COLLECTION_DRAM_BUDGET, DEFAULT_COMPACT_AT, recoverCompacted } from './compaction.js';
 import { type AliasAction, Aliases } from './aliases.js';
 import { DataDir } from './data-dir.js';
 import { TASKS_PER_THREAD } from './dispatch.js';
@@ -30,7 +30,7 @@ import type { CollectionUpdate, EngineOptions } from './types.js';
 import type { ServeReport } from './workers/tier-worker.js';
 
 export { checkCollectionName, MAX_COLLECTION_NAME_BYTES } from './collection-name.js';
-export { type CompactionReport, DEFAULT_COMPACT_AT, MIN_PROFILE_QUERIES } from './compaction.js';
+export { type CompactionReport, DEFAULT_COLLECTION_DRAM_BUDGET, DEFAULT_COMPACT_AT, MIN_PROFILE_QUERIES } from './compaction.js';
 export { DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, listDramShare, POOL_ROUND_SEARCHES, RETIER_WINDOW } from './retiering.js';
 export { THREAD_STOP_GRACE_MS } from './threads.js';
 
@@ -54,6 +54,12 @@ export interface OpenEngineOptions extends EngineOptions {
    * 30% of its base); 0: only when asked (Engine.compact). Default DEFAULT_COMPACT_AT.
    */
   compactAt?: number;
+  /**
+   * The DRAM budget of a collection created over the API, as a share of its base at full precision:
+   * each compaction plans the base within it, its payload indexes set aside first. Default
+   * DEFAULT_COLLECTION_DRAM_BUDGET. A collection served from an index directory keeps its build's.
+   */
+  collectionDramBudget?: number;
   /**
    * Re-tiering: when the share of neighbour-list reads served from DRAM over a window of
    * RETIER_WINDOW searches falls this far below the share measured in the first window after the
@@ -147,6 +153,7 @@ export class Engine {
       dataDir,
       isClosing: () => this.closing,
       canSwap: threads.canSwap,
+      collectionDramBudget: o.collectionDramBudget ?? DEFAULT_COLLECTION_DRAM_BUDGET,
       collection: (name) => this.collection(name),
       openBase: (dir) => threads.openBaseInTurns(dir),
       openNamed: (dir) => threads.openNamed(dir),

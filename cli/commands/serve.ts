@@ -8,7 +8,14 @@ import { InvalidArgumentError, Option } from 'commander';
 import { parseByteSize } from '../../common/byte-size.js';
 import { effectiveCpus } from '../../common/effective-cpus.js';
 import { invalidArgument, StrataError, errorMessage } from '../../common/errors.js';
-import { type CollectionSpec, DEFAULT_COMPACT_AT, DEFAULT_POOL_ROUND_MS, DEFAULT_RETIER_DROP, Engine } from '../../engine/engine.js';
+import {
+  type CollectionSpec,
+  DEFAULT_COLLECTION_DRAM_BUDGET,
+  DEFAULT_COMPACT_AT,
+  DEFAULT_POOL_ROUND_MS,
+  DEFAULT_RETIER_DROP,
+  Engine,
+} from '../../engine/engine.js';
 import { INLINE_EF_BUDGET } from '../../engine/executor.js';
 import { buildServer, type ServerAddresses } from '../../server/app.js';
 import { DEFAULT_ANSWER_LIMIT, DEFAULT_BODY_LIMIT, DEFAULT_MAX_BATCH, resolveOptions, type ServerOptions } from '../../server/options.js';
@@ -40,6 +47,7 @@ interface ServeFlags extends MemoryFlags, ListenFlags {
   writeLogStream?: string;
   writeLogReplicas: number;
   compactAt: number;
+  collectionDramBudget: number;
   retierDrop: number;
   retierEvery: number;
 }
@@ -143,6 +151,12 @@ export function registerServe(program: Command): void {
           DEFAULT_COMPACT_AT,
         )
         .option(
+          '--collection-dram-budget <share>',
+          "DRAM for each collection created over the API, as a share of its base at full precision (0.01-1): every compaction plans the base within it, the collection's payload indexes set aside first",
+          numberOption('--collection-dram-budget', 0.01, 1),
+          DEFAULT_COLLECTION_DRAM_BUDGET,
+        )
+        .option(
           '--retier-drop <share>',
           're-tier a live collection (a compaction profiled with its recorded queries) when its neighbour-list DRAM share over 2,000 searches falls this far below the share after its last layout; 0: never',
           numberOption('--retier-drop', 0, 1),
@@ -238,6 +252,7 @@ export function registerServe(program: Command): void {
       ...(f.expanders !== undefined ? { expanders: f.expanders } : {}),
       ...(f.dataDir !== undefined ? { dataDir: f.dataDir } : {}),
       compactAt: f.compactAt,
+      collectionDramBudget: f.collectionDramBudget,
       retierDrop: f.retierDrop,
       poolRoundMs: f.retierEvery,
       ...(f.writeLog !== undefined ? { writeLog: { servers: f.writeLog, stream: f.writeLogStream ?? 'strata-shard-0', replicas: f.writeLogReplicas } } : {}),

@@ -213,6 +213,33 @@ describe('compaction of a live collection', () => {
     }
   }, 60_000);
 
+  it("plans a created collection's base within the server's DRAM budget share, at every compaction", async () => {
+    const plannedShare = (c: Collection): number => c.base!.manifest.plan.dramBudgetBytes / c.base!.manifest.plan.fullPrecisionBytes;
+    const dataDir = tmp.path('data-budget-share');
+    const engine = await Engine.open([], { searchThreads: 0, dataDir, compactAt: 0, collectionDramBudget: 0.6 });
+    try {
+      const c = await engine.createCollection({ name: 's', dim: DIM, metric: 'l2', m: 8, efConstruction: 40 });
+      await upsertIds(
+        c,
+        Array.from({ length: 300 }, (_, i) => i),
+      );
+      await engine.compact('s');
+      expect(plannedShare(c)).toBeCloseTo(0.6, 3);
+    } finally {
+      await engine.close();
+    }
+    // Restarted with another share: the next compaction takes it.
+    const again = await Engine.open([], { searchThreads: 0, dataDir, compactAt: 0, collectionDramBudget: 0.3 });
+    try {
+      const c = again.collection('s');
+      await upsertIds(c, [5_000]);
+      await again.compact('s');
+      expect(plannedShare(c)).toBeCloseTo(0.3, 3);
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+
   it('gives a collection created over the API its first base, searched on the search threads, after a restart too', async () => {
     const dataDir = tmp.path('data-created');
     const model = new Map<number, Float32Array>();
