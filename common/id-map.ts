@@ -9,29 +9,46 @@ const GONE = -2;
 const MAX_LOAD = 0.7;
 
 /**
- * While every id is below this many times the map's size (plus DIRECT_FLOOR), the map is a direct
- * array indexed by id: four bytes an id up to the largest, against twelve a slot of the hash table,
- * which stays 30–65% full. Ids 0..n, what most collections use, never leave it.
+ * While every id is, above the base of its band, below this many times the map's size (plus
+ * DIRECT_FLOOR), the map is a direct array per band indexed by id: four bytes an id up to the
+ * largest, against twelve a slot of the hash table, which stays 30–65% full. Ids 0..n, what most
+ * collections use, never leave it; nor do ids numbered from a band's base in the order they come.
  */
 const DIRECT_SPAN = 4;
 const DIRECT_FLOOR = 65_536;
 
 export class IdMap {
-  /** The value by id, -1 for none, while the ids are dense; null once hashed. */
-  private direct: Int32Array | null;
+  /** Each band's values by id − its base, -1 for none, while the ids are dense; null once hashed. */
+  private direct: Int32Array[] | null;
   private keys = new Float64Array(0);
   private vals = new Int32Array(0);
   private used = 0;
   size = 0;
 
-  constructor(capacity = 1024) {
-    this.direct = new Int32Array(Math.max(16, Math.min(capacity, DIRECT_FLOOR))).fill(EMPTY);
+  /**
+   * @param bands the ids each direct array starts from, ascending from 0: a caller whose ids come in
+   *   several dense runs (a collection's numeric ids from 0, its UUID points' from another base)
+   */
+  constructor(
+    capacity = 1024,
+    private readonly bands: readonly number[] = [0],
+  ) {
+    this.direct = bands.map(() => new Int32Array(Math.max(16, Math.min(capacity, DIRECT_FLOOR))).fill(EMPTY));
+  }
+
+  /** The band an id falls in. */
+  private bandOf(id: number): number {
+    let b = this.bands.length - 1;
+    while (b > 0 && id < this.bands[b]!) b--;
+    return b;
   }
 
   get(id: number): number | undefined {
     const d = this.direct;
     if (d !== null) {
-      const v = id < d.length ? d[id]! : EMPTY;
+      const b = this.bandOf(id);
+      const at = id - this.bands[b]!;
+      const v = at < d[b]!.length ? d[b]![at]! : EMPTY;
       return v < 0 ? undefined : v;
     }
     const at = this.find(id);
@@ -43,18 +60,22 @@ export class IdMap {
   }
 
   set(id: number, value: number): void {
-    let d = this.direct;
-    if (d !== null && id >= d.length && id < DIRECT_SPAN * (this.size + 1) + DIRECT_FLOOR) {
-      const grown = new Int32Array(Math.max(id + 1, d.length + (d.length >>> 1))).fill(EMPTY);
-      grown.set(d);
-      this.direct = d = grown;
+    if (this.direct !== null) {
+      const b = this.bandOf(id);
+      const at = id - this.bands[b]!;
+      let d = this.direct[b]!;
+      if (at >= d.length && at < DIRECT_SPAN * (this.size + 1) + DIRECT_FLOOR) {
+        const grown = new Int32Array(Math.max(at + 1, d.length + (d.length >>> 1))).fill(EMPTY);
+        grown.set(d);
+        this.direct[b] = d = grown;
+      }
+      if (at < d.length) {
+        if (d[at]! < 0) this.size++;
+        d[at] = value;
+        return;
+      }
+      this.toHashed();
     }
-    if (d !== null && id < d.length) {
-      if (d[id]! < 0) this.size++;
-      d[id] = value;
-      return;
-    }
-    if (d !== null) this.toHashed();
     const mask = this.keys.length - 1;
     let i = slotOf(id, mask);
     let grave = -1;
@@ -77,10 +98,12 @@ export class IdMap {
   }
 
   delete(id: number): boolean {
-    const d = this.direct;
-    if (d !== null) {
-      if (id >= d.length || d[id]! < 0) return false;
-      d[id] = EMPTY;
+    if (this.direct !== null) {
+      const b = this.bandOf(id);
+      const at = id - this.bands[b]!;
+      const d = this.direct[b]!;
+      if (at >= d.length || d[at]! < 0) return false;
+      d[at] = EMPTY;
       this.size--;
       return true;
     }
@@ -93,9 +116,11 @@ export class IdMap {
 
   /** Every (id, value), in no particular order; the map must not change meanwhile. */
   forEach(fn: (id: number, value: number) => void): void {
-    const d = this.direct;
-    if (d !== null) {
-      for (let id = 0; id < d.length; id++) if (d[id]! >= 0) fn(id, d[id]!);
+    if (this.direct !== null) {
+      this.direct.forEach((d, b) => {
+        const base = this.bands[b]!;
+        for (let at = 0; at < d.length; at++) if (d[at]! >= 0) fn(base + at, d[at]!);
+      });
       return;
     }
     const keys = this.keys;
@@ -107,12 +132,12 @@ export class IdMap {
 
   /** Bytes of the arrays. */
   bytes(): number {
-    return (this.direct?.byteLength ?? 0) + this.keys.byteLength + this.vals.byteLength;
+    return (this.direct?.reduce((n, d) => n + d.byteLength, 0) ?? 0) + this.keys.byteLength + this.vals.byteLength;
   }
 
-  /** Leaves the direct array for the hash table (an id too large beside the size came). */
+  /** Leaves the direct arrays for the hash table (an id too far beyond its band's base came). */
   private toHashed(): void {
-    const d = this.direct!;
+    const direct = this.direct!;
     this.direct = null;
     let cap = 16;
     while (cap * MAX_LOAD < 2 * (this.size + 1)) cap *= 2;
@@ -120,7 +145,10 @@ export class IdMap {
     this.vals = new Int32Array(cap);
     this.used = 0;
     this.size = 0;
-    for (let id = 0; id < d.length; id++) if (d[id]! >= 0) this.set(id, d[id]!);
+    direct.forEach((d, b) => {
+      const base = this.bands[b]!;
+      for (let at = 0; at < d.length; at++) if (d[at]! >= 0) this.set(base + at, d[at]!);
+    });
   }
 
   private find(id: number): number {

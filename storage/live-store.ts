@@ -20,6 +20,7 @@ import type { IndexSpec, PayloadIndexParams } from '../index/payload-index/param
 import { type PayloadSelector, selectorPaths } from '../index/payload/selector.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type BasePayloadSource, CAPTURE_ROWS, PointPayloads } from './point-payloads.js';
+import { UUID_ID_BASE } from './point-ids.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
 import { SparseColumn } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
@@ -48,8 +49,7 @@ export interface KeyedPoint {
 
 export type { BasePayloadSource };
 
-/** Internal ids from here on number a collection's UUID points, in the order they first appear. */
-export const UUID_ID_BASE = 2 ** 52;
+export { UUID_ID_BASE };
 
 export interface PointWrite {
   /** The internal id (a UUID point's is assigned by idOfUuid). */

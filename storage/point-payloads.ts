@@ -6,6 +6,7 @@
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { stepsInOneTurn, stepsInTurns } from '../common/turns.js';
 import { IdMap } from '../common/id-map.js';
+import { ID_BANDS } from './point-ids.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
 import { compile } from '../index/filter/evaluate.js';
 import { parseKeyPath } from '../index/filter/key-path.js';
@@ -88,7 +89,7 @@ export class PointPayloads {
   private readonly store: PayloadStore;
   private readonly indexes: FieldIndexes;
   private readonly specs = new Map<string, PayloadIndexParams>();
-  private readonly rows = new IdMap();
+  private readonly rows = new IdMap(1024, ID_BANDS);
   private ids = new Float64Array(1024);
   /** The base node serving each row's point, or -1. */
   private nodes = new Int32Array(1024).fill(-1);

@@ -40,4 +40,32 @@ describe('IdMap', () => {
     for (let id = 0; id < n; id++) expect(m.get(id)).toBe(id === 7 ? undefined : n - id);
     expect(m.get(2 ** 52 + 5)).toBe(3);
   });
+
+  it("keeps ids numbered from each band's base (numeric ids, UUID points) in direct arrays, agreeing with a Map", () => {
+    const base = 2 ** 52;
+    const idArb = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: base, max: base + 5000 }), fc.integer({ min: 0, max: 2 ** 53 - 1 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), idArb, fc.nat()), { maxLength: 300 }), (ops) => {
+        const m = new IdMap(16, [0, base]);
+        const model = new Map<number, number>();
+        for (const [set, id, v] of ops) {
+          if (set) {
+            m.set(id, v);
+            model.set(id, v);
+          } else expect(m.delete(id)).toBe(model.delete(id));
+        }
+        expect(m.size).toBe(model.size);
+        for (const [id, v] of model) expect(m.get(id)).toBe(v);
+        const seen = new Map<number, number>();
+        m.forEach((id, v) => seen.set(id, v));
+        expect(seen).toEqual(model);
+      }),
+      { numRuns: 200 },
+    );
+    // UUID points numbered in order stay direct: four bytes an id, not a hash table's twelve a slot.
+    const m = new IdMap(1024, [0, base]);
+    for (let i = 0; i < 100_000; i++) m.set(base + i, i);
+    expect(m.bytes()).toBeLessThanOrEqual(4 * (1.5 * 100_000 + 2 * 65_536));
+    expect(m.get(base + 99_999)).toBe(99_999);
+  });
 });
