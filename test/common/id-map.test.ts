@@ -2,28 +2,35 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdMap } from '../../common/id-map.js';
 
+/** Applies random sets and deletes to `m` and to a Map; they agree on every read after each. */
+function agreesWithMap(make: () => IdMap, idArb: fc.Arbitrary<number>): void {
+  const opArb = fc.tuple(fc.boolean(), idArb, fc.integer({ min: 0, max: 2 ** 31 - 1 }));
+  fc.assert(
+    fc.property(fc.array(opArb, { maxLength: 600 }), (ops) => {
+      const m = make();
+      const model = new Map<number, number>();
+      for (const [set, id, v] of ops) {
+        if (set) {
+          m.set(id, v);
+          model.set(id, v);
+        } else expect(m.delete(id)).toBe(model.delete(id));
+        expect(m.size).toBe(model.size);
+      }
+      for (const [id, v] of model) expect(m.get(id)).toBe(v);
+      const seen = new Map<number, number>();
+      m.forEach((id, v) => seen.set(id, v));
+      expect(seen).toEqual(model);
+      expect(m.has(2 ** 53 + 2)).toBe(false);
+    }),
+    { numRuns: 200 },
+  );
+}
+
 describe('IdMap', () => {
   it('agrees with a Map under random sets, deletes and re-sets of ids up to 2^53 (growth and reuse of deleted slots included)', () => {
-    const idArb = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2 ** 53 - 1 }), fc.integer({ min: 2 ** 52, max: 2 ** 52 + 300 }));
-    const opArb = fc.tuple(fc.constantFrom('set', 'delete'), idArb, fc.integer({ min: 0, max: 2 ** 31 - 1 }));
-    fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 600 }), (ops) => {
-        const m = new IdMap(4);
-        const model = new Map<number, number>();
-        for (const [kind, id, v] of ops) {
-          if (kind === 'set') {
-            m.set(id, v);
-            model.set(id, v);
-          } else expect(m.delete(id)).toBe(model.delete(id));
-          expect(m.size).toBe(model.size);
-        }
-        for (const [id, v] of model) expect(m.get(id)).toBe(v);
-        const seen = new Map<number, number>();
-        m.forEach((id, v) => seen.set(id, v));
-        expect(seen).toEqual(model);
-        expect(m.has(2 ** 53 + 2)).toBe(false);
-      }),
-      { numRuns: 200 },
+    agreesWithMap(
+      () => new IdMap(4),
+      fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2 ** 53 - 1 }), fc.integer({ min: 2 ** 52, max: 2 ** 52 + 300 })),
     );
   });
 
@@ -43,24 +50,9 @@ describe('IdMap', () => {
 
   it("keeps ids numbered from each band's base (numeric ids, UUID points) in direct arrays, agreeing with a Map", () => {
     const base = 2 ** 52;
-    const idArb = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: base, max: base + 5000 }), fc.integer({ min: 0, max: 2 ** 53 - 1 }));
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), idArb, fc.nat()), { maxLength: 300 }), (ops) => {
-        const m = new IdMap(16, [0, base]);
-        const model = new Map<number, number>();
-        for (const [set, id, v] of ops) {
-          if (set) {
-            m.set(id, v);
-            model.set(id, v);
-          } else expect(m.delete(id)).toBe(model.delete(id));
-        }
-        expect(m.size).toBe(model.size);
-        for (const [id, v] of model) expect(m.get(id)).toBe(v);
-        const seen = new Map<number, number>();
-        m.forEach((id, v) => seen.set(id, v));
-        expect(seen).toEqual(model);
-      }),
-      { numRuns: 200 },
+    agreesWithMap(
+      () => new IdMap(16, [0, base]),
+      fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: base, max: base + 5000 }), fc.integer({ min: 0, max: 2 ** 53 - 1 })),
     );
     // UUID points numbered in order stay direct: four bytes an id, not a hash table's twelve a slot.
     const m = new IdMap(1024, [0, base]);
