@@ -22,7 +22,7 @@ export abstract class FieldIndexBase<T> implements PayloadFieldIndex {
   protected other = emptyBitmap();
   /**
    * Each point's value counts, one per value at the path (array: its length, null: 0, else 1), for
-   * points other than the common case of one plain value, which `single` holds without a Map entry.
+   * points other than the common case of one plain value, which `single` holds without an entry here.
    */
   private readonly counts = new PointValues<number>(COUNT_CODEC);
   private single = emptyBitmap();
