@@ -18,6 +18,8 @@ export interface ValueCodec<T> {
   decode(src: Float64Array, at: number): { value: T; next: number };
   /** Where every value is one slot that fits it: the column a point's single value is kept in. */
   readonly head?: HeadType;
+  /** Every slot is an integer in 0..2³²−1 (a token list's length and codes): runs take u32 slots. */
+  readonly intSlots?: boolean;
 }
 
 export const NUMBER_CODEC: ValueCodec<number> = {
@@ -69,6 +71,7 @@ export class StringCodec implements ValueCodec<string> {
 
 /** A list of tokens (a text value): its length, then each token's code. */
 export class TokensCodec implements ValueCodec<readonly string[]> {
+  readonly intSlots = true;
   private readonly words = new StringCodec();
   encode(v: readonly string[], out: number[]): void {
     out.push(v.length);
@@ -113,7 +116,7 @@ const RUN = 2;
 
 /**
  * A run's first slot: in a float64 pool it packs the value count and the slot count (count · 2³² +
- * slots); in the u32 pool of a kind with an integer head (a slot a value) it is the count.
+ * slots); in a u32 pool it is the slot count (a kind with an integer head has a slot a value).
  */
 const PACK = 2 ** 32;
 
@@ -122,7 +125,7 @@ export class PointValues<T> {
   private head: HeadArray | null;
   /** Each run point's run start in the pool; made at the first run (a field of single values has none). */
   private start: Int32Array<ArrayBuffer> | null = null;
-  /** Runs of kinds with an integer head in u32 slots (a dictionary code takes four bytes, not eight). */
+  /** Runs of kinds with integer slots in u32 slots (a dictionary code takes four bytes, not eight). */
   private readonly narrow: boolean;
   private pool: Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
   private end = 0;
@@ -134,7 +137,7 @@ export class PointValues<T> {
 
   constructor(private readonly codec: ValueCodec<T>) {
     this.head = headArray(codec.head, this.state.length);
-    this.narrow = codec.head === 'u8' || codec.head === 'u32';
+    this.narrow = codec.head === 'u8' || codec.head === 'u32' || codec.intSlots === true;
     this.pool = this.poolOf(0);
   }
 
@@ -142,7 +145,7 @@ export class PointValues<T> {
     return this.narrow ? new Uint32Array(n) : new Float64Array(n);
   }
 
-  /** Values in the run at `at`. */
+  /** Values in the run at `at`, of a kind with a slot a value (numbers, counts). */
   private countAt(at: number): number {
     return this.narrow ? this.pool[at]! : Math.floor(this.pool[at]! / PACK);
   }
@@ -159,22 +162,16 @@ export class PointValues<T> {
       this.one[0] = this.head![id]!;
       return [this.codec.decode(this.one, 0).value];
     }
-    let at = this.start![id]!;
-    const n = this.countAt(at);
-    at++;
-    const out: T[] = new Array(n);
+    const at = this.start![id]!;
     const pool = this.pool;
-    if (pool instanceof Uint32Array) {
-      for (let i = 0; i < n; i++) {
-        this.one[0] = pool[at + i]!;
-        out[i] = this.codec.decode(this.one, 0).value;
-      }
-      return out;
-    }
-    for (let i = 0; i < n; i++) {
-      const d = this.codec.decode(pool, at);
-      out[i] = d.value;
-      at = d.next;
+    // A u32 run is read as float64 slots, as the codec decodes them.
+    const src = pool instanceof Uint32Array ? Float64Array.from(pool.subarray(at + 1, at + this.slotsAt(at))) : pool;
+    const end = pool instanceof Uint32Array ? src.length : at + this.slotsAt(at);
+    const out: T[] = [];
+    for (let i = pool instanceof Uint32Array ? 0 : at + 1; i < end; ) {
+      const d = this.codec.decode(src, i);
+      out.push(d.value);
+      i = d.next;
     }
     return out;
   }
@@ -196,7 +193,7 @@ export class PointValues<T> {
     if (this.end + 1 + enc.length > this.pool.length) this.growPool(this.end + 1 + enc.length);
     // (A pool copied down moved the end: the run goes where it is now.)
     const at = this.end;
-    this.pool[at] = this.narrow ? values.length : values.length * PACK + enc.length;
+    this.pool[at] = this.narrow ? enc.length : values.length * PACK + enc.length;
     this.pool.set(enc, at + 1);
     this.start[id] = at;
     this.state[id] = RUN;

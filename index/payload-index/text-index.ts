@@ -24,7 +24,8 @@ export class TextIndex extends FieldIndexBase<readonly string[]> {
   }
 
   protected read(e: unknown): readonly string[] | undefined {
-    return typeof e === 'string' ? this.tokenizer(e).slice() : undefined;
+    // Each distinct token once: a removal needs the set, and the postings hold no repeats.
+    return typeof e === 'string' ? [...new Set(this.tokenizer(e))] : undefined;
   }
 
   protected insert(id: number, values: readonly (readonly string[])[]): void {

@@ -116,4 +116,14 @@ describe('PointValues', () => {
     expect(numbers.bytes()).toBeLessThanOrEqual(2 * n * 9);
     expect(bools.bytes()).toBeGreaterThanOrEqual(n * 2);
   });
+
+  it('keeps a token list in four-byte slots: its length and each code, after a start and a state byte', () => {
+    const n = 10_000;
+    const tokens = new PointValues(new TokensCodec());
+    for (let i = 0; i < n; i++) tokens.set(i, [Array.from({ length: 50 }, (_, j) => `t${(i + j) % 300}`)]);
+    // A run: its header, the length, 50 codes; grown by half at most.
+    const perPoint = 1 + 4 + 4 * (1 + 1 + 50);
+    expect(tokens.bytes()).toBeLessThanOrEqual(1.5 * n * perPoint + 4096 * 4);
+    expect(tokens.get(n - 1)).toEqual([Array.from({ length: 50 }, (_, j) => `t${(n - 1 + j) % 300}`)]);
+  });
 });
