@@ -2,15 +2,18 @@
 // Built lazily, once per base (a base is immutable; a compaction brings a new one).
 import type { TieredIndex } from '../index/tiered/tiered-index.js';
 import type { LiveStore } from '../storage/live-store.js';
+import { IdMap } from '../common/id-map.js';
 import { lowerBound } from '../common/lower-bound.js';
 import { stepsInOneTurn } from '../common/turns.js';
 import { sortPairs } from '../index/payload-index/pair-sort.js';
+import { ID_BANDS } from '../storage/point-ids.js';
 
 /** Labels a warm-up (BaseLookup.warmSteps) maps between two yields. */
 const WARM_STEP_LABELS = 65_536;
 
 export class BaseLookup {
-  private byLabel: Map<number, number> | null = null;
+  /** Label → node in typed arrays (a Map would hold an entry a point on the V8 heap). */
+  private byLabel: IdMap | null = null;
   private sorted: Int32Array | null = null;
 
   constructor(readonly index: TieredIndex) {}
@@ -30,8 +33,8 @@ export class BaseLookup {
     if (this.byLabel === null) this.byLabel = yield* this.mapSteps(labelsPerStep);
   }
 
-  private *mapSteps(labelsPerStep = WARM_STEP_LABELS): Generator<void, Map<number, number>, void> {
-    const m = new Map<number, number>();
+  private *mapSteps(labelsPerStep = WARM_STEP_LABELS): Generator<void, IdMap, void> {
+    const m = new IdMap(this.index.labels.length, ID_BANDS);
     const labels = this.index.labels;
     for (let i = 0; i < labels.length; i++) {
       m.set(labels[i]!, i);
