@@ -21,6 +21,7 @@ import { type PayloadSelector, selectorPaths } from '../index/payload/selector.j
 import { parseKeyPath } from '../index/filter/key-path.js';
 import { type BasePayloadSource, CAPTURE_ROWS, PointPayloads } from './point-payloads.js';
 import { UUID_ID_BASE } from './point-ids.js';
+import { UuidIds } from './uuid-ids.js';
 import { type RecoveryReport, WriteAheadLog } from './wal.js';
 import { SparseColumn } from '../index/sparse/sparse-column.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
@@ -303,8 +304,8 @@ export class LiveStore {
   appliedLsn = 0n;
   /** Writes applied since open (replayed ones included), for metrics. */
   applied = { upserted: 0, deleted: 0 };
-  private readonly uuidIds = new Map<string, number>();
-  private readonly idUuids = new Map<number, string>();
+  /** UUID points' ids both ways, off the V8 heap. */
+  private readonly uuids = new UuidIds();
   private nextUuidId = UUID_ID_BASE;
   /** The shared log this store follows, or null (its own log orders its writes). */
   private shared: SharedLog | null = null;
@@ -419,7 +420,7 @@ export class LiveStore {
   private stateBesidesPayloads(): StateBesidesPayloads {
     return {
       indexes: this.payloads.indexSpecs(),
-      uuids: [...this.uuidIds],
+      uuids: this.uuidPairs(),
       nextUuidId: this.nextUuidId,
       sharedSeq: this.sharedSeq,
       ...(this.sparse.size > 0 ? { sparse: sparseStateOf(this.sparse) } : {}),
@@ -837,9 +838,15 @@ export class LiveStore {
   }
 
   private mapUuid(uuid: string, id: number): void {
-    this.uuidIds.set(uuid, id);
-    this.idUuids.set(id, uuid);
+    this.uuids.set(uuid, id);
     if (id >= this.nextUuidId) this.nextUuidId = id + 1;
+  }
+
+  /** The UUID pairs, as the saved state keeps them. */
+  private uuidPairs(): Array<[string, number]> {
+    const pairs: Array<[string, number]> = [];
+    this.uuids.forEach((uuid, id) => pairs.push([uuid, id]));
+    return pairs;
   }
 
   /**
@@ -847,7 +854,7 @@ export class LiveStore {
    * at once (so that two writes of it in flight agree), and the write that carries it logs the pair.
    */
   idOfUuid(uuid: string, assign: boolean): number | null {
-    const known = this.uuidIds.get(uuid);
+    const known = this.uuids.get(uuid);
     if (known !== undefined || !assign) return known ?? null;
     const id = this.nextUuidId;
     this.mapUuid(uuid, id);
@@ -856,7 +863,7 @@ export class LiveStore {
 
   /** The UUID of an internal id, or null (an integer id). */
   uuidOf(id: number): string | null {
-    return this.idUuids.get(id) ?? null;
+    return this.uuids.uuidOf(id);
   }
 
   /** Whether `id` is a live point (fresh, or in the base and not hidden). */
