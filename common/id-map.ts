@@ -26,11 +26,13 @@ export class IdMap {
   size = 0;
 
   /**
+   * @param capacity the entries expected: ids up to DIRECT_SPAN times it stay direct from the first
+   *   (a base's labels come in node order, not id order, so its first id may be its largest)
    * @param bands the ids each direct array starts from, ascending from 0: a caller whose ids come in
    *   several dense runs (a collection's numeric ids from 0, its UUID points' from another base)
    */
   constructor(
-    capacity = 1024,
+    private readonly capacity = 1024,
     private readonly bands: readonly number[] = [0],
   ) {
     this.direct = bands.map(() => new Int32Array(Math.max(16, Math.min(capacity, DIRECT_FLOOR))).fill(EMPTY));
@@ -64,7 +66,7 @@ export class IdMap {
       const b = this.bandOf(id);
       const at = id - this.bands[b]!;
       let d = this.direct[b]!;
-      if (at >= d.length && at < DIRECT_SPAN * (this.size + 1) + DIRECT_FLOOR) {
+      if (at >= d.length && at < DIRECT_SPAN * (Math.max(this.size, this.capacity) + 1) + DIRECT_FLOOR) {
         const grown = new Int32Array(Math.max(at + 1, d.length + (d.length >>> 1))).fill(EMPTY);
         grown.set(d);
         this.direct[b] = d = grown;

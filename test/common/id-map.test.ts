@@ -60,4 +60,15 @@ describe('IdMap', () => {
     expect(m.bytes()).toBeLessThanOrEqual(4 * (1.5 * 100_000 + 2 * 65_536));
     expect(m.get(base + 99_999)).toBe(99_999);
   });
+
+  it('stays direct from the first id when told how many to expect, whatever order the ids come in', () => {
+    const n = 100_000;
+    const m = new IdMap(n);
+    for (let i = n - 1; i >= 0; i--) m.set(i, i);
+    expect(m.bytes()).toBeLessThanOrEqual(4 * (1.5 * n + 65_536));
+    const unsized = new IdMap();
+    for (let i = n - 1; i >= 0; i--) unsized.set(i, i);
+    expect(unsized.bytes()).toBeGreaterThan(12 * n);
+    expect(m.get(12_345)).toBe(12_345);
+  });
 });
