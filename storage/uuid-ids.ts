@@ -23,8 +23,9 @@ export class UuidIds {
   private readonly key = new Uint8Array(16);
   size = 0;
 
-  /** The internal id of a canonical UUID, or undefined. */
+  /** The internal id of a canonical UUID, or undefined (for any other string too, as a Map would answer). */
   get(uuid: string): number | undefined {
+    if (!CANONICAL.test(uuid)) return undefined;
     this.parse(uuid);
     const at = this.table[this.slot()]!;
     return at === 0 ? undefined : UUID_ID_BASE + at - 1;

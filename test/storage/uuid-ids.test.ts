@@ -1,6 +1,6 @@
 // UUID points' ids both ways, in typed arrays: every pair set reads back from either side, as a pair
-// of Maps would; ids outside the UUID range and strings that are no canonical UUID are refused; the
-// arrays cost bytes, not V8 heap objects, a point.
+// of Maps would; ids outside the UUID range and strings that are no canonical UUID are refused as
+// pairs and found by no lookup; the arrays cost bytes, not V8 heap objects, a point.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UUID_ID_BASE } from '../../storage/point-ids.js';
@@ -41,6 +41,11 @@ describe('UuidIds', () => {
     expectStrataError(() => m.set('0f0e0d0c-0b0a-4908-8706-050403020100', 12), 'STRATA_INTERNAL');
     expectStrataError(() => m.set('0F0E0D0C-0B0A-4908-8706-050403020100', UUID_ID_BASE), 'STRATA_INTERNAL');
     expect(m.size).toBe(0);
+    // A lookup of any other string finds nothing, as a Map's would.
+    m.set('0f0e0d0c-0b0a-4908-8706-050403020100', UUID_ID_BASE);
+    expect(m.get('0F0E0D0C-0B0A-4908-8706-050403020100')).toBeUndefined();
+    expect(m.get('not a uuid')).toBeUndefined();
+    expect(m.get('0f0e0d0c-0b0a-4908-8706-050403020100')).toBe(UUID_ID_BASE);
   });
 
   it('costs about 24 bytes of typed arrays a UUID point', () => {
