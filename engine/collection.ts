@@ -694,14 +694,19 @@ export class Collection implements FilteredHost {
   payloadBytes(): CollectionInfo['payloadBytes'] {
     // Where the values' pages are is read now, not remembered from when their slabs were bound.
     this.payloads.verifyValues();
-    return { ...this.payloads.bytes(), indexes: this.payloadIndexBytes() };
+    const b = this.payloads.bytes();
+    return { ...b, indexes: this.withPrefixes(b.indexes) };
   }
 
   /** DRAM of each payload index, with the planner's range bitsets over it: what a compaction sets aside from the budget. */
   payloadIndexBytes(): Record<string, number> {
-    const b = Object.fromEntries(this.payloads.indexBytes());
-    for (const [field, n] of this.resolver.prefixBytes()) if (b[field] !== undefined) b[field] += n;
-    return b;
+    return this.withPrefixes(Object.fromEntries(this.payloads.indexBytes()));
+  }
+
+  /** Each field's index bytes plus its range prefix bitsets (FilterResolver). */
+  private withPrefixes(indexes: Record<string, number>): Record<string, number> {
+    for (const [field, n] of this.resolver.prefixBytes()) if (indexes[field] !== undefined) indexes[field] += n;
+    return indexes;
   }
 
   /**

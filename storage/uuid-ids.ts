@@ -3,6 +3,7 @@
 // and an open-addressing table from the bytes back to the offset. Two Maps of strings held a string
 // and two entries a point on the V8 heap, which every major GC scans: the UUIDs LangChain and
 // LlamaIndex write by default made that most points.
+import { fnv1a, sameBytesAt } from '../common/byte-hash.js';
 import { StrataError } from '../common/errors.js';
 import { UUID_ID_BASE } from './point-ids.js';
 
@@ -79,9 +80,9 @@ export class UuidIds {
   /** The slot holding `key`, or the empty slot where it would go. */
   private slot(): number {
     const mask = this.table.length - 1;
-    for (let i = hashOf(this.key, 0) & mask; ; i = (i + 1) & mask) {
+    for (let i = fnv1a(this.key) & mask; ; i = (i + 1) & mask) {
       const at = this.table[i]!;
-      if (at === 0 || sameAt(this.bytes, 16 * (at - 1), this.key)) return i;
+      if (at === 0 || sameBytesAt(this.bytes, 16 * (at - 1), this.key, 0, 16)) return i;
     }
   }
 
@@ -101,21 +102,9 @@ export class UuidIds {
     const mask = cap - 1;
     for (const at of old) {
       if (at === 0) continue;
-      let i = hashOf(this.bytes, 16 * (at - 1)) & mask;
+      let i = fnv1a(this.bytes, 16 * (at - 1), 16 * at) & mask;
       while (this.table[i] !== 0) i = (i + 1) & mask;
       this.table[i] = at;
     }
   }
-}
-
-/** A hash of the 16 bytes at `o`. */
-function hashOf(b: Uint8Array, o: number): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < 16; k++) h = Math.imul(h ^ b[o + k]!, 0x01000193);
-  return (h ^ (h >>> 15)) >>> 0;
-}
-
-function sameAt(b: Uint8Array, o: number, key: Uint8Array): boolean {
-  for (let k = 0; k < 16; k++) if (b[o + k] !== key[k]) return false;
-  return true;
 }

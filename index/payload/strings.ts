@@ -4,21 +4,10 @@
 import type { ChunkMemory } from './chunk-memory.js';
 import { ByteArena, type ChunkedArray, u32Array } from './chunked.js';
 import { PAYLOAD_LIMITS } from './limits.js';
+import { fnv1a, sameBytesAt } from '../../common/byte-hash.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-function fnv1a(bytes: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h >>> 0;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 export class StringDictionary {
   private readonly arena: ByteArena;
@@ -52,7 +41,9 @@ export class StringDictionary {
     const mask = this.table.length - 1;
     for (let i = fnv1a(bytes) & mask; ; i = (i + 1) & mask) {
       const c = this.table[i]!;
-      if (c === 0 || sameBytes(this.bytesOf(c - 1), bytes)) return i;
+      if (c === 0) return i;
+      const held = this.bytesOf(c - 1);
+      if (held.length === bytes.length && sameBytesAt(held, 0, bytes, 0, bytes.length)) return i;
     }
   }
 
