@@ -8,7 +8,7 @@ import { indexMemoryParts } from '../index/format/memory-parts.js';
 import type { ReportedCollection } from './collection-info.js';
 
 export interface MemoryPart {
-  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, fresh vectors, sparse vector <name>, vector <name> (a secondary one), payload values, payload rows, payload index <key>. */
+  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, filter links, fresh vectors, sparse vector <name>, vector <name> (a secondary one), payload values, payload rows, payload index <key>. */
   part: string;
   dram: number;
   cxl: number;

@@ -152,16 +152,22 @@ export class FilterLinks {
   }
 
   /**
-   * DRAM (the blocks' entries, and the members where held: a base built in this process) and CXL
-   * (the lists, and the lookup a linked hop reads with them) bytes. Only linked walks read either,
-   * so both are cold: the DRAM budget keeps its room for what every search reads.
+   * DRAM (the blocks' entries) and CXL (the lists, and the lookup a linked hop reads with them) bytes,
+   * as a base read from its directory holds them. Only linked walks read either, so both are cold: the
+   * DRAM budget keeps its room for what every search reads. The members a builder still holds are
+   * apart (`heldBytes`): the directory's reader never has them, so a manifest must not count them.
    */
   bytes(): { dram: number; cxl: number } {
     const k = this.lookup;
     return {
-      dram: (this.heldMembers?.byteLength ?? 0) + k.entries.byteLength,
+      dram: k.entries.byteLength,
       cxl: this.lists.byteLength + k.nodeFrom.byteLength + k.memberBlock.byteLength + k.memberList.byteLength,
     };
+  }
+
+  /** Bytes of the members held beside the lookup (a base built in this process and not placed). */
+  get heldBytes(): number {
+    return this.heldMembers?.byteLength ?? 0;
   }
 }
 

@@ -26,8 +26,10 @@ export interface StoreEntry {
 export interface TierEntry {
   index: number;
   kind: 'dram' | 'cxl';
-  /** Bytes of records (and upper layers, for DRAM) in this tier. */
+  /** Bytes of records in this tier (and in DRAM the upper layers, the code's head, the pool, the value runs). */
   bytes: number;
+  /** The same bytes by part, as the memory report names them (memory-parts.ts); absent: derived there. */
+  parts?: Record<string, number>;
 }
 
 /** The filtered walk's measured cost (index/search/walk-profile.ts): mean distances at each selectivity, at beam width ef. */
@@ -207,7 +209,10 @@ export function checkManifest(raw: unknown, file: string): Manifest {
     const t = object(raw, `tiers[${i}]`);
     if (t['index'] !== i) fail(`tiers[${i}].index must be ${i}`);
     if (t['kind'] !== TIER_KINDS[i]) fail(`tiers[${i}].kind must be "${TIER_KINDS[i]}"`);
-    int(t['bytes'], `tiers[${i}].bytes`);
+    const bytes = int(t['bytes'], `tiers[${i}].bytes`);
+    if (t['parts'] === undefined) return;
+    const parts = Object.entries(object(t['parts'], `tiers[${i}].parts`)).map(([k, v]) => int(v, `tiers[${i}].parts.${k}`));
+    if (parts.reduce((a, b) => a + b, 0) !== bytes) fail(`tiers[${i}].parts must add up to tiers[${i}].bytes`);
   });
   if (!Array.isArray(m['stores'])) return fail('stores must be a list');
   const covered = new Map<string, number>();

@@ -28,6 +28,7 @@ import type { FileEntry, Manifest } from './manifest.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import { checkOutput } from './output-path.js';
 import { linksEntry, linksHeaderFields } from './links-file.js';
+import { tierParts } from './memory-parts.js';
 import { type BasePayload, writeBasePayloads } from './payload-file.js';
 import type { IndexSpec } from '../payload-index/params.js';
 import { installDir, recoverInterruptedSwap, removeStaleTemporaries, temporaryFor } from './replace-dir.js';
@@ -135,10 +136,12 @@ export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInf
       const written = writeBasePayloads(tmp, p.entries, p.indexes, p.onProgress);
       files[PAYLOAD_FILE] = { bytes: written.bytes, sha256: written.sha256 };
     }
-    // Every store's records per tier, and in DRAM the upper layers, the code's head (rq's centroids)
-    // and the promotion pool (filled at load from the lists written here).
-    const { dram, cxl } = index.tierBytes();
-    const tiers = TIER_KINDS.map((kind, i) => ({ index: i, kind, bytes: i === 0 ? dram : cxl }));
+    // Every store's records per tier, and in DRAM the upper layers, the code's head (rq's centroids),
+    // the promotion pool (filled at load from the lists written here) and the value runs' room; the
+    // filter links where a reader places them. Each tier by part, too, for the memory report.
+    const { dram, cxl, byKind } = index.tierBytes();
+    const parts = tierParts(byKind, stores);
+    const tiers = TIER_KINDS.map((kind, i) => ({ index: i, kind, bytes: i === 0 ? dram : cxl, parts: parts[i]! }));
 
     const manifest: Manifest = {
       format: FORMAT_NAME,

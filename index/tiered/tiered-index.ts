@@ -100,6 +100,8 @@ export const DEFAULT_FUSED_LANES = Math.min(16, availableParallelism() + 2);
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
 export const STORE_KINDS = ['adjacency', 'vectors', 'codes', 'labels'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
+/** What tierBytes counts: the stores, and the upper layers, promotion pool, value runs and filter links. */
+export type TierPartKind = StoreKind | 'upper' | 'pool' | 'runs' | 'links';
 
 interface StoreHandle {
   shape: SegmentShape;
@@ -491,8 +493,8 @@ export class TieredIndex {
     return this.pool?.has(node) ? 0 : 1;
   }
 
-  /** Record bytes per tier and per kind (upper layers and the promotion pool counted in DRAM). */
-  tierBytes(): { dram: number; cxl: number; byKind: Record<StoreKind | 'upper' | 'pool' | 'links', [number, number]> } {
+  /** Record bytes per tier and per kind (upper layers, the promotion pool and value runs counted in DRAM). */
+  tierBytes(): { dram: number; cxl: number; byKind: Record<TierPartKind, [number, number]> } {
     const upper = this.upper.ids.byteLength + this.upper.levels.byteLength + this.upper.offsets.byteLength + this.upper.links.byteLength;
     const pl = this.poolHandle?.layout;
     const byKind = {
@@ -503,6 +505,8 @@ export class TieredIndex {
       codes: this.codes ? codeStoreBytes(this.codes) : ([0, 0] as [number, number]),
       labels: this.labelStore.recordBytes(),
       upper: [upper, 0] as [number, number],
+      // The room the plan kept for them in the fused region, as the planner charged it.
+      runs: [this.plan.runBytes ?? 0, 0] as [number, number],
       // The members are searched per expansion (DRAM); the lists are cold, read as CXL.
       links: this.linksBytes(),
     };
@@ -519,6 +523,7 @@ export class TieredIndex {
   residentBytes(): number[] {
     const lanes = this.fused ? this.fused.lanes.lanes * this.fused.lanes.laneBytes : 0;
     const { upper, pool, links } = this.tierBytes().byKind;
-    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes : 0) + links[t.index]!);
+    const held = this.linksValue?.heldBytes ?? 0;
+    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes + held : 0) + links[t.index]!);
   }
 }

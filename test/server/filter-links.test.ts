@@ -93,6 +93,17 @@ describe('hnsw_config.payload_m', () => {
     expect((await searchFar('linked')).plans.every((p) => p === 'linked')).toBe(true);
   });
 
+  it('reports the links as a part of the memory, and its index parts add up to the tiers it reports', async () => {
+    const memory = (await http(srv!.url, 'GET', '/collections/c/memory')).body as { result: { parts: Array<{ part: string; dram: number; cxl: number }> } };
+    const info = (await http(srv!.url, 'GET', '/collections/c')).body as { result: { strata: { tiers: Array<{ bytes: number }> } } };
+    const parts = memory.result.parts;
+    const links = parts.find((p) => p.part === 'filter links');
+    expect(links?.cxl).toBeGreaterThan(0);
+    const index = parts.filter((p) => !/^(payload|fresh)/.test(p.part));
+    const sum = (t: 'dram' | 'cxl') => index.reduce((a, p) => a + p[t], 0);
+    expect([sum('dram'), sum('cxl')]).toEqual(info.result.strata.tiers.map((t) => t.bytes));
+  });
+
   it('drops them at the next compaction once an update sets payload_m 0', async () => {
     expect(await client.updateCollection('c', { hnsw_config: { payload_m: 0 } })).toBe(true);
     expect((await client.getCollection('c')).config.hnsw_config.payload_m).toBe(0);

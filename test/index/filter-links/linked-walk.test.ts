@@ -216,6 +216,13 @@ describe('filter links', () => {
     }
   });
 
+  it('are recorded in the manifest as a reader of the directory holds them, not as the builder did', () => {
+    const m = JSON.parse(readFileSync(join(tmp.path('links'), 'manifest.json'), 'utf8')) as Manifest;
+    const held = linked.tierBytes();
+    expect(m.tiers.map((t) => t.bytes)).toEqual([held.dram, held.cxl]);
+    expect(held.byKind.links[0]).toBe(4 * linked.links!.blocks.length);
+  });
+
   it.skipIf(!numaSupport().available)("are bound with the CXL tier's memory and verified page by page, apart from the DRAM tier", () => {
     // One node here: the DRAM and CXL tiers both bind to it, and the policy of every page shows it.
     const opened = openIndex(tmp.path('links'), { mode: 'numa', dramNode: 0, cxlNode: 0 });

@@ -246,14 +246,43 @@ describe('writeIndex / loadIndex round trip', () => {
       { kind: 'labels', tier: 1, start: 0, count: COUNT, stride: 8, file: 'labels-cxl.bin' },
     ]);
     // Tier bytes: the records each tier holds, upper layers (9 bytes a node + links) and the code's
-    // head (rq4's centroids) in DRAM; the
-    // same as the planner's totals, and DRAM within the budget.
+    // head (rq4's centroids) in DRAM, each by part; the same as the planner's totals, and DRAM within
+    // the budget.
     const upper = 9 * index.upper.ids.length + 4 * index.upper.links.length;
     const pool = placed.plan.dram.pool;
     expect(pool).toBe(placed.plan.poolLists * (ADJ + 20));
+    const none = { 'value runs': 0, 'filter links': 0 };
     expect(m.tiers).toEqual([
-      { index: 0, kind: 'dram', bytes: upper + COUNT * 18 + index.codec!.headBytes + a * ADJ + pool },
-      { index: 1, kind: 'cxl', bytes: (COUNT - a) * ADJ + COUNT * VEC + COUNT * 8 },
+      {
+        index: 0,
+        kind: 'dram',
+        bytes: upper + COUNT * 18 + index.codec!.headBytes + a * ADJ + pool,
+        parts: {
+          ...none,
+          codes: COUNT * 18,
+          'code parameters': index.codec!.headBytes,
+          'neighbour lists': a * ADJ,
+          vectors: 0,
+          labels: 0,
+          'upper layers': upper,
+          'promotion pool': pool,
+        },
+      },
+      {
+        index: 1,
+        kind: 'cxl',
+        bytes: (COUNT - a) * ADJ + COUNT * VEC + COUNT * 8,
+        parts: {
+          ...none,
+          codes: 0,
+          'code parameters': 0,
+          'neighbour lists': (COUNT - a) * ADJ,
+          vectors: COUNT * VEC,
+          labels: COUNT * 8,
+          'upper layers': 0,
+          'promotion pool': 0,
+        },
+      },
     ]);
     expect(m.tiers.map((t) => t.bytes)).toEqual([placed.plan.dram.total, placed.plan.cxl.total]);
     expect(m.tiers[0]!.bytes).toBeLessThanOrEqual(m.plan.dramBudgetBytes);
@@ -582,6 +611,8 @@ describe('loadIndex rejects damaged indexes', () => {
     ['tiers.1.kind', 'dram', 'tiers[1].kind'],
     ['tiers.1.bytes', -1, 'tiers[1].bytes'],
     ['tiers', [], 'tiers must list the dram and cxl tiers'],
+    ['tiers.0.parts', { codes: 1 }, 'tiers[0].parts must add up to tiers[0].bytes'],
+    ['tiers.1.parts', { vectors: -1 }, 'tiers[1].parts.vectors'],
     ['plan', undefined, 'plan must be an object'],
     ['plan.adjacencyInDram', 2001, 'plan.adjacencyInDram'],
     ['plan.vectorsInDram', -1, 'plan.vectorsInDram'],
