@@ -26,6 +26,7 @@ import { type NodeFilter, Searcher } from '../index/search/searcher.js';
 import { STAT } from '../index/search/stats.js';
 import { runsFor, writeRuns } from '../engine/filter-runs.js';
 import { runValues } from '../index/tiered/value-runs.js';
+import { atRecall } from './lib/curves.js';
 
 const o = new Command()
   .option('--dir <dir>', 'a filtered set: base.fvecs, query.fvecs, payloads.jsonl, filters.json')
@@ -39,6 +40,16 @@ const o = new Command()
   .option('--plans <list>', 'only these plans (comma-separated column names)')
   .option('--payload-m <n>', 'payload_m: build the base with its payload indexes and filter links, and run the linked plan (0: none)', Number, 0)
   .option('--inject', 'stall for the modelled CXL time (the default cost model), as a CXL host would pay it')
+  .option(
+    '--at-recall <r>',
+    "instead of the plans side by side: each family's planner plan and the unfiltered search over the --efs grid, CXL bytes, distances and CPU read off each curve at this recall",
+    Number,
+  )
+  .option(
+    '--efs <list>',
+    'the ef grid of --at-recall (ascending, from low enough that its first step misses the recall)',
+    '10,12,16,20,24,32,48,64,96,128,192,256',
+  )
   .option('--json <file>', 'also write the rows as JSON')
   .parse(process.argv)
   .opts<{
@@ -53,6 +64,8 @@ const o = new Command()
     plans?: string;
     payloadM: number;
     inject?: boolean;
+    atRecall?: number;
+    efs: string;
     json?: string;
   }>();
 
@@ -150,7 +163,7 @@ interface Run {
   injectedUs: number;
 }
 
-function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: number[][] | null): { run: Run; answers: number[][] } {
+function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: number[][] | null, ef = o.ef): { run: Run; answers: number[][] } {
   const answers: number[][] = [];
   let distances = 0;
   let cxl = 0;
@@ -161,7 +174,7 @@ function run(searcher: Searcher, filters: Array<NodeFilter | null>, truth: numbe
   const t0 = process.cpuUsage();
   for (let q = 0; q < nq; q++) {
     const f = filters[q]!;
-    const r = searcher.search(queries.vectors.subarray(q * dim, (q + 1) * dim), K, o.ef, 5 * K, true, f);
+    const r = searcher.search(queries.vectors.subarray(q * dim, (q + 1) * dim), K, ef, 5 * K, true, f);
     answers.push(Array.from(r.ids));
     distances += r.stats[STAT.distances]!;
     cxl += r.stats[STAT.adjBytesCxl]! + r.stats[STAT.vecBytesCxl]! + r.stats[STAT.codeBytesCxl]! + r.stats[STAT.filterLinkBytes]!;
@@ -221,6 +234,48 @@ const unfiltered = sideBySide([['unfiltered', fused, FILTER_PLAN.NONE]], (s) => 
 console.log(
   `unfiltered: ${unfiltered.ms.toFixed(3)} ms/q, ${unfiltered.distances.toFixed(0)} distances, ${unfiltered.cxlBytes.toFixed(0)} CXL B/q (ef ${o.ef})`,
 );
+/** A plan's column name: graph or scan takes the links where the filter's blocks cover it. */
+const planName = (plan: number, covered: boolean): string =>
+  plan === FILTER_PLAN.GRAPH_OR_SCAN ? (covered ? 'graph or linked' : 'graph or scan') : PLAN_NAMES[plan]!;
+
+/** One step of an ef curve: the run, and how many queries each plan took. */
+interface CurveStep extends Run {
+  ef: number;
+  plans: Record<string, number>;
+}
+
+const efs = o.efs.split(',').map(Number);
+/** A run over the ef grid, each step's time the median of o.reps rounds, its counts its first's. */
+function curve(filtersAt: (ef: number) => Array<NodeFilter | null>, truth: number[][]): CurveStep[] {
+  return efs.map((ef) => {
+    const filters = filtersAt(ef);
+    const first = run(fused, filters, truth, ef).run;
+    const ms = [first.ms];
+    for (let rep = 1; rep < o.reps; rep++) ms.push(run(fused, filters, truth, ef).run.ms);
+    const plans: Record<string, number> = {};
+    for (const f of filters)
+      if (f !== null) plans[planName(f.plan, (f.links ?? null) !== null)] = (plans[planName(f.plan, (f.links ?? null) !== null)] ?? 0) + 1;
+    return { ...first, ms: median(ms), ef, plans };
+  });
+}
+/** CXL bytes, distances and CPU per query where a curve reaches the target recall. */
+function readOff(c: CurveStep[], target: number): { cxlBytes: number; distances: number; ms: number } | null {
+  const cxlBytes = atRecall(c, target, (p) => p.cxlBytes);
+  if (cxlBytes === null) return null;
+  return { cxlBytes, distances: atRecall(c, target, (p) => p.distances)!, ms: atRecall(c, target, (p) => p.ms)! };
+}
+const unfilteredTruth =
+  o.atRecall === undefined ? [] : Array.from({ length: nq }, (_, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, null).ids));
+const unfilteredCurve = o.atRecall === undefined ? [] : curve(() => new Array(nq).fill(null), unfilteredTruth);
+const unfilteredAt = o.atRecall === undefined ? null : readOff(unfilteredCurve, o.atRecall);
+if (o.atRecall !== undefined) {
+  const u = unfilteredAt;
+  console.log(
+    `at recall ${o.atRecall}: unfiltered ${u ? `${(u.cxlBytes / 1024).toFixed(1)} KB CXL, ${u.distances.toFixed(0)} distances, ${u.ms.toFixed(3)} ms` : 'never reached'} a query`,
+  );
+}
+const atRows: Array<{ family: string; selectivity: number; curve: CurveStep[]; at: ReturnType<typeof readOff> }> = [];
+
 const wanted = o.families?.split(',');
 const rows: Array<{ family: string; selectivity: number; chosen: string; plans: Record<string, Run> }> = [];
 for (const fam of cases.families) {
@@ -246,6 +301,29 @@ for (const fam of cases.families) {
   }
   // Exact filtered search: every matching full vector scored.
   const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
+  if (o.atRecall !== undefined) {
+    // Each query's plan as the service's planner picks it at that ef, with the value runs and link
+    // blocks the service would give it.
+    const planned = (ef: number) =>
+      filters.map((f) => {
+        if (f === null) return null;
+        const cover = f.links && index.links ? f.links.reduce((a, b) => a + index.links!.blocks[b]!.count, 0) : 0;
+        return { ...f, plan: choosePlan(f.matched, index, ef, undefined, walk, 0, cover) };
+      });
+    const c = curve(planned, truth);
+    const at = readOff(c, o.atRecall);
+    atRows.push({ family: fam.name, selectivity, curve: c, at });
+    const u = unfilteredAt;
+    const plans = [...new Set(c.flatMap((p) => Object.keys(p.plans)))].join(', ');
+    console.log(
+      `${fam.name} (${(100 * selectivity).toFixed(2)}%; ${plans}) | ${
+        at === null
+          ? `recall ${o.atRecall} never reached (best ${Math.max(...c.map((p) => p.recall)).toFixed(3)})`
+          : `${(at.cxlBytes / 1024).toFixed(1)} KB CXL${u ? ` (${(at.cxlBytes / u.cxlBytes).toFixed(2)}× unfiltered)` : ''}, ${at.distances.toFixed(0)} distances, ${at.ms.toFixed(3)} ms${u ? ` (filtered / unfiltered QPS ${(u.ms / at.ms).toFixed(2)})` : ''}`
+      } | ${c.map((p) => `ef ${p.ef}: ${p.recall.toFixed(3)} ${(p.cxlBytes / 1024).toFixed(1)}K`).join(', ')}`,
+    );
+    continue;
+  }
   // Only the linked columns are given the filter's link blocks: the others run as a base without links.
   const withPlan = (plan: number, runs: boolean, links: boolean) =>
     filters.map((f) => (f === null ? null : { ...f, plan, runs: runs ? f.runs! : null, links: links ? (f.links ?? null) : null }));
@@ -274,7 +352,7 @@ for (const fam of cases.families) {
   const first = filters.find((f) => f !== null);
   const cover = first?.links && index.links ? first.links.reduce((a, b) => a + index.links!.blocks[b]!.count, 0) : 0;
   const plan = choosePlan(first?.matched ?? 0, index, o.ef, undefined, walk, 0, cover);
-  const chosen = plan === FILTER_PLAN.GRAPH_OR_SCAN ? (cover > 0 ? 'graph or linked' : 'graph or scan') : PLAN_NAMES[plan]!;
+  const chosen = planName(plan, cover > 0);
   rows.push({ family: fam.name, selectivity, chosen, plans });
   const cell = (name: string, r: Run) =>
     `${name} ${r.ms.toFixed(3)}ms r=${r.recall.toFixed(3)} cxl=${(r.cxlBytes / 1024).toFixed(1)}K${r.short > 0 ? ` short=${r.short}` : ''}${r.scarceScans > 0 ? ` scanned=${r.scarceScans}` : ''}${r.fromRuns > 0 ? ` runs=${r.fromRuns.toFixed(0)}` : ''}${inject ? ` stall=${r.injectedUs.toFixed(1)}µs` : ''}`;
@@ -288,6 +366,31 @@ if (o.json) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(
     o.json,
-    `${JSON.stringify({ set: o.clustered !== undefined ? `clustered ${o.clustered}` : dir, ef: o.ef, reps: o.reps, dramBudget: o.dramBudget, k: K, queries: nq, unfiltered, rows }, null, 2)}\n`,
+    `${JSON.stringify(
+      o.atRecall !== undefined
+        ? {
+            set: o.clustered !== undefined ? `clustered ${o.clustered}` : dir,
+            atRecall: o.atRecall,
+            efs,
+            reps: o.reps,
+            dramBudget: o.dramBudget,
+            k: K,
+            queries: nq,
+            unfiltered: { curve: unfilteredCurve, at: unfilteredAt },
+            rows: atRows,
+          }
+        : {
+            set: o.clustered !== undefined ? `clustered ${o.clustered}` : dir,
+            ef: o.ef,
+            reps: o.reps,
+            dramBudget: o.dramBudget,
+            k: K,
+            queries: nq,
+            unfiltered,
+            rows,
+          },
+      null,
+      2,
+    )}\n`,
   );
 }
