@@ -13,7 +13,8 @@
 //          node the upper layers led to, and its list) shows the matches scarce near the query
 //          (index/search/walk-ef.ts), then the scan. A filter anti-correlated with the query leaves
 //          the walk far to travel, widened, through non-matches: measured, the scan was cheaper for
-//          those queries up to about SCARCE_SCAN × the scan's limit, the walk beyond.
+//          those queries up to about SCARCE_SCAN × the scan's limit (at SCARCE_MIN_EF at least), the
+//          walk beyond.
 // - linked: the walk on matches only, through the matching part of each list and the filter links
 //          of the payload-index blocks covering the filter (index/filter-links/, hnsw_config.payload_m).
 //          A GRAPH_OR_SCAN query takes it where its entry shows the matches scarce (at half their
@@ -92,6 +93,17 @@ export function profiledScanLimit(p: FilterWalkEntry, ef: number, nodes: number)
  */
 export const SCARCE_SCAN = 3;
 
+/**
+ * The beam width the SCARCE_SCAN band is reckoned at, at least. A walk whose entry is scarce in
+ * matches must cross the region the filter leaves out before its ef counts, and the crossing costs
+ * nearly as much at a narrow beam as at this one, where SCARCE_SCAN was measured: on GloVe-100k's
+ * "rank < 50%" the plain walk computed 9,307 distances a query at ef 10 and 15,690 at ef 32, where
+ * an even filter of as many ("tag 50%") computed 696 and 1,553. Reckoned at the query's ef, the
+ * band narrowed with it, and the narrow beams got the plain walk: 1.7 ms at ef 32 where the band's
+ * plan took 1.2 ms at ef 64, for less recall (docs/benchmarks-filter-plans.md).
+ */
+export const SCARCE_MIN_EF = 64;
+
 /** Ranges spanning at least this many pairs take the prefix bitsets (fewer are set bit by bit, as cheaply). */
 const PREFIX_FROM = 4096;
 
@@ -149,7 +161,9 @@ export function choosePlan(
   // them (traversal.ts), whatever the share: the scan would score every match, the walk travel
   // through the non-matches to reach them.
   if (coverPoints > 0 && coverPoints <= LINK_COVER_SLACK * baseMatched) return FILTER_PLAN.GRAPH_OR_SCAN;
-  return cost <= SCARCE_SCAN * limit ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
+  const bandEf = Math.max(ef, SCARCE_MIN_EF);
+  const band = bandEf === ef ? limit : walk ? profiledScanLimit(walk, bandEf, n) : scanLimit(bandEf, index.meta.maxM0, n);
+  return cost <= SCARCE_SCAN * band ? FILTER_PLAN.GRAPH_OR_SCAN : FILTER_PLAN.GRAPH;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../datasets/index.js';
 import { Engine } from '../../engine/engine.js';
-import { choosePlan, LINK_COVER_SLACK, profiledScanLimit, SCAN_CODE_COST, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
+import { choosePlan, LINK_COVER_SLACK, profiledScanLimit, SCAN_CODE_COST, SCARCE_MIN_EF, SCARCE_SCAN, scanLimit } from '../../engine/filter-plan.js';
 import type { FilterWalkEntry } from '../../index/format/manifest.js';
 import { walkDistances } from '../../index/search/walk-profile.js';
 import { RUN_CODE_COST } from '../../index/tiered/value-runs.js';
@@ -74,7 +74,7 @@ describe('the filtered-search planner', () => {
     const ef = 16;
     const walk = c.walkProfile!;
     const limit = profiledScanLimit(walk, ef, c.index!.meta.count);
-    const many = SCARCE_SCAN * limit + 1;
+    const many = SCARCE_SCAN * profiledScanLimit(walk, SCARCE_MIN_EF, c.index!.meta.count) + 1;
     expect(choosePlan(many, c.index!, ef, undefined, walk, 0, many)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
     expect(choosePlan(many, c.index!, ef, undefined, walk, 0, LINK_COVER_SLACK * many)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
     // A cover holding many more points than match: its walk would cross them, so no links.
@@ -91,10 +91,19 @@ describe('the filtered-search planner', () => {
     const ef = 16;
     const walk = c.walkProfile!;
     const limit = profiledScanLimit(walk, ef, meta.count);
+    // The band is reckoned at SCARCE_MIN_EF at least: a narrow beam's crossing costs as much.
+    const band = profiledScanLimit(walk, SCARCE_MIN_EF, meta.count);
+    expect(band).toBeGreaterThan(limit);
     expect(choosePlan(limit, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.SCAN);
     expect(choosePlan(limit + 1, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
-    expect(choosePlan(SCARCE_SCAN * limit, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
-    expect(choosePlan(SCARCE_SCAN * limit + 1, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH);
+    expect(choosePlan(SCARCE_SCAN * band, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(SCARCE_SCAN * band + 1, c.index!, ef, undefined, walk)).toBe(FILTER_PLAN.GRAPH);
+    // A wider beam than SCARCE_MIN_EF reckons the band at its own ef.
+    const wide = 4 * SCARCE_MIN_EF;
+    const wideLimit = profiledScanLimit(walk, wide, meta.count);
+    expect(wideLimit).toBeGreaterThan(band);
+    expect(choosePlan(SCARCE_SCAN * wideLimit, c.index!, wide, undefined, walk)).toBe(FILTER_PLAN.GRAPH_OR_SCAN);
+    expect(choosePlan(SCARCE_SCAN * wideLimit + 1, c.index!, wide, undefined, walk)).toBe(FILTER_PLAN.GRAPH);
     expect(choosePlan(limit, c.index!, ef, 'graph', walk)).toBe(FILTER_PLAN.GRAPH);
     // Every point but the quarter nearest the query: the walk's entry and its list are all excluded.
     const q = set.base.slice(DIM * 3, DIM * 4);
