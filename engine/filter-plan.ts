@@ -26,8 +26,8 @@
 //
 // The crossover is where the two costs meet: the scan scores `matched` codes, each SCAN_CODE_COST of
 // a walk distance; the walk's distances are what the build measured on this graph at a few
-// selectivities (index/search/walk-profile.ts), scaled by √ef (wider beams revisit what they found):
-// profiledScanLimit. A base built without that measure takes the formula it replaced, the walk's
+// selectivities and two beam widths (index/search/walk-profile.ts), grown with ef as measured above
+// the narrower and as √ef below it: profiledScanLimit. A base built without that measure takes the formula it replaced, the walk's
 // distances growing as degree / selectivity: the scan while matched² ≤ SCAN_FACTOR × √ef × degree ×
 // nodes (scanLimit).
 // Answers are cached per filter while the payloads and the base stay as they are (repeated filters

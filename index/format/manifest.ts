@@ -38,6 +38,8 @@ export interface FilterWalkEntry {
   /** Descending, in (0, 1]. */
   selectivities: number[];
   distances: number[];
+  /** The same walks at a wider beam (ef above `ef`): how their cost grows with ef. Absent: by √ef. */
+  wide?: { ef: number; distances: number[] };
 }
 
 export interface PlanEntry {
@@ -171,6 +173,13 @@ export function checkManifest(raw: unknown, file: string): Manifest {
       const s = num(sel[i], `plan.filterWalk.selectivities[${i}]`);
       if (!(s > 0 && s <= 1) || (i > 0 && !(s < (sel[i - 1] as number)))) fail('plan.filterWalk.selectivities must descend within (0, 1]');
       num(dist[i], `plan.filterWalk.distances[${i}]`);
+    }
+    if (w['wide'] !== undefined) {
+      const wide = object(w['wide'], 'plan.filterWalk.wide');
+      int(wide['ef'], 'plan.filterWalk.wide.ef', (w['ef'] as number) + 1, 1 << 20);
+      const wd = wide['distances'];
+      if (!Array.isArray(wd) || wd.length !== sel.length) return fail('plan.filterWalk.wide.distances must be an array as long as .selectivities');
+      wd.forEach((d, i) => num(d, `plan.filterWalk.wide.distances[${i}]`));
     }
   }
   if (plan['code'] !== null) {

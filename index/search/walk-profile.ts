@@ -11,8 +11,14 @@ import { FILTER_PLAN } from './query-state.js';
 import { Searcher } from './searcher.js';
 import { STAT } from './stats.js';
 
-/** How the walks are measured: the beam width, the selectivities (descending), the queries at each. */
-export const WALK_PROFILE = { ef: 64, selectivities: [0.5, 0.2, 0.1, 0.05, 0.02], queries: 32, minNodes: 1000 } as const;
+/**
+ * How the walks are measured: the beam width, a wider one (how the cost grows with ef), the
+ * selectivities (descending), the queries at each.
+ */
+export const WALK_PROFILE = { ef: 64, wideEf: 192, selectivities: [0.5, 0.2, 0.1, 0.05, 0.02], queries: 32, minNodes: 1000 } as const;
+
+/** The most a walk's distances may grow with ef, as a power of it: a beam revisits what it found, so at most linearly. */
+const MAX_GROWTH = 1;
 
 /**
  * The walk's mean distances at each of WALK_PROFILE's selectivities, from the first rows of
@@ -26,7 +32,9 @@ export function profileWalks(index: TieredIndex, queries: Float32Array, seed: nu
   const rnd = mulberry32(seed ^ 0x3a1c);
   const searcher = new Searcher(index);
   try {
-    const distances = WALK_PROFILE.selectivities.map((share) => {
+    const distances: number[] = [];
+    const wide: number[] = [];
+    for (const share of WALK_PROFILE.selectivities) {
       const bits = new Uint32Array((n + 31) >>> 5);
       let matched = 0;
       for (let node = 0; node < n; node++) {
@@ -34,14 +42,18 @@ export function profileWalks(index: TieredIndex, queries: Float32Array, seed: nu
         bits[node >>> 5]! |= 1 << (node & 31);
         matched++;
       }
-      let sum = 0;
-      for (let q = 0; q < nq; q++) {
-        const r = searcher.search(queries.subarray(q * dim, (q + 1) * dim), 10, WALK_PROFILE.ef, 0, true, { bits, matched, plan: FILTER_PLAN.GRAPH });
-        sum += r.stats[STAT.distances]!;
-      }
-      return sum / nq;
-    });
-    return { ef: WALK_PROFILE.ef, selectivities: [...WALK_PROFILE.selectivities], distances };
+      const mean = (ef: number): number => {
+        let sum = 0;
+        for (let q = 0; q < nq; q++) {
+          const r = searcher.search(queries.subarray(q * dim, (q + 1) * dim), 10, ef, 0, true, { bits, matched, plan: FILTER_PLAN.GRAPH });
+          sum += r.stats[STAT.distances]!;
+        }
+        return sum / nq;
+      };
+      distances.push(mean(WALK_PROFILE.ef));
+      wide.push(mean(WALK_PROFILE.wideEf));
+    }
+    return { ef: WALK_PROFILE.ef, selectivities: [...WALK_PROFILE.selectivities], distances, wide: { ef: WALK_PROFILE.wideEf, distances: wide } };
   } finally {
     searcher.close();
   }
@@ -49,12 +61,23 @@ export function profileWalks(index: TieredIndex, queries: Float32Array, seed: nu
 
 /**
  * The distances a walk at beam width ef computes where `share` of the nodes match: interpolated
- * between the profile's points on log-log axes, extended past its ends along their segments, and
- * scaled by √ef (wider beams revisit what they found, measured: engine/filter-plan.ts).
+ * between the profile's points on log-log axes, extended past its ends along their segments. A wider
+ * beam than the profile's grows them as the profile's two beams measured at that share (a sparse
+ * filter's walk grows nearly as ef, a broad one's far less; a profile without the wider beam, as
+ * √ef); a narrower one shrinks them as √ef only, since a walk pays to reach its first matches
+ * whatever its beam.
  */
 export function walkDistances(p: FilterWalkEntry, share: number, ef: number): number {
-  const s = p.selectivities;
-  const d = p.distances;
+  const at = atShare(p.selectivities, p.distances, share);
+  if (ef <= p.ef || p.wide === undefined) return at * Math.sqrt(ef / p.ef);
+  const growth = Math.log(atShare(p.selectivities, p.wide.distances, share) / at) / Math.log(p.wide.ef / p.ef);
+  return at * (ef / p.ef) ** Math.min(MAX_GROWTH, Math.max(0, growth));
+}
+
+/** distances (one per selectivity, descending) at `share`, on log-log axes, the end segments extended. */
+function atShare(selectivities: readonly number[], distances: readonly number[], share: number): number {
+  const s = selectivities;
+  const d = distances;
   const x = Math.log(Math.max(share, 1e-9));
   // The segment holding share, or the end segment past either end (selectivities descend).
   let i = 0;
@@ -63,6 +86,5 @@ export function walkDistances(p: FilterWalkEntry, share: number, ef: number): nu
   const x1 = Math.log(s[i + 1]!);
   const y0 = Math.log(Math.max(d[i]!, 1));
   const y1 = Math.log(Math.max(d[i + 1]!, 1));
-  const y = y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
-  return Math.exp(y) * Math.sqrt(ef / p.ef);
+  return Math.exp(y0 + ((y1 - y0) * (x - x0)) / (x1 - x0));
 }

@@ -625,6 +625,8 @@ describe('loadIndex rejects damaged indexes', () => {
     ['plan.filterWalk', { ef: 64, selectivities: [0.5, 0.1], distances: [10] }, 'plan.filterWalk.selectivities and .distances'],
     ['plan.filterWalk', { ef: 64, selectivities: [0.5, 0.1], distances: [10, -1] }, 'plan.filterWalk.distances[1]'],
     ['plan.filterWalk', { selectivities: [0.5, 0.1], distances: [10, 20] }, 'plan.filterWalk.ef'],
+    ['plan.filterWalk', { ef: 64, selectivities: [0.5, 0.1], distances: [10, 20], wide: { ef: 64, distances: [20, 40] } }, 'plan.filterWalk.wide.ef'],
+    ['plan.filterWalk', { ef: 64, selectivities: [0.5, 0.1], distances: [10, 20], wide: { ef: 192, distances: [20] } }, 'plan.filterWalk.wide.distances'],
     ['files.codes.bin', undefined, 'stores[4].file "codes.bin" is not listed in files'],
     ['placement', undefined, 'placement must be an object'],
     ['placement.policy', 'psychic', 'placement.policy'],
