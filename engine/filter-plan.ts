@@ -27,9 +27,9 @@
 // The crossover is where the two costs meet: the scan scores `matched` codes, each SCAN_CODE_COST of
 // a walk distance; the walk's distances are what the build measured on this graph at a few
 // selectivities and two beam widths (index/search/walk-profile.ts), grown with ef as measured above
-// the narrower and as √ef below it: profiledScanLimit. A base built without that measure takes the formula it replaced, the walk's
-// distances growing as degree / selectivity: the scan while matched² ≤ SCAN_FACTOR × √ef × degree ×
-// nodes (scanLimit).
+// the narrower and as √ef below it: profiledScanLimit. A base built without that measure takes the
+// formula it replaced, the walk's distances growing as degree / selectivity: the scan while
+// matched² ≤ SCAN_FACTOR × √ef × degree × nodes (scanLimit).
 // Answers are cached per filter while the payloads and the base stay as they are (repeated filters
 // — a tenant, a category — are what users send).
 import type { FilterWalkEntry } from '../index/format/manifest.js';
