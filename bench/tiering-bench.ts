@@ -150,7 +150,7 @@ function strataRunner(
   };
 }
 
-async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto', lines: string[]): Promise<Record<string, unknown>> {
+async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto', m: number, lines: string[]): Promise<Record<string, unknown>> {
   const { dim, metric } = ds;
   let base = ds.base;
   let queries = ds.queries;
@@ -162,14 +162,15 @@ async function benchSet(ds: DataSet, reps: number, codeChoice: CodeKind | 'auto'
   }
   const n = base.length / dim;
   const nq = queries.length / dim;
-  const out: Record<string, unknown> = { set: ds.name, count: n, dim, metric, queries: nq };
-  lines.push(`## ${ds.name} (${n} × ${dim}, ${metric}, ${nq} queries)`, '');
+  const out: Record<string, unknown> = { set: ds.name, count: n, dim, metric, queries: nq, m };
+  lines.push(`## ${ds.name} (${n} × ${dim}, ${metric}, ${nq} queries, M ${m})`, '');
 
   const gt = bruteForceKnn(base, queries, dim, K, metric);
   const recallOf = (labels: Float64Array): number => recallAtK({ k: K, results: labels, metric, gtIds: gt.ids, gtDim: gt.k }).mean;
 
   let t0 = performance.now();
-  const h = buildHnswlib(base, dim, { metric: metric === 'l2' ? 'l2' : 'ip', m: 16, efConstruction: 200, seed: 100 });
+  // One graph for every contender, hnswlib-node's included: a degree changes both sides alike.
+  const h = buildHnswlib(base, dim, { metric: metric === 'l2' ? 'l2' : 'ip', m, efConstruction: 200, seed: 100 });
   const hnswGraph: GraphImage = extractGraph(h, dim);
   const hnswSeconds = (performance.now() - t0) / 1000;
   // What `strata build` lays out: hnswlib's graph with its unreachable nodes linked in and its free
@@ -380,14 +381,15 @@ async function main(): Promise<void> {
     .option('--queries <n>', 'generated queries', (v) => Number(v), 1000)
     .option('--reps <n>', 'alternating repetitions', (v) => Number(v), 3)
     .option('--code <kind>', "the tiered layout's code (default: what the planner picks at 10%)", 'auto')
+    .option('--m <n>', "the graph's M (hnswlib's, for every contender)", (v) => Number(v), 16)
     .option('--json <file>', 'write results as JSON')
     .parse(process.argv)
-    .opts<{ sets: string; glove: string; count: number; queries: number; reps: number; code: CodeKind | 'auto'; json?: string }>();
+    .opts<{ sets: string; glove: string; count: number; queries: number; reps: number; code: CodeKind | 'auto'; m: number; json?: string }>();
   const sets = await loadSets(o.sets.split(','), o.count, o.queries, o.glove);
   const results: unknown[] = [];
   for (const ds of sets) {
     const lines: string[] = [];
-    results.push(await benchSet(ds, o.reps, o.code, lines));
+    results.push(await benchSet(ds, o.reps, o.code, o.m, lines));
     process.stdout.write(lines.join('\n') + '\n');
   }
   if (o.json) {
