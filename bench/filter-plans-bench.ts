@@ -253,8 +253,11 @@ function curve(filtersAt: (ef: number) => Array<NodeFilter | null>, truth: numbe
     const ms = [first.ms];
     for (let rep = 1; rep < o.reps; rep++) ms.push(run(fused, filters, truth, ef).run.ms);
     const plans: Record<string, number> = {};
-    for (const f of filters)
-      if (f !== null) plans[planName(f.plan, (f.links ?? null) !== null)] = (plans[planName(f.plan, (f.links ?? null) !== null)] ?? 0) + 1;
+    for (const f of filters) {
+      if (f === null) continue;
+      const name = planName(f.plan, (f.links ?? null) !== null);
+      plans[name] = (plans[name] ?? 0) + 1;
+    }
     return { ...first, ms: median(ms), ef, plans };
   });
 }
@@ -303,12 +306,17 @@ for (const fam of cases.families) {
   const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
   if (o.atRecall !== undefined) {
     // Each query's plan as the service's planner picks it at that ef, with the value runs and link
-    // blocks the service would give it.
+    // blocks the service would give it (a run's rows are its third word: writeRuns).
+    const runRows = (runs: Uint32Array | null | undefined): number => {
+      let rows = 0;
+      for (let i = 0; runs && i < runs[0]!; i++) rows += runs[1 + 3 * i + 2]!;
+      return rows;
+    };
     const planned = (ef: number) =>
       filters.map((f) => {
         if (f === null) return null;
         const cover = f.links && index.links ? f.links.reduce((a, b) => a + index.links!.blocks[b]!.count, 0) : 0;
-        return { ...f, plan: choosePlan(f.matched, index, ef, undefined, walk, 0, cover) };
+        return { ...f, plan: choosePlan(f.matched, index, ef, undefined, walk, runRows(f.runs), cover) };
       });
     const c = curve(planned, truth);
     const at = readOff(c, o.atRecall);
