@@ -507,7 +507,7 @@ export class TieredIndex {
       upper: [upper, 0] as [number, number],
       // The room the plan kept for them in the fused region, as the planner charged it.
       runs: [this.plan.runBytes ?? 0, 0] as [number, number],
-      // The members are searched per expansion (DRAM); the lists are cold, read as CXL.
+      // The blocks' entries in DRAM (a linked walk's seeds); the lists and the lookup cold, read as CXL.
       links: this.linksBytes(),
     };
     let dram = 0;

@@ -1,7 +1,8 @@
 // Qdrant's hnsw_config.payload_m through the official JS client against a real server: a collection
 // created with it compacts into a base with filter links (index/filter-links/), reports it, walks an
-// anti-correlated filter on the links when asked (with_stats names the plan), keeps them across a restart, and
-// drops them when an update sets payload_m 0; a payload_m it cannot build is refused, naming it.
+// anti-correlated filter on the links when asked (with_stats names the plan), keeps them across a
+// restart, reports their memory as a part of the base's, and drops them when an update sets
+// payload_m 0; a payload_m it cannot build is refused, naming it.
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClustered } from '../../datasets/index.js';
