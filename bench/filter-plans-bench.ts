@@ -134,8 +134,12 @@ function nodeFilter(json: unknown): { bits: Uint32Array; matched: number } {
 const nodeOfRow = new Int32Array(n);
 for (let node = 0; node < n; node++) nodeOfRow[index.labels[node]!] = node;
 
-/** The value runs a filter's scan reads first (engine/filter-runs.ts, over the bench's payloads): their count, then three words a run. */
-function runsOf(json: unknown): Uint32Array {
+/**
+ * The value runs a filter's scan reads first (engine/filter-runs.ts, over the bench's payloads), as
+ * the scan reads them (their count, then three words a run), and the rows they hold (what the planner
+ * weighs).
+ */
+function runsOf(json: unknown): { words: Uint32Array; rows: number } {
   const runs = runsFor(parseFilter(json), index, (leaf) => {
     const test = compile({ must: [leaf] });
     const nodes: number[] = [];
@@ -146,7 +150,7 @@ function runsOf(json: unknown): Uint32Array {
   });
   const words = new Uint32Array(1 + 3 * runs.length);
   writeRuns(words, 0, runs);
-  return words;
+  return { words, rows: runs.reduce((a, r) => a + r.rows, 0) };
 }
 
 interface Run {
@@ -284,39 +288,40 @@ const rows: Array<{ family: string; selectivity: number; chosen: string; plans: 
 for (const fam of cases.families) {
   if (wanted && !wanted.includes(fam.name)) continue;
   const filters: Array<NodeFilter | null> = [];
-  const byJson = new Map<string, { bits: Uint32Array; matched: number; runs: Uint32Array; links: Uint32Array | null }>();
+  const byJson = new Map<string, { bits: Uint32Array; matched: number; runs: Uint32Array; links: Uint32Array | null; runRows: number }>();
+  /** Each query's rows in value runs: what the planner weighs its scan by. */
+  const runRows: number[] = [];
   let selectivity = 0;
   for (let q = 0; q < nq; q++) {
     const json = fam.filters[q % fam.filters.length] ?? null;
     if (json === null) {
       filters.push(null);
+      runRows.push(0);
       continue;
     }
     const key = JSON.stringify(json);
     let f = byJson.get(key);
     if (f === undefined) {
       const cover = index.links ? linkCover(parseFilter(json), index.links.blocks) : null;
-      f = { ...nodeFilter(json), runs: runsOf(json), links: cover ? Uint32Array.from(cover.blocks) : null };
+      const runs = runsOf(json);
+      f = { ...nodeFilter(json), runs: runs.words, runRows: runs.rows, links: cover ? Uint32Array.from(cover.blocks) : null };
       byJson.set(key, f);
     }
     selectivity += f.matched / n / nq;
-    filters.push({ ...f, plan: FILTER_PLAN.SCAN });
+    const { runRows: rows, ...nf } = f;
+    filters.push({ ...nf, plan: FILTER_PLAN.SCAN });
+    runRows.push(rows);
   }
   // Exact filtered search: every matching full vector scored.
   const truth = filters.map((f, q) => Array.from(fused.exact(queries.vectors.subarray(q * dim, (q + 1) * dim), K, f).ids));
   if (o.atRecall !== undefined) {
     // Each query's plan as the service's planner picks it at that ef, with the value runs and link
-    // blocks the service would give it (a run's rows are its third word: writeRuns).
-    const runRows = (runs: Uint32Array | null | undefined): number => {
-      let rows = 0;
-      for (let i = 0; runs && i < runs[0]!; i++) rows += runs[1 + 3 * i + 2]!;
-      return rows;
-    };
+    // blocks the service would give it.
     const planned = (ef: number) =>
-      filters.map((f) => {
+      filters.map((f, q) => {
         if (f === null) return null;
         const cover = f.links && index.links ? f.links.reduce((a, b) => a + index.links!.blocks[b]!.count, 0) : 0;
-        return { ...f, plan: choosePlan(f.matched, index, ef, undefined, walk, runRows(f.runs), cover) };
+        return { ...f, plan: choosePlan(f.matched, index, ef, undefined, walk, runRows[q], cover) };
       });
     const c = curve(planned, truth);
     const at = readOff(c, o.atRecall);
