@@ -3,6 +3,7 @@
 // map of millions of points costs typed arrays and nothing per entry on the V8 heap (a Map costs tens
 // of bytes an entry and is scanned by every major GC).
 
+import { grownLength } from './grown.js';
 const EMPTY = -1;
 const GONE = -2;
 /** Grow when this share of slots is used (live or gone). */
@@ -67,7 +68,7 @@ export class IdMap {
       const at = id - this.bands[b]!;
       let d = this.direct[b]!;
       if (at >= d.length && at < DIRECT_SPAN * (Math.max(this.size, this.capacity) + 1) + DIRECT_FLOOR) {
-        const grown = new Int32Array(Math.max(at + 1, d.length + (d.length >>> 1))).fill(EMPTY);
+        const grown = new Int32Array(grownLength(d.length, at + 1)).fill(EMPTY);
         grown.set(d);
         this.direct[b] = d = grown;
       }

@@ -5,6 +5,7 @@
 // (-1: the fresh layer, or not yet placed), which the planner turns into a bitset over base nodes.
 import { invalidArgument, quoted, StrataError } from '../common/errors.js';
 import { stepsInOneTurn, stepsInTurns } from '../common/turns.js';
+import { grownLength } from '../common/grown.js';
 import { IdMap } from '../common/id-map.js';
 import { ID_BANDS } from './point-ids.js';
 import type { Filter, PointId } from '../index/filter/ast.js';
@@ -709,8 +710,7 @@ export class PointPayloads {
   }
 
   private grow(n: number): void {
-    // Half as much again, not double: these rows are DRAM every filter's resolution reads.
-    const cap = Math.max(n, this.ids.length + (this.ids.length >>> 1));
+    const cap = grownLength(this.ids.length, n);
     const ids = new Float64Array(cap).fill(-1);
     ids.set(this.ids);
     const nodes = new Int32Array(cap).fill(-1);

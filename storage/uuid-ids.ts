@@ -5,6 +5,7 @@
 // LlamaIndex write by default made that most points.
 import { fnv1a, sameBytesAt } from '../common/byte-hash.js';
 import { StrataError } from '../common/errors.js';
+import { grownLength } from '../common/grown.js';
 import { UUID_ID_BASE } from './point-ids.js';
 
 const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -37,6 +38,7 @@ export class UuidIds {
     const offset = id - UUID_ID_BASE;
     if (!Number.isInteger(offset) || offset < 0 || offset >= 2 ** 31 - 1)
       throw new StrataError('STRATA_INTERNAL', `UUID point id ${id} is outside the UUID range`, { id: String(id) });
+    if (!CANONICAL.test(uuid)) throw new StrataError('STRATA_INTERNAL', `not a canonical UUID: ${JSON.stringify(uuid)}`, {});
     if (offset >= this.held.length) this.grow(offset + 1);
     this.parse(uuid);
     const i = this.slot();
@@ -71,9 +73,8 @@ export class UuidIds {
     return this.bytes.byteLength + this.held.byteLength + this.table.byteLength;
   }
 
-  /** The UUID's 16 bytes into `key`. */
+  /** A canonical UUID's 16 bytes into `key` (its callers have tested the form, once). */
   private parse(uuid: string): void {
-    if (!CANONICAL.test(uuid)) throw new StrataError('STRATA_INTERNAL', `not a canonical UUID: ${JSON.stringify(uuid)}`, {});
     for (let k = 0; k < 16; k++) this.key[k] = Number.parseInt(uuid.slice(HEX_AT[k]!, HEX_AT[k]! + 2), 16);
   }
 
@@ -87,7 +88,7 @@ export class UuidIds {
   }
 
   private grow(n: number): void {
-    const cap = Math.max(n, this.held.length + (this.held.length >>> 1));
+    const cap = grownLength(this.held.length, n);
     const held = new Uint8Array(cap);
     held.set(this.held);
     const bytes = new Uint8Array(16 * cap);

@@ -7,6 +7,7 @@
 // entry per distinct string, never one per point. Rewritten points leave their old run behind; the
 // pool is compacted when the dead runs outweigh the live ones.
 
+import { grownLength } from '../../common/grown.js';
 /** The typed column a kind's single values fit (u8: 0..255, u32: 0..2³²−1, both integers; f64: any). */
 export type HeadType = 'u8' | 'u32' | 'f64';
 
@@ -92,12 +93,9 @@ export const GEO_CODEC: ValueCodec<{ lon: number; lat: number }> = {
   decode: (src, at) => ({ value: { lon: src[at]!, lat: src[at + 1]! }, next: at + 2 }),
 };
 
-/**
- * The room a column or the pool grows to: half as much again (doubling leaves up to half of a large
- * index's columns empty, and they are DRAM every filter's index holds), and never under 1,024.
- */
+/** The room a column or the pool grows to (grownLength), never under 1,024. */
 function grown(n: number): number {
-  return Math.max(1024, n + (n >>> 1));
+  return grownLength(n, 1024);
 }
 
 type HeadArray = Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
