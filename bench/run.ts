@@ -20,6 +20,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   loadgen: { module: './loadgen-overhead.js', about: "the load generator's own limit against a trivial endpoint, and its tail by warm-up count" },
   build: { module: './build-bench.js', about: 'strata build (one thread, every core) beside hnswlib-node alone on the same vectors: time per phase, recall' },
   fill: { module: './fill-bench.js', about: 'a TEXMEX graph as built vs its free slots filled at each α: recall per ef, QPS at equal recall' },
+  'list-codes': {
+    module: './list-codes-bench.js',
+    about: "a TEXMEX graph tiered at 10% with and without list codes beside its lists: recall, QPS, a block's cost and what it saves",
+  },
   wal: { module: './wal-bench.js', about: 'write-ahead log appends/s with fdatasync: one in flight vs group commit' },
   live: { module: './live-bench.js', about: 'live collections: upserts/s, recall after live writes vs a fresh build, latency under writes' },
   retier: { module: './retier-bench.js', about: 'DRAM share of list reads when the load moves: static placement vs promotion pool vs compaction' },

@@ -1,6 +1,7 @@
 // From an unplaced graph to a tiered index: plan the DRAM budget (planner.ts), rank nodes by the
 // placement policy, renumber so the hot ones come first, train the code, lay everything out. The
 // build, the benchmarks and the tests all place an index through this one function.
+import { trainListCodes } from '../codes/list-codes.js';
 import { type CodeKind, trainCodec } from '../codes/index.js';
 import { codeMetric } from '../codes/codec.js';
 import type { RotationKind } from '../codes/rotation.js';
@@ -36,6 +37,8 @@ export interface PlaceOptions extends AllocateOptions {
   fusedLanes?: number;
   /** Threads that encode the codes (default 1). */
   threads?: number;
+  /** Lay out list codes beside the neighbour lists (index/tiered/list-code-store.ts; default none). */
+  listCodes?: boolean;
 }
 
 export interface Placed {
@@ -100,6 +103,7 @@ export function placeAndLayout(g: GraphImage, metric: Metric, externalIds: Float
       codec,
       threads: o.threads ?? 1,
       runBytes: plan.dram.runs,
+      ...(o.listCodes ? { listCodes: trainListCodes(g.vectors, g.dim, o.seed) } : {}),
     },
     metric,
     externalIds,

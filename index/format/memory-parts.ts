@@ -7,7 +7,7 @@ import type { TierPartKind } from '../tiered/tiered-index.js';
 import type { Manifest, StoreEntry } from './manifest.js';
 
 export interface IndexPart {
-  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, filter links. */
+  /** codes, neighbour lists, vectors, labels, upper layers, code parameters, promotion pool, value runs, filter links, list codes. */
   part: string;
   tier: 'dram' | 'cxl';
   bytes: number;
@@ -23,6 +23,7 @@ const PART_NAMES: Readonly<Record<TierPartKind, string>> = {
   pool: 'promotion pool',
   runs: 'value runs',
   links: 'filter links',
+  listCodes: 'list codes',
 };
 
 /** Bytes of code rows the stores put in tier t: the rest of the codes' bytes there is their parameters. */

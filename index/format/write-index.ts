@@ -4,6 +4,7 @@
 // Only an index directory is ever replaced (output-path.ts).
 import { mkdirSync, rmSync } from 'node:fs';
 import { fsyncDir } from '../../common/durable-fs.js';
+import { StrataError } from '../../common/errors.js';
 import { dirname, join, resolve } from 'node:path';
 import { STORE_KINDS, type TieredIndex, TIER_KINDS } from '../tiered/tiered-index.js';
 import {
@@ -66,6 +67,9 @@ export interface WriteOptions {
 }
 
 export function writeIndex(index: TieredIndex, outDir: string, info: ManifestInfo, opts: WriteOptions = {}): Manifest {
+  // Refused rather than written without them: a reader would serve the base slower than measured.
+  if (index.listCodes !== null)
+    throw new StrataError('STRATA_NOT_IMPLEMENTED', 'an index with list codes cannot be written yet (index format has no list codes)', { field: 'listCodes' });
   const out = resolve(outDir);
   recoverInterruptedSwap(out);
   checkOutput(out, { force: opts.force ?? false, ...(opts.inputs ? { inputs: opts.inputs } : {}) });

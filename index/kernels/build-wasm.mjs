@@ -52,6 +52,8 @@ generate('control-block', 'The control block layout (byte offsets) and the list 
   ['CONTROL_OUTPUTS_TO', 'usize', control.CONTROL_OUTPUTS.to],
   ['CONTROL_LINK_OUTPUTS_FROM', 'usize', control.CONTROL_LINK_OUTPUTS.from],
   ['CONTROL_LINK_OUTPUTS_TO', 'usize', control.CONTROL_LINK_OUTPUTS.to],
+  ['CONTROL_LC_OUTPUTS_FROM', 'usize', control.CONTROL_LC_OUTPUTS.from],
+  ['CONTROL_LC_OUTPUTS_TO', 'usize', control.CONTROL_LC_OUTPUTS.to],
   ['CONTROL_BYTES', 'usize', control.CONTROL_BYTES],
   ['DEGREE_MASK', 'u32', control.DEGREE_MASK],
   ['COUNT_SHIFT', 'u32', control.COUNT_SHIFT],

@@ -133,6 +133,26 @@ export const CONTROL = {
   linkWasteBytes: 328,
   /** Output: 1 where a walk whose entry was scarce was seeded by a walk on level 1 (PHASE.SEED of traversal.ts). */
   seeded: 332,
+  /**
+   * List codes (index/tiered/list-code-store.ts): the address of node 0's block of its neighbours'
+   * 4-bit codes (0: none, every unvisited neighbour is scored), bytes a node, subspaces; the lane's
+   * lookup table (subspaces × 16 u8) and its estimates' scratch (u16 a neighbour); the table's f32
+   * offset and scale, and the margin an estimate may exceed the beam's bound by and still be scored.
+   */
+  lcBlocks: 336,
+  lcStride: 340,
+  lcSub: 344,
+  lcLut: 348,
+  lcEst: 352,
+  lcLo: 356,
+  lcScale: 360,
+  lcMargin: 364,
+  /** Output: list-code blocks read whose latency was paid, their bytes; those foreseen with their list; neighbours left unscored. */
+  lcMiss: 368,
+  lcMissBytes: 372,
+  lcHidden: 376,
+  lcHiddenBytes: 380,
+  lcSkipped: 384,
 } as const;
 
 /**
@@ -178,8 +198,11 @@ export const CONTROL_OUTPUTS = { from: CONTROL.beamN, to: CONTROL.counted + 4 } 
 /** The links' walk's outputs (and whether the walk was seeded), zeroed by the traversal when it starts too. */
 export const CONTROL_LINK_OUTPUTS = { from: CONTROL.linked, to: CONTROL.seeded + 4 } as const;
 
+/** The list codes' outputs, zeroed by the traversal when it starts. */
+export const CONTROL_LC_OUTPUTS = { from: CONTROL.lcMiss, to: CONTROL.lcSkipped + 4 } as const;
+
 /** Bytes of a lane's control block; the lane's arrays follow it. */
-export const CONTROL_BYTES = 336;
+export const CONTROL_BYTES = 400;
 
 /**
  * Reads of the CXL tier a linked hop's lookup of its node takes: the node's two bounds, then the

@@ -6,6 +6,7 @@
 // The module's entry: it exports what JS calls, each job in its own file.
 export { l2, ip, l2Batch, ipBatch } from './vector-kernels.as';
 export { codeBatch } from './code-kernel.as';
+export { listEstimates } from './list-code-kernel.as';
 export { traverse } from './traverse.as';
 export { scanMatches } from './scan.as';
 export { rqPrepare } from './rq-prepare.as';

@@ -61,6 +61,19 @@ export function instantiateGraphSearch(memory: WebAssembly.Memory): ((block: num
   return (inst.exports as unknown as { searchLevel0: (block: number) => number }).searchLevel0;
 }
 
+/**
+ * listEstimates in list-code-kernel.as.ts (argument order as there): the u16 table sums of 32-neighbour list-code
+ * blocks, or null without WASM SIMD. Its JS twin is listEstimatesJs in index/codes/list-codes.ts.
+ */
+export function instantiateListEstimates(
+  memory: WebAssembly.Memory,
+): ((lut: number, block: number, subspaces: number, blocks: number, out: number) => void) | null {
+  const mod = kernelModule();
+  if (mod === null) return null;
+  const inst = new WebAssembly.Instance(mod, { env: { memory } });
+  return (inst.exports as unknown as { listEstimates: (lut: number, block: number, subspaces: number, blocks: number, out: number) => void }).listEstimates;
+}
+
 /** The fused calls over a lane's control block: the traversal (traverse.as.ts) and the scan (scan.as.ts). */
 export interface FusedCalls {
   readonly traverse: (control: number) => void;

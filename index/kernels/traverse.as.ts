@@ -89,11 +89,27 @@ import {
   B_LINK_WASTE_BYTES,
   CONTROL_LINK_OUTPUTS_FROM,
   CONTROL_LINK_OUTPUTS_TO,
+  CONTROL_LC_OUTPUTS_FROM,
+  CONTROL_LC_OUTPUTS_TO,
+  B_LC_BLOCKS,
+  B_LC_STRIDE,
+  B_LC_SUB,
+  B_LC_LUT,
+  B_LC_EST,
+  B_LC_LO,
+  B_LC_SCALE,
+  B_LC_MARGIN,
+  B_LC_MISS,
+  B_LC_MISS_BYTES,
+  B_LC_HIDDEN,
+  B_LC_HIDDEN_BYTES,
+  B_LC_SKIPPED,
   CONTROL_OUTPUTS_FROM,
   CONTROL_OUTPUTS_TO,
   DEGREE_MASK,
 } from './control-block.generated.as';
 import { codeBatch } from './code-kernel.as';
+import { listEstimates } from './list-code-kernel.as';
 import { ipBatch, keepLoads, l2Batch } from './vector-kernels.as';
 
 // The beam (Beam of index/search/beam.ts over lane memory): at most ef entries sorted by distance,
@@ -752,10 +768,49 @@ function requestLinked(b: usize, list: usize, deg: u32, c: u32, hit: bool, bits:
   return m;
 }
 
+/**
+ * requestUnvisited for a full beam over list codes (Traversal.requestLikely is the twin): node c's
+ * block estimates its whole list in one pass, and an unvisited neighbour whose estimate exceeds the
+ * bound by more than the margin is left unscored and unvisited. The block comes with the list: its
+ * read is hidden where the list was foreseen.
+ */
+function requestLikely(b: usize, blocks: usize, c: u32, list: usize, deg: u32, visited: usize, epoch: u8, order: usize, bound: f32, hit: bool): usize {
+  const sub = load<i32>(b, B_LC_SUB);
+  const nBlocks = <i32>((deg + 31) >> 5);
+  const est = <usize>load<u32>(b, B_LC_EST);
+  listEstimates(<usize>load<u32>(b, B_LC_LUT), blocks + <usize>c * <usize>load<u32>(b, B_LC_STRIDE), sub, nBlocks, est);
+  const bytes = <u32>(nBlocks * sub * 16);
+  if (hit) {
+    addU32(b + B_LC_HIDDEN, 1);
+    addU32(b + B_LC_HIDDEN_BYTES, bytes);
+  } else {
+    addU32(b + B_LC_MISS, 1);
+    addU32(b + B_LC_MISS_BYTES, bytes);
+  }
+  const limit: f32 = (bound + load<f32>(b, B_LC_MARGIN) - load<f32>(b, B_LC_LO)) * load<f32>(b, B_LC_SCALE);
+  let m: usize = 0;
+  let skipped: u32 = 0;
+  for (let j: usize = 1; j <= <usize>deg; j++) {
+    const nb = load<u32>(list + (j << 2));
+    const tag = visited + <usize>nb;
+    if (load<u8>(tag) == epoch) continue;
+    if (<f32>load<u16>(est + ((j - 1) << 1)) > limit) {
+      skipped++;
+      continue;
+    }
+    store<u8>(tag, epoch);
+    store<u32>(order + (m << 2), nb);
+    m++;
+  }
+  addU32(b + B_LC_SKIPPED, skipped);
+  return m;
+}
+
 /** Runs the traversal described by the control block at b; the answer is the beam, sorted, or the filtered walk's matches (see the block). */
 export function traverse(b: usize): void {
   for (let o: usize = CONTROL_OUTPUTS_FROM; o < CONTROL_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
   for (let o: usize = CONTROL_LINK_OUTPUTS_FROM; o < CONTROL_LINK_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
+  for (let o: usize = CONTROL_LC_OUTPUTS_FROM; o < CONTROL_LC_OUTPUTS_TO; o += 4) store<u32>(b + o, 0);
   const maxDeg = <usize>load<u32>(b, B_MAX_DEG);
   const order = <usize>load<u32>(b, B_SCRATCH);
   const dist = order + 5 * (maxDeg << 2);
@@ -815,6 +870,8 @@ export function traverse(b: usize): void {
   const poolCap = load<u32>(b, B_POOL_CAP);
   const poolLists = <usize>load<u32>(b, B_POOL_LISTS);
   const countLists = poolTable != 0 && load<u32>(b, B_COUNT_LISTS) != 0;
+  const lcBlocks = <usize>load<u32>(b, B_LC_BLOCKS);
+  const lcStride = <usize>load<u32>(b, B_LC_STRIDE);
   foreseen = -1;
   let sink: u32 = 0;
   for (;;) {
@@ -839,7 +896,7 @@ export function traverse(b: usize): void {
       store<u32>(beamI + (<usize>k << 2), next | TAKEN);
       foresee(b, next, load<f32>(beamD + (<usize>k << 2)), adjSplit, adj0, adj1, adjStride, poolTable, poolCap, poolLists);
     }
-    const m = requestUnvisited(list, deg, visited, epoch, order);
+    const m = lcBlocks != 0 && beamN >= ef ? requestLikely(b, lcBlocks, c, list, deg, visited, epoch, order, lowerBound, hit) : requestUnvisited(list, deg, visited, epoch, order);
     if (foreseen >= 0) {
       // Touch every line of the foreseen list's record (a 132-byte record spans three) with loads
       // nothing here waits for. WASM has no prefetch, and a load that misses holds retirement once
@@ -847,6 +904,8 @@ export function traverse(b: usize): void {
       // misses then overlap one another instead of stalling the hop twice. Reading the degree first
       // to touch only the list's own lines made every later instruction wait for the miss.
       sink ^= touchRecord(foreseenList, adjStride);
+      // Its list codes' block too (the whole stride: reading the degree first would wait on the list).
+      if (lcBlocks != 0) sink ^= touchRecord(lcBlocks + <usize>foreseen * lcStride, lcStride);
     }
     if (m == 0) continue;
     score(b, <i32>m);

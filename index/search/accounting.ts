@@ -59,6 +59,17 @@ export class Accountant {
   }
 
   /**
+   * `reads` list-code blocks (index/tiered/list-code-store.ts), `bytes` in all: cold, read from the
+   * CXL tier with their lists, so a dependent access unless the list was foreseen.
+   */
+  listCodesMany(st: Float64Array, reads: number, bytes: number, latencyHidden: boolean): number {
+    if (reads === 0) return 0;
+    st[STAT.listCodeReads]! += reads;
+    st[STAT.listCodeBytes]! += bytes;
+    return latencyHidden ? this.bytesOnly(st, 1, bytes) : this.latencies(st, 1, reads, bytes);
+  }
+
+  /**
    * `count` record reads of one tier made in batches, where `groups` is the sum over the batches of
    * ceil(batch / mlp): what as many reads() calls would record and return.
    */

@@ -133,6 +133,16 @@ export class FusedTraversal {
     put(CONTROL.poolTable, pool ? pool.tableAt : 0);
     put(CONTROL.poolCap, pool ? pool.capacity : 0);
     put(CONTROL.poolLists, pool ? pool.listsAt : 0);
+    // List codes are attached with the layout, before any searcher opens, and lie in the region.
+    const lc = idx.listCodes;
+    put(CONTROL.lcBlocks, lc !== null ? lc.blocks.byteOffset : 0);
+    if (lc !== null) {
+      put(CONTROL.lcStride, lc.stride);
+      put(CONTROL.lcSub, lc.subspaces);
+      put(CONTROL.lcLut, b + L.lutAt);
+      put(CONTROL.lcEst, b + L.estAt);
+      dv.setFloat32(b + CONTROL.lcMargin, lc.margin, true);
+    }
     // The filter links are attached before any searcher opens: their addresses are fixed too.
     const l = idx.links;
     if (!this.linksWalkable || l === null) return;
@@ -170,6 +180,11 @@ export class FusedTraversal {
     put(CONTROL.scanIfScarce, filtered && st.scanIfScarce ? st.scarceDivisor : 0);
     put(CONTROL.nodes, idx.meta.count);
     put(CONTROL.coverN, filtered && st.scanIfScarce ? this.putCover(st.links) : 0);
+    if (st.lcOn) {
+      this.u8.set(st.lcLut, b + this.fused.lanes.lutAt);
+      dv.setFloat32(b + CONTROL.lcLo, st.lcLo, true);
+      dv.setFloat32(b + CONTROL.lcScale, st.lcScale, true);
+    }
     // Visited tags carry the query's epoch (1..255); a wrap clears them, once every 255 queries.
     let epoch = this.u8[b + CONTROL.epoch]! + 1;
     if (epoch > 255) epoch = 1;
@@ -321,6 +336,9 @@ export class FusedTraversal {
     owed += acct.filterLinksMany(stats, get(CONTROL.linkHidden), get(CONTROL.linkHiddenBytes), true);
     const linkWaste = get(CONTROL.linkWasteBytes);
     if (linkWaste > 0) owed += acct.bytesOnly(stats, 1, linkWaste);
+    owed += acct.listCodesMany(stats, get(CONTROL.lcMiss), get(CONTROL.lcMissBytes), false);
+    owed += acct.listCodesMany(stats, get(CONTROL.lcHidden), get(CONTROL.lcHiddenBytes), true);
+    stats[STAT.listCodeSkipped]! += get(CONTROL.lcSkipped);
     st.owedNs += owed;
   }
 }

@@ -132,6 +132,15 @@ export class QueryState {
   epoch = 0;
   /** The query is to run as one fused WASM traversal (fused-traversal.ts) before any JS step. */
   fusedPending = false;
+  /**
+   * The unfiltered beam scores only the neighbours whose list-code estimate (list-code-store.ts)
+   * could enter it: this query's lookup table, its offset and scale, and a hop's estimates.
+   */
+  lcOn = false;
+  lcLut = new Uint8Array(0);
+  lcLo = 0;
+  lcScale = 1;
+  lcEst = new Uint16Array(0);
 
   /** A filtered query's bitset of matching nodes (bit n of word n >> 5), or null. */
   filter: Uint32Array | null = null;

@@ -54,8 +54,16 @@ export const STAT = {
   filterLinkBytes: 31,
   /** GRAPH walks whose entry was scarce in matches, seeded by a filtered walk on level 1 (traversal.ts, PHASE.SEED). */
   seededWalks: 32,
+  /**
+   * List codes (index/tiered/list-code-store.ts): blocks read with their lists (always the CXL
+   * tier) and their bytes, and unvisited neighbours left unscored because their estimate could not
+   * enter the beam.
+   */
+  listCodeReads: 33,
+  listCodeBytes: 34,
+  listCodeSkipped: 35,
 } as const;
-export const STAT_FIELDS = 33;
+export const STAT_FIELDS = 36;
 
 export interface TierPair {
   dram: number;
@@ -94,13 +102,16 @@ export interface SearchStats {
   filterLinkReads: number;
   filterLinkBytes: number;
   seededWalks: number;
+  listCodeReads: number;
+  listCodeBytes: number;
+  listCodeSkipped: number;
 }
 
 export function statsView(s: Float64Array, queries = 1): SearchStats {
   const q = queries > 0 ? queries : 1;
   const pair = (d: number, c: number): TierPair => ({ dram: s[d]! / q, cxl: s[c]! / q });
   const accD = s[STAT.adjReadsDram]! + s[STAT.vecReadsDram]! + s[STAT.codeReadsDram]!;
-  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]! + s[STAT.filterLinkReads]!;
+  const accC = s[STAT.adjReadsCxl]! + s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]! + s[STAT.filterLinkReads]! + s[STAT.listCodeReads]!;
   const distD = s[STAT.vecReadsDram]! + s[STAT.codeReadsDram]!;
   const distC = s[STAT.vecReadsCxl]! + s[STAT.codeReadsCxl]!;
   return {
@@ -109,7 +120,7 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     accesses: { dram: accD / q, cxl: accC / q },
     bytes: {
       dram: (s[STAT.adjBytesDram]! + s[STAT.vecBytesDram]! + s[STAT.codeBytesDram]!) / q,
-      cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]! + s[STAT.codeBytesCxl]! + s[STAT.filterLinkBytes]!) / q,
+      cxl: (s[STAT.adjBytesCxl]! + s[STAT.vecBytesCxl]! + s[STAT.codeBytesCxl]! + s[STAT.filterLinkBytes]! + s[STAT.listCodeBytes]!) / q,
     },
     neighbourListReads: pair(STAT.adjReadsDram, STAT.adjReadsCxl),
     vectorReads: pair(STAT.vecReadsDram, STAT.vecReadsCxl),
@@ -135,6 +146,9 @@ export function statsView(s: Float64Array, queries = 1): SearchStats {
     filterLinkReads: s[STAT.filterLinkReads]! / q,
     filterLinkBytes: s[STAT.filterLinkBytes]! / q,
     seededWalks: s[STAT.seededWalks]! / q,
+    listCodeReads: s[STAT.listCodeReads]! / q,
+    listCodeBytes: s[STAT.listCodeBytes]! / q,
+    listCodeSkipped: s[STAT.listCodeSkipped]! / q,
   };
 }
 
@@ -181,5 +195,8 @@ export function meanStats(list: readonly SearchStats[]): SearchStats {
     filterLinkReads: sum((s) => s.filterLinkReads),
     filterLinkBytes: sum((s) => s.filterLinkBytes),
     seededWalks: sum((s) => s.seededWalks),
+    listCodeReads: sum((s) => s.listCodeReads),
+    listCodeBytes: sum((s) => s.listCodeBytes),
+    listCodeSkipped: sum((s) => s.listCodeSkipped),
   };
 }

@@ -21,6 +21,7 @@
 // matches beyond the gap, and the level-0 walk starts from them, leaving out non-matches nearer than
 // its nearest match.
 import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
+import { listEstimatesJs, prepareListLut } from '../codes/list-codes.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
 import { FUSED_MAX_EF } from '../tiered/fused-region.js';
@@ -106,6 +107,18 @@ export class Traversal {
     // The fused traversal walks the GRAPH plan too (its lane permitting); the other plans run here.
     if (st.plan !== FILTER_PLAN.NONE && !(st.plan === FILTER_PLAN.GRAPH && this.fused?.filtered === true)) st.fusedPending = false;
     if (st.plan === FILTER_PLAN.SCAN) this.startScan(st);
+    st.lcOn = filter === null && this.index.listCodes !== null;
+    if (st.lcOn) this.prepareListCodes(st);
+  }
+
+  /** The query's list-code table (both drivers and the fused beam read it from st). */
+  private prepareListCodes(st: QueryState): void {
+    const lc = this.index.listCodes!;
+    if (st.lcLut.length !== 16 * lc.subspaces) st.lcLut = new Uint8Array(16 * lc.subspaces);
+    if (st.lcEst.length < 32 * Math.ceil(this.index.meta.maxM0 / 32)) st.lcEst = new Uint16Array(32 * Math.ceil(this.index.meta.maxM0 / 32));
+    const t = prepareListLut(lc.book, st.query, this.index.meta.metric === 'l2' ? 'l2' : 'ip', st.lcLut);
+    st.lcLo = t.lo;
+    st.lcScale = t.scale;
   }
 
   /** Matches a filtered query keeps: ef while walking (its stop rule), the re-rank pool while scanning. */
@@ -748,8 +761,40 @@ export class Traversal {
       const tier = this.listServedFrom(st, c, seg.tier);
       if (this.prefetch) this.foresee(st, tier, n, hit);
       else st.owedNs += this.acct.adjacency(st.stats, tier, 4 * (1 + n), false);
-      if (this.requestUnvisited(st, u32, at, n)) return true;
+      if (st.lcOn && beam.size >= st.ef ? this.requestLikely(st, u32, at, n, c, hit) : this.requestUnvisited(st, u32, at, n)) return true;
     }
+  }
+
+  /**
+   * requestUnvisited for a full beam over list codes (traverse.as.ts's requestLikely is the twin):
+   * the list's block estimates every neighbour at once, and an unvisited one whose estimate exceeds
+   * the beam's bound by more than the store's margin is left unscored and unvisited (another list
+   * may bring it back when the bound has moved). The block is read with the list: hidden when the
+   * list was foreseen.
+   */
+  private requestLikely(st: QueryState, u32: Uint32Array, at: number, n: number, c: number, hit: boolean): boolean {
+    const lc = this.index.listCodes!;
+    const est = st.lcEst;
+    listEstimatesJs(st.lcLut, 0, lc.blocks, c * lc.stride, lc.subspaces, Math.ceil(n / 32), est, 0);
+    st.owedNs += this.acct.listCodesMany(st.stats, 1, lc.readBytes(n), hit);
+    // f32 steps, as the WASM twin computes it, so both leave out the same neighbours.
+    const limit = Math.fround(Math.fround(Math.fround(st.beam.last() + lc.margin) - st.lcLo) * st.lcScale);
+    const visited = st.visited;
+    const ids = st.ids;
+    let m = 0;
+    let skipped = 0;
+    for (let j = 1; j <= n; j++) {
+      const nb = u32[at + j]!;
+      if (visited.has(nb)) continue;
+      if (est[j - 1]! > limit) {
+        skipped++;
+        continue;
+      }
+      visited.add(nb);
+      ids[m++] = nb;
+    }
+    st.stats[STAT.listCodeSkipped]! += skipped;
+    return this.send(st, m);
   }
 
   /**

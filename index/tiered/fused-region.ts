@@ -48,6 +48,9 @@ export interface LaneLayout {
   runsAt: number;
   /** The links' walk's covering blocks: up to COVER_MAX u32 ids, copied in per query. */
   coverAt: number;
+  /** The list codes' lookup table (16 bytes a subspace, written per query) and a hop's estimates (a u16 per neighbour slot). */
+  lutAt: number;
+  estAt: number;
 }
 
 /** No lanes (an index without a fused region): what the promotion pool watches then. */
@@ -65,6 +68,8 @@ export const NO_LANES: LaneLayout = {
   frontierCap: 0,
   runsAt: 0,
   coverAt: 0,
+  lutAt: 0,
+  estAt: 0,
 };
 
 /** Where the promotion pool's arrays are in the region (byte offsets), and their sizes. */
@@ -92,6 +97,8 @@ export interface FusedHandle {
   runs: { at: number; bytes: number };
   /** The filter links' areas (FilterLinks.placeIn), each a byte offset and capacity; bytes 0: none. */
   links: LinksArea;
+  /** The list codes' blocks (list-code-store.ts): cold, a range of the CXL tier; bytes 0: none. */
+  listCodes: { at: number; bytes: number };
 }
 
 /**
@@ -126,8 +133,11 @@ export const HUGE_PAGE = 2 << 20;
 /** A base page: a bound range is whole pages, so that its policy holds on every one it touches. */
 const PAGE = 4096;
 
-/** A lane's arrays; `filtered` false leaves out the filtered walk's bitset and frontier. */
-export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, filtered = true): LaneLayout {
+/**
+ * A lane's arrays; `filtered` false leaves out the filtered walk's bitset and frontier; `subspaces`,
+ * the list codes' (0: none), sizes their lookup table.
+ */
+export function laneLayout(count: number, maxDegree: number, lanes: number, laneBase: number, filtered = true, subspaces = 0): LaneLayout {
   const visitedAt = CONTROL_BYTES;
   const beamCap = FUSED_MAX_EF + 1;
   const beamAt = align(visitedAt + count, 64);
@@ -137,8 +147,10 @@ export function laneLayout(count: number, maxDegree: number, lanes: number, lane
   const frontierCap = filtered ? Math.min(count, FUSED_MAX_FRONTIER) : 0;
   const runsAt = align(frontierAt + 8 * frontierCap, 64);
   const coverAt = align(runsAt + 12 * RUNS_PER_SCAN, 64);
-  const laneBytes = align(coverAt + 4 * COVER_MAX, PAGE);
-  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap, runsAt, coverAt };
+  const lutAt = align(coverAt + 4 * COVER_MAX, 64);
+  const estAt = align(lutAt + 16 * subspaces, 64);
+  const laneBytes = align(estAt + 2 * align(maxDegree, 32), PAGE);
+  return { lanes, laneBase, laneBytes, visitedAt, beamAt, beamCap, scratchAt, maxDegree, filterAt, frontierAt, frontierCap, runsAt, coverAt, lutAt, estAt };
 }
 
 export interface FusedPlan {
@@ -153,6 +165,8 @@ export interface FusedPlan {
   runs: { at: number; bytes: number };
   /** The filter links' areas, after the runs. */
   links: LinksArea;
+  /** The list codes' blocks, last, from a huge page of their own. */
+  listCodes: { at: number; bytes: number };
 }
 
 /**
@@ -173,6 +187,8 @@ export function planFused(
   runBytes = 0,
   /** Bytes for the filter links (FilterLinks.regionBytes), left out when the region cannot hold them. */
   linkBytes: { dram: number; cold: number } = { dram: 0, cold: 0 },
+  /** The list codes' subspaces and block bytes (list-code-store.ts); none when the region cannot hold them. */
+  listCodes: { subspaces: number; bytes: number } = { subspaces: 0, bytes: 0 },
 ): FusedPlan | null {
   if (lanes <= 0 || count === 0) return null;
   let at = base;
@@ -199,8 +215,8 @@ export function planFused(
   at = onHugePage(at);
   // Lanes without the filtered walk's room rather than no region: only filtered walks then run in JS.
   const fits = (l: LaneLayout): boolean => at + lanes * l.laneBytes <= MAX_REGION_BYTES - 65536;
-  let lane = laneLayout(count, maxDegree, lanes, at);
-  if (!fits(lane)) lane = laneLayout(count, maxDegree, lanes, at, false);
+  let lane = laneLayout(count, maxDegree, lanes, at, true, listCodes.subspaces);
+  if (!fits(lane)) lane = laneLayout(count, maxDegree, lanes, at, false, listCodes.subspaces);
   if (!fits(lane)) return null;
   const runsAt = at + lanes * lane.laneBytes;
   const runs = { at: runsAt, bytes: runsAt + runBytes <= MAX_REGION_BYTES - 65536 ? runBytes : 0 };
@@ -209,7 +225,10 @@ export function planFused(
   const coldBytes = align(linkBytes.cold, PAGE);
   const fitsLinks = linkBytes.cold > 0 && coldAt + coldBytes <= MAX_REGION_BYTES - 65536;
   const links = fitsLinks ? { at: linksAt, bytes: linkBytes.dram, coldAt, coldBytes } : { at: linksAt, bytes: 0, coldAt: linksAt, coldBytes: 0 };
-  return { bytes: links.coldAt + links.coldBytes, upperAt, pool: poolAt, bases, lanes: lane, runs, links };
+  const lcAt = onHugePage(links.coldAt + links.coldBytes);
+  const lcBytes = align(listCodes.bytes, PAGE);
+  const lc = listCodes.bytes > 0 && lcAt + lcBytes <= MAX_REGION_BYTES - 65536 ? { at: lcAt, bytes: lcBytes } : { at: 0, bytes: 0 };
+  return { bytes: lc.bytes > 0 ? lc.at + lc.bytes : links.coldAt + links.coldBytes, upperAt, pool: poolAt, bases, lanes: lane, runs, links, listCodes: lc };
 }
 
 const upperSpan = (u: UpperLayers): number =>

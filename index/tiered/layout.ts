@@ -2,6 +2,8 @@
 // store's DRAM part is a prefix of the ids), then fills the stores: neighbour lists, vectors, codes
 // (encoded here, in the new order) and labels.
 import { encodeRows } from '../codes/encode-rows.js';
+import { encodeListCodes, type ListCodeBook } from '../codes/list-codes.js';
+import { fillListCodes, ListCodeStore } from './list-code-store.js';
 import type { Codec } from '../codes/index.js';
 import type { GraphImage } from '../graph/graph-image.js';
 import type { Metric } from '../kernels/kernels.js';
@@ -21,6 +23,8 @@ export interface LayoutInput {
   threads?: number;
   /** DRAM for value runs (value-runs.ts; default none). */
   runBytes?: number;
+  /** A trained list code: its blocks are laid out beside the neighbour lists (list-code-store.ts). */
+  listCodes?: ListCodeBook;
 }
 
 /** Upper layers renumbered: nodes of level ≥ 1 in new-id order, their links translated. */
@@ -76,7 +80,7 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
       upper: renumberUpper(g, order, newOf),
       codeParams: codec ? codec.params : null,
     },
-    opts,
+    input.listCodes ? { ...opts, listCodeRoom: { subspaces: input.listCodes.subspaces, bytes: ListCodeStore.bytesFor(input.listCodes, n, g.maxM0) } } : opts,
   );
 
   const stride = 1 + g.maxM0;
@@ -114,8 +118,34 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
       labels[local] = externalIds ? externalIds[row]! : row;
     }
   }
+  if (input.listCodes) layoutListCodes(index, g, order, input.listCodes, metric);
   index.pool?.fillInitial();
   return index;
+}
+
+/** Encodes every vector's list code, lays out each node's block where the index kept them room, and attaches them. */
+function layoutListCodes(index: TieredIndex, g: GraphImage, order: Uint32Array, book: ListCodeBook, metric: Metric): void {
+  const n = g.count;
+  const area = index.listCodeArea(ListCodeStore.bytesFor(book, n, g.maxM0));
+  // A fused region without room for them: the index goes without (both drivers alike).
+  if (area === null) return;
+  const old = encodeListCodes(book, g.vectors, n);
+  const sub = book.subspaces;
+  const codes = new Uint8Array(n * sub);
+  for (let i = 0; i < n; i++) codes.set(old.subarray(order[i]! * sub, (order[i]! + 1) * sub), i * sub);
+  const words = index.adjacency.shape.stride >>> 2;
+  const source = {
+    count: n,
+    dim: g.dim,
+    metric,
+    maxDegree: g.maxM0,
+    list: (node: number): Uint32Array => {
+      const { seg, at } = index.neighbourBlock(node);
+      return seg.u32.subarray(at, at + words);
+    },
+    vector: (node: number): Float32Array => index.vectorOf(node),
+  };
+  index.attachListCodes(fillListCodes(source, book, codes, area));
 }
 
 /** Identity layout with everything in DRAM and no code: what profiling queries run on before placement. */

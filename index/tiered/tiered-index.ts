@@ -19,6 +19,8 @@ import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './se
 import type { UpperLayers } from './upper-layers.js';
 import { ValueRuns } from './value-runs.js';
 import { FilterLinks, type LinkBlockEntry, type LinkLookup } from '../filter-links/filter-links.js';
+import type { ListCodeBook } from '../codes/list-codes.js';
+import { ListCodeStore } from './list-code-store.js';
 
 export type TierKind = 'dram' | 'cxl';
 export const TIER_KINDS: readonly TierKind[] = ['dram', 'cxl'];
@@ -92,6 +94,8 @@ export interface AllocateOptions {
   fusedLanes?: number;
   /** Bytes of the filter links to place in the fused region (FilterLinks.regionBytes), so that the WASM traversal walks them. */
   linkBytes?: { dram: number; cold: number };
+  /** Room for list codes (list-code-store.ts): their subspaces and blocks' bytes. */
+  listCodeRoom?: { subspaces: number; bytes: number };
 }
 
 /** Lanes by default: one per thread that searches on a small host, and the engine's main thread. */
@@ -101,7 +105,7 @@ export const DEFAULT_SEGMENT_BYTES = 1 << 30;
 export const STORE_KINDS = ['adjacency', 'vectors', 'codes', 'labels'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 /** What tierBytes counts: the stores, and the upper layers, promotion pool, value runs and filter links. */
-export type TierPartKind = StoreKind | 'upper' | 'pool' | 'runs' | 'links';
+export type TierPartKind = StoreKind | 'upper' | 'pool' | 'runs' | 'links' | 'listCodes';
 
 interface StoreHandle {
   shape: SegmentShape;
@@ -122,6 +126,15 @@ export interface SharedIndexHandle {
   pool: PoolHandle | null;
   bindings: TierBinding[];
   links: LinksHandle | null;
+  listCodes: ListCodesHandle | null;
+}
+
+/** The list codes (list-code-store.ts) over shared memory. */
+interface ListCodesHandle {
+  book: ListCodeBook;
+  stride: number;
+  blocks: Uint8Array;
+  margin: number;
 }
 
 /** The filter links (index/filter-links/filter-links.ts) over shared memory. */
@@ -181,6 +194,9 @@ export class TieredIndex {
   private labelView: Float64Array | null = null;
   private runs: ValueRuns | null | undefined;
   private linksValue: FilterLinks | null = null;
+  private listCodesValue: ListCodeStore | null = null;
+  /** Room for list codes kept at allocation (the fused region's area, or a memory of their own); null: none. */
+  private listCodeRoom: Uint8Array | null = null;
 
   private constructor(
     parts: TieredIndexParts,
@@ -211,9 +227,36 @@ export class TieredIndex {
       kind,
       segments: all.flatMap((s) => s.segments.filter((g) => g.tier === index)),
       ranges:
-        index === 1 && fused !== null && fused.links.coldBytes > 0 ? [new Uint8Array(fused.memory.buffer, fused.links.coldAt, fused.links.coldBytes)] : [],
+        index === 1 && fused !== null
+          ? [
+              ...(fused.links.coldBytes > 0 ? [new Uint8Array(fused.memory.buffer, fused.links.coldAt, fused.links.coldBytes)] : []),
+              ...(fused.listCodes.bytes > 0 ? [new Uint8Array(fused.memory.buffer, fused.listCodes.at, fused.listCodes.bytes)] : []),
+            ]
+          : [],
       binding: bindings?.[index] ?? unbound(),
     }));
+  }
+
+  /** The base's list codes (list-code-store.ts), or null: it was laid out without them. */
+  get listCodes(): ListCodeStore | null {
+    return this.listCodesValue;
+  }
+
+  /**
+   * Where list codes of `bytes` go: the room allocation kept for them (in the fused region, so
+   * that the WASM traversal reads them), or null when it kept less.
+   */
+  listCodeArea(bytes: number): Uint8Array | null {
+    const r = this.listCodeRoom;
+    return r !== null && r.byteLength >= bytes ? r.subarray(0, bytes) : null;
+  }
+
+  /** Gives the base its list codes, laid out in listCodeArea, before it is shared. */
+  attachListCodes(store: ListCodeStore): void {
+    if (this.listCodeRoom === null || store.blocks.buffer !== this.listCodeRoom.buffer) {
+      throw new StrataError('STRATA_INVALID_ARGUMENT', 'list codes must be laid out in the room the index kept for them', { field: 'listCodes' });
+    }
+    this.listCodesValue = store;
   }
 
   /** The base's filter links (index/filter-links/), or null: it was built without them. */
@@ -306,7 +349,7 @@ export class TieredIndex {
     const placed =
       opts.kernels !== 'js' && kernelModule() !== null
         ? allocateFused((base) =>
-            planFused(fusedStores, m.count, shapes.adjacency!.batchMax, lanes, parts.upper, poolWant, base, p.runBytes ?? 0, opts.linkBytes),
+            planFused(fusedStores, m.count, shapes.adjacency!.batchMax, lanes, parts.upper, poolWant, base, p.runBytes ?? 0, opts.linkBytes, opts.listCodeRoom),
           )
         : null;
     const fusedPlan = placed?.plan ?? null;
@@ -334,6 +377,7 @@ export class TieredIndex {
             pool: fusedPlan.pool,
             runs: fusedPlan.runs,
             links: fusedPlan.links,
+            listCodes: fusedPlan.listCodes,
           }
         : null;
     // Without a fused region the pool has a memory of its own: the JS steps still serve (and count)
@@ -347,7 +391,15 @@ export class TieredIndex {
     // The code's head (what the kernel reads beside the rows) is derived from its parameters, not
     // stored: every code segment gets it here, before any row is read or written.
     if (codec && stores.codes) for (const seg of stores.codes.segments) codec.writeHead(seg.headBytes());
-    return new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))), fused, pool);
+    const index = new TieredIndex(parts, stores, codec, new Int32Array(new SharedArrayBuffer(4 * (opts.slots ?? DEFAULT_SLOTS))), fused, pool);
+    // List codes live in the fused region where there is one (the WASM beam reads them there);
+    // without one, in a memory of their own for the JS steps; a region without room takes none.
+    const lc = opts.listCodeRoom;
+    if (lc !== undefined && lc.bytes > 0) {
+      if (fused === null) index.listCodeRoom = new Uint8Array(new SharedArrayBuffer(lc.bytes));
+      else if (fused.listCodes.bytes >= lc.bytes) index.listCodeRoom = new Uint8Array(fused.memory.buffer, fused.listCodes.at, lc.bytes);
+    }
+    return index;
   }
 
   /** Moves the small DRAM arrays to shared memory (once) and describes the index for workers. */
@@ -382,7 +434,16 @@ export class TieredIndex {
       pool: this.poolHandle,
       bindings: this.tiers.map((t) => t.binding),
       links: this.shareLinks(),
+      listCodes: this.shareListCodes(),
     };
+  }
+
+  private shareListCodes(): ListCodesHandle | null {
+    const l = this.listCodesValue;
+    if (l === null) return null;
+    const book = { dim: l.book.dim, subspaces: l.book.subspaces, centroids: toShared(l.book.centroids) };
+    this.listCodesValue = new ListCodeStore(book, l.stride, l.blocks, l.margin);
+    return { book, stride: l.stride, blocks: l.blocks, margin: l.margin };
   }
 
   private linksBytes(): [number, number] {
@@ -431,6 +492,8 @@ export class TieredIndex {
     const l = h.links;
     // The arrays are the sharing thread's, in the fused region where it placed them: used as they are.
     if (l !== null) index.linksValue = new FilterLinks(l.degree, l.payloadM, l.blocks, l.members, l.lists, l.lookup);
+    const c = h.listCodes;
+    if (c !== null) index.listCodesValue = new ListCodeStore(c.book, c.stride, c.blocks, c.margin);
     return index;
   }
 
@@ -509,6 +572,8 @@ export class TieredIndex {
       runs: [this.plan.runBytes ?? 0, 0] as [number, number],
       // The blocks' entries in DRAM (a linked walk's seeds); the lists and the lookup cold, read as CXL.
       links: this.linksBytes(),
+      // Cold, read with their lists from the CXL tier; the query's table is lane scratch.
+      listCodes: [0, this.listCodesValue?.blocks.byteLength ?? 0] as [number, number],
     };
     let dram = 0;
     let cxl = 0;
@@ -522,8 +587,10 @@ export class TieredIndex {
   /** Resident bytes (whole regions, scratch included) per tier. */
   residentBytes(): number[] {
     const lanes = this.fused ? this.fused.lanes.lanes * this.fused.lanes.laneBytes : 0;
-    const { upper, pool, links } = this.tierBytes().byKind;
+    const { upper, pool, links, listCodes } = this.tierBytes().byKind;
     const held = this.linksValue?.heldBytes ?? 0;
-    return this.tiers.map((t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes + held : 0) + links[t.index]!);
+    return this.tiers.map(
+      (t) => t.segments.reduce((a, s) => a + s.spanBytes, 0) + (t.index === 0 ? upper[0] + pool[0] + lanes + held : 0) + links[t.index]! + listCodes[t.index]!,
+    );
   }
 }

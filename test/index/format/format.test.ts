@@ -251,7 +251,7 @@ describe('writeIndex / loadIndex round trip', () => {
     const upper = 9 * index.upper.ids.length + 4 * index.upper.links.length;
     const pool = placed.plan.dram.pool;
     expect(pool).toBe(placed.plan.poolLists * (ADJ + 20));
-    const none = { 'value runs': 0, 'filter links': 0 };
+    const none = { 'value runs': 0, 'filter links': 0, 'list codes': 0 };
     expect(m.tiers).toEqual([
       {
         index: 0,

@@ -6,6 +6,7 @@ import {
   BEAM_MAX_EF,
   CONTROL,
   CONTROL_BYTES,
+  CONTROL_LC_OUTPUTS,
   CONTROL_LINK_OUTPUTS,
   CONTROL_OUTPUTS,
   COUNT_SHIFT,
@@ -28,6 +29,8 @@ describe('control block layout', () => {
     expected.set('CONTROL_OUTPUTS_TO', CONTROL_OUTPUTS.to);
     expected.set('CONTROL_LINK_OUTPUTS_FROM', CONTROL_LINK_OUTPUTS.from);
     expected.set('CONTROL_LINK_OUTPUTS_TO', CONTROL_LINK_OUTPUTS.to);
+    expected.set('CONTROL_LC_OUTPUTS_FROM', CONTROL_LC_OUTPUTS.from);
+    expected.set('CONTROL_LC_OUTPUTS_TO', CONTROL_LC_OUTPUTS.to);
     expected.set('CONTROL_BYTES', CONTROL_BYTES);
     expected.set('DEGREE_MASK', DEGREE_MASK);
     expected.set('COUNT_SHIFT', COUNT_SHIFT);

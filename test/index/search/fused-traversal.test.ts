@@ -39,7 +39,7 @@ function place(
   metric: Metric,
   share: number,
   codes: CodeKind | 'none',
-  extra: { fusedLanes?: number; runValues?: number[]; runShare?: number } = {},
+  extra: { fusedLanes?: number; runValues?: number[]; runShare?: number; listCodes?: boolean } = {},
 ): TieredIndex {
   const { graph } = sets[metric];
   return placeAndLayout(graph, metric, null, {
@@ -97,6 +97,9 @@ function compare(index: TieredIndex, queries: Float32Array, opts: { ef: number; 
       STAT.scanned,
       STAT.scanFallbacks,
       STAT.seededWalks,
+      STAT.listCodeReads,
+      STAT.listCodeBytes,
+      STAT.listCodeSkipped,
     ];
     for (const j of counted) expect(sumF[j], `stat ${j}`).toBe(sumJ[j]);
     for (const j of [STAT.modelledNs, STAT.modelledDramOnlyNs, STAT.injectedNs])
@@ -124,6 +127,23 @@ describe('fused traversal (one WASM call per query)', () => {
         const r = compare(index, sets[metric].queries, { ef: 48, prefetch: true });
         expect(r.fused[STAT.hops]).toBeGreaterThan(0);
         if (share < 1) expect(r.fused[STAT.adjReadsCxl]).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('with list codes, leaves out the same neighbours as the JS steps and returns their answers and counts', () => {
+    for (const metric of ['l2', 'cosine'] as const) {
+      for (const [codes, share] of [
+        ['none', 0.05],
+        ['rq3', 0.2],
+      ] as const) {
+        const index = place(metric, share, codes, { listCodes: true });
+        expect(index.listCodes).not.toBeNull();
+        for (const prefetch of [true, false]) {
+          const r = compare(index, sets[metric].queries, { ef: 48, prefetch, inject: true });
+          expect(r.fused[STAT.listCodeSkipped]).toBeGreaterThan(0);
+          expect(r.fused[STAT.listCodeReads]).toBeGreaterThan(0);
+        }
       }
     }
   });

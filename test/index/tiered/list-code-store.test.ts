@@ -1,0 +1,117 @@
+// List codes laid out beside the neighbour lists (index/tiered/list-code-store.ts): where they lie,
+// what the beam leaves out with them, and what it keeps.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bruteForceKnn, generateEmbedding } from '../../../datasets/index.js';
+import { buildGraph } from '../../../index/build/hnsw-build.js';
+import { graphFullPrecisionBytes, placeAndLayout } from '../../../index/build/place-and-layout.js';
+import { listCodeStride } from '../../../index/codes/list-codes.js';
+import { type ManifestInfo, writeIndex } from '../../../index/format/write-index.js';
+import { normalizeRows } from '../../../index/kernels/reference.js';
+import { Searcher } from '../../../index/search/searcher.js';
+import { STAT } from '../../../index/search/stats.js';
+import { ListCodeStore } from '../../../index/tiered/list-code-store.js';
+import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+
+const dim = 48;
+const set = generateEmbedding({ count: 4000, dim, seed: 31 }, 80);
+const base = set.base.slice();
+const queries = set.queries.slice();
+normalizeRows(base, dim);
+normalizeRows(queries, dim);
+const graph = buildGraph(base, dim, { metric: 'ip', m: 12, efConstruction: 80, seed: 6 });
+const truth = bruteForceKnn(base, queries, dim, 10, 'cosine');
+const nq = queries.length / dim;
+
+function place(listCodes: boolean): TieredIndex {
+  return placeAndLayout(graph, 'cosine', null, {
+    budgetBytes: Math.floor(graphFullPrecisionBytes(graph) * 0.2),
+    policy: 'hops',
+    codes: 'rq3',
+    seed: 2,
+    listCodes,
+  }).index;
+}
+
+/** recall@10 and the summed stats of every query at ef, on the fused beam. */
+function run(index: TieredIndex, ef: number): { recall: number; distances: number; skipped: number; lcBytes: number } {
+  const s = new Searcher(index, {});
+  let hits = 0;
+  let distances = 0;
+  let skipped = 0;
+  let lcBytes = 0;
+  try {
+    for (let q = 0; q < nq; q++) {
+      const r = s.search(queries.subarray(q * dim, (q + 1) * dim), 10, ef, 50, true);
+      const want = new Set(Array.from(truth.ids.subarray(q * 10, q * 10 + 10)));
+      for (const id of r.ids) if (want.has(index.labels[id]!)) hits++;
+      distances += r.stats[STAT.distances]!;
+      skipped += r.stats[STAT.listCodeSkipped]!;
+      lcBytes += r.stats[STAT.listCodeBytes]!;
+    }
+  } finally {
+    s.close();
+  }
+  return { recall: hits / (10 * nq), distances, skipped, lcBytes };
+}
+
+const plain = place(false);
+const coded = place(true);
+
+describe('list codes beside the neighbour lists', () => {
+  it('lie in the CXL tier, one block of room a node, and are counted there', () => {
+    const lc = coded.listCodes!;
+    expect(lc).not.toBeNull();
+    expect(lc.stride).toBe(listCodeStride(lc.subspaces, graph.maxM0));
+    expect(lc.blocks.byteLength).toBe(graph.count * lc.stride);
+    const { byKind } = coded.tierBytes();
+    expect(byKind.listCodes).toEqual([0, graph.count * lc.stride]);
+    expect(plain.tierBytes().byKind.listCodes).toEqual([0, 0]);
+    // A CXL host binds the blocks with the tier's other ranges.
+    if (coded.fused !== null) expect(coded.tiers[1]!.ranges.some((r) => r.buffer === lc.blocks.buffer && r.byteOffset === lc.blocks.byteOffset)).toBe(true);
+    expect(lc.margin).toBeGreaterThan(0);
+  });
+
+  it('leave out most unvisited neighbours of a full beam at the recall of the beam without them', () => {
+    for (const ef of [32, 64]) {
+      const a = run(plain, ef);
+      const b = run(coded, ef);
+      expect(a.skipped).toBe(0);
+      expect(b.skipped).toBeGreaterThan(0.3 * a.distances);
+      expect(b.distances).toBeLessThan(0.7 * a.distances);
+      expect(b.recall).toBeGreaterThanOrEqual(a.recall - 0.01);
+      // Each hop of a full beam reads its list's block from the CXL tier.
+      expect(b.lcBytes).toBeGreaterThan(0);
+    }
+  });
+
+  it('lose recall without their margin: the margin is what keeps it', () => {
+    const lc = coded.listCodes!;
+    const bare = place(true);
+    // The same blocks with no margin (a store's margin is fixed: a test-only swap of the store).
+    Object.defineProperty(bare, 'listCodes', { value: new ListCodeStore(lc.book, lc.stride, bare.listCodes!.blocks, 0) });
+    const withMargin = run(coded, 32);
+    const without = run(bare, 32);
+    expect(without.skipped).toBeGreaterThan(withMargin.skipped);
+    expect(without.recall).toBeLessThan(withMargin.recall - 0.01);
+  });
+
+  it('are refused by the index writer, which has no format for them yet', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'strata-lc-'));
+    try {
+      const info: ManifestInfo = {
+        name: 'lc',
+        build: { source: null, m: 12, efConstruction: 80, seed: 6, seconds: 0, builder: 'test' },
+        placement: { policy: 'hops', profileQueries: 0, predictedDramShare: null },
+        plan: { dramBudgetBytes: 0, fullPrecisionBytes: graphFullPrecisionBytes(graph), reason: 'test' },
+        graph: { unreachable: 0 },
+      };
+      expect(() => writeIndex(coded, join(dir, 'idx'), info)).toThrow(/list codes/);
+      expect(() => writeIndex(plain, join(dir, 'idx'), info)).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
