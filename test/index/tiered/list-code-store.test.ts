@@ -72,6 +72,10 @@ describe('list codes beside the neighbour lists', () => {
     // A CXL host binds the blocks with the tier's other ranges.
     if (coded.fused !== null) expect(coded.tiers[1]!.ranges.some((r) => r.buffer === lc.blocks.buffer && r.byteOffset === lc.blocks.byteOffset)).toBe(true);
     expect(lc.margin).toBeGreaterThan(0);
+    // Blocks anywhere else (or an index that kept them no room) are refused: the WASM beam reads the region.
+    const elsewhere = new ListCodeStore(lc.book, lc.stride, new Uint8Array(lc.blocks.byteLength), lc.margin);
+    expect(() => coded.attachListCodes(elsewhere)).toThrow(/room the index kept/);
+    expect(() => plain.attachListCodes(lc)).toThrow(/room the index kept/);
   });
 
   it('leave out most unvisited neighbours of a full beam at the recall of the beam without them', () => {
@@ -89,13 +93,16 @@ describe('list codes beside the neighbour lists', () => {
 
   it('lose recall without their margin: the margin is what keeps it', () => {
     const lc = coded.listCodes!;
-    const bare = place(true);
-    // The same blocks with no margin (a store's margin is fixed: a test-only swap of the store).
-    Object.defineProperty(bare, 'listCodes', { value: new ListCodeStore(lc.book, lc.stride, bare.listCodes!.blocks, 0) });
     const withMargin = run(coded, 32);
-    const without = run(bare, 32);
-    expect(without.skipped).toBeGreaterThan(withMargin.skipped);
-    expect(without.recall).toBeLessThan(withMargin.recall - 0.01);
+    // The same blocks with no margin, then the store as laid out again.
+    coded.attachListCodes(new ListCodeStore(lc.book, lc.stride, lc.blocks, 0));
+    try {
+      const without = run(coded, 32);
+      expect(without.skipped).toBeGreaterThan(withMargin.skipped);
+      expect(without.recall).toBeLessThan(withMargin.recall - 0.01);
+    } finally {
+      coded.attachListCodes(lc);
+    }
   });
 
   it('are refused by the index writer, which has no format for them yet', () => {
