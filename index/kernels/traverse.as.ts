@@ -5,7 +5,7 @@
 // or from a scarce entry the same walk on matches only through the filter links (FILTER_PLAN.LINKED). It serves an index whose traversal records (codes, or
 // vectors without codes), neighbour lists, upper layers and a searcher's lane (visited tags, heaps,
 // scratch) share one memory (index/tiered/fused-region.ts). Twin of the JS steps in
-// index/search/traversal.ts (next/apply for ENTRY, UPPER, LEVEL0 and FILTERED, expand, foresee, expandFiltered, requestLinked): the same
+// index/search/traversal.ts (next/apply for ENTRY, UPPER, LEVEL0 and FILTERED, expand, foresee, expandFiltered, requestLinked, requestLikely): the same
 // requests, pops, pushes and comparisons in the same order, so both return the same answers;
 // test/index/search/fused-traversal.test.ts and fused-filtered.test.ts hold them to it. It only counts memory accesses: index/search/fused-traversal.ts
 // prices the counts with the one accountant.

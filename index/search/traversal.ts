@@ -7,7 +7,9 @@
 //
 // A search is: the entry point, greedy descent through the upper layers, a beam search of width ef
 // on level 0 — all scored with the traversal scorer (compact codes when the index has them) — then,
-// with codes, the best `rerank` candidates re-scored with full vectors.
+// with codes, the best `rerank` candidates re-scored with full vectors. On an index with list codes
+// (index/tiered/list-code-store.ts), a full beam estimates each hop's whole list from its block and
+// scores only the neighbours whose estimate could enter it.
 //
 // A filtered query (a bitset of matching nodes, checked in DRAM before anything of a node is read
 // from CXL) runs one of two plans the engine chose: SCAN scores every matching node's code and

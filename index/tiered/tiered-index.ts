@@ -41,7 +41,7 @@ export interface Tier {
   readonly kind: TierKind;
   /** Every segment of every store that lives in this tier. */
   readonly segments: Segment[];
-  /** Other ranges of the fused region in this tier, bound and verified with its segments: the filter links' cold part. */
+  /** Other ranges of the fused region in this tier, bound and verified with its segments: the filter links' cold part, the list codes. */
   readonly ranges: Uint8Array[];
   binding: TierBinding;
 }
@@ -104,7 +104,7 @@ export const DEFAULT_FUSED_LANES = Math.min(16, availableParallelism() + 2);
 export const DEFAULT_SEGMENT_BYTES = 1 << 30;
 export const STORE_KINDS = ['adjacency', 'vectors', 'codes', 'labels'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
-/** What tierBytes counts: the stores, and the upper layers, promotion pool, value runs and filter links. */
+/** What tierBytes counts: the stores, and the upper layers, promotion pool, value runs, filter links and list codes. */
 export type TierPartKind = StoreKind | 'upper' | 'pool' | 'runs' | 'links' | 'listCodes';
 
 interface StoreHandle {
