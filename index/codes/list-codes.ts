@@ -34,7 +34,7 @@ const second = (vectors: Float32Array, dim: number, i: number, s: number): numbe
   return d < dim ? vectors[i * dim + d]! : 0;
 };
 
-/** k-means (index/codes/kmeans.ts `kmeans`) per 2-dim subspace on up to `sample` rows (the first rows is fine, or strided). */
+/** k-means (index/codes/kmeans.ts `kmeans`) per 2-dim subspace on up to `sample` rows, strided through the set. */
 export function trainListCodes(vectors: Float32Array, dim: number, seed: number, sample = SAMPLE_ROWS): ListCodeBook {
   if (!Number.isInteger(dim) || dim < 1) throw invalidArgument('listCodes', `dimension ${dim}: expected a positive integer`);
   const n = Math.floor(vectors.length / dim);

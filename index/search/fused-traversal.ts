@@ -133,16 +133,8 @@ export class FusedTraversal {
     put(CONTROL.poolTable, pool ? pool.tableAt : 0);
     put(CONTROL.poolCap, pool ? pool.capacity : 0);
     put(CONTROL.poolLists, pool ? pool.listsAt : 0);
-    // List codes are attached with the layout, before any searcher opens, and lie in the region.
-    const lc = idx.listCodes;
-    put(CONTROL.lcBlocks, lc !== null ? lc.blocks.byteOffset : 0);
-    if (lc !== null) {
-      put(CONTROL.lcStride, lc.stride);
-      put(CONTROL.lcSub, lc.subspaces);
-      put(CONTROL.lcLut, b + L.lutAt);
-      put(CONTROL.lcEst, b + L.estAt);
-      dv.setFloat32(b + CONTROL.lcMargin, lc.margin, true);
-    }
+    put(CONTROL.lcLut, b + L.lutAt);
+    put(CONTROL.lcEst, b + L.estAt);
     // The filter links are attached before any searcher opens: their addresses are fixed too.
     const l = idx.links;
     if (!this.linksWalkable || l === null) return;
@@ -180,7 +172,14 @@ export class FusedTraversal {
     put(CONTROL.scanIfScarce, filtered && st.scanIfScarce ? st.scarceDivisor : 0);
     put(CONTROL.nodes, idx.meta.count);
     put(CONTROL.coverN, filtered && st.scanIfScarce ? this.putCover(st.links) : 0);
-    if (st.lcOn) {
+    // Per query, as the JS steps read index.listCodes per query: a store may be attached again (with
+    // another margin) while this lane is open. The table's room is the one allocation kept.
+    const lc = st.lcOn ? idx.listCodes : null;
+    put(CONTROL.lcBlocks, lc !== null ? lc.blocks.byteOffset : 0);
+    if (lc !== null) {
+      put(CONTROL.lcStride, lc.stride);
+      put(CONTROL.lcSub, lc.subspaces);
+      dv.setFloat32(b + CONTROL.lcMargin, lc.margin, true);
       this.u8.set(st.lcLut, b + this.fused.lanes.lutAt);
       dv.setFloat32(b + CONTROL.lcLo, st.lcLo, true);
       dv.setFloat32(b + CONTROL.lcScale, st.lcScale, true);

@@ -22,7 +22,7 @@
 // neighbourhood) is seeded instead: a filtered walk on level 1 (the upper layers, in DRAM) finds
 // matches beyond the gap, and the level-0 walk starts from them, leaving out non-matches nearer than
 // its nearest match.
-import { BOUND_SIGMAS, PRUNE_SIGMAS } from '../codes/codec.js';
+import { BOUND_SIGMAS, codeMetric, PRUNE_SIGMAS } from '../codes/codec.js';
 import { listEstimatesJs, prepareListLut } from '../codes/list-codes.js';
 import type { TieredIndex } from '../tiered/tiered-index.js';
 import { upperBlock } from '../tiered/upper-layers.js';
@@ -118,7 +118,7 @@ export class Traversal {
     const lc = this.index.listCodes!;
     if (st.lcLut.length !== 16 * lc.subspaces) st.lcLut = new Uint8Array(16 * lc.subspaces);
     if (st.lcEst.length < 32 * Math.ceil(this.index.meta.maxM0 / 32)) st.lcEst = new Uint16Array(32 * Math.ceil(this.index.meta.maxM0 / 32));
-    const t = prepareListLut(lc.book, st.query, this.index.meta.metric === 'l2' ? 'l2' : 'ip', st.lcLut);
+    const t = prepareListLut(lc.book, st.query, codeMetric(this.index.meta.metric), st.lcLut);
     st.lcLo = t.lo;
     st.lcScale = t.scale;
   }

@@ -1,6 +1,7 @@
 // Lays an unplaced graph out as a tiered index: renumbers nodes by the placement's order (so every
 // store's DRAM part is a prefix of the ids), then fills the stores: neighbour lists, vectors, codes
 // (encoded here, in the new order) and labels.
+import { StrataError } from '../../common/errors.js';
 import { encodeRows } from '../codes/encode-rows.js';
 import { encodeListCodes, type ListCodeBook } from '../codes/list-codes.js';
 import { fillListCodes, ListCodeStore } from './list-code-store.js';
@@ -127,8 +128,7 @@ export function layoutIndex(g: GraphImage, input: LayoutInput, metric: Metric, e
 function layoutListCodes(index: TieredIndex, g: GraphImage, order: Uint32Array, book: ListCodeBook, metric: Metric): void {
   const n = g.count;
   const area = index.listCodeArea(ListCodeStore.bytesFor(book, n, g.maxM0));
-  // A fused region without room for them: the index goes without (both drivers alike).
-  if (area === null) return;
+  if (area === null) throw new StrataError('STRATA_INVALID_ARGUMENT', 'the fused region has no room for list codes at this size', { field: 'listCodes' });
   const old = encodeListCodes(book, g.vectors, n);
   const sub = book.subspaces;
   const codes = new Uint8Array(n * sub);

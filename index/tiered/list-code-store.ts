@@ -3,13 +3,15 @@
 // to every neighbour of a hop, and a full beam scores only those whose estimate could still enter it.
 // The blocks are cold: read with their list, from the CXL tier, and priced as such.
 import { type ListCodeBook, layoutListBlock, listCodeStride, listEstimatesJs, prepareListLut } from '../codes/list-codes.js';
+import { codeMetric } from '../codes/codec.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import type { Metric } from '../kernels/kernels.js';
 
 /**
  * How far an estimate may exceed the beam's bound and its neighbour still be scored, in units of the
- * estimate's error (its root mean square, measured when the blocks are laid out): one unit lost
- * recall on GloVe, two did not (docs/benchmarks-tiering.md).
+ * estimate's error (its root mean square against the exact distance, measured when the blocks are
+ * laid out; the bound is the beam's code estimate, whose own error this leaves to the extra unit):
+ * one unit lost recall on GloVe, two did not (docs/benchmarks-list-codes.md).
  */
 export const LIST_CODE_SIGMAS = 2;
 
@@ -37,7 +39,7 @@ export class ListCodeStore {
 
   /** Bytes a hop reads of a list of `degree` neighbours: its 32-neighbour blocks. */
   readBytes(degree: number): number {
-    return Math.ceil(degree / 32) * this.book.subspaces * 16;
+    return listCodeStride(this.book.subspaces, degree);
   }
 
   /** Bytes for `count` nodes of lists up to maxDegree long. */
@@ -75,7 +77,7 @@ export function fillListCodes(src: ListSource, book: ListCodeBook, codes: Uint8A
 function estimateError(src: ListSource, book: ListCodeBook, blocks: Uint8Array, stride: number): number {
   const lut = new Uint8Array(16 * book.subspaces);
   const est = new Uint16Array(32 * Math.ceil(src.maxDegree / 32));
-  const metric = src.metric === 'l2' ? 'l2' : 'ip';
+  const metric = codeMetric(src.metric);
   const step = Math.max(1, Math.floor(src.count / ERROR_SAMPLE));
   let sum = 0;
   let pairs = 0;

@@ -19,7 +19,7 @@ import { DEFAULT_SLOTS, nodesPerSegment, Segment, type SegmentShape } from './se
 import type { UpperLayers } from './upper-layers.js';
 import { ValueRuns } from './value-runs.js';
 import { FilterLinks, type LinkBlockEntry, type LinkLookup } from '../filter-links/filter-links.js';
-import type { ListCodeBook } from '../codes/list-codes.js';
+import { type ListCodeBook, listCodeStride } from '../codes/list-codes.js';
 import { ListCodeStore } from './list-code-store.js';
 
 export type TierKind = 'dram' | 'cxl';
@@ -195,8 +195,8 @@ export class TieredIndex {
   private runs: ValueRuns | null | undefined;
   private linksValue: FilterLinks | null = null;
   private listCodesValue: ListCodeStore | null = null;
-  /** Room for list codes kept at allocation (the fused region's area, or a memory of their own); null: none. */
-  private listCodeRoom: Uint8Array | null = null;
+  /** Room for list codes kept at allocation (the fused region's area, or a memory of their own), and the subspaces the lanes' tables fit; null: none. */
+  private listCodeRoom: { blocks: Uint8Array; subspaces: number } | null = null;
 
   private constructor(
     parts: TieredIndexParts,
@@ -248,14 +248,25 @@ export class TieredIndex {
    */
   listCodeArea(bytes: number): Uint8Array | null {
     const r = this.listCodeRoom;
-    return r !== null && r.byteLength >= bytes ? r.subarray(0, bytes) : null;
+    return r !== null && r.blocks.byteLength >= bytes ? r.blocks.subarray(0, bytes) : null;
   }
 
-  /** Gives the base its list codes, laid out in listCodeArea, before it is shared. */
+  /**
+   * Gives the base its list codes, laid out in listCodeArea: the blocks of every node, of the
+   * subspaces the room was kept for (the lanes' tables are sized for them). Workers see the store
+   * share() hands them.
+   */
   attachListCodes(store: ListCodeStore): void {
-    if (this.listCodeRoom === null || store.blocks.buffer !== this.listCodeRoom.buffer) {
-      throw new StrataError('STRATA_INVALID_ARGUMENT', 'list codes must be laid out in the room the index kept for them', { field: 'listCodes' });
-    }
+    const r = this.listCodeRoom;
+    const fits =
+      r !== null &&
+      store.blocks.buffer === r.blocks.buffer &&
+      store.blocks.byteOffset === r.blocks.byteOffset &&
+      store.subspaces === r.subspaces &&
+      store.stride === listCodeStride(store.subspaces, this.meta.maxM0) &&
+      store.blocks.byteLength === this.meta.count * store.stride &&
+      store.blocks.byteLength <= r.blocks.byteLength;
+    if (!fits) throw new StrataError('STRATA_INVALID_ARGUMENT', 'list codes must be laid out in the room the index kept for them', { field: 'listCodes' });
     this.listCodesValue = store;
   }
 
@@ -396,8 +407,9 @@ export class TieredIndex {
     // without one, in a memory of their own for the JS steps; a region without room takes none.
     const lc = opts.listCodeRoom;
     if (lc !== undefined && lc.bytes > 0) {
-      if (fused === null) index.listCodeRoom = new Uint8Array(new SharedArrayBuffer(lc.bytes));
-      else if (fused.listCodes.bytes >= lc.bytes) index.listCodeRoom = new Uint8Array(fused.memory.buffer, fused.listCodes.at, lc.bytes);
+      if (fused === null) index.listCodeRoom = { blocks: new Uint8Array(new SharedArrayBuffer(lc.bytes)), subspaces: lc.subspaces };
+      else if (fused.listCodes.bytes >= lc.bytes)
+        index.listCodeRoom = { blocks: new Uint8Array(fused.memory.buffer, fused.listCodes.at, lc.bytes), subspaces: lc.subspaces };
     }
     return index;
   }

@@ -13,7 +13,7 @@ import { normalizeRows } from '../../../index/kernels/reference.js';
 import { Searcher } from '../../../index/search/searcher.js';
 import { STAT } from '../../../index/search/stats.js';
 import { ListCodeStore } from '../../../index/tiered/list-code-store.js';
-import type { TieredIndex } from '../../../index/tiered/tiered-index.js';
+import { TieredIndex } from '../../../index/tiered/tiered-index.js';
 
 const dim = 48;
 const set = generateEmbedding({ count: 4000, dim, seed: 31 }, 80);
@@ -36,8 +36,8 @@ function place(listCodes: boolean): TieredIndex {
 }
 
 /** recall@10 and the summed stats of every query at ef, on the fused beam. */
-function run(index: TieredIndex, ef: number): { recall: number; distances: number; skipped: number; lcBytes: number } {
-  const s = new Searcher(index, {});
+function run(index: TieredIndex, ef: number, open: Searcher | null = null): { recall: number; distances: number; skipped: number; lcBytes: number } {
+  const s = open ?? new Searcher(index, {});
   let hits = 0;
   let distances = 0;
   let skipped = 0;
@@ -52,7 +52,7 @@ function run(index: TieredIndex, ef: number): { recall: number; distances: numbe
       lcBytes += r.stats[STAT.listCodeBytes]!;
     }
   } finally {
-    s.close();
+    if (open === null) s.close();
   }
   return { recall: hits / (10 * nq), distances, skipped, lcBytes };
 }
@@ -70,12 +70,30 @@ describe('list codes beside the neighbour lists', () => {
     expect(byKind.listCodes).toEqual([0, graph.count * lc.stride]);
     expect(plain.tierBytes().byKind.listCodes).toEqual([0, 0]);
     // A CXL host binds the blocks with the tier's other ranges.
-    if (coded.fused !== null) expect(coded.tiers[1]!.ranges.some((r) => r.buffer === lc.blocks.buffer && r.byteOffset === lc.blocks.byteOffset)).toBe(true);
+    expect(coded.fused).not.toBeNull();
+    expect(coded.tiers[1]!.ranges.some((r) => r.buffer === lc.blocks.buffer && r.byteOffset === lc.blocks.byteOffset)).toBe(true);
+    // Twice the estimate's error on unit vectors: well inside the distances' range of 2.
     expect(lc.margin).toBeGreaterThan(0);
-    // Blocks anywhere else (or an index that kept them no room) are refused: the WASM beam reads the region.
-    const elsewhere = new ListCodeStore(lc.book, lc.stride, new Uint8Array(lc.blocks.byteLength), lc.margin);
-    expect(() => coded.attachListCodes(elsewhere)).toThrow(/room the index kept/);
+    expect(lc.margin).toBeLessThan(0.5);
+    // Blocks anywhere else are refused (the WASM beam reads the room, and the lanes' tables fit its
+    // subspaces), as are list codes on an index that kept them no room.
+    const refuse =
+      (blocks: Uint8Array, stride = lc.stride) =>
+      () =>
+        coded.attachListCodes(new ListCodeStore(lc.book, stride, blocks, lc.margin));
+    expect(refuse(new Uint8Array(lc.blocks.byteLength))).toThrow(/room the index kept/);
+    expect(refuse(new Uint8Array(lc.blocks.buffer, lc.blocks.byteOffset - 64, lc.blocks.byteLength))).toThrow(/room the index kept/);
+    expect(refuse(lc.blocks.subarray(0, lc.blocks.byteLength - lc.stride))).toThrow(/room the index kept/);
     expect(() => plain.attachListCodes(lc)).toThrow(/room the index kept/);
+    coded.attachListCodes(lc);
+  });
+
+  it('reach a worker through share(): the adopted index leaves out the same neighbours', () => {
+    const other = TieredIndex.adopt(coded.share());
+    expect(other.listCodes?.margin).toBe(coded.listCodes!.margin);
+    const a = run(coded, 48);
+    const b = run(other, 48);
+    expect(b).toEqual(a);
   });
 
   it('leave out most unvisited neighbours of a full beam at the recall of the beam without them', () => {
@@ -91,17 +109,19 @@ describe('list codes beside the neighbour lists', () => {
     }
   });
 
-  it('lose recall without their margin: the margin is what keeps it', () => {
+  it('lose recall without their margin: the margin is what keeps it, read afresh by an open searcher', () => {
     const lc = coded.listCodes!;
-    const withMargin = run(coded, 32);
-    // The same blocks with no margin, then the store as laid out again.
-    coded.attachListCodes(new ListCodeStore(lc.book, lc.stride, lc.blocks, 0));
+    // One searcher across the swap: its lane must take the store attached now, not the one it opened with.
+    const s = new Searcher(coded, {});
     try {
-      const without = run(coded, 32);
+      const withMargin = run(coded, 32, s);
+      coded.attachListCodes(new ListCodeStore(lc.book, lc.stride, lc.blocks, 0));
+      const without = run(coded, 32, s);
       expect(without.skipped).toBeGreaterThan(withMargin.skipped);
       expect(without.recall).toBeLessThan(withMargin.recall - 0.01);
     } finally {
       coded.attachListCodes(lc);
+      s.close();
     }
   });
 
