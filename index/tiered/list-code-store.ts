@@ -6,6 +6,7 @@ import { type ListCodeBook, layoutListBlock, listCodeStride, listEstimatesJs, pr
 import { codeMetric } from '../codes/codec.js';
 import { DEGREE_MASK } from '../kernels/control-block.js';
 import type { Metric } from '../kernels/kernels.js';
+import { distanceRef } from '../kernels/reference.js';
 
 /**
  * How far an estimate may exceed the beam's bound and its neighbour still be scored, in units of the
@@ -89,17 +90,7 @@ function estimateError(src: ListSource, book: ListCodeBook, blocks: Uint8Array, 
     if (deg === 0) continue;
     listEstimatesJs(lut, 0, blocks, n * stride, book.subspaces, Math.ceil(deg / 32), est, 0);
     for (let j = 0; j < deg; j++) {
-      const x = src.vector(l[1 + j]!);
-      let d = 0;
-      if (metric === 'ip') {
-        for (let i = 0; i < q.length; i++) d += q[i]! * x[i]!;
-        d = 1 - d;
-      } else
-        for (let i = 0; i < q.length; i++) {
-          const t = q[i]! - x[i]!;
-          d += t * t;
-        }
-      const e = lo + est[j]! / scale - d;
+      const e = lo + est[j]! / scale - distanceRef(src.metric, q, 0, src.vector(l[1 + j]!), 0, src.dim);
       sum += e * e;
       pairs++;
     }
