@@ -125,7 +125,10 @@ export const CONTROL = {
   coverN: 304,
   /** Output: 1 where the links' walk ran. */
   linked: 308,
-  /** Output: the link-list reads whose latency was paid, and their bytes; those foreseen; bytes of foreseen ones never used. */
+  /**
+   * Output: the link-list reads whose latency was paid, and their bytes; those foreseen; bytes of
+   * foreseen ones never used. Each count has its bytes in the next word (traverse.as.ts's addReads).
+   */
   linkMiss: 312,
   linkMissBytes: 316,
   linkHidden: 320,
@@ -147,7 +150,7 @@ export const CONTROL = {
   lcLo: 356,
   lcScale: 360,
   lcMargin: 364,
-  /** Output: list-code blocks read whose latency was paid, their bytes; those foreseen with their list; neighbours left unscored. */
+  /** Output: list-code blocks read whose latency was paid, their bytes (the next word); those foreseen with their list; neighbours left unscored. */
   lcMiss: 368,
   lcMissBytes: 372,
   lcHidden: 376,

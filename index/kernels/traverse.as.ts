@@ -83,9 +83,7 @@ import {
   B_COVER_N,
   B_LINKED,
   B_LINK_MISS,
-  B_LINK_MISS_BYTES,
   B_LINK_HIDDEN,
-  B_LINK_HIDDEN_BYTES,
   B_LINK_WASTE_BYTES,
   CONTROL_LINK_OUTPUTS_FROM,
   CONTROL_LINK_OUTPUTS_TO,
@@ -100,9 +98,7 @@ import {
   B_LC_SCALE,
   B_LC_MARGIN,
   B_LC_MISS,
-  B_LC_MISS_BYTES,
   B_LC_HIDDEN,
-  B_LC_HIDDEN_BYTES,
   B_LC_SKIPPED,
   CONTROL_OUTPUTS_FROM,
   CONTROL_OUTPUTS_TO,
@@ -151,6 +147,12 @@ let beamCursor: i32 = 0;
 
 @inline export function addU32(at: usize, v: u32): void {
   store<u32>(at, load<u32>(at) + v);
+}
+
+/** `reads` reads of `bytes` in all into a pair of outputs: the count at `at`, the bytes in the word after (control-block.ts keeps each pair so). */
+@inline function addReads(at: usize, reads: u32, bytes: u32): void {
+  addU32(at, reads);
+  addU32(at + 4, bytes);
 }
 
 @inline export function distances(b: usize, q: usize, base: usize, ids: usize, n: i32, out: usize): void {
@@ -742,27 +744,13 @@ function requestLinked(b: usize, list: usize, deg: u32, c: u32, hit: bool, bits:
   }
   // c's lookup first (two reads: its bounds, then its memberships), hidden where c was foreseen.
   const lookup = lookupBytesOf(b, c);
-  if (lookup > 0) {
-    if (hit) {
-      addU32(b + B_LINK_HIDDEN, LINK_LOOKUP_READS);
-      addU32(b + B_LINK_HIDDEN_BYTES, lookup);
-    } else {
-      addU32(b + B_LINK_MISS, LINK_LOOKUP_READS);
-      addU32(b + B_LINK_MISS_BYTES, lookup);
-    }
-  }
+  if (lookup > 0) addReads(b + (hit ? B_LINK_HIDDEN : B_LINK_MISS), LINK_LOOKUP_READS, lookup);
   const nl = linksIn(b, c, offsets);
   for (let k = 0; k < nl && m < reqCap; k++) {
     const r = lists + (<usize>load<u32>(offsets + (<usize>k << 2)) << 2);
     const ld = load<u32>(r);
     const bytes = (ld + 1) << 2;
-    if (hit) {
-      addU32(b + B_LINK_HIDDEN, 1);
-      addU32(b + B_LINK_HIDDEN_BYTES, bytes);
-    } else {
-      addU32(b + B_LINK_MISS, 1);
-      addU32(b + B_LINK_MISS_BYTES, bytes);
-    }
+    addReads(b + (hit ? B_LINK_HIDDEN : B_LINK_MISS), 1, bytes);
     for (let j: usize = 1; j <= <usize>ld && m < reqCap; j++) m = visit(r + (j << 2), visited, epoch, order, m);
   }
   return m;
@@ -780,13 +768,7 @@ function requestLikely(b: usize, blocks: usize, c: u32, list: usize, deg: u32, v
   const est = <usize>load<u32>(b, B_LC_EST);
   listEstimates(<usize>load<u32>(b, B_LC_LUT), blocks + <usize>c * <usize>load<u32>(b, B_LC_STRIDE), sub, nBlocks, est);
   const bytes = <u32>(nBlocks * sub * 16);
-  if (hit) {
-    addU32(b + B_LC_HIDDEN, 1);
-    addU32(b + B_LC_HIDDEN_BYTES, bytes);
-  } else {
-    addU32(b + B_LC_MISS, 1);
-    addU32(b + B_LC_MISS_BYTES, bytes);
-  }
+  addReads(b + (hit ? B_LC_HIDDEN : B_LC_MISS), 1, bytes);
   const limit: f32 = (bound + load<f32>(b, B_LC_MARGIN) - load<f32>(b, B_LC_LO)) * load<f32>(b, B_LC_SCALE);
   let m: usize = 0;
   let skipped: u32 = 0;

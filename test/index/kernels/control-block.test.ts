@@ -46,6 +46,16 @@ describe('control block layout', () => {
     expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(expected));
   });
 
+  it("keeps each read count's bytes in the next word, where the traversal's addReads adds them", () => {
+    for (const [count, bytes] of [
+      ['linkMiss', 'linkMissBytes'],
+      ['linkHidden', 'linkHiddenBytes'],
+      ['lcMiss', 'lcMissBytes'],
+      ['lcHidden', 'lcHiddenBytes'],
+    ] as const)
+      expect(CONTROL[bytes], bytes).toBe(CONTROL[count] + 4);
+  });
+
   it('keeps every field word-aligned, inside the block and apart from the others', () => {
     const wide = new Set<string>(['mlp', 'groups']);
     const counted = new Set<string>(['dist', 'groups', 'miss', 'missBytes', 'hidden', 'hiddenBytes', 'wasteBytes']);
